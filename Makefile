@@ -1,0 +1,145 @@
+# fsplan — one flat Makefile: objects in build/, flags from pkg-config.
+#   make            ./fsplan
+#   make deps       install the Debian packages the build, tests and demos need
+#   make check      deps, an -Werror ASan/UBSan build, the Criterion suite
+#   make demo       run plans/quick.yaml
+#   make fuzz       libFuzzer on the plan loader (FUZZ_SECONDS, default 60)
+#   make bench      the benchmarks in bench/
+#   make install    PREFIX=/usr/local
+
+VERSION  := 0.1.0
+PREFIX   ?= /usr/local
+DATADIR  ?= $(PREFIX)/share/fsplan
+BUILD    ?= build
+PKGS     := yaml-0.1 lua5.4 liburing libcap jansson blkid
+
+CC       ?= cc
+WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+            -Wwrite-strings
+CFLAGS   ?= -O2 -g
+CPPFLAGS += -std=c11 -D_GNU_SOURCE -MMD -MP -Iinterp -Iengines \
+            -DFSPLAN_VERSION='"$(VERSION)"' -DFSPLAN_DATADIR='"$(DATADIR)"' \
+            $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
+
+SRCS     := $(wildcard interp/*.c engines/*.c)
+LIB_SRCS := $(filter-out interp/main.c,$(SRCS))
+OBJS     := $(SRCS:%.c=$(BUILD)/%.o)
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+TEST_SRCS := $(wildcard tests/test_*.c)
+
+# The sanitizer build that `make check` tests.
+SAN      := build/san
+SANFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+            -fno-sanitize-recover=undefined -Werror
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+.PHONY: all deps check test demo fuzz bench install clean
+
+all: fsplan
+
+fsplan: $(BUILD)/fsplan
+	$(Q)cp $< $@
+
+$(BUILD)/fsplan: $(OBJS)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%.o: tests/%.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(CPPFLAGS) $(WARN) -Wno-missing-prototypes $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/fsplan-tests: $(LIB_OBJS) $(TEST_SRCS:%.c=$(BUILD)/%.o)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcriterion
+
+-include $(OBJS:.o=.d) $(TEST_SRCS:%.c=$(BUILD)/%.d)
+
+# ---- packages ------------------------------------------------------------
+
+DEB_PKGS := build-essential pkg-config libyaml-dev liblua5.4-dev \
+            liburing-dev libcap-dev libcriterion-dev libjansson-dev \
+            libblkid-dev e2fsprogs xfsprogs btrfs-progs util-linux \
+            bonnie++ dbench fio clang libclang-rt-14-dev
+
+deps:
+	@missing=$$(for p in $(DEB_PKGS); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
+		grep -q 'ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing:" $$missing; \
+		if [ "$$(id -u)" != 0 ]; then \
+			echo "make deps: run as root (sudo make deps)" >&2; exit 1; \
+		fi; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+# ---- tests ---------------------------------------------------------------
+
+check: deps
+	$(Q)$(MAKE) --no-print-directory BUILD=$(SAN) CFLAGS="$(SANFLAGS)" \
+		LDFLAGS="-fsanitize=address,undefined" \
+		$(SAN)/fsplan $(SAN)/fsplan-tests
+	$(Q)$(MAKE) --no-print-directory test BUILD=$(SAN)
+
+# Criterion forks each test; ASan's leak check runs in every child.
+test:
+	$(Q)cd tests && FSPLAN_BIN=$(CURDIR)/$(BUILD)/fsplan \
+		FSPLAN_LIB=$(CURDIR)/lua FSPLAN_ROOT=$(CURDIR) \
+		ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		$(CURDIR)/$(BUILD)/fsplan-tests --jobs=2 $(TESTFLAGS)
+
+# ---- demo, fuzz, bench ---------------------------------------------------
+
+demo: deps fsplan
+	./fsplan check plans/quick.yaml
+	./fsplan expand plans/quick.yaml
+
+FUZZ         := build/fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_CFLAGS  := -O1 -g -fsanitize=fuzzer-no-link,address,undefined \
+                -fno-sanitize-recover=undefined
+
+$(FUZZ)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CLANG   $@"
+	$(Q)clang $(CPPFLAGS) $(FUZZ_CFLAGS) -c -o $@ $<
+
+$(FUZZ)/fuzz_plan: $(LIB_SRCS:%.c=$(FUZZ)/%.o) $(FUZZ)/tests/fuzz/fuzz_plan.o
+	@echo "  LD      $@"
+	$(Q)clang -fsanitize=fuzzer,address,undefined -o $@ $^ $(LDLIBS)
+
+fuzz: deps $(FUZZ)/fuzz_plan
+	@mkdir -p $(FUZZ)/corpus
+	$(Q)cp -n plans/*.yaml examples/*.yaml tests/fixtures/*.yaml \
+		tests/fixtures/bad/*.yaml $(FUZZ)/corpus/ 2>/dev/null || true
+	cd $(FUZZ) && FSPLAN_LIB=$(CURDIR)/lua ./fuzz_plan \
+		-dict=$(CURDIR)/tests/fuzz/plan.dict \
+		-max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 \
+		-rss_limit_mb=2048 corpus $(CURDIR)/tests/fuzz/regressions
+
+bench: fsplan
+	$(Q)for b in bench/*.sh; do bash $$b || exit 1; done
+
+# ---- install -------------------------------------------------------------
+
+install: fsplan
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(DATADIR)/lua
+	install -m 755 fsplan $(DESTDIR)$(PREFIX)/bin/fsplan
+	cp -r lua/. $(DESTDIR)$(DATADIR)/lua/
+
+clean:
+	rm -rf build fsplan

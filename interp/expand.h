@@ -1,0 +1,73 @@
+/* expand: a plan's matrix unrolled into filesystem configs and cells. */
+#ifndef FSPLAN_EXPAND_H
+#define FSPLAN_EXPAND_H
+
+#include <stddef.h>
+
+#include "diag.h"
+#include "plan.h"
+
+/* One filesystem config: entry × mkfs alternative × mount alternative ×
+ * a combination of the top-level matrix. Strings are expanded. */
+struct fsconf {
+	int index;		/* 1-based, among configs that kept a cell */
+	const struct plan_fs *fs;
+	int mkfs_alt, mount_alt;
+	int *axis;		/* value index per top-level axis */
+	char *label;
+	char *mkfs;
+	char *mount;
+	char *setup;		/* NULL when the entry has none */
+	char *teardown;
+	size_t first_cell;	/* its cells are contiguous */
+	size_t n_cells;
+};
+
+/* One phase run: a config, a phase, a phase-matrix combination, a rep. */
+struct cell {
+	size_t index;		/* 1-based; stable under --only and --shard */
+	int conf;		/* index into expansion.confs */
+	int phase;		/* index into plan.phases */
+	int combo;		/* mixed-radix index of the phase's axes */
+	int rep;		/* 1-based */
+	int selected;		/* kept by --only / --shard */
+	char *id;
+};
+
+struct expansion {
+	const struct plan *plan;
+	struct fsconf *confs;
+	int n_confs;
+	struct cell *cells;
+	size_t n_cells;
+	size_t n_selected;
+};
+
+/*
+ * Unroll p in the order of DESIGN.md section 2, drop excluded cells and
+ * configs left with none, give every cell its id, and check what only
+ * expansion can show (duplicate configs, values made by ${...}).
+ */
+int expand_plan(const struct plan *p, struct expansion **out,
+		struct diag *d);
+void expansion_free(struct expansion *e);
+
+/* A cell's value for a coordinate (type, label, mkfs, mount, phase or
+ * an axis), or NULL when it has none. */
+const char *cell_coord(const struct expansion *e, const struct cell *c,
+		       const char *key);
+/* The phase's `with` parameter key for this cell, ${...} expanded; the
+ * caller frees it. NULL if the phase does not set it. */
+char *cell_with(const struct expansion *e, const struct cell *c,
+		const char *key);
+/* The exec command of an exec phase for this cell, expanded; freed by
+ * the caller. */
+char *cell_exec(const struct expansion *e, const struct cell *c);
+
+/* The commands a config will run, for `expand` and the log. */
+void fsconf_mkfs_cmd(const struct plan *p, const struct fsconf *fc,
+		     const char *dev, char *buf, size_t len);
+void fsconf_mount_cmd(const struct plan *p, const struct fsconf *fc,
+		      const char *dev, const char *dir, char *buf, size_t len);
+
+#endif
