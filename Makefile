@@ -71,7 +71,7 @@ $(BUILD)/fsplan-tests: $(LIB_OBJS) $(TEST_SRCS:%.c=$(BUILD)/%.o)
 DEB_PKGS := build-essential pkg-config libyaml-dev liblua5.4-dev \
             liburing-dev libcap-dev libcriterion-dev libjansson-dev \
             libblkid-dev e2fsprogs xfsprogs btrfs-progs util-linux \
-            bonnie++ dbench fio clang libclang-rt-14-dev
+            bonnie++ dbench fio time clang libclang-rt-14-dev
 
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do \

@@ -19,7 +19,7 @@ struct opts {
 	const char *plan;
 	struct plan_define *defs;
 	int n_defs;
-	char **only;
+	const char **only;
 	int n_only;
 	int shard_k, shard_n;
 };
@@ -82,7 +82,7 @@ static int add_define(struct opts *o, char *arg, const char *cmd)
 
 static int add_only(struct opts *o, char *arg, const char *cmd)
 {
-	char **n = realloc(o->only, (o->n_only + 1) * sizeof(*n));
+	const char **n = realloc(o->only, (o->n_only + 1) * sizeof(*n));
 
 	if (!n)
 		return usage_error(cmd, "%s", "out of memory");
@@ -107,7 +107,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, int filters)
 	memset(o, 0, sizeof(*o));
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+D:h", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "D:h", longs, NULL)) != -1) {
 		switch (c) {
 		case 'D':
 			if (add_define(o, optarg, cmd))

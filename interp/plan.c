@@ -156,7 +156,7 @@ static int h_description(struct loader *L, yaml_node_t *n, void *obj)
 static int h_params(struct loader *L, yaml_node_t *n, void *obj)
 {
 	struct plan *p = obj;
-	int count;
+	int count, rc;
 
 	if (n->type != YAML_MAPPING_NODE)
 		return pl_error(L, ydoc_pos(n), "'params' expects a mapping of "
@@ -179,6 +179,7 @@ static int h_params(struct loader *L, yaml_node_t *n, void *obj)
 				return pl_error(L, ydoc_pos(k), "'%s' names a "
 						"cell coordinate; choose another "
 						"parameter name", coord_reserved[j]);
+		p->n_params = i + 1;	/* owned from here: freed on error */
 		kv->key = pl_strdup(L, ydoc_scalar(k));
 		kv->kpos = ydoc_pos(k);
 		if (!kv->key || pl_pstr(L, v, kv->key, &kv->val))
@@ -193,11 +194,12 @@ static int h_params(struct loader *L, yaml_node_t *n, void *obj)
 				return -1;
 			kv->val.col_shift = -1;
 		}
-		/* Earlier parameters are in scope: count this one in after. */
+		/* Only the parameters before this one are in its scope. */
 		p->n_params = i;
-		if (pl_expand_params(L, &kv->val))
-			return -1;
+		rc = pl_expand_params(L, &kv->val);
 		p->n_params = i + 1;
+		if (rc)
+			return -1;
 	}
 	return 0;
 }

@@ -83,7 +83,7 @@ static int parse_filter(const struct plan *p, char *s, struct term *t,
 	return 0;
 }
 
-int select_cells(struct expansion *e, char *const *only, int n_only,
+int select_cells(struct expansion *e, const char *const *only, int n_only,
 		 int shard_k, int shard_n, struct diag *d)
 {
 	struct term (*terms)[32] = NULL;

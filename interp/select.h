@@ -16,7 +16,7 @@ int select_parse_shard(const char *s, int *k, int *n);
  * config's index (1-based) mod n picks the shard. An unknown coordinate
  * in a filter is an error with a suggestion.
  */
-int select_cells(struct expansion *e, char *const *only, int n_only,
+int select_cells(struct expansion *e, const char *const *only, int n_only,
 		 int shard_k, int shard_n, struct diag *d);
 
 #endif

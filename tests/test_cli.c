@@ -1,0 +1,167 @@
+/* test_cli: the real fsplan binary — exit codes, silence, error display, help. */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct out {
+	char so[65536];
+	char se[8192];
+	int status;
+};
+
+static void slurp(int fd, char *buf, size_t len)
+{
+	size_t n = 0;
+	ssize_t r;
+
+	while (n + 1 < len && (r = read(fd, buf + n, len - 1 - n)) > 0)
+		n += r;
+	buf[n] = '\0';
+}
+
+/* Run fsplan with args; stdout and stderr go to temp files. */
+static void run(struct out *o, const char *const *args)
+{
+	const char *bin = getenv("FSPLAN_BIN");
+	char *argv[32];
+	FILE *fo = tmpfile(), *fe = tmpfile();
+	int n = 0, status;
+	pid_t pid;
+
+	cr_assert_not_null(bin, "FSPLAN_BIN is not set (run through make)");
+	argv[n++] = (char *)bin;
+	while (*args && n < 31)
+		argv[n++] = (char *)*args++;
+	argv[n] = NULL;
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		dup2(fileno(fo), 1);
+		dup2(fileno(fe), 2);
+		execv(bin, argv);
+		_exit(127);
+	}
+	waitpid(pid, &status, 0);
+	o->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+	lseek(fileno(fo), 0, SEEK_SET);
+	lseek(fileno(fe), 0, SEEK_SET);
+	slurp(fileno(fo), o->so, sizeof(o->so));
+	slurp(fileno(fe), o->se, sizeof(o->se));
+	fclose(fo);
+	fclose(fe);
+}
+
+static const char *write_plan(const char *text)
+{
+	static char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/fsplan-cli-XXXXXX");
+	fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+static struct out o;
+
+Test(cli, check_is_silent_on_a_good_plan)
+{
+	run(&o, (const char *[]){ "check", "../plans/quick.yaml", NULL });
+	cr_expect_eq(o.status, 0, "stderr: %s", o.se);
+	cr_expect_str_empty(o.so);
+	cr_expect_str_empty(o.se);
+}
+
+Test(cli, check_shows_place_line_and_caret)
+{
+	const char *plan = write_plan("fsplan: 1\n"
+				      "filesystems:\n"
+				      "  - type: ext4\n"
+				      "    mout: noatime\n"
+				      "phases: [{exec: 'true'}]\n");
+	char want[256];
+
+	run(&o, (const char *[]){ "check", plan, NULL });
+	unlink(plan);
+	cr_expect_eq(o.status, 2);
+	snprintf(want, sizeof(want), "%s:4:5: unknown key 'mout' in a "
+		 "filesystem (did you mean 'mount'?)\n"
+		 "      mout: noatime\n"
+		 "      ^\n", plan);
+	cr_expect_str_eq(o.se, want);
+	cr_expect_str_empty(o.so);
+}
+
+Test(cli, expand_prints_one_line_per_cell)
+{
+	int lines = 0;
+
+	run(&o, (const char *[]){ "expand", "../plans/quick.yaml", NULL });
+	cr_expect_eq(o.status, 0, "stderr: %s", o.se);
+	for (char *p = o.so; (p = strchr(p, '\n')); p++)
+		lines++;
+	cr_expect_eq(lines, 8);
+	cr_expect(strstr(o.so, "1\text4::defaults/write#1\tmkfs.ext4 LOOPDEV\t"
+			 "mount -t ext4 -o defaults LOOPDEV MOUNTPOINT\n"),
+		  "%s", o.so);
+}
+
+Test(cli, expand_with_defines_and_filters)
+{
+	run(&o, (const char *[]){ "expand", "../examples/journal-size.yaml",
+				  "-D", "size=16M", "--only", "journal_mb=64",
+				  NULL });
+	cr_expect_eq(o.status, 0, "stderr: %s", o.se);
+	cr_expect_str_eq(o.so, "2\text4-j64/write/journal_mb=64#1\t"
+			 "mkfs.ext4 -J size=64 LOOPDEV\tmount -t ext4 -o "
+			 "data=journal LOOPDEV MOUNTPOINT\n");
+	run(&o, (const char *[]){ "expand", "../examples/journal-size.yaml",
+				  "--shard", "2/2", NULL });
+	cr_expect_eq(o.status, 0);
+	cr_expect(strstr(o.so, "ext4-j64/") && !strstr(o.so, "ext4-j16/"),
+		  "%s", o.so);
+}
+
+Test(cli, usage_errors_exit_2)
+{
+	run(&o, (const char *[]){ "check", NULL });
+	cr_expect_eq(o.status, 2);
+	cr_expect(strstr(o.se, "PLAN file is required"), "%s", o.se);
+	run(&o, (const char *[]){ "chek", "x", NULL });
+	cr_expect_eq(o.status, 2);
+	cr_expect(strstr(o.se, "did you mean 'check'"), "%s", o.se);
+	run(&o, (const char *[]){ "check", "../plans/quick.yaml", "-D",
+				  "sise=1G", NULL });
+	cr_expect_eq(o.status, 2);
+	cr_expect(strstr(o.se, "no parameter 'sise' (did you mean 'size'?)"),
+		  "%s", o.se);
+	run(&o, (const char *[]){ "expand", "../plans/quick.yaml", "--shard",
+				  "3/2", NULL });
+	cr_expect_eq(o.status, 2);
+	run(&o, (const char *[]){ "check", "/nonexistent.yaml", NULL });
+	cr_expect_eq(o.status, 2);
+	cr_expect(strstr(o.se, "/nonexistent.yaml: No such file"), "%s",
+		  o.se);
+}
+
+Test(cli, help_and_version)
+{
+	run(&o, (const char *[]){ "--help", NULL });
+	cr_expect_eq(o.status, 0);
+	cr_expect(strstr(o.so, "expand"));
+	run(&o, (const char *[]){ "expand", "--help", NULL });
+	cr_expect_eq(o.status, 0);
+	cr_expect(strstr(o.so, "--shard K/N"), "%s", o.so);
+	run(&o, (const char *[]){ "help", "check", NULL });
+	cr_expect_eq(o.status, 0);
+	cr_expect(strstr(o.so, "usage: fsplan check"), "%s", o.so);
+	run(&o, (const char *[]){ "version", NULL });
+	cr_expect_eq(o.status, 0);
+	cr_expect(!strncmp(o.so, "fsplan ", 7), "%s", o.so);
+}
