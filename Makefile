@@ -29,7 +29,7 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 TEST_SRCS := $(wildcard tests/test_*.c)
 
 # The sanitizer build that `make check` tests.
-SAN      := build/san
+SAN      ?= build/san
 SANFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
             -fno-sanitize-recover=undefined -Werror
 

@@ -489,7 +489,8 @@ int expand_plan(const struct plan *p, struct expansion **out,
 		e->cells[i].index = i + 1;
 	e->n_selected = e->n_cells;
 	if (e->n_cells == 0) {
-		diag_set(d, p->file, NULL, (struct pos){ 0, 0 },
+		diag_set(d, p->file, p->text, p->n_exclude ?
+			 p->exclude[0].pos : (struct pos){ 0, 0 },
 			 "exclude rules drop every cell of the plan");
 		goto fail;
 	}

@@ -81,6 +81,39 @@ int pl_check_refs(struct loader *L, const struct pstr *ps,
 			  " (only params are in scope here)");
 }
 
+static yaml_node_t *map_get(struct loader *L, yaml_node_t *map,
+			    const char *key)
+{
+	if (!map || map->type != YAML_MAPPING_NODE)
+		return NULL;
+	for (yaml_node_pair_t *pr = map->data.mapping.pairs.start;
+	     pr < map->data.mapping.pairs.top; pr++) {
+		const char *k = ydoc_scalar(ydoc_node(&L->y, pr->key));
+
+		if (k && !strcmp(k, key))
+			return ydoc_node(&L->y, pr->value);
+	}
+	return NULL;
+}
+
+/* Whether name is an axis anywhere in the document, loaded yet or not. */
+static int names_an_axis(struct loader *L, const char *name)
+{
+	yaml_node_t *root = ydoc_root(&L->y), *phases;
+
+	if (map_get(L, map_get(L, root, "matrix"), name))
+		return 1;
+	phases = map_get(L, root, "phases");
+	if (!phases || phases->type != YAML_SEQUENCE_NODE)
+		return 0;
+	for (yaml_node_item_t *it = phases->data.sequence.items.start;
+	     it < phases->data.sequence.items.top; it++)
+		if (map_get(L, map_get(L, ydoc_node(&L->y, *it), "matrix"),
+			    name))
+			return 1;
+	return 0;
+}
+
 /* Expand parameters in place; a string at plan level knows no axes. */
 int pl_expand_params(struct loader *L, struct pstr *ps)
 {
@@ -91,7 +124,7 @@ int pl_expand_params(struct loader *L, struct pstr *ps)
 	if (!ps->s)
 		return 0;
 	if (subst(ps->s, scope_lookup, &s, &out, &e)) {
-		if (e.name[0] && (L->p->n_matrix || L->in_phase_axes))
+		if (e.name[0] && names_an_axis(L, e.name))
 			return subst_fail(L, ps, &e,
 					  " (matrix axes are not in scope here)");
 		return subst_fail(L, ps, &e, "");

@@ -13,7 +13,6 @@ struct loader {
 	struct diag *d;
 	const struct plan_define *defs;
 	int n_defs;
-	int in_phase_axes;	/* only to word an error better */
 };
 
 typedef int (*pl_handler)(struct loader *L, yaml_node_t *n, void *obj);

@@ -87,7 +87,6 @@ static int h_ph_matrix(struct loader *L, yaml_node_t *n, void *obj)
 	struct plan_phase *ph = obj;
 	int rc = pl_matrix(L, n, "matrix", &ph->matrix, &ph->n_matrix, ph);
 
-	L->in_phase_axes = 0;
 	return rc;
 }
 
@@ -110,6 +109,9 @@ static int h_ph_parse(struct loader *L, yaml_node_t *n, void *obj)
 
 	if (pl_pstr_params(L, n, "parse", &ph->parse))
 		return -1;
+	if (!ph->exec.s)
+		return pl_error(L, ph->parse.pos, "'parse' reads the output "
+				"of an 'exec' command; this phase has none");
 	if (!phase_name_ok(ph->parse.s))
 		return pl_error(L, ph->parse.pos, "'%s' is not a parser name",
 				ph->parse.s);
@@ -276,9 +278,6 @@ static int finish_phase(struct loader *L, yaml_node_t *n,
 	if (ph->use.s && ph->exec.s)
 		return pl_error(L, ph->exec.pos, "a phase has 'use' or "
 				"'exec', not both");
-	if (ph->parse.s && !ph->exec.s)
-		return pl_error(L, ph->parse.pos, "'parse' reads the output "
-				"of an 'exec' command; this phase has none");
 	if (ph->with && ph->exec.s)
 		return pl_error(L, ph->with[0].kpos, "'with' sets a Lua "
 				"module's parameters; an 'exec' command takes "

@@ -102,8 +102,9 @@ int pl_between(struct loader *L, yaml_node_t *n, struct between *out)
 				break;
 		if (a == 4) {
 			hint = diag_suggest(v[i].s, names, 4);
-			pl_error(L, v[i].pos, "unknown between action '%s'%s%s%s "
-				 "(sync, drop_caches, remount, none)", v[i].s,
+			pl_error(L, v[i].pos, "unknown between action '%s'%s%s%s;"
+				 " the actions are sync, drop_caches, remount "
+				 "and none", v[i].s,
 				 hint ? " (did you mean '" : "",
 				 hint ? hint : "", hint ? "'?)" : "");
 			goto out;
@@ -165,7 +166,6 @@ int pl_matrix(struct loader *L, yaml_node_t *n, const char *key,
 	*out = calloc(cnt, sizeof(**out));
 	if (!*out)
 		return pl_error(L, ydoc_pos(n), "out of memory");
-	L->in_phase_axes = ph != NULL;
 	for (int i = 0; i < cnt; i++) {
 		yaml_node_pair_t *pr = &n->data.mapping.pairs.start[i];
 		yaml_node_t *k = ydoc_node(&L->y, pr->key);

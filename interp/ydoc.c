@@ -154,11 +154,42 @@ static int visit(struct walk *w, int index, int depth)
 	return 0;
 }
 
-static int parser_error(struct ydoc *y, yaml_parser_t *p, struct diag *d)
+/* Line and column of a byte offset, for errors libyaml gives as offsets. */
+static struct pos offset_pos(const char *text, size_t off)
+{
+	struct pos p = { 1, 1 };
+
+	for (size_t i = 0; i < off && text[i] != '\0'; i++) {
+		if (text[i] == '\n') {
+			p.line++;
+			p.col = 1;
+		} else {
+			p.col++;
+		}
+	}
+	return p;
+}
+
+static int parser_error(struct ydoc *y, yaml_parser_t *p, size_t len,
+			struct diag *d)
 {
 	struct pos pos = { (int)p->problem_mark.line + 1,
 			   (int)p->problem_mark.column + 1 };
 
+	/* Reader errors (bad bytes) carry an offset, not a mark. */
+	if (p->error == YAML_READER_ERROR) {
+		pos = offset_pos(y->text, p->problem_offset);
+		if (p->problem_value == 0)
+			return diag_set(d, y->file, y->text, pos,
+					"NUL byte in the plan");
+		return diag_set(d, y->file, y->text, pos,
+				"YAML: %s (byte 0x%02x)", p->problem,
+				p->problem_value & 0xff);
+	}
+	/* At the end of input, where the unclosed thing began helps more. */
+	if (p->context && p->problem_mark.index >= len)
+		pos = (struct pos){ (int)p->context_mark.line + 1,
+				    (int)p->context_mark.column + 1 };
 	if (p->context)
 		return diag_set(d, y->file, y->text, pos, "YAML: %s %s",
 				p->problem ? p->problem : "error", p->context);
@@ -186,7 +217,7 @@ int ydoc_load(struct ydoc *y, const char *file, const char *text, size_t len,
 		return diag_set(d, file, NULL, nowhere, "out of memory");
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
 	if (!yaml_parser_load(&parser, &y->doc)) {
-		rc = parser_error(y, &parser, d);
+		rc = parser_error(y, &parser, len, d);
 		yaml_parser_delete(&parser);
 		return rc;
 	}
@@ -197,7 +228,7 @@ int ydoc_load(struct ydoc *y, const char *file, const char *text, size_t len,
 	}
 	/* A second document would be silently ignored: refuse it. */
 	if (!yaml_parser_load(&parser, &extra)) {
-		rc = parser_error(y, &parser, d);
+		rc = parser_error(y, &parser, len, d);
 		goto out;
 	}
 	if (yaml_document_get_root_node(&extra)) {
