@@ -7,6 +7,7 @@
 #include "diag.h"
 #include "expand.h"
 #include "plan.h"
+#include "run.h"
 #include "select.h"
 
 #ifndef FSPLAN_VERSION
@@ -45,6 +46,9 @@ static const char usage_main[] =
 "  check   PLAN [-D k=v]...        validate a plan; silent when it is good\n"
 "  expand  PLAN [-D k=v]... [--only F]... [--shard K/N]\n"
 "                                  print every cell: index, id, commands\n"
+"  run     PLAN [-D k=v]... [-o DIR] [--only F]... [--shard K/N]\n"
+"          [--resume DIR] [--workdir DIR] [--destroy DEVICE] [-q|-v]\n"
+"                                  make, mount and measure every cell (root)\n"
 "  version                         print the version\n"
 "  help    [COMMAND]               this text, or a command's\n"
 "\n"
@@ -270,6 +274,32 @@ static const struct command commands[] = {
 	  "                    type=xfs,threads=8 (comma = and; repeat = or)\n"
 	  "  --shard K/N       keep the filesystem configs whose index mod N\n"
 	  "                    is K-1 (a config's cells stay together)\n" },
+	{ "run", run_command,
+	  "run PLAN [-D name=value]... [-o DIR] [--only FILTER]... "
+	  "[--shard K/N]\n"
+	  "           [--resume DIR] [--workdir DIR] [--destroy DEVICE] "
+	  "[-q|-v]",
+	  "Run every cell: for each filesystem config, attach the target\n"
+	  "(a sparse loop image by default), mkfs, mount, run the phases as\n"
+	  "the plan's runas user without privileges, unmount, release.\n"
+	  "Everything happens in a private mount and PID namespace, so\n"
+	  "nothing stays mounted or attached after any exit. Must be root.\n"
+	  "\n"
+	  "  -D name=value     override a parameter\n"
+	  "  -o DIR            the run directory (default\n"
+	  "                    results/NAME-YYYYmmdd-HHMMSS)\n"
+	  "  --only FILTER     keep matching cells (see 'fsplan help expand')\n"
+	  "  --shard K/N       keep filesystem configs whose index mod N is K-1\n"
+	  "  --resume DIR      continue a run: skip cells that have a status\n"
+	  "                    row in DIR/results.csv, append the rest\n"
+	  "  --workdir DIR     where loop images go (default: the run dir)\n"
+	  "  --destroy DEVICE  repeat target.device's path: consent to\n"
+	  "                    destroy what is on it\n"
+	  "  -q, -v            quiet; verbose (log lines and progress)\n"
+	  "\n"
+	  "Writes results.csv, manifest.json, log.txt and exec/ in the run\n"
+	  "directory. Exit 0 all ran, 1 some failed, 2 usage or plan error,\n"
+	  "3 refused for safety, 130/143 interrupted (--resume continues).\n" },
 	{ "version", cmd_version, "version", "Print fsplan's version.\n" },
 	{ "help", cmd_help, "help [COMMAND]", "Show help.\n" },
 	{ NULL, NULL, NULL, NULL }

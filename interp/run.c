@@ -1,0 +1,362 @@
+/* run: `fsplan run` — options, the run directory, safety guards, then the namespace. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "run.h"
+#include "runlog.h"
+#include "select.h"
+#include "sha256.h"
+#include "sysinfo.h"
+
+static struct run *the_run;
+
+static void on_signal(int sig)
+{
+	if (the_run && !the_run->stop)
+		the_run->stop = sig;
+}
+
+static int usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "fsplan run: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n(see 'fsplan help run')\n");
+	return RUN_USAGE;
+}
+
+struct run_opts {
+	struct plan_define defs[64];
+	int n_defs;
+	const char *only[64];
+	int n_only;
+	int shard_k, shard_n;
+	const char *out, *resume, *workdir, *plan;
+};
+
+static int parse(int argc, char **argv, struct run_opts *o, struct run *r)
+{
+	static const struct option longs[] = {
+		{ "only", required_argument, NULL, 'O' },
+		{ "shard", required_argument, NULL, 'S' },
+		{ "resume", required_argument, NULL, 'R' },
+		{ "workdir", required_argument, NULL, 'W' },
+		{ "destroy", required_argument, NULL, 'X' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "D:o:qv", longs, NULL)) != -1) {
+		switch (c) {
+		case 'D': {
+			char *eq = strchr(optarg, '=');
+
+			if (!eq || eq == optarg || o->n_defs == 64)
+				return usage("-D takes name=value, not '%s'",
+					     optarg);
+			*eq = '\0';
+			o->defs[o->n_defs].name = optarg;
+			o->defs[o->n_defs++].value = eq + 1;
+			break;
+		}
+		case 'O':
+			if (o->n_only == 64)
+				return usage("%s", "too many --only");
+			o->only[o->n_only++] = optarg;
+			break;
+		case 'S':
+			if (select_parse_shard(optarg, &o->shard_k,
+					       &o->shard_n))
+				return usage("--shard takes K/N with 1 <= K "
+					     "<= N, not '%s'", optarg);
+			break;
+		case 'o': o->out = optarg; break;
+		case 'R': o->resume = optarg; break;
+		case 'W': o->workdir = optarg; break;
+		case 'X': r->destroy = optarg; break;
+		case 'q': r->quiet = 1; break;
+		case 'v': r->verbose = 1; break;
+		default:
+			return usage("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return usage("%s", optind == argc ? "which plan? (a PLAN "
+			     "file is required)" : "one PLAN file only");
+	if (o->out && o->resume)
+		return usage("%s", "-o and --resume both name the run "
+			     "directory: give one");
+	o->plan = argv[optind];
+	return 0;
+}
+
+static void mark_done(void *ctx, const char *cell, const char *status)
+{
+	struct run *r = ctx;
+
+	(void)status;
+	/* ids are unique; a linear scan per row is fine for resumes */
+	for (size_t i = 0; i < r->e->n_cells; i++)
+		if (!strcmp(r->e->cells[i].id, cell))
+			r->done[i] = 1;
+}
+
+/* The run directory: new, or the one to resume (same plan text). */
+static int prepare_dir(struct run *r, const struct run_opts *o)
+{
+	char stamp[32], path[PATH_MAX + 32], sha[65], old[65];
+	struct diag d = { 0 };
+	time_t now = time(NULL);
+	struct tm tm;
+
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	if (o->resume) {
+		snprintf(path, sizeof(path), "%s", o->resume);
+		sha256_hex(r->plan->text, r->plan->text_len, sha);
+		if (manifest_read_plan_sha(path, old))
+			return usage("--resume %s: no manifest.json there",
+				     path);
+		if (strcmp(sha, old))
+			return usage("--resume %s: the plan has changed since "
+				     "that run (sha256 differs)", path);
+	} else if (o->out) {
+		snprintf(path, sizeof(path), "%s", o->out);
+	} else {
+		if (mkdir("results", 0755) && errno != EEXIST)
+			return usage("cannot make results/: %s",
+				     strerror(errno));
+		snprintf(path, sizeof(path), "results/%s-%s", r->plan->name,
+			 stamp);
+	}
+	if (!o->resume && mkdir(path, 0755)) {
+		fprintf(stderr, "fsplan run: cannot make %s: %s%s\n", path,
+			strerror(errno), errno == EEXIST ?
+			" (use --resume to continue a run)" : "");
+		return RUN_USAGE;
+	}
+	if (!realpath(path, r->dir))
+		return usage("cannot resolve %s", path);
+	{
+		const char *base = strrchr(r->dir, '/');
+
+		snprintf(r->run_id, sizeof(r->run_id), "%s", base + 1);
+	}
+	snprintf(path, sizeof(path), "%s/exec", r->dir);
+	mkdir(path, 0755);
+	if (snprintf(r->mnt, sizeof(r->mnt), "%s/mnt", r->dir) >=
+	    (int)sizeof(r->mnt))
+		return usage("%s", "the run directory's path is too long");
+	mkdir(r->mnt, 0700);
+	snprintf(path, sizeof(path), "%s/results.csv", r->dir);
+	if (o->resume && csv_read_status(path, mark_done, r, &d)) {
+		diag_print(&d);
+		return RUN_USAGE;
+	}
+	if (csv_open(&r->csv, path, &d)) {
+		diag_print(&d);
+		return RUN_USAGE;
+	}
+	snprintf(path, sizeof(path), "%s/log.txt", r->dir);
+	if (runlog_open(path, r->verbose))
+		return usage("cannot open %s", path);
+	return 0;
+}
+
+static int guard_target(struct run *r, json_t **identity)
+{
+	const struct plan_target *t = &r->plan->target;
+	struct diag d = { 0 };
+	struct stat st;
+	int refused = 0;
+
+	r->dev.fd = r->dev.lock_fd = -1;
+	*identity = json_object();
+	switch (t->kind) {
+	case TARGET_IMAGE:
+		json_object_set_new(*identity, "kind", json_string("image"));
+		json_object_set_new(*identity, "image_bytes",
+				    json_integer((json_int_t)t->image_bytes));
+		json_object_set_new(*identity, "workdir",
+				    json_string(r->workdir));
+		return 0;
+	case TARGET_DIR:
+		json_object_set_new(*identity, "kind", json_string("dir"));
+		json_object_set_new(*identity, "dir", json_string(t->dir));
+		if (stat(t->dir, &st) || !S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "fsplan run: target.dir %s is not a "
+				"directory\n", t->dir);
+			return RUN_REFUSED;
+		}
+		return 0;
+	case TARGET_DEVICE:
+		json_decref(*identity);
+		*identity = NULL;
+		if (target_device_open(&r->dev, t->device, r->destroy, t->wipe,
+				       r->dir, r->workdir, identity, &refused,
+				       &d)) {
+			diag_print(&d);
+			return refused ? RUN_REFUSED : RUN_USAGE;
+		}
+		json_object_set_new(*identity, "kind", json_string("device"));
+		return 0;
+	}
+	return 0;
+}
+
+/*
+ * A private mount namespace (nothing we mount is seen outside, or
+ * outlives us) and a PID namespace whose init does the run: when it dies
+ * the kernel kills every process in it, SIGKILL of fsplan included
+ * (PDEATHSIG), and with them go the mounts and the autoclear loops.
+ */
+static int in_namespace(struct run *r)
+{
+	int status, alive[2];
+	pid_t pid;
+
+	if (unshare(CLONE_NEWNS | CLONE_NEWPID)) {
+		fprintf(stderr, "fsplan run: cannot make a private namespace: "
+			"%s\n", strerror(errno));
+		return RUN_REFUSED;
+	}
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
+		fprintf(stderr, "fsplan run: cannot make / private in our "
+			"namespace: %s\n", strerror(errno));
+		return RUN_REFUSED;
+	}
+	/* A pipe only the parent writes to: its hang-up tells the child
+	 * the parent died before PDEATHSIG was armed (getppid() says 0 in
+	 * a new PID namespace, so it cannot tell). */
+	if (pipe2(alive, O_CLOEXEC)) {
+		perror("fsplan run: pipe");
+		return RUN_FAILED;
+	}
+	pid = fork();
+	if (pid < 0) {
+		perror("fsplan run: fork");
+		return RUN_FAILED;
+	}
+	if (pid == 0) {
+		struct pollfd pf = { alive[0], POLLIN, 0 };
+
+		close(alive[1]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (poll(&pf, 1, 0) > 0)
+			_exit(RUN_FAILED);
+		close(alive[0]);
+		_exit(runner_main(r));
+	}
+	close(alive[0]);
+	/* The parent only relays signals and waits. */
+	for (;;) {
+		if (waitpid(pid, &status, 0) == pid)
+			break;
+		if (errno != EINTR)
+			return RUN_FAILED;
+		if (r->stop)
+			kill(pid, r->stop);
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : RUN_FAILED;
+}
+
+int run_command(int argc, char **argv)
+{
+	struct run r = { 0 };
+	struct run_opts o = { 0 };
+	struct diag d = { 0 };
+	struct sigaction sa = { 0 };
+	json_t *identity = NULL;
+	int rc;
+
+	rc = parse(argc, argv, &o, &r);
+	if (rc)
+		return rc;
+	if (plan_load(&r.plan, o.plan, o.defs, o.n_defs, &d) ||
+	    expand_plan(r.plan, &r.e, &d) ||
+	    select_cells(r.e, o.only, o.n_only, o.shard_k, o.shard_n, &d)) {
+		diag_print(&d);
+		rc = RUN_USAGE;
+		goto out;
+	}
+	if (!r.e->n_selected) {
+		rc = usage("%s", "no cell matches --only/--shard");
+		goto out;
+	}
+	if (geteuid() != 0) {
+		rc = usage("%s", "must be started as root: it makes and mounts "
+			   "filesystems (the phases themselves run as "
+			   "the plan's runas user)");
+		goto out;
+	}
+	if (privdrop_resolve(r.plan->runas, &r.runas, &d)) {
+		diag_print(&d);
+		rc = RUN_USAGE;
+		goto out;
+	}
+	r.done = calloc(r.e->n_cells, 1);
+	if (!r.done) {
+		rc = RUN_FAILED;
+		goto out;
+	}
+	r.progress = !r.quiet && (r.verbose || isatty(2));
+	rc = prepare_dir(&r, &o);
+	if (rc)
+		goto out;
+	if (!realpath(o.workdir ? o.workdir : r.dir, r.workdir)) {
+		rc = usage("--workdir %s: no such directory", o.workdir);
+		goto out;
+	}
+	rc = guard_target(&r, &identity);
+	if (rc)
+		goto out;
+	if (target_clean_stale(r.workdir) > 0)
+		runlog("removed stale images from %s", r.workdir);
+	r.man = manifest_new(r.e, r.run_id, argc, argv, sysinfo_collect(),
+			     identity);
+	identity = NULL;
+	if (!r.man) {
+		rc = RUN_FAILED;
+		goto out;
+	}
+	manifest_set(r.man, "runas_uid", json_integer(r.runas.uid));
+	manifest_set(r.man, "runas_gid", json_integer(r.runas.gid));
+	manifest_write(r.man, r.dir);
+	runlog("fsplan run %s: %zu cells%s", o.plan, r.e->n_selected,
+	       o.resume ? " (resumed)" : "");
+	the_run = &r;
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	rc = in_namespace(&r);
+out:
+	json_decref(identity);
+	if (r.dir[0])
+		rmdir(r.mnt);
+	runlog_close();
+	csv_close(r.csv);
+	manifest_free(r.man);
+	if (r.dev.fd >= 0)
+		close(r.dev.fd);
+	free(r.done);
+	expansion_free(r.e);
+	plan_free(r.plan);
+	return rc;
+}

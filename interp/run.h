@@ -1,0 +1,43 @@
+/* run: `fsplan run` — the state of one run and the two halves that share it. */
+#ifndef FSPLAN_RUN_H
+#define FSPLAN_RUN_H
+
+#include <limits.h>
+#include <signal.h>
+
+#include "csv.h"
+#include "expand.h"
+#include "manifest.h"
+#include "privdrop.h"
+#include "target.h"
+
+enum { RUN_OK = 0, RUN_FAILED = 1, RUN_USAGE = 2, RUN_REFUSED = 3 };
+
+struct run {
+	struct plan *plan;
+	struct expansion *e;
+	struct runas runas;
+	char dir[PATH_MAX];		/* the run directory, absolute */
+	char run_id[256];
+	char workdir[PATH_MAX];		/* where images go */
+	char mnt[PATH_MAX];		/* the mount point (in our namespace) */
+	const char *destroy;		/* --destroy */
+	struct target_dev dev;		/* target.device, guarded */
+	struct csv *csv;
+	struct manifest *man;
+	unsigned char *done;		/* per cell: already in results.csv */
+	int verbose, quiet, progress;
+	int n_ok, n_failed, n_skipped;
+	size_t n_todo, n_run;
+	double t_start;
+	volatile sig_atomic_t stop;	/* the signal that asked to stop */
+};
+
+/* In the namespace's init: every config and cell, in order. Returns the
+ * exit status of the run. */
+int runner_main(struct run *r);
+
+/* The command. */
+int run_command(int argc, char **argv);
+
+#endif

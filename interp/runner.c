@@ -1,0 +1,494 @@
+/* runner: the lifecycle of every filesystem config and its phase runs, inside the namespace. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "child.h"
+#include "fs.h"
+#include "run.h"
+#include "runlog.h"
+
+/* Where one config lives while its cells run. */
+struct live {
+	struct fsconf *fc;
+	char cid[1024];		/* the config's id: label[/axes] */
+	char axes[1024];	/* top-level axes as k=v;k=v */
+	char dev[256];		/* the block device, or "" */
+	char work[PATH_MAX];	/* the phases' directory */
+	int mounted;
+};
+
+static void axes_of(const struct expansion *e, const struct cell *c,
+		    const struct fsconf *fc, char *buf, size_t len)
+{
+	const struct plan *p = e->plan;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < p->n_matrix && n < len; i++)
+		n += snprintf(buf + n, len - n, "%s%s=%s", n ? ";" : "",
+			      p->matrix[i].name,
+			      p->matrix[i].values[fc->axis[i]].s);
+	if (!c)
+		return;
+	for (int i = 0; i < p->phases[c->phase].n_matrix && n < len; i++) {
+		const struct plan_axis *ax = &p->phases[c->phase].matrix[i];
+
+		n += snprintf(buf + n, len - n, "%s%s=%s", n ? ";" : "",
+			      ax->name, cell_coord(e, c, ax->name));
+	}
+}
+
+static void key_for(struct run *r, const struct live *l, const struct cell *c,
+		    char *params, size_t plen, struct csv_key *k)
+{
+	axes_of(r->e, c, l->fc, params, plen);
+	k->run_id = r->run_id;
+	k->cell = c ? c->id : l->cid;
+	k->fs_label = l->fc->label;
+	k->fs_type = l->fc->fs->type.s;
+	k->mkfs_opts = l->fc->mkfs;
+	k->mount_opts = l->fc->mount;
+	k->phase = c ? r->plan->phases[c->phase].name : "";
+	k->phase_params = params;
+	k->rep = c ? c->rep : 0;
+}
+
+static void row(struct run *r, const struct csv_key *k, const char *metric,
+		const char *unit, const char *fmt, double v)
+{
+	char val[64];
+	int rc;
+
+	snprintf(val, sizeof(val), fmt, v);
+	rc = csv_row(r->csv, k, metric, val, unit);
+	if (rc)
+		runlog("results.csv: %s", strerror(-rc));
+}
+
+static void conf_metric(struct run *r, const struct live *l,
+			const char *metric, double secs)
+{
+	char params[1024];
+	struct csv_key k;
+
+	key_for(r, l, NULL, params, sizeof(params), &k);
+	row(r, &k, metric, "s", "%.6f", secs);
+	csv_sync(r->csv);
+	manifest_conf(r->man, l->fc->index - 1, metric, json_real(secs));
+}
+
+static void save(struct run *r)
+{
+	int rc = manifest_write(r->man, r->dir);
+
+	if (rc)
+		runlog("manifest.json: %s", strerror(-rc));
+}
+
+/* The end of one phase run: rows, fsync, manifest. */
+static void finish_cell(struct run *r, const struct live *l, struct cell *c,
+			const struct child_result *res, const char *status,
+			const char *reason)
+{
+	char params[1024];
+	struct csv_key k;
+	struct statfs sf;
+	int rc;
+
+	key_for(r, l, c, params, sizeof(params), &k);
+	if (res) {
+		double cpu = res->user_s + res->sys_s;
+
+		row(r, &k, "seconds", "s", "%.6f", res->seconds);
+		row(r, &k, "exit_status", "", "%.0f", res->exit_code);
+		row(r, &k, "cpu_user_s", "s", "%.6f", res->user_s);
+		row(r, &k, "cpu_sys_s", "s", "%.6f", res->sys_s);
+		row(r, &k, "cpu_pct", "%", "%.2f",
+		    res->seconds > 0 ? 100 * cpu / res->seconds : 0);
+	}
+	if (l->work[0] && !statfs(l->work, &sf))
+		row(r, &k, "fs_used_bytes", "bytes", "%.0f",
+		    (double)(sf.f_blocks - sf.f_bfree) * sf.f_bsize);
+	rc = csv_row(r->csv, &k, "status", status, reason ? reason : "");
+	if (!rc)
+		rc = csv_sync(r->csv);
+	if (rc)
+		runlog("results.csv: %s", strerror(-rc));
+	if (!strcmp(status, "ok"))
+		r->n_ok++;
+	else if (!strcmp(status, "failed"))
+		r->n_failed++;
+	else
+		r->n_skipped++;
+	r->n_run++;
+	runlog("%s: %s%s%s", c->id, status, reason && *reason ? ": " : "",
+	       reason ? reason : "");
+	manifest_cell(r->man, c - r->e->cells, status, reason);
+	save(r);
+}
+
+static int todo(const struct run *r, const struct cell *c)
+{
+	return c->selected && !r->done[c - r->e->cells];
+}
+
+/* Every remaining cell of a config gets the same fate. */
+static void settle_conf(struct run *r, struct live *l, const char *status,
+			const char *reason)
+{
+	for (size_t i = 0; i < l->fc->n_cells; i++) {
+		struct cell *c = &r->e->cells[l->fc->first_cell + i];
+
+		if (!todo(r, c))
+			continue;
+		r->done[c - r->e->cells] = 1;
+		finish_cell(r, l, c, NULL, status, reason);
+	}
+	manifest_conf(r->man, l->fc->index - 1, "status", json_string(status));
+	if (reason)
+		manifest_conf(r->man, l->fc->index - 1, "reason",
+			      json_string(reason));
+	save(r);
+}
+
+static void progress(struct run *r, const struct cell *c)
+{
+	double el = fs_now() - r->t_start;
+	double eta = r->n_run ? el / r->n_run * (r->n_todo - r->n_run) : 0;
+
+	if (!r->progress)
+		return;
+	fprintf(stderr, "\r\033[K[%zu/%zu] %s  %02d:%02d elapsed", r->n_run + 1,
+		r->n_todo, c->id, (int)el / 60, (int)el % 60);
+	if (r->n_run)
+		fprintf(stderr, ", ETA %02d:%02d", (int)eta / 60,
+			(int)eta % 60);
+	fflush(stderr);
+}
+
+/* Run a root hook (setup/teardown) through the shell, output to log. */
+static int hook(struct run *r, struct live *l, const char *what,
+		const char *cmd)
+{
+	char *argv[] = { "/bin/sh", "-c", (char *)cmd, NULL };
+	char last[256];
+	int rc;
+
+	setenv("FSPLAN_DEV", l->dev, 1);
+	setenv("FSPLAN_MNT", r->mnt, 1);
+	setenv("FSPLAN_TYPE", l->fc->fs->type.s, 1);
+	runlog("%s: %s: %s", l->cid, what, cmd);
+	rc = fs_run(argv, runlog_fd(), 3600, last, sizeof(last));
+	if (rc)
+		runlog("%s: %s failed (status %d): %s", l->cid, what, rc, last);
+	return rc;
+}
+
+static int between(struct run *r, struct live *l, const struct between *b,
+		   char *err, size_t len)
+{
+	for (int i = 0; i < b->n; i++) {
+		switch (b->act[i]) {
+		case BETWEEN_SYNC:
+			fs_syncfs(l->work);
+			break;
+		case BETWEEN_DROP_CACHES:
+			fs_syncfs(l->work);
+			if (fs_drop_caches())
+				runlog("drop_caches: %s", strerror(errno));
+			break;
+		case BETWEEN_REMOUNT:
+			if (!l->mounted)
+				break;	/* target.dir: nothing to remount */
+			if (fs_umount(r->mnt, err, len))
+				return -1;
+			l->mounted = 0;
+			if (fs_mount(l->fc->fs->type.s, l->fc->mount,
+				     l->fc->fs->nodev ? l->fc->fs->type.s
+						      : l->dev,
+				     r->mnt, err, len))
+				return -1;
+			l->mounted = 1;
+			break;
+		}
+	}
+	return 0;
+}
+
+/* Processes a phase left behind outside its group die with it: we are
+ * the namespace's init, and kill(-1) reaches all but ourselves. */
+static void sweep(void)
+{
+	if (getpid() != 1)
+		return;
+	kill(-1, SIGKILL);
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+}
+
+static int open_output(struct run *r, const struct cell *c, const char *ext)
+{
+	char path[PATH_MAX], name[200];
+	size_t n = 0;
+
+	for (const char *s = c->id; *s && n < sizeof(name) - 1; s++)
+		name[n++] = (strchr("/ ,:=#'\"\\", *s) ? '_' : *s);
+	name[n] = '\0';
+	snprintf(path, sizeof(path), "%s/exec/%06zu-%s.%s", r->dir, c->index,
+		 name, ext);
+	return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+}
+
+static void run_cell(struct run *r, struct live *l, struct cell *c)
+{
+	const struct plan_phase *ph = &r->plan->phases[c->phase];
+	const struct between *b = ph->between.n >= 0 ? &ph->between
+						     : &r->plan->between;
+	char err[512], home[PATH_MAX + 8], tmp[PATH_MAX + 8], user[96];
+	char cellv[1100], repv[32], typev[160], labelv[1100];
+	char *env[] = { "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C",
+			home, tmp, user, cellv, repv, typev, labelv, NULL };
+	struct child_job job = { 0 };
+	struct child_result res;
+	char *cmd;
+
+	progress(r, c);
+	if (between(r, l, b, err, sizeof(err))) {
+		finish_cell(r, l, c, NULL, "failed", err);
+		return;
+	}
+	if (!ph->exec.s) {
+		finish_cell(r, l, c, NULL, "failed", "Lua phases are not "
+			    "supported by this build yet (exec phases are)");
+		return;
+	}
+	cmd = cell_exec(r->e, c);
+	job.out_fd = open_output(r, c, "out");
+	job.err_fd = open_output(r, c, "err");
+	if (!cmd || job.out_fd < 0 || job.err_fd < 0) {
+		finish_cell(r, l, c, NULL, "failed", "cannot open exec/ "
+			    "output files");
+		goto out;
+	}
+	snprintf(home, sizeof(home), "HOME=%s", l->work);
+	snprintf(tmp, sizeof(tmp), "TMPDIR=%s", l->work);
+	snprintf(user, sizeof(user), "USER=%s", r->runas.name);
+	snprintf(cellv, sizeof(cellv), "FSPLAN_CELL=%s", c->id);
+	snprintf(repv, sizeof(repv), "FSPLAN_REP=%d", c->rep);
+	snprintf(typev, sizeof(typev), "FSPLAN_FS_TYPE=%s",
+		 l->fc->fs->type.s);
+	snprintf(labelv, sizeof(labelv), "FSPLAN_FS_LABEL=%s", l->fc->label);
+	job.runas = &r->runas;
+	job.workdir = l->work;
+	job.timeout_s = ph->timeout_s;
+	job.env = env;
+	job.body = child_exec_body;
+	job.arg = cmd;
+	runlog("%s: run: %s", c->id, cmd);
+	if (child_run(&job, &r->stop, &res)) {
+		finish_cell(r, l, c, NULL, "failed", "cannot fork the phase");
+		goto out;
+	}
+	sweep();
+	if (res.interrupted && !res.ok) {
+		/* Not finished, so not recorded: --resume runs it again. */
+		runlog("%s: interrupted", c->id);
+		manifest_cell(r->man, c - r->e->cells, "interrupted", NULL);
+		save(r);
+	} else {
+		r->done[c - r->e->cells] = 1;
+		finish_cell(r, l, c, &res, res.ok ? "ok" : "failed",
+			    res.reason);
+	}
+	child_result_free(&res);
+out:
+	free(cmd);
+	if (job.out_fd >= 0)
+		close(job.out_fd);
+	if (job.err_fd >= 0)
+		close(job.err_fd);
+}
+
+/* A fresh directory for the phases, owned by runas. */
+static int make_work(struct run *r, struct live *l, const char *parent,
+		     char *err, size_t len)
+{
+	snprintf(l->work, sizeof(l->work), "%s/fsplan-work-%d", parent,
+		 l->fc->index);
+	if (mkdir(l->work, 0700) ||
+	    chown(l->work, r->runas.uid, r->runas.gid)) {
+		snprintf(err, len, "cannot make %s: %s", l->work,
+			 strerror(errno));
+		l->work[0] = '\0';
+		return -1;
+	}
+	return 0;
+}
+
+/* target.dir: what the phases made goes, removed as runas (so a planted
+ * symlink can reach nothing root could), then the empty top as root. */
+static void remove_work(struct run *r, struct live *l)
+{
+	char cmd[PATH_MAX + 64];
+	char *env[] = { "PATH=/usr/bin:/bin", NULL };
+	struct child_job job = { &r->runas, l->work, -1, -1, 600, env,
+				 child_exec_body, cmd };
+	struct child_result res;
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+	snprintf(cmd, sizeof(cmd), "find . -mindepth 1 -delete");
+	job.out_fd = job.err_fd = null;
+	if (null >= 0 && !child_run(&job, NULL, &res)) {
+		sweep();
+		child_result_free(&res);
+	}
+	if (null >= 0)
+		close(null);
+	if (rmdir(l->work))
+		runlog("%s: cannot remove %s: %s", l->cid, l->work,
+		       strerror(errno));
+}
+
+static int attach(struct run *r, struct live *l, struct target_dev *dev,
+		  char *err, size_t len)
+{
+	struct diag d = { 0 };
+
+	if (r->plan->target.kind == TARGET_DEVICE) {
+		/* mkfs and mount open it exclusively: let go of ours */
+		if (r->dev.fd >= 0) {
+			close(r->dev.fd);
+			r->dev.fd = -1;
+		}
+		snprintf(l->dev, sizeof(l->dev), "%s", r->dev.path);
+		return 0;
+	}
+	if (target_image_create(dev, r->workdir, r->plan->target.image_bytes,
+				l->fc->index, &d)) {
+		snprintf(err, len, "%s", d.msg);
+		return -1;
+	}
+	snprintf(l->dev, sizeof(l->dev), "%s", dev->path);
+	return 0;
+}
+
+static void run_conf(struct run *r, struct fsconf *fc)
+{
+	const struct plan *p = r->plan;
+	struct target_dev dev = { .fd = -1, .lock_fd = -1 };
+	struct live l = { .fc = fc };
+	char err[512], applied[1024];
+	int n = 0, is_dir = p->target.kind == TARGET_DIR;
+	double t;
+
+	for (size_t i = 0; i < fc->n_cells; i++)
+		n += todo(r, &r->e->cells[fc->first_cell + i]);
+	if (!n || r->stop)
+		return;
+	axes_of(r->e, NULL, fc, l.axes, sizeof(l.axes));
+	snprintf(l.cid, sizeof(l.cid), "%s%s%s", fc->label,
+		 l.axes[0] ? "/" : "", l.axes);
+	runlog("config %d: %s", fc->index, l.cid);
+	if (!is_dir && fs_available(fc->fs->type.s, fc->fs->nodev, err,
+				    sizeof(err))) {
+		settle_conf(r, &l, "skipped", err);
+		return;
+	}
+	if (!is_dir && !fc->fs->nodev && attach(r, &l, &dev, err, sizeof(err)))
+		goto fail;
+	if (fc->setup && hook(r, &l, "setup", fc->setup)) {
+		snprintf(err, sizeof(err), "setup hook failed");
+		goto fail;
+	}
+	if (!is_dir && !fc->fs->nodev) {
+		t = fs_now();
+		if (fs_mkfs(fc->fs->type.s, fc->mkfs, l.dev,
+			    p->target.kind == TARGET_DEVICE && p->target.wipe,
+			    runlog_fd(), err, sizeof(err)))
+			goto fail;
+		conf_metric(r, &l, "mkfs_s", fs_now() - t);
+	}
+	if (!is_dir) {
+		t = fs_now();
+		if (fs_mount(fc->fs->type.s, fc->mount,
+			     fc->fs->nodev ? fc->fs->type.s : l.dev, r->mnt,
+			     err, sizeof(err)))
+			goto fail;
+		l.mounted = 1;
+		conf_metric(r, &l, "mount_s", fs_now() - t);
+		/* the mount holds the loop device now; autoclear after it */
+		if (dev.fd >= 0) {
+			close(dev.fd);
+			dev.fd = -1;
+		}
+		if (!fs_applied_options(r->mnt, applied, sizeof(applied))) {
+			manifest_conf(r->man, fc->index - 1, "mount_applied",
+				      json_string(applied));
+			runlog("%s: mounted, applied options: %s", l.cid,
+			       applied);
+		}
+	}
+	if (make_work(r, &l, is_dir ? p->target.dir : r->mnt, err,
+		      sizeof(err)))
+		goto fail;
+	manifest_conf(r->man, fc->index - 1, "status", json_string("running"));
+	for (size_t i = 0; i < fc->n_cells && !r->stop; i++) {
+		struct cell *c = &r->e->cells[fc->first_cell + i];
+
+		if (todo(r, c))
+			run_cell(r, &l, c);
+	}
+	manifest_conf(r->man, fc->index - 1, "status",
+		      json_string(r->stop ? "interrupted" : "done"));
+	goto release;
+fail:
+	runlog("%s: %s", l.cid, err);
+	settle_conf(r, &l, "failed", err);
+release:
+	sweep();
+	if (is_dir && l.work[0])
+		remove_work(r, &l);
+	if (l.mounted) {
+		t = fs_now();
+		if (fs_umount(r->mnt, err, sizeof(err)))
+			runlog("%s: %s", l.cid, err);
+		else
+			conf_metric(r, &l, "umount_s", fs_now() - t);
+	}
+	if (fc->teardown)
+		hook(r, &l, "teardown", fc->teardown);
+	target_release(&dev);
+	save(r);
+}
+
+int runner_main(struct run *r)
+{
+	r->t_start = fs_now();
+	for (size_t i = 0; i < r->e->n_cells; i++)
+		r->n_todo += todo(r, &r->e->cells[i]);
+	for (int i = 0; i < r->e->n_confs && !r->stop; i++)
+		run_conf(r, &r->e->confs[i]);
+	if (r->progress)
+		fprintf(stderr, "\r\033[K");
+	manifest_set(r->man, "ended", manifest_now());
+	manifest_set(r->man, "status", json_string(r->stop ? "interrupted"
+							    : "complete"));
+	save(r);
+	runlog("%s: %d ok, %d failed, %d skipped%s", r->run_id, r->n_ok,
+	       r->n_failed, r->n_skipped, r->stop ? ", interrupted" : "");
+	if (!r->quiet)
+		fprintf(stderr, "fsplan: %d ok, %d failed, %d skipped%s; "
+			"results in %s\n", r->n_ok, r->n_failed, r->n_skipped,
+			r->stop ? " (interrupted: --resume continues)" : "",
+			r->dir);
+	if (r->stop)
+		return 128 + r->stop;
+	return r->n_failed ? RUN_FAILED : RUN_OK;
+}
