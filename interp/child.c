@@ -58,7 +58,7 @@ static void in_child(const struct child_job *job, int report_w)
 			     job->workdir, strerror(errno));
 		_exit(125);
 	}
-	environ = (char **)job->env;
+	environ = (char **)job->env;	/* we exec or exit: never freed */
 	rc = job->body(job->arg);
 	_exit(rc);
 }

@@ -15,7 +15,7 @@ struct child_job {
 	const char *workdir;		/* the phase's cwd, owned by runas */
 	int out_fd, err_fd;		/* its stdout and stderr */
 	double timeout_s;
-	char *const *env;		/* the whole environment, NULL-ended */
+	const char *const *env;		/* the whole environment, NULL-ended */
 	/*
 	 * Runs in the child after the privilege drop, single-threaded
 	 * until it makes threads itself, with stdin /dev/null, stdout and

@@ -60,7 +60,7 @@ int fs_available(const char *type, int nodev, char *why, size_t len)
 	char tool[128];
 
 	if (!kernel_has(type)) {
-		char *argv[] = { "modprobe", "-q", (char *)type, NULL };
+		const char *argv[] = { "modprobe", "-q", type, NULL };
 		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
 
 		/* modprobe may be missing; then the kernel answer stands */
@@ -143,7 +143,7 @@ static void keep_last_line(char *last, size_t len, const char *buf, size_t n)
 	snprintf(last, len, "%.*s", (int)(end - start), start);
 }
 
-int fs_run(char *const argv[], int log_fd, double timeout_s, char *last,
+int fs_run(const char *const argv[], int log_fd, double timeout_s, char *last,
 	   size_t lastlen)
 {
 	int pfd[2], status = 0, pidfd;
@@ -169,7 +169,7 @@ int fs_run(char *const argv[], int log_fd, double timeout_s, char *last,
 		dup2(pfd[1], 2);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
-		execvp(argv[0], argv);
+		execvp(argv[0], (char *const *)argv);
 		dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
@@ -222,7 +222,7 @@ int fs_mkfs(const char *type, const char *opts, const char *dev, int force,
 {
 	char tool[128], last[256];
 	char **words = fs_split_words(opts, NULL);
-	char *argv[256];
+	const char *argv[256];
 	int n = 0, rc;
 
 	if (!words) {
@@ -237,7 +237,7 @@ int fs_mkfs(const char *type, const char *opts, const char *dev, int force,
 		argv[n++] = "-F";
 	for (int i = 0; words[i] && n < 250; i++)
 		argv[n++] = words[i];
-	argv[n++] = (char *)dev;
+	argv[n++] = dev;
 	argv[n] = NULL;
 	if (log_fd >= 0) {
 		dprintf(log_fd, "#");

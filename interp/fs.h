@@ -21,7 +21,7 @@ char **fs_split_words(const char *s, int *argc);
  * or -1 if it could not start; the last line it printed is kept in
  * last (for an error message).
  */
-int fs_run(char *const argv[], int log_fd, double timeout_s, char *last,
+int fs_run(const char *const argv[], int log_fd, double timeout_s, char *last,
 	   size_t lastlen);
 
 /* mkfs.<type> <opts> <dev>; force adds -f for mkfs tools that refuse an

@@ -177,7 +177,7 @@ static void progress(struct run *r, const struct cell *c)
 static int hook(struct run *r, struct live *l, const char *what,
 		const char *cmd)
 {
-	char *argv[] = { "/bin/sh", "-c", (char *)cmd, NULL };
+	const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
 	char last[256];
 	int rc;
 
@@ -241,8 +241,9 @@ static int open_output(struct run *r, const struct cell *c, const char *ext)
 	for (const char *s = c->id; *s && n < sizeof(name) - 1; s++)
 		name[n++] = (strchr("/ ,:=#'\"\\", *s) ? '_' : *s);
 	name[n] = '\0';
-	snprintf(path, sizeof(path), "%s/exec/%06zu-%s.%s", r->dir, c->index,
-		 name, ext);
+	if (snprintf(path, sizeof(path), "%s/exec/%06zu-%s.%s", r->dir,
+		     c->index, name, ext) >= (int)sizeof(path))
+		return -1;
 	return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 }
 
@@ -253,7 +254,7 @@ static void run_cell(struct run *r, struct live *l, struct cell *c)
 						     : &r->plan->between;
 	char err[512], home[PATH_MAX + 8], tmp[PATH_MAX + 8], user[96];
 	char cellv[1100], repv[32], typev[160], labelv[1100];
-	char *env[] = { "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C",
+	const char *env[] = { "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C",
 			home, tmp, user, cellv, repv, typev, labelv, NULL };
 	struct child_job job = { 0 };
 	struct child_result res;
@@ -320,11 +321,15 @@ out:
 static int make_work(struct run *r, struct live *l, const char *parent,
 		     char *err, size_t len)
 {
-	snprintf(l->work, sizeof(l->work), "%s/fsplan-work-%d", parent,
-		 l->fc->index);
+	if (snprintf(l->work, sizeof(l->work), "%s/fsplan-work-%d", parent,
+		     l->fc->index) >= (int)sizeof(l->work)) {
+		snprintf(err, len, "the work directory's path is too long");
+		l->work[0] = '\0';
+		return -1;
+	}
 	if (mkdir(l->work, 0700) ||
 	    chown(l->work, r->runas.uid, r->runas.gid)) {
-		snprintf(err, len, "cannot make %s: %s", l->work,
+		snprintf(err, len, "cannot make %.300s: %s", l->work,
 			 strerror(errno));
 		l->work[0] = '\0';
 		return -1;
@@ -337,7 +342,7 @@ static int make_work(struct run *r, struct live *l, const char *parent,
 static void remove_work(struct run *r, struct live *l)
 {
 	char cmd[PATH_MAX + 64];
-	char *env[] = { "PATH=/usr/bin:/bin", NULL };
+	const char *env[] = { "PATH=/usr/bin:/bin", NULL };
 	struct child_job job = { &r->runas, l->work, -1, -1, 600, env,
 				 child_exec_body, cmd };
 	struct child_result res;
@@ -393,8 +398,9 @@ static void run_conf(struct run *r, struct fsconf *fc)
 	if (!n || r->stop)
 		return;
 	axes_of(r->e, NULL, fc, l.axes, sizeof(l.axes));
-	snprintf(l.cid, sizeof(l.cid), "%s%s%s", fc->label,
-		 l.axes[0] ? "/" : "", l.axes);
+	if (snprintf(l.cid, sizeof(l.cid), "%s%s%s", fc->label,
+		     l.axes[0] ? "/" : "", l.axes) >= (int)sizeof(l.cid))
+		runlog("config %d: its id is cut short", fc->index);
 	runlog("config %d: %s", fc->index, l.cid);
 	if (!is_dir && fs_available(fc->fs->type.s, fc->fs->nodev, err,
 				    sizeof(err))) {
