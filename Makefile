@@ -26,7 +26,7 @@ SRCS     := $(wildcard interp/*.c engines/*.c)
 LIB_SRCS := $(filter-out interp/main.c,$(SRCS))
 OBJS     := $(SRCS:%.c=$(BUILD)/%.o)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
-TEST_SRCS := $(wildcard tests/test_*.c)
+TEST_SRCS := $(wildcard tests/test_*.c) tests/e2e.c
 
 # The sanitizer build that `make check` tests.
 SAN      ?= build/san
@@ -99,6 +99,7 @@ test:
 	$(Q)cd tests && FSPLAN_BIN=$(CURDIR)/$(BUILD)/fsplan \
 		FSPLAN_LIB=$(CURDIR)/lua FSPLAN_ROOT=$(CURDIR) \
 		ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		$(CURDIR)/$(BUILD)/fsplan-tests --jobs=2 $(TESTFLAGS)
 

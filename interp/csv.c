@@ -92,8 +92,11 @@ void csv_quote(const char *s, char *buf, size_t len)
 	*p = '\0';
 }
 
-static int write_all(int fd, const char *p, size_t n)
+/* done (may be NULL): how much was written, also when it fails. */
+static int write_all(int fd, const char *p, size_t n, size_t *done)
 {
+	if (done)
+		*done = 0;
 	while (n) {
 		ssize_t w = write(fd, p, n);
 
@@ -105,6 +108,8 @@ static int write_all(int fd, const char *p, size_t n)
 			return -EIO;
 		p += w;
 		n -= (size_t)w;
+		if (done)
+			*done += (size_t)w;
 	}
 	return 0;
 }
@@ -127,6 +132,8 @@ int csv_row(struct csv *c, const struct csv_key *k, const char *metric,
 	const char *f[CSV_FIELDS];
 	size_t flen[CSV_FIELDS], n = 0;
 	char *p;
+	size_t done;
+	struct stat st;
 	int rc;
 
 	if (!c || !k)
@@ -167,7 +174,15 @@ int csv_row(struct csv *c, const struct csv_key *k, const char *metric,
 	}
 	/* One write() on O_APPEND: rows from any writer meet only at '\n'. */
 	lock(c->fd, LOCK_SH);
-	rc = write_all(c->fd, c->buf, n);
+	rc = write_all(c->fd, c->buf, n, &done);
+	/*
+	 * Cut short (disk full): the next row would join this fragment, so
+	 * take it back. Rows come from one writer, the end of file is ours.
+	 */
+	if (rc && done && fstat(c->fd, &st) == 0 &&
+	    st.st_size >= (off_t)done &&
+	    ftruncate(c->fd, st.st_size - (off_t)done) < 0)
+		rc = -errno;
 	lock(c->fd, LOCK_UN);
 	return rc;
 }
@@ -451,7 +466,7 @@ static int write_header(struct csv *c, const char *path, struct diag *d)
 	static const char hdr[] = CSV_HEADER "\n";
 	int rc;
 
-	rc = write_all(c->fd, hdr, sizeof(hdr) - 1);
+	rc = write_all(c->fd, hdr, sizeof(hdr) - 1, NULL);
 	if (!rc && fdatasync(c->fd) < 0)
 		rc = -errno;
 	if (!rc)

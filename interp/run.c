@@ -220,39 +220,35 @@ static int guard_target(struct run *r, json_t **identity)
 	return 0;
 }
 
-/*
- * A private mount namespace (nothing we mount is seen outside, or
- * outlives us) and a PID namespace whose init does the run: when it dies
- * the kernel kills every process in it, SIGKILL of fsplan included
- * (PDEATHSIG), and with them go the mounts and the autoclear loops.
- */
-static int in_namespace(struct run *r)
+/* Wait for pid, passing on the stop signal; its exit status. */
+static int wait_relay(struct run *r, pid_t pid)
 {
-	int status, alive[2];
+	int status, sent = 0;
+
+	for (;;) {
+		if (waitpid(pid, &status, 0) == pid)
+			break;
+		if (errno != EINTR)
+			return RUN_FAILED;
+		if (r->stop && !sent++)
+			kill(pid, r->stop);
+	}
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+/* Fork a child that dies with us: PDEATHSIG, and a pipe that only the
+ * parent holds, whose hang-up tells a child that the parent died before
+ * PDEATHSIG was armed (getppid() cannot tell across PID namespaces). */
+static pid_t fork_tied(void)
+{
+	int alive[2];
 	pid_t pid;
 
-	if (unshare(CLONE_NEWNS | CLONE_NEWPID)) {
-		fprintf(stderr, "fsplan run: cannot make a private namespace: "
-			"%s\n", strerror(errno));
-		return RUN_REFUSED;
-	}
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
-		fprintf(stderr, "fsplan run: cannot make / private in our "
-			"namespace: %s\n", strerror(errno));
-		return RUN_REFUSED;
-	}
-	/* A pipe only the parent writes to: its hang-up tells the child
-	 * the parent died before PDEATHSIG was armed (getppid() says 0 in
-	 * a new PID namespace, so it cannot tell). */
-	if (pipe2(alive, O_CLOEXEC)) {
-		perror("fsplan run: pipe");
-		return RUN_FAILED;
-	}
+	if (pipe2(alive, O_CLOEXEC))
+		return -1;
 	pid = fork();
-	if (pid < 0) {
-		perror("fsplan run: fork");
-		return RUN_FAILED;
-	}
 	if (pid == 0) {
 		struct pollfd pf = { alive[0], POLLIN, 0 };
 
@@ -261,19 +257,48 @@ static int in_namespace(struct run *r)
 		if (poll(&pf, 1, 0) > 0)
 			_exit(RUN_FAILED);
 		close(alive[0]);
-		_exit(runner_main(r));
+		return 0;
 	}
 	close(alive[0]);
-	/* The parent only relays signals and waits. */
-	for (;;) {
-		if (waitpid(pid, &status, 0) == pid)
-			break;
-		if (errno != EINTR)
-			return RUN_FAILED;
-		if (r->stop)
-			kill(pid, r->stop);
+	/* the write end is ours until we exit; children must not keep it */
+	return pid;
+}
+
+/*
+ * A private mount namespace (nothing we mount is seen outside, or
+ * outlives us) and a PID namespace whose init does the run: when it dies
+ * the kernel kills every process in it, and with them go the mounts and
+ * the autoclear loops. The unshare happens in a child, not here: after
+ * unshare(CLONE_NEWPID) a process can make no threads, and the
+ * sanitizers' leak checker needs one at exit. Each link dies with its
+ * parent (PDEATHSIG), so SIGKILL of fsplan takes the namespace down.
+ */
+static int in_namespace(struct run *r)
+{
+	pid_t pid = fork_tied();
+
+	if (pid < 0) {
+		perror("fsplan run: fork");
+		return RUN_FAILED;
 	}
-	return WIFEXITED(status) ? WEXITSTATUS(status) : RUN_FAILED;
+	if (pid > 0)
+		return wait_relay(r, pid);
+	if (unshare(CLONE_NEWNS | CLONE_NEWPID)) {
+		fprintf(stderr, "fsplan run: cannot make a private namespace: "
+			"%s\n", strerror(errno));
+		_exit(RUN_REFUSED);
+	}
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
+		fprintf(stderr, "fsplan run: cannot make / private in our "
+			"namespace: %s\n", strerror(errno));
+		_exit(RUN_REFUSED);
+	}
+	pid = fork_tied();
+	if (pid < 0)
+		_exit(RUN_FAILED);
+	if (pid == 0)
+		_exit(runner_main(r));
+	_exit(wait_relay(r, pid));
 }
 
 int run_command(int argc, char **argv)

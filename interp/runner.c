@@ -107,7 +107,10 @@ static void finish_cell(struct run *r, const struct live *l, struct cell *c,
 		double cpu = res->user_s + res->sys_s;
 
 		row(r, &k, "seconds", "s", "%.6f", res->seconds);
-		row(r, &k, "exit_status", "", "%.0f", res->exit_code);
+		if (res->signal)
+			row(r, &k, "signal", "", "%.0f", res->signal);
+		else
+			row(r, &k, "exit_status", "", "%.0f", res->exit_code);
 		row(r, &k, "cpu_user_s", "s", "%.6f", res->user_s);
 		row(r, &k, "cpu_sys_s", "s", "%.6f", res->sys_s);
 		row(r, &k, "cpu_pct", "%", "%.2f",
@@ -207,6 +210,14 @@ static int between(struct run *r, struct live *l, const struct between *b,
 		case BETWEEN_REMOUNT:
 			if (!l->mounted)
 				break;	/* target.dir: nothing to remount */
+			if (l->fc->fs->nodev) {
+				/* tmpfs would lose its files; its cache is
+				 * its storage, so there is nothing to drop */
+				runlog("%s: remount skipped: %s keeps its data "
+				       "only while mounted", l->cid,
+				       l->fc->fs->type.s);
+				break;
+			}
 			if (fs_umount(r->mnt, err, len))
 				return -1;
 			l->mounted = 0;
@@ -429,11 +440,6 @@ static void run_conf(struct run *r, struct fsconf *fc)
 			goto fail;
 		l.mounted = 1;
 		conf_metric(r, &l, "mount_s", fs_now() - t);
-		/* the mount holds the loop device now; autoclear after it */
-		if (dev.fd >= 0) {
-			close(dev.fd);
-			dev.fd = -1;
-		}
 		if (!fs_applied_options(r->mnt, applied, sizeof(applied))) {
 			manifest_conf(r->man, fc->index - 1, "mount_applied",
 				      json_string(applied));
@@ -445,11 +451,19 @@ static void run_conf(struct run *r, struct fsconf *fc)
 		      sizeof(err)))
 		goto fail;
 	manifest_conf(r->man, fc->index - 1, "status", json_string("running"));
+	/* The loop fd stays open to the end: a remount's umount would
+	 * otherwise let autoclear take the device away. */
 	for (size_t i = 0; i < fc->n_cells && !r->stop; i++) {
 		struct cell *c = &r->e->cells[fc->first_cell + i];
 
-		if (todo(r, c))
-			run_cell(r, &l, c);
+		if (!todo(r, c))
+			continue;
+		run_cell(r, &l, c);
+		if (!is_dir && !l.mounted) {
+			snprintf(err, sizeof(err), "the filesystem could not "
+				 "be mounted again (remount)");
+			goto fail;
+		}
 	}
 	manifest_conf(r->man, fc->index - 1, "status",
 		      json_string(r->stop ? "interrupted" : "done"));

@@ -34,6 +34,7 @@ static long long now_ms(void)
  */
 static char **c_locale_env(void)
 {
+	static char c_all[] = "LC_ALL=C";
 	size_t n = 0, j = 0;
 	char **env;
 
@@ -42,7 +43,7 @@ static char **c_locale_env(void)
 	env = malloc((n + 2) * sizeof(*env));
 	if (!env)
 		return NULL;
-	env[j++] = (char *)"LC_ALL=C";
+	env[j++] = c_all;
 	for (size_t i = 0; i < n; i++)
 		if (strncmp(environ[i], "LC_ALL=", 7))
 			env[j++] = environ[i];
@@ -110,10 +111,11 @@ static char *tool_output(const char *const argv[])
 
 	if (!argv || !argv[0] || !argv[0][0])
 		return NULL;
-	if (!strchr(argv[0], '/')) {
-		snprintf(alt[n_alt++], sizeof(alt[0]), "/usr/sbin/%s", argv[0]);
-		snprintf(alt[n_alt++], sizeof(alt[0]), "/sbin/%s", argv[0]);
-	}
+	for (int i = 0; i < 2 && !strchr(argv[0], '/'); i++)
+		if (snprintf(alt[n_alt], sizeof(alt[0]), "%s/%s",
+			     i ? "/sbin" : "/usr/sbin", argv[0]) <
+		    (int)sizeof(alt[0]))
+			n_alt++;
 	out = malloc(TOOL_OUTPUT_MAX + 1);
 	env = c_locale_env();
 	nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -124,7 +126,7 @@ static char *tool_output(const char *const argv[])
 		goto fail;
 	if (pid == 0)
 		child(p[1], nul, argv, env, alt, n_alt);
-	/* Also here: kill(-pid) must find the group even before the child runs. */
+	/* Here too, so kill(-pid) finds the group before the child runs. */
 	setpgid(pid, pid);
 	close(p[1]);
 	close(nul);
@@ -158,6 +160,7 @@ static char *tool_output(const char *const argv[])
 		}
 	}
 	close(p[0]);
+	/* The exit status does not matter: usage output often exits 1. */
 	reap(pid, deadline);
 	out[len] = '\0';
 	return out;

@@ -17,7 +17,7 @@
 #include "target.h"
 
 #define NOPOS		((struct pos){ 0, 0 })
-#define SLAVE_DEPTH	8	/* dm on md on ...: deeper than this is refused */
+#define SLAVE_DEPTH	8	/* dm on md on ...: deeper is refused */
 
 /* ---- sysfs and mountinfo ---- */
 
@@ -196,7 +196,8 @@ static dev_t backing_dev(const char *path)
 		if (sscanf(line, "%*d %*d %u:%u", &ma, &mi) == 2 &&
 		    makedev(ma, mi) == st.st_dev && sep &&
 		    sscanf(sep + 3, "%*s %4095s", src) == 1 &&
-		    !stat(src, &s) && S_ISBLK(s.st_mode))
+		    !strncmp(src, "/dev/", 5) && !stat(src, &s) &&
+		    S_ISBLK(s.st_mode))
 			dev = s.st_rdev;
 	}
 	free(line);
@@ -250,9 +251,9 @@ static int check_backing(const char *real, const char *name,
 		if (!dev || blk_name(dev, b, sizeof(b)))
 			continue;
 		if (overlaps(name, disk, b, 0))
-			return refuse(refused, d, "refusing %s: it backs %s%s%s",
-				      real, what[i], i ? " " : "",
-				      i ? paths[i] : "");
+			return refuse(refused, d,
+				      "refusing %s: it backs %s%s%s", real,
+				      what[i], i ? " " : "", i ? paths[i] : "");
 	}
 	return 0;
 }
@@ -271,6 +272,32 @@ static int node_of(const char *name, dev_t dev, char *path, size_t len)
 	return S_ISBLK(st.st_mode) && st.st_rdev == dev ? 0 : -ENODEV;
 }
 
+/* Why a partition (sysfs name p, number dev) is busy; "" if it is not. */
+static void part_busy(const char *p, dev_t dev, const char *node, char *why,
+		      size_t len)
+{
+	char where[PATH_MAX], held[NAME_MAX + 1];
+	int m, fd;
+
+	why[0] = '\0';
+	m = mounted_at(dev, where, sizeof(where));
+	if (m) {
+		snprintf(why, len, "is mounted at %s", m > 0 ? where :
+			 "(unknown: cannot read /proc/self/mountinfo)");
+		return;
+	}
+	first_entry(p, "holders", held, sizeof(held));
+	if (held[0]) {
+		snprintf(why, len, "is held by %s", held);
+		return;
+	}
+	fd = open(node, O_RDONLY | O_EXCL | O_CLOEXEC);
+	if (fd < 0)
+		snprintf(why, len, "is in use (%s)", strerror(errno));
+	else
+		close(fd);
+}
+
 /*
  * Partitions of the disk that are mounted, held (dm, md) or claimed
  * exclusively. Each is opened read-only with O_EXCL and closed again:
@@ -279,10 +306,10 @@ static int node_of(const char *name, dev_t dev, char *path, size_t len)
 static int check_parts(const char *real, const char *name, int *refused,
 		       struct diag *d)
 {
-	char path[PATH_MAX], node[PATH_MAX], buf[64], where[PATH_MAX];
+	char path[PATH_MAX], node[PATH_MAX], buf[64], why[PATH_MAX + 32];
 	unsigned int ma, mi;
 	struct dirent *de;
-	int rc = 0, fd;
+	int rc = 0;
 	DIR *dir;
 
 	snprintf(path, sizeof(path), "/sys/class/block/%s", name);
@@ -299,45 +326,48 @@ static int check_parts(const char *real, const char *name, int *refused,
 		if (read_attr(buf, sizeof(buf), "%s/%s/dev", path, p) ||
 		    sscanf(buf, "%u:%u", &ma, &mi) != 2 ||
 		    node_of(p, makedev(ma, mi), node, sizeof(node))) {
-			rc = refuse(refused, d,
-				    "refusing %s: cannot check its partition %s",
-				    real, p);
+			rc = refuse(refused, d, "refusing %s: cannot check "
+				    "its partition %s", real, p);
 			break;
 		}
-		fd = mounted_at(makedev(ma, mi), where, sizeof(where));
-		if (fd) {
-			rc = refuse(refused, d,
-				    "refusing %s: its partition %s is mounted at %s",
-				    real, node, fd > 0 ? where : "(unknown: "
-				    "cannot read /proc/self/mountinfo)");
-			break;
-		}
-		first_entry(p, "holders", buf, sizeof(buf));
-		if (buf[0]) {
-			rc = refuse(refused, d,
-				    "refusing %s: its partition %s is held by %s",
-				    real, node, buf);
-			break;
-		}
-		fd = open(node, O_RDONLY | O_EXCL | O_CLOEXEC);
-		if (fd < 0) {
-			rc = refuse(refused, d,
-				    "refusing %s: its partition %s is in use (%s)",
-				    real, node, strerror(errno));
-			break;
-		}
-		close(fd);
+		part_busy(p, makedev(ma, mi), node, why, sizeof(why));
+		if (why[0])
+			rc = refuse(refused, d, "refusing %s: its partition "
+				    "%s %s", real, node, why);
 	}
 	closedir(dir);
 	return rc;
 }
 
-/* Anything the device already carries, named for the message; libblkid
- * values live in the probe, so the text is built before it is freed. */
+/* What a found signature is, in words. */
+static void describe(blkid_probe pr, char *what, size_t len)
+{
+	const char *type = NULL, *usage = "", *pttype = NULL;
+
+	blkid_probe_lookup_value(pr, "TYPE", &type, NULL);
+	blkid_probe_lookup_value(pr, "USAGE", &usage, NULL);
+	blkid_probe_lookup_value(pr, "PTTYPE", &pttype, NULL);
+	if (type && !strcmp(usage, "filesystem"))
+		snprintf(what, len, "an existing %s filesystem", type);
+	else if (type && !strcmp(usage, "raid"))
+		snprintf(what, len, "an existing %s RAID/LVM member", type);
+	else if (type && !strcmp(usage, "crypto"))
+		snprintf(what, len, "an existing %s encrypted volume", type);
+	else if (type)
+		snprintf(what, len, "an existing %s signature", type);
+	else if (pttype)
+		snprintf(what, len, "an existing %s partition table", pttype);
+	else
+		snprintf(what, len, "an existing signature");
+}
+
+/*
+ * Refuse what the device already carries unless wipe. libblkid's values
+ * live in the probe, so the words are made before it is freed.
+ */
 static int check_signatures(int fd, const char *real, int wipe,
 			    int *refused, struct diag *d)
 {
-	const char *type = NULL, *usage = NULL, *pttype = NULL;
 	char what[160] = "";
 	blkid_probe pr;
 	int rc;
@@ -352,39 +382,20 @@ static int check_signatures(int fd, const char *real, int wipe,
 	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE |
 					  BLKID_SUBLKS_USAGE);
 	blkid_probe_enable_partitions(pr, 1);
-	rc = blkid_do_safeprobe(pr);
-	if (rc == 0) {
-		blkid_probe_lookup_value(pr, "TYPE", &type, NULL);
-		blkid_probe_lookup_value(pr, "USAGE", &usage, NULL);
-		blkid_probe_lookup_value(pr, "PTTYPE", &pttype, NULL);
-		if (type && usage && !strcmp(usage, "filesystem"))
-			snprintf(what, sizeof(what), "an existing %s filesystem",
-				 type);
-		else if (type && usage && !strcmp(usage, "raid"))
-			snprintf(what, sizeof(what),
-				 "an existing %s RAID/LVM member signature", type);
-		else if (type && usage && !strcmp(usage, "crypto"))
-			snprintf(what, sizeof(what),
-				 "an existing %s encrypted volume", type);
-		else if (type)
-			snprintf(what, sizeof(what), "an existing %s signature",
-				 type);
-		else if (pttype)
-			snprintf(what, sizeof(what),
-				 "an existing %s partition table", pttype);
-		else
-			snprintf(what, sizeof(what), "an existing signature");
-	} else if (rc == -2) {
-		snprintf(what, sizeof(what),
-			 "more than one signature (libblkid cannot tell which)");
-	}
+	rc = blkid_do_safeprobe(pr);	/* 0 found, 1 none, -2 ambivalent */
+	if (rc == 0)
+		describe(pr, what, sizeof(what));
+	else if (rc == -2)
+		snprintf(what, sizeof(what), "more than one signature "
+			 "(libblkid cannot tell which)");
 	blkid_free_probe(pr);
 	if (rc < 0 && rc != -2)
-		return refuse(refused, d, "refusing %s: probing it for existing "
-			      "data failed", real);
-	if ((rc == 0 || rc == -2) && !wipe)
-		return refuse(refused, d, "refusing %s: it carries %s; set wipe: "
-			      "true for it in the plan to allow", real, what);
+		return refuse(refused, d, "refusing %s: probing it for "
+			      "existing data failed", real);
+	if (rc != 1 && !wipe)
+		return refuse(refused, d, "refusing %s: it carries %s; set "
+			      "wipe: true for it in the plan to allow", real,
+			      what);
 	return 0;
 }
 
@@ -455,12 +466,21 @@ static json_t *identity_of(const char *device, const char *real,
 	return id;
 }
 
+/* "path", or "path (real)" where a symlink hid the device. */
+static const char *resolved(char *buf, size_t len, const char *path,
+			    const char *real)
+{
+	snprintf(buf, len, strcmp(path, real) ? "%s (%s)" : "%s", path, real);
+	return buf;
+}
+
 int target_device_open(struct target_dev *t, const char *device,
 		       const char *destroy, int wipe, const char *rundir,
 		       const char *workdir, json_t **identity, int *refused,
 		       struct diag *d)
 {
 	char real[PATH_MAX], dreal[PATH_MAX], where[PATH_MAX];
+	char a[2 * PATH_MAX + 4], b[2 * PATH_MAX + 4];
 	char name[NAME_MAX + 1], disk[NAME_MAX + 1], held[NAME_MAX + 1];
 	struct stat st;
 	int fd, rc, ro = 0;
@@ -483,9 +503,10 @@ int target_device_open(struct target_dev *t, const char *device,
 		return refuse(refused, d, "refusing %s: --destroy %s: %s",
 			      device, destroy, strerror(errno));
 	if (strcmp(real, dreal))
-		return refuse(refused, d, "refusing %s: --destroy %s is %s, "
-			      "not the same device as %s", device, destroy,
-			      dreal, real);
+		return refuse(refused, d, "refusing %s: --destroy names %s, "
+			      "not the same device",
+			      resolved(a, sizeof(a), device, real),
+			      resolved(b, sizeof(b), destroy, dreal));
 	if (strlen(real) >= sizeof(t->path))
 		return refuse(refused, d, "refusing %s: path too long", real);
 	if (stat(real, &st) || !S_ISBLK(st.st_mode))
@@ -536,7 +557,7 @@ int target_device_open(struct target_dev *t, const char *device,
 		return diag_set(d, NULL, NULL, NOPOS,
 				"%s: out of memory for its identity", real);
 	}
-	memcpy(t->path, real, strlen(real) + 1);	/* length checked above */
+	memcpy(t->path, real, strlen(real) + 1);	/* length checked */
 	t->fd = fd;
 	return 0;
 }

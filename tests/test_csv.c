@@ -2,9 +2,11 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -58,38 +60,52 @@ static char *slurp(const char *p, size_t *len)
 	return text;
 }
 
+/* A growing string, always NUL-terminated. */
+struct str {
+	char *s;
+	size_t n, cap;
+};
+
+static void put(struct str *v, char ch)
+{
+	if (v->n + 1 >= v->cap) {
+		v->cap *= 2;
+		v->s = realloc(v->s, v->cap);
+		cr_assert(v->s);
+	}
+	v->s[v->n++] = ch;
+	v->s[v->n] = '\0';
+}
+
 /*
  * One field starting at *i; returns what ended it: ',' or '\n', or 0 at
  * the end of the text (-1 if that end is inside quotes).
  */
 static int take_field(const char *s, size_t len, size_t *i, char **out)
 {
-	char *v = malloc(len - *i + 1);
-	size_t n = 0;
+	struct str v = { .s = calloc(1, 32), .cap = 32 };
 
-	cr_assert(v);
+	cr_assert(v.s);
 	if (*i < len && s[*i] == '"') {
 		for (++*i;; ++*i) {
 			if (*i >= len) {
-				v[n] = '\0';
-				*out = v;
+				*out = v.s;
 				return -1;
 			}
 			if (s[*i] == '"' && *i + 1 < len && s[*i + 1] == '"')
-				v[n++] = s[++*i];
+				put(&v, s[++*i]);
 			else if (s[*i] == '"')
 				break;
 			else
-				v[n++] = s[*i];
+				put(&v, s[*i]);
 		}
 		++*i;
 	}
 	while (*i < len && s[*i] != ',' && s[*i] != '\n')
-		v[n++] = s[(*i)++];
-	if (n && v[n - 1] == '\r' && *i < len && s[*i] == '\n')
-		n--;
-	v[n] = '\0';
-	*out = v;
+		put(&v, s[(*i)++]);
+	if (v.n && v.s[v.n - 1] == '\r' && *i < len && s[*i] == '\n')
+		v.s[--v.n] = '\0';
+	*out = v.s;
 	return *i < len ? s[(*i)++] : 0;
 }
 
@@ -459,6 +475,35 @@ Test(csv, reopening_cuts_a_torn_row_so_new_rows_stay_whole)
 	cr_expect_str_eq(s.cell[4], "c9");
 }
 
+/* A file size limit makes write() stop part way, as a full disk does. */
+Test(csv, a_row_cut_short_is_taken_back)
+{
+	struct csv *c = open_ok();
+	struct csv_key k = nasty;
+	struct rlimit lim;
+	struct stat st;
+	struct table t;
+
+	cr_assert_eq(csv_row(c, &nasty, "m", "1", NULL), 0);
+	cr_assert_eq(stat(path, &st), 0);
+	signal(SIGXFSZ, SIG_IGN);
+	cr_assert_eq(getrlimit(RLIMIT_FSIZE, &lim), 0);
+	lim.rlim_cur = (rlim_t)st.st_size + 40;
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	cr_expect_eq(csv_row(c, &k, "m", "2", NULL), -EFBIG);
+	lim.rlim_cur = lim.rlim_max;
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	cr_assert_eq(csv_row(c, &k, "m", "3", NULL), 0);
+	csv_close(c);
+
+	t = parse_file(path);
+	cr_expect_not(t.torn);
+	cr_assert_eq(t.n_rows, 3);
+	cr_expect_eq(t.n_fields[2], 12);
+	cr_expect_str_eq(t.rows[2][10], "3");
+	table_free(&t);
+}
+
 Test(csv, unreadable_and_empty_files)
 {
 	struct diag d = { 0 };
@@ -502,7 +547,11 @@ Test(csv, concurrent_appends_meet_only_at_row_ends)
 	pid_t pid[2];
 	struct table t;
 	size_t next[2] = { 0, 0 };
+	int go[2];
+	char ch;
 
+	/* Both start writing when the parent closes go[1]: they overlap. */
+	cr_assert_eq(pipe(go), 0);
 	for (int w = 0; w < 2; w++) {
 		pid[w] = fork();
 		cr_assert_neq(pid[w], -1);
@@ -512,10 +561,13 @@ Test(csv, concurrent_appends_meet_only_at_row_ends)
 			char opts[600], val[32];
 			int bad = csv_open(&c, path, &d);
 
+			close(go[1]);
+			bad |= read(go[0], &ch, 1) != 0;
+
 			for (int i = 0; i < ROWS && !bad; i++) {
 				struct csv_key k = nasty;
 
-				/* 20 to 560 bytes of commas, quotes, newlines */
+				/* 20-560 bytes with commas, quotes, newlines */
 				memset(opts, "ab"[w], sizeof(opts));
 				opts[20 + (i * 7) % 540] = '\0';
 				opts[i % 19] = ',';
@@ -530,6 +582,8 @@ Test(csv, concurrent_appends_meet_only_at_row_ends)
 			_exit(bad ? 1 : 0);
 		}
 	}
+	close(go[0]);
+	close(go[1]);
 	for (int w = 0; w < 2; w++) {
 		int st;
 

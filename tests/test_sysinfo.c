@@ -1,5 +1,6 @@
 /* test_sysinfo: the machine facts and tool versions a manifest records. */
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,8 +102,8 @@ Test(sysinfo, mkfs_ext4_is_mke2fs, .init = collect, .fini = release)
 }
 
 /* bonnie++ has no version option; as root its first line is usage noise. */
-Test(sysinfo, bonnie_reports_its_version_line, .init = collect,
-     .fini = release)
+Test(sysinfo, bonnie_reports_its_version_line,
+	.init = collect, .fini = release)
 {
 	const char *v = json_string_value(
 		json_object_get(json_object_get(info, "tools"), "bonnie++"));
@@ -125,8 +126,9 @@ Test(sysinfo, a_missing_tool_is_null)
 Test(sysinfo, first_nonempty_line_even_on_failure)
 {
 	const char *const usage[] = {
-		"sh", "-c", "printf '\\n \\t\\n  usage: x 1.0  \\r\\nmore\\n' >&2; "
-		"exit 2", NULL
+		"sh", "-c",
+		"printf '\\n \\t\\n  usage: x 1.0  \\r\\nmore\\n' >&2; exit 2",
+		NULL
 	};
 	const char *const stdin_null[] = { "sh", "-c", "cat; echo done", NULL };
 	char *v;
@@ -148,18 +150,45 @@ static double seconds(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-Test(sysinfo, a_hanging_tool_is_killed)
+/* Gone, or a zombie nobody has reaped yet: either way it no longer runs. */
+static int dead(long pid)
 {
-	/* sh forks sleep, which holds the pipe: the whole group must die. */
+	char p[64], buf[512], *rp;
+	FILE *f;
+	size_t n;
+
+	snprintf(p, sizeof(p), "/proc/%ld/stat", pid);
+	f = fopen(p, "r");
+	if (!f)
+		return 1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	rp = strrchr(buf, ')');
+	return rp && (rp[2] == 'Z' || rp[2] == 'X');
+}
+
+Test(sysinfo, a_hanging_tool_is_killed_with_its_children)
+{
+	/* sh's child sleep holds the pipe open: the whole group must die. */
 	const char *const argv[] = {
-		"sh", "-c", "echo started; sleep 100; echo late", NULL
+		"sh", "-c", "sleep 100 & echo $!; wait; echo late", NULL
 	};
 	double t0 = seconds();
 	char *v = sysinfo_tool_version(argv);
 	double dt = seconds() - t0;
+	long pid;
+	int i;
 
-	cr_expect_str_eq(v, "started");
+	cr_assert(v, "no output");
+	pid = atol(v);
+	cr_assert_gt(pid, 1, "'%s'", v);
 	cr_expect_lt(dt, 30.0, "took %.1f s", dt);
 	cr_expect_geq(dt, 4.0, "killed after %.1f s, before the timeout", dt);
+	for (i = 0; i < 100 && !dead(pid); i++)
+		usleep(10000);
+	cr_expect(dead(pid), "sleep (pid %ld) outlived the timeout", pid);
+	if (!dead(pid))
+		kill((pid_t)pid, SIGKILL);
 	free(v);
 }

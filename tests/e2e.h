@@ -1,0 +1,40 @@
+/* e2e: helpers for end-to-end tests that run the real fsplan as root. */
+#ifndef FSPLAN_TEST_E2E_H
+#define FSPLAN_TEST_E2E_H
+
+#include <sys/types.h>
+
+/* Skip the test (with the reason) unless root with loop devices. */
+void e2e_require_root(void);
+
+/* A fresh directory under /tmp for this test; removed by e2e_cleanup. */
+const char *e2e_tmpdir(void);
+void e2e_cleanup(void);
+
+/* Write text to dir/name; returns the path (static buffer, per call). */
+char *e2e_write(const char *dir, const char *name, const char *text);
+
+/* Run fsplan with args (NULL-ended); output kept in e2e_out/e2e_err. */
+int e2e_fsplan(const char *const *args);
+/* Start fsplan in the background; returns its pid. */
+pid_t e2e_fsplan_bg(const char *const *args);
+extern char e2e_out[65536], e2e_err[16384];
+
+/* The value of metric for cell in rundir/results.csv, or NULL (static). */
+const char *e2e_metric(const char *rundir, const char *cell,
+		       const char *metric);
+/* How many rows of results.csv have this metric. */
+int e2e_count(const char *rundir, const char *metric);
+/* The unit column of the status row of cell (the reason), or NULL. */
+const char *e2e_reason(const char *rundir, const char *cell);
+
+/* Whether anything under prefix is mounted, or a loop device is backed
+ * by a file under prefix, or a process has token in its command line. */
+int e2e_mounted_under(const char *prefix);
+int e2e_loops_under(const char *prefix);
+int e2e_processes_with(const char *token);
+
+/* Read a whole file (static buffer); "" if missing. */
+const char *e2e_read(const char *path);
+
+#endif

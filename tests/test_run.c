@@ -1,0 +1,338 @@
+/* test_run: `fsplan run` end to end as root on loop images — lifecycle, privileges, signals. */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "e2e.h"
+
+static void fini(void)
+{
+	e2e_cleanup();
+}
+
+/* Run a plan text into dir/run; returns the exit status. */
+static int run_plan(const char *text, char *rundir, size_t len)
+{
+	const char *dir = e2e_tmpdir();
+	char *plan = e2e_write(dir, "plan.yaml", text);
+
+	snprintf(rundir, len, "%s/run", dir);
+	return e2e_fsplan((const char *[]){ "run", plan, "-o", rundir, "-q",
+					    NULL });
+}
+
+static void expect_clean(const char *dir)
+{
+	cr_expect_eq(e2e_mounted_under(dir), 0, "something is still mounted "
+		     "under %s", dir);
+	cr_expect_eq(e2e_loops_under(dir), 0, "a loop device is still backed "
+		     "by an image under %s", dir);
+}
+
+Test(run, four_filesystems_end_to_end, .fini = fini, .timeout = 120)
+{
+	char rd[256], out[512];
+	int rc;
+
+	e2e_require_root();
+	rc = run_plan("fsplan: 1\n"
+		      "target: {image: 512M}\n"
+		      "between: [sync, drop_caches]\n"
+		      "filesystems:\n"
+		      "  - {type: ext4, mkfs: -b 4096, mount: noatime}\n"
+		      "  - {type: xfs}\n"
+		      "  - {type: btrfs, mount: 'compress=zstd'}\n"
+		      "  - {type: tmpfs, mount: size=64M}\n"
+		      "phases:\n"
+		      "  - name: write\n"
+		      "    exec: dd if=/dev/zero of=f bs=64k count=16 "
+		      "conv=fsync status=none && stat -f -c %T .\n"
+		      "  - name: read\n"
+		      "    exec: cmp -n 1048576 f /dev/zero\n", rd, sizeof(rd));
+	cr_expect_eq(rc, 0, "exit %d: %s", rc, e2e_err);
+	for (int i = 0; i < 4; i++) {
+		const char *label = i == 0 ? "ext4:-b 4096:noatime" :
+				    i == 2 ? "btrfs::compress=zstd" :
+				    i == 3 ? "tmpfs::size=64M" : "xfs";
+		char cell[128];
+
+		snprintf(cell, sizeof(cell), "%s/write#1", label);
+		cr_expect_str_eq(e2e_metric(rd, cell, "status"), "ok",
+				 "%s: %s", cell, e2e_reason(rd, cell));
+		snprintf(cell, sizeof(cell), "%s/read#1", label);
+		cr_expect_str_eq(e2e_metric(rd, cell, "status"), "ok",
+				 "%s: %s", cell, e2e_reason(rd, cell));
+		cr_expect_not_null(e2e_metric(rd, cell, "seconds"));
+		cr_expect_not_null(e2e_metric(rd, cell, "cpu_pct"));
+		cr_expect_not_null(e2e_metric(rd, cell, "fs_used_bytes"));
+		cr_expect_not_null(e2e_metric(rd, label, "mount_s"), "%s",
+				   label);
+		cr_expect_not_null(e2e_metric(rd, label, "umount_s"));
+	}
+	cr_expect_eq(e2e_count(rd, "mkfs_s"), 3, "tmpfs has no mkfs");
+	cr_expect(strstr(e2e_read(strcat(strcpy(out, rd), "/manifest.json")),
+			 "\"status\": \"complete\""));
+	expect_clean(e2e_tmpdir());
+}
+
+Test(run, phases_see_their_filesystem_type, .fini = fini, .timeout = 120)
+{
+	static const char *const want[] = { "ext2/ext3", "xfs", "btrfs",
+					    "tmpfs" };
+	char rd[256], path[512];
+	int rc;
+
+	e2e_require_root();
+	rc = run_plan("fsplan: 1\n"
+		      "target: {image: 512M}\n"
+		      "between: none\n"
+		      "filesystems: [{type: ext4}, {type: xfs}, {type: btrfs},"
+		      " {type: tmpfs}]\n"
+		      "phases: [{name: fstype, exec: 'stat -f -c %T .'}]\n",
+		      rd, sizeof(rd));
+	cr_expect_eq(rc, 0, "%s", e2e_err);
+	for (int i = 0; i < 4; i++) {
+		static const char *const label[] = { "ext4", "xfs", "btrfs",
+						     "tmpfs" };
+
+		snprintf(path, sizeof(path), "%s/exec/%06d-%s_fstype_1.out", rd,
+			 i + 1, label[i]);
+		cr_expect(!strncmp(e2e_read(path), want[i], strlen(want[i])),
+			  "%s: %s", path, e2e_read(path));
+	}
+	cr_expect(strstr(e2e_read(strcat(strcpy(path, rd), "/manifest.json")),
+			 "\"mount_applied\": \"rw,relatime rw,inode64"),
+		  "xfs's applied options are recorded");
+}
+
+Test(run, exec_phase_holds_no_privileges, .fini = fini, .timeout = 60)
+{
+	char rd[256], path[512];
+	const char *out;
+	int rc;
+
+	e2e_require_root();
+	rc = run_plan("fsplan: 1\n"
+		      "target: {image: 64M}\n"
+		      "filesystems: [{type: ext4}]\n"
+		      "phases:\n"
+		      "  - name: status\n"
+		      "    exec: id -u; grep -E '^(Cap|NoNewPrivs|Groups)' "
+		      "/proc/self/status\n"
+		      "  - name: tryroot\n"
+		      "    exec: >-\n"
+		      "      for a in --reuid=0 --regid=0 --clear-groups; do\n"
+		      "      setpriv $$a true 2>/dev/null && echo \"$$a WORKED\";"
+		      " done; echo done\n",
+		      rd, sizeof(rd));
+	cr_expect_eq(rc, 0, "%s", e2e_err);
+	snprintf(path, sizeof(path), "%s/exec/000001-ext4_status_1.out", rd);
+	out = e2e_read(path);
+	cr_expect(strncmp(out, "0\n", 2), "the phase ran as root:\n%s", out);
+	cr_expect(strstr(out, "\nGroups:\t \n") || strstr(out, "\nGroups:\t\n"),
+		  "supplementary groups remain:\n%s", out);
+	for (int i = 0; i < 5; i++) {
+		static const char *const caps[] = { "CapInh", "CapPrm",
+						    "CapEff", "CapBnd",
+						    "CapAmb" };
+		char want[64];
+
+		snprintf(want, sizeof(want), "%s:\t0000000000000000", caps[i]);
+		cr_expect(strstr(out, want), "%s not zero:\n%s", caps[i], out);
+	}
+	cr_expect(strstr(out, "NoNewPrivs:\t1"), "%s", out);
+	snprintf(path, sizeof(path), "%s/exec/000002-ext4_tryroot_1.out", rd);
+	cr_expect_str_eq(e2e_read(path), "done\n");
+}
+
+Test(run, runas_root_is_refused, .fini = fini)
+{
+	char rd[256];
+
+	e2e_require_root();
+	cr_expect_eq(run_plan("fsplan: 1\nrunas: root\n"
+			      "filesystems: [{type: ext4}]\n"
+			      "phases: [{exec: 'true'}]\n", rd, sizeof(rd)), 2);
+	cr_expect(strstr(e2e_err, "refused"), "%s", e2e_err);
+	cr_expect(access(rd, F_OK), "a run directory was made");
+}
+
+Test(run, timeout_kills_the_phase_group, .fini = fini, .timeout = 60)
+{
+	char rd[256];
+	const char *secs;
+	int rc;
+
+	e2e_require_root();
+	rc = run_plan("fsplan: 1\n"
+		      "target: {image: 64M}\n"
+		      "filesystems: [{type: ext4}]\n"
+		      "phases:\n"
+		      "  - name: hang\n"
+		      "    exec: trap '' TERM; sleep 60 & sleep 61\n"
+		      "    timeout: 1s\n"
+		      "  - name: after\n"
+		      "    exec: 'true'\n", rd, sizeof(rd));
+	cr_expect_eq(rc, 1, "a failed phase run exits 1, got %d", rc);
+	cr_expect_str_eq(e2e_metric(rd, "ext4/hang#1", "status"), "failed");
+	cr_expect(strstr(e2e_reason(rd, "ext4/hang#1"), "timeout"));
+	secs = e2e_metric(rd, "ext4/hang#1", "seconds");
+	cr_expect(secs && atof(secs) < 5, "took %s s", secs);
+	cr_expect_str_eq(e2e_metric(rd, "ext4/after#1", "status"), "ok");
+	cr_expect_eq(e2e_processes_with("sleep 6"), 0, "a sleep survived");
+	expect_clean(e2e_tmpdir());
+}
+
+Test(run, missing_kernel_type_is_skipped, .fini = fini, .timeout = 60)
+{
+	char rd[256];
+	int rc;
+
+	e2e_require_root();
+	rc = run_plan("fsplan: 1\n"
+		      "target: {image: 64M}\n"
+		      "filesystems: [{type: jfs}, {type: ext4}]\n"
+		      "phases: [{exec: 'true'}]\n", rd, sizeof(rd));
+	cr_expect_eq(rc, 0, "%s", e2e_err);
+	cr_expect_str_eq(e2e_metric(rd, "jfs/true#1", "status"), "skipped");
+	cr_expect(strstr(e2e_reason(rd, "jfs/true#1"), "no jfs"), "%s",
+		  e2e_reason(rd, "jfs/true#1"));
+	cr_expect_str_eq(e2e_metric(rd, "ext4/true#1", "status"), "ok");
+}
+
+static int wait_for_file(const char *path, double secs)
+{
+	for (double t = 0; t < secs; t += 0.05) {
+		if (e2e_read(path)[0])
+			return 0;
+		usleep(50000);
+	}
+	return -1;
+}
+
+/* Each signal's test has its own sleep, so parallel tests cannot
+ * mistake one another's processes for survivors. */
+static const char stubborn_plan[] =
+	"fsplan: 1\n"
+	"target: {image: 64M}\n"
+	"between: none\n"
+	"repeat: 2\n"
+	"filesystems: [{type: ext4, mount: [defaults, noatime]}]\n"
+	"phases:\n"
+	"  - name: stubborn\n"
+	"    exec: trap '' TERM INT; echo started; sleep 3.0%d & wait\n";
+
+static void interrupt_then_resume(int sig)
+{
+	const char *dir = e2e_tmpdir();
+	char text[sizeof(stubborn_plan) + 16], token[32], rd[256], first[512];
+	char *plan;
+	int status, rc;
+	pid_t pid;
+
+	snprintf(text, sizeof(text), stubborn_plan, sig);
+	snprintf(token, sizeof(token), "sleep 3.0%d", sig);
+	plan = e2e_write(dir, "plan.yaml", text);
+	snprintf(rd, sizeof(rd), "%s/run", dir);
+	snprintf(first, sizeof(first), "%s/exec/000001-ext4__defaults_"
+		 "stubborn_1.out", rd);
+	pid = e2e_fsplan_bg((const char *[]){ "run", plan, "-o", rd, "-q",
+					      "--workdir", dir, NULL });
+	cr_assert_eq(wait_for_file(first, 20), 0, "the phase never started");
+	kill(pid, sig);
+	waitpid(pid, &status, 0);
+	if (sig == SIGKILL)
+		cr_expect(WIFSIGNALED(status));
+	else
+		cr_expect_eq(WEXITSTATUS(status), 128 + sig);
+	/* within seconds: nothing mounted, attached or running */
+	for (int i = 0; i < 40 && (e2e_mounted_under(dir) ||
+				   e2e_loops_under(dir) ||
+				   e2e_processes_with(token)); i++)
+		usleep(100000);
+	expect_clean(dir);
+	cr_expect_eq(e2e_processes_with(token), 0, "the phase survived");
+	cr_expect_null(e2e_metric(rd, "ext4::defaults/stubborn#1", "status"),
+		       "an unfinished phase run was recorded");
+	rc = e2e_fsplan((const char *[]){ "run", plan, "--resume", rd, "-q",
+					  "--workdir", dir, NULL });
+	cr_expect_eq(rc, 0, "resume: %s", e2e_err);
+	cr_expect_eq(e2e_count(rd, "status"), 4);
+	cr_expect_str_eq(e2e_metric(rd, "ext4::noatime/stubborn#2", "status"),
+			 "ok");
+	if (sig == SIGKILL)
+		cr_expect(strstr(e2e_read(strcat(rd, "/log.txt")),
+				 "removed stale images"),
+			  "the next run did not clear the killed run's image");
+	expect_clean(dir);
+}
+
+Test(run, sigint_cleans_up_and_resume_completes, .fini = fini,
+     .timeout = 90)
+{
+	e2e_require_root();
+	interrupt_then_resume(SIGINT);
+}
+
+Test(run, sigterm_cleans_up_and_resume_completes, .fini = fini,
+     .timeout = 90)
+{
+	e2e_require_root();
+	interrupt_then_resume(SIGTERM);
+}
+
+Test(run, sigkill_leaves_nothing_and_resume_completes, .fini = fini,
+     .timeout = 90)
+{
+	e2e_require_root();
+	interrupt_then_resume(SIGKILL);
+}
+
+Test(run, ten_cells_leave_the_system_as_found, .fini = fini, .timeout = 120)
+{
+	const char *dir;
+	char rd[256], before[4096], after[4096], cmd[512];
+	FILE *f;
+	int rc;
+
+	e2e_require_root();
+	dir = e2e_tmpdir();
+	/* Other tests run beside this one in their own /tmp/fsplan-e2e-*
+	 * and /tmp/fsplan-test-* directories: leave their lines out. */
+	snprintf(cmd, sizeof(cmd), "{ findmnt -rn -o TARGET,SOURCE; "
+		 "losetup -a; ls -A /tmp /var/tmp; } | "
+		 "grep -v 'fsplan-e2e-\\|fsplan-test-\\|fsplan-cli-' | sort");
+	f = popen(cmd, "r");
+	before[fread(before, 1, sizeof(before) - 1, f)] = '\0';
+	pclose(f);
+	rc = run_plan("fsplan: 1\n"
+		      "target: {image: 64M}\n"
+		      "between: [sync, drop_caches, remount]\n"
+		      "filesystems:\n"
+		      "  - {type: ext4, mount: [defaults, noatime]}\n"
+		      "  - {type: ext2}\n"
+		      "  - {type: tmpfs}\n"
+		      "phases:\n"
+		      "  - {name: a, exec: 'echo x > f'}\n"
+		      "  - {name: b, exec: 'cat f', repeat: 2}\n"
+		      "exclude: [{type: tmpfs, phase: b}]\n", rd, sizeof(rd));
+	cr_expect_eq(rc, 0, "%s", e2e_err);
+	cr_expect_eq(e2e_count(rd, "status"), 10);
+	f = popen(cmd, "r");
+	after[fread(after, 1, sizeof(after) - 1, f)] = '\0';
+	pclose(f);
+	cr_expect_str_eq(after, before);
+	expect_clean(dir);
+	/* only the run's own files stay in the run directory */
+	snprintf(cmd, sizeof(cmd), "ls -A %s | tr '\\n' ' '", rd);
+	f = popen(cmd, "r");
+	after[fread(after, 1, sizeof(after) - 1, f)] = '\0';
+	pclose(f);
+	cr_expect_str_eq(after, "exec log.txt manifest.json results.csv ");
+}
