@@ -179,6 +179,24 @@ static int prepare_dir(struct run *r, const struct run_opts *o)
 	return 0;
 }
 
+/* A refused run leaves no run directory behind: it never began. */
+static void discard_dir(struct run *r)
+{
+	static const char *const files[] = { "results.csv", "log.txt" };
+	static const char *const dirs[] = { "exec", "mnt", "" };
+	char path[PATH_MAX + 32];
+
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/%s", r->dir, files[i]);
+		unlink(path);
+	}
+	for (int i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%s", r->dir, dirs[i]);
+		rmdir(path);
+	}
+	r->dir[0] = '\0';
+}
+
 static int guard_target(struct run *r, json_t **identity)
 {
 	const struct plan_target *t = &r->plan->target;
@@ -281,8 +299,14 @@ static int in_namespace(struct run *r)
 		perror("fsplan run: fork");
 		return RUN_FAILED;
 	}
-	if (pid > 0)
+	/* Only the init keeps the guarded device's fd: mkfs needs it free
+	 * of every other claim (O_EXCL is per open file, shared by fork). */
+	if (pid > 0) {
+		if (r->dev.fd >= 0)
+			close(r->dev.fd);
+		r->dev.fd = -1;
 		return wait_relay(r, pid);
+	}
 	if (unshare(CLONE_NEWNS | CLONE_NEWPID)) {
 		fprintf(stderr, "fsplan run: cannot make a private namespace: "
 			"%s\n", strerror(errno));
@@ -298,6 +322,9 @@ static int in_namespace(struct run *r)
 		_exit(RUN_FAILED);
 	if (pid == 0)
 		_exit(runner_main(r));
+	if (r->dev.fd >= 0)
+		close(r->dev.fd);
+	r->dev.fd = -1;
 	_exit(wait_relay(r, pid));
 }
 
@@ -349,8 +376,11 @@ int run_command(int argc, char **argv)
 		goto out;
 	}
 	rc = guard_target(&r, &identity);
-	if (rc)
+	if (rc) {
+		if (!o.resume)
+			discard_dir(&r);
 		goto out;
+	}
 	if (target_clean_stale(r.workdir) > 0)
 		runlog("removed stale images from %s", r.workdir);
 	r.man = manifest_new(r.e, r.run_id, argc, argv, sysinfo_collect(),

@@ -91,6 +91,22 @@ static int loop_attach(int img_fd, const char *image, char *path, size_t len)
 	return err ? err : fd;
 }
 
+/*
+ * Our pid as the host sees it. Inside fsplan's PID namespace getpid() is
+ * 1 for every run, so two runs sharing a workdir would pick the same
+ * names; /proc is still the host's, and its "self" link says the truth.
+ */
+static int host_pid(void)
+{
+	char buf[32];
+	ssize_t n = readlink("/proc/self", buf, sizeof(buf) - 1);
+
+	if (n <= 0)
+		return (int)getpid();
+	buf[n] = '\0';
+	return atoi(buf);
+}
+
 int target_image_create(struct target_dev *t, const char *workdir,
 			uint64_t bytes, int n, struct diag *d)
 {
@@ -110,7 +126,7 @@ int target_image_create(struct target_dev *t, const char *workdir,
 				"image size %llu bytes is not usable",
 				(unsigned long long)bytes);
 	if ((size_t)snprintf(t->image, sizeof(t->image), "%s/fsplan-%d-%d.img",
-			     dir, (int)getpid(), n) >= sizeof(t->image)) {
+			     dir, host_pid(), n) >= sizeof(t->image)) {
 		t->image[0] = '\0';
 		return diag_set(d, NULL, NULL, NOPOS,
 				"workdir path %s is too long", dir);

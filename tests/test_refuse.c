@@ -1,0 +1,162 @@
+/* test_refuse: `fsplan run` on target.device — every refusal exits 3 and touches nothing. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "e2e.h"
+
+static char loopdev[64], other[64], mnt[256];
+
+/* A loop device over a file in our tmpdir, by losetup (util-linux). */
+static void attach(char *dev, const char *name, int mb)
+{
+	char cmd[512];
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "truncate -s %dM %s/%s && losetup -f "
+		 "--show %s/%s", mb, e2e_tmpdir(), name, e2e_tmpdir(), name);
+	f = popen(cmd, "r");
+	cr_assert_not_null(f);
+	cr_assert_not_null(fgets(dev, 64, f), "losetup failed");
+	pclose(f);
+	dev[strcspn(dev, "\n")] = '\0';
+}
+
+static void setup(void)
+{
+	e2e_require_root();
+	attach(loopdev, "disk.img", 320);
+	attach(other, "other.img", 64);
+}
+
+static void teardown(void)
+{
+	char cmd[256];
+
+	if (mnt[0]) {
+		umount2(mnt, MNT_DETACH);
+		mnt[0] = '\0';
+	}
+	for (int i = 0; i < 2; i++) {
+		char *dev = i ? other : loopdev;
+
+		if (dev[0]) {
+			snprintf(cmd, sizeof(cmd), "losetup -d %s", dev);
+			if (system(cmd))
+				fprintf(stderr, "could not detach %s\n", dev);
+			dev[0] = '\0';
+		}
+	}
+	e2e_cleanup();
+}
+
+/* sha256sum, not our own: the sanitizer build would take minutes. */
+static void digest(const char *dev, char hex[65])
+{
+	char cmd[128];
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "sha256sum %s", dev);
+	f = popen(cmd, "r");
+	cr_assert_not_null(f);
+	cr_assert_not_null(fgets(hex, 65, f), "cannot read %s", dev);
+	pclose(f);
+}
+
+static char *plan(int wipe)
+{
+	char text[1024];
+
+	snprintf(text, sizeof(text),
+		 "fsplan: 1\n"
+		 "target: {device: %s%s}\n"
+		 "filesystems: [{type: xfs}]\n"
+		 "phases: [{name: fstype, exec: 'stat -f -c %%T .'}]\n",
+		 loopdev, wipe ? ", wipe: true" : "");
+	return e2e_write(e2e_tmpdir(), "plan.yaml", text);
+}
+
+static int run(const char *p, const char *destroy)
+{
+	char rd[300];
+
+	snprintf(rd, sizeof(rd), "%s/run", e2e_tmpdir());
+	if (destroy)
+		return e2e_fsplan((const char *[]){ "run", p, "-o", rd, "-q",
+						    "--destroy", destroy,
+						    NULL });
+	return e2e_fsplan((const char *[]){ "run", p, "-o", rd, "-q", NULL });
+}
+
+/* Each refusal: exit 3, a reason, the device byte for byte as before. */
+static void expect_refused(const char *p, const char *destroy,
+			   const char *why)
+{
+	char before[65], after[65], rd[300];
+	int rc;
+
+	digest(loopdev, before);
+	rc = run(p, destroy);
+	cr_expect_eq(rc, 3, "exit %d, expected 3: %s", rc, e2e_err);
+	cr_expect(strstr(e2e_err, why), "'%s' not in: %s", why, e2e_err);
+	digest(loopdev, after);
+	cr_expect_str_eq(after, before, "the device was written");
+	snprintf(rd, sizeof(rd), "%s/run", e2e_tmpdir());
+	cr_expect(access(rd, F_OK), "a refused run left %s", rd);
+}
+
+Test(refuse, without_destroy, .init = setup, .fini = teardown)
+{
+	expect_refused(plan(0), NULL, "--destroy");
+}
+
+Test(refuse, destroy_names_another_device, .init = setup, .fini = teardown)
+{
+	expect_refused(plan(0), other, "--destroy");
+}
+
+Test(refuse, existing_filesystem_without_wipe, .init = setup,
+     .fini = teardown, .timeout = 60)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "mkfs.ext4 -q %s", loopdev);
+	cr_assert_eq(system(cmd), 0);
+	expect_refused(plan(0), loopdev, "ext4");
+}
+
+Test(refuse, mounted_device, .init = setup, .fini = teardown, .timeout = 60)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "mkfs.ext4 -q %s", loopdev);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(mnt, sizeof(mnt), "%s/m", e2e_tmpdir());
+	cr_assert_eq(mkdir(mnt, 0700), 0);
+	cr_assert_eq(mount(loopdev, mnt, "ext4", MS_RDONLY, NULL), 0);
+	/* wipe cannot make a mounted device fair game */
+	expect_refused(plan(1), loopdev, "mounted");
+}
+
+Test(refuse, wipe_and_destroy_run_on_the_device, .init = setup,
+     .fini = teardown, .timeout = 90)
+{
+	char cmd[128], path[512];
+	int rc;
+
+	snprintf(cmd, sizeof(cmd), "mkfs.ext4 -q %s", loopdev);
+	cr_assert_eq(system(cmd), 0);
+	rc = run(plan(1), loopdev);
+	cr_expect_eq(rc, 0, "exit %d: %s", rc, e2e_err);
+	snprintf(path, sizeof(path), "%s/run/exec/000001-xfs_fstype_1.out",
+		 e2e_tmpdir());
+	cr_expect_str_eq(e2e_read(path), "xfs\n");
+	snprintf(path, sizeof(path), "%s/run/manifest.json", e2e_tmpdir());
+	cr_expect(strstr(e2e_read(path), "\"size_bytes\": 335544320"),
+		  "the device's identity is in the manifest");
+	cr_expect_eq(e2e_mounted_under(e2e_tmpdir()), 0);
+}
