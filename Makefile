@@ -64,7 +64,8 @@ $(BUILD)/fsplan-tests: $(LIB_OBJS) $(TEST_SRCS:%.c=$(BUILD)/%.o)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcriterion
 
--include $(OBJS:.o=.d) $(TEST_SRCS:%.c=$(BUILD)/%.d)
+-include $(OBJS:.o=.d) $(TEST_SRCS:%.c=$(BUILD)/%.d) \
+	$(LIB_SRCS:%.c=build/fuzz/%.d)
 
 # ---- packages ------------------------------------------------------------
 
@@ -105,9 +106,15 @@ test:
 
 # ---- demo, fuzz, bench ---------------------------------------------------
 
+# Runs as root (it makes and mounts loop images); the phases run as nobody.
 demo: deps fsplan
 	./fsplan check plans/quick.yaml
 	./fsplan expand plans/quick.yaml
+	./fsplan run plans/quick.yaml -o results/demo-$$(date +%Y%m%d-%H%M%S)
+	@d=$$(ls -d results/demo-* | tail -n 1); \
+	echo "== $$d/results.csv: seconds per phase run"; \
+	awk -F, '$$10 == "seconds" { printf "  %-28s %s s\n", $$2, $$11 }' \
+		"$$d/results.csv"
 
 FUZZ         := build/fuzz
 FUZZ_SECONDS ?= 60

@@ -112,7 +112,7 @@ static void describe(struct child_result *res, int status)
 int child_run(const struct child_job *job, volatile sig_atomic_t *stop,
 	      struct child_result *res)
 {
-	double t0, deadline, term_at = 0;
+	double t0, deadline, term_at = 0, ticked;
 	struct rusage ru;
 	int pfd[2], pidfd, status = 0, open_pipe = 1;
 	pid_t pid;
@@ -122,6 +122,7 @@ int child_run(const struct child_job *job, volatile sig_atomic_t *stop,
 		return -1;
 	t0 = fs_now();
 	deadline = t0 + job->timeout_s;
+	ticked = t0;
 	pid = fork();
 	if (pid < 0) {
 		close(pfd[0]);
@@ -154,6 +155,10 @@ int child_run(const struct child_job *job, volatile sig_atomic_t *stop,
 		}
 		if (term_at && now - term_at > 1.0)
 			kill(-pid, SIGKILL);
+		if (job->tick && now - ticked >= 1.0) {
+			job->tick(job->tick_ctx);
+			ticked = now;
+		}
 		if (!res->timed_out && (deadline - now) * 1000 < wait_ms)
 			wait_ms = (int)((deadline - now) * 1000) + 1;
 		if (poll(pf, 2, wait_ms) <= 0)

@@ -26,6 +26,9 @@ struct child_job {
 	 */
 	int (*body)(void *arg);
 	void *arg;
+	/* Called about once a second while the child runs (progress). */
+	void (*tick)(void *ctx);
+	void *tick_ctx;
 };
 
 struct child_result {

@@ -117,6 +117,24 @@ static void mark_done(void *ctx, const char *cell, const char *status)
 			r->done[i] = 1;
 }
 
+/* mkdir -p of everything above path. */
+static int mkdir_parents(const char *path)
+{
+	char buf[PATH_MAX];
+
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return -1;
+	for (char *s = buf + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(buf, 0755) && errno != EEXIST)
+			return -1;
+		*s = '/';
+	}
+	return 0;
+}
+
 /* The run directory: new, or the one to resume (same plan text). */
 static int prepare_dir(struct run *r, const struct run_opts *o)
 {
@@ -139,13 +157,10 @@ static int prepare_dir(struct run *r, const struct run_opts *o)
 	} else if (o->out) {
 		snprintf(path, sizeof(path), "%s", o->out);
 	} else {
-		if (mkdir("results", 0755) && errno != EEXIST)
-			return usage("cannot make results/: %s",
-				     strerror(errno));
 		snprintf(path, sizeof(path), "results/%s-%s", r->plan->name,
 			 stamp);
 	}
-	if (!o->resume && mkdir(path, 0755)) {
+	if (!o->resume && (mkdir_parents(path) || mkdir(path, 0755))) {
 		fprintf(stderr, "fsplan run: cannot make %s: %s%s\n", path,
 			strerror(errno), errno == EEXIST ?
 			" (use --resume to continue a run)" : "");

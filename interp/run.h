@@ -30,6 +30,8 @@ struct run {
 	int n_ok, n_failed, n_skipped;
 	size_t n_todo, n_run;
 	double t_start;
+	const struct cell *current;	/* for the progress line */
+	double saved_at;		/* when manifest.json was last written */
 	volatile sig_atomic_t stop;	/* the signal that asked to stop */
 };
 

@@ -90,6 +90,21 @@ static void save(struct run *r)
 
 	if (rc)
 		runlog("manifest.json: %s", strerror(-rc));
+	r->saved_at = fs_now();
+}
+
+/*
+ * After a phase run: rewrite the manifest unless the last rewrite is
+ * under a second old. Its size grows with the plan's cells, so a rewrite
+ * per phase run would cost O(cells) each time and O(cells^2) in all;
+ * results.csv, fsync'd after every phase run, stays the record that
+ * --resume reads, and the manifest is rewritten at the end of every
+ * config, on interruption and at the end.
+ */
+static void save_soon(struct run *r)
+{
+	if (fs_now() - r->saved_at >= 1.0)
+		save(r);
 }
 
 /* The end of one phase run: rows, fsync, manifest. */
@@ -134,7 +149,7 @@ static void finish_cell(struct run *r, const struct live *l, struct cell *c,
 	runlog("%s: %s%s%s", c->id, status, reason && *reason ? ": " : "",
 	       reason ? reason : "");
 	manifest_cell(r->man, c - r->e->cells, status, reason);
-	save(r);
+	save_soon(r);
 }
 
 static int todo(const struct run *r, const struct cell *c)
@@ -159,6 +174,15 @@ static void settle_conf(struct run *r, struct live *l, const char *status,
 		manifest_conf(r->man, l->fc->index - 1, "reason",
 			      json_string(reason));
 	save(r);
+}
+
+static void progress(struct run *r, const struct cell *c);
+
+static void tick(void *ctx)
+{
+	struct run *r = ctx;
+
+	progress(r, r->current);
 }
 
 static void progress(struct run *r, const struct cell *c)
@@ -303,6 +327,9 @@ static void run_cell(struct run *r, struct live *l, struct cell *c)
 	job.env = env;
 	job.body = child_exec_body;
 	job.arg = cmd;
+	job.tick = tick;
+	job.tick_ctx = r;
+	r->current = c;
 	runlog("%s: run: %s", c->id, cmd);
 	if (child_run(&job, &r->stop, &res)) {
 		finish_cell(r, l, c, NULL, "failed", "cannot fork the phase");
@@ -352,14 +379,14 @@ static int make_work(struct run *r, struct live *l, const char *parent,
  * symlink can reach nothing root could), then the empty top as root. */
 static void remove_work(struct run *r, struct live *l)
 {
-	char cmd[PATH_MAX + 64];
+	static char cmd[] = "find . -mindepth 1 -delete";
 	const char *env[] = { "PATH=/usr/bin:/bin", NULL };
-	struct child_job job = { &r->runas, l->work, -1, -1, 600, env,
-				 child_exec_body, cmd };
+	struct child_job job = { .runas = &r->runas, .workdir = l->work,
+				 .timeout_s = 600, .env = env,
+				 .body = child_exec_body, .arg = cmd };
 	struct child_result res;
 	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
 
-	snprintf(cmd, sizeof(cmd), "find . -mindepth 1 -delete");
 	job.out_fd = job.err_fd = null;
 	if (null >= 0 && !child_run(&job, NULL, &res)) {
 		sweep();

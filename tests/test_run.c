@@ -336,3 +336,70 @@ Test(run, ten_cells_leave_the_system_as_found, .fini = fini, .timeout = 120)
 	pclose(f);
 	cr_expect_str_eq(after, "exec log.txt manifest.json results.csv ");
 }
+
+Test(run, target_dir_runs_in_a_fresh_subdirectory, .fini = fini,
+     .timeout = 60)
+{
+	const char *dir;
+	char rd[256], scratch[300], text[1024], path[600];
+	int rc;
+
+	e2e_require_root();
+	dir = e2e_tmpdir();
+	snprintf(scratch, sizeof(scratch), "%s/scratch", dir);
+	cr_assert_eq(mkdir(scratch, 0755), 0);
+	e2e_write(scratch, "keep.txt", "the user's file\n");
+	snprintf(text, sizeof(text),
+		 "fsplan: 1\n"
+		 "target: {dir: %s}\n"
+		 "between: [sync, remount]\n"
+		 "phases:\n"
+		 "  - {name: make, exec: 'mkdir -p a/b && echo x > a/b/f && "
+		 "ln -s /etc/passwd link && pwd'}\n"
+		 "  - {name: look, exec: 'ls ../keep.txt; cat a/b/f'}\n",
+		 scratch);
+	rc = run_plan(text, rd, sizeof(rd));
+	cr_expect_eq(rc, 0, "%s", e2e_err);
+	cr_expect_str_eq(e2e_metric(rd, "dir/make#1", "status"), "ok");
+	cr_expect_str_eq(e2e_metric(rd, "dir/look#1", "status"), "ok");
+	snprintf(path, sizeof(path), "%s/exec/000002-dir_look_1.out", rd);
+	cr_expect_str_eq(e2e_read(path), "../keep.txt\nx\n");
+	/* the subdirectory is gone, the user's file and /etc/passwd stay */
+	snprintf(path, sizeof(path), "ls -A %s", scratch);
+	{
+		FILE *f = popen(path, "r");
+		char buf[256] = "";
+
+		buf[fread(buf, 1, sizeof(buf) - 1, f)] = '\0';
+		pclose(f);
+		cr_expect_str_eq(buf, "keep.txt\n");
+	}
+	cr_expect_eq(access("/etc/passwd", F_OK), 0);
+}
+
+Test(run, setup_and_teardown_hooks_run_as_root, .fini = fini,
+     .timeout = 60)
+{
+	const char *dir;
+	char rd[256], text[1024], path[600];
+	int rc;
+
+	e2e_require_root();
+	dir = e2e_tmpdir();
+	snprintf(text, sizeof(text),
+		 "fsplan: 1\n"
+		 "target: {image: 64M}\n"
+		 "filesystems:\n"
+		 "  - type: ext4\n"
+		 "    setup: id -u > %s/setup.txt; echo $FSPLAN_DEV >> "
+		 "%s/setup.txt\n"
+		 "    teardown: echo $FSPLAN_TYPE > %s/teardown.txt\n"
+		 "phases: [{exec: 'true'}]\n", dir, dir, dir);
+	rc = run_plan(text, rd, sizeof(rd));
+	cr_expect_eq(rc, 0, "%s", e2e_err);
+	snprintf(path, sizeof(path), "%s/setup.txt", dir);
+	cr_expect(!strncmp(e2e_read(path), "0\n/dev/loop", 11), "%s",
+		  e2e_read(path));
+	snprintf(path, sizeof(path), "%s/teardown.txt", dir);
+	cr_expect_str_eq(e2e_read(path), "ext4\n");
+}
