@@ -1,0 +1,110 @@
+/* engine: the I/O engine contract — queue, commit, reap — that every phase op goes through. */
+#ifndef FSPLAN_ENGINE_H
+#define FSPLAN_ENGINE_H
+
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <linux/stat.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/*
+ * What a request asks. Data ops take fd/buf/len/off; path ops take dirfd
+ * and path (and path2/dirfd2 for rename and link, path as the link's
+ * target for symlink). Path ops are always relative to a directory fd the
+ * caller opened beneath the work directory; the caller has checked that
+ * `path` is a single component (no '/', not "." or "..") except for
+ * ENGINE_OPEN, which the engine resolves with RESOLVE_BENEATH.
+ */
+enum engine_op {
+	ENGINE_READ,
+	ENGINE_WRITE,
+	ENGINE_FSYNC,
+	ENGINE_FDATASYNC,
+	ENGINE_FALLOCATE,	/* off, len; mode in flags */
+	ENGINE_FTRUNCATE,	/* off is the new size */
+	ENGINE_OPEN,		/* dirfd, path, flags, mode: res is the fd */
+	ENGINE_CLOSE,		/* fd */
+	ENGINE_STATX,		/* dirfd, path ("" with AT_EMPTY_PATH), stx */
+	ENGINE_UNLINK,		/* dirfd, path, flags (AT_REMOVEDIR: rmdir) */
+	ENGINE_MKDIR,		/* dirfd, path, mode */
+	ENGINE_RENAME,		/* dirfd, path -> dirfd2, path2 */
+	ENGINE_LINK,		/* dirfd, path -> dirfd2, path2 */
+	ENGINE_SYMLINK,		/* target path -> dirfd2, path2 */
+	ENGINE_NOPS
+};
+
+struct engine_req {
+	/* in */
+	enum engine_op op;
+	int fd;
+	void *buf;
+	uint64_t len;
+	uint64_t off;
+	int dirfd, dirfd2;
+	const char *path, *path2;
+	int flags;		/* open(2) flags, AT_* flags, fallocate mode */
+	mode_t mode;
+	struct statx *stx;
+	void *user;		/* the caller's; the engine never touches it */
+	/* out */
+	int64_t res;		/* bytes moved (READ/WRITE), fd, 0, or -errno */
+	uint64_t t_submit;	/* ns, CLOCK_MONOTONIC: when queued */
+	uint64_t t_done;	/* ns: when reaped complete */
+	/* the engine's: bytes done so far of a transfer it split */
+	uint64_t done;
+};
+
+struct engine;
+
+/* Flags of an engine. */
+#define ENGINE_ASYNC	1u	/* requests really overlap (depth > 1 helps) */
+
+struct engine_ops {
+	const char *name;
+	int version;
+	unsigned flags;
+	/*
+	 * Make an engine for one worker thread that keeps up to depth
+	 * requests in flight. uring: creates the ring here — in the worker,
+	 * after the privilege drop, never before — and probes the opcodes it
+	 * needs; a missing one is an error naming it. 0 or -errno (with a
+	 * reason in why, e.g. io_uring disabled by kernel.io_uring_disabled).
+	 */
+	int (*init)(struct engine **out, unsigned depth, char *why,
+		    size_t whylen);
+	/* Add a request; -EBUSY when depth requests are already queued or
+	 * in flight. Sets t_submit. */
+	int (*queue)(struct engine *e, struct engine_req *r);
+	/* Submit everything queued. 0 or -errno. */
+	int (*commit)(struct engine *e);
+	/*
+	 * Wait until at least min requests completed (0: do not wait) and
+	 * return up to max of them in done[]; their res and t_done are set.
+	 * A short read or write is resubmitted for the rest (res counts all
+	 * of it) until it completes, hits EOF (a read returning 0: res is
+	 * what was read) or fails; -EAGAIN is requeued. Returns the count,
+	 * or -errno.
+	 */
+	int (*reap)(struct engine *e, unsigned min, struct engine_req **done,
+		    unsigned max);
+	/* How many requests are queued or in flight. */
+	unsigned (*inflight)(struct engine *e);
+	void (*cleanup)(struct engine *e);
+};
+
+extern const struct engine_ops engine_uring;
+extern const struct engine_ops engine_sync;
+
+/* The engine named name ("uring", "sync"), or NULL. */
+const struct engine_ops *engine_find(const char *name);
+
+/* Do one request start to finish: queue, commit, reap it. Returns res. */
+int64_t engine_do(const struct engine_ops *ops, struct engine *e,
+		  struct engine_req *r);
+
+/* ns on CLOCK_MONOTONIC. */
+uint64_t engine_now(void);
+
+#endif

@@ -1,0 +1,55 @@
+/* sandbox: Lua states that phase code cannot escape, hog or blow up. */
+#ifndef FSPLAN_SANDBOX_H
+#define FSPLAN_SANDBOX_H
+
+#include <signal.h>
+#include <stddef.h>
+
+#include <lua.h>
+
+struct sandbox_limits {
+	size_t mem_bytes;		/* allocator cap for this state */
+	double deadline;		/* CLOCK_MONOTONIC seconds; 0: none */
+	volatile sig_atomic_t *stop;	/* stop requested when *stop != 0 */
+	const char *libdir;		/* where require() finds modules */
+};
+
+/*
+ * A new state: only base (without dofile, loadfile, collectgarbage's
+ * dangerous options are fine but print goes to the log), string (without
+ * string.dump), table, math, utf8 and coroutine; load() in text mode only;
+ * require() loads only <libdir>/<name>.lua (name: [A-Za-z0-9_]+, also
+ * "parse.<name>" for lua/parse/) in this sandbox, cached like package.loaded;
+ * reading or writing an undefined global raises "undefined global 'x'";
+ * an instruction-count hook (every 10000 instructions, inherited by
+ * coroutines) raises "phase stopped: deadline passed" or "... stop
+ * requested" and keeps raising so pcall cannot swallow it; the allocator
+ * refuses to grow past mem_bytes ("not enough memory"). NULL on failure.
+ * The limits struct must outlive the state.
+ */
+lua_State *sandbox_new(const struct sandbox_limits *lim);
+void sandbox_close(lua_State *L);
+
+/* Let the phase's code define new globals (while loading a chunk) or
+ * not (afterwards). */
+void sandbox_strict(lua_State *L, int on);
+
+/*
+ * Load a file as a text chunk named "@path" and run it, leaving its one
+ * result on the stack. 0, or -1 with "file:line: message" and a
+ * traceback in err.
+ */
+int sandbox_dofile(lua_State *L, const char *path, char *err, size_t len);
+
+/*
+ * Call the function at stack top - nargs with nargs arguments and nres
+ * results, with a message handler that adds a traceback. 0, or -1 with
+ * the message and traceback in err (the stack is popped of the function
+ * and arguments either way; on success nres results are left).
+ */
+int sandbox_call(lua_State *L, int nargs, int nres, char *err, size_t len);
+
+/* Bytes the allocator holds now, and at most so far. */
+size_t sandbox_mem(lua_State *L, size_t *peak);
+
+#endif
