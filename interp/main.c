@@ -6,6 +6,7 @@
 
 #include "diag.h"
 #include "expand.h"
+#include "phase.h"
 #include "plan.h"
 #include "run.h"
 #include "select.h"
@@ -163,7 +164,9 @@ static int load(struct opts *o, struct plan **p, struct expansion **e)
 	struct diag d = { 0 };
 
 	if (plan_load(p, o->plan, o->defs, o->n_defs, &d) ||
-	    expand_plan(*p, e, &d)) {
+	    expand_plan(*p, e, &d) || phase_check_all(*e, (*p)->runas, &d)) {
+		expansion_free(*e);
+		*e = NULL;
 		diag_print(&d);
 		plan_free(*p);
 		*p = NULL;

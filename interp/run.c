@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "phase.h"
 #include "run.h"
 #include "runlog.h"
 #include "select.h"
@@ -357,7 +358,8 @@ int run_command(int argc, char **argv)
 		return rc;
 	if (plan_load(&r.plan, o.plan, o.defs, o.n_defs, &d) ||
 	    expand_plan(r.plan, &r.e, &d) ||
-	    select_cells(r.e, o.only, o.n_only, o.shard_k, o.shard_n, &d)) {
+	    select_cells(r.e, o.only, o.n_only, o.shard_k, o.shard_n, &d) ||
+	    phase_check_all(r.e, r.plan->runas, &d)) {
 		diag_print(&d);
 		rc = RUN_USAGE;
 		goto out;

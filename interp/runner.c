@@ -6,10 +6,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/sysinfo.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "child.h"
+#include "lrun.h"
+#include "metrics.h"
 #include "fs.h"
 #include "run.h"
 #include "runlog.h"
@@ -107,6 +110,41 @@ static void save_soon(struct run *r)
 		save(r);
 }
 
+struct reported {
+	struct run *r;
+	const struct csv_key *k;
+};
+
+static void report_row(void *ctx, const char *name, double v)
+{
+	struct reported *rep = ctx;
+
+	row(rep->r, rep->k, name, "", "%.17g", v);
+}
+
+/* A Lua phase's report: the workers' metrics and report()'s values. */
+static int lua_rows(struct run *r, const struct csv_key *k,
+		    const struct child_result *res)
+{
+	struct metrics m = { 0 };
+	struct reported rep = { r, k };
+	struct metric_row *rows;
+	int n = 0;
+
+	if (metrics_decode(&m, res->report, res->report_len, report_row,
+			   &rep)) {
+		metrics_free(&m);
+		return -1;
+	}
+	row(r, k, "seconds", "s", "%.6f", m.seconds);
+	rows = metrics_rows(&m, NULL, 0, &n);
+	for (int i = 0; rows && i < n; i++)
+		row(r, k, rows[i].name, rows[i].unit, "%.9g", rows[i].value);
+	free(rows);
+	metrics_free(&m);
+	return 0;
+}
+
 /* The end of one phase run: rows, fsync, manifest. */
 static void finish_cell(struct run *r, const struct live *l, struct cell *c,
 			const struct child_result *res, const char *status,
@@ -118,10 +156,16 @@ static void finish_cell(struct run *r, const struct live *l, struct cell *c,
 	int rc;
 
 	key_for(r, l, c, params, sizeof(params), &k);
+	if (res && r->plan->phases[c->phase].use.s &&
+	    !strcmp(status, "ok") && lua_rows(r, &k, res)) {
+		status = "failed";
+		reason = "the phase's report was malformed";
+	}
 	if (res) {
 		double cpu = res->user_s + res->sys_s;
 
-		row(r, &k, "seconds", "s", "%.6f", res->seconds);
+		if (!r->plan->phases[c->phase].use.s)
+			row(r, &k, "seconds", "s", "%.6f", res->seconds);
 		if (res->signal)
 			row(r, &k, "signal", "", "%.0f", res->signal);
 		else
@@ -282,6 +326,31 @@ static int open_output(struct run *r, const struct cell *c, const char *ext)
 	return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 }
 
+static void lua_job(struct run *r, struct live *l, struct cell *c,
+		    struct lrun_job *lj)
+{
+	const struct plan_phase *ph = &r->plan->phases[c->phase];
+	struct statfs sf;
+	struct sysinfo si;
+
+	memset(lj, 0, sizeof(*lj));
+	lj->e = r->e;
+	lj->c = c;
+	lj->module = ph->module_path;
+	lj->fs_type = l->fc->fs->type.s;
+	lj->fs_label = l->fc->label;
+	lj->fs_mkfs = l->fc->mkfs;
+	lj->fs_mount = l->fc->mount;
+	if (!statfs(l->work, &sf)) {
+		lj->fs_size_bytes = (uint64_t)sf.f_blocks * sf.f_bsize;
+		lj->fs_block_size = (uint64_t)sf.f_bsize;
+	}
+	if (!sysinfo(&si))
+		lj->ram_bytes = (uint64_t)si.totalram * si.mem_unit;
+	lj->timeout_s = ph->timeout_s;
+	lj->mem_bytes = ph->memory ? ph->memory : (size_t)1 << 30;
+}
+
 static void run_cell(struct run *r, struct live *l, struct cell *c)
 {
 	const struct plan_phase *ph = &r->plan->phases[c->phase];
@@ -293,6 +362,7 @@ static void run_cell(struct run *r, struct live *l, struct cell *c)
 			home, tmp, user, cellv, repv, typev, labelv, NULL };
 	struct child_job job = { 0 };
 	struct child_result res;
+	struct lrun_job lj;
 	char *cmd;
 
 	progress(r, c);
@@ -300,12 +370,7 @@ static void run_cell(struct run *r, struct live *l, struct cell *c)
 		finish_cell(r, l, c, NULL, "failed", err);
 		return;
 	}
-	if (!ph->exec.s) {
-		finish_cell(r, l, c, NULL, "failed", "Lua phases are not "
-			    "supported by this build yet (exec phases are)");
-		return;
-	}
-	cmd = cell_exec(r->e, c);
+	cmd = ph->exec.s ? cell_exec(r->e, c) : strdup(ph->module_path);
 	job.out_fd = open_output(r, c, "out");
 	job.err_fd = open_output(r, c, "err");
 	if (!cmd || job.out_fd < 0 || job.err_fd < 0) {
@@ -325,8 +390,14 @@ static void run_cell(struct run *r, struct live *l, struct cell *c)
 	job.workdir = l->work;
 	job.timeout_s = ph->timeout_s;
 	job.env = env;
-	job.body = child_exec_body;
-	job.arg = cmd;
+	if (ph->exec.s) {
+		job.body = child_exec_body;
+		job.arg = cmd;
+	} else {
+		lua_job(r, l, c, &lj);
+		job.body = lrun_body;
+		job.arg = &lj;
+	}
 	job.tick = tick;
 	job.tick_ctx = r;
 	r->current = c;

@@ -1,0 +1,34 @@
+/* engine_impl: what the engines share and their callers need not see. */
+#ifndef FSPLAN_ENGINE_IMPL_H
+#define FSPLAN_ENGINE_IMPL_H
+
+#include "engine.h"
+
+/* The most one read or write moves (the kernel's MAX_RW_COUNT). */
+#define ENGINE_MAX_RW	0x7ffff000u
+
+/*
+ * The one place the open policy lives, so both engines open alike: never
+ * above dirfd, no /proc magic links, no fd leaking into exec'd programs.
+ * openat2 refuses a mode without O_CREAT or O_TMPFILE, so it is dropped.
+ */
+static inline void engine_open_how(struct open_how *how,
+				   const struct engine_req *r)
+{
+	int creat = (r->flags & O_CREAT) ||
+		    (r->flags & O_TMPFILE) == O_TMPFILE;
+
+	how->flags = (unsigned int)(r->flags | O_CLOEXEC);
+	how->mode = creat ? (r->mode & 07777) : 0;
+	how->resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+}
+
+/* The part of a read or write still to move, at most ENGINE_MAX_RW. */
+static inline unsigned int engine_rw_left(const struct engine_req *r)
+{
+	uint64_t left = r->len - r->done;
+
+	return left > ENGINE_MAX_RW ? ENGINE_MAX_RW : (unsigned int)left;
+}
+
+#endif

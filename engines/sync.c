@@ -1,0 +1,209 @@
+/* sync: the plain-syscall engine, a reference and io_uring's fallback. */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "engine_impl.h"
+
+/*
+ * Requests in a ring of depth slots, oldest first: ndone finished ones
+ * waiting for reap, then nqueued ones waiting for commit.
+ */
+struct engine {
+	unsigned depth;
+	unsigned head, ndone, nqueued;
+	struct engine_req *q[];
+};
+
+static int sync_init(struct engine **out, unsigned depth, char *why,
+		     size_t whylen)
+{
+	struct engine *e;
+
+	*out = NULL;
+	if (!depth || depth > 1u << 20) {
+		if (why && whylen)
+			snprintf(why, whylen, "depth %u is out of range "
+				 "(1..%u)", depth, 1u << 20);
+		return -EINVAL;
+	}
+	e = calloc(1, sizeof(*e) + depth * sizeof(e->q[0]));
+	if (!e) {
+		if (why && whylen)
+			snprintf(why, whylen, "out of memory for %u requests",
+				 depth);
+		return -ENOMEM;
+	}
+	e->depth = depth;
+	*out = e;
+	return 0;
+}
+
+static int sync_queue(struct engine *e, struct engine_req *r)
+{
+	if ((unsigned)r->op >= ENGINE_NOPS)
+		return -EINVAL;
+	if (e->ndone + e->nqueued >= e->depth)
+		return -EBUSY;
+	r->res = 0;
+	r->done = 0;
+	r->t_done = 0;
+	r->t_submit = engine_now();
+	e->q[(e->head + e->ndone + e->nqueued) % e->depth] = r;
+	e->nqueued++;
+	return 0;
+}
+
+/*
+ * A whole read or write: short transfers continue, EINTR and EAGAIN retry
+ * (after poll, so a non-blocking fd does not spin), a read of 0 is EOF.
+ * On a pipe or socket the offset is ignored, as io_uring ignores it.
+ */
+static int64_t do_rw(struct engine_req *r)
+{
+	int rd = r->op == ENGINE_READ;
+	int stream = 0;
+	ssize_t got;
+
+	do {
+		char *buf = (char *)r->buf + r->done;
+		unsigned int n = engine_rw_left(r);
+		off_t off = (off_t)(r->off + r->done);
+
+		if (stream)
+			got = rd ? read(r->fd, buf, n) : write(r->fd, buf, n);
+		else
+			got = rd ? pread(r->fd, buf, n, off) :
+				   pwrite(r->fd, buf, n, off);
+		if (got < 0) {
+			struct pollfd p = { r->fd, rd ? POLLIN : POLLOUT, 0 };
+
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN) {
+				poll(&p, 1, -1);
+				continue;
+			}
+			if (errno == ESPIPE && !stream) {
+				stream = 1;
+				continue;
+			}
+			return -errno;
+		}
+		r->done += (uint64_t)got;
+	} while (got && r->done < r->len);
+	return (int64_t)r->done;
+}
+
+/* Everything but a transfer: one syscall, restarted after a signal. */
+static int64_t do_call(struct engine_req *r)
+{
+	struct open_how how;
+	long ret;
+
+	if (r->op == ENGINE_CLOSE)	/* never retried: the fd is gone */
+		return close(r->fd) ? -errno : 0;
+	do {
+		switch (r->op) {
+		case ENGINE_FSYNC:
+			ret = fsync(r->fd);
+			break;
+		case ENGINE_FDATASYNC:
+			ret = fdatasync(r->fd);
+			break;
+		case ENGINE_FALLOCATE:
+			ret = fallocate(r->fd, r->flags, (off_t)r->off,
+					(off_t)r->len);
+			break;
+		case ENGINE_FTRUNCATE:
+			ret = ftruncate(r->fd, (off_t)r->off);
+			break;
+		case ENGINE_OPEN:
+			engine_open_how(&how, r);
+			ret = syscall(SYS_openat2, r->dirfd, r->path, &how,
+				      sizeof(how));
+			break;
+		case ENGINE_STATX:
+			ret = statx(r->dirfd, r->path, r->flags,
+				    STATX_BASIC_STATS, r->stx);
+			break;
+		case ENGINE_UNLINK:
+			ret = unlinkat(r->dirfd, r->path, r->flags);
+			break;
+		case ENGINE_MKDIR:
+			ret = mkdirat(r->dirfd, r->path, r->mode);
+			break;
+		case ENGINE_RENAME:
+			ret = renameat(r->dirfd, r->path, r->dirfd2, r->path2);
+			break;
+		case ENGINE_LINK:
+			ret = linkat(r->dirfd, r->path, r->dirfd2, r->path2,
+				     r->flags);
+			break;
+		case ENGINE_SYMLINK:
+			ret = symlinkat(r->path, r->dirfd2, r->path2);
+			break;
+		default:
+			return -EINVAL;
+		}
+	} while (ret < 0 && errno == EINTR);
+	return ret < 0 ? -errno : ret;
+}
+
+static int sync_commit(struct engine *e)
+{
+	while (e->nqueued) {
+		struct engine_req *r = e->q[(e->head + e->ndone) % e->depth];
+
+		if (r->op == ENGINE_READ || r->op == ENGINE_WRITE)
+			r->res = do_rw(r);
+		else
+			r->res = do_call(r);
+		r->t_done = engine_now();
+		e->nqueued--;
+		e->ndone++;
+	}
+	return 0;
+}
+
+/* Nothing is ever in flight: waiting for min means running the queue. */
+static int sync_reap(struct engine *e, unsigned min,
+		     struct engine_req **done, unsigned max)
+{
+	unsigned n = 0;
+
+	if (e->ndone < min)
+		sync_commit(e);
+	while (n < max && e->ndone) {
+		done[n++] = e->q[e->head];
+		e->head = (e->head + 1) % e->depth;
+		e->ndone--;
+	}
+	return (int)n;
+}
+
+static unsigned sync_inflight(struct engine *e)
+{
+	return e->ndone + e->nqueued;
+}
+
+static void sync_cleanup(struct engine *e)
+{
+	free(e);
+}
+
+const struct engine_ops engine_sync = {
+	.name = "sync",
+	.version = 1,
+	.flags = 0,
+	.init = sync_init,
+	.queue = sync_queue,
+	.commit = sync_commit,
+	.reap = sync_reap,
+	.inflight = sync_inflight,
+	.cleanup = sync_cleanup,
+};

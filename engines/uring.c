@@ -1,0 +1,467 @@
+/* uring: the io_uring engine, one ring per worker, batched submit and reap. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <liburing.h>
+
+#include "engine_impl.h"
+
+/*
+ * IORING_OP_FTRUNCATE (Linux 6.9) is newer than liburing 2.3's header; the
+ * number is the kernel's ABI. Where the probe lacks it, queue() truncates
+ * synchronously instead.
+ */
+#define URING_OP_FTRUNCATE	55
+
+/* The biggest ring io_uring_setup accepts (IORING_MAX_ENTRIES). */
+#define URING_MAX_ENTRIES	32768u
+
+/*
+ * A request the engine holds. user_data points here rather than at the
+ * request because an open's struct open_how must stay put until the
+ * kernel has read it, and the caller's request has no room for it.
+ */
+struct slot {
+	struct engine_req *r;
+	struct slot *next;	/* on the free, ready or retry list */
+	struct open_how how;
+};
+
+struct slot_list {
+	struct slot *head, *tail;
+	unsigned n;
+};
+
+struct engine {
+	struct io_uring ring;
+	unsigned depth;
+	unsigned inflight;	/* queued and not yet handed back by reap */
+	bool have_ftruncate;
+	bool resubmitted;	/* reap prepared SQEs not yet submitted */
+	struct slot *free;
+	struct slot_list ready;	/* complete, not yet handed back */
+	struct slot_list retry;	/* to resubmit when an SQE frees up */
+	struct slot slots[];
+};
+
+static void list_add(struct slot_list *l, struct slot *s)
+{
+	s->next = NULL;
+	if (l->tail)
+		l->tail->next = s;
+	else
+		l->head = s;
+	l->tail = s;
+	l->n++;
+}
+
+static struct slot *list_pop(struct slot_list *l)
+{
+	struct slot *s = l->head;
+
+	if (s) {
+		l->head = s->next;
+		if (!l->head)
+			l->tail = NULL;
+		l->n--;
+	}
+	return s;
+}
+
+static const struct {
+	int op;
+	const char *name;
+} needed_ops[] = {
+	{ IORING_OP_READ, "READ" },
+	{ IORING_OP_WRITE, "WRITE" },
+	{ IORING_OP_FSYNC, "FSYNC" },
+	{ IORING_OP_FALLOCATE, "FALLOCATE" },
+	{ IORING_OP_OPENAT2, "OPENAT2" },
+	{ IORING_OP_CLOSE, "CLOSE" },
+	{ IORING_OP_STATX, "STATX" },
+	{ IORING_OP_UNLINKAT, "UNLINKAT" },
+	{ IORING_OP_MKDIRAT, "MKDIRAT" },
+	{ IORING_OP_RENAMEAT, "RENAMEAT" },
+	{ IORING_OP_LINKAT, "LINKAT" },
+	{ IORING_OP_SYMLINKAT, "SYMLINKAT" },
+};
+
+/* The first line of a /proc/sys file, or "?" if it cannot be read. */
+static void read_sysctl(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+
+	snprintf(buf, len, "?");
+	if (!f)
+		return;
+	if (fgets(buf, (int)len, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+/* Why io_uring_queue_init failed, in words a user can act on. */
+static void explain_setup(int err, char *why, size_t whylen)
+{
+	char disabled[32], group[32];
+
+	read_sysctl("/proc/sys/kernel/io_uring_disabled", disabled,
+		    sizeof(disabled));
+	read_sysctl("/proc/sys/kernel/io_uring_group", group, sizeof(group));
+	if (err == -ENOSYS)
+		snprintf(why, whylen, "io_uring is not available in this "
+			 "kernel (ENOSYS); use engine: sync");
+	else if (!strcmp(disabled, "1"))
+		snprintf(why, whylen, "io_uring is disabled on this machine "
+			 "(kernel.io_uring_disabled=1, and this user is not in "
+			 "kernel.io_uring_group=%s); use engine: sync", group);
+	else if (strcmp(disabled, "0"))
+		snprintf(why, whylen, "io_uring is disabled on this machine "
+			 "(kernel.io_uring_disabled=%s); use engine: sync",
+			 disabled);
+	else
+		snprintf(why, whylen, "io_uring_setup refused (EPERM) though "
+			 "kernel.io_uring_disabled=0: a seccomp filter or "
+			 "container policy?; use engine: sync");
+}
+
+/* 0, or -EOPNOTSUPP with the opcodes this kernel's io_uring lacks. */
+static int probe(struct engine *e, char *why, size_t whylen)
+{
+	struct io_uring_probe *p = io_uring_get_probe_ring(&e->ring);
+	char missing[160] = "";
+	size_t i, used = 0;
+
+	if (!p) {
+		snprintf(why, whylen, "io_uring cannot say which operations "
+			 "it supports (kernel older than 5.6?); use engine: "
+			 "sync");
+		return -EOPNOTSUPP;
+	}
+	for (i = 0; i < sizeof(needed_ops) / sizeof(needed_ops[0]); i++) {
+		if (io_uring_opcode_supported(p, needed_ops[i].op))
+			continue;
+		used += (size_t)snprintf(missing + used, sizeof(missing) - used,
+					 "%s%s", used ? ", " : "",
+					 needed_ops[i].name);
+		if (used >= sizeof(missing))
+			break;
+	}
+	e->have_ftruncate = io_uring_opcode_supported(p, URING_OP_FTRUNCATE);
+	io_uring_free_probe(p);
+	if (used) {
+		snprintf(why, whylen, "this kernel's io_uring lacks operations "
+			 "fsplan needs: %s; use engine: sync", missing);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+/*
+ * The ring is made here and nowhere else: init runs in the worker thread
+ * after the privilege drop, so every request carries the worker's
+ * credentials. No SQPOLL and no registered personality — both would keep
+ * the credentials of whoever set them up.
+ */
+static int uring_init(struct engine **out, unsigned depth, char *why,
+		      size_t whylen)
+{
+	char scratch[1];
+	struct engine *e;
+	unsigned entries = 8, i;
+	int ret;
+
+	if (!why || !whylen) {
+		why = scratch;
+		whylen = sizeof(scratch);
+	}
+	*out = NULL;
+	if (!depth || depth > URING_MAX_ENTRIES) {
+		snprintf(why, whylen, "depth %u is out of range (1..%u)", depth,
+			 URING_MAX_ENTRIES);
+		return -EINVAL;
+	}
+	while (entries < depth)
+		entries <<= 1;
+	e = calloc(1, sizeof(*e) + depth * sizeof(e->slots[0]));
+	if (!e) {
+		snprintf(why, whylen, "out of memory for %u requests", depth);
+		return -ENOMEM;
+	}
+	ret = io_uring_queue_init(entries, &e->ring, 0);
+	if (ret < 0) {
+		if (ret == -EPERM || ret == -ENOSYS)
+			explain_setup(ret, why, whylen);
+		else
+			snprintf(why, whylen, "io_uring_queue_init(%u): %s",
+				 entries, strerror(-ret));
+		free(e);
+		return ret;
+	}
+	ret = probe(e, why, whylen);
+	if (ret) {
+		io_uring_queue_exit(&e->ring);
+		free(e);
+		return ret;
+	}
+	e->depth = depth;
+	for (i = depth; i-- > 0;) {
+		e->slots[i].next = e->free;
+		e->free = &e->slots[i];
+	}
+	*out = e;
+	return 0;
+}
+
+/* Fill sqe for the request in s; a read or write from where it got to. */
+static void prep(struct slot *s, struct io_uring_sqe *sqe)
+{
+	struct engine_req *r = s->r;
+	char *buf = (char *)r->buf + r->done;
+
+	switch (r->op) {
+	case ENGINE_READ:
+		io_uring_prep_read(sqe, r->fd, buf, engine_rw_left(r),
+				   r->off + r->done);
+		break;
+	case ENGINE_WRITE:
+		io_uring_prep_write(sqe, r->fd, buf, engine_rw_left(r),
+				    r->off + r->done);
+		break;
+	case ENGINE_FSYNC:
+		io_uring_prep_fsync(sqe, r->fd, 0);
+		break;
+	case ENGINE_FDATASYNC:
+		io_uring_prep_fsync(sqe, r->fd, IORING_FSYNC_DATASYNC);
+		break;
+	case ENGINE_FALLOCATE:
+		io_uring_prep_fallocate(sqe, r->fd, r->flags, (off_t)r->off,
+					(off_t)r->len);
+		break;
+	case ENGINE_FTRUNCATE:
+		io_uring_prep_rw(URING_OP_FTRUNCATE, sqe, r->fd, NULL, 0,
+				 r->off);
+		break;
+	case ENGINE_OPEN:
+		engine_open_how(&s->how, r);
+		io_uring_prep_openat2(sqe, r->dirfd, r->path, &s->how);
+		break;
+	case ENGINE_CLOSE:
+		io_uring_prep_close(sqe, r->fd);
+		break;
+	case ENGINE_STATX:
+		io_uring_prep_statx(sqe, r->dirfd, r->path, r->flags,
+				    STATX_BASIC_STATS, r->stx);
+		break;
+	case ENGINE_UNLINK:
+		io_uring_prep_unlinkat(sqe, r->dirfd, r->path, r->flags);
+		break;
+	case ENGINE_MKDIR:
+		io_uring_prep_mkdirat(sqe, r->dirfd, r->path, r->mode);
+		break;
+	case ENGINE_RENAME:
+		io_uring_prep_renameat(sqe, r->dirfd, r->path, r->dirfd2,
+				       r->path2, 0);
+		break;
+	case ENGINE_LINK:
+		io_uring_prep_linkat(sqe, r->dirfd, r->path, r->dirfd2,
+				     r->path2, r->flags);
+		break;
+	case ENGINE_SYMLINK:
+		io_uring_prep_symlinkat(sqe, r->path, r->dirfd2, r->path2);
+		break;
+	case ENGINE_NOPS:
+		break;
+	}
+	io_uring_sqe_set_data(sqe, s);
+}
+
+static int uring_queue(struct engine *e, struct engine_req *r)
+{
+	struct io_uring_sqe *sqe = NULL;
+	struct slot *s;
+
+	if ((unsigned)r->op >= ENGINE_NOPS)
+		return -EINVAL;
+	if (e->inflight >= e->depth)
+		return -EBUSY;
+	if (r->op != ENGINE_FTRUNCATE || e->have_ftruncate) {
+		sqe = io_uring_get_sqe(&e->ring);
+		if (!sqe)
+			return -EBUSY;
+	}
+	s = e->free;
+	e->free = s->next;
+	s->r = r;
+	r->res = 0;
+	r->done = 0;
+	r->t_done = 0;
+	r->t_submit = engine_now();
+	e->inflight++;
+	if (!sqe) {
+		/* No ring op for it: done now, handed back by the next reap. */
+		r->res = ftruncate(r->fd, (off_t)r->off) ? -errno : 0;
+		r->t_done = engine_now();
+		list_add(&e->ready, s);
+		return 0;
+	}
+	prep(s, sqe);
+	return 0;
+}
+
+static int uring_commit(struct engine *e)
+{
+	int ret = io_uring_submit(&e->ring);
+
+	/* Whatever a busy kernel left in the SQ, the next reap submits. */
+	if (ret < 0 && ret != -EAGAIN && ret != -EBUSY && ret != -EINTR)
+		return ret;
+	return 0;
+}
+
+/* Send s to the kernel again for the rest of its transfer. */
+static void resubmit(struct engine *e, struct slot *s)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&e->ring);
+
+	if (!sqe) {
+		list_add(&e->retry, s);
+		return;
+	}
+	prep(s, sqe);
+	e->resubmitted = true;
+}
+
+static void retry_waiting(struct engine *e)
+{
+	struct io_uring_sqe *sqe;
+
+	while (e->retry.head && (sqe = io_uring_get_sqe(&e->ring))) {
+		prep(list_pop(&e->retry), sqe);
+		e->resubmitted = true;
+	}
+}
+
+/* Account one completion of s: true if its request is finished. */
+static bool complete(struct engine *e, struct slot *s, int res)
+{
+	struct engine_req *r = s->r;
+
+	if (r->op == ENGINE_READ || r->op == ENGINE_WRITE) {
+		if (res == -EAGAIN || res == -EINTR) {
+			resubmit(e, s);
+			return false;
+		}
+		if (res > 0) {
+			r->done += (uint64_t)res;
+			if (r->done < r->len) {
+				resubmit(e, s);
+				return false;
+			}
+		}
+		/* Complete, at EOF (0), or failed. */
+		r->res = res < 0 ? res : (int64_t)r->done;
+	} else {
+		r->res = res;
+	}
+	r->t_done = engine_now();
+	return true;
+}
+
+/* Hand back the request of a finished slot and free the slot. */
+static struct engine_req *release(struct engine *e, struct slot *s)
+{
+	struct engine_req *r = s->r;
+
+	s->r = NULL;
+	s->next = e->free;
+	e->free = s;
+	e->inflight--;
+	return r;
+}
+
+/* Take CQEs while there is room in done[]; the rest stay in the ring. */
+static unsigned drain(struct engine *e, struct engine_req **done,
+		      unsigned max)
+{
+	struct io_uring_cqe *cqe;
+	unsigned n = 0;
+
+	while (n < max && !io_uring_peek_cqe(&e->ring, &cqe)) {
+		struct slot *s = io_uring_cqe_get_data(cqe);
+		int res = cqe->res;
+
+		io_uring_cqe_seen(&e->ring, cqe);
+		if (complete(e, s, res))
+			done[n++] = release(e, s);
+	}
+	return n;
+}
+
+static int uring_reap(struct engine *e, unsigned min,
+		      struct engine_req **done, unsigned max)
+{
+	struct io_uring_cqe *cqe;
+	unsigned n = 0, want, kernel;
+	int ret;
+
+	want = min < max ? min : max;
+	if (want > e->inflight)
+		want = e->inflight;
+	for (;;) {
+		while (n < max && e->ready.head)
+			done[n++] = release(e, list_pop(&e->ready));
+		retry_waiting(e);
+		n += drain(e, done + n, max - n);
+		if (n >= want)
+			break;
+		/* Each request in the kernel still owes at least one CQE. */
+		kernel = e->inflight - e->ready.n - e->retry.n;
+		if (!kernel)
+			break;
+		if (kernel > want - n)
+			kernel = want - n;
+		if (io_uring_sq_ready(&e->ring)) {
+			ret = io_uring_submit_and_wait(&e->ring, kernel);
+			if (ret >= 0)
+				e->resubmitted = false;
+		} else {
+			ret = io_uring_wait_cqe_nr(&e->ring, &cqe, kernel);
+		}
+		if (ret < 0 && ret != -EINTR && ret != -EAGAIN &&
+		    ret != -EBUSY && ret != -ETIME)
+			return ret;
+	}
+	/* The rest of a short transfer goes out now, even without waiting. */
+	if (e->resubmitted && io_uring_submit(&e->ring) >= 0)
+		e->resubmitted = false;
+	return (int)n;
+}
+
+static unsigned uring_inflight(struct engine *e)
+{
+	return e->inflight;
+}
+
+static void uring_cleanup(struct engine *e)
+{
+	if (!e)
+		return;
+	io_uring_queue_exit(&e->ring);
+	free(e);
+}
+
+const struct engine_ops engine_uring = {
+	.name = "uring",
+	.version = 1,
+	.flags = ENGINE_ASYNC,
+	.init = uring_init,
+	.queue = uring_queue,
+	.commit = uring_commit,
+	.reap = uring_reap,
+	.inflight = uring_inflight,
+	.cleanup = uring_cleanup,
+};

@@ -1,0 +1,381 @@
+/* lrun: run a Lua phase in the dropped child — one thread and one Lua state per worker. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <lauxlib.h>
+
+#include "child.h"
+#include "fs.h"
+#include "lrun.h"
+#include "lworker.h"
+#include "phase.h"
+#include "plan.h"
+#include "sandbox.h"
+
+static volatile sig_atomic_t stop;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+/* What every state of the run shares, read-only once workers start. */
+struct shared {
+	const struct lrun_job *job;
+	struct phase_decl decl;
+	struct param_val *vals;
+	const struct engine_ops *eng;
+	unsigned char *src;
+	size_t src_len;
+	int workers;
+	int workfd;
+	double deadline;
+	double seconds_param;
+	struct sandbox_limits lim;
+};
+
+struct wthread {
+	struct shared *sh;
+	pthread_t tid;
+	struct lworker w;
+	char err[2048];
+	int failed;
+};
+
+/* "E <first line>" for the parent's status row; all of it to stderr. */
+static void fail(const char *what, const char *msg)
+{
+	fprintf(stderr, "%s: %s\n", what, msg);
+	dprintf(CHILD_REPORT_FD, "E %s: %.*s\n", what,
+		(int)strcspn(msg, "\n"), msg);
+}
+
+static void push_ctx(lua_State *L, struct shared *sh)
+{
+	const struct lrun_job *j = sh->job;
+
+	lua_createtable(L, 0, 6);
+	lua_createtable(L, 0, sh->decl.n_params);
+	for (int i = 0; i < sh->decl.n_params; i++) {
+		const struct param_val *v = &sh->vals[i];
+
+		switch (v->type) {
+		case PARAM_NUMBER:
+		case PARAM_DURATION:
+			lua_pushnumber(L, v->num);
+			if (v->num == (lua_Integer)v->num)
+				lua_pop(L, 1),
+				lua_pushinteger(L, (lua_Integer)v->num);
+			break;
+		case PARAM_SIZE:
+			lua_pushinteger(L, (lua_Integer)v->num);
+			break;
+		case PARAM_BOOL:
+			lua_pushboolean(L, v->num != 0);
+			break;
+		case PARAM_STRING:
+			lua_pushstring(L, v->str);
+			break;
+		}
+		lua_setfield(L, -2, v->name);
+	}
+	lua_pushinteger(L, sh->workers);
+	lua_setfield(L, -2, "workers");
+	lua_setfield(L, -2, "params");
+	lua_createtable(L, 0, 6);
+	lua_pushstring(L, j->fs_type);
+	lua_setfield(L, -2, "type");
+	lua_pushstring(L, j->fs_label);
+	lua_setfield(L, -2, "label");
+	lua_pushstring(L, j->fs_mkfs);
+	lua_setfield(L, -2, "mkfs");
+	lua_pushstring(L, j->fs_mount);
+	lua_setfield(L, -2, "mount");
+	lua_pushinteger(L, (lua_Integer)j->fs_size_bytes);
+	lua_setfield(L, -2, "size_bytes");
+	lua_pushinteger(L, (lua_Integer)j->fs_block_size);
+	lua_setfield(L, -2, "block_size");
+	lua_setfield(L, -2, "fs");
+	lua_pushinteger(L, (lua_Integer)j->ram_bytes);
+	lua_setfield(L, -2, "ram_bytes");
+	lua_pushinteger(L, (lua_Integer)j->e->plan->seed);
+	lua_setfield(L, -2, "seed");
+	lua_pushinteger(L, j->c->rep);
+	lua_setfield(L, -2, "rep");
+	lua_pushstring(L, j->e->plan->phases[j->c->phase].name);
+	lua_setfield(L, -2, "phase");
+}
+
+/* A state with the module loaded (left at index 1) and ctx (index 2). */
+static lua_State *new_state(struct shared *sh, char *err, size_t len)
+{
+	struct phase_decl decl;
+	lua_State *L = sandbox_new(&sh->lim);
+
+	if (!L) {
+		snprintf(err, len, "cannot make a Lua state");
+		return NULL;
+	}
+	if (phase_load(L, sh->job->module, &decl, err, len)) {
+		phase_decl_free(&decl);
+		sandbox_close(L);
+		return NULL;
+	}
+	phase_decl_free(&decl);
+	push_ctx(L, sh);
+	return L;
+}
+
+static int run_fn(lua_State *L, struct lworker *w, const char *name,
+		  char *err, size_t len)
+{
+	int nargs;
+
+	if (lua_getfield(L, 1, name) != LUA_TFUNCTION) {
+		lua_pop(L, 1);
+		return 0;
+	}
+	lua_getfield(L, 2, "params");
+	lworker_push(L, w, -1);
+	lua_remove(L, -2);
+	if (!strcmp(name, "worker")) {
+		lua_pushvalue(L, 2);		/* worker(w, ctx) */
+	} else {
+		lua_pushvalue(L, 2);		/* setup(ctx, w) */
+		lua_insert(L, -2);
+	}
+	nargs = 2;
+	return sandbox_call(L, nargs, 0, err, len);
+}
+
+static void *worker_main(void *arg)
+{
+	struct wthread *t = arg;
+	struct shared *sh = t->sh;
+	lua_State *L = new_state(sh, t->err, sizeof(t->err));
+
+	if (!L) {
+		t->failed = 1;
+		return NULL;
+	}
+	t->w.workers = sh->workers;
+	t->w.seconds = sh->seconds_param;
+	t->w.deadline = sh->deadline;
+	t->w.stop = &stop;
+	/* the ring is made here: in this thread, after the drop */
+	if (lworker_init(&t->w, sh->eng, sh->workfd, sh->src, sh->src_len,
+			 sh->job->e->plan->seed, sh->job->c->rep, t->err,
+			 sizeof(t->err)) ||
+	    run_fn(L, &t->w, "worker", t->err, sizeof(t->err)))
+		t->failed = 1;
+	sandbox_close(L);
+	return NULL;
+}
+
+static int thresholds(lua_State *L, double *thr, int max)
+{
+	int n = 0;
+
+	if (lua_getfield(L, 1, "thresholds") == LUA_TTABLE) {
+		for (int i = 1; n < max; i++) {
+			if (lua_rawgeti(L, -1, i) != LUA_TNUMBER) {
+				lua_pop(L, 1);
+				break;
+			}
+			thr[n++] = lua_tonumber(L, -1);
+			lua_pop(L, 1);
+		}
+	}
+	lua_pop(L, 1);
+	return n;
+}
+
+/* r for report(r, ctx): seconds, and per op its automatic metrics. */
+static void push_results(lua_State *L, const struct metrics *m)
+{
+	int n = 0;
+	struct metric_row *rows = metrics_rows(m, NULL, 0, &n);
+
+	lua_createtable(L, 0, n + 1);
+	lua_pushnumber(L, m->seconds);
+	lua_setfield(L, -2, "seconds");
+	for (int i = 0; i < n; i++) {
+		lua_pushnumber(L, rows[i].value);
+		lua_setfield(L, -2, rows[i].name);
+	}
+	free(rows);
+}
+
+static int send_report(lua_State *L, const struct metrics *m,
+		       const double *thr, int n_thr)
+{
+	size_t len;
+	char *text = metrics_encode(m, &len);
+	int rc = 0;
+
+	if (!text)
+		return -1;
+	/* the encoded text ends with END: the extra lines go before it */
+	if (len >= 4 && !strcmp(text + len - 4, "END\n"))
+		len -= 4;
+	if (write(CHILD_REPORT_FD, text, len) != (ssize_t)len)
+		rc = -1;
+	free(text);
+	for (int i = 0; i < m->n_ops; i++)
+		for (int t = 0; t < n_thr; t++)
+			dprintf(CHILD_REPORT_FD, "R %s_over_%gms_pct %.6f\n",
+				m->ops[i].name, thr[t], 100 *
+				hist_share_above(&m->ops[i].lat,
+						 (uint64_t)(thr[t] * 1e6)));
+	/* report()'s values: a table of name = number */
+	if (L && lua_istable(L, -1)) {
+		lua_pushnil(L);
+		while (lua_next(L, -2)) {
+			if (lua_type(L, -2) == LUA_TSTRING &&
+			    lua_type(L, -1) == LUA_TNUMBER)
+				dprintf(CHILD_REPORT_FD, "R %s %.17g\n",
+					lua_tostring(L, -2),
+					lua_tonumber(L, -1));
+			lua_pop(L, 1);
+		}
+	}
+	dprintf(CHILD_REPORT_FD, "END\n");
+	return rc;
+}
+
+int lrun_body(void *arg)
+{
+	const struct lrun_job *job = arg;
+	struct shared sh = { .job = job };
+	struct lworker w0 = { 0 };
+	struct wthread *t = NULL;
+	struct metrics total = { 0 };
+	struct sigaction sa = { .sa_handler = on_stop };
+	struct diag d = { 0 };
+	char err[2048] = "", engine[16];
+	double thr[16], t0;
+	int n_thr, rc = 1;
+	lua_State *L = NULL;
+
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sh.deadline = fs_now() + job->timeout_s;
+	sh.lim = (struct sandbox_limits){ job->mem_bytes, sh.deadline, &stop,
+					  plan_library_dir() };
+	sh.workfd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	L = sandbox_new(&sh.lim);
+	if (sh.workfd < 0 || !L) {
+		fail("phase", "cannot set up the Lua state");
+		goto out;
+	}
+	if (phase_load(L, job->module, &sh.decl, err, sizeof(err))) {
+		fail("load", err);
+		goto out;
+	}
+	sh.vals = calloc(sh.decl.n_params + 1, sizeof(*sh.vals));
+	if (!sh.vals || phase_values(job->e, job->c, &sh.decl, sh.vals,
+				     &sh.workers, engine, sizeof(engine),
+				     &d)) {
+		diag_format(&d, err, sizeof(err));
+		fail("plan", err);
+		goto out;
+	}
+	for (int i = 0; i < sh.decl.n_params; i++)
+		if (!strcmp(sh.vals[i].name, "seconds"))
+			sh.seconds_param = sh.vals[i].num;
+	sh.eng = engine_find(engine);
+	sh.src = lworker_source(job->e->plan->seed, &sh.src_len);
+	if (!sh.eng || !sh.src) {
+		fail("engine", sh.eng ? "out of memory" : engine);
+		goto out;
+	}
+	push_ctx(L, &sh);
+	n_thr = thresholds(L, thr, 16);
+	w0.workers = sh.workers;
+	w0.deadline = sh.deadline;
+	w0.stop = &stop;
+	if (lworker_init(&w0, sh.eng, sh.workfd, sh.src, sh.src_len,
+			 job->e->plan->seed, job->c->rep, err, sizeof(err))) {
+		fail("engine", err);
+		goto out;
+	}
+	if (run_fn(L, &w0, "setup", err, sizeof(err))) {
+		fail("setup", err);
+		goto out;
+	}
+	t = calloc(sh.workers, sizeof(*t));
+	if (!t) {
+		fail("workers", "out of memory");
+		goto out;
+	}
+	t0 = fs_now();
+	for (int i = 0; i < sh.workers; i++) {
+		pthread_attr_t attr;
+
+		t[i].sh = &sh;
+		t[i].w.id = i + 1;
+		pthread_attr_init(&attr);
+		pthread_attr_setstacksize(&attr, 512 << 10);
+		if (pthread_create(&t[i].tid, &attr, worker_main, &t[i])) {
+			snprintf(t[i].err, sizeof(t[i].err), "cannot start "
+				 "worker %d: %s", i + 1, strerror(errno));
+			t[i].failed = 2;
+			stop = 1;
+		}
+		pthread_attr_destroy(&attr);
+	}
+	for (int i = 0; i < sh.workers; i++)
+		if (t[i].failed != 2)
+			pthread_join(t[i].tid, NULL);
+	total.seconds = fs_now() - t0;
+	for (int i = 0; i < sh.workers; i++) {
+		if (t[i].failed && !err[0]) {
+			char what[32];
+
+			snprintf(what, sizeof(what), "worker %d", i + 1);
+			snprintf(err, sizeof(err), "%s", t[i].err);
+			fail(what, t[i].err);
+		}
+		metrics_merge(&total, &t[i].w.m);
+		lworker_free(&t[i].w);
+	}
+	if (err[0])
+		goto out;
+	/* setup's and teardown's own ops are not the workload's */
+	if (run_fn(L, &w0, "teardown", err, sizeof(err))) {
+		fail("teardown", err);
+		goto out;
+	}
+	if (lua_getfield(L, 1, "report") == LUA_TFUNCTION) {
+		push_results(L, &total);
+		lua_pushvalue(L, 2);
+		if (sandbox_call(L, 2, 1, err, sizeof(err))) {
+			fail("report", err);
+			goto out;
+		}
+	} else {
+		lua_pop(L, 1);
+		lua_pushnil(L);
+	}
+	rc = send_report(L, &total, thr, n_thr) ? 1 : 0;
+out:
+	if (t)
+		free(t);
+	lworker_free(&w0);
+	metrics_free(&total);
+	if (sh.vals)
+		phase_values_free(sh.vals, sh.decl.n_params);
+	free(sh.vals);
+	phase_decl_free(&sh.decl);
+	free(sh.src);
+	if (L)
+		sandbox_close(L);
+	return rc;
+}

@@ -1,0 +1,702 @@
+/* test_engine: both engines move the right bytes, stay beneath the work
+ * directory, and keep the queue/commit/reap contract. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <grp.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine.h"
+
+#define NOBODY 65534
+
+/*
+ * Every test runs once per engine: a parameter, not a loop, so a machine
+ * without io_uring skips the uring half and still runs the sync half.
+ */
+static const struct engine_ops *const engines[] = {
+	&engine_sync, &engine_uring,
+};
+
+static void finish(void);
+
+#define ENGINE_TEST(name)						\
+	ParameterizedTestParameters(engine, name)			\
+	{								\
+		static int ix[] = { 0, 1 };				\
+		return cr_make_param_array(int, ix, 2);			\
+	}								\
+	ParameterizedTest(int *ix, engine, name, .fini = finish)
+
+/* The test's engine and its own directory under /tmp. */
+static const struct engine_ops *ops;
+static struct engine *eng;
+static char dir[64];
+static int dfd = -1;
+
+static int rm_one(const char *path, const struct stat *st, int type,
+		  struct FTW *f)
+{
+	(void)st;
+	(void)type;
+	(void)f;
+	return remove(path);
+}
+
+static void finish(void)
+{
+	if (eng)
+		ops->cleanup(eng);
+	eng = NULL;
+	if (dfd >= 0)
+		close(dfd);
+	dfd = -1;
+	if (dir[0])
+		nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	dir[0] = '\0';
+}
+
+/* init an engine, skipping (with why) where io_uring is not allowed. */
+static int make_engine(const struct engine_ops *o, struct engine **e,
+		       unsigned depth, char *why, size_t whylen)
+{
+	int ret = o->init(e, depth, why, whylen);
+
+	if (ret && o == &engine_uring && (ret == -EPERM || ret == -ENOSYS))
+		cr_skip_test("uring: %s", why);
+	return ret;
+}
+
+static void start(int ix, unsigned depth)
+{
+	char why[256] = "";
+	int ret;
+
+	ops = engines[ix];
+	ret = make_engine(ops, &eng, depth, why, sizeof(why));
+	cr_assert_eq(ret, 0, "%s: init: %s (%s)", ops->name, why,
+		     strerror(-ret));
+	snprintf(dir, sizeof(dir), "/tmp/fsplan-engine-XXXXXX");
+	cr_assert(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert_geq(dfd, 0);
+}
+
+static int64_t run(struct engine_req *r)
+{
+	return engine_do(ops, eng, r);
+}
+
+static struct engine_req rw_req(enum engine_op op, int fd, void *buf,
+				uint64_t len, uint64_t off)
+{
+	struct engine_req r = { .op = op, .fd = fd, .buf = buf, .len = len,
+				.off = off };
+	return r;
+}
+
+static struct engine_req path_req(enum engine_op op, const char *path,
+				  int flags, mode_t mode)
+{
+	struct engine_req r = { .op = op, .dirfd = dfd, .path = path,
+				.flags = flags, .mode = mode, .fd = -1 };
+	return r;
+}
+
+/* Open through the engine, beneath the test directory. */
+static int64_t eopen(const char *path, int flags, mode_t mode)
+{
+	struct engine_req r = path_req(ENGINE_OPEN, path, flags, mode);
+
+	return run(&r);
+}
+
+static void eclose(int fd)
+{
+	struct engine_req r = { .op = ENGINE_CLOSE, .fd = fd };
+
+	cr_assert_eq(run(&r), 0, "%s: close: %s", ops->name,
+		     strerror((int)-r.res));
+}
+
+/* A file made the plain way, for the engine to find. */
+static void put_file(const char *name, const char *data, size_t len)
+{
+	int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	cr_assert_geq(fd, 0, "%s: %s", name, strerror(errno));
+	cr_assert_eq(write(fd, data, len), (ssize_t)len);
+	close(fd);
+}
+
+static off_t size_of(int fd)
+{
+	struct stat st;
+
+	cr_assert_eq(fstat(fd, &st), 0);
+	return st.st_size;
+}
+
+static int exists(const char *name)
+{
+	struct stat st;
+
+	return !fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW);
+}
+
+/* Bytes no two blocks share: where a block landed shows in its bytes. */
+static void pattern(unsigned char *p, size_t len, uint64_t seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (unsigned char)((seed * 2654435761u + i * 31 + i / 251)
+				       >> 3);
+}
+
+Test(engine, find)
+{
+	cr_expect_eq(engine_find("uring"), &engine_uring);
+	cr_expect_eq(engine_find("sync"), &engine_sync);
+	cr_expect_null(engine_find("libaio"));
+	cr_expect_null(engine_find(""));
+	cr_expect(engine_uring.flags & ENGINE_ASYNC);
+	cr_expect_not(engine_sync.flags & ENGINE_ASYNC);
+}
+
+ENGINE_TEST(bad_depth)
+{
+	struct engine *e = NULL;
+	char why[128] = "";
+
+	ops = engines[*ix];
+	cr_expect_eq(make_engine(ops, &e, 0, why, sizeof(why)), -EINVAL);
+	cr_expect(strstr(why, "depth"), "%s: why is '%s'", ops->name, why);
+	cr_expect_null(e);
+}
+
+ENGINE_TEST(write_read_back)
+{
+	enum { LEN = 300 * 1024 };
+	unsigned char *out = malloc(LEN), *in = calloc(1, LEN);
+	struct engine_req r;
+	int64_t fd;
+
+	start(*ix, 4);
+	cr_assert(out && in);
+	pattern(out, LEN, 7);
+	fd = eopen("data", O_RDWR | O_CREAT | O_TRUNC, 0644);
+	cr_assert_geq(fd, 0, "%s: open: %s", ops->name, strerror((int)-fd));
+	cr_expect(fcntl((int)fd, F_GETFD) & FD_CLOEXEC, "fd not O_CLOEXEC");
+
+	r = rw_req(ENGINE_WRITE, (int)fd, out, LEN, 4096);
+	cr_assert_eq(run(&r), LEN, "%s: write: %lld", ops->name,
+		     (long long)r.res);
+	cr_expect_gt(r.t_submit, 0);
+	cr_expect_geq(r.t_done, r.t_submit);
+	cr_expect_eq(size_of((int)fd), 4096 + LEN);
+
+	r = rw_req(ENGINE_READ, (int)fd, in, LEN, 4096);
+	cr_assert_eq(run(&r), LEN, "%s: read: %lld", ops->name,
+		     (long long)r.res);
+	cr_expect_geq(r.t_done, r.t_submit);
+	cr_expect_eq(memcmp(in, out, LEN), 0, "%s: read back differs",
+		     ops->name);
+	eclose((int)fd);
+	cr_expect_eq(fcntl((int)fd, F_GETFD), -1, "fd still open");
+	free(out);
+	free(in);
+}
+
+ENGINE_TEST(read_at_eof)
+{
+	static char buf[64 * 1024];
+	struct engine_req r;
+	int64_t fd;
+
+	start(*ix, 4);
+	put_file("ten", "0123456789", 10);
+	fd = eopen("ten", O_RDONLY, 0);
+	cr_assert_geq(fd, 0);
+
+	/* More than there is: the short count, not an error or a hang. */
+	r = rw_req(ENGINE_READ, (int)fd, buf, sizeof(buf), 0);
+	cr_expect_eq(run(&r), 10, "%s: read 64k of 10: %lld", ops->name,
+		     (long long)r.res);
+	cr_expect_eq(memcmp(buf, "0123456789", 10), 0);
+	cr_expect_geq(r.t_done, r.t_submit);
+
+	r = rw_req(ENGINE_READ, (int)fd, buf, 4, 8);
+	cr_expect_eq(run(&r), 2, "%s: read across EOF: %lld", ops->name,
+		     (long long)r.res);
+	cr_expect_eq(memcmp(buf, "89", 2), 0);
+
+	r = rw_req(ENGINE_READ, (int)fd, buf, 4, 10);
+	cr_expect_eq(run(&r), 0, "%s: read at EOF", ops->name);
+	r = rw_req(ENGINE_READ, (int)fd, buf, 4, 1 << 20);
+	cr_expect_eq(run(&r), 0, "%s: read beyond EOF", ops->name);
+	eclose((int)fd);
+}
+
+/* The writer end of a pipe that sends its bytes in two bursts. */
+static void *two_bursts(void *arg)
+{
+	int fd = *(int *)arg;
+	struct timespec gap = { 0, 50 * 1000 * 1000 };
+
+	if (write(fd, "hello", 5) != 5)
+		abort();
+	nanosleep(&gap, NULL);
+	if (write(fd, "world", 5) != 5)
+		abort();
+	close(fd);
+	return NULL;
+}
+
+/* A read that the kernel answers in pieces is put back together. */
+ENGINE_TEST(short_reads_join)
+{
+	static char buf[64 * 1024];
+	struct engine_req r;
+	pthread_t t;
+	int p[2];
+
+	start(*ix, 4);
+	cr_assert_eq(pipe(p), 0);
+	cr_assert_eq(pthread_create(&t, NULL, two_bursts, &p[1]), 0);
+	r = rw_req(ENGINE_READ, p[0], buf, sizeof(buf), 0);
+	cr_expect_eq(run(&r), 10, "%s: pipe read: %lld", ops->name,
+		     (long long)r.res);
+	cr_expect_eq(memcmp(buf, "helloworld", 10), 0, "%s: got '%.10s'",
+		     ops->name, buf);
+	pthread_join(t, NULL);
+	close(p[0]);
+}
+
+/* 1 MiB as 4 KiB writes at random offsets, 32 in flight, then read back. */
+ENGINE_TEST(random_depth32)
+{
+	enum { BLK = 4096, NBLK = 256, DEPTH = 32 };
+	static unsigned char data[NBLK * BLK], back[NBLK * BLK];
+	static struct engine_req req[NBLK];
+	static int order[NBLK], seen[NBLK];
+	struct engine_req *got[5];
+	unsigned peak = 0;
+	int pass, fd, i, n;
+
+	start(*ix, DEPTH);
+	pattern(data, sizeof(data), 3);
+	for (i = 0; i < NBLK; i++)
+		order[i] = i;
+	srand(42);
+	for (i = NBLK - 1; i > 0; i--) {
+		int j = rand() % (i + 1), t = order[i];
+
+		order[i] = order[j];
+		order[j] = t;
+	}
+	fd = openat(dfd, "big", O_RDWR | O_CREAT, 0644);
+	cr_assert_geq(fd, 0);
+
+	for (pass = 0; pass < 2; pass++) {
+		enum engine_op op = pass ? ENGINE_READ : ENGINE_WRITE;
+		unsigned char *buf = pass ? back : data;
+		int next = 0, finished = 0;
+
+		memset(seen, 0, sizeof(seen));
+		while (finished < NBLK) {
+			while (next < NBLK) {
+				int b = order[next];
+
+				req[b] = rw_req(op, fd, buf + b * BLK, BLK,
+						(uint64_t)b * BLK);
+				req[b].user = &seen[b];
+				if (ops->queue(eng, &req[b]) == -EBUSY)
+					break;
+				next++;
+			}
+			if (ops->inflight(eng) > peak)
+				peak = ops->inflight(eng);
+			cr_assert_eq(ops->commit(eng), 0);
+			/* max 5 < depth: reap must keep the rest for later */
+			n = ops->reap(eng, 1, got, 5);
+			cr_assert_geq(n, 1, "%s: reap: %d", ops->name, n);
+			for (i = 0; i < n; i++) {
+				cr_expect_eq(got[i]->res, BLK, "%s: res %lld",
+					     ops->name,
+					     (long long)got[i]->res);
+				cr_expect_geq(got[i]->t_done,
+					      got[i]->t_submit);
+				++*(int *)got[i]->user;
+			}
+			finished += n;
+		}
+		for (i = 0; i < NBLK; i++)
+			cr_assert_eq(seen[i], 1, "%s: block %d reaped %d "
+				     "times", ops->name, i, seen[i]);
+		cr_expect_eq(ops->inflight(eng), 0);
+	}
+	cr_expect_eq(peak, DEPTH, "%s: only %u in flight", ops->name, peak);
+	cr_expect_eq(size_of(fd), sizeof(data));
+	cr_expect_eq(memcmp(back, data, sizeof(data)), 0,
+		     "%s: engine read back differs", ops->name);
+	memset(back, 0, sizeof(back));
+	cr_assert_eq(pread(fd, back, sizeof(back), 0), (ssize_t)sizeof(back));
+	cr_expect_eq(memcmp(back, data, sizeof(data)), 0,
+		     "%s: file differs from what was written", ops->name);
+	close(fd);
+}
+
+ENGINE_TEST(sync_allocate_truncate)
+{
+	struct engine_req r;
+	struct stat st;
+	int fd;
+
+	start(*ix, 4);
+	fd = openat(dfd, "f", O_RDWR | O_CREAT, 0644);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, "abc", 3), 3);
+
+	r = rw_req(ENGINE_FSYNC, fd, NULL, 0, 0);
+	cr_expect_eq(run(&r), 0, "%s: fsync", ops->name);
+	r = rw_req(ENGINE_FDATASYNC, fd, NULL, 0, 0);
+	cr_expect_eq(run(&r), 0, "%s: fdatasync", ops->name);
+
+	r = rw_req(ENGINE_FALLOCATE, fd, NULL, 1 << 20, 0);
+	cr_expect_eq(run(&r), 0, "%s: fallocate: %s", ops->name,
+		     strerror((int)-r.res));
+	cr_assert_eq(fstat(fd, &st), 0);
+	cr_expect_eq(st.st_size, 1 << 20);
+	cr_expect_geq(st.st_blocks * 512, 1 << 20, "not allocated");
+
+	r = rw_req(ENGINE_FALLOCATE, fd, NULL, 1 << 20, 4 << 20);
+	r.flags = FALLOC_FL_KEEP_SIZE;
+	cr_expect_eq(run(&r), 0, "%s: fallocate keep size", ops->name);
+	cr_expect_eq(size_of(fd), 1 << 20);
+
+	r = rw_req(ENGINE_FTRUNCATE, fd, NULL, 0, 12345);
+	cr_expect_eq(run(&r), 0, "%s: ftruncate: %s", ops->name,
+		     strerror((int)-r.res));
+	cr_expect_eq(size_of(fd), 12345);
+	cr_expect_geq(r.t_done, r.t_submit);
+	r = rw_req(ENGINE_FTRUNCATE, fd, NULL, 0, 0);
+	cr_expect_eq(run(&r), 0);
+	cr_expect_eq(size_of(fd), 0);
+
+	r = rw_req(ENGINE_FSYNC, -1, NULL, 0, 0);
+	cr_expect_eq(run(&r), -EBADF, "%s: fsync of -1", ops->name);
+	close(fd);
+}
+
+/* Nothing above the directory: not by "..", "/", nor a symlink. */
+ENGINE_TEST(open_stays_beneath)
+{
+	int64_t fd;
+
+	start(*ix, 4);
+	put_file("inner", "x", 1);
+	cr_assert_eq(mkdirat(dfd, "sub", 0755), 0);
+	put_file("sub/deep", "y", 1);
+	cr_assert_eq(symlinkat("/etc/passwd", dfd, "abs"), 0);
+	cr_assert_eq(symlinkat("../inner", dfd, "sub/up"), 0);
+	cr_assert_eq(symlinkat("../../etc/passwd", dfd, "sub/out"), 0);
+	cr_assert_eq(symlinkat("/proc/self/fd/0", dfd, "magic"), 0);
+
+	cr_expect_eq(eopen("../x", O_RDONLY, 0), -EXDEV, "%s: ../x",
+		     ops->name);
+	cr_expect_eq(eopen("/etc/passwd", O_RDONLY, 0), -EXDEV,
+		     "%s: /etc/passwd", ops->name);
+	fd = eopen("abs", O_RDONLY, 0);
+	cr_expect(fd == -EXDEV || fd == -ELOOP, "%s: symlink to /etc/passwd "
+		  "gave %lld", ops->name, (long long)fd);
+	fd = eopen("sub/out", O_RDONLY, 0);
+	cr_expect(fd == -EXDEV || fd == -ELOOP, "%s: ../../ symlink gave %lld",
+		  ops->name, (long long)fd);
+	fd = eopen("magic", O_RDONLY, 0);
+	cr_expect(fd == -EXDEV || fd == -ELOOP, "%s: magic link gave %lld",
+		  ops->name, (long long)fd);
+	cr_expect_eq(eopen("../x", O_WRONLY | O_CREAT, 0644), -EXDEV);
+
+	/* ... while what stays inside still opens. */
+	fd = eopen("sub/deep", O_RDONLY, 0);
+	cr_expect_geq(fd, 0, "%s: sub/deep: %lld", ops->name, (long long)fd);
+	if (fd >= 0)
+		eclose((int)fd);
+	fd = eopen("sub/up", O_RDONLY, 0);
+	cr_expect_geq(fd, 0, "%s: sub/up -> ../inner: %lld", ops->name,
+		      (long long)fd);
+	if (fd >= 0)
+		eclose((int)fd);
+}
+
+ENGINE_TEST(create_and_statx)
+{
+	static char block[3000];
+	struct statx stx;
+	struct engine_req r;
+	struct stat st;
+	int64_t fd;
+
+	start(*ix, 4);
+	umask(022);
+	cr_expect_not(exists("new"));
+	fd = eopen("new", O_WRONLY | O_CREAT | O_EXCL, 0640);
+	cr_assert_geq(fd, 0, "%s: create: %s", ops->name, strerror((int)-fd));
+	cr_assert_eq(fstatat(dfd, "new", &st, 0), 0, "the file is not there");
+	cr_expect(S_ISREG(st.st_mode));
+	cr_expect_eq(st.st_mode & 07777, 0640, "mode %o", st.st_mode & 07777);
+	cr_expect_eq(eopen("new", O_WRONLY | O_CREAT | O_EXCL, 0640), -EEXIST);
+	cr_assert_eq(write((int)fd, block, sizeof(block)),
+		     (ssize_t)sizeof(block));
+
+	memset(&stx, 0, sizeof(stx));
+	r = path_req(ENGINE_STATX, "new", 0, 0);
+	r.stx = &stx;
+	cr_expect_eq(run(&r), 0, "%s: statx: %s", ops->name,
+		     strerror((int)-r.res));
+	cr_expect(stx.stx_mask & STATX_SIZE);
+	cr_expect_eq(stx.stx_size, sizeof(block));
+	cr_expect_eq(stx.stx_mode & 07777, 0640);
+
+	memset(&stx, 0, sizeof(stx));
+	r = path_req(ENGINE_STATX, "", AT_EMPTY_PATH, 0);
+	r.dirfd = (int)fd;
+	r.stx = &stx;
+	cr_expect_eq(run(&r), 0, "%s: statx of the fd", ops->name);
+	cr_expect_eq(stx.stx_size, sizeof(block));
+
+	r = path_req(ENGINE_STATX, "missing", 0, 0);
+	r.stx = &stx;
+	cr_expect_eq(run(&r), -ENOENT);
+	eclose((int)fd);
+}
+
+ENGINE_TEST(names)
+{
+	struct engine_req r;
+	struct stat st;
+	char target[16] = "";
+	int subfd;
+
+	start(*ix, 4);
+	put_file("f", "data", 4);
+
+	r = path_req(ENGINE_MKDIR, "d", 0, 0750);
+	cr_expect_eq(run(&r), 0, "%s: mkdir: %s", ops->name,
+		     strerror((int)-r.res));
+	cr_assert_eq(fstatat(dfd, "d", &st, 0), 0);
+	cr_expect(S_ISDIR(st.st_mode));
+	cr_expect_eq(run(&r), -EEXIST);
+
+	r = path_req(ENGINE_RENAME, "f", 0, 0);
+	r.dirfd2 = dfd;
+	r.path2 = "g";
+	cr_expect_eq(run(&r), 0, "%s: rename: %s", ops->name,
+		     strerror((int)-r.res));
+	cr_expect_not(exists("f"));
+	cr_expect(exists("g"));
+
+	r = path_req(ENGINE_LINK, "g", 0, 0);
+	r.dirfd2 = dfd;
+	r.path2 = "h";
+	cr_expect_eq(run(&r), 0, "%s: link: %s", ops->name,
+		     strerror((int)-r.res));
+	cr_assert_eq(fstatat(dfd, "h", &st, 0), 0);
+	cr_expect_eq(st.st_nlink, 2);
+	cr_expect_eq(st.st_size, 4);
+
+	r = path_req(ENGINE_SYMLINK, "g", 0, 0);
+	r.dirfd2 = dfd;
+	r.path2 = "s";
+	cr_expect_eq(run(&r), 0, "%s: symlink: %s", ops->name,
+		     strerror((int)-r.res));
+	cr_expect_eq(readlinkat(dfd, "s", target, sizeof(target)), 1);
+	cr_expect_str_eq(target, "g");
+
+	/* into another directory through dirfd2 */
+	subfd = openat(dfd, "d", O_RDONLY | O_DIRECTORY);
+	cr_assert_geq(subfd, 0);
+	r = path_req(ENGINE_RENAME, "h", 0, 0);
+	r.dirfd2 = subfd;
+	r.path2 = "moved";
+	cr_expect_eq(run(&r), 0);
+	cr_expect(exists("d/moved"));
+	close(subfd);
+
+	r = path_req(ENGINE_UNLINK, "d", 0, 0);
+	cr_expect_eq(run(&r), -EISDIR, "%s: unlink of a dir", ops->name);
+	r = path_req(ENGINE_UNLINK, "d", AT_REMOVEDIR, 0);
+	cr_expect_eq(run(&r), -ENOTEMPTY);
+	r = path_req(ENGINE_UNLINK, "d/moved", 0, 0);
+	cr_expect_eq(run(&r), 0);
+	r = path_req(ENGINE_UNLINK, "d", AT_REMOVEDIR, 0);
+	cr_expect_eq(run(&r), 0, "%s: rmdir: %s", ops->name,
+		     strerror((int)-r.res));
+	cr_expect_not(exists("d"));
+	r = path_req(ENGINE_UNLINK, "s", 0, 0);
+	cr_expect_eq(run(&r), 0);
+	cr_expect_not(exists("s"));
+	cr_expect(exists("g"), "unlink of a symlink removed its target");
+	r = path_req(ENGINE_UNLINK, "s", 0, 0);
+	cr_expect_eq(run(&r), -ENOENT);
+}
+
+/* depth is a hard limit, and inflight counts queued and submitted. */
+ENGINE_TEST(busy_and_inflight)
+{
+	static char buf[4][8];
+	struct engine_req req[5], *got[4];
+	int i, fd, n;
+
+	start(*ix, 4);
+	put_file("f", "0123456789abcdef", 16);
+	fd = openat(dfd, "f", O_RDONLY);
+	cr_assert_geq(fd, 0);
+	cr_expect_eq(ops->inflight(eng), 0);
+	cr_expect_eq(ops->reap(eng, 0, got, 4), 0, "reap of nothing");
+	cr_expect_eq(ops->reap(eng, 1, got, 4), 0, "waited for nothing");
+
+	for (i = 0; i < 4; i++) {
+		req[i] = rw_req(ENGINE_READ, fd, buf[i], 4, (uint64_t)i * 4);
+		cr_assert_eq(ops->queue(eng, &req[i]), 0);
+		cr_expect_eq(ops->inflight(eng), (unsigned)i + 1);
+	}
+	req[4] = rw_req(ENGINE_READ, fd, buf[0], 4, 0);
+	cr_expect_eq(ops->queue(eng, &req[4]), -EBUSY, "%s: depth+1 queued",
+		     ops->name);
+	cr_assert_eq(ops->commit(eng), 0);
+	cr_expect_eq(ops->inflight(eng), 4);
+	cr_expect_eq(ops->queue(eng, &req[4]), -EBUSY);
+
+	n = ops->reap(eng, 2, got, 2);
+	cr_assert_eq(n, 2, "%s: reap(2, 2) gave %d", ops->name, n);
+	cr_expect_eq(ops->inflight(eng), 2);
+	cr_assert_eq(ops->queue(eng, &req[4]), 0, "room again after reap");
+	cr_expect_eq(ops->inflight(eng), 3);
+	cr_assert_eq(ops->commit(eng), 0);
+	for (n = 2; n < 5;) {
+		int got_n = ops->reap(eng, 1, got, 4);
+
+		cr_assert_gt(got_n, 0);
+		n += got_n;
+	}
+	cr_expect_eq(ops->inflight(eng), 0);
+	for (i = 0; i < 5; i++)
+		cr_expect_eq(req[i].res, 4, "request %d: %lld", i,
+			     (long long)req[i].res);
+	cr_expect_eq(memcmp(buf[3], "cdef", 4), 0);
+
+	req[0].op = ENGINE_NOPS;
+	cr_expect_eq(ops->queue(eng, &req[0]), -EINVAL);
+	cr_expect_eq(ops->inflight(eng), 0);
+	close(fd);
+}
+
+/* queue only queues: nothing happens before commit (or a waiting reap). */
+ENGINE_TEST(queue_waits_for_commit)
+{
+	struct timespec pause = { 0, 20 * 1000 * 1000 };
+	struct engine_req r, *got;
+	int fd;
+
+	start(*ix, 4);
+	fd = openat(dfd, "f", O_RDWR | O_CREAT, 0644);
+	cr_assert_geq(fd, 0);
+	r = rw_req(ENGINE_WRITE, fd, (char[]){ "abc" }, 3, 0);
+	cr_assert_eq(ops->queue(eng, &r), 0);
+	nanosleep(&pause, NULL);
+	cr_expect_eq(size_of(fd), 0, "%s: written before commit", ops->name);
+	cr_assert_eq(ops->commit(eng), 0);
+	cr_assert_eq(ops->reap(eng, 1, &got, 1), 1);
+	cr_expect_eq(got, &r);
+	cr_expect_eq(r.res, 3);
+	cr_expect_eq(size_of(fd), 3);
+	close(fd);
+}
+
+/* What the child saw once it was nobody. */
+struct nobody_report {
+	int init;
+	char why[256];
+	uid_t euid;
+	int64_t secret, public;
+};
+
+/*
+ * The engine (and so the ring) is made after the drop to nobody, as a
+ * phase's worker makes it: a root-only file must then be out of reach.
+ */
+ENGINE_TEST(dropped_creds_apply)
+{
+	struct nobody_report rep = { 0 };
+	int p[2], status, subfd;
+	pid_t pid;
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root to drop to nobody (euid %d)",
+			     (int)geteuid());
+	start(*ix, 4);
+	ops->cleanup(eng);	/* the root engine is not the one under test */
+	eng = NULL;
+	cr_assert_eq(mkdirat(dfd, "in", 0711), 0);
+	put_file("in/secret", "root only\n", 10);
+	put_file("in/public", "anyone\n", 7);
+	cr_assert_eq(fchmodat(dfd, "in/secret", 0600, 0), 0);
+	cr_assert_eq(fchmodat(dfd, "in/public", 0644, 0), 0);
+	subfd = openat(dfd, "in", O_PATH | O_DIRECTORY);
+	cr_assert_geq(subfd, 0);
+	cr_assert_eq(pipe(p), 0);
+
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		struct engine *e = NULL;
+		struct engine_req r = { .op = ENGINE_OPEN, .dirfd = subfd,
+					.flags = O_RDONLY };
+
+		close(p[0]);
+		if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+		    setresuid(NOBODY, NOBODY, NOBODY))
+			_exit(2);
+		rep.euid = geteuid();
+		rep.init = ops->init(&e, 4, rep.why, sizeof(rep.why));
+		if (!rep.init) {
+			r.path = "secret";
+			rep.secret = engine_do(ops, e, &r);
+			r.path = "public";
+			rep.public = engine_do(ops, e, &r);
+			ops->cleanup(e);
+		}
+		if (write(p[1], &rep, sizeof(rep)) != sizeof(rep))
+			_exit(3);
+		_exit(0);
+	}
+	close(p[1]);
+	cr_assert_eq(read(p[0], &rep, sizeof(rep)), (ssize_t)sizeof(rep),
+		     "no report from the child");
+	close(p[0]);
+	close(subfd);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		  "child status %#x", status);
+	cr_assert_eq(rep.euid, NOBODY);
+	if (rep.init && ops == &engine_uring &&
+	    (rep.init == -EPERM || rep.init == -ENOSYS))
+		cr_skip_test("uring as nobody: %s", rep.why);
+	cr_assert_eq(rep.init, 0, "%s: init as nobody: %s", ops->name,
+		     rep.why);
+	cr_expect_eq(rep.secret, -EACCES, "%s: nobody opened a root-only "
+		     "file: %lld", ops->name, (long long)rep.secret);
+	cr_expect_geq(rep.public, 0, "%s: nobody could not open a public "
+		      "file: %lld", ops->name, (long long)rep.public);
+}
