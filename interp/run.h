@@ -31,6 +31,8 @@ struct run {
 	size_t n_todo, n_run;
 	double t_start;
 	const struct cell *current;	/* for the progress line */
+	char *parsed;			/* the parser's P lines, once */
+	size_t parsed_len;
 	double saved_at;		/* when manifest.json was last written */
 	volatile sig_atomic_t stop;	/* the signal that asked to stop */
 };

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "child.h"
+#include "lparse.h"
 #include "lrun.h"
 #include "metrics.h"
 #include "fs.h"
@@ -122,6 +123,14 @@ static void report_row(void *ctx, const char *name, double v)
 	row(rep->r, rep->k, name, "", "%.17g", v);
 }
 
+static void parsed_row(void *ctx, const char *name, double v,
+		       const char *unit)
+{
+	struct reported *rep = ctx;
+
+	row(rep->r, rep->k, name, unit, "%.17g", v);
+}
+
 /* A Lua phase's report: the workers' metrics and report()'s values. */
 static int lua_rows(struct run *r, const struct csv_key *k,
 		    const struct child_result *res)
@@ -174,6 +183,13 @@ static void finish_cell(struct run *r, const struct live *l, struct cell *c,
 		row(r, &k, "cpu_sys_s", "s", "%.6f", res->sys_s);
 		row(r, &k, "cpu_pct", "%", "%.2f",
 		    res->seconds > 0 ? 100 * cpu / res->seconds : 0);
+	}
+	if (r->parsed) {
+		struct reported rep = { r, &k };
+
+		lparse_rows(r->parsed, r->parsed_len, parsed_row, &rep);
+		free(r->parsed);
+		r->parsed = NULL;
 	}
 	if (l->work[0] && !statfs(l->work, &sf))
 		row(r, &k, "fs_used_bytes", "bytes", "%.0f",
@@ -323,7 +339,7 @@ static int open_output(struct run *r, const struct cell *c, const char *ext)
 	if (snprintf(path, sizeof(path), "%s/exec/%06zu-%s.%s", r->dir,
 		     c->index, name, ext) >= (int)sizeof(path))
 		return -1;
-	return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	return open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 }
 
 static void lua_job(struct run *r, struct live *l, struct cell *c,
@@ -349,6 +365,74 @@ static void lua_job(struct run *r, struct live *l, struct cell *c,
 		lj->ram_bytes = (uint64_t)si.totalram * si.mem_unit;
 	lj->timeout_s = ph->timeout_s;
 	lj->mem_bytes = ph->memory ? ph->memory : (size_t)1 << 30;
+}
+
+static char *slurp(int fd, size_t *len)
+{
+	size_t cap = 0;
+	char *buf = NULL;
+	ssize_t n;
+
+	*len = 0;
+	for (;;) {
+		if (*len + 65536 > cap) {
+			char *nb;
+
+			if (cap >= (16u << 20))	/* enough for any report */
+				break;
+			cap = cap ? cap * 2 : 65536;
+			nb = realloc(buf, cap);
+			if (!nb)
+				break;
+			buf = nb;
+		}
+		n = pread(fd, buf + *len, cap - *len, (off_t)*len);
+		if (n <= 0)
+			break;
+		*len += (size_t)n;
+	}
+	return buf;
+}
+
+/* parse: the library's parser reads what the command printed, in a
+ * dropped child of its own; its metrics join the phase run's rows. */
+static void parse_output(struct run *r, struct cell *c,
+			 const struct child_job *exec_job,
+			 struct child_result *res)
+{
+	const struct plan_phase *ph = &r->plan->phases[c->phase];
+	struct lparse_job pj = { 0 };
+	struct child_job job = *exec_job;
+	struct child_result pres;
+	char parser[PATH_MAX];
+	char *out = slurp(exec_job->out_fd, &pj.out_len);
+	char *err = slurp(exec_job->err_fd, &pj.err_len);
+
+	snprintf(parser, sizeof(parser), "%s/parse/%s.lua",
+		 plan_library_dir(), ph->parse.s);
+	pj.parser = parser;
+	pj.out = out ? out : "";
+	pj.err = err ? err : "";
+	job.body = lparse_body;
+	job.arg = &pj;
+	job.timeout_s = 120;
+	if (child_run(&job, &r->stop, &pres)) {
+		snprintf(res->reason, sizeof(res->reason), "cannot fork the "
+			 "parser");
+		res->ok = 0;
+	} else if (!pres.ok) {
+		snprintf(res->reason, sizeof(res->reason), "parse %.40s: %.400s",
+			 ph->parse.s, pres.reason);
+		res->ok = 0;
+	} else {
+		free(r->parsed);
+		r->parsed = pres.report;
+		r->parsed_len = pres.report_len;
+		pres.report = NULL;
+	}
+	child_result_free(&pres);
+	free(out);
+	free(err);
 }
 
 static void run_cell(struct run *r, struct live *l, struct cell *c)
@@ -407,6 +491,8 @@ static void run_cell(struct run *r, struct live *l, struct cell *c)
 		goto out;
 	}
 	sweep();
+	if (res.ok && ph->parse.s)
+		parse_output(r, c, &job, &res);
 	if (res.interrupted && !res.ok) {
 		/* Not finished, so not recorded: --resume runs it again. */
 		runlog("%s: interrupted", c->id);

@@ -1,0 +1,133 @@
+/* lparse: run a phase-library parser on an exec phase's output, in the dropped child. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+
+#include "child.h"
+#include "fs.h"
+#include "lparse.h"
+#include "plan.h"
+#include "sandbox.h"
+
+static int name_ok(const char *s, size_t n)
+{
+	if (!n || n > 63)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("_.-", s[i]))
+			return 0;
+	return 1;
+}
+
+static void emit(lua_State *L, const char *name)
+{
+	const char *unit = "";
+	double v;
+
+	if (lua_istable(L, -1)) {
+		lua_getfield(L, -1, "unit");
+		if (lua_type(L, -1) == LUA_TSTRING)
+			unit = lua_tostring(L, -1);
+		lua_getfield(L, -2, "value");
+		if (lua_type(L, -1) != LUA_TNUMBER) {
+			lua_pop(L, 2);
+			return;
+		}
+		v = lua_tonumber(L, -1);
+		/* units are words: nothing that could break the line */
+		if (strpbrk(unit, " \n\r,\""))
+			unit = "";
+		dprintf(CHILD_REPORT_FD, "P %s %.17g %s\n", name, v, unit);
+		lua_pop(L, 2);
+		return;
+	}
+	if (lua_type(L, -1) == LUA_TNUMBER)
+		dprintf(CHILD_REPORT_FD, "P %s %.17g\n", name,
+			lua_tonumber(L, -1));
+}
+
+int lparse_body(void *arg)
+{
+	const struct lparse_job *job = arg;
+	struct sandbox_limits lim = { 256u << 20, fs_now() + 60, NULL,
+				      plan_library_dir() };
+	lua_State *L = sandbox_new(&lim);
+	char err[2048];
+
+	if (!L) {
+		dprintf(CHILD_REPORT_FD, "E parse: cannot make a Lua state\n");
+		return 1;
+	}
+	sandbox_strict(L, 0);
+	if (sandbox_dofile(L, job->parser, err, sizeof(err)))
+		goto fail;
+	sandbox_strict(L, 1);
+	if (lua_istable(L, -1))
+		lua_getfield(L, -1, "parse");
+	if (!lua_isfunction(L, -1)) {
+		snprintf(err, sizeof(err), "%s: a parser returns a function "
+			 "(or a table with parse)", job->parser);
+		goto fail;
+	}
+	lua_pushlstring(L, job->out, job->out_len);
+	lua_pushlstring(L, job->err, job->err_len);
+	if (sandbox_call(L, 2, 1, err, sizeof(err)))
+		goto fail;
+	if (!lua_istable(L, -1)) {
+		snprintf(err, sizeof(err), "%s: the parser returned a %s, not "
+			 "a table of metrics", job->parser,
+			 luaL_typename(L, -1));
+		goto fail;
+	}
+	lua_pushnil(L);
+	while (lua_next(L, -2)) {
+		size_t n;
+		const char *k = lua_type(L, -2) == LUA_TSTRING ?
+				lua_tolstring(L, -2, &n) : NULL;
+
+		if (k && name_ok(k, n))
+			emit(L, k);
+		lua_pop(L, 1);
+	}
+	sandbox_close(L);
+	return 0;
+fail:
+	fprintf(stderr, "parse: %s\n", err);
+	dprintf(CHILD_REPORT_FD, "E parse: %.*s\n", (int)strcspn(err, "\n"),
+		err);
+	sandbox_close(L);
+	return 1;
+}
+
+void lparse_rows(const char *report, size_t len,
+		 void (*fn)(void *ctx, const char *name, double v,
+			    const char *unit),
+		 void *ctx)
+{
+	const char *p = report, *end = report + len;
+
+	while (p && p < end) {
+		const char *nl = memchr(p, '\n', end - p);
+		char line[256], name[64], unit[32] = "";
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		double v;
+		char *e;
+
+		if (n < sizeof(line) && n > 2 && p[0] == 'P' && p[1] == ' ') {
+			memcpy(line, p + 2, n - 2);
+			line[n - 2] = '\0';
+			if (sscanf(line, "%63s", name) == 1 &&
+			    name_ok(name, strlen(name))) {
+				v = strtod(line + strlen(name), &e);
+				if (e != line + strlen(name)) {
+					sscanf(e, "%31s", unit);
+					fn(ctx, name, v, unit);
+				}
+			}
+		}
+		p = nl ? nl + 1 : NULL;
+	}
+}
