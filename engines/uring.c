@@ -123,9 +123,10 @@ static void explain_setup(int err, char *why, size_t whylen)
 			 "(kernel.io_uring_disabled=%s); use engine: sync",
 			 disabled);
 	else
-		snprintf(why, whylen, "io_uring_setup refused (EPERM) though "
-			 "kernel.io_uring_disabled=0: a seccomp filter or "
-			 "container policy?; use engine: sync");
+		snprintf(why, whylen, "io_uring_setup was refused (EPERM) "
+			 "with kernel.io_uring_disabled=%s, so by a seccomp "
+			 "filter or container policy; use engine: sync",
+			 disabled);
 }
 
 /* 0, or -EOPNOTSUPP with the opcodes this kernel's io_uring lacks. */
@@ -383,21 +384,26 @@ static struct engine_req *release(struct engine *e, struct slot *s)
 	return r;
 }
 
-/* Take CQEs while there is room in done[]; the rest stay in the ring. */
+/*
+ * Take the CQEs there are, while there is room in done[]; the rest stay in
+ * the ring for the next reap. One head update for the whole batch.
+ */
 static unsigned drain(struct engine *e, struct engine_req **done,
 		      unsigned max)
 {
 	struct io_uring_cqe *cqe;
-	unsigned n = 0;
+	unsigned head, seen = 0, n = 0;
 
-	while (n < max && !io_uring_peek_cqe(&e->ring, &cqe)) {
+	io_uring_for_each_cqe(&e->ring, head, cqe) {
 		struct slot *s = io_uring_cqe_get_data(cqe);
-		int res = cqe->res;
 
-		io_uring_cqe_seen(&e->ring, cqe);
-		if (complete(e, s, res))
+		if (n == max)
+			break;
+		seen++;
+		if (complete(e, s, cqe->res))
 			done[n++] = release(e, s);
 	}
+	io_uring_cq_advance(&e->ring, seen);
 	return n;
 }
 

@@ -131,14 +131,15 @@ static unsigned char *read_buf(lua_State *L, struct lworker *w, size_t len)
 
 /* Where a write of len at off takes its bytes from: page-aligned, and
  * different for different offsets. */
-static unsigned char *src_at(struct lworker *w, uint64_t off, uint64_t len)
+static void *src_at(struct lworker *w, uint64_t off, uint64_t len)
 {
-	uint64_t pages = (w->src_len - (len < w->src_len ? len : 0)) / 4096;
+	/* start pages from which len bytes still fit in the buffer */
+	uint64_t pages = len < w->src_len ? (w->src_len - len) / 4096 + 1 : 1;
 	uint64_t key = (off / 4096) ^ ((uint64_t)w->id << 40);
-	uint64_t page = (key * 0x9e3779b97f4a7c15ull >> 20) %
-			(pages ? pages : 1);
+	uint64_t page = (key * 0x9e3779b97f4a7c15ull >> 20) % pages;
 
-	return w->src + page * 4096;
+	/* a write request only reads its buffer: the cast is safe */
+	return (void *)(uintptr_t)(w->src + page * 4096);
 }
 
 static int f_read(lua_State *L)

@@ -269,7 +269,8 @@ int lrun_body(void *arg)
 	sh.deadline = fs_now() + job->timeout_s;
 	sh.lim = (struct sandbox_limits){ job->mem_bytes, sh.deadline, &stop,
 					  plan_library_dir() };
-	sh.workfd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	/* not O_PATH: syncfs and fstatfs want a real fd */
+	sh.workfd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	L = sandbox_new(&sh.lim);
 	if (sh.workfd < 0 || !L) {
 		fail("phase", "cannot set up the Lua state");

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -200,7 +201,8 @@ static int parent_of(lua_State *L, struct lworker *w, const char *path,
 	memcpy(dir, path, n);
 	dir[n] = '\0';
 	slash = strrchr(dir, '/');
-	snprintf(name, len, "%s", slash ? slash + 1 : dir);
+	if ((size_t)snprintf(name, len, "%s", slash ? slash + 1 : dir) >= len)
+		return -ENAMETOOLONG;
 	if (!strcmp(name, ".") || !name[0])
 		return -EINVAL;
 	*own = 0;
@@ -532,7 +534,44 @@ static int w_log(lua_State *L)
 	return 0;
 }
 
+/* Who the phase runs as, from /proc/self/status: uid, gid, groups,
+ * the five capability sets (hex strings) and no_new_privs. */
+static int w_identity(lua_State *L)
+{
+	static const char *const keys[] = { "Uid", "Gid", "Groups", "CapInh",
+					    "CapPrm", "CapEff", "CapBnd",
+					    "CapAmb", "NoNewPrivs" };
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[512];
+
+	if (!f)
+		return lw_fail(L, "/proc/self/status", errno);
+	lua_createtable(L, 0, 9);
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':'), *v;
+
+		if (!colon)
+			continue;
+		*colon = '\0';
+		v = colon + 1;
+		v += strspn(v, " \t");
+		v[strcspn(v, "\n")] = '\0';
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+			if (strcmp(line, keys[i]))
+				continue;
+			if (i < 2)	/* real uid/gid: the first field */
+				lua_pushinteger(L, atol(v));
+			else
+				lua_pushstring(L, v);
+			lua_setfield(L, -2, keys[i]);
+		}
+	}
+	fclose(f);
+	return 1;
+}
+
 static const luaL_Reg worker_methods[] = {
+	{ "identity", w_identity },
 	{ "open", lfile_open },
 	{ "unlink", w_unlink },
 	{ "mkdir", w_mkdir },

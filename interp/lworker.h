@@ -15,7 +15,7 @@ struct lworker {
 	int workers;
 	const struct engine_ops *eng;
 	struct engine *e;
-	int workfd;		/* the work directory, O_PATH */
+	int workfd;		/* the work directory (O_RDONLY) */
 	struct metrics m;
 	uint64_t rng[4];
 	const unsigned char *src;	/* seeded bytes writes take from,

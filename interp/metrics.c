@@ -524,9 +524,9 @@ static int get_double(struct line *l, double *v)
 	for (k = 0; k < n; k++)
 		if (!strchr("0123456789+-.eE", buf[k]))
 			return -1;
-	errno = 0;
+	/* ERANGE from underflow is fine: %.17g prints subnormals too. */
 	*v = strtod(buf, &end);
-	if (end != buf + n || errno || !isfinite(*v))
+	if (end != buf + n || !isfinite(*v))
 		return -1;
 	return 0;
 }

@@ -116,7 +116,9 @@ static int read_params(lua_State *L, int mod, struct phase_decl *decl,
 		lua_pop(L, 1);
 	}
 	lua_pop(L, 1);
-	qsort(decl->params, decl->n_params, sizeof(*decl->params), cmp_param);
+	if (decl->n_params > 1)
+		qsort(decl->params, decl->n_params, sizeof(*decl->params),
+		      cmp_param);
 	return 0;
 oom:
 	snprintf(err, len, "out of memory");

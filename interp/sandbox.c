@@ -1,4 +1,4 @@
-/* sandbox: Lua states that run phase code without letting it escape, hog the CPU or eat the memory. */
+/* sandbox: Lua states that phase code cannot escape, hog or blow up. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +17,8 @@ struct sandbox {
 	const struct sandbox_limits *lim;
 	size_t cur;		/* bytes held now */
 	size_t peak;		/* most bytes ever held */
+	unsigned long stops;	/* times the hook raised a stop */
+	const char *why;	/* the last stop's reason */
 };
 
 /* Registry keys: only their addresses matter. */
@@ -29,14 +31,14 @@ static const char loading_mark;
 /*
  * The globals a phase gets: everything else the base library defines
  * (dofile, loadfile, warn, and whatever a later Lua adds) is dropped.
- * load, print, collectgarbage and setmetatable are replaced below;
+ * load, print, collectgarbage, setmetatable and xpcall are replaced;
  * require is ours.
  */
 static const char *const allowed_globals[] = {
 	"_G", "_VERSION", "assert", "collectgarbage", "error",
 	"getmetatable", "ipairs", "load", "next", "pairs", "pcall", "print",
-	"rawequal", "rawget", "rawlen", "rawset", "select", "setmetatable",
-	"tonumber", "tostring", "type", "xpcall",
+	"rawequal", "rawget", "rawlen", "rawset", "require", "select",
+	"setmetatable", "tonumber", "tostring", "type", "xpcall",
 	"coroutine", "math", "string", "table", "utf8",
 	NULL,
 };
@@ -50,7 +52,7 @@ static struct sandbox *sb_of(lua_State *L)
 }
 
 /*
- * Growth past the cap fails, which Lua turns into an emergency
+ * Growth past the cap (0: none) fails, which Lua turns into an emergency
  * collection and then "not enough memory". Shrinking and freeing always
  * succeed. When ptr is NULL, osize is a type tag, not a size.
  */
@@ -66,7 +68,8 @@ static void *sb_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 		sb->cur -= old;
 		return NULL;
 	}
-	if (cap && nsize > old && nsize - old > cap - sb->cur)
+	if (cap && nsize > old &&
+	    (sb->cur > cap || nsize - old > cap - sb->cur))
 		return NULL;
 	p = realloc(ptr, nsize);
 	if (!p)
@@ -101,6 +104,8 @@ static const char *stop_reason(const struct sandbox_limits *lim)
  * swallows the error is stopped again at its next instruction. New
  * coroutines copy their creator's hook. If the caller lifts the stop
  * (clears the flag, moves the deadline), the hook slows down again.
+ * What no hook can stop is a single long C call, such as string.find
+ * with a pathological pattern: the parent's wall-clock kill covers that.
  */
 static void sb_hook(lua_State *L, lua_Debug *ar)
 {
@@ -114,6 +119,8 @@ static void sb_hook(lua_State *L, lua_Debug *ar)
 			lua_sethook(L, sb_hook, LUA_MASKCOUNT, HOOK_EVERY);
 		return;
 	}
+	sb->stops++;
+	sb->why = why;
 	lua_sethook(L, sb_hook, LUA_MASKCOUNT, 1);
 	lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
 	main_L = lua_tothread(L, -1);
@@ -195,6 +202,10 @@ static int sb_load(lua_State *L)
 {
 	int n = lua_gettop(L);
 
+	/* Checked here so that errors name 'load', not '?'. */
+	if (!lua_isstring(L, 1))
+		luaL_checktype(L, 1, LUA_TFUNCTION);
+	luaL_optstring(L, 2, NULL);
 	if (n < 2)
 		lua_settop(L, n = 2);
 	lua_pushliteral(L, "t");
@@ -215,7 +226,8 @@ static int sb_collectgarbage(lua_State *L)
 {
 	static const char *const opts[] = { "collect", "step", "count", NULL };
 
-	luaL_checkoption(L, 1, "collect", opts);
+	if (luaL_checkoption(L, 1, "collect", opts) == 1)
+		luaL_optinteger(L, 2, 0);	/* as above, for the name */
 	lua_pushvalue(L, lua_upvalueindex(1));
 	lua_insert(L, 1);
 	lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
@@ -223,23 +235,78 @@ static int sb_collectgarbage(lua_State *L)
 }
 
 /*
- * setmetatable refusing a __gc field: finalizers run with hooks off
+ * setmetatable, refusing a __gc field: finalizers run with hooks off
  * (lgc.c GCTM), so a looping __gc could never be stopped. An object is
- * only marked for finalization if its metatable has __gc when it is
- * set, so checking here is enough.
+ * only marked for finalization if its metatable has __gc when it is set,
+ * so checking here is enough. Written out rather than wrapped so that
+ * argument errors name 'setmetatable' and the caller's line.
  */
 static int sb_setmetatable(lua_State *L)
 {
+	int t = lua_type(L, 2);
+
+	luaL_checktype(L, 1, LUA_TTABLE);
+	luaL_argexpected(L, t == LUA_TNIL || t == LUA_TTABLE, 2,
+			 "nil or table");
+	if (luaL_getmetafield(L, 1, "__metatable") != LUA_TNIL)
+		return luaL_error(L, "cannot change a protected metatable");
+	if (t == LUA_TTABLE) {
+		lua_pushliteral(L, "__gc");
+		if (lua_rawget(L, 2) != LUA_TNIL)
+			return luaL_error(L, "setmetatable: __gc metamethods "
+					  "are not allowed in a phase");
+	}
 	lua_settop(L, 2);
-	lua_pushliteral(L, "__gc");
-	if (lua_type(L, 2) == LUA_TTABLE && lua_rawget(L, 2) != LUA_TNIL)
-		return luaL_error(L, "setmetatable: __gc metamethods are not "
-				  "allowed in a phase");
-	lua_settop(L, 2);
+	lua_setmetatable(L, 1);
+	return 1;
+}
+
+/*
+ * The message handler given to xpcall runs from inside luaG_errormsg
+ * before the error unwinds; when the error comes from our hook, hooks
+ * are still off (the hook is running), so a looping handler could never
+ * be stopped. Ours stands in front of the phase's handler and, once the
+ * phase is being stopped, passes the error through without calling it.
+ */
+static int xpcall_handler(lua_State *L)
+{
+	if (stop_reason(sb_of(L)->lim))
+		return 1;
 	lua_pushvalue(L, lua_upvalueindex(1));
 	lua_insert(L, 1);
-	lua_call(L, 2, 1);
+	lua_call(L, lua_gettop(L) - 1, 1);
 	return 1;
+}
+
+/* After the protected call, or when a yield inside it resumes. */
+static int xpcall_done(lua_State *L, int status, lua_KContext base)
+{
+	if (status == LUA_OK || status == LUA_YIELD)
+		return lua_gettop(L) - (int)base;	/* true, results */
+	lua_pushboolean(L, 0);
+	lua_pushvalue(L, -2);
+	return 2;					/* false, error */
+}
+
+/*
+ * xpcall(f, msgh, ...) with msgh behind xpcall_handler. Written out with
+ * a continuation, rather than wrapped, so that f may still yield.
+ */
+static int sb_xpcall(lua_State *L)
+{
+	int nargs = lua_gettop(L) - 2;
+
+	luaL_checktype(L, 2, LUA_TFUNCTION);
+	lua_pushvalue(L, 2);
+	lua_pushcclosure(L, xpcall_handler, 1);
+	lua_replace(L, 2);
+	/* f, handler, args... -> f, handler, true, f, args... */
+	lua_pushboolean(L, 1);
+	lua_insert(L, 3);
+	lua_pushvalue(L, 1);
+	lua_insert(L, 4);
+	return xpcall_done(L, lua_pcallk(L, nargs, LUA_MULTRET, 2, 2,
+					 xpcall_done), 2);
 }
 
 /* [A-Za-z0-9_]+, spelled out: isalnum() would follow the locale. */
@@ -263,13 +330,15 @@ static int valid_name(const char *s)
  */
 static int sb_require(lua_State *L)
 {
-	const char *name = luaL_checkstring(L, 1);
+	size_t len;
+	const char *name = luaL_checklstring(L, 1, &len);
 	const char *libdir = sb_of(L)->lim->libdir;
 	int parse = !strncmp(name, "parse.", 6);
 	char path[4096];
 	int n, rc;
 
-	if (!valid_name(parse ? name + 6 : name) || !libdir)
+	if (!valid_name(parse ? name + 6 : name) || strlen(name) != len ||
+	    !libdir)
 		return luaL_error(L, "require: '%s' is not a phase-library "
 				  "module", name);
 	lua_settop(L, 1);
@@ -339,7 +408,8 @@ static int setup(lua_State *L)
 
 	wrap_global(L, "load", sb_load);
 	wrap_global(L, "collectgarbage", sb_collectgarbage);
-	wrap_global(L, "setmetatable", sb_setmetatable);
+	lua_register(L, "setmetatable", sb_setmetatable);
+	lua_register(L, "xpcall", sb_xpcall);
 	lua_register(L, "print", sb_print);
 	lua_register(L, "require", sb_require);
 
@@ -449,8 +519,15 @@ static int take_error(lua_State *L, const char *prefix, char *err,
 	return -1;
 }
 
+/*
+ * A stop caught by a pcall right before the function returns (say
+ * `return pcall(f)`, a tail call) leaves no instruction for the re-armed
+ * hook to fire on, so the call looks successful: count the stops.
+ */
 int sandbox_call(lua_State *L, int nargs, int nres, char *err, size_t len)
 {
+	struct sandbox *sb = sb_of(L);
+	unsigned long stops = sb->stops;
 	int base = lua_gettop(L) - nargs;
 	int rc;
 
@@ -460,6 +537,13 @@ int sandbox_call(lua_State *L, int nargs, int nres, char *err, size_t len)
 	lua_remove(L, base);
 	if (rc != LUA_OK)
 		return take_error(L, "", err, len);
+	if (sb->stops != stops) {
+		lua_settop(L, base - 1);
+		if (len)
+			snprintf(err, len, "phase stopped: %s (the stop was "
+				 "caught at the end of the call)", sb->why);
+		return -1;
+	}
 	return 0;
 }
 

@@ -6,11 +6,16 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <grp.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -445,7 +450,7 @@ ENGINE_TEST(create_and_statx)
 	struct statx stx;
 	struct engine_req r;
 	struct stat st;
-	int64_t fd;
+	int64_t fd, fd2;
 
 	start(*ix, 4);
 	umask(022);
@@ -456,6 +461,12 @@ ENGINE_TEST(create_and_statx)
 	cr_expect(S_ISREG(st.st_mode));
 	cr_expect_eq(st.st_mode & 07777, 0640, "mode %o", st.st_mode & 07777);
 	cr_expect_eq(eopen("new", O_WRONLY | O_CREAT | O_EXCL, 0640), -EEXIST);
+	/* a mode without O_CREAT is the caller's default, not an error */
+	fd2 = eopen("new", O_RDONLY, 0644);
+	cr_expect_geq(fd2, 0, "%s: open with a stray mode: %lld", ops->name,
+		      (long long)fd2);
+	if (fd2 >= 0)
+		eclose((int)fd2);
 	cr_assert_eq(write((int)fd, block, sizeof(block)),
 		     (ssize_t)sizeof(block));
 
@@ -699,4 +710,66 @@ ENGINE_TEST(dropped_creds_apply)
 		     "file: %lld", ops->name, (long long)rep.secret);
 	cr_expect_geq(rep.public, 0, "%s: nobody could not open a public "
 		      "file: %lld", ops->name, (long long)rep.public);
+}
+
+/* In a child: make io_uring_setup fail with err, as a container would. */
+static void refuse_io_uring(int err)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_io_uring_setup, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K,
+			 SECCOMP_RET_ERRNO | ((unsigned)err & 0xffff)),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
+		_exit(2);
+}
+
+/* Refused io_uring is an error that says why and names the way out. */
+Test(engine, uring_refused_says_why)
+{
+	static const int errs[] = { EPERM, ENOSYS };
+	size_t i;
+
+	for (i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
+		struct { int ret; char why[256]; } rep = { 0, "" };
+		int p[2], status;
+		pid_t pid;
+
+		cr_assert_eq(pipe(p), 0);
+		pid = fork();
+		cr_assert_geq(pid, 0);
+		if (pid == 0) {
+			struct engine *e = NULL;
+
+			close(p[0]);
+			refuse_io_uring(errs[i]);
+			rep.ret = engine_uring.init(&e, 8, rep.why,
+						    sizeof(rep.why));
+			if (e)
+				engine_uring.cleanup(e);
+			if (write(p[1], &rep, sizeof(rep)) != sizeof(rep))
+				_exit(3);
+			_exit(0);
+		}
+		close(p[1]);
+		cr_assert_eq(read(p[0], &rep, sizeof(rep)),
+			     (ssize_t)sizeof(rep));
+		close(p[0]);
+		cr_assert_eq(waitpid(pid, &status, 0), pid);
+		cr_assert(WIFEXITED(status) && !WEXITSTATUS(status));
+		cr_expect_eq(rep.ret, -errs[i], "init gave %d", rep.ret);
+		cr_expect(strstr(rep.why, "io_uring"), "why: '%s'", rep.why);
+		cr_expect(strstr(rep.why, "use engine: sync"), "why: '%s'",
+			  rep.why);
+		if (errs[i] == EPERM)
+			cr_expect(strstr(rep.why, "kernel.io_uring_disabled="),
+				  "why: '%s'", rep.why);
+		cr_log_info("%s: %s", strerror(errs[i]), rep.why);
+	}
 }

@@ -297,16 +297,18 @@ Test(run, sigkill_leaves_nothing_and_resume_completes, .fini = fini,
 Test(run, ten_cells_leave_the_system_as_found, .fini = fini, .timeout = 120)
 {
 	const char *dir;
-	char rd[256], before[4096], after[4096], cmd[512];
+	char rd[256], before[4096], after[4096], cmd[768];
 	FILE *f;
 	int rc;
 
 	e2e_require_root();
 	dir = e2e_tmpdir();
-	/* Other tests run beside this one in their own /tmp/fsplan-e2e-*
-	 * and /tmp/fsplan-test-* directories: leave their lines out. */
+	/* Other tests run beside this one in their own /tmp directories,
+	 * so /tmp as a whole is no measure: mounts, loops, images anywhere
+	 * under /tmp and /var/tmp, and what is beside the run directory. */
 	snprintf(cmd, sizeof(cmd), "{ findmnt -rn -o TARGET,SOURCE; "
-		 "losetup -a; ls -A /tmp /var/tmp; } | "
+		 "losetup -a; find /tmp /var/tmp -maxdepth 3 -name "
+		 "'fsplan-*.img'; } | "
 		 "grep -v 'fsplan-e2e-\\|fsplan-test-\\|fsplan-cli-' | sort");
 	f = popen(cmd, "r");
 	before[fread(before, 1, sizeof(before) - 1, f)] = '\0';
@@ -329,6 +331,12 @@ Test(run, ten_cells_leave_the_system_as_found, .fini = fini, .timeout = 120)
 	pclose(f);
 	cr_expect_str_eq(after, before);
 	expect_clean(dir);
+	/* beside the run directory: the plan, nothing else (no images) */
+	snprintf(cmd, sizeof(cmd), "ls -A %s | tr '\\n' ' '", dir);
+	f = popen(cmd, "r");
+	after[fread(after, 1, sizeof(after) - 1, f)] = '\0';
+	pclose(f);
+	cr_expect_str_eq(after, "plan.yaml run ");
 	/* only the run's own files stay in the run directory */
 	snprintf(cmd, sizeof(cmd), "ls -A %s | tr '\\n' ' '", rd);
 	f = popen(cmd, "r");

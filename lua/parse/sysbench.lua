@@ -1,0 +1,76 @@
+-- parse/sysbench: the report of sysbench 1.0 fileio (also the general
+-- statistics and latency of its other tests) as metrics.
+--
+--   File operations:     reads/s, writes/s, fsyncs/s
+--                        -> reads_per_s, writes_per_s, fsyncs_per_s (ops/s)
+--   Throughput:          read, MiB/s, written, MiB/s
+--                        -> read_mibs, written_mibs (MiB/s)
+--   General statistics:  total time, total number of events
+--                        -> total_time_s (s), events
+--   Latency (ms):        min, avg, max, <N>th percentile (95 by default,
+--                        --percentile=N)
+--                        -> lat_min_ms, lat_avg_ms, lat_max_ms, lat_p<N>_ms
+--
+-- A section sysbench did not print leaves its metrics out rather than
+-- zero; output with none of them is an error. When the output holds
+-- several reports (a script running sysbench more than once), the last
+-- one counts. Other lines (prepare's and cleanup's, thread fairness) are
+-- ignored.
+
+local SECTIONS = {
+	["File operations"] = {
+		["reads/s"] = { "reads_per_s", "ops/s" },
+		["writes/s"] = { "writes_per_s", "ops/s" },
+		["fsyncs/s"] = { "fsyncs_per_s", "ops/s" },
+	},
+	["Throughput"] = {
+		["read, MiB/s"] = { "read_mibs", "MiB/s" },
+		["written, MiB/s"] = { "written_mibs", "MiB/s" },
+	},
+	["General statistics"] = {
+		["total time"] = { "total_time_s", "s" },
+		["total number of events"] = { "events", "events" },
+	},
+	["Latency (ms)"] = {
+		min = { "lat_min_ms", "ms" },
+		avg = { "lat_avg_ms", "ms" },
+		max = { "lat_max_ms", "ms" },
+	},
+}
+
+-- The metric name and unit of a label in a section, or nil.
+local function field(section, label)
+	local known = SECTIONS[section][label]
+	if known then
+		return known[1], known[2]
+	end
+	local p = section == "Latency (ms)" and label:match("^(%d+)th percentile$")
+	if p then
+		return "lat_p" .. p .. "_ms", "ms"
+	end
+end
+
+return function(stdout)
+	local out, found, section = {}, false, nil
+	for line in (stdout .. "\n"):gmatch("(.-)\r?\n") do
+		local header = line:match("^(%S.*):%s*$")
+		if header then
+			section = SECTIONS[header] and header
+			found = found or section ~= nil
+		elseif line == "" then
+			section = nil
+		elseif section then
+			local label, number = line:match("^%s+(.-):%s*(%-?[%d.]+)")
+			local name, unit = field(section, label or "")
+			if name and tonumber(number) then
+				out[name] = { value = tonumber(number), unit = unit }
+			end
+		end
+	end
+	if not found then
+		error("sysbench: no report in the output (none of the sections "
+		      .. "File operations, Throughput, General statistics, "
+		      .. "Latency (ms))", 0)
+	end
+	return out
+end
