@@ -111,6 +111,9 @@ static void push_ctx(lua_State *L, struct shared *sh)
 	lua_setfield(L, -2, "rep");
 	lua_pushstring(L, j->e->plan->phases[j->c->phase].name);
 	lua_setfield(L, -2, "phase");
+	/* unique per phase run: names that must not meet an earlier run's */
+	lua_pushinteger(L, (lua_Integer)j->c->index);
+	lua_setfield(L, -2, "index");
 }
 
 /* A state with the module loaded (left at index 1) and ctx (index 2). */

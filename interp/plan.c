@@ -574,9 +574,10 @@ const char *plan_library_dir(void)
 	char exe[PATH_MAX];
 	ssize_t n;
 
-	if (env && *env)
-		return env;
 	if (dir[0])
+		return dir;
+	/* absolute, whatever it was given as: phases chdir */
+	if (env && *env && realpath(env, dir))
 		return dir;
 	/* Beside the binary first, so a build tree runs its own library. */
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);

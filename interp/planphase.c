@@ -1,5 +1,6 @@
 /* planphase: the plan's phases and exclude rules. */
 #include <ctype.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,8 +79,12 @@ static int h_ph_use(struct loader *L, yaml_node_t *n, void *obj)
 					"in the library (%s)", u,
 					plan_library_dir());
 	}
-	ph->module_path = pl_strdup(L, path);
-	return ph->module_path ? 0 : -1;
+	/* absolute: the phase child runs in the work directory */
+	ph->module_path = realpath(path, NULL);
+	if (!ph->module_path)
+		return pl_error(L, ph->use.pos, "phase module '%s': %s", u,
+				strerror(errno));
+	return 0;
 }
 
 static int h_ph_matrix(struct loader *L, yaml_node_t *n, void *obj)
