@@ -126,7 +126,8 @@ static lua_State *new_state(struct shared *sh, char *err, size_t len)
 		snprintf(err, len, "cannot make a Lua state");
 		return NULL;
 	}
-	if (phase_load(L, sh->job->module, &decl, err, len)) {
+	if (phase_load(L, sh->job->module, sh->job->text, sh->job->text_len,
+		       &decl, err, len)) {
 		phase_decl_free(&decl);
 		sandbox_close(L);
 		return NULL;
@@ -279,7 +280,8 @@ int lrun_body(void *arg)
 		fail("phase", "cannot set up the Lua state");
 		goto out;
 	}
-	if (phase_load(L, job->module, &sh.decl, err, sizeof(err))) {
+	if (phase_load(L, job->module, job->text, job->text_len, &sh.decl,
+		       err, sizeof(err))) {
 		fail("load", err);
 		goto out;
 	}

@@ -139,14 +139,59 @@ static int optional_fn(lua_State *L, int mod, const char *name, int *has,
 	return -1;
 }
 
-int phase_load(lua_State *L, const char *path, struct phase_decl *decl,
-	       char *err, size_t len)
+char *phase_read_source(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	size_t cap = 0, n = 0, r;
+
+	if (!f)
+		return NULL;
+	do {
+		if (n + 4096 > cap) {
+			char *nb;
+
+			cap = cap ? cap * 2 : 16384;
+			if (cap > (16u << 20) || !(nb = realloc(buf, cap))) {
+				free(buf);
+				fclose(f);
+				errno = EFBIG;
+				return NULL;
+			}
+			buf = nb;
+		}
+		r = fread(buf + n, 1, cap - n, f);
+		n += r;
+	} while (r > 0);
+	fclose(f);
+	*len = n;
+	return buf;
+}
+
+static int load_text(lua_State *L, const char *path, const char *text,
+		     size_t text_len, char *err, size_t len)
+{
+	char name[4200];
+
+	snprintf(name, sizeof(name), "@%s", path);
+	if (luaL_loadbufferx(L, text, text_len, name, "t")) {
+		snprintf(err, len, "%s", lua_tostring(L, -1));
+		lua_pop(L, 1);
+		return -1;
+	}
+	return sandbox_call(L, 0, 1, err, len);
+}
+
+int phase_load(lua_State *L, const char *path, const char *text,
+	       size_t text_len, struct phase_decl *decl, char *err,
+	       size_t len)
 {
 	int mod;
 
 	memset(decl, 0, sizeof(*decl));
 	sandbox_strict(L, 0);
-	if (sandbox_dofile(L, path, err, len))
+	if (text ? load_text(L, path, text, text_len, err, len)
+		 : sandbox_dofile(L, path, err, len))
 		return -1;
 	sandbox_strict(L, 1);
 	mod = lua_gettop(L);
@@ -317,8 +362,10 @@ void phase_values_free(struct param_val *vals, int n)
 		free(vals[i].str);
 }
 
-/* Check every Lua phase here, in whatever process this is. */
-static int check_here(const struct expansion *e, struct diag *d)
+/* Check every Lua phase here, in whatever process this is; text[ph] is
+ * the module's source when the caller read it, else NULL. */
+static int check_here(const struct expansion *e, char **text, size_t *tlen,
+		      struct diag *d)
 {
 	const struct plan *p = e->plan;
 
@@ -336,8 +383,9 @@ static int check_here(const struct expansion *e, struct diag *d)
 		if (!L)
 			return diag_set(d, p->file, NULL, (struct pos){ 0, 0 },
 					"cannot make a Lua state");
-		if (phase_load(L, p->phases[ph].module_path, &decl, err,
-			       sizeof(err))) {
+		if (phase_load(L, p->phases[ph].module_path,
+			       text ? text[ph] : NULL, text ? tlen[ph] : 0,
+			       &decl, err, sizeof(err))) {
 			sandbox_close(L);
 			phase_decl_free(&decl);
 			return diag_set(d, p->file, p->text,
@@ -373,7 +421,9 @@ int phase_check_all(const struct expansion *e, const char *runas,
 		    struct diag *d)
 {
 	struct runas who;
-	int pfd[2], status, any = 0;
+	char **text;
+	size_t *tlen;
+	int pfd[2], status, any = 0, np;
 	ssize_t n;
 	pid_t pid;
 
@@ -382,10 +432,24 @@ int phase_check_all(const struct expansion *e, const char *runas,
 	if (!any)
 		return 0;
 	if (geteuid() != 0)
-		return check_here(e, d);
-	/* root: the Lua runs in a child that holds nothing */
-	if (privdrop_resolve(runas, &who, d) || pipe(pfd))
+		return check_here(e, NULL, NULL, d);
+	/* root: the Lua runs in a child that holds nothing, on sources
+	 * read here (runas may not reach the plan's directory) */
+	if (privdrop_resolve(runas, &who, d))
 		return -1;
+	np = e->plan->n_phases;
+	text = calloc(np, sizeof(*text));
+	tlen = calloc(np, sizeof(*tlen));
+	if (!text || !tlen || pipe(pfd)) {
+		free(text);
+		free(tlen);
+		return diag_set(d, e->plan->file, NULL, (struct pos){ 0, 0 },
+				"out of memory");
+	}
+	for (int i = 0; i < np; i++)
+		if (e->plan->phases[i].use.s)
+			text[i] = phase_read_source(
+				e->plan->phases[i].module_path, &tlen[i]);
 	pid = fork();
 	if (pid == 0) {
 		char why[256];
@@ -399,7 +463,7 @@ int phase_check_all(const struct expansion *e, const char *runas,
 				 "privilege drop failed: %s", why);
 			rc = -1;
 		} else {
-			rc = check_here(e, d);
+			rc = check_here(e, text, tlen, d);
 		}
 		if (rc && write(3, d, sizeof(*d)) != sizeof(*d))
 			_exit(2);
@@ -408,6 +472,10 @@ int phase_check_all(const struct expansion *e, const char *runas,
 	close(pfd[1]);
 	n = pid < 0 ? -1 : read(pfd[0], d, sizeof(*d));
 	close(pfd[0]);
+	for (int i = 0; i < np; i++)
+		free(text[i]);
+	free(text);
+	free(tlen);
 	if (pid < 0 || waitpid(pid, &status, 0) < 0)
 		return diag_set(d, e->plan->file, NULL, (struct pos){ 0, 0 },
 				"cannot check the phases: %s",

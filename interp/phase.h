@@ -33,13 +33,19 @@ struct param_val {
 };
 
 /*
- * Load the module at path in a fresh sandbox (L, already made by the
- * caller) and read what it declares: a table with a worker function and
- * optional params, setup, teardown, report, describe. Leaves the module
- * table on the stack. 0, or -1 with err.
+ * Load the module in a fresh sandbox (L, already made by the caller) and
+ * read what it declares: a table with a worker function and optional
+ * params, setup, teardown, report, describe. The source is text (read
+ * by the parent, which may reach files the runas user cannot), named
+ * path in messages; NULL text reads path. Leaves the module table on the
+ * stack. 0, or -1 with err.
  */
-int phase_load(lua_State *L, const char *path, struct phase_decl *decl,
-	       char *err, size_t len);
+int phase_load(lua_State *L, const char *path, const char *text,
+	       size_t text_len, struct phase_decl *decl, char *err,
+	       size_t len);
+
+/* A module's source, read whole (NULL on error, errno set). */
+char *phase_read_source(const char *path, size_t *len);
 void phase_decl_free(struct phase_decl *decl);
 
 /* The type a default value implies ("64M" size, "30s" duration, ...). */

@@ -13,6 +13,7 @@
 #include "child.h"
 #include "lparse.h"
 #include "lrun.h"
+#include "phase.h"
 #include "metrics.h"
 #include "fs.h"
 #include "run.h"
@@ -365,6 +366,8 @@ static void lua_job(struct run *r, struct live *l, struct cell *c,
 		lj->ram_bytes = (uint64_t)si.totalram * si.mem_unit;
 	lj->timeout_s = ph->timeout_s;
 	lj->mem_bytes = ph->memory ? ph->memory : (size_t)1 << 30;
+	/* read as root: runas may not reach the plan's directory */
+	lj->text = phase_read_source(ph->module_path, &lj->text_len);
 }
 
 static char *slurp(int fd, size_t *len)
@@ -446,7 +449,7 @@ static void run_cell(struct run *r, struct live *l, struct cell *c)
 			home, tmp, user, cellv, repv, typev, labelv, NULL };
 	struct child_job job = { 0 };
 	struct child_result res;
-	struct lrun_job lj;
+	struct lrun_job lj = { 0 };
 	char *cmd;
 
 	progress(r, c);
@@ -506,6 +509,8 @@ static void run_cell(struct run *r, struct live *l, struct cell *c)
 	child_result_free(&res);
 out:
 	free(cmd);
+	if (!ph->exec.s)
+		free((char *)lj.text);
 	if (job.out_fd >= 0)
 		close(job.out_fd);
 	if (job.err_fd >= 0)
