@@ -5,7 +5,7 @@ return {
   params = { size = "64k" },
   worker = function(w, ctx)
     local f = assert(w:open(("f%d"):format(w.id), "w"))
-    f:write(0, ctx.params.size)
+    assert(f:write(0, ctx.params.size))
     f:close()
   end,
 }

@@ -14,8 +14,8 @@ return {
   worker = function(w, ctx)
     local p = ctx.params
     local f = assert(w:open(p.file, "r", { direct = p.direct }))
-    f:stream{ op = "read", pattern = "random", block = p.block,
-              span = p.size, depth = p.depth, seconds = p.seconds }
+    assert(f:stream{ op = "read", pattern = "random", block = p.block,
+              span = p.size, depth = p.depth, seconds = p.seconds })
     f:close()
   end,
 }

@@ -16,7 +16,7 @@ return {
     local blocks = p.size // block
     local f = assert(w:open(p.file, "r", { direct = p.direct }))
     while not w:done() do
-      f:read((w:random(blocks) - 1) * block, block)
+      assert(f:read((w:random(blocks) - 1) * block, block))
     end
     f:close()
   end,

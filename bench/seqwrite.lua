@@ -13,8 +13,8 @@ return {
   worker = function(w, ctx)
     local p = ctx.params
     local f = assert(w:open(p.file, "w"))
-    f:stream{ op = "write", block = p.block, bytes = p.size,
-              depth = p.depth }
+    assert(f:stream{ op = "write", block = p.block, bytes = p.size,
+              depth = p.depth })
     if p.fsync then assert(f:fsync()) end
     f:close()
   end,

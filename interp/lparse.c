@@ -22,6 +22,11 @@ static int name_ok(const char *s, size_t n)
 	return 1;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 static void emit(lua_State *L, const char *name)
 {
 	const char *unit = "";
@@ -40,12 +45,12 @@ static void emit(lua_State *L, const char *name)
 		/* units are words: nothing that could break the line */
 		if (strpbrk(unit, " \n\r,\""))
 			unit = "";
-		dprintf(CHILD_REPORT_FD, "P %s %.17g %s\n", name, v, unit);
+		dprintf(CHILD_REPORT_FD, "P %s %.12g %s\n", name, v, unit);
 		lua_pop(L, 2);
 		return;
 	}
 	if (lua_type(L, -1) == LUA_TNUMBER)
-		dprintf(CHILD_REPORT_FD, "P %s %.17g\n", name,
+		dprintf(CHILD_REPORT_FD, "P %s %.12g\n", name,
 			lua_tonumber(L, -1));
 }
 
@@ -55,10 +60,12 @@ int lparse_body(void *arg)
 	struct sandbox_limits lim = { 256u << 20, fs_now() + 60, NULL,
 				      plan_library_dir() };
 	lua_State *L = sandbox_new(&lim);
+	const char **names;
 	char err[2048];
+	int n;
 
 	if (!L) {
-		dprintf(CHILD_REPORT_FD, "E parse: cannot make a Lua state\n");
+		dprintf(CHILD_REPORT_FD, "E cannot make a Lua state\n");
 		return 1;
 	}
 	sandbox_strict(L, 0);
@@ -82,22 +89,40 @@ int lparse_body(void *arg)
 			 luaL_typename(L, -1));
 		goto fail;
 	}
+	/* in name order: the rows of a run come out the same every time */
+	lua_newtable(L);
+	n = 0;
 	lua_pushnil(L);
-	while (lua_next(L, -2)) {
-		size_t n;
+	while (lua_next(L, -3)) {
+		size_t kl;
 		const char *k = lua_type(L, -2) == LUA_TSTRING ?
-				lua_tolstring(L, -2, &n) : NULL;
+				lua_tolstring(L, -2, &kl) : NULL;
 
-		if (k && name_ok(k, n))
-			emit(L, k);
+		lua_pop(L, 1);
+		if (k && name_ok(k, kl)) {
+			lua_pushvalue(L, -1);
+			lua_rawseti(L, -3, ++n);
+		}
+	}
+	names = calloc(n + 1, sizeof(*names));
+	for (int i = 0; names && i < n; i++) {
+		lua_rawgeti(L, -1, i + 1);
+		names[i] = lua_tostring(L, -1);
+		lua_pop(L, 1);	/* still held by the table of names */
+	}
+	if (names)
+		qsort(names, n, sizeof(*names), cmp_str);
+	for (int i = 0; names && i < n; i++) {
+		lua_getfield(L, -2, names[i]);
+		emit(L, names[i]);
 		lua_pop(L, 1);
 	}
+	free(names);
 	sandbox_close(L);
 	return 0;
 fail:
 	fprintf(stderr, "parse: %s\n", err);
-	dprintf(CHILD_REPORT_FD, "E parse: %.*s\n", (int)strcspn(err, "\n"),
-		err);
+	dprintf(CHILD_REPORT_FD, "E %.*s\n", (int)strcspn(err, "\n"), err);
 	sandbox_close(L);
 	return 1;
 }

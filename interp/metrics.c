@@ -771,7 +771,7 @@ static int op_rows(const struct op_stat *o, double secs, const double *thr,
 		 * 10^6 bytes: its module converts). */
 		if (secs > 0)
 			e |= add_row(r, k, (double)o->bytes / 1048576.0 / secs,
-				     "MB/s", "%.31s_mbs", nm);
+				     "MiB/s", "%.31s_mbs", nm);
 	}
 	if (secs > 0)
 		e |= add_row(r, k, (double)h->count / secs, "ops/s",

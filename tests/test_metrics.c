@@ -198,8 +198,8 @@ Test(metrics, values_beyond_the_last_group_keep_max_exact)
 	cr_assert_eq(hist_add(&h, 1000), 0);
 	cr_assert_eq(hist_add(&h, big), 0);
 	cr_assert_eq(hist_add(&h, big - 7), 0);
-	cr_assert_eq(hist_add(&h, 1ull << 48), 0);	/* the first beyond */
-	cr_assert_eq(hist_add(&h, (1ull << 48) - 1), 0);	/* the last in */
+	cr_assert_eq(hist_add(&h, 1ull << 48), 0);	/* first beyond */
+	cr_assert_eq(hist_add(&h, (1ull << 48) - 1), 0);	/* last in */
 	cr_expect_eq(h.b[HIST_BUCKETS - 1], 4);
 	cr_expect_eq(h.b[HIST_BUCKETS - 2], 0);
 	cr_expect_eq(h.max, big);
@@ -331,8 +331,8 @@ Test(metrics, names_are_checked)
 
 Test(metrics, share_above)
 {
+	static uint64_t v[100000];
 	struct hist h = { 0 };
-	uint64_t v[100000];
 	uint64_t thr[] = { 2000000000ull, 1000000000ull, 12345678, 777,
 			   9999999999ull };
 
@@ -377,17 +377,17 @@ Test(metrics, share_above)
 	fill(&h, v, N_OF(v));
 	for (size_t j = 0; j < N_OF(thr); j++) {
 		size_t above = 0, near = 0;
-		double got = hist_share_above(&h, thr[j]);
+		double got = hist_share_above(&h, thr[j]), want;
 
 		for (size_t i = 0; i < N_OF(v); i++) {
 			above += v[i] > thr[j];
 			near += v[i] + thr[j] / 64 >= thr[j] &&
 				v[i] <= thr[j] + thr[j] / 64;
 		}
-		cr_expect_leq(fabs(got - (double)above / N_OF(v)),
-			      (double)near / N_OF(v) + 1e-12,
-			      "above %llu: %g vs %g", (unsigned long long)thr[j],
-			      got, (double)above / N_OF(v));
+		want = (double)above / N_OF(v);
+		cr_expect_leq(fabs(got - want), (double)near / N_OF(v) + 1e-12,
+			      "above %llu: %g, want %g",
+			      (unsigned long long)thr[j], got, want);
 	}
 	hist_free(&h);
 }
@@ -656,8 +656,10 @@ Test(metrics, decode_accepts_what_is_consistent)
 
 	for (size_t i = 0; i < N_OF(good); i++) {
 		struct metrics m = { 0 };
+
 		cr_expect_eq(metrics_decode(&m, good[i], strlen(good[i]), NULL,
-					    NULL), 0, "refused \"%s\"", good[i]);
+					    NULL), 0, "refused \"%s\"",
+			     good[i]);
 		metrics_free(&m);
 	}
 }

@@ -27,7 +27,7 @@
 #define MIN_HOSTILE	30
 #define MIB		((size_t)1 << 20)
 
-static char libdir[64];
+static char libdir[256];
 static volatile sig_atomic_t stop_flag;
 static struct sandbox_limits lim;
 
@@ -70,9 +70,13 @@ static const struct {
 
 static void setup(void)
 {
+	const char *tmp = getenv("TMPDIR");
 	char sub[PATH_MAX];
 
-	snprintf(libdir, sizeof(libdir), "/tmp/fsplan-sandbox-XXXXXX");
+	int n = snprintf(libdir, sizeof(libdir), "%s/fsplan-sandbox-XXXXXX",
+			 tmp && *tmp ? tmp : "/tmp");
+
+	cr_assert(n > 0 && (size_t)n < sizeof(libdir), "TMPDIR too long");
 	cr_assert(mkdtemp(libdir), "mkdtemp failed");
 	snprintf(sub, sizeof(sub), "%s/parse", libdir);
 	cr_assert(!mkdir(sub, 0755));
@@ -473,7 +477,8 @@ static void setup_redirect(void)
 	setup();
 }
 
-Test(sandbox, print_goes_to_stderr_prefixed, .init = setup_redirect)
+Test(sandbox, print_goes_to_stderr_prefixed, .init = setup_redirect,
+     .fini = teardown)
 {
 	lua_State *L = new_state();
 

@@ -175,30 +175,34 @@ local function report_job(out, prefix, job)
 	end
 end
 
+-- The jobs by groupid, in the order fio printed them.
+local function groups_of(jobs)
+	local groups, by_id = {}, {}
+	for _, job in ipairs(jobs) do
+		if (job.error or 0) ~= 0 then
+			error(("fio: job '%s' ended with error %s"):format(
+			      job.jobname, job.error), 0)
+		end
+		local id = job.groupid or 0
+		if not by_id[id] then
+			by_id[id] = { id = id }
+			groups[#groups + 1] = by_id[id]
+		end
+		table.insert(by_id[id], job)
+	end
+	return groups
+end
+
 return function(stdout)
-	local doc = json.find_object(stdout)
-	if type(doc.jobs) ~= "table" or #doc.jobs == 0 then
+	local jobs = json.find_object(stdout).jobs
+	if type(jobs) ~= "table" or #jobs == 0 then
 		error("fio: no jobs in the JSON report", 0)
 	end
-
-	local groups, order = {}, {}
-	for _, job in ipairs(doc.jobs) do
-		if job.error ~= 0 then
-			error(("fio: job '%s' ended with error %s"):format(
-			      job.jobname, tostring(job.error)), 0)
-		end
-		local id = job.groupid
-		if not groups[id] then
-			groups[id] = {}
-			order[#order + 1] = id
-		end
-		table.insert(groups[id], job)
-	end
-
+	local groups = groups_of(jobs)
 	local out = {}
-	for _, id in ipairs(order) do
-		local prefix = #order > 1 and ("g" .. id .. ".") or ""
-		report_job(out, prefix, merge_jobs(groups[id]))
+	for _, group in ipairs(groups) do
+		local prefix = #groups > 1 and ("g" .. group.id .. ".") or ""
+		report_job(out, prefix, merge_jobs(group))
 	end
 	return out
 end
