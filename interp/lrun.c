@@ -57,6 +57,46 @@ static void fail(const char *what, const char *msg)
 		(int)strcspn(msg, "\n"), msg);
 }
 
+/*
+ * ctx.input(name): the contents of the file a string parameter names (a
+ * dbench loadfile, say), read-only, as runas — a relative path is taken
+ * from the plan's directory. Returns the text, or nil, message, errno.
+ */
+static int ctx_input(lua_State *L)
+{
+	const char *name = luaL_checkstring(L, 1);
+	const char *dir = lua_tostring(L, lua_upvalueindex(2));
+	char path[4200];
+	const char *val;
+	luaL_Buffer b;
+	FILE *f;
+	size_t n, total = 0;
+
+	lua_getfield(L, lua_upvalueindex(1), name);
+	val = lua_tostring(L, -1);
+	if (!val)
+		return luaL_error(L, "input: '%s' is not a string parameter",
+				  name);
+	if (val[0] == '/')
+		snprintf(path, sizeof(path), "%s", val);
+	else
+		snprintf(path, sizeof(path), "%s/%s", dir, val);
+	f = fopen(path, "re");
+	if (!f)
+		return lw_fail(L, path, errno);
+	luaL_buffinit(L, &b);
+	do {
+		char *p = luaL_prepbuffer(&b);
+
+		n = fread(p, 1, LUAL_BUFFERSIZE, f);
+		luaL_addsize(&b, n);
+		total += n;
+	} while (n > 0 && total < (64u << 20));
+	fclose(f);
+	luaL_pushresult(&b);
+	return 1;
+}
+
 static void push_ctx(lua_State *L, struct shared *sh)
 {
 	const struct lrun_job *j = sh->job;
@@ -88,6 +128,10 @@ static void push_ctx(lua_State *L, struct shared *sh)
 	}
 	lua_pushinteger(L, sh->workers);
 	lua_setfield(L, -2, "workers");
+	lua_pushvalue(L, -1);
+	lua_pushstring(L, j->e->plan->dir);
+	lua_pushcclosure(L, ctx_input, 2);
+	lua_setfield(L, -3, "input");
 	lua_setfield(L, -2, "params");
 	lua_createtable(L, 0, 6);
 	lua_pushstring(L, j->fs_type);

@@ -390,6 +390,19 @@ int plan_load_text(struct plan **out, const char *path, const char *text,
 		return diag_set(d, path, NULL, (struct pos){ 0, 0 },
 				"out of memory");
 	}
+	{
+		/* the directory, absolute: phases read inputs beside it */
+		char *copy = strdup(path), *slash = copy ? strrchr(copy, '/')
+							: NULL;
+
+		if (slash)
+			*slash = '\0';
+		p->dir = copy ? realpath(slash ? (copy[0] ? copy : "/") : ".",
+					 NULL) : NULL;
+		free(copy);
+		if (!p->dir)
+			p->dir = strdup(".");
+	}
 	memcpy(p->text, text, len);
 	p->text[len] = '\0';
 	p->text_len = len;
@@ -516,6 +529,7 @@ void plan_free(struct plan *p)
 	if (!p)
 		return;
 	free(p->file);
+	free(p->dir);
 	free(p->text);
 	free(p->name);
 	free(p->description);

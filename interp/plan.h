@@ -93,6 +93,7 @@ struct plan_target {
 
 struct plan {
 	char *file;
+	char *dir;		/* the plan's directory, absolute */
 	char *text;		/* the whole plan, for diagnostics and manifest */
 	size_t text_len;
 	int version;

@@ -790,7 +790,7 @@ Test(metrics, rows_by_hand)
 	static const struct want_row want[] = {
 		{ "read_ops", 4, "ops" },
 		{ "read_bytes", 4194304, "bytes" },
-		{ "read_mbs", 2, "MB/s" },		/* 4 MiB in 2 s */
+		{ "read_mbs", 2, "MiB/s" },		/* 4 MiB in 2 s */
 		{ "read_iops", 2, "ops/s" },
 		{ "read_lat_avg_ms", 2.25, "ms" },	/* 9 ms / 4 */
 		{ "read_lat_max_ms", 4.5, "ms" },
@@ -812,7 +812,7 @@ Test(metrics, rows_by_hand)
 		{ "fsync_over_2000ms_pct", 0, "%" },
 		{ "idle_ops", 0, "ops" },
 		{ "idle_bytes", 10485760, "bytes" },
-		{ "idle_mbs", 5, "MB/s" },
+		{ "idle_mbs", 5, "MiB/s" },
 		{ "idle_iops", 0, "ops/s" },
 		{ "files", 12, "" },
 		{ "ratio", -0.25, "" },
