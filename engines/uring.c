@@ -320,6 +320,8 @@ static int uring_commit(struct engine *e)
 	/* Whatever a busy kernel left in the SQ, the next reap submits. */
 	if (ret < 0 && ret != -EAGAIN && ret != -EBUSY && ret != -EINTR)
 		return ret;
+	if (ret >= 0)
+		e->resubmitted = false;
 	return 0;
 }
 
@@ -437,9 +439,10 @@ static int uring_reap(struct engine *e, unsigned min,
 		} else {
 			ret = io_uring_wait_cqe_nr(&e->ring, &cqe, kernel);
 		}
+		/* Hand back what is done; the error comes again next time. */
 		if (ret < 0 && ret != -EINTR && ret != -EAGAIN &&
 		    ret != -EBUSY && ret != -ETIME)
-			return ret;
+			return n ? (int)n : ret;
 	}
 	/* The rest of a short transfer goes out now, even without waiting. */
 	if (e->resubmitted && io_uring_submit(&e->ring) >= 0)
@@ -452,10 +455,47 @@ static unsigned uring_inflight(struct engine *e)
 	return e->inflight;
 }
 
+/*
+ * Requests still in the kernel may yet write into the caller's buffers,
+ * and closing the ring does not wait for them: cancel them all and wait
+ * until each has posted its CQE, so nothing lands after cleanup returns.
+ */
+static void cancel_all(struct engine *e)
+{
+	unsigned left = e->inflight - e->ready.n - e->retry.n;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	if (!left)
+		return;
+	sqe = io_uring_get_sqe(&e->ring);
+	if (!sqe) {
+		io_uring_submit(&e->ring);
+		sqe = io_uring_get_sqe(&e->ring);
+	}
+	if (sqe) {
+		io_uring_prep_cancel(sqe, NULL, IORING_ASYNC_CANCEL_ANY);
+		io_uring_sqe_set_data(sqe, NULL);
+	}
+	io_uring_submit(&e->ring);
+	while (left) {
+		ret = io_uring_wait_cqe(&e->ring, &cqe);
+		if (ret == -EINTR)
+			continue;
+		if (ret < 0)
+			break;
+		if (io_uring_cqe_get_data(cqe))
+			left--;
+		io_uring_cqe_seen(&e->ring, cqe);
+	}
+}
+
 static void uring_cleanup(struct engine *e)
 {
 	if (!e)
 		return;
+	cancel_all(e);
 	io_uring_queue_exit(&e->ring);
 	free(e);
 }

@@ -72,10 +72,10 @@ static void setup(void)
 {
 	const char *tmp = getenv("TMPDIR");
 	char sub[PATH_MAX];
+	int n;
 
-	int n = snprintf(libdir, sizeof(libdir), "%s/fsplan-sandbox-XXXXXX",
-			 tmp && *tmp ? tmp : "/tmp");
-
+	n = snprintf(libdir, sizeof(libdir), "%s/fsplan-sandbox-XXXXXX",
+		     tmp && *tmp ? tmp : "/tmp");
 	cr_assert(n > 0 && (size_t)n < sizeof(libdir), "TMPDIR too long");
 	cr_assert(mkdtemp(libdir), "mkdtemp failed");
 	snprintf(sub, sizeof(sub), "%s/parse", libdir);
@@ -471,14 +471,8 @@ Test(sandbox, call_passes_arguments_and_results)
 	sandbox_close(L);
 }
 
-static void setup_redirect(void)
-{
-	cr_redirect_stderr();
-	setup();
-}
-
-Test(sandbox, print_goes_to_stderr_prefixed, .init = setup_redirect,
-     .fini = teardown)
+/* The suite's init runs as well as this one. */
+Test(sandbox, print_goes_to_stderr_prefixed, .init = cr_redirect_stderr)
 {
 	lua_State *L = new_state();
 
