@@ -1,5 +1,7 @@
 /* lrun: run a Lua phase in the dropped child — one thread and one Lua state per worker. */
+#include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -261,6 +263,24 @@ static void push_results(lua_State *L, const struct metrics *m)
 	free(rows);
 }
 
+/* One R line, if the name fits the wire format; else a note on stderr
+ * (one bad name must not cost the run its other metrics). */
+static void send_value(const char *name, double v)
+{
+	size_t n = strlen(name);
+	int ok = n > 0 && n <= 31;
+
+	for (size_t i = 0; ok && i < n; i++)
+		ok = isalnum((unsigned char)name[i]) || strchr("_.-", name[i]);
+	if (!ok || !isfinite(v)) {
+		fprintf(stderr, "report: '%s' is not usable as a metric (names "
+			"are 1-31 of A-Z a-z 0-9 _ . -, values finite); left "
+			"out\n", name);
+		return;
+	}
+	dprintf(CHILD_REPORT_FD, "R %s %.17g\n", name, v);
+}
+
 static int send_report(lua_State *L, const struct metrics *m,
 		       const double *thr, int n_thr)
 {
@@ -277,20 +297,27 @@ static int send_report(lua_State *L, const struct metrics *m,
 		rc = -1;
 	free(text);
 	for (int i = 0; i < m->n_ops; i++)
-		for (int t = 0; t < n_thr; t++)
-			dprintf(CHILD_REPORT_FD, "R %s_over_%gms_pct %.6f\n",
-				m->ops[i].name, thr[t], 100 *
-				hist_share_above(&m->ops[i].lat,
-						 (uint64_t)(thr[t] * 1e6)));
+		for (int t = 0; t < n_thr; t++) {
+			char name[64];
+
+			snprintf(name, sizeof(name), "%s_over_%gms_pct",
+				 m->ops[i].name, thr[t]);
+			send_value(name, 100 * hist_share_above(
+				   &m->ops[i].lat, (uint64_t)(thr[t] * 1e6)));
+		}
 	/* report()'s values: a table of name = number */
 	if (L && lua_istable(L, -1)) {
 		lua_pushnil(L);
 		while (lua_next(L, -2)) {
 			if (lua_type(L, -2) == LUA_TSTRING &&
 			    lua_type(L, -1) == LUA_TNUMBER)
-				dprintf(CHILD_REPORT_FD, "R %s %.17g\n",
-					lua_tostring(L, -2),
-					lua_tonumber(L, -1));
+				send_value(lua_tostring(L, -2),
+					   lua_tonumber(L, -1));
+			else
+				fprintf(stderr, "report: a %s key with a %s "
+					"value is not a metric; left out\n",
+					luaL_typename(L, -2),
+					luaL_typename(L, -1));
 			lua_pop(L, 1);
 		}
 	}

@@ -457,7 +457,8 @@ static int w_time(lua_State *L)
 	int base;
 
 	luaL_checktype(L, 3, LUA_TFUNCTION);
-	luaL_argcheck(L, strlen(name) < 32, 2, "a name under 32 characters");
+	if (!metrics_op(&w->m, name))
+		luaL_argerror(L, 2, "an op name is 1-31 of A-Z a-z 0-9 _ . -");
 	base = 2;	/* results are what follows the name */
 	t0 = engine_now();
 	lua_call(L, lua_gettop(L) - 3, LUA_MULTRET);
@@ -470,8 +471,9 @@ static int w_count(lua_State *L)
 	struct lworker *w = lw_get(L);
 	const char *name = luaL_checkstring(L, 2);
 
-	luaL_argcheck(L, strlen(name) < 32, 2, "a name under 32 characters");
-	metrics_count(&w->m, name, luaL_optnumber(L, 3, 1));
+	if (metrics_count(&w->m, name, luaL_optnumber(L, 3, 1)))
+		luaL_argerror(L, 2, "a counter name is 1-31 of A-Z a-z 0-9 "
+			      "_ . -");
 	return 0;
 }
 

@@ -12,7 +12,7 @@
  * 1% of any value in it. min, max, count and sum are exact.
  */
 #define HIST_SUB_BITS	6
-#define HIST_GROUPS	42	/* up to 2^42 ns, over an hour */
+#define HIST_GROUPS	42	/* groups end at 2^48 ns (78 h); max stays exact */
 #define HIST_BUCKETS	((HIST_GROUPS + 1) << HIST_SUB_BITS)
 
 struct hist {
@@ -22,7 +22,9 @@ struct hist {
 	uint32_t *b;		/* HIST_BUCKETS counts, allocated on first add */
 };
 
-int hist_add(struct hist *h, uint64_t ns);		/* 0 or -ENOMEM */
+/* 0, -ENOMEM, or -EOVERFLOW when a bucket or the sum is full (then
+ * nothing is recorded, so count stays the sum of the buckets). */
+int hist_add(struct hist *h, uint64_t ns);
 int hist_merge(struct hist *dst, const struct hist *src);
 /* The value at quantile q (0..1): the midpoint of its bucket, but never
  * above max or below min; 0 when empty. */
