@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -494,6 +495,19 @@ static int w_random(lua_State *L)
 	return 1;
 }
 
+/* CPU seconds of the whole phase child so far (user + sys, all its
+ * threads): a test's CPU% is the difference over the test's wall time. */
+static int w_cpu(lua_State *L)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return lw_fail(L, "getrusage", errno);
+	lua_pushnumber(L, ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+			  ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+	return 1;
+}
+
 static int w_now(lua_State *L)
 {
 	lua_pushnumber(L, fs_now());
@@ -590,6 +604,7 @@ static const luaL_Reg worker_methods[] = {
 	{ "count", w_count },
 	{ "random", w_random },
 	{ "now", w_now },
+	{ "cpu", w_cpu },
 	{ "elapsed", w_elapsed },
 	{ "done", w_done },
 	{ "log", w_log },
