@@ -248,10 +248,11 @@ static int thresholds(lua_State *L, double *thr, int max)
 }
 
 /* r for report(r, ctx): seconds, and per op its automatic metrics. */
-static void push_results(lua_State *L, const struct metrics *m)
+static void push_results(lua_State *L, const struct metrics *m,
+			 const double *thr, int n_thr)
 {
 	int n = 0;
-	struct metric_row *rows = metrics_rows(m, NULL, 0, &n);
+	struct metric_row *rows = metrics_rows(m, thr, n_thr, &n);
 
 	lua_createtable(L, 0, n + 1);
 	lua_pushnumber(L, m->seconds);
@@ -431,7 +432,7 @@ int lrun_body(void *arg)
 		goto out;
 	}
 	if (lua_getfield(L, 1, "report") == LUA_TFUNCTION) {
-		push_results(L, &total);
+		push_results(L, &total, thr, n_thr);
 		lua_pushvalue(L, 2);
 		if (sandbox_call(L, 2, 1, err, sizeof(err))) {
 			fail("report", err);

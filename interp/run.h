@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <signal.h>
 
+#include "bonniecsv.h"
 #include "csv.h"
 #include "expand.h"
 #include "manifest.h"
@@ -32,6 +33,9 @@ struct run {
 	double t_start;
 	const struct cell *current;	/* for the progress line */
 	char *parsed;			/* the parser's P lines, once */
+	struct bonnie_metric *kept;	/* this phase run's values so far */
+	size_t n_kept, cap_kept;
+	int bonnie_fd;			/* bonnie.csv, opened on first use */
 	size_t parsed_len;
 	double saved_at;		/* when manifest.json was last written */
 	volatile sig_atomic_t stop;	/* the signal that asked to stop */

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bonniecsv.h"
 #include "child.h"
 #include "lparse.h"
 #include "lrun.h"
@@ -65,12 +66,42 @@ static void key_for(struct run *r, const struct live *l, const struct cell *c,
 	k->rep = c ? c->rep : 0;
 }
 
+/* Keep a phase run's values while its rows are written (bonnie.csv). */
+static void keep(struct run *r, const char *metric, double v)
+{
+	struct bonnie_metric *m;
+
+	if (r->n_kept == r->cap_kept) {
+		size_t cap = r->cap_kept ? r->cap_kept * 2 : 64;
+
+		m = realloc(r->kept, cap * sizeof(*m));
+		if (!m)
+			return;
+		r->kept = m;
+		r->cap_kept = cap;
+	}
+	m = &r->kept[r->n_kept];
+	m->name = strdup(metric);
+	if (!m->name)
+		return;
+	m->value = v;
+	r->n_kept++;
+}
+
+static void forget(struct run *r)
+{
+	for (size_t i = 0; i < r->n_kept; i++)
+		free((char *)r->kept[i].name);
+	r->n_kept = 0;
+}
+
 static void row(struct run *r, const struct csv_key *k, const char *metric,
 		const char *unit, const char *fmt, double v)
 {
 	char val[64];
 	int rc;
 
+	keep(r, metric, v);
 	snprintf(val, sizeof(val), fmt, v);
 	rc = csv_row(r->csv, k, metric, val, unit);
 	if (rc)
@@ -85,6 +116,7 @@ static void conf_metric(struct run *r, const struct live *l,
 
 	key_for(r, l, NULL, params, sizeof(params), &k);
 	row(r, &k, metric, "s", "%.6f", secs);
+	forget(r);	/* a config's figures are no phase run's */
 	csv_sync(r->csv);
 	manifest_conf(r->man, l->fc->index - 1, metric, json_real(secs));
 }
@@ -155,6 +187,26 @@ static int lua_rows(struct run *r, const struct csv_key *k,
 	return 0;
 }
 
+/* A bonnie-style phase run's line in bonnie.csv: one write, synced. */
+static void bonnie_line(struct run *r, const struct live *l)
+{
+	char line[2048], path[PATH_MAX + 16];
+	int n = bonniecsv_line(l->fc->label, r->kept, r->n_kept, line,
+			       sizeof(line) - 1);
+
+	if (n < 0)
+		return;
+	line[n++] = '\n';
+	if (r->bonnie_fd < 0) {
+		snprintf(path, sizeof(path), "%s/bonnie.csv", r->dir);
+		r->bonnie_fd = open(path, O_WRONLY | O_APPEND | O_CREAT |
+				    O_CLOEXEC, 0644);
+	}
+	if (r->bonnie_fd < 0 || write(r->bonnie_fd, line, n) != n ||
+	    fdatasync(r->bonnie_fd))
+		runlog("bonnie.csv: %s", strerror(errno));
+}
+
 /* The end of one phase run: rows, fsync, manifest. */
 static void finish_cell(struct run *r, const struct live *l, struct cell *c,
 			const struct child_result *res, const char *status,
@@ -195,6 +247,9 @@ static void finish_cell(struct run *r, const struct live *l, struct cell *c,
 	if (l->work[0] && !statfs(l->work, &sf))
 		row(r, &k, "fs_used_bytes", "bytes", "%.0f",
 		    (double)(sf.f_blocks - sf.f_bfree) * sf.f_bsize);
+	if (!strcmp(status, "ok"))
+		bonnie_line(r, l);
+	forget(r);
 	rc = csv_row(r->csv, &k, "status", status, reason ? reason : "");
 	if (!rc)
 		rc = csv_sync(r->csv);
@@ -680,6 +735,7 @@ release:
 int runner_main(struct run *r)
 {
 	r->t_start = fs_now();
+	r->bonnie_fd = -1;
 	for (size_t i = 0; i < r->e->n_cells; i++)
 		r->n_todo += todo(r, &r->e->cells[i]);
 	for (int i = 0; i < r->e->n_confs && !r->stop; i++)
@@ -697,6 +753,10 @@ int runner_main(struct run *r)
 			"results in %s\n", r->n_ok, r->n_failed, r->n_skipped,
 			r->stop ? " (interrupted: --resume continues)" : "",
 			r->dir);
+	forget(r);
+	free(r->kept);
+	if (r->bonnie_fd >= 0)
+		close(r->bonnie_fd);
 	if (r->stop)
 		return 128 + r->stop;
 	return r->n_failed ? RUN_FAILED : RUN_OK;

@@ -1,0 +1,31 @@
+/* classic: the seed studies' report tables — tiobench's four sections, bonnie++'s two blocks. */
+#ifndef FSPLAN_CLASSIC_H
+#define FSPLAN_CLASSIC_H
+
+#include <stdio.h>
+
+#include "results.h"
+
+/*
+ * tiobench's layout for the phase runs in runs (the ok runs of one
+ * phase): Sequential Reads, Random Reads, Sequential Writes, Random
+ * Writes (from the mode parameter), a row per filesystem config and
+ * thread count, the means over repetitions. Runs without rate_mbs are
+ * left out. Returns 1 printed, 0 nothing to print, -1 out of memory.
+ */
+int classic_tiobench(FILE *f, const struct res_run *const *runs, size_t n);
+
+/*
+ * bon_csv2txt's layout for runs with bonnie_line: the sequential
+ * output/input and seeks block and the create block, a row per
+ * filesystem config, the means over repetitions. Same returns.
+ */
+int classic_bonnie(FILE *f, const struct res_run *const *runs, size_t n);
+
+/*
+ * The row name of a run: its filesystem label, then its parameters
+ * other than those in skip (NULL-ended), space-separated. Caller frees.
+ */
+char *classic_ident(const struct res_run *run, const char *const *skip);
+
+#endif

@@ -1,0 +1,16 @@
+/* report: `fsplan report` — a run directory's results as the published studies' tables. */
+#ifndef FSPLAN_REPORT_H
+#define FSPLAN_REPORT_H
+
+/* The usage line and help text for the command table in main.c. */
+extern const char report_usage[];
+extern const char report_help[];
+
+/*
+ * fsplan report RUNDIR [--format text|csv|html] [-o FILE]; argv[0] is
+ * "report". Returns the exit status: 0, or 2 (usage error, no readable
+ * RUNDIR/results.csv, output not writable, --format html).
+ */
+int report_command(int argc, char **argv);
+
+#endif

@@ -1,0 +1,600 @@
+/* test_report: `fsplan report` on hand-made results.csv files and on a real run. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "e2e.h"
+#include "rank.h"
+#include "report.h"
+#include "results.h"
+
+static char text[65536];
+static size_t len;
+
+static void add(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	len += vsnprintf(text + len, sizeof(text) - len, fmt, ap);
+	va_end(ap);
+	cr_assert_lt(len, sizeof(text));
+}
+
+/* One row; the cell id is quoted since it may hold commas. */
+static void row(const char *cell, const char *label, const char *phase,
+		const char *params, int rep, const char *metric,
+		const char *value, const char *unit)
+{
+	add("t,\"%s\",%s,%.4s,,defaults,%s,%s,%d,%s,%s,%s\n", cell, label,
+	    label, phase, params, rep, metric, value, unit);
+}
+
+static void num(const char *cell, const char *label, const char *phase,
+		const char *params, int rep, const char *metric, double v,
+		const char *unit)
+{
+	char s[64];
+
+	snprintf(s, sizeof(s), "%.17g", v);
+	row(cell, label, phase, params, rep, metric, s, unit);
+}
+
+/* A tiobench-like phase run: rate and CPU vary, the rest is fixed. */
+static void tio(const char *label, const char *mode, int threads, int rep,
+		double rate, double cpu, const char *status)
+{
+	char cell[256], params[64];
+
+	snprintf(cell, sizeof(cell), "%s/tio/mode=%s,threads=%d#%d", label,
+		 mode, threads, rep);
+	snprintf(params, sizeof(params), "mode=%s;threads=%d", mode, threads);
+	num(cell, label, "tio", params, rep, "seconds", 1.5, "s");
+	/* xfs's runs say which CPU% is the test's own, as tiobench.lua does */
+	if (!strncmp(label, "xfs", 3))
+		num(cell, label, "tio", params, rep, "test_cpu_pct", cpu, "");
+	num(cell, label, "tio", params, rep, "cpu_pct",
+	    strncmp(label, "xfs", 3) ? cpu : 90, "%");
+	num(cell, label, "tio", params, rep, "rate_mbs", rate, "MiB/s");
+	num(cell, label, "tio", params, rep, "avg_lat_ms", 0.002, "ms");
+	num(cell, label, "tio", params, rep, "max_lat_ms", 1.5, "ms");
+	num(cell, label, "tio", params, rep, "over_2s_pct", 0, "%");
+	num(cell, label, "tio", params, rep, "over_10s_pct", 0, "%");
+	num(cell, label, "tio", params, rep, "file_size_mib", 256, "MiB");
+	num(cell, label, "tio", params, rep, "block_bytes", 4096, "bytes");
+	num(cell, label, "tio", params, rep, "threads", threads, "");
+	row(cell, label, "tio", params, rep, "status", status,
+	    strcmp(status, "ok") ? "exit status 1" : "");
+}
+
+/* A bonnie-like phase run: IO tests, a fast rewrite, no getc, files. */
+static void bon(const char *label, int rep, double k)
+{
+	static const char *const names[] = { "bonnie_line", "file_size_mib",
+		"seeks_count", "seek_procs", "num_files", "putc", "putc_cpu",
+		"putc_latency_us", "put_block", "put_block_cpu",
+		"rewrite", "rewrite_fast", "rewrite_latency_us", "get_block",
+		"get_block_cpu", "seeks", "seeks_cpu", "seeks_fast",
+		"seq_create", "seq_create_cpu", "seq_create_latency_us",
+		NULL };
+	/* rewrite is too fast both times, seeks the first time only */
+	const double v[] = { 1, 256, 8192, 5, 16, 500 + 100 * k, 90 + 6 * k,
+		40000 + 10000 * k, 400000 + 20000 * k, 36, 999999, 1, 681,
+		2000000 + 100000 * k, 5, 1200 + 100 * k, 3 + k, k == 0,
+		2000 + 1000 * k, 10, 150000 };
+	char cell[256];
+
+	snprintf(cell, sizeof(cell), "%s/bon#%d", label, rep);
+	for (int i = 0; names[i]; i++)
+		num(cell, label, "bon", "", rep, names[i], v[i], "");
+	row(cell, label, "bon", "", rep, "status", "ok", "");
+}
+
+static void fixture(void)
+{
+	len = 0;
+	add("run_id,cell,fs_label,fs_type,mkfs_opts,mount_opts,phase,"
+	    "phase_params,rep,metric,value,unit\n");
+	row("ext4::defaults", "ext4::defaults", "", "", 0, "mkfs_s", "0.5",
+	    "s");
+	tio("ext4::defaults", "seq_read", 1, 1, 10, 50, "ok");
+	tio("ext4::defaults", "seq_read", 1, 2, 12, 50, "ok");
+	tio("ext4::defaults", "seq_read", 1, 3, 14, 50, "ok");
+	tio("ext4::defaults", "seq_read", 1, 4, 1000, 50, "failed");
+	tio("ext4::defaults", "seq_read", 2, 1, 29, 60, "ok");
+	tio("ext4::defaults", "seq_read", 2, 2, 31, 60, "ok");
+	tio("ext4::defaults", "rand_write", 1, 1, 5, 25, "ok");
+	bon("ext4::defaults", 1, 0);
+	bon("ext4::defaults", 2, 1);
+	row("ext4::defaults", "ext4::defaults", "", "", 0, "umount_s", "0.25",
+	    "s");
+	row("xfs::defaults", "xfs::defaults", "", "", 0, "mkfs_s", "0.75",
+	    "s");
+	tio("xfs::defaults", "seq_read", 1, 1, 19, 40, "ok");
+	tio("xfs::defaults", "seq_read", 1, 2, 20, 40, "ok");
+	tio("xfs::defaults", "seq_read", 1, 3, 21, 40, "ok");
+	row("jfs/tio/mode=seq_read,threads=1#1", "jfs", "tio",
+	    "mode=seq_read;threads=1", 1, "status", "skipped",
+	    "this kernel has no jfs filesystem");
+}
+
+/* home: this test's directory; dir: the RUNDIR given to report. */
+static char home[64], dir[256], out[512];
+
+static void setup(void)
+{
+	snprintf(home, sizeof(home), "/tmp/fsplan-report-XXXXXX");
+	cr_assert_not_null(mkdtemp(home));
+	snprintf(dir, sizeof(dir), "%s", home);
+	snprintf(out, sizeof(out), "%s/out", home);
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", home);
+	cr_expect_eq(system(cmd), 0);
+	e2e_cleanup();
+}
+
+TestSuite(report, .init = setup, .fini = teardown);
+
+static void write_results(void)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/results.csv", dir);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	cr_assert_eq(fwrite(text, 1, len, f), len);
+	cr_assert_eq(fclose(f), 0);
+}
+
+/* fsplan report DIR [extra] -o out; returns the exit status. */
+static int report(const char *extra1, const char *extra2)
+{
+	char *argv[8];
+	int argc = 0;
+
+	argv[argc++] = (char *)"report";
+	argv[argc++] = dir;
+	if (extra1)
+		argv[argc++] = (char *)extra1;
+	if (extra2)
+		argv[argc++] = (char *)extra2;
+	argv[argc++] = (char *)"-o";
+	argv[argc++] = out;
+	argv[argc] = NULL;
+	return report_command(argc, argv);
+}
+
+static const char *output(void)
+{
+	return e2e_read(out);
+}
+
+/* The line after `from` whose words start with words (space-separated). */
+static const char *line_with(const char *from, const char *words)
+{
+	char want[512], raw[512], got[512];
+
+	snprintf(want, sizeof(want), "%s", words);
+	for (const char *p = from; p && *p;) {
+		size_t n = strcspn(p, "\n"), k = 0;
+		char *save = NULL, *tok;
+
+		snprintf(raw, sizeof(raw), "%.*s", (int)n, p);
+		got[0] = '\0';
+		/* squeeze runs of spaces so widths do not matter */
+		for (tok = strtok_r(raw, " ", &save); tok;
+		     tok = strtok_r(NULL, " ", &save))
+			k += snprintf(got + k, sizeof(got) - k, "%s%s",
+				      k ? " " : "", tok);
+		if (!strncmp(got, want, strlen(want)))
+			return p;
+		p += n + (p[n] == '\n');
+	}
+	return NULL;
+}
+
+static const char *section(const char *title)
+{
+	const char *s = strstr(output(), title);
+
+	cr_assert_not_null(s, "no '%s' in:\n%s", title, output());
+	return s;
+}
+
+static void expect_line(const char *from, const char *words)
+{
+	cr_expect_not_null(line_with(from, words), "no line '%s' in:\n%s",
+			   words, from);
+}
+
+/* The four lines come in this order, the first right under the head. */
+static void expect_order(const char *t, const char *a, const char *b,
+			 const char *c, const char *d)
+{
+	const char *pa = line_with(t, a), *pb = line_with(t, b);
+	const char *pc = line_with(t, c), *pd = line_with(t, d);
+	const char *rule = strstr(t, "\n--");
+
+	cr_assert(pa && pb && pc && pd, "rows missing in:\n%s", t);
+	cr_expect_eq(pa, strchr(rule + 1, '\n') + 1, "'%s' is not first", a);
+	cr_expect(pa < pb && pb < pc && pc < pd, "order wrong:\n%s", t);
+}
+
+/* ---- statistics --------------------------------------------------------- */
+
+Test(report, stats_of_three_repetitions)
+{
+	const double v[] = { 10, 12, 14 };
+	struct res_stats s;
+
+	results_stats(v, 3, &s);
+	cr_expect_eq(s.n, 3);
+	cr_expect_float_eq(s.mean, 12, 1e-12);
+	cr_expect_float_eq(s.sd, 2, 1e-12);
+	/* t(0.975, 2) = 4.3027: 4.3027 * 2 / sqrt(3) */
+	cr_expect_float_eq(s.ci, 4.3027 * 2 / sqrt(3), 1e-9);
+	cr_expect_float_eq(s.ci, 4.968, 1e-3);
+	cr_expect_float_eq(s.hi, 14, 0);
+	cr_expect_float_eq(s.lo, 10, 0);
+	results_stats(v, 1, &s);
+	cr_expect(isnan(s.sd) && isnan(s.ci), "one value has no spread");
+}
+
+Test(report, student_t_table)
+{
+	cr_expect_float_eq(results_t975(1), 12.7062, 1e-4);
+	cr_expect_float_eq(results_t975(9), 2.2622, 1e-4);
+	cr_expect_float_eq(results_t975(30), 2.0423, 1e-4);
+	cr_expect_float_eq(results_t975(60), 2.0003, 1e-4);
+	/* between table points: t(50) = 2.0086 */
+	cr_expect_float_eq(results_t975(50), 2.0086, 2e-3);
+	cr_expect_float_eq(results_t975(100000), 1.96, 1e-3);
+	for (int df = 1; df < 500; df++)
+		cr_expect_geq(results_t975(df), results_t975(df + 1),
+			      "t must fall as df grows (df %d)", df);
+}
+
+Test(report, which_way_is_better)
+{
+	cr_expect(rank_lower_is_better("seconds", "s"));
+	cr_expect(rank_lower_is_better("write_lat_avg_ms", "ms"));
+	cr_expect(rank_lower_is_better("put_block_latency_us", ""));
+	cr_expect(rank_lower_is_better("cpu_pct", "%"));
+	cr_expect(rank_lower_is_better("putc_cpu", ""));
+	cr_expect(rank_lower_is_better("mkfs_s", "s"));
+	cr_expect(rank_lower_is_better("commit", "ms"));
+	cr_expect(rank_lower_is_better("fs_used_bytes", "bytes"));
+	cr_expect(!rank_lower_is_better("rate_mbs", "MiB/s"));
+	cr_expect(!rank_lower_is_better("read_iops", "ops/s"));
+	cr_expect(!rank_lower_is_better("seq_create", "files/s"));
+}
+
+/* ---- reading results.csv ------------------------------------------------ */
+
+Test(report, reader_handles_quotes_crlf_reruns_and_a_torn_row)
+{
+	struct results r;
+	struct diag d = { 0 };
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/results.csv", dir);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs("run_id,cell,fs_label,fs_type,mkfs_opts,mount_opts,phase,"
+	      "phase_params,rep,metric,value,unit\r\n"
+	      /* cut off by a crash before its status row... */
+	      "t,a/p#1,a,ext4,,\"x,y\",p,,1,seconds,9,s\r\n"
+	      "t,b/p#1,b,ext4,,,p,,1,status,failed,\"said \"\"no\"\"\n"
+	      "twice\"\r\n"
+	      /* ...and run again by --resume: the later rows win */
+	      "t,a/p#1,a,ext4,,\"x,y\",p,,1,seconds,2,s\r\n"
+	      "t,a/p#1,a,ext4,,\"x,y\",p,,1,status,ok,\r\n"
+	      "t,c/p#1,c,ext4,,,p,,1,seconds,3", f);
+	cr_assert_eq(fclose(f), 0);
+	cr_assert_eq(results_load(&r, path, &d), 0, "%s", d.msg);
+	cr_assert_eq(r.n_runs, 2, "the torn row is left out");
+	cr_expect_eq(r.n_torn, 1);
+	cr_expect_str_eq(r.runs[0].mount_opts, "x,y");
+	cr_expect_str_eq(r.runs[0].base, "a/p");
+	cr_expect_eq(r.runs[0].status, RES_OK);
+	cr_assert_eq(r.runs[0].n_m, 1);
+	cr_expect_float_eq(r.runs[0].m[0].v, 2, 0);
+	cr_expect_eq(r.runs[1].status, RES_FAILED);
+	cr_expect_str_eq(r.runs[1].reason, "said \"no\"\ntwice");
+	results_free(&r);
+}
+
+Test(report, missing_results_and_bad_options_exit_2)
+{
+	cr_expect_eq(report(NULL, NULL), 2, "no results.csv yet");
+	fixture();
+	write_results();
+	cr_expect_eq(report("--format", "html"), 2, "html is not there yet");
+	cr_expect_eq(report("--format", "xml"), 2);
+	cr_expect_eq(report("--bogus", NULL), 2);
+	snprintf(out, sizeof(out), "%s/results.csv", dir);
+	cr_expect_eq(report(NULL, NULL), 2, "-o onto results.csv is refused");
+	cr_expect(strstr(e2e_read(out), "run_id,cell,"), "and it is intact");
+	snprintf(out, sizeof(out), "%s/out", dir);
+	cr_expect_eq(report_command(1, (char *[]){ (char *)"report", NULL }),
+		     2, "RUNDIR is required");
+	len = 0;
+	add("cell,metric,value\n");
+	write_results();
+	cr_expect_eq(report(NULL, NULL), 2, "not a results.csv");
+}
+
+/* ---- text --------------------------------------------------------------- */
+
+Test(report, metric_table_rows_best_first_with_stats)
+{
+	const char *t;
+
+	fixture();
+	write_results();
+	cr_assert_eq(report(NULL, NULL), 0);
+	t = section("rate_mbs [MiB/s], higher is better");
+	expect_line(t, "config params n mean stdev 95% CI high low");
+	/* three ok repetitions; the failed fourth (1000) does not count */
+	expect_line(t, "ext4::defaults mode=seq_read threads=1 3 12.00 2.00 "
+		    "±4.97 14.00 10.00");
+	expect_line(t, "xfs::defaults mode=seq_read threads=1 3 20.00 1.00 "
+		    "±2.48 21.00 19.00");
+	expect_line(t, "ext4::defaults mode=rand_write threads=1 1 5.00 - - "
+		    "5.00 5.00");
+	/* best first: 30, 20, 12, 5 */
+	expect_order(t, "ext4::defaults mode=seq_read threads=2",
+		     "xfs::defaults mode=seq_read threads=1",
+		     "ext4::defaults mode=seq_read threads=1",
+		     "ext4::defaults mode=rand_write threads=1");
+	/* lower is better: CPU 25% first, 60% last */
+	t = section("cpu_pct [%], lower is better");
+	expect_order(t, "ext4::defaults mode=rand_write threads=1 1 25.00",
+		     "ext4::defaults mode=seq_read threads=1 3 50.00",
+		     "ext4::defaults mode=seq_read threads=2 2 60.00",
+		     "xfs::defaults mode=seq_read threads=1 3 90.00");
+	/* shape figures get no table */
+	cr_expect_null(strstr(output(), "\nthreads"));
+	cr_expect_null(strstr(output(), "\nfile_size_mib"));
+	cr_expect_null(strstr(output(), "\nbonnie_line"));
+}
+
+Test(report, metric_globs_pick_the_tables)
+{
+	fixture();
+	write_results();
+	cr_assert_eq(report("--metric", "*_lat_ms"), 0);
+	cr_expect(strstr(output(), "\navg_lat_ms [ms], lower is better\n"));
+	cr_expect(strstr(output(), "\nmax_lat_ms [ms], lower is better\n"));
+	cr_expect_null(strstr(output(), "\nrate_mbs"));
+	cr_expect_null(strstr(output(), "\nseconds"));
+	cr_expect(strstr(output(), "\nSequential Reads\n"), "the seeds' "
+		  "tables stay");
+}
+
+Test(report, tiobench_sections)
+{
+	const char *t, *end;
+
+	fixture();
+	write_results();
+	cr_assert_eq(report(NULL, NULL), 0);
+	t = section("Sequential Reads\n================\n");
+	expect_line(t, "File Blk Num Avg Maximum Lat% Lat% CPU");
+	expect_line(t, "Identifier Size Size Thr Rate (CPU%) Latency Latency "
+		    ">2s >10s Eff");
+	/* means over the ok repetitions; CPU Eff = Rate / (CPU% / 100) */
+	expect_line(t, "ext4::defaults 256 4096 1 12.00 50.00% 0.002 1.50 "
+		    "0.00000 0.00000 24");
+	expect_line(t, "ext4::defaults 256 4096 2 30.00 60.00% 0.002 1.50 "
+		    "0.00000 0.00000 50");
+	/* xfs: test_cpu_pct (40), not the whole run's cpu_pct (90) */
+	expect_line(t, "xfs::defaults 256 4096 1 20.00 40.00% 0.002 1.50 "
+		    "0.00000 0.00000 50");
+	/* rows: config in order, then threads */
+	cr_expect_lt(line_with(t, "ext4::defaults 256 4096 1"),
+		     line_with(t, "ext4::defaults 256 4096 2"));
+	cr_expect_lt(line_with(t, "ext4::defaults 256 4096 2"),
+		     line_with(t, "xfs::defaults"));
+	end = section("Random Writes\n=============\n");
+	cr_expect_gt(end, t, "tiobench's order of sections");
+	expect_line(end, "ext4::defaults 256 4096 1 5.00 25.00% 0.002 1.50 "
+		    "0.00000 0.00000 20");
+	cr_expect_null(strstr(output(), "Random Reads\n"), "no runs: no "
+		       "section");
+	cr_expect_null(strstr(output(), "Sequential Writes\n"));
+}
+
+Test(report, bonnie_blocks)
+{
+	char want[512];
+	const char *t;
+
+	fixture();
+	write_results();
+	cr_assert_eq(report(NULL, NULL), 0);
+	t = section("------Sequential Output------ --Sequential Input- "
+		    "--Random-");
+	cr_expect(strstr(t, "\nName:Size etc                /sec %CP  /sec "
+			 "%CP"), "%s", t);
+	/* means of two runs: putc 550 K/s at 93%, block 410000 K/s = 400m,
+	 * rewrite under 0.5 s, getc not run, block read 2050000 K/s = 2.0g,
+	 * 1300 seeks/s at 4% from the one run that was not too fast;
+	 * latencies as bonnie++ writes them */
+	snprintf(want, sizeof(want), "\next4::defaults 256M::8192:5  550k  93"
+		 "  400m  36 +++++ +++%12s2.0g   5  1300   4\n"
+		 "Latency%21s45000us%15s681us%30s\n", "", "", "", "");
+	cr_expect(strstr(t, want), "no\n%s\nin\n%s", want, t);
+	t = section("------Sequential Create------ --------Random Create"
+		    "--------");
+	cr_expect(strstr(t, "\n      files:max:min  /sec %CP"), "%s", t);
+	snprintf(want, sizeof(want), "\next4::defaults   16  2500  10%50s\n"
+		 "Latency%15s150ms%50s\n", "", "", "");
+	cr_expect(strstr(t, want), "no\n%s\nin\n%s", want, t);
+}
+
+Test(report, footer_counts_what_did_not_count)
+{
+	const char *t;
+
+	fixture();
+	write_results();
+	cr_assert_eq(report(NULL, NULL), 0);
+	t = section("== phase runs: 11 ok, 1 failed, 1 skipped ==");
+	expect_line(t, "failed ext4::defaults tio 1 run exit status 1");
+	expect_line(t, "skipped jfs tio 1 run this kernel has no jfs "
+		    "filesystem");
+	expect_line(output(), "== phase tio: 9 of 11 phase runs ok ==");
+	t = section("== filesystem configs: mkfs, mount, umount ==");
+	expect_line(t, "ext4::defaults 1 0.5000 - - 0.5000 0.5000");
+}
+
+/* ---- csv ---------------------------------------------------------------- */
+
+Test(report, wide_csv_one_row_per_phase_run)
+{
+	const char *head = "cell,rep,fs_label,fs_type,mkfs_opts,mount_opts,"
+		"phase,phase_params,status,reason,avg_lat_ms,block_bytes,"
+		"bonnie_line,cpu_pct,file_size_mib,get_block,get_block_cpu,"
+		"max_lat_ms,mkfs_s,num_files,over_10s_pct,over_2s_pct,"
+		"put_block,put_block_cpu,putc,putc_cpu,putc_latency_us,"
+		"rate_mbs,rewrite,rewrite_fast,rewrite_latency_us,seconds,"
+		"seek_procs,seeks,seeks_count,seeks_cpu,seeks_fast,seq_create,"
+		"seq_create_cpu,"
+		"seq_create_latency_us,test_cpu_pct,threads,umount_s\n";
+	const char *t;
+
+	fixture();
+	write_results();
+	cr_assert_eq(report("--format", "csv"), 0);
+	t = output();
+	cr_expect(!strncmp(t, head, strlen(head)), "%.400s", t);
+	cr_expect(strstr(t, "\n\"ext4::defaults/tio/mode=seq_read,threads=1#2"
+			 "\",2,ext4::defaults,ext4,,defaults,tio,"
+			 "mode=seq_read;threads=1,ok,,0.002,4096,,50,256,"),
+		  "%s", t);
+	cr_expect(strstr(t, "\n\"ext4::defaults/tio/mode=seq_read,threads=1#4"
+			 "\",4,ext4::defaults,ext4,,defaults,tio,"
+			 "mode=seq_read;threads=1,failed,exit status 1,"),
+		  "%s", t);
+	cr_expect(strstr(t, "\n\"jfs/tio/mode=seq_read,threads=1#1\",1,jfs,"
+			 "jfs,,defaults,tio,mode=seq_read;threads=1,skipped,"
+			 "this kernel has no jfs filesystem,,,"), "%s", t);
+	/* 1 header, 2 config rows, 10 tio runs, 2 bonnie runs, 1 skipped */
+	{
+		int lines = 0;
+
+		for (const char *p = t; *p; p++)
+			lines += *p == '\n';
+		cr_expect_eq(lines, 1 + 2 + 10 + 2 + 1, "%s", t);
+	}
+}
+
+/* ---- a real run --------------------------------------------------------- */
+
+/* A tiobench-shaped Lua phase: the real tiobench module is not needed
+ * to check that the report reads what `fsplan run` writes. */
+static const char tio_lua[] =
+"return {\n"
+"  params = { mode = 'seq_write', threads = 1, file_size = '2M' },\n"
+"  setup = function(ctx, w)\n"
+"    if ctx.params.mode:find('read') then\n"
+"      local f = assert(w:open('data', 'w'))\n"
+"      f:stream{ op = 'write', block = '64k', bytes = ctx.params.file_size }\n"
+"      f:close()\n"
+"    end\n"
+"  end,\n"
+"  worker = function(w, ctx)\n"
+"    local p = ctx.params\n"
+"    local wr = p.mode:find('write') ~= nil\n"
+"    local f = assert(w:open('data', wr and 'w' or 'r'))\n"
+"    f:stream{ op = wr and 'write' or 'read', block = '4k', tag = 'io',\n"
+"              bytes = p.file_size }\n"
+"    f:close()\n"
+"  end,\n"
+"  report = function(r, ctx)\n"
+"    return { rate_mbs = r.io_mbs, avg_lat_ms = r.io_lat_avg_ms,\n"
+"             max_lat_ms = r.io_lat_max_ms, over_2s_pct = 0,\n"
+"             over_10s_pct = 0, block_bytes = 4096,\n"
+"             file_size_mib = ctx.params.file_size / 1048576,\n"
+"             threads = ctx.params.threads }\n"
+"  end,\n"
+"}\n";
+
+static double csv_number(const char *rundir, const char *cell,
+			 const char *metric)
+{
+	const char *v = e2e_metric(rundir, cell, metric);
+
+	cr_assert_not_null(v, "no %s for %s", metric, cell);
+	return strtod(v, NULL);
+}
+
+Test(report, a_real_run_with_repetitions, .timeout = 180)
+{
+	const char *tmp, *t;
+	char rundir[256], cell[256], want[256];
+	double rate, cpu;
+	int rc;
+
+	e2e_require_root();
+	tmp = e2e_tmpdir();
+	e2e_write(tmp, "tio.lua", tio_lua);
+	snprintf(rundir, sizeof(rundir), "%s/run", tmp);
+	rc = e2e_fsplan((const char *[]){ "run", e2e_write(tmp, "plan.yaml",
+		"fsplan: 1\n"
+		"name: rep\n"
+		"target: {image: 64M}\n"
+		"repeat: 2\n"
+		"between: [sync]\n"
+		"filesystems:\n"
+		"  - {type: ext4, mount: [defaults, noatime]}\n"
+		"phases:\n"
+		"  - use: tio.lua\n"
+		"    matrix: {mode: [seq_write, seq_read], threads: [1, 2]}\n"),
+		"-o", rundir, "-q", NULL });
+	cr_assert_eq(rc, 0, "fsplan run: exit %d: %s", rc, e2e_err);
+	/* the row's Rate and CPU% are the means of the two repetitions
+	 * (read first: e2e_metric and output() share one buffer) */
+	rate = cpu = 0;
+	for (int rep = 1; rep <= 2; rep++) {
+		snprintf(cell, sizeof(cell), "ext4::noatime/tio/"
+			 "mode=seq_write,threads=2#%d", rep);
+		rate += csv_number(rundir, cell, "rate_mbs") / 2;
+		cpu += csv_number(rundir, cell, "cpu_pct") / 2;
+	}
+	snprintf(want, sizeof(want), "ext4::noatime 2 4096 2 %.2f %.2f%%",
+		 rate, cpu);
+	snprintf(dir, sizeof(dir), "%s", rundir);
+	cr_assert_eq(report(NULL, NULL), 0);
+	t = output();
+	expect_line(t, "== phase tio: 16 of 16 phase runs ok ==");
+	expect_line(t, "== phase runs: 16 ok, 0 failed, 0 skipped ==");
+	t = section("Sequential Writes\n=================\n");
+	expect_line(t, want);
+	cr_expect(strstr(output(), "Sequential Reads\n"));
+	t = section("\nrate_mbs, higher is better");
+	expect_line(t, "ext4::defaults mode=seq_read threads=1 2 ");
+	/* the end of the report: the config tables and the counts */
+	cr_expect(strstr(output(), "\nmkfs_s [s], lower is better\n"));
+	/* the wide CSV: a header and 16 phase runs + 2 config rows */
+	snprintf(out, sizeof(out), "%s/wide.csv", tmp);
+	cr_assert_eq(report("--format", "csv"), 0);
+	{
+		int lines = 0;
+
+		for (const char *p = output(); *p; p++)
+			lines += *p == '\n';
+		cr_expect_eq(lines, 1 + 16 + 2, "%s", output());
+	}
+}
