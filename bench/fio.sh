@@ -15,23 +15,29 @@
 #   the best run counts (other load only ever lowers a figure);
 # - the cached cases read the file once right before they run;
 # - a watcher notes every drop of the page cache (/proc/vmstat
-#   drop_pagecache): a read run that one overlaps is not counted while a
-#   clean run of its case exists (else it counts, marked *);
-# - the runs go at nice $BENCH_NICE (default -10), fio and fsplan alike;
-# - besides IOPS, the CPU time per op (usr+sys over ops), which other
-#   load hardly moves, is printed.
+#   drop_pagecache, e.g. another user's between: drop_caches): a read run
+#   one overlaps is not counted while a clean run of its case exists;
+# - the loop image lives in /dev/shm when that is a tmpfs with room, so
+#   the loop device's backing store cannot be dropped (O_DIRECT reads
+#   reach it) and the VM's disk adds no noise; BENCH_WORKDIR=run puts it
+#   in the run directory instead, as plain `fsplan run` does;
+# - both tools run at nice $BENCH_NICE (default -10);
+# - besides IOPS, the CPU time per op (usr+sys over ops), which other load
+#   moves much less, is printed.
 # Prints raw figures and ratios against the targets (stream/fio >= 1.0,
 # aim 1.05; Lua/stream >= 0.8; RSS beyond I/O buffers <= 64 MiB). A missed
 # target is printed, not a failure. Needs root (skipped otherwise) and fio.
-# Environment: SECONDS_EACH (5), ROUNDS (3), BENCH_NICE (-10), FSPLAN,
-# KEEP=1 keeps the run directories.
+# Environment: SECONDS_EACH (5), ROUNDS (3), WRITE_ROUNDS (5), BENCH_NICE (-10),
+# BENCH_WORKDIR (shm|run), FSPLAN, KEEP=1 keeps the run directories.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 bin=${FSPLAN:-$root/fsplan}
 secs=${SECONDS_EACH:-5}
 rounds=${ROUNDS:-3}
+wrounds=${WRITE_ROUNDS:-5}
 prio=${BENCH_NICE:--10}
+where=${BENCH_WORKDIR:-shm}
 if [ "$(id -u)" != 0 ]; then
 	echo "fio: skipped (needs root to run plans)"
 	exit 0
@@ -42,6 +48,7 @@ if ! command -v fio > /dev/null; then
 fi
 tmp=$(mktemp -d)
 chmod 755 "$tmp"	# the phases (nobody) load modules and work beneath it
+shm=
 watcher=
 cleanup() {
 	if [ -n "$watcher" ]; then
@@ -53,18 +60,34 @@ cleanup() {
 	else
 		rm -rf "$tmp"
 	fi
+	if [ -n "$shm" ]; then rm -rf "$shm"; fi
 }
 trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 cp "$root"/bench/randread.lua "$root"/bench/randread_ops.lua \
    "$root"/bench/seqwrite.lua "$root"/bench/many.lua "$tmp/"
+
+# The images: 4G sparse, of which ~2.1 GiB get written.
+workdir=()
+if [ "$where" = shm ] && [ "$(stat -f -c %T /dev/shm 2> /dev/null)" = tmpfs ] &&
+   [ "$(df -k --output=avail /dev/shm | tail -n 1)" -gt $((6 << 20)) ]; then
+	shm=$(mktemp -d /dev/shm/fsplan-bench.XXXXXX)
+	workdir=(--workdir "$shm")
+	backing="tmpfs (/dev/shm)"
+else
+	backing="the run directory's filesystem"
+fi
 
 # ---- the plans --------------------------------------------------------------
 
 # fio as the stream runs: the same file and span, offsets uniform with
 # repeats (norandommap), for a time; buffered cases keep the file's cache
-# (fio drops it by default: invalidate=1)
+# (fio drops it by default: invalidate=1). Otherwise fio's defaults.
 rr="--filename=data --size=1G --bs=4k --rw=randread --ioengine=io_uring"
 rr="$rr --norandommap --time_based --runtime=$secs --output-format=json"
+sw="--filename=seq.dat --size=1G --bs=1M --rw=write --ioengine=io_uring"
+sw="$sw --iodepth=1 --fallocate=none --end_fsync=0 --output-format=json"
 warm='cat data > /dev/null'
 case_phases() {	# case round: the phase entries of one case, tools rotating
 	local c=$1 r=$2 tools t i n
@@ -88,13 +111,14 @@ case_phases() {	# case round: the phase entries of one case, tools rotating
 		d1/stream) echo "  - {name: d1_stream_$r, use: randread.lua, with: {depth: 1, direct: true, seconds: ${secs}s}}" ;;
 		d32/fio) echo "  - {name: d32_fio_$r, parse: fio, exec: 'fio --name=d32 $rr --iodepth=32 --direct=1'}" ;;
 		d32/stream) echo "  - {name: d32_stream_$r, use: randread.lua, with: {depth: 32, direct: true, seconds: ${secs}s}}" ;;
-		w/fio) echo "  - {name: w_fio_$r, between: [sync, drop_caches], parse: fio, exec: 'fio --name=w --filename=seq.dat --size=1G --bs=1M --rw=write --ioengine=io_uring --iodepth=1 --fallocate=none --end_fsync=0 --output-format=json'}" ;;
+		# a new file each time, written from an empty, clean cache
+		w/fio) echo "  - {name: w_fio_$r, between: [sync, drop_caches], parse: fio, exec: 'fio --name=w $sw'}" ;;
 		w/stream) echo "  - {name: w_stream_$r, between: [sync, drop_caches], use: seqwrite.lua, with: {file: seq.dat}}" ;;
 		esac
-		# each write makes a new file, on a filesystem with room for it
-		[ "$c" = w ] && echo "  - {name: rm_${t}_$r, exec: 'rm -f seq.dat'}"
+		if [ "$c" = w ]; then
+			echo "  - {name: rm_${t}_$r, exec: 'rm -f seq.dat'}"
+		fi
 	done
-	return 0
 }
 {
 	cat <<PLAN
@@ -104,13 +128,13 @@ target: {image: 4G}
 between: none
 filesystems: [{type: ext4}]
 phases:
-  # the file the reads read: on disk, then in the page cache
+  # the file the reads read: on the device, and in the page cache
   - {name: prep, use: seqwrite.lua, with: {file: data, fsync: true}}
 PLAN
 	for r in $(seq 1 "$rounds"); do
 		for c in c1 c32 d1 d32; do case_phases $c "$r"; done
 	done
-	for r in $(seq 1 "$rounds"); do case_phases w "$r"; done
+	for r in $(seq 1 "$wrounds"); do case_phases w "$r"; done
 } > "$tmp/fio.yaml"
 
 cat > "$tmp/many.yaml" <<'PLAN'
@@ -128,10 +152,10 @@ PLAN
 
 # ---- the watcher: page-cache drops; peak RSS while $tmp/rss exists ----------
 
-# Fork-free: bash builtins only, so it costs the runs next to nothing.
-# Writes "t_before t_after" to $tmp/drops for each change of the drop
-# counter, and "VmHWM_kB threads" (the largest seen over processes named
-# fsplan) to $tmp/rss.peak.
+# Bash builtins only (no fork per sample), so it costs the runs next to
+# nothing. Appends "t_before t_after" to $tmp/drops for each change of the
+# drop counter; writes "VmHWM_kB threads", the largest seen over processes
+# named fsplan, to $tmp/rss.peak.
 watch() {
 	local k v prev=-1 cur t_prev=$EPOCHREALTIME p comm hwm thr
 	local best_hwm=0 best_thr=0
@@ -177,7 +201,7 @@ watcher=$!
 
 load0=$(cut -d' ' -f1 /proc/loadavg)
 t0=$EPOCHREALTIME
-if ! nice -n "$prio" "$bin" run "$tmp/fio.yaml" -o "$tmp/run" -q; then
+if ! nice -n "$prio" "$bin" run "$tmp/fio.yaml" -o "$tmp/run" -q "${workdir[@]}"; then
 	echo "fio: the run failed; its log ends:" >&2
 	tail -n 20 "$tmp/run/log.txt" >&2 || true
 	grep ',status,failed' "$tmp/run/results.csv" >&2 || true
@@ -188,7 +212,8 @@ load1=$(cut -d' ' -f1 /proc/loadavg)
 
 touch "$tmp/rss"
 many_ok=1
-nice -n "$prio" "$bin" run "$tmp/many.yaml" -o "$tmp/many" -q || many_ok=0
+nice -n "$prio" "$bin" run "$tmp/many.yaml" -o "$tmp/many" -q "${workdir[@]}" ||
+	many_ok=0
 touch "$tmp/stop"
 wait "$watcher" || true
 watcher=
@@ -196,7 +221,8 @@ read -r hwm_kb threads < "$tmp/rss.peak" || { hwm_kb=0; threads=0; }
 
 # ---- nothing left behind --------------------------------------------------
 
-left=$( { losetup -a; findmnt -rn -o TARGET,SOURCE; } | grep -F "$tmp" || true)
+left=$( { losetup -a; findmnt -rn -o TARGET,SOURCE; } |
+	grep -F -e "$tmp" ${shm:+-e "$shm"} || true)
 if [ -n "$left" ]; then
 	echo "fio: left behind:" >&2
 	echo "$left" >&2
@@ -205,7 +231,7 @@ fi
 
 # ---- the table --------------------------------------------------------------
 
-awk -v secs="$secs" -v rounds="$rounds" -v prio="$prio" \
+awk -v secs="$secs" -v rounds="$rounds" -v wrounds="$wrounds" -v prio="$prio" -v backing="$backing" \
     -v wall="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", b - a }')" \
     -v fio="$(fio --version)" -v kernel="$(uname -r)" -v cores="$(nproc)" \
     -v load0="$load0" -v load1="$load1" -v hwm="$hwm_kb" -v thr="$threads" \
@@ -226,7 +252,7 @@ function csv(line, f,    n, i, c, q, cur) {
 	f[++n] = cur
 	return n
 }
-function epoch(d, t,    s) {	# "2026-11-30" "06:53:11.106" -> seconds
+function epoch(d, t,    s, a) {	# "2026-11-30" "06:53:11.106" -> seconds
 	s = d " " t
 	gsub(/[-:]/, " ", s)
 	split(s, a, " ")
@@ -243,49 +269,65 @@ FILENAME ~ /log.txt$/ {
 	next
 }
 FNR > 1 { csv($0, f); val[phase(f[2]), f[10]] = f[11] + 0; seen[phase(f[2])] = 1 }
-# the best of the runs of case c (c1, c32, ...) by tool t: IOPS (or MiB/s)
-# and the least CPU per op; clean runs if any, else all (marked)
-function best(c, t,    r, p, v, cpu, clean) {
-	B[c, t] = 0; C[c, t] = 0; M[c, t] = ""
+# one run: its figure (IOPS or MiB/s) and CPU us per op
+function fig(c, t, p) {
+	if (c == "w") return val[p, t == "fio" ? "write_bw_mbs" : "write_mbs"]
+	return val[p, "read_iops"]
+}
+function cpu_op(c, t, p,    v, cpu) {
+	v = fig(c, t, p)
+	if (t == "fio") cpu = val[p, "usr_cpu_pct"] + val[p, "sys_cpu_pct"]
+	else cpu = val[p, "cpu_pct"]
+	return v > 0 ? cpu / v * 1e4 : 0	# %-of-a-core per op/s -> us
+}
+# the best of the runs of case c by tool t, and the least CPU per op:
+# from the clean runs if any, else from all of them (marked *)
+function best(c, t,    r, p, v, u, clean, n) {
+	B[c, t] = 0; C[c, t] = 0; M[c, t] = " "; R[c, t] = ""
+	n = c == "w" ? wrounds : rounds
+	for (r = 1; r <= n; r++) {
+		p = c "_" t "_" r
+		if (!(p in seen)) continue
+		v = fig(c, t, p)
+		R[c, t] = R[c, t] sprintf(c == "w" ? " %4.0f%s" : " %5.1f%s",
+					  c == "w" ? v : v / 1e3, hit[p] ? "!" : " ")
+	}
 	for (clean = 1; clean >= 0; clean--) {
-		for (r = 1; r <= rounds; r++) {
+		for (r = 1; r <= n; r++) {
 			p = c "_" t "_" r
-			if (!(p in seen)) continue
-			if (clean && hit[p]) continue
-			if (c == "w") v = val[p, t == "fio" ? "write_bw_mbs" : "write_mbs"]
-			else v = val[p, "read_iops"]
-			if (t == "fio") cpu = val[p, "usr_cpu_pct"] + val[p, "sys_cpu_pct"]
-			else cpu = val[p, "cpu_pct"]
+			if (!(p in seen) || (clean && hit[p])) continue
+			v = fig(c, t, p); u = cpu_op(c, t, p)
 			if (v > B[c, t]) B[c, t] = v
-			if (v > 0 && (C[c, t] == 0 || cpu / v < C[c, t])) C[c, t] = cpu / v
+			if (u > 0 && (C[c, t] == 0 || u < C[c, t])) C[c, t] = u
 		}
 		if (B[c, t] > 0) break
 		M[c, t] = "*"
 	}
-	C[c, t] *= 1e4		# %-of-a-core per op/s -> us of CPU per op
 	return B[c, t]
 }
 function k(x) { return x >= 1e5 ? sprintf("%.0fk", x / 1e3) : sprintf("%.1fk", x / 1e3) }
 function ok(r, t) { return r >= t ? "ok  " : "MISS" }
 function row(name, c, lua,    fi, st, r, lu, rl) {
 	fi = best(c, "fio"); st = best(c, "stream"); r = fi ? st / fi : 0
-	printf "  %-20s %7s%-1s %7s%-1s %5.2f %s", name, k(fi), M[c, "fio"],
+	printf "  %-19s %7s%s %7s%s %5.2f %s", name, k(fi), M[c, "fio"],
 	       k(st), M[c, "stream"], r, ok(r, 1.0)
 	if (lua) {
 		lu = best(c, "lua"); rl = st ? lu / st : 0
-		printf " %7s%-1s %5.2f %s", k(lu), M[c, "lua"], rl, ok(rl, 0.8)
+		printf " %7s%s %5.2f %s", k(lu), M[c, "lua"], rl, ok(rl, 0.8)
 	} else {
-		printf " %21s", ""
+		printf " %19s", ""
 	}
 	printf " | %5.2f %5.2f", C[c, "fio"], C[c, "stream"]
 	if (lua) printf " %5.2f", C[c, "lua"]
 	printf "\n"
 	if (r < lo) lo = r
+	runs_line[++nr] = sprintf("  %-19s fio%s  stream%s", name, R[c, "fio"], R[c, "stream"])
+	if (lua) runs_line[nr] = runs_line[nr] "  Lua" R[c, "lua"]
 }
 END {
 	lo = 99
-	# which read runs a drop of the page cache overlapped; the drops
-	# during the reads (the writes make their own, between phase runs)
+	# which read runs a drop of the page cache overlapped (no read phase
+	# drops caches itself: those drops come from other work)
 	r0 = 1e12; r1 = 0
 	for (p in seen) {
 		if (p !~ /^(c1|c32|d1|d32)_/) continue
@@ -298,26 +340,31 @@ END {
 	}
 	for (i = 1; i <= nd; i++)
 		if (d1[i] >= r0 && d0[i] <= r1) drops++
-	printf "fio: fsplan vs %s on ext4 (4G loop image), one 1 GiB file, 1 worker;\n", fio
-	printf "  kernel %s, %d cores, load average %s -> %s, nice %s;\n",
+	printf "fio: fsplan vs %s on ext4 (a 4G loop image on %s), one 1 GiB file,\n",
+	       fio, backing
+	printf "  1 worker; kernel %s, %d cores, load average %s -> %s, nice %s;\n",
 	       kernel, cores, load0, load1, prio
-	printf "  %ss per case, best of %d interleaved rounds, %ss in all\n",
-	       secs, rounds, wall
-	printf "  %-20s %8s %8s %10s %8s %10s | %s\n", "4 KiB random reads", "fio",
+	printf "  reads %ss per case, best of %d interleaved rounds; writes best " \
+	       "of %d; %ss in all\n", secs, rounds, wrounds, wall
+	printf "  %-19s %8s %8s %10s %8s %10s | %s\n", "4 KiB random reads", "fio",
 	       "stream", "stream/fio", "Lua ops", "Lua/stream", "CPU us/op fio stream Lua"
 	row("cached, depth 1", "c1", 1)
 	row("cached, depth 32", "c32", 0)
 	row("O_DIRECT, depth 1", "d1", 0)
 	row("O_DIRECT, depth 32", "d32", 0)
 	fi = best("w", "fio"); st = best("w", "stream"); r = fi ? st / fi : 0
-	printf "  %-20s %7.0f%-1s %7.0f%-1s %5.2f %s   (MiB/s)\n",
-	       "1 MiB seq writes", fi, M["w", "fio"], st, M["w", "stream"], r, ok(r, 1.0)
+	printf "  %-19s %7.0f%s %7.0f%s %5.2f %s   (MiB/s)\n", "1 MiB seq writes",
+	       fi, M["w", "fio"], st, M["w", "stream"], r, ok(r, 1.0)
 	if (r < lo) lo = r
+	runs_line[++nr] = sprintf("  %-19s fio%s  stream%s", "1 MiB seq writes",
+				  R["w", "fio"], R["w", "stream"])
 	printf "  targets: stream/fio >= 1.0 (aim 1.05), Lua/stream >= 0.8; " \
 	       "lowest stream/fio %.2f\n", lo
-	printf "  page-cache drops by others during the reads: %d; read runs they " \
-	       "hit: %d of %d%s\n", drops, hits, runs,
-	       hits ? " (not counted; * = every run of it was hit)" : ""
+	printf "  every run (k IOPS, MiB/s; ! = a page-cache drop by someone else " \
+	       "overlapped it):\n"
+	for (i = 1; i <= nr; i++) print runs_line[i]
+	printf "  page-cache drops during the reads: %d; read runs they hit: %d of %d%s\n",
+	       drops, hits, runs, hits ? " (* = all runs of a case hit)" : ""
 	if (!many_ok) {
 		printf "  256 workers: the run FAILED\n"
 		exit
@@ -326,5 +373,5 @@ END {
 	printf "  256 workers (many.lua, 64 KiB each) on %d cores: peak RSS of the " \
 	       "phase child %.1f MiB,\n", cores, mib
 	printf "    %.1f MiB beyond the 9 MiB shared write source (target <= 64): " \
-	       "%s; most threads at once: %d\n", mib - 9, ok(64, mib - 9), thr - 1
+	       "%s; up to %d threads at once\n", mib - 9, ok(64, mib - 9), thr
 }' "$tmp/drops" "$tmp/run/log.txt" "$tmp/run/results.csv"

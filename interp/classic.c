@@ -1,4 +1,4 @@
-/* classic: tiobench's four sections and bonnie++'s two blocks, from phase runs' means. */
+/* classic: tiobench's sections and bonnie++'s blocks from the means of runs. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +35,11 @@ static int has(const struct res_run *run, const char *name)
 	return results_metric(run, name) != NULL;
 }
 
-char *classic_ident(const struct res_run *run, const char *const *skip)
+/*
+ * The row name of a run: its filesystem label, then its parameters other
+ * than those in skip (NULL-ended), space-separated. Caller frees.
+ */
+static char *ident_of(const struct res_run *run, const char *const *skip)
 {
 	size_t len = strlen(run->fs_label) + strlen(run->params) + 2, n;
 	const char *p = run->params;
@@ -178,7 +182,8 @@ static void tio_print_row(FILE *f, int w, const struct tio_row *r)
 		snprintf(thr, sizeof(thr), "%.0f", r->threads);
 	/* tiobench's CPU efficiency: MiB/s per CPU, from the row's means. */
 	if (ok[T_RATE] && ok[T_CPU] && v[T_CPU] > 0)
-		snprintf(eff, sizeof(eff), "%.0f", v[T_RATE] / (v[T_CPU] / 100));
+		snprintf(eff, sizeof(eff), "%.0f",
+			 v[T_RATE] / (v[T_CPU] / 100));
 	else
 		strcpy(eff, "-");
 	c[0] = r->ident;
@@ -222,7 +227,7 @@ static int tio_collect(const struct res_run *const *runs, size_t n,
 			continue;
 		mode = results_param(run->params, "mode", mbuf, sizeof(mbuf));
 		mode = mode ? mode : "";
-		ident = classic_ident(run, tio_skip);
+		ident = ident_of(run, tio_skip);
 		if (!ident)
 			return -1;
 		if (name_order(idents, n_idents, ident) < 0)
@@ -476,6 +481,8 @@ static void bon_block(FILE *f, const struct bon_row *rows, size_t n,
 		fprintf(f, " %5s %3s", "/sec", "%CP");
 	fputc('\n', f);
 	for (size_t r = 0; r < n; r++) {
+		int any_lat = 0;
+
 		if (!bon_ran(&rows[r], from, from + 6))
 			continue;
 		bon_shape(rows[r].first, files, shape, sizeof(shape));
@@ -485,8 +492,12 @@ static void bon_block(FILE *f, const struct bon_row *rows, size_t n,
 			bon_figures(&rows[r], from + i, rate, cpu, lat[i],
 				    sizeof(rate));
 			fprintf(f, " %5s %3s", rate, cpu);
+			any_lat |= lat[i][0] != '\0';
 		}
-		fprintf(f, "\n%-*s", w - 1, "Latency");
+		fputc('\n', f);
+		if (!any_lat)
+			continue;	/* bon_csv2txt leaves the line out too */
+		fprintf(f, "%-*s", w - 1, "Latency");
 		for (int i = 0; i < 6; i++)
 			fprintf(f, "%s%9s", i ? " " : "", lat[i]);
 		fputc('\n', f);
@@ -507,7 +518,7 @@ int classic_bonnie(FILE *f, const struct res_run *const *runs, size_t n)
 
 		if (!has(runs[i], "bonnie_line"))
 			continue;
-		ident = classic_ident(runs[i], NULL);
+		ident = ident_of(runs[i], NULL);
 		if (!ident)
 			goto out;
 		for (k = 0; k < n_rows; k++)

@@ -1,4 +1,4 @@
-/* classic: the seed studies' report tables — tiobench's four sections, bonnie++'s two blocks. */
+/* classic: the seed studies' tables — tiobench's and bonnie++'s layouts. */
 #ifndef FSPLAN_CLASSIC_H
 #define FSPLAN_CLASSIC_H
 
@@ -21,11 +21,5 @@ int classic_tiobench(FILE *f, const struct res_run *const *runs, size_t n);
  * filesystem config, the means over repetitions. Same returns.
  */
 int classic_bonnie(FILE *f, const struct res_run *const *runs, size_t n);
-
-/*
- * The row name of a run: its filesystem label, then its parameters
- * other than those in skip (NULL-ended), space-separated. Caller frees.
- */
-char *classic_ident(const struct res_run *run, const char *const *skip);
 
 #endif

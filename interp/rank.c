@@ -1,4 +1,4 @@
-/* rank: a table per metric — mean, spread and 95% confidence per filesystem config, best first. */
+/* rank: a table per metric — mean, spread, 95% CI per config, best first. */
 #include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
@@ -10,10 +10,15 @@
 /* ---- which way is better ------------------------------------------------ */
 
 /*
- * A metric is lower-is-better when its name ends in one of these, its
- * unit is one of these, or it is named here; otherwise higher is better
- * (rates, ops/s, files/s, transactions/s).
+ * A rate is higher-is-better: a name ending in one of these, or a unit
+ * ending in "/s" (MiB/s, ops/s, files/s). Otherwise a metric is
+ * lower-is-better when its name ends in one of lower_suffix, its unit is
+ * one of lower_unit, or it is named in lower_name; and higher is better
+ * for everything else (counts, rates without a unit).
  */
+static const char *const higher_suffix[] = {
+	"per_s", "per_sec", "_iops", "_mbs", NULL,
+};
 static const char *const lower_suffix[] = {
 	"_s", "_ms", "_us", "seconds", "_latency", "_pct", "_cpu", NULL,
 };
@@ -47,6 +52,8 @@ static int in_list(const char *s, const char *const *list, int suffix)
 
 int rank_lower_is_better(const char *name, const char *unit)
 {
+	if (in_list(name, higher_suffix, 1) || ends_with(unit, "/s"))
+		return 0;
 	return in_list(name, lower_suffix, 1) || in_list(unit, lower_unit, 0) ||
 	       in_list(name, lower_name, 0);
 }

@@ -1,4 +1,4 @@
-/* rank: a table per metric — mean, spread and 95% confidence per filesystem config, best first. */
+/* rank: a table per metric — mean, spread, 95% CI per config, best first. */
 #ifndef FSPLAN_RANK_H
 #define FSPLAN_RANK_H
 
@@ -20,7 +20,8 @@ int rank_tables(FILE *f, const struct res_run *const *runs, size_t n,
 /*
  * 1 if a smaller value of this metric is better: its name ends in _s,
  * _ms, _us, seconds, _latency, _pct or _cpu, its unit is s, ms or us,
- * or it is fs_used_bytes. Rates and counts are higher-is-better.
+ * or it is fs_used_bytes — unless it is a rate (a name ending in per_s,
+ * per_sec, _iops or _mbs, or a unit ending in /s). Else 0.
  */
 int rank_lower_is_better(const char *name, const char *unit);
 

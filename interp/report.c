@@ -1,4 +1,4 @@
-/* report: `fsplan report` — results.csv as tables of mean, spread and rank per filesystem config. */
+/* report: `fsplan report` — a run directory as the classic studies' tables. */
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
@@ -27,7 +27,8 @@ const char report_help[] =
 "n-1) s/sqrt(n); '-' for n < 2), high and low over the repetitions, best\n"
 "first. Lower is better for times, latencies, percentages and CPU: a\n"
 "name ending in _s, _ms, _us, seconds, _latency, _pct or _cpu, a unit\n"
-"s, ms or us, and fs_used_bytes; higher is better for the rest. Only\n"
+"s, ms or us, and fs_used_bytes; higher is better for the rest and for\n"
+"rates (a name ending in per_s, per_sec, _iops, _mbs; a unit .../s). Only\n"
 "phase runs whose status is ok count; failed and skipped runs are\n"
 "counted, with their reasons, at the end.\n"
 "\n"
@@ -43,7 +44,6 @@ const char report_help[] =
 "\n"
 "Exit 0, or 2 on a usage error or when RUNDIR/results.csv cannot be\n"
 "read or the output cannot be written.\n";
-
 
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 
@@ -69,10 +69,8 @@ static const char *const status_name[] = {
 /* The string at a dotted path of o, or dflt. */
 static const char *jstr(json_t *o, const char *path, const char *dflt)
 {
-	const char *s;
-
+	const char *s, *dot;
 	char key[64];
-	const char *dot;
 
 	while (o && (dot = strchr(path, '.'))) {
 		snprintf(key, sizeof(key), "%.*s", (int)(dot - path), path);
@@ -229,6 +227,8 @@ static int write_text(FILE *f, const char *rundir, const struct results *r,
 	if (!seen)
 		return -1;
 	text_header(f, rundir, r);
+	if (!r->n_runs)
+		fputs("\nresults.csv has no rows yet\n", f);
 	for (size_t i = 0; i < r->n_runs; i++) {
 		const char *phase = r->runs[i].phase;
 		size_t j;
@@ -310,8 +310,9 @@ static int write_csv(FILE *f, const struct results *r)
 		for (size_t k = 0; k < 10; k++)
 			csv_field(f, v[k], k == 9 && !n_names);
 		for (size_t k = 0; k < n_names; k++) {
-			const struct res_metric *m = results_metric(x, names[k]);
+			const struct res_metric *m;
 
+			m = results_metric(x, names[k]);
 			csv_field(f, m ? m->value : "", k + 1 == n_names);
 		}
 	}
@@ -324,15 +325,13 @@ static int write_csv(FILE *f, const struct results *r)
 static int parse(int argc, char **argv, const char **rundir,
 		 enum format *fmt, const char **out, const char **only)
 {
-	int n_only = 0;
-
 	static const struct option longs[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "metric", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 }
 	};
-	int c;
+	int c, n_only = 0;
 
 	optind = 0;	/* a full reset: tests call this more than once */
 	opterr = 0;
@@ -416,8 +415,8 @@ int report_command(int argc, char **argv)
 		return REPORT_USAGE;
 	}
 	if (out && clobbers(rundir, out)) {
-		fprintf(stderr, "fsplan report: -o %s would overwrite the run's "
-			"own record\n", out);
+		fprintf(stderr, "fsplan report: -o %s would overwrite the "
+			"run's own record\n", out);
 		results_free(&r);
 		return REPORT_USAGE;
 	}

@@ -1,4 +1,4 @@
-/* report: `fsplan report` — a run directory's results as the published studies' tables. */
+/* report: `fsplan report` — a run directory as the classic studies' tables. */
 #ifndef FSPLAN_REPORT_H
 #define FSPLAN_REPORT_H
 

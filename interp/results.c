@@ -1,4 +1,4 @@
-/* results: read results.csv back (RFC 4180) and group its rows into phase runs. */
+/* results: results.csv read back (RFC 4180), its rows grouped by phase run. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -86,7 +86,8 @@ static int next_record(const char *s, size_t n, size_t *pos, int *line,
 				return REC_BAD;
 		} else {
 			for (; i < n && s[i] != ',' && s[i] != '\n'; i++) {
-				if (s[i] == '\r' && i + 1 < n && s[i + 1] == '\n')
+				if (s[i] == '\r' && i + 1 < n &&
+				    s[i + 1] == '\n')
 					break;
 				if (put(r, s[i]))
 					return -ENOMEM;
@@ -375,7 +376,8 @@ int results_load(struct results *r, const char *path, struct diag *d)
 		if (rec.nf == 1 && !*field(&rec, 0))
 			continue;	/* a blank line */
 		if (rec.nf != N_FIELDS) {
-			rc = diag_set(d, path, NULL, (struct pos){ rec.line, 1 },
+			rc = diag_set(d, path, NULL,
+				      (struct pos){ rec.line, 1 },
 				      "row has %zu fields, expected %d",
 				      rec.nf, N_FIELDS);
 			goto out;
@@ -445,7 +447,8 @@ const char *results_param(const char *params, const char *key, char *buf,
 		size_t n = strcspn(p, ";");
 
 		if (n > kl && !strncmp(p, key, kl) && p[kl] == '=') {
-			snprintf(buf, len, "%.*s", (int)(n - kl - 1), p + kl + 1);
+			snprintf(buf, len, "%.*s", (int)(n - kl - 1),
+				 p + kl + 1);
 			return buf;
 		}
 		p += n + (p[n] == ';');

@@ -1,4 +1,4 @@
-/* results: a run directory's results.csv read back and grouped into phase runs. */
+/* results: results.csv read back (RFC 4180), its rows grouped by phase run. */
 #ifndef FSPLAN_RESULTS_H
 #define FSPLAN_RESULTS_H
 
@@ -69,7 +69,7 @@ struct res_stats {
 	int n;
 	double mean;
 	double sd;		/* sample standard deviation (n - 1) */
-	double ci;		/* 95% half-width: t(0.975, n-1) * sd / sqrt(n) */
+	double ci;		/* 95% half-width: t(0.975, n-1) sd/sqrt(n) */
 	double hi, lo;
 };
 

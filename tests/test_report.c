@@ -1,4 +1,4 @@
-/* test_report: `fsplan report` on hand-made results.csv files and on a real run. */
+/* test_report: `fsplan report` on hand-made results.csv files, and a run. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdarg.h>
@@ -276,6 +276,9 @@ Test(report, which_way_is_better)
 	cr_expect(!rank_lower_is_better("rate_mbs", "MiB/s"));
 	cr_expect(!rank_lower_is_better("read_iops", "ops/s"));
 	cr_expect(!rank_lower_is_better("seq_create", "files/s"));
+	cr_expect(!rank_lower_is_better("creates_per_s", ""));
+	cr_expect(!rank_lower_is_better("tps", "transactions/s"));
+	cr_expect(!rank_lower_is_better("cpu_eff", ""));
 }
 
 /* ---- reading results.csv ------------------------------------------------ */
