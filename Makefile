@@ -43,8 +43,9 @@ endif
 
 all: fsplan
 
+# cp then rename: a running ./fsplan keeps its old file ("Text file busy")
 fsplan: $(BUILD)/fsplan
-	$(Q)cp $< $@
+	$(Q)cp $< $@.tmp && mv -f $@.tmp $@
 
 $(BUILD)/fsplan: $(OBJS)
 	@echo "  LD      $@"

@@ -8,6 +8,7 @@
 #include "expand.h"
 #include "phase.h"
 #include "plan.h"
+#include "report.h"
 #include "run.h"
 #include "select.h"
 
@@ -50,6 +51,8 @@ static const char usage_main[] =
 "  run     PLAN [-D k=v]... [-o DIR] [--only F]... [--shard K/N]\n"
 "          [--resume DIR] [--workdir DIR] [--destroy DEVICE] [-q|-v]\n"
 "                                  make, mount and measure every cell (root)\n"
+"  report  RUNDIR [--format text|csv] [-o FILE] [--metric GLOB]...\n"
+"                                  a run's tables: mean, spread, best first\n"
 "  version                         print the version\n"
 "  help    [COMMAND]               this text, or a command's\n"
 "\n"
@@ -303,6 +306,7 @@ static const struct command commands[] = {
 	  "Writes results.csv, manifest.json, log.txt and exec/ in the run\n"
 	  "directory. Exit 0 all ran, 1 some failed, 2 usage or plan error,\n"
 	  "3 refused for safety, 130/143 interrupted (--resume continues).\n" },
+	{ "report", report_command, report_usage, report_help },
 	{ "version", cmd_version, "version", "Print fsplan's version.\n" },
 	{ "help", cmd_help, "help [COMMAND]", "Show help.\n" },
 	{ NULL, NULL, NULL, NULL }
