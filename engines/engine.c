@@ -37,9 +37,7 @@ int64_t engine_do(const struct engine_ops *ops, struct engine *e,
 	ret = ops->queue(e, r);
 	if (ret)
 		return r->res = ret;
-	ret = ops->commit(e);
-	/* A failed commit leaves r queued; reap submits it again. */
-	(void)ret;
+	/* no commit: reap submits what is queued and waits in one call */
 	while (!got) {
 		ret = ops->reap(e, 1, &got, 1);
 		if (ret < 0)

@@ -18,18 +18,15 @@
 #include "lworker.h"
 #include "units.h"
 
-#define SRC_BYTES	((size_t)8 << 20)	/* seeded write data */
+#define SRC_BYTES	((size_t)2 << 20)	/* seeded write data */
 #define SRC_SLACK	((size_t)1 << 20)	/* a write may run past */
 
-static const char worker_key = 'w';
-
+/* The worker lives in the state's extra space: no lookup per op, and
+ * coroutines inherit it (lua_newthread copies the main thread's). */
 struct lworker *lw_get(lua_State *L)
 {
-	struct lworker *w;
+	struct lworker *w = *(struct lworker **)lua_getextraspace(L);
 
-	lua_rawgetp(L, LUA_REGISTRYINDEX, &worker_key);
-	w = lua_touserdata(L, -1);
-	lua_pop(L, 1);
 	if (!w)
 		luaL_error(L, "no worker in this state");
 	return w;
@@ -38,10 +35,18 @@ struct lworker *lw_get(lua_State *L)
 void lw_record(struct lworker *w, const char *name, uint64_t ns,
 	       uint64_t bytes)
 {
-	struct op_stat *op = metrics_op(&w->m, name);
+	struct op_stat *op;
 
-	if (!op)
-		return;
+	/* the same op again (a loop): skip the lookup by name */
+	if (name == w->last_name && w->last_op < w->m.n_ops) {
+		op = &w->m.ops[w->last_op];
+	} else {
+		op = metrics_op(&w->m, name);
+		if (!op)
+			return;
+		w->last_name = name;
+		w->last_op = (int)(op - w->m.ops);
+	}
 	op->bytes += bytes;
 	hist_add(&op->lat, ns);
 }
@@ -523,9 +528,11 @@ static int w_elapsed(lua_State *L)
 static int w_done(lua_State *L)
 {
 	struct lworker *w = lw_get(L);
+	double now = fs_now();
 
-	lua_pushboolean(L, lw_stopping(w) ||
-		(w->seconds > 0 && fs_now() - w->t_start >= w->seconds));
+	lua_pushboolean(L, (w->stop && *w->stop) ||
+		(w->deadline > 0 && now >= w->deadline) ||
+		(w->seconds > 0 && now - w->t_start >= w->seconds));
 	return 1;
 }
 
@@ -614,19 +621,18 @@ static const luaL_Reg worker_methods[] = {
 void lworker_push(lua_State *L, struct lworker *w, int params_idx)
 {
 	params_idx = lua_absindex(L, params_idx);
-	lua_pushlightuserdata(L, w);
-	lua_rawsetp(L, LUA_REGISTRYINDEX, &worker_key);
+	*(struct lworker **)lua_getextraspace(L) = w;
 	lfile_register(L);
-	lua_createtable(L, 0, 3);
+	lua_createtable(L, 0, 32);
+	/* methods on the object itself: a call skips the __index hop */
+	luaL_setfuncs(L, worker_methods, 0);
 	lua_pushinteger(L, w->id);
 	lua_setfield(L, -2, "id");
 	lua_pushinteger(L, w->workers);
 	lua_setfield(L, -2, "workers");
 	lua_pushvalue(L, params_idx);
 	lua_setfield(L, -2, "params");
-	lua_createtable(L, 0, 2);
-	luaL_newlib(L, worker_methods);
-	lua_setfield(L, -2, "__index");
+	lua_createtable(L, 0, 1);
 	lua_pushliteral(L, "fsplan.worker");
 	lua_setfield(L, -2, "__metatable");
 	lua_setmetatable(L, -2);

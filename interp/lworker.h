@@ -27,6 +27,8 @@ struct lworker {
 	double seconds;		/* the phase's `seconds` parameter, or 0 */
 	double deadline;	/* the phase run's timeout, absolute */
 	volatile sig_atomic_t *stop;
+	const char *last_name;	/* lw_record's cache: the last op's name */
+	int last_op;		/* ... and its index in m.ops */
 };
 
 /*

@@ -1,0 +1,90 @@
+# bench/memcg.bash: sourced by bench/bonnie.sh and bench/tiobench.sh (not
+# run by `make bench`: it is not a *.sh). A memory cgroup for one fsplan run,
+# so the page cache of the filesystem under test really is limited to what
+# the phases' `ram` says, plus the loop image set up the same way for both
+# tools.
+#
+#   memcg_make NAME BYTES   make the cgroup; 1 (memcg_why says why) if there
+#                           is no memory controller to use
+#   memcg_exec CMD...       run CMD inside it (only CMD and its children
+#                           move in: the calling shell stays where it is)
+#   memcg_peak              the most it held, in bytes
+#   memcg_remove            remove it (waits for its processes to go)
+#   memcg_desc              how it was made, for the output
+#
+# cgroup v2 (memory in /sys/fs/cgroup/cgroup.controllers): /sys/fs/cgroup/
+# NAME with memory.max, +memory enabled in the root's subtree_control when
+# it is not (and left enabled). cgroup v1 (a memory hierarchy mounted at
+# /sys/fs/cgroup/memory, as on hybrid systems): a child of this shell's own
+# memory cgroup with memory.limit_in_bytes, so whatever limits the caller
+# still applies.
+memcg_dir=
+memcg_kind=
+memcg_why=
+
+memcg_make() {
+	local name=$1 bytes=$2 rel
+	if grep -qw memory /sys/fs/cgroup/cgroup.controllers 2> /dev/null; then
+		if ! grep -qw memory /sys/fs/cgroup/cgroup.subtree_control &&
+		   ! echo +memory > /sys/fs/cgroup/cgroup.subtree_control; then
+			memcg_why="cannot enable +memory in /sys/fs/cgroup"
+			return 1
+		fi
+		memcg_dir=/sys/fs/cgroup/$name
+		memcg_kind=v2
+		mkdir "$memcg_dir" || { memcg_dir=; memcg_why="mkdir failed"; return 1; }
+		echo "$bytes" > "$memcg_dir/memory.max"
+		if [ -e "$memcg_dir/memory.swap.max" ]; then
+			echo 0 > "$memcg_dir/memory.swap.max"
+		fi
+		return 0
+	fi
+	if [ -f /sys/fs/cgroup/memory/memory.limit_in_bytes ]; then
+		rel=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ { print $3 }' /proc/self/cgroup)
+		memcg_dir=/sys/fs/cgroup/memory${rel%/}/$name
+		memcg_kind=v1
+		mkdir "$memcg_dir" || { memcg_dir=; memcg_why="mkdir failed"; return 1; }
+		echo "$bytes" > "$memcg_dir/memory.limit_in_bytes"
+		return 0
+	fi
+	memcg_why="no cgroup memory controller (v2 or v1)"
+	return 1
+}
+
+memcg_exec() {
+	# shellcheck disable=SC2016
+	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$memcg_dir" "$@"
+}
+
+memcg_peak() {
+	local f
+	for f in memory.peak memory.max_usage_in_bytes; do
+		if [ -r "$memcg_dir/$f" ]; then
+			cat "$memcg_dir/$f"
+			return 0
+		fi
+	done
+	echo 0
+}
+
+memcg_desc() {
+	case $memcg_kind in
+	v2) echo "cgroup v2 $memcg_dir, memory.max" ;;
+	v1) echo "cgroup v1 $memcg_dir, memory.limit_in_bytes (page cache charged)" ;;
+	esac
+}
+
+memcg_remove() {
+	local i
+	[ -n "$memcg_dir" ] && [ -d "$memcg_dir" ] || return 0
+	for i in $(seq 1 100); do
+		if [ -z "$(cat "$memcg_dir/cgroup.procs" 2> /dev/null)" ] &&
+		   rmdir "$memcg_dir" 2> /dev/null; then
+			memcg_dir=
+			return 0
+		fi
+		sleep 0.1
+	done
+	echo "memcg: could not remove $memcg_dir" >&2
+	return 1
+}
