@@ -20,9 +20,21 @@ struct lfile {
 	char name[200];
 };
 
+/* The file at index 1. The metatable is compared by address (kept in
+ * the state's registry slot once); luaL_checkudata's lookup by name only
+ * runs to raise the error. */
+static const char file_mt_key = 'f';
+
 static struct lfile *check_file(lua_State *L)
 {
-	struct lfile *f = luaL_checkudata(L, 1, FILE_MT);
+	struct lfile *f = lua_touserdata(L, 1);
+
+	if (!f || !lua_getmetatable(L, 1) ||
+	    lua_rawgetp(L, LUA_REGISTRYINDEX, &file_mt_key) == LUA_TNIL ||
+	    !lua_rawequal(L, -1, -2))
+		f = luaL_checkudata(L, 1, FILE_MT);
+	else
+		lua_pop(L, 2);
 
 	if (f->fd < 0)
 		luaL_error(L, "'%s' is closed", f->name);
@@ -615,6 +627,8 @@ void lfile_register(lua_State *L)
 		lua_pop(L, 1);
 		return;
 	}
+	lua_pushvalue(L, -1);
+	lua_rawsetp(L, LUA_REGISTRYINDEX, &file_mt_key);
 	luaL_newlib(L, file_methods);
 	lua_setfield(L, -2, "__index");
 	lua_pushcfunction(L, f_gc);

@@ -62,7 +62,11 @@ int lw_fail(lua_State *L, const char *what, int err)
 uint64_t lw_size(lua_State *L, int idx)
 {
 	uint64_t v;
+	int isint;
+	lua_Integer i = lua_tointegerx(L, idx, &isint);
 
+	if (isint && i >= 0 && lua_type(L, idx) == LUA_TNUMBER)
+		return (uint64_t)i;	/* the common case, cheaply */
 	if (lua_type(L, idx) == LUA_TNUMBER) {
 		lua_Number n = lua_tonumber(L, idx);
 
