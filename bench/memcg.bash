@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034
 # bench/memcg.bash: sourced by bench/bonnie.sh and bench/tiobench.sh (not
 # run by `make bench`: it is not a *.sh). A memory cgroup for one fsplan run,
 # so the page cache of the filesystem under test really is limited to what
@@ -6,8 +7,9 @@
 #
 #   memcg_make NAME BYTES   make the cgroup; 1 (memcg_why says why) if there
 #                           is no memory controller to use
-#   memcg_exec CMD...       run CMD inside it (only CMD and its children
-#                           move in: the calling shell stays where it is)
+#   "${memcg_run[@]}" CMD...  run CMD inside it (a command prefix: only CMD
+#                           and its children move in, the calling shell
+#                           stays where it is)
 #   memcg_peak              the most it held, in bytes
 #   memcg_remove            remove it (waits for its processes to go)
 #   memcg_desc              how it was made, for the output
@@ -21,6 +23,7 @@
 memcg_dir=
 memcg_kind=
 memcg_why=
+memcg_run=()
 
 memcg_make() {
 	local name=$1 bytes=$2 rel
@@ -33,10 +36,16 @@ memcg_make() {
 		memcg_dir=/sys/fs/cgroup/$name
 		memcg_kind=v2
 		mkdir "$memcg_dir" || { memcg_dir=; memcg_why="mkdir failed"; return 1; }
-		echo "$bytes" > "$memcg_dir/memory.max"
-		if [ -e "$memcg_dir/memory.swap.max" ]; then
-			echo 0 > "$memcg_dir/memory.swap.max"
+		if ! echo "$bytes" > "$memcg_dir/memory.max"; then
+			memcg_why="cannot set memory.max"
+			rmdir "$memcg_dir"
+			memcg_dir=
+			return 1
 		fi
+		if [ -e "$memcg_dir/memory.swap.max" ]; then
+			echo 0 > "$memcg_dir/memory.swap.max" || true
+		fi
+		memcg_prefix
 		return 0
 	fi
 	if [ -f /sys/fs/cgroup/memory/memory.limit_in_bytes ]; then
@@ -44,16 +53,22 @@ memcg_make() {
 		memcg_dir=/sys/fs/cgroup/memory${rel%/}/$name
 		memcg_kind=v1
 		mkdir "$memcg_dir" || { memcg_dir=; memcg_why="mkdir failed"; return 1; }
-		echo "$bytes" > "$memcg_dir/memory.limit_in_bytes"
+		if ! echo "$bytes" > "$memcg_dir/memory.limit_in_bytes"; then
+			memcg_why="cannot set memory.limit_in_bytes"
+			rmdir "$memcg_dir"
+			memcg_dir=
+			return 1
+		fi
+		memcg_prefix
 		return 0
 	fi
 	memcg_why="no cgroup memory controller (v2 or v1)"
 	return 1
 }
 
-memcg_exec() {
+memcg_prefix() {
 	# shellcheck disable=SC2016
-	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$memcg_dir" "$@"
+	memcg_run=(sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$memcg_dir")
 }
 
 memcg_peak() {
@@ -75,9 +90,8 @@ memcg_desc() {
 }
 
 memcg_remove() {
-	local i
 	[ -n "$memcg_dir" ] && [ -d "$memcg_dir" ] || return 0
-	for i in $(seq 1 100); do
+	for _ in $(seq 1 100); do
 		if [ -z "$(cat "$memcg_dir/cgroup.procs" 2> /dev/null)" ] &&
 		   rmdir "$memcg_dir" 2> /dev/null; then
 			memcg_dir=

@@ -30,6 +30,8 @@
 --       with: {size: 2G, files: 16}
 --
 -- Parameters (bonnie++'s option in brackets):
+--   engine      sync (the default: one synchronous call at a time, as
+--               bonnie++ makes them) or uring
 --   size        the IO test file [-s]; "auto": twice the RAM but at least
 --               300M, rounded up to whole GiB past half of one, as bonnie++
 --               sizes it; 0 skips the IO tests. Whole MiB.
@@ -478,7 +480,11 @@ end
 return {
   describe = "bonnie++ 2.00a: per-char and block IO, rewrite, seeks, "
              .. "file create/stat/delete",
-  params = { workers = 1, size = "auto", ram = "auto", chunk = "8k",
+  -- engine sync by default: bonnie++ makes one synchronous call at a
+  -- time, and ext4 hands each io_uring buffered write or metadata op to a
+  -- kernel worker thread (bench/bonnie.sh: 0.4-0.5 of bonnie++ that way)
+  params = { workers = 1, engine = "sync", size = "auto", ram = "auto",
+             chunk = "8k",
              char_size = "3M", skip_char = false, stdio_char = false,
              direct = false, seeks = 8192, seek_procs = 5, files = 16,
              max_size = "0", min_size = "0", dirs = 1, file_chunk = "8k",
