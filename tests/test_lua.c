@@ -13,6 +13,18 @@ static void fini(void)
 	e2e_cleanup();
 }
 
+/* A .lua path is relative to the plan: lua/ beside the plan in the
+ * test's tmpdir links to tests/fixtures/lua. */
+static void link_fixtures(void)
+{
+	char cwd[PATH_MAX], link[400];
+
+	cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
+	snprintf(link, sizeof(link), "%s/lua", e2e_tmpdir());
+	strcat(cwd, "/fixtures/lua");
+	cr_assert_eq(symlink(cwd, link), 0);
+}
+
 /* A plan in the test's tmpdir; lua/ beside it links to the fixtures. */
 static int run_lua(const char *body, char *rd, size_t len)
 {
@@ -33,16 +45,7 @@ Test(lua, api_op_by_op_on_both_engines, .fini = fini, .timeout = 120)
 	int rc;
 
 	e2e_require_root();
-	/* a .lua path is relative to the plan: name the fixture absolutely
-	 * through a symlink beside the plan */
-	{
-		char cwd[PATH_MAX], link[400];
-
-		cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
-		snprintf(link, sizeof(link), "%s/lua", e2e_tmpdir());
-		strcat(cwd, "/fixtures/lua");
-		cr_assert_eq(symlink(cwd, link), 0);
-	}
+	link_fixtures();
 	rc = run_lua("target: {image: 512M}\n"
 		     "between: [sync, drop_caches]\n"
 		     "filesystems: [{type: ext4}, {type: xfs, mkfs: -f}]\n"
@@ -78,14 +81,11 @@ Test(lua, api_op_by_op_on_both_engines, .fini = fini, .timeout = 120)
 
 Test(lua, identity_inside_a_lua_phase, .fini = fini, .timeout = 60)
 {
-	char rd[300], link[400], cwd[PATH_MAX];
+	char rd[300];
 	int rc;
 
 	e2e_require_root();
-	cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
-	snprintf(link, sizeof(link), "%s/lua", e2e_tmpdir());
-	strcat(cwd, "/fixtures/lua");
-	cr_assert_eq(symlink(cwd, link), 0);
+	link_fixtures();
 	rc = run_lua("target: {image: 64M}\n"
 		     "filesystems: [{type: ext4}]\n"
 		     "phases: [{use: lua/identity.lua, with: {workers: 3}}]\n",
@@ -101,15 +101,12 @@ Test(lua, identity_inside_a_lua_phase, .fini = fini, .timeout = 60)
 Test(lua, enospc_fails_the_run_and_the_next_cell_runs, .fini = fini,
      .timeout = 60)
 {
-	char rd[300], link[400], cwd[PATH_MAX];
+	char rd[300];
 	const char *why;
 	int rc;
 
 	e2e_require_root();
-	cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
-	snprintf(link, sizeof(link), "%s/lua", e2e_tmpdir());
-	strcat(cwd, "/fixtures/lua");
-	cr_assert_eq(symlink(cwd, link), 0);
+	link_fixtures();
 	rc = run_lua("target: {image: 16M}\n"
 		     "filesystems: [{type: ext4}, {type: tmpfs, mount: "
 		     "size=32M}]\n"
@@ -142,15 +139,12 @@ Test(lua, hostile_phases_fail_clearly_and_the_run_goes_on, .fini = fini,
 		{ "none", "teardown", "boom in teardown" },
 		{ "none", "report", "boom in report" },
 	};
-	char rd[300], link[400], cwd[PATH_MAX], body[4096];
+	char rd[300], body[4096];
 	size_t n;
 	int rc;
 
 	e2e_require_root();
-	cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
-	snprintf(link, sizeof(link), "%s/lua", e2e_tmpdir());
-	strcat(cwd, "/fixtures/lua");
-	cr_assert_eq(symlink(cwd, link), 0);
+	link_fixtures();
 	n = (size_t)snprintf(body, sizeof(body),
 			     "target: {image: 64M}\n"
 			     "between: none\n"
