@@ -373,6 +373,8 @@ local function file_size(w, s)
 end
 
 -- One file: created with its data, or a link to the first.
+local EXCL = { excl = true }   -- made once: create_file runs per file
+
 local function create_file(w, s, names, i, handles)
   local path, dir = names[i].path, names[i].dir
   if s.links > 0 and i > 1 then
@@ -385,7 +387,7 @@ local function create_file(w, s, names, i, handles)
                        or ("../%05d/%s"):format(first.dir, base), path))
     end
   else
-    local f = assert(w:open(path, "w", { excl = true }))
+    local f = assert(w:open(path, "w", EXCL))
     local size = s.links > 0 and 0 or file_size(w, s)
     for off = 0, size - 1, s.file_chunk do
       assert(f:write(off, math.min(s.file_chunk, size - off)))
