@@ -140,6 +140,7 @@ int lworker_init(struct lworker *w, const struct engine_ops *ops,
 
 	w->eng = ops;
 	w->workfd = workfd;
+	w->pdir_fd = -1;
 	w->src = src;
 	w->src_len = src_len;
 	w->t_start = fs_now();
@@ -153,6 +154,8 @@ void lworker_free(struct lworker *w)
 	if (w->e)
 		w->eng->cleanup(w->e);
 	w->e = NULL;
+	if (w->eng)	/* initialised: pdir_fd is set */
+		lw_forget_dir(w);
 	free(w->buf);
 	w->buf = NULL;
 	metrics_free(&w->m);
@@ -181,6 +184,14 @@ void lw_check_path(lua_State *L, const char *path)
 	}
 }
 
+void lw_forget_dir(struct lworker *w)
+{
+	if (w->pdir_fd >= 0)
+		close(w->pdir_fd);
+	w->pdir_fd = -1;
+	w->pdir[0] = '\0';
+}
+
 static int openat2_beneath(int dirfd, const char *path, int flags)
 {
 	struct open_how how = { .flags = (uint64_t)flags | O_CLOEXEC,
@@ -195,8 +206,8 @@ static int openat2_beneath(int dirfd, const char *path, int flags)
  * directory, and that component. Returns the dir fd (the work directory
  * itself is not to be closed: *own says), or -errno.
  */
-static int parent_of(lua_State *L, struct lworker *w, const char *path,
-		     char *name, size_t len, int *own)
+static int parent_fd(lua_State *L, struct lworker *w, const char *path,
+		     char *name, size_t len, int *own, int cache)
 {
 	char dir[4096];
 	const char *slash;
@@ -219,12 +230,33 @@ static int parent_of(lua_State *L, struct lworker *w, const char *path,
 	if (!slash)
 		return w->workfd;
 	dir[slash - dir] = '\0';
+	/*
+	 * The last directory resolved is kept open: a loop over the files
+	 * of one directory (bonnie's create, stat, delete) then costs one
+	 * syscall per file, as the classic tools' do. This worker's renames
+	 * and rmdirs drop it; another worker renaming the directory
+	 * meanwhile is not seen (its ops would follow the directory).
+	 */
+	if (cache && w->pdir_fd >= 0 && !strcmp(dir, w->pdir))
+		return w->pdir_fd;
 	fd = openat2_beneath(w->workfd, dir[0] ? dir : "/",
 			     O_PATH | O_DIRECTORY);
 	if (fd < 0)
 		return -errno;
+	if (cache && strlen(dir) < sizeof(w->pdir)) {
+		lw_forget_dir(w);
+		memcpy(w->pdir, dir, strlen(dir) + 1);
+		w->pdir_fd = fd;
+		return fd;
+	}
 	*own = 1;
 	return fd;
+}
+
+static int parent_of(lua_State *L, struct lworker *w, const char *path,
+		     char *name, size_t len, int *own)
+{
+	return parent_fd(L, w, path, name, len, own, 1);
 }
 
 /* One path op through the engine, timed as `what`. */
@@ -238,7 +270,9 @@ static int path_op(lua_State *L, enum engine_op op, const char *what,
 	int64_t res;
 
 	if (op != ENGINE_SYMLINK) {
-		fa = parent_of(L, w, a, na, sizeof(na), &oa);
+		/* with a second path, the first keeps its own fd: resolving
+		 * the second may replace the cached one */
+		fa = parent_fd(L, w, a, na, sizeof(na), &oa, b == NULL);
 		if (fa < 0)
 			return lw_fail(L, a, -fa);
 	}
@@ -260,6 +294,9 @@ static int path_op(lua_State *L, enum engine_op op, const char *what,
 		close(fa);
 	if (ob)
 		close(fb);
+	/* a directory may have moved or gone: resolve afresh next time */
+	if (op == ENGINE_RENAME || (flags & AT_REMOVEDIR))
+		lw_forget_dir(w);
 	if (res < 0)
 		return lw_fail(L, op == ENGINE_SYMLINK ? b : a, (int)-res);
 	lua_pushboolean(L, 1);

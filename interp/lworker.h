@@ -27,6 +27,8 @@ struct lworker {
 	double seconds;		/* the phase's `seconds` parameter, or 0 */
 	double deadline;	/* the phase run's timeout, absolute */
 	volatile sig_atomic_t *stop;
+	char pdir[256];		/* the last parent directory resolved ... */
+	int pdir_fd;		/* ... and its fd (-1 none): see parent_of */
 	const char *last_name;	/* lw_record's cache: the last op's name */
 	int last_op;		/* ... and its index in m.ops */
 };
@@ -66,6 +68,8 @@ uint64_t lw_size(lua_State *L, int idx);
 uint64_t lw_random(struct lworker *w);
 /* A statx result as the table w:stat and f:stat return. */
 void lw_push_stat(lua_State *L, const struct statx *st);
+/* Drop the cached parent directory (parent_of). */
+void lw_forget_dir(struct lworker *w);
 /* A path a phase may use: relative, no '..' component; else raises. */
 void lw_check_path(lua_State *L, const char *path);
 /* Whether the run must stop now (stop requested, deadline passed). */
