@@ -22,7 +22,7 @@ double fs_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int kernel_has(const char *type)
+int fs_kernel_has(const char *type, int *nodev)
 {
 	char line[256];
 	FILE *f = fopen("/proc/filesystems", "re");
@@ -35,6 +35,8 @@ static int kernel_has(const char *type)
 
 		line[strcspn(line, "\n")] = '\0';
 		hit = name && !strcmp(name + 1, type);
+		if (hit && nodev)
+			*nodev = !strncmp(line, "nodev", 5);
 	}
 	fclose(f);
 	return hit;
@@ -59,7 +61,7 @@ int fs_available(const char *type, int nodev, char *why, size_t len)
 {
 	char tool[128];
 
-	if (!kernel_has(type)) {
+	if (!fs_kernel_has(type, NULL)) {
 		const char *argv[] = { "modprobe", "-q", type, NULL };
 		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
 
@@ -67,7 +69,7 @@ int fs_available(const char *type, int nodev, char *why, size_t len)
 		fs_run(argv, null, 30, NULL, 0);
 		if (null >= 0)
 			close(null);
-		if (!kernel_has(type)) {
+		if (!fs_kernel_has(type, NULL)) {
 			snprintf(why, len, "this kernel has no %s filesystem "
 				 "(not in /proc/filesystems, modprobe found no "
 				 "module)", type);

@@ -4,6 +4,10 @@
 
 #include <stddef.h>
 
+/* Whether /proc/filesystems lists type now; *nodev (if given) says
+ * whether it is marked nodev there. */
+int fs_kernel_has(const char *type, int *nodev);
+
 /*
  * Whether the kernel has filesystem `type` (/proc/filesystems, after
  * trying modprobe) and, unless nodev, whether mkfs.<type> is installed.

@@ -106,10 +106,14 @@ uint64_t lw_random(struct lworker *w)
 	return r;
 }
 
+static int stopping_at(const struct lworker *w, double now)
+{
+	return (w->stop && *w->stop) || (w->deadline > 0 && now >= w->deadline);
+}
+
 int lw_stopping(const struct lworker *w)
 {
-	return (w->stop && *w->stop) ||
-	       (w->deadline > 0 && fs_now() >= w->deadline);
+	return stopping_at(w, fs_now());
 }
 
 unsigned char *lworker_source(uint64_t seed, size_t *src_len)
@@ -598,8 +602,7 @@ static int w_done(lua_State *L)
 	struct lworker *w = lw_get(L);
 	double now = fs_now();
 
-	lua_pushboolean(L, (w->stop && *w->stop) ||
-		(w->deadline > 0 && now >= w->deadline) ||
+	lua_pushboolean(L, stopping_at(w, now) ||
 		(w->seconds > 0 && now - w->t_start >= w->seconds));
 	return 1;
 }

@@ -15,9 +15,6 @@
 #include "subst.h"
 #include "units.h"
 
-static const char *const coord_reserved[] = {
-	"type", "label", "mkfs", "mount", "phase", "rep",
-};
 
 /* ---- strings with ${...}, checked against the scope they live in ---- */
 
@@ -207,11 +204,10 @@ static int h_params(struct loader *L, yaml_node_t *n, void *obj)
 
 		if (pl_ident(L, k, "a parameter name"))
 			return -1;
-		for (size_t j = 0; j < ARRAY_SIZE(coord_reserved); j++)
-			if (!strcmp(ydoc_scalar(k), coord_reserved[j]))
-				return pl_error(L, ydoc_pos(k), "'%s' names a "
-						"cell coordinate; choose another "
-						"parameter name", coord_reserved[j]);
+		if (plan_reserved_name(ydoc_scalar(k)))
+			return pl_error(L, ydoc_pos(k), "'%s' names a cell "
+					"coordinate; choose another parameter "
+					"name", ydoc_scalar(k));
 		p->n_params = i + 1;	/* owned from here: freed on error */
 		kv->key = pl_strdup(L, ydoc_scalar(k));
 		kv->kpos = ydoc_pos(k);
@@ -611,4 +607,32 @@ const char *plan_library_dir(void)
 	}
 	snprintf(dir, sizeof(dir), "%s", FSPLAN_DATADIR "/lua");
 	return dir;
+}
+
+int plan_reserved_name(const char *name)
+{
+	static const char *const reserved[] = {
+		"type", "label", "mkfs", "mount", "phase", "rep",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(reserved); i++)
+		if (!strcmp(name, reserved[i]))
+			return 1;
+	return 0;
+}
+
+int plan_coord_names(const struct plan *p, const char **names, int max)
+{
+	static const char *const fixed[] = { "type", "label", "mkfs",
+					     "mount", "phase" };
+	int n = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(fixed) && n < max; i++)
+		names[n++] = fixed[i];
+	for (int i = 0; i < p->n_matrix && n < max; i++)
+		names[n++] = p->matrix[i].name;
+	for (int i = 0; i < p->n_phases; i++)
+		for (int j = 0; j < p->phases[i].n_matrix && n < max; j++)
+			names[n++] = p->phases[i].matrix[j].name;
+	return n;
 }

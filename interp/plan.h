@@ -135,6 +135,11 @@ int plan_load_text(struct plan **out, const char *path, const char *text,
 void plan_free(struct plan *p);
 
 const char *plan_param(const struct plan *p, const char *name);
+/* Whether name is a fixed cell coordinate (type, label, ... rep). */
+int plan_reserved_name(const char *name);
+/* The coordinates a filter or exclude may name: the fixed ones, then
+ * every axis (top-level, then each phase's); at most max. */
+int plan_coord_names(const struct plan *p, const char **names, int max);
 /* The directory phase modules are loaded from (lua/). */
 const char *plan_library_dir(void);
 

@@ -336,23 +336,6 @@ int pl_phases(struct loader *L, yaml_node_t *n, void *obj)
 
 /* ---- exclude ---- */
 
-/* All coordinate names a rule may use: fixed ones, then every axis. */
-static int coord_names(const struct plan *p, const char **names, int max)
-{
-	static const char *const fixed[] = { "type", "label", "mkfs",
-					     "mount", "phase" };
-	int n = 0;
-
-	for (size_t i = 0; i < ARRAY_SIZE(fixed); i++)
-		names[n++] = fixed[i];
-	for (int i = 0; i < p->n_matrix && n < max; i++)
-		names[n++] = p->matrix[i].name;
-	for (int i = 0; i < p->n_phases; i++)
-		for (int j = 0; j < p->phases[i].n_matrix && n < max; j++)
-			names[n++] = p->phases[i].matrix[j].name;
-	return n;
-}
-
 /* Values known before expansion must name something that exists. */
 static int check_value(struct loader *L, const struct plan_cond *c,
 		       const struct pstr *v)
@@ -402,7 +385,7 @@ static int one_exclude(struct loader *L, yaml_node_t *n,
 		       struct plan_exclude *ex)
 {
 	const char *names[256];
-	int nn = coord_names(L->p, names, 256), cnt;
+	int nn = plan_coord_names(L->p, names, 256), cnt;
 
 	ex->pos = ydoc_pos(n);
 	if (n->type != YAML_MAPPING_NODE)

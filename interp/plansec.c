@@ -6,12 +6,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fs.h"
 #include "planload.h"
 #include "units.h"
-
-static const char *const reserved[] = {
-	"type", "label", "mkfs", "mount", "phase", "rep",
-};
 
 static int count_items(yaml_node_t *n)
 {
@@ -132,11 +129,9 @@ static int axis_name_taken(struct loader *L, yaml_node_t *k,
 {
 	const char *name = ydoc_scalar(k);
 
-	for (size_t i = 0; i < ARRAY_SIZE(reserved); i++)
-		if (!strcmp(name, reserved[i]))
-			return pl_error(L, ydoc_pos(k), "'%s' is a cell "
-					"coordinate already; name the axis "
-					"otherwise", name);
+	if (plan_reserved_name(name))
+		return pl_error(L, ydoc_pos(k), "'%s' is a cell coordinate "
+				"already; name the axis otherwise", name);
 	for (int i = 0; i < L->p->n_params; i++)
 		if (!strcmp(name, L->p->params[i].key))
 			return pl_error(L, ydoc_pos(k), "axis '%s' has the name "
@@ -297,25 +292,12 @@ int pl_target(struct loader *L, yaml_node_t *n, void *obj)
 
 static int nodev_type(const char *type)
 {
-	char line[128];
-	FILE *f;
-	int hit = 0;
+	int nodev = 0;
 
 	if (!strcmp(type, "tmpfs") || !strcmp(type, "ramfs") ||
 	    !strncmp(type, "fuse.", 5))
 		return 1;
-	f = fopen("/proc/filesystems", "re");
-	if (!f)
-		return 0;
-	while (!hit && fgets(line, sizeof(line), f)) {
-		char *tab = strchr(line, '\t');
-
-		line[strcspn(line, "\n")] = '\0';
-		hit = tab && !strncmp(line, "nodev", 5) &&
-		      !strcmp(tab + 1, type);
-	}
-	fclose(f);
-	return hit;
+	return fs_kernel_has(type, &nodev) && nodev;
 }
 
 static int h_fs_type(struct loader *L, yaml_node_t *n, void *obj)

@@ -27,21 +27,11 @@ int select_parse_shard(const char *s, int *k, int *n)
 static int known_coord(const struct plan *p, const char *key,
 		       const char **names, int *n)
 {
-	static const char *const fixed[] = { "type", "label", "mkfs",
-					     "mount", "phase" };
-	int hit = 0;
-
-	*n = 0;
-	for (int i = 0; i < 5; i++)
-		names[(*n)++] = fixed[i];
-	for (int i = 0; i < p->n_matrix && *n < 256; i++)
-		names[(*n)++] = p->matrix[i].name;
-	for (int i = 0; i < p->n_phases; i++)
-		for (int j = 0; j < p->phases[i].n_matrix && *n < 256; j++)
-			names[(*n)++] = p->phases[i].matrix[j].name;
+	*n = plan_coord_names(p, names, 256);
 	for (int i = 0; i < *n; i++)
-		hit |= !strcmp(names[i], key);
-	return hit;
+		if (!strcmp(names[i], key))
+			return 1;
+	return 0;
 }
 
 struct term {
