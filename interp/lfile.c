@@ -15,27 +15,25 @@
 #define FILE_MT "fsplan.file"
 #define MAX_DEPTH 128
 
+/* The one full userdata type a phase sees (check_file relies on it). */
 struct lfile {
 	int fd;
 	char name[200];
 };
 
-/* The file at index 1. The metatable is compared by address (kept in
- * the state's registry slot once); luaL_checkudata's lookup by name only
- * runs to raise the error. */
-static const char file_mt_key = 'f';
-
+/* The file at index 1. */
 static struct lfile *check_file(lua_State *L)
 {
-	struct lfile *f = lua_touserdata(L, 1);
+	struct lfile *f;
 
-	if (!f || !lua_getmetatable(L, 1) ||
-	    lua_rawgetp(L, LUA_REGISTRYINDEX, &file_mt_key) == LUA_TNIL ||
-	    !lua_rawequal(L, -1, -2))
-		f = luaL_checkudata(L, 1, FILE_MT);
+	/* Files are the only full userdata a phase can hold (the sandbox
+	 * has no io library, no C modules): the type settles it, and
+	 * luaL_checkudata's lookups only run to raise the error. A second
+	 * userdata type must bring back the metatable check. */
+	if (lua_type(L, 1) == LUA_TUSERDATA)
+		f = lua_touserdata(L, 1);
 	else
-		lua_pop(L, 2);
-
+		f = luaL_checkudata(L, 1, FILE_MT);
 	if (f->fd < 0)
 		luaL_error(L, "'%s' is closed", f->name);
 	return f;
@@ -627,8 +625,6 @@ void lfile_register(lua_State *L)
 		lua_pop(L, 1);
 		return;
 	}
-	lua_pushvalue(L, -1);
-	lua_rawsetp(L, LUA_REGISTRYINDEX, &file_mt_key);
 	luaL_newlib(L, file_methods);
 	lua_setfield(L, -2, "__index");
 	lua_pushcfunction(L, f_gc);
