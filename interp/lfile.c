@@ -21,19 +21,22 @@ struct lfile {
 	char name[200];
 };
 
+/* The metatables of open and of closed files, by address in the
+ * registry (lfile_register). */
+static const char open_mt, closed_mt;
+
 /* The file at index 1. */
 static struct lfile *check_file(lua_State *L)
 {
 	struct lfile *f;
 
 	/* Files are the only full userdata a phase can hold (the sandbox
-	 * has no io library, no C modules): the type settles it, and
-	 * luaL_checkudata's lookups only run to raise the error. A second
-	 * userdata type must bring back the metatable check. */
-	if (lua_type(L, 1) == LUA_TUSERDATA)
-		f = lua_touserdata(L, 1);
-	else
-		f = luaL_checkudata(L, 1, FILE_MT);
+	 * has no io library, no C modules): the type settles it, without
+	 * a metatable lookup per op. A second userdata type must bring
+	 * back the metatable check. */
+	if (lua_type(L, 1) != LUA_TUSERDATA)
+		luaL_typeerror(L, 1, FILE_MT);
+	f = lua_touserdata(L, 1);
 	if (f->fd < 0)
 		luaL_error(L, "'%s' is closed", f->name);
 	return f;
@@ -52,48 +55,115 @@ static int mode_flags(lua_State *L, const char *mode)
 	return luaL_error(L, "mode '%s': r, w, rw or a", mode);
 }
 
-static int opt_flag(lua_State *L, int idx, const char *key)
+/* A closed file has nothing to finalize: its metatable then lacks __gc,
+ * so the collector frees it without calling into C (a per-file loop
+ * opens and closes thousands). */
+static void set_closed(lua_State *L, int idx, struct lfile *f)
 {
-	int v;
+	f->fd = -1;
+	lua_rawgetp(L, LUA_REGISTRYINDEX, &closed_mt);
+	lua_setmetatable(L, idx);
+}
+
+/* open's options table, one pass over what it holds: an unknown key is
+ * an error (a misspelt "excl" must not silently open without it). */
+static int open_opts(lua_State *L, int idx)
+{
+	static const struct { const char *key; int flags; } opt[] = {
+		{ "create", O_CREAT }, { "trunc", O_TRUNC },
+		{ "excl", O_EXCL | O_CREAT }, { "direct", O_DIRECT },
+		{ "sync", O_SYNC },
+	};
+	int flags = 0;
 
 	if (lua_isnoneornil(L, idx))
 		return 0;
-	lua_getfield(L, idx, key);
-	v = lua_toboolean(L, -1);
-	lua_pop(L, 1);
-	return v;
+	luaL_checktype(L, idx, LUA_TTABLE);
+	lua_pushnil(L);
+	while (lua_next(L, idx)) {
+		const char *key = lua_type(L, -2) == LUA_TSTRING ?
+				  lua_tostring(L, -2) : "";
+		size_t i;
+
+		for (i = 0; i < sizeof(opt) / sizeof(opt[0]); i++)
+			if (!strcmp(key, opt[i].key))
+				break;
+		if (i == sizeof(opt) / sizeof(opt[0]))
+			luaL_error(L, "open: unknown option '%s' (create, "
+				   "trunc, excl, direct, sync)",
+				   lua_type(L, -2) == LUA_TSTRING ? key :
+				   luaL_typename(L, -2));
+		if (lua_toboolean(L, -1))
+			flags |= opt[i].flags;
+		lua_pop(L, 1);
+	}
+	return flags;
+}
+
+/*
+ * Open path through the engine, beneath the work directory. A path in a
+ * subdirectory is opened from that directory's fd, which the worker
+ * keeps (lw_parent): a per-file loop then walks one component per open,
+ * as bonnie++ does from its cwd. Beneath the directory implies beneath
+ * the work directory; the converse does not hold — a symlink to
+ * ../other/file is refused there with EXDEV — so that is tried again
+ * from the work directory, which decides.
+ */
+static int64_t open_beneath(struct lworker *w, lua_State *L,
+			    struct engine_req *r, const char *path,
+			    size_t len)
+{
+	char name[256];
+	int64_t res = -EXDEV;
+	int own = 0, fd = -1;
+
+	if (len && path[len - 1] != '/' && strchr(path, '/'))
+		fd = lw_parent(L, w, path, name, sizeof(name), &own);
+	if (fd >= 0) {
+		r->dirfd = fd;
+		r->path = name;
+		res = engine_do(w->eng, w->e, r);
+		if (own)
+			close(fd);
+	}
+	if (res == -EXDEV) {
+		r->dirfd = w->workfd;
+		r->path = path;
+		r->res = 0;
+		res = engine_do(w->eng, w->e, r);
+	}
+	return res;
 }
 
 /* w:open(path, mode [, opts]) */
 int lfile_open(lua_State *L)
 {
 	struct lworker *w = lw_get(L);
-	const char *path = luaL_checkstring(L, 2);
+	size_t len;
+	const char *path = luaL_checklstring(L, 2, &len);
 	int flags = mode_flags(L, luaL_optstring(L, 3, "r"));
 	struct engine_req r = { .op = ENGINE_OPEN, .mode = 0644 };
 	struct lfile *f;
 	int64_t res;
 
-	if (!lua_isnoneornil(L, 4))
-		luaL_checktype(L, 4, LUA_TTABLE);
 	lw_check_path(L, path);
-	flags |= opt_flag(L, 4, "create") ? O_CREAT : 0;
-	flags |= opt_flag(L, 4, "trunc") ? O_TRUNC : 0;
-	flags |= opt_flag(L, 4, "excl") ? O_EXCL | O_CREAT : 0;
-	flags |= opt_flag(L, 4, "direct") ? O_DIRECT : 0;
-	flags |= opt_flag(L, 4, "sync") ? O_SYNC : 0;
+	flags |= open_opts(L, 4);
 	/* the object first, so an error cannot leak the fd (liolib) */
 	f = lua_newuserdatauv(L, sizeof(*f), 0);
 	f->fd = -1;
-	snprintf(f->name, sizeof(f->name), "%s", path);
-	luaL_setmetatable(L, FILE_MT);
-	r.dirfd = w->workfd;
-	r.path = path;
+	if (len >= sizeof(f->name))
+		len = sizeof(f->name) - 1;
+	memcpy(f->name, path, len);
+	f->name[len] = '\0';
+	lua_rawgetp(L, LUA_REGISTRYINDEX, &open_mt);
+	lua_setmetatable(L, -2);
 	r.flags = flags;
-	res = engine_do(w->eng, w->e, &r);
+	res = open_beneath(w, L, &r, path, len);
 	lw_record(w, "open", r.t_done - r.t_submit, 0);
-	if (res < 0)
+	if (res < 0) {
+		set_closed(L, -1, f);
 		return lw_fail(L, path, (int)-res);
+	}
 	f->fd = (int)res;
 	return 1;
 }
@@ -106,20 +176,22 @@ static int f_close(lua_State *L)
 	int64_t res = engine_do(w->eng, w->e, &r);
 
 	lw_record(w, "close", r.t_done - r.t_submit, 0);
-	f->fd = -1;
+	set_closed(L, 1, f);
 	if (res < 0)
 		return lw_fail(L, f->name, (int)-res);
 	lua_pushboolean(L, 1);
 	return 1;
 }
 
+/* __gc and __close: both metatables' (a closed file is a no-op). */
 static int f_gc(lua_State *L)
 {
-	struct lfile *f = luaL_checkudata(L, 1, FILE_MT);
+	struct lfile *f = lua_touserdata(L, 1);
 
-	if (f->fd >= 0)
+	if (f && f->fd >= 0) {
 		close(f->fd);
-	f->fd = -1;
+		set_closed(L, 1, f);
+	}
 	return 0;
 }
 
@@ -619,19 +691,33 @@ static const luaL_Reg file_methods[] = {
 	{ NULL, NULL }
 };
 
-void lfile_register(lua_State *L)
+static void new_mt(lua_State *L, const void *key, int gc)
 {
-	if (!luaL_newmetatable(L, FILE_MT)) {
-		lua_pop(L, 1);
-		return;
-	}
-	luaL_newlib(L, file_methods);
+	lua_createtable(L, 0, 5);
+	lua_pushliteral(L, FILE_MT);
+	lua_setfield(L, -2, "__name");	/* tostring, luaL_typeerror */
+	lua_pushvalue(L, -2);		/* the methods */
 	lua_setfield(L, -2, "__index");
-	lua_pushcfunction(L, f_gc);
-	lua_setfield(L, -2, "__gc");
+	if (gc) {
+		lua_pushcfunction(L, f_gc);
+		lua_setfield(L, -2, "__gc");
+	}
 	lua_pushcfunction(L, f_gc);
 	lua_setfield(L, -2, "__close");
 	lua_pushliteral(L, FILE_MT);
 	lua_setfield(L, -2, "__metatable");
+	lua_rawsetp(L, LUA_REGISTRYINDEX, key);
+}
+
+void lfile_register(lua_State *L)
+{
+	if (lua_rawgetp(L, LUA_REGISTRYINDEX, &open_mt) != LUA_TNIL) {
+		lua_pop(L, 1);
+		return;
+	}
+	lua_pop(L, 1);
+	luaL_newlib(L, file_methods);
+	new_mt(L, &open_mt, 1);
+	new_mt(L, &closed_mt, 0);
 	lua_pop(L, 1);
 }

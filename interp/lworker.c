@@ -32,21 +32,37 @@ struct lworker *lw_get(lua_State *L)
 	return w;
 }
 
+/*
+ * The op_stat of name, made on first use; NULL for a name the metrics
+ * cannot carry (or no memory). A per-file loop alternates several ops
+ * (open, write, close, the test's own), so the last few are cached by
+ * the name's address — and checked by name, since a Lua string's
+ * address can be reused for another string after it is collected.
+ */
+struct op_stat *lw_op(struct lworker *w, const char *name)
+{
+	unsigned slot = (unsigned)((uintptr_t)name >> 4) % 8;
+	int i = w->opc[slot].op;
+	struct op_stat *op;
+
+	if (w->opc[slot].name == name && i < w->m.n_ops &&
+	    !strcmp(w->m.ops[i].name, name))
+		return &w->m.ops[i];
+	op = metrics_op(&w->m, name);
+	if (op) {
+		w->opc[slot].name = name;
+		w->opc[slot].op = (int)(op - w->m.ops);
+	}
+	return op;
+}
+
 void lw_record(struct lworker *w, const char *name, uint64_t ns,
 	       uint64_t bytes)
 {
-	struct op_stat *op;
+	struct op_stat *op = lw_op(w, name);
 
-	/* the same op again (a loop): skip the lookup by name */
-	if (name == w->last_name && w->last_op < w->m.n_ops) {
-		op = &w->m.ops[w->last_op];
-	} else {
-		op = metrics_op(&w->m, name);
-		if (!op)
-			return;
-		w->last_name = name;
-		w->last_op = (int)(op - w->m.ops);
-	}
+	if (!op)
+		return;
 	op->bytes += bytes;
 	hist_add(&op->lat, ns);
 }
@@ -257,8 +273,8 @@ static int parent_fd(lua_State *L, struct lworker *w, const char *path,
 	return fd;
 }
 
-static int parent_of(lua_State *L, struct lworker *w, const char *path,
-		     char *name, size_t len, int *own)
+int lw_parent(lua_State *L, struct lworker *w, const char *path,
+	      char *name, size_t len, int *own)
 {
 	return parent_fd(L, w, path, name, len, own, 1);
 }
@@ -281,7 +297,7 @@ static int path_op(lua_State *L, enum engine_op op, const char *what,
 			return lw_fail(L, a, -fa);
 	}
 	if (b) {
-		fb = parent_of(L, w, b, nb, sizeof(nb), &ob);
+		fb = lw_parent(L, w, b, nb, sizeof(nb), &ob);
 		if (fb < 0) {
 			if (oa)
 				close(fa);
@@ -388,7 +404,7 @@ static int w_stat(lua_State *L)
 	 * the work directory), not following it. Only a symlink needs the
 	 * longer way: resolved beneath, then stat'd by fd, so it cannot
 	 * lead out. */
-	fd = parent_of(L, w, path, name, sizeof(name), &own);
+	fd = lw_parent(L, w, path, name, sizeof(name), &own);
 	if (fd == -EINVAL)	/* "." and the like: by fd */
 		goto by_fd;
 	if (fd < 0)
@@ -442,7 +458,7 @@ static int w_utime(lua_State *L)
 			t[i].tv_sec = (time_t)v;
 			t[i].tv_nsec = (long)((v - (double)t[i].tv_sec) * 1e9);
 		}
-	fd = parent_of(L, w, path, name, sizeof(name), &own);
+	fd = lw_parent(L, w, path, name, sizeof(name), &own);
 	if (fd < 0)
 		return lw_fail(L, path, -fd);
 	t0 = fs_now();
@@ -535,7 +551,7 @@ static int w_time(lua_State *L)
 	int base;
 
 	luaL_checktype(L, 3, LUA_TFUNCTION);
-	if (!metrics_op(&w->m, name))
+	if (!lw_op(w, name))
 		luaL_argerror(L, 2, "an op name is 1-31 of A-Z a-z 0-9 _ . -");
 	base = 2;	/* results are what follows the name */
 	t0 = engine_now();

@@ -28,9 +28,11 @@ struct lworker {
 	double deadline;	/* the phase run's timeout, absolute */
 	volatile sig_atomic_t *stop;
 	char pdir[256];		/* the last parent directory resolved ... */
-	int pdir_fd;		/* ... and its fd (-1 none): see parent_of */
-	const char *last_name;	/* lw_record's cache: the last op's name */
-	int last_op;		/* ... and its index in m.ops */
+	int pdir_fd;		/* ... and its fd (-1 none): see lw_parent */
+	struct {		/* lw_op's cache: name pointer -> m.ops index */
+		const char *name;
+		int op;
+	} opc[8];
 };
 
 /*
@@ -59,6 +61,7 @@ void lworker_push(lua_State *L, struct lworker *w, int params_idx);
 
 /* Shared with lfile.c: the worker of this state, results, arguments. */
 struct lworker *lw_get(lua_State *L);
+struct op_stat *lw_op(struct lworker *w, const char *name);
 void lw_record(struct lworker *w, const char *name, uint64_t ns,
 	       uint64_t bytes);
 /* Push nil, "what: strerror", errno; returns 3. */
@@ -68,7 +71,14 @@ uint64_t lw_size(lua_State *L, int idx);
 uint64_t lw_random(struct lworker *w);
 /* A statx result as the table w:stat and f:stat return. */
 void lw_push_stat(lua_State *L, const struct statx *st);
-/* Drop the cached parent directory (parent_of). */
+/*
+ * The directory holding path's last component (opened beneath the work
+ * directory, the last one kept open) and that component in name. The
+ * fd is the caller's to close only when *own; -errno on failure.
+ */
+int lw_parent(lua_State *L, struct lworker *w, const char *path,
+	      char *name, size_t len, int *own);
+/* Drop the cached parent directory (lw_parent). */
 void lw_forget_dir(struct lworker *w);
 /* A path a phase may use: relative, no '..' component; else raises. */
 void lw_check_path(lua_State *L, const char *path);
