@@ -372,6 +372,6 @@ END {
 	mib = hwm / 1024
 	printf "  256 workers (many.lua, 64 KiB each) on %d cores: peak RSS of the " \
 	       "phase child %.1f MiB,\n", cores, mib
-	printf "    %.1f MiB beyond the 9 MiB shared write source (target <= 64): " \
-	       "%s; up to %d threads at once\n", mib - 9, ok(64, mib - 9), thr
+	printf "    %.1f MiB beyond the 3 MiB shared write source (target <= 64): " \
+	       "%s; up to %d threads at once\n", mib - 3, ok(64, mib - 3), thr
 }' "$tmp/drops" "$tmp/run/log.txt" "$tmp/run/results.csv"

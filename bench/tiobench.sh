@@ -8,9 +8,11 @@
 #   - each thread its own file of int(F/N) MiB, 4 KiB blocks, one op in
 #     flight per thread (fio: ioengine=psync, numjobs=N, bs=4k, size=F/N,
 #     files tio.$jobnum);
-#   - seq_* read or write each whole file; rand_* do int(4000/N) ops a
-#     thread at uniform random blocks, repeats allowed (fio: number_ios,
-#     norandommap);
+#   - seq_* read or write each whole file; rand_* do int(RANDOM_OPS/N) ops
+#     a thread at uniform random blocks, repeats allowed (fio: number_ios,
+#     norandommap; the phase: random_ops, tiobench's --random). tiobench's
+#     default is 4000: a few tenths of a second here, too short for the
+#     ratio to mean anything, so RANDOM_OPS defaults to 40000;
 #   - writes end with an fsync inside the timed run (fio: end_fsync=1);
 #     no preallocation (fio: fallocate=none), no fadvise hints (fio:
 #     fadvise_hint=0: fio would otherwise declare SEQUENTIAL or RANDOM,
@@ -27,11 +29,12 @@
 #     after) after between: [sync, drop_caches].
 #
 # Three contenders per case, in a rotating order, ROUNDS rounds:
-#   uring  the tiobench phase with engine: uring
+#   sync   the tiobench phase as a plan gets it (engine: sync, its default:
+#          pread/pwrite, one op in flight per thread, as tiotest) - the
+#          figure the target is for
 #   fio    fio with ioengine=psync, parse: fio (read_bw_mbs / write_bw_mbs,
 #          merged over the jobs like group_reporting)
-#   sync   the tiobench phase as a plan gets it (engine: sync, its default:
-#          pread/pwrite, one op in flight per thread, as tiotest)
+#   uring  the tiobench phase with engine: uring, for comparison
 #
 # Memory: the whole fsplan run sits in a memory cgroup of RAM_MIB
 # (bench/memcg.bash), `ram:` says RAM_MIB, file size SIZE_MIB at least
@@ -44,13 +47,12 @@
 # nice BENCH_NICE, each figure is the median of the rounds with the spread
 # (max-min)/max beside it; each ratio fsplan/fio is taken within a round
 # (the contenders of a case run back to back) and the median and range of
-# those per-round ratios are printed. The random tests are short (4000
-# ops: tenths of a second), so their spreads are wide. A missed target is
-# printed, not a failure.
+# those per-round ratios are printed. A missed target is printed, not a
+# failure.
 # Needs root (skipped otherwise) and fio.
 # Environment: ROUNDS (4), RAM_MIB (256), SIZE_MIB (1024), THREADS ("1 8"),
-# MODES (all four), BENCH_NICE (-10), FSPLAN, KEEP=1 keeps the run
-# directory.
+# MODES (all four), RANDOM_OPS (40000), BENCH_NICE (-10), FSPLAN, KEEP=1
+# keeps the run directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -61,6 +63,7 @@ size=${SIZE_MIB:-1024}
 threads=${THREADS:-1 8}
 prio=${BENCH_NICE:--10}
 modes=${MODES:-seq_read rand_read seq_write rand_write}
+rops=${RANDOM_OPS:-40000}
 if [ "$(id -u)" != 0 ]; then
 	echo "tiobench: skipped (needs root)"
 	exit 0
@@ -93,7 +96,7 @@ trap 'exit 143' TERM
 # ---- the plan ---------------------------------------------------------------
 
 fio_cmd() {	# threads mode: fio's command line for that case
-	local n=$1 m=$2 per=$((size / $1)) ops=$((4000 / $1)) fill='' i
+	local n=$1 m=$2 per=$((size / $1)) ops=$((rops / $1)) fill='' i
 	local c="fio --output-format=json --ioengine=psync --bs=4k --numjobs=$n"
 	c="$c --size=${per}M --filename_format=tio.\\\$jobnum --fallocate=none"
 	c="$c --invalidate=0 --fadvise_hint=0 --name=t"
@@ -132,7 +135,7 @@ PLAN
 				for i in 0 1 2; do
 					t=${tools[(i + k) % 3]}
 					p="t${n}_${m}_${t}_r$r"
-					w="workers: $n, file_size: ${size}M, ram: ${ram}M, mode: $m"
+					w="workers: $n, file_size: ${size}M, ram: ${ram}M, mode: $m, random_ops: $rops"
 					case $t in
 					uring) echo "  - {name: $p, use: tiobench, with: {engine: uring, $w}}" ;;
 					sync) echo "  - {name: $p, use: tiobench, with: {engine: sync, $w}}" ;;
@@ -179,9 +182,10 @@ fi
 echo "tiobench: fsplan tiobench vs fio 3.33 (psync), ext4 on a loop image (loop direct I/O: ${dio:-?})"
 echo "  $memory; peak use $((peak >> 20)) MiB"
 echo "  file size ${size} MiB ($(awk -v a="$size" -v b="$ram" 'BEGIN { printf "%g", a / b }') x the ${ram} MiB allowed) over the threads (file_size: ${size}M,"
-echo "  ram: ${ram}M; fio --size=${size}M/N), 4 KiB blocks, 4000/N random ops a thread, nice $prio,"
+echo "  ram: ${ram}M; fio --size=${size}M/N), 4 KiB blocks, $rops/N random ops a thread, nice $prio,"
 echo "  $rounds rounds, order rotating"
-awk -F, -v modes="$modes" -v threads="$threads" '
+awk -F, -v modes="$modes" -v threads="$threads" \
+    -f "$root/bench/table.awk" -f <(cat <<'AWK'
 NF >= 12 && $7 ~ /^t[0-9]+_[a-z_]+_(uring|fio|sync)_r[0-9]+$/ &&
 ($10 == "rate_mbs" || $10 == "read_bw_mbs" || $10 == "write_bw_mbs") {
 	k = match($7, /_r[0-9]+$/); r = substr($7, k + 2) + 0
@@ -190,57 +194,19 @@ NF >= 12 && $7 ~ /^t[0-9]+_[a-z_]+_(uring|fio|sync)_r[0-9]+$/ &&
 	v[t, m, r] = $11 + 0
 	if (r > R) R = r
 }
-function sortv(a, m,    i, j, x) {	# a[1..m] ascending, in place
-	for (i = 2; i <= m; i++)
-		for (j = i; j > 1 && a[j - 1] > a[j]; j--) { x = a[j]; a[j] = a[j - 1]; a[j - 1] = x }
-}
-function median(a, m) {
-	sortv(a, m)
-	return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
-}
-function fig(t, m, w, d,    r, a, c) {	# the median (spread) of one figure
-	c = 0
-	for (r = 1; r <= R; r++) if ((t, m, r) in v) a[++c] = v[t, m, r]
-	if (!c) return sprintf("%" w "s", "-")
-	sortv(a, c)
-	return sprintf("%" (w - 6) "." d "f (%2.0f%%)", median(a, c),
-	               a[c] > 0 ? 100 * (a[c] - a[1]) / a[c] : 0)
-}
-function ratios(t, u, m,    r, a, c) {	# per-round t/u: median [min-max]
-	c = 0
-	for (r = 1; r <= R; r++)
-		if ((t, m, r) in v && (u, m, r) in v && v[u, m, r] > 0)
-			a[++c] = v[t, m, r] / v[u, m, r]
-	if (!c) { rlo = rhi = rmed = ""; return 0 }
-	sortv(a, c)
-	rmed = median(a, c); rlo = a[1]; rhi = a[c]
-	return c
-}
-function rtxt(t, u, m) {
-	if (!ratios(t, u, m)) return sprintf("%16s", "-")
-	return sprintf("%4.2f [%4.2f-%4.2f]", rmed, rlo, rhi)
-}
-function mark(t, u, m) {
-	if (!ratios(t, u, m)) return "n/a"
-	return (rmed >= 0.9 && rmed <= 1.1) ? "ok" : "MISS"
-}
 END {
-	printf "  %-10s %3s %13s %13s %13s  %-16s %4s  %-16s\n", "mode", "thr",
-	       "fsplan", "fio", "fsplan sync", "ratio [range]", "", "sync [range]"
+	header("mode, threads", "fio", 13)
 	nm = split(modes, M, " "); nt = split(threads, T, " ")
 	for (j = 1; j <= nt; j++)
-		for (i = 1; i <= nm; i++) {
-			m = "t" T[j] "_" M[i]
-			printf "  %-10s %3s %13s %13s %13s  %16s %4s  %16s\n", M[i], T[j],
-			       fig("uring", m, 13, 1), fig("fio", m, 13, 1), fig("sync", m, 13, 1),
-			       rtxt("uring", "fio", m), mark("uring", "fio", m),
-			       rtxt("sync", "fio", m)
-		}
+		for (i = 1; i <= nm; i++)
+			row(M[i] ", " T[j], "fio", "t" T[j] "_" M[i], 13, 1)
 	printf "  MiB/s, the median of the rounds (spread = (max-min)/max); fsplan = the\n"
-	printf "  tiobench phase with engine: uring, sync = engine: sync (the default); ratio =\n"
-	printf "  fsplan/fio within each round: the median [lowest-highest] of the rounds,\n"
-	printf "  ok/MISS against 0.9-1.1; sync = fsplan sync/fio the same way\n"
-}' "$csv"
+	printf "  tiobench phase as plans get it (engine: sync), fsplan uring = engine: uring;\n"
+	printf "  ratio = fsplan/fio within each round: the median [lowest-highest] of n\n"
+	printf "  rounds, ok/MISS against 0.9-1.1\n"
+}
+AWK
+) "$csv"
 printf '  wall time %.0f s\n' "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')"
 
 # ---- nothing left behind ----------------------------------------------------
