@@ -16,10 +16,6 @@
  * line only gets in the way of grep and awk. The reader accepts both.
  */
 
-#define CSV_FIELDS	12
-#define CSV_CELL	1	/* column indexes in CSV_HEADER */
-#define CSV_METRIC	9
-#define CSV_VALUE	10
 #define RECORD_MAX	(16u << 20)	/* a longer record is not ours */
 
 #define NOPOS ((struct pos){ 0, 0 })
@@ -393,20 +389,27 @@ static int read_fail(struct diag *d, const char *path, int line, int err)
 			strerror(-err));
 }
 
-int csv_read_status(const char *path,
-		    void (*fn)(void *ctx, const char *cell, const char *status),
-		    void *ctx, struct diag *d)
+int csv_read_rows(const char *path,
+		  int (*fn)(void *ctx, const char *const *f, int line),
+		  void *ctx, struct csv_read *info, struct diag *d)
 {
+	struct csv_read dummy;
 	struct reader *r;
 	int rc;
 
+	if (!info)
+		info = &dummy;
+	memset(info, 0, sizeof(*info));
 	r = rd_open(path, &rc);
 	if (!r)
 		return diag_set(d, path, NULL, NOPOS, "cannot open: %s",
 				strerror(-rc));
 	rc = rd_next(r);
-	if (rc == REC_EOF)
-		goto out;	/* empty: csv_open would write the header */
+	if (rc == REC_EOF) {
+		info->empty = 1;
+		rc = 0;
+		goto out;
+	}
 	if (rc < 0) {
 		rc = read_fail(d, path, r->line, rc);
 		goto out;
@@ -417,6 +420,8 @@ int csv_read_status(const char *path,
 		goto out;
 	}
 	while ((rc = rd_next(r)) == REC_OK) {
+		const char *f[CSV_FIELDS];
+
 		if (r->nf == 1 && !*field(r, 0))
 			continue;	/* a blank line */
 		if (r->nf != CSV_FIELDS) {
@@ -425,14 +430,42 @@ int csv_read_status(const char *path,
 				      r->nf, CSV_FIELDS);
 			goto out;
 		}
-		if (fn && !strcmp(field(r, CSV_METRIC), "status"))
-			fn(ctx, field(r, CSV_CELL), field(r, CSV_VALUE));
+		for (size_t i = 0; i < CSV_FIELDS; i++)
+			f[i] = field(r, i);
+		if (fn && fn(ctx, f, r->line)) {
+			rc = -1;
+			goto out;
+		}
 	}
-	/* REC_TORN: a row cut short by a crash never finished; skip it. */
+	info->torn = rc == REC_TORN;
 	rc = rc < 0 ? read_fail(d, path, r->line, rc) : 0;
 out:
 	rd_close(r);
 	return rc;
+}
+
+struct status_fn {
+	void (*fn)(void *ctx, const char *cell, const char *status);
+	void *ctx;
+};
+
+static int status_row(void *ctx, const char *const *f, int line)
+{
+	struct status_fn *s = ctx;
+
+	(void)line;
+	if (!strcmp(f[CSV_METRIC], "status"))
+		s->fn(s->ctx, f[CSV_CELL], f[CSV_VALUE]);
+	return 0;
+}
+
+int csv_read_status(const char *path,
+		    void (*fn)(void *ctx, const char *cell, const char *status),
+		    void *ctx, struct diag *d)
+{
+	struct status_fn s = { fn, ctx };
+
+	return csv_read_rows(path, fn ? status_row : NULL, &s, NULL, d);
 }
 
 /* ---- opening ------------------------------------------------------------ */

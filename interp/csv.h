@@ -7,6 +7,11 @@
 #define CSV_HEADER "run_id,cell,fs_label,fs_type,mkfs_opts,mount_opts," \
 		   "phase,phase_params,rep,metric,value,unit"
 
+/* The columns of CSV_HEADER, in order. */
+enum { CSV_RUN_ID, CSV_CELL, CSV_LABEL, CSV_TYPE, CSV_MKFS, CSV_MOUNT,
+       CSV_PHASE, CSV_PARAMS, CSV_REP, CSV_METRIC, CSV_VALUE, CSV_UNIT,
+       CSV_FIELDS };
+
 /* What every row of one phase run repeats. */
 struct csv_key {
 	const char *run_id;
@@ -36,10 +41,25 @@ int csv_sync(struct csv *c);
 void csv_close(struct csv *c);
 
 /*
- * For --resume: call fn(ctx, cell, status) for every `status` row in an
- * existing results.csv (fields unquoted). A torn last line (no newline)
- * is ignored. Returns 0, or -1 with d filled if the file is unreadable
- * or not a results.csv.
+ * Read a results.csv back: the header checked, blank lines skipped, and
+ * fn(ctx, f, line) called for every row with its CSV_FIELDS fields
+ * unquoted (f[CSV_CELL], ...) and the line it starts on; fn returns 0 to
+ * go on, or -1 with d filled to stop. A torn last row (no newline: a
+ * crash mid-write) is skipped and counted in *torn; *empty says the file
+ * had nothing at all (either may be NULL). Returns 0, or -1 with d filled
+ * if the file is unreadable or not a results.csv, or fn stopped.
+ */
+struct csv_read {
+	int torn;
+	int empty;
+};
+int csv_read_rows(const char *path,
+		  int (*fn)(void *ctx, const char *const *f, int line),
+		  void *ctx, struct csv_read *info, struct diag *d);
+
+/*
+ * For --resume: call fn(ctx, cell, status) for every `status` row of an
+ * existing results.csv (csv_read_rows; an empty file has none).
  */
 int csv_read_status(const char *path,
 		    void (*fn)(void *ctx, const char *cell, const char *status),

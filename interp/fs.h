@@ -50,4 +50,11 @@ int fs_drop_caches(void);
 /* Seconds on CLOCK_MONOTONIC. */
 double fs_now(void);
 
+/*
+ * fd's bytes from offset 0 (pread: its offset is left alone), up to max,
+ * in a malloc'd buffer; *more says bytes remain past max. NULL with errno
+ * set when nothing could be read or allocated.
+ */
+char *fs_read_all(int fd, size_t max, size_t *len, int *more);
+
 #endif

@@ -1,6 +1,7 @@
 /* phase: load a Lua phase module, read what it declares, type the plan's values by it. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,30 +142,20 @@ static int optional_fn(lua_State *L, int mod, const char *name, int *has,
 
 char *phase_read_source(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t cap = 0, n = 0, r;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), more, err;
+	char *buf;
 
-	if (!f)
+	if (fd < 0)
 		return NULL;
-	do {
-		if (n + 4096 > cap) {
-			char *nb;
-
-			cap = cap ? cap * 2 : 16384;
-			if (cap > (16u << 20) || !(nb = realloc(buf, cap))) {
-				free(buf);
-				fclose(f);
-				errno = EFBIG;
-				return NULL;
-			}
-			buf = nb;
-		}
-		r = fread(buf + n, 1, cap - n, f);
-		n += r;
-	} while (r > 0);
-	fclose(f);
-	*len = n;
+	buf = fs_read_all(fd, 16u << 20, len, &more);
+	err = errno;
+	close(fd);
+	if (buf && more) {
+		free(buf);
+		buf = NULL;
+		err = EFBIG;
+	}
+	errno = err;
 	return buf;
 }
 

@@ -1,130 +1,15 @@
 /* results: results.csv read back (RFC 4180), its rows grouped by phase run. */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "csv.h"
 #include "results.h"
 
 #define NOPOS ((struct pos){ 0, 0 })
-
-enum { F_RUN_ID, F_CELL, F_LABEL, F_TYPE, F_MKFS, F_MOUNT, F_PHASE,
-       F_PARAMS, F_REP, F_METRIC, F_VALUE, F_UNIT, N_FIELDS };
-
-enum { REC_EOF = 0, REC_OK = 1, REC_TORN = 2, REC_BAD = -1 };
-
-/* One record, its fields unquoted one after another in buf. */
-struct rec {
-	char *buf;
-	size_t len, cap;
-	size_t off[N_FIELDS + 1];
-	size_t nf;		/* may exceed N_FIELDS + 1: then off is full */
-	int line;		/* where the record starts */
-};
-
-static int put(struct rec *r, char ch)
-{
-	if (r->len == r->cap) {
-		size_t cap = r->cap ? 2 * r->cap : 256;
-		char *nb = realloc(r->buf, cap);
-
-		if (!nb)
-			return -1;
-		r->buf = nb;
-		r->cap = cap;
-	}
-	r->buf[r->len++] = ch;
-	return 0;
-}
-
-static void start_field(struct rec *r)
-{
-	if (r->nf < N_FIELDS + 1)
-		r->off[r->nf] = r->len;
-	r->nf++;
-}
-
-/*
- * The next record of s[*pos..n). A record ends at LF or CRLF outside
- * quotes; "" inside quotes is one quote. The last record of a file must
- * end with a newline: one that does not was cut by a crash (REC_TORN).
- */
-static int next_record(const char *s, size_t n, size_t *pos, int *line,
-		       struct rec *r)
-{
-	size_t i = *pos;
-
-	r->len = 0;
-	r->nf = 0;
-	r->line = *line;
-	if (i >= n)
-		return REC_EOF;
-	for (;;) {
-		start_field(r);
-		if (i < n && s[i] == '"') {
-			for (i++;; i++) {
-				if (i >= n)
-					return REC_TORN;
-				if (s[i] == '"' && i + 1 < n && s[i + 1] == '"')
-					i++;
-				else if (s[i] == '"')
-					break;
-				else if (s[i] == '\n')
-					(*line)++;
-				if (put(r, s[i]))
-					return -ENOMEM;
-			}
-			i++;
-			if (i < n && s[i] != ',' && s[i] != '\n' &&
-			    !(s[i] == '\r' && i + 1 < n && s[i + 1] == '\n'))
-				return REC_BAD;
-		} else {
-			for (; i < n && s[i] != ',' && s[i] != '\n'; i++) {
-				if (s[i] == '\r' && i + 1 < n &&
-				    s[i + 1] == '\n')
-					break;
-				if (put(r, s[i]))
-					return -ENOMEM;
-			}
-		}
-		if (put(r, '\0'))
-			return -ENOMEM;
-		if (i >= n)
-			return REC_TORN;
-		if (s[i] == ',') {
-			i++;
-			continue;
-		}
-		i += s[i] == '\r' ? 2 : 1;
-		(*line)++;
-		*pos = i;
-		return REC_OK;
-	}
-}
-
-static const char *field(const struct rec *r, int k)
-{
-	return r->buf + r->off[k];
-}
-
-static int is_header(const struct rec *r)
-{
-	char want[] = CSV_HEADER;
-	char *save = NULL, *tok = strtok_r(want, ",", &save);
-
-	if (r->nf != N_FIELDS)
-		return 0;
-	for (int k = 0; k < N_FIELDS; k++, tok = strtok_r(NULL, ",", &save))
-		if (!tok || strcmp(field(r, k), tok))
-			return 0;
-	return 1;
-}
 
 /* ---- the cell index ----------------------------------------------------- */
 
@@ -204,7 +89,7 @@ static char *base_of(const char *cell)
 	return strndup(cell, n);
 }
 
-static struct res_run *new_run(struct results *r, const struct rec *rec)
+static struct res_run *new_run(struct results *r, const char *const *f)
 {
 	struct res_run *run;
 
@@ -221,15 +106,15 @@ static struct res_run *new_run(struct results *r, const struct rec *rec)
 	}
 	run = &r->runs[r->n_runs];
 	memset(run, 0, sizeof(*run));
-	run->cell = strdup(field(rec, F_CELL));
-	run->base = base_of(field(rec, F_CELL));
-	run->fs_label = strdup(field(rec, F_LABEL));
-	run->fs_type = strdup(field(rec, F_TYPE));
-	run->mkfs_opts = strdup(field(rec, F_MKFS));
-	run->mount_opts = strdup(field(rec, F_MOUNT));
-	run->phase = strdup(field(rec, F_PHASE));
-	run->params = strdup(field(rec, F_PARAMS));
-	run->rep = atoi(field(rec, F_REP));
+	run->cell = strdup(f[CSV_CELL]);
+	run->base = base_of(f[CSV_CELL]);
+	run->fs_label = strdup(f[CSV_LABEL]);
+	run->fs_type = strdup(f[CSV_TYPE]);
+	run->mkfs_opts = strdup(f[CSV_MKFS]);
+	run->mount_opts = strdup(f[CSV_MOUNT]);
+	run->phase = strdup(f[CSV_PHASE]);
+	run->params = strdup(f[CSV_PARAMS]);
+	run->rep = atoi(f[CSV_REP]);
 	if (!run->cell || !run->base || !run->fs_label || !run->fs_type ||
 	    !run->mkfs_opts || !run->mount_opts || !run->phase ||
 	    !run->params) {
@@ -240,9 +125,9 @@ static struct res_run *new_run(struct results *r, const struct rec *rec)
 	return run;
 }
 
-static int add_metric(struct res_run *run, const struct rec *rec)
+static int add_metric(struct res_run *run, const char *const *f)
 {
-	const char *value = field(rec, F_VALUE);
+	const char *value = f[CSV_VALUE];
 	struct res_metric *m;
 	char *end;
 
@@ -256,9 +141,9 @@ static int add_metric(struct res_run *run, const struct rec *rec)
 		run->cap_m = cap;
 	}
 	m = &run->m[run->n_m];
-	m->name = strdup(field(rec, F_METRIC));
+	m->name = strdup(f[CSV_METRIC]);
 	m->value = strdup(value);
-	m->unit = strdup(field(rec, F_UNIT));
+	m->unit = strdup(f[CSV_UNIT]);
 	if (!m->name || !m->value || !m->unit) {
 		free(m->name);
 		free(m->value);
@@ -272,16 +157,16 @@ static int add_metric(struct res_run *run, const struct rec *rec)
 	return 0;
 }
 
-static int set_status(struct res_run *run, const struct rec *rec)
+static int set_status(struct res_run *run, const char *const *f)
 {
-	const char *v = field(rec, F_VALUE);
+	const char *v = f[CSV_VALUE];
 
 	run->status = !strcmp(v, "ok") ? RES_OK :
 		      !strcmp(v, "skipped") ? RES_SKIPPED : RES_FAILED;
 	if (run->status == RES_OK)
 		return 0;
 	free(run->reason);
-	run->reason = strdup(*field(rec, F_UNIT) ? field(rec, F_UNIT) : v);
+	run->reason = strdup(*f[CSV_UNIT] ? f[CSV_UNIT] : v);
 	return run->reason ? 0 : -1;
 }
 
@@ -291,120 +176,67 @@ static int set_status(struct res_run *run, const struct rec *rec)
  * later run replaces the earlier. A config's own rows (no phase) come in
  * two parts around its phase runs and are kept together.
  */
-static int add_row(struct results *r, const struct rec *rec,
+static int add_row(struct results *r, const char *const *f,
 		   struct res_run **last)
 {
-	size_t *slot = r->n_slots ? find_slot(r, field(rec, F_CELL)) : NULL;
+	size_t *slot = r->n_slots ? find_slot(r, f[CSV_CELL]) : NULL;
 	struct res_run *run = slot && *slot ? &r->runs[*slot - 1] : NULL;
 
 	if (!run) {
-		run = new_run(r, rec);
+		run = new_run(r, f);
 		if (!run)
 			return -1;
 	} else if (*run->phase && (run != *last || run->status != RES_NONE)) {
 		clear_metrics(run);
 	}
 	*last = run;
-	if (!r->run_id && !(r->run_id = strdup(field(rec, F_RUN_ID))))
+	if (!r->run_id && !(r->run_id = strdup(f[CSV_RUN_ID])))
 		return -1;
-	if (!strcmp(field(rec, F_METRIC), "status"))
-		return set_status(run, rec);
-	return add_metric(run, rec);
+	if (!strcmp(f[CSV_METRIC], "status"))
+		return set_status(run, f);
+	return add_metric(run, f);
 }
 
 /* ---- loading ------------------------------------------------------------ */
 
-static char *slurp(const char *path, size_t *len, int *err)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	char *buf = NULL;
-	size_t n = 0, cap;
-	ssize_t got = 0;
+struct load {
+	struct results *r;
+	struct res_run *last;
+	const char *path;
+	struct diag *d;
+};
 
-	if (fd < 0 || fstat(fd, &st)) {
-		*err = errno;
-		goto fail;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		*err = EINVAL;
-		goto fail;
-	}
-	cap = (size_t)st.st_size + 1;
-	buf = malloc(cap);
-	if (!buf) {
-		*err = ENOMEM;
-		goto fail;
-	}
-	while (n < cap - 1 && (got = read(fd, buf + n, cap - 1 - n)) > 0)
-		n += got;
-	if (got < 0) {
-		*err = errno;
-		goto fail;
-	}
-	close(fd);
-	*len = n;
-	return buf;
-fail:
-	free(buf);
-	if (fd >= 0)
-		close(fd);
-	return NULL;
+static int load_row(void *ctx, const char *const *f, int line)
+{
+	struct load *l = ctx;
+
+	(void)line;
+	if (add_row(l->r, f, &l->last))
+		return diag_set(l->d, l->path, NULL, NOPOS, "out of memory");
+	return 0;
 }
 
 int results_load(struct results *r, const char *path, struct diag *d)
 {
-	struct rec rec = { 0 };
-	struct res_run *last = NULL;
-	size_t len, pos = 0;
-	int line = 1, err = 0, rc;
-	char *text;
+	struct load l = { r, NULL, path, d };
+	struct csv_read info;
 
 	memset(r, 0, sizeof(*r));
-	text = slurp(path, &len, &err);
-	if (!text)
-		return diag_set(d, path, NULL, NOPOS, "cannot read: %s",
-				err == EINVAL ? "not a regular file" :
-				strerror(err));
-	rc = next_record(text, len, &pos, &line, &rec);
-	if (rc != REC_OK || !is_header(&rec)) {
-		rc = diag_set(d, path, NULL, NOPOS, "not a results.csv (%s)",
-			      rc == REC_EOF ? "empty" : "header differs");
-		goto out;
+	if (csv_read_rows(path, load_row, &l, &info, d)) {
+		results_free(r);
+		return -1;
 	}
-	while ((rc = next_record(text, len, &pos, &line, &rec)) == REC_OK) {
-		if (rec.nf == 1 && !*field(&rec, 0))
-			continue;	/* a blank line */
-		if (rec.nf != N_FIELDS) {
-			rc = diag_set(d, path, NULL,
-				      (struct pos){ rec.line, 1 },
-				      "row has %zu fields, expected %d",
-				      rec.nf, N_FIELDS);
-			goto out;
-		}
-		if (add_row(r, &rec, &last)) {
-			rc = diag_set(d, path, NULL, NOPOS, "out of memory");
-			goto out;
-		}
+	if (info.empty) {
+		results_free(r);
+		return diag_set(d, path, NULL, NOPOS,
+				"not a results.csv (empty)");
 	}
-	if (rc == REC_BAD || rc == -ENOMEM) {
-		rc = diag_set(d, path, NULL, (struct pos){ rec.line, 1 }, "%s",
-			      rc == REC_BAD ? "text after a closing quote" :
-			      "out of memory");
-		goto out;
-	}
-	r->n_torn = rc == REC_TORN;
-	rc = 0;
+	r->n_torn = info.torn;
 	/* A config's own rows have no status row: they stand as ok. */
 	for (size_t i = 0; i < r->n_runs; i++)
 		if (!*r->runs[i].phase && r->runs[i].status == RES_NONE)
 			r->runs[i].status = RES_OK;
-out:
-	free(rec.buf);
-	free(text);
-	if (rc)
-		results_free(r);
-	return rc;
+	return 0;
 }
 
 void results_free(struct results *r)

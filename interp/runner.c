@@ -425,30 +425,14 @@ static void lua_job(struct run *r, struct live *l, struct cell *c,
 	lj->text = phase_read_source(ph->module_path, &lj->text_len);
 }
 
+/* What a command printed, up to 16 MiB: enough for any report. */
 static char *slurp(int fd, size_t *len)
 {
-	size_t cap = 0;
-	char *buf = NULL;
-	ssize_t n;
+	int more;
+	char *buf = fs_read_all(fd, 16u << 20, len, &more);
 
-	*len = 0;
-	for (;;) {
-		if (*len + 65536 > cap) {
-			char *nb;
-
-			if (cap >= (16u << 20))	/* enough for any report */
-				break;
-			cap = cap ? cap * 2 : 65536;
-			nb = realloc(buf, cap);
-			if (!nb)
-				break;
-			buf = nb;
-		}
-		n = pread(fd, buf + *len, cap - *len, (off_t)*len);
-		if (n <= 0)
-			break;
-		*len += (size_t)n;
-	}
+	if (!buf)
+		*len = 0;
 	return buf;
 }
 
