@@ -119,6 +119,8 @@ static int64_t open_beneath(struct lworker *w, lua_State *L,
 
 	if (len && path[len - 1] != '/' && strchr(path, '/'))
 		fd = lw_parent(L, w, path, name, sizeof(name), &own);
+	else
+		lw_check_path(L, path);	/* lw_parent checks its path */
 	if (fd >= 0) {
 		r->dirfd = fd;
 		r->path = name;
@@ -146,7 +148,6 @@ int lfile_open(lua_State *L)
 	struct lfile *f;
 	int64_t res;
 
-	lw_check_path(L, path);
 	flags |= open_opts(L, 4);
 	/* the object first, so an error cannot leak the fd (liolib) */
 	f = lua_newuserdatauv(L, sizeof(*f), 0);

@@ -28,6 +28,7 @@ struct lworker {
 	double deadline;	/* the phase run's timeout, absolute */
 	volatile sig_atomic_t *stop;
 	char pdir[256];		/* the last parent directory resolved ... */
+	size_t pdir_len;	/* ... its length (no NUL kept) ... */
 	int pdir_fd;		/* ... and its fd (-1 none): see lw_parent */
 	struct {		/* lw_op's cache: name pointer -> m.ops index */
 		const char *name;

@@ -375,20 +375,11 @@ local function file_size(w, s)
   return w:random(s.min_size, s.max_size)
 end
 
--- One file: created with its data, or a link to the first. Chosen once
--- for the test's shape: the loop runs this per file, so the plain case
--- (bonnie++'s default: empty files, no links, no fsync) does no more
--- than bonnie++ does — open with O_EXCL, close.
+-- One file: created with its data, or a link to the first.
 local EXCL = { excl = true }
 
 local function file_maker(w, s, names, handles)
   local paths, dirs = names.paths, names.dirs
-  if s.links == 0 and s.max_size == 0 and not s.fsync then
-    return function(i)
-      local f = assert(w:open(paths[i], "w", EXCL))
-      assert(f:close())
-    end
-  end
   return function(i)
     local path, dir = paths[i], dirs[i]
     if s.links > 0 and i > 1 then
@@ -434,42 +425,68 @@ local function delete_file(w, s, path, dir, handles)
 end
 
 -- Every file in directory order, as readdir returns them.
-local function in_directory_order(w, s, top, fn)
+-- Every directory's files in directory order, as readdir returns them:
+-- fn(dir, names, d) per directory.
+local function by_directory(w, s, top, fn)
   local seen = 0
   for d = 0, s.dirs - 1 do
     local dir = subdir(s, top, d)
-    for _, base in ipairs(assert(w:readdir(dir))) do
-      fn(dir .. "/" .. base, d)
-      seen = seen + 1
-    end
+    local names = assert(w:readdir(dir))
+    fn(dir, names, d)
+    seen = seen + #names
   end
   if seen ~= s.files * 1024 then
     error(("expected %d files, found %d"):format(s.files * 1024, seen), 0)
   end
 end
 
+-- The plain shape (bonnie++'s default: empty files, no links, no fsync)
+-- runs each test's per-file loop in C (w:files), as bonnie++'s is; the
+-- others go file by file in Lua.
+local function plain(s)
+  return s.links == 0 and s.max_size == 0 and not s.fsync
+end
+
 local function file_tests(w, s, top)
   local n = s.files * 1024
+  local fast = plain(s)
   for _, order in ipairs({ "seq", "ran" }) do
     local names = make_names(w, s, top, order == "ran")
     local handles = make_dirs(w, s, top)
     local create_tag = order .. "_create"   -- made once, not per file
     local create_file = file_maker(w, s, names, handles)
     test(w, create_tag, n, function()
-      for i = 1, n do
-        w:time(create_tag, create_file, i)
+      if fast then
+        assert(w:files("create", names.paths, { tag = create_tag }))
+      else
+        for i = 1, n do
+          w:time(create_tag, create_file, i)
+        end
       end
       assert(w:sync())
     end)
     if order == "seq" then
       test(w, "seq_stat", n, function()
-        in_directory_order(w, s, top, function(path)
-          w:time("seq_stat", stat_file, w, s, path)
+        by_directory(w, s, top, function(dir, list)
+          if fast then
+            assert(w:files("stat", list, { dir = dir, tag = "seq_stat" }))
+          else
+            for _, base in ipairs(list) do
+              w:time("seq_stat", stat_file, w, s, dir .. "/" .. base)
+            end
+          end
         end)
       end)
       test(w, "seq_del", n, function()
-        in_directory_order(w, s, top, function(path, d)
-          w:time("seq_del", delete_file, w, s, path, d, handles)
+        by_directory(w, s, top, function(dir, list, d)
+          if fast then
+            assert(w:files("unlink", list, { dir = dir, tag = "seq_del" }))
+          else
+            for _, base in ipairs(list) do
+              w:time("seq_del", delete_file, w, s, dir .. "/" .. base, d,
+                     handles)
+            end
+          end
         end)
         remove_dirs(w, s, top, handles)
         assert(w:sync())
@@ -477,15 +494,23 @@ local function file_tests(w, s, top)
     else
       shuffle(w, names)
       test(w, "ran_stat", n, function()
-        for _, path in ipairs(names.paths) do
-          w:time("ran_stat", stat_file, w, s, path)
+        if fast then
+          assert(w:files("stat", names.paths, { tag = "ran_stat" }))
+        else
+          for _, path in ipairs(names.paths) do
+            w:time("ran_stat", stat_file, w, s, path)
+          end
         end
       end)
       shuffle(w, names)
       test(w, "ran_del", n, function()
-        local dirs = names.dirs
-        for i, path in ipairs(names.paths) do
-          w:time("ran_del", delete_file, w, s, path, dirs[i], handles)
+        if fast then
+          assert(w:files("unlink", names.paths, { tag = "ran_del" }))
+        else
+          local dirs = names.dirs
+          for i, path in ipairs(names.paths) do
+            w:time("ran_del", delete_file, w, s, path, dirs[i], handles)
+          end
         end
         remove_dirs(w, s, top, handles)
         assert(w:sync())

@@ -77,6 +77,17 @@ Test(lua, api_op_by_op_on_both_engines, .fini = fini, .timeout = 120)
 				    "write_ops"), "68");
 	cr_expect_str_eq(e2e_metric(rd, "ext4/write/engine=uring#1",
 				    "txn_ops"), "1");
+	/* w:files: each file timed under its tag, the ops under theirs */
+	for (int en = 0; en < 2; en++) {
+		char cell[128];
+
+		snprintf(cell, sizeof(cell), "ext4/write/engine=%s#1",
+			 en ? "sync" : "uring");
+		cr_expect_str_eq(e2e_metric(rd, cell, "mk_ops"), "3", "%s", cell);
+		cr_expect_str_eq(e2e_metric(rd, cell, "rm_ops"), "3", "%s", cell);
+		cr_expect_str_eq(e2e_metric(rd, cell, "unlink_ops"), "5",
+				 "%s (3 by w:files, d2/up, d/h)", cell);
+	}
 }
 
 Test(lua, identity_inside_a_lua_phase, .fini = fini, .timeout = 60)
