@@ -34,15 +34,15 @@
 # within a round (the two ran minutes apart at most, under the same
 # outside load) and the median and range of those per-round ratios are
 # printed. A missed target is printed, not a failure. Needs root (skipped otherwise) and bonnie++.
-# Environment: ROUNDS (5), FILE_ROUNDS (10), RAM_MIB (256), SIZE_MIB (1024),
+# Environment: ROUNDS (9), FILE_ROUNDS (6), RAM_MIB (256), SIZE_MIB (1024),
 # FILES (32, x1024 files), BENCH_NICE (-10), FSPLAN, KEEP=1 keeps the run
 # directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 bin=${FSPLAN:-$root/fsplan}
-rounds=${ROUNDS:-5}
-frounds=${FILE_ROUNDS:-10}
+rounds=${ROUNDS:-9}
+frounds=${FILE_ROUNDS:-6}
 ram=${RAM_MIB:-256}
 size=${SIZE_MIB:-1024}
 files=${FILES:-32}
