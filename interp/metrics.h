@@ -59,6 +59,18 @@ int metrics_count(struct metrics *m, const char *name, double n);
 int metrics_merge(struct metrics *dst, const struct metrics *src);
 void metrics_free(struct metrics *m);
 
+/* Shared by metrics.c and metrics_wire.c: the bucket of a value; whether
+ * a name is one the wire format carries ([A-Za-z0-9_.-]{1,31}); arr with
+ * room for one more element of sz after its n (NULL: no memory). */
+#define METRICS_NAME_LEN 31
+unsigned int hist_index(uint64_t v);
+int metrics_name_ok(const char *s, size_t n);
+/* The op or counter named name, or NULL (nothing is made). */
+struct op_stat *metrics_find_op(const struct metrics *m, const char *name);
+struct counter *metrics_find_counter(const struct metrics *m,
+				     const char *name);
+void *metrics_grow(void *arr, int n, size_t sz);
+
 /*
  * The wire format between the phase child and the parent: text lines,
  * so a torn report is detectable and a hostile child can only send
