@@ -1,6 +1,7 @@
 /* e2e: run the real fsplan binary and read what it leaves, for the end-to-end tests. */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,6 +119,27 @@ pid_t e2e_fsplan_bg(const char *const *args)
 
 	close(null);
 	return pid;
+}
+
+char *e2e_slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rbe");
+	char *text;
+	long n;
+
+	cr_assert(f, "cannot open %s: %s", path, strerror(errno));
+	cr_assert(!fseek(f, 0, SEEK_END));
+	n = ftell(f);
+	cr_assert(n >= 0);
+	rewind(f);
+	text = malloc((size_t)n + 1);
+	cr_assert(text);
+	cr_assert_eq(fread(text, 1, (size_t)n, f), (size_t)n);
+	text[n] = '\0';
+	fclose(f);
+	if (len)
+		*len = (size_t)n;
+	return text;
 }
 
 const char *e2e_read(const char *path)

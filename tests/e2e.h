@@ -36,5 +36,8 @@ int e2e_processes_with(const char *token);
 
 /* Read a whole file (static buffer); "" if missing. */
 const char *e2e_read(const char *path);
+/* The whole file, malloc'd and NUL-terminated (its length in *len unless
+ * len is NULL); fails the test when it cannot be read. */
+char *e2e_slurp(const char *path, size_t *len);
 
 #endif

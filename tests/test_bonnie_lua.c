@@ -45,23 +45,9 @@ TestSuite(bonnie_lua, .fini = fini, .timeout = 60);
 static char *read_fixture(const char *name)
 {
 	char path[PATH_MAX];
-	FILE *f;
-	char *buf;
-	long n;
 
 	snprintf(path, sizeof(path), "%s/%s", FIXTURES, name);
-	f = fopen(path, "re");
-	cr_assert(f, "cannot open %s: %s", path, strerror(errno));
-	cr_assert(!fseek(f, 0, SEEK_END));
-	n = ftell(f);
-	cr_assert(n >= 0);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	cr_assert(buf);
-	cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
+	return e2e_slurp(path, NULL);
 }
 
 /*

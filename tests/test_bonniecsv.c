@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "bonniecsv.h"
+#include "e2e.h"
 
 #define FIXTURES	"fixtures/bonniecsv"
 #define NFIELDS		50
@@ -316,24 +317,6 @@ static int have_tool(const char *tool)
 	return system(cmd) == 0;
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *text;
-	long n;
-
-	cr_assert(f, "%s: %s", path, strerror(errno));
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	text = malloc((size_t)n + 1);
-	cr_assert(text);
-	cr_assert_eq(fread(text, 1, (size_t)n, f), (size_t)n);
-	text[n] = '\0';
-	fclose(f);
-	return text;
-}
-
 struct conv {
 	char *out;
 	char *err;
@@ -367,8 +350,8 @@ static struct conv convert(const char *tool, const char *const *lines,
 	snprintf(cmd, sizeof(cmd), "%s < %s > %s 2> %s", tool, in, out, err);
 	rc = system(cmd);
 	cr_assert_eq(rc, 0, "%s: status %d", tool, rc);
-	c.out = slurp(out);
-	c.err = slurp(err);
+	c.out = e2e_slurp(out, NULL);
+	c.err = e2e_slurp(err, NULL);
 	unlink(in);
 	unlink(out);
 	unlink(err);
@@ -574,7 +557,7 @@ static void convert_rebuilt(const char *csv, const char *txt,
 	c = convert("bon_csv2txt", lines, n);
 	cr_expect_str_empty(c.err, "bon_csv2txt stderr: %s", c.err);
 	snprintf(path, sizeof(path), FIXTURES "/%s", txt);
-	want = slurp(path);
+	want = e2e_slurp(path, NULL);
 	cr_expect_str_eq(c.out, want, "bon_csv2txt of %s differs", csv);
 	free(want);
 	conv_free(&c);
@@ -582,7 +565,7 @@ static void convert_rebuilt(const char *csv, const char *txt,
 	c = convert("bon_csv2html", lines, n);
 	cr_expect_str_empty(c.err, "bon_csv2html stderr: %s", c.err);
 	snprintf(path, sizeof(path), FIXTURES "/%s", html);
-	want = slurp(path);
+	want = e2e_slurp(path, NULL);
 	cr_expect_str_eq(c.out, want, "bon_csv2html of %s differs", csv);
 	free(want);
 	conv_free(&c);

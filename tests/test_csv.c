@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "csv.h"
+#include "e2e.h"
 
 static char dir[64];
 static char path[128];
@@ -39,26 +40,6 @@ struct table {
 	char ***rows;
 	int torn;	/* the text ended inside a record */
 };
-
-static char *slurp(const char *p, size_t *len)
-{
-	FILE *f = fopen(p, "rb");
-	char *text;
-	long n;
-
-	cr_assert(f, "open %s: %s", p, strerror(errno));
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	text = malloc((size_t)n + 1);
-	cr_assert(text);
-	cr_assert_eq(fread(text, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	text[n] = '\0';
-	if (len)
-		*len = (size_t)n;
-	return text;
-}
 
 /* A growing string, always NUL-terminated. */
 struct str {
@@ -145,7 +126,7 @@ static struct table parse_text(const char *s, size_t len)
 static struct table parse_file(const char *p)
 {
 	size_t len;
-	char *text = slurp(p, &len);
+	char *text = e2e_slurp(p, &len);
 	struct table t = parse_text(text, len);
 
 	free(text);
@@ -214,7 +195,7 @@ Test(csv, row_bytes_are_rfc4180_with_lf)
 	cr_assert_eq(csv_row(c, &nasty, "MB/s", "123.5", NULL), 0);
 	cr_assert_eq(csv_sync(c), 0);
 	csv_close(c);
-	text = slurp(path, NULL);
+	text = e2e_slurp(path, NULL);
 	cr_expect_str_eq(text, CSV_HEADER "\n"
 			 "quick-20240101-120000,\"ext4,\"\"j\"\"\","
 			 "\"ext4 \"\"fast\"\"\",ext4,"
@@ -411,7 +392,7 @@ Test(csv, a_file_with_another_header_is_refused)
 	cr_expect_eq(csv_read_status(path, collect, &(struct seen){ 0 }, &d),
 		     -1);
 	cr_expect_str_eq(d.msg, "not a results.csv (header differs)");
-	text = slurp(path, NULL);
+	text = e2e_slurp(path, NULL);
 	cr_expect_str_eq(text, other, "the refused file was changed");
 	free(text);
 }
