@@ -380,8 +380,8 @@ local EXCL = { excl = true }
 
 local function file_maker(w, s, names, handles)
   local paths, dirs = names.paths, names.dirs
-  return function(i)
-    local path, dir = paths[i], dirs[i]
+  return function(path, i)
+    local dir = dirs[i]
     if s.links > 0 and i > 1 then
       if s.links == LINKS.hard then
         assert(w:link(paths[1], path))
@@ -442,9 +442,20 @@ end
 
 -- The plain shape (bonnie++'s default: empty files, no links, no fsync)
 -- runs each test's per-file loop in C (w:files), as bonnie++'s is; the
--- others go file by file in Lua.
+-- others go file by file in Lua: fn(path, i), timed as tag. paths are
+-- relative to dir when one is given (a w:readdir list).
 local function plain(s)
   return s.links == 0 and s.max_size == 0 and not s.fsync
+end
+
+local function each_file(w, fast, op, tag, paths, dir, fn)
+  if fast then
+    assert(w:files(op, paths, { dir = dir, tag = tag }))
+    return
+  end
+  for i, p in ipairs(paths) do
+    w:time(tag, fn, dir and dir .. "/" .. p or p, i)
+  end
 end
 
 local function file_tests(w, s, top)
@@ -456,37 +467,20 @@ local function file_tests(w, s, top)
     local create_tag = order .. "_create"   -- made once, not per file
     local create_file = file_maker(w, s, names, handles)
     test(w, create_tag, n, function()
-      if fast then
-        assert(w:files("create", names.paths, { tag = create_tag }))
-      else
-        for i = 1, n do
-          w:time(create_tag, create_file, i)
-        end
-      end
+      each_file(w, fast, "create", create_tag, names.paths, nil, create_file)
       assert(w:sync())
     end)
     if order == "seq" then
       test(w, "seq_stat", n, function()
         by_directory(w, s, top, function(dir, list)
-          if fast then
-            assert(w:files("stat", list, { dir = dir, tag = "seq_stat" }))
-          else
-            for _, base in ipairs(list) do
-              w:time("seq_stat", stat_file, w, s, dir .. "/" .. base)
-            end
-          end
+          each_file(w, fast, "stat", "seq_stat", list, dir,
+                    function(path) stat_file(w, s, path) end)
         end)
       end)
       test(w, "seq_del", n, function()
         by_directory(w, s, top, function(dir, list, d)
-          if fast then
-            assert(w:files("unlink", list, { dir = dir, tag = "seq_del" }))
-          else
-            for _, base in ipairs(list) do
-              w:time("seq_del", delete_file, w, s, dir .. "/" .. base, d,
-                     handles)
-            end
-          end
+          each_file(w, fast, "unlink", "seq_del", list, dir,
+                    function(path) delete_file(w, s, path, d, handles) end)
         end)
         remove_dirs(w, s, top, handles)
         assert(w:sync())
@@ -494,24 +488,16 @@ local function file_tests(w, s, top)
     else
       shuffle(w, names)
       test(w, "ran_stat", n, function()
-        if fast then
-          assert(w:files("stat", names.paths, { tag = "ran_stat" }))
-        else
-          for _, path in ipairs(names.paths) do
-            w:time("ran_stat", stat_file, w, s, path)
-          end
-        end
+        each_file(w, fast, "stat", "ran_stat", names.paths, nil,
+                  function(path) stat_file(w, s, path) end)
       end)
       shuffle(w, names)
+      local dirs = names.dirs
       test(w, "ran_del", n, function()
-        if fast then
-          assert(w:files("unlink", names.paths, { tag = "ran_del" }))
-        else
-          local dirs = names.dirs
-          for i, path in ipairs(names.paths) do
-            w:time("ran_del", delete_file, w, s, path, dirs[i], handles)
-          end
-        end
+        each_file(w, fast, "unlink", "ran_del", names.paths, nil,
+                  function(path, i)
+                    delete_file(w, s, path, dirs[i], handles)
+                  end)
         remove_dirs(w, s, top, handles)
         assert(w:sync())
       end)
