@@ -114,34 +114,11 @@ PLAN
 
 # ---- the run ----------------------------------------------------------------
 
-if memcg_make "fsplan-bench-$$" $((ram << 20)); then
-	memory="memory cgroup: $ram MiB ($(memcg_desc))"
-	run=("${memcg_run[@]}" "$bin")
-else
-	memory="ram override: $ram MiB (the page cache is not limited: both tools see the same cache; $memcg_why)"
-	run=("$bin")
-fi
-t0=$EPOCHREALTIME
-nice -n "$prio" "${run[@]}" run "$tmp/bonnie.yaml" -o "$tmp/run" -q || {
-	echo "bonnie: fsplan run failed; its log:" >&2
-	tail -n 30 "$tmp/run/log.txt" >&2 || true
-	exit 1
-}
-t1=$EPOCHREALTIME
-peak=$(memcg_peak 2> /dev/null || echo 0)
-memcg_remove
-dio=$(sed -n 's/^bench: loop dio=//p' "$tmp/run/log.txt" | head -n 1)
+bench_run bonnie "$ram" "$prio" "$bin" "$tmp/bonnie.yaml" "$tmp/run"
 
 # ---- the figures ------------------------------------------------------------
 
 csv=$tmp/run/results.csv
-bad=$(awk -F, '$10 == "status" && $11 != "ok" { print $7 ": " $11 " " $12 }' "$csv")
-if [ -n "$bad" ]; then
-	echo "bonnie: phase runs did not succeed:" >&2
-	echo "$bad" >&2
-	exit 1
-fi
-
 echo "bonnie: fsplan bonnie vs bonnie++ 2.00a, ext4 on a loop image (loop direct I/O: ${dio:-?})"
 echo "  $memory; peak use $((peak >> 20)) MiB"
 echo "  size ${size} MiB ($(awk -v a="$size" -v b="$ram" 'BEGIN { printf "%g", a / b }') x the ${ram} MiB allowed; bonnie++ -s $size -r $ram, the phase size: ${size}M,"
@@ -174,12 +151,5 @@ END {
 }
 AWK
 ) "$csv"
-printf '  wall time %.0f s\n' "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')"
-
-# ---- nothing left behind ----------------------------------------------------
-
-left=
-if losetup -a | grep -qF "$tmp"; then left="$left loop"; fi
-if findmnt -rn -o TARGET | grep -qF "$tmp"; then left="$left mount"; fi
-if [ -n "$memcg_dir" ]; then left="$left cgroup"; fi
-echo "  leftovers: ${left:-none} (loop devices, mounts, cgroup)"
+printf '  wall time %s s\n' "$wall"
+bench_leftovers "$tmp"

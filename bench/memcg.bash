@@ -13,6 +13,13 @@
 #   memcg_peak              the most it held, in bytes
 #   memcg_remove            remove it (waits for its processes to go)
 #   memcg_desc              how it was made, for the output
+#   bench_run LABEL RAM_MIB PRIO BIN PLAN OUT
+#                           run the plan in such a cgroup (the `ram`
+#                           override alone without one) at nice PRIO; exits
+#                           with the log's tail if the run or a phase run
+#                           failed; sets memory, peak, dio, wall
+#   bench_leftovers DIR     the line saying what of DIR is still mounted,
+#                           attached or in a cgroup
 #
 # cgroup v2 (memory in /sys/fs/cgroup/cgroup.controllers): /sys/fs/cgroup/
 # NAME with memory.max, +memory enabled in the root's subtree_control when
@@ -101,4 +108,40 @@ memcg_remove() {
 	done
 	echo "memcg: could not remove $memcg_dir" >&2
 	return 1
+}
+
+bench_run() {
+	local label=$1 ram=$2 prio=$3 bin=$4 plan=$5 out=$6 t0 bad
+	local run
+	if memcg_make "fsplan-bench-$$" $((ram << 20)); then
+		memory="memory cgroup: $ram MiB ($(memcg_desc))"
+		run=("${memcg_run[@]}" "$bin")
+	else
+		memory="ram override: $ram MiB (the page cache is not limited: both tools see the same cache; $memcg_why)"
+		run=("$bin")
+	fi
+	t0=$EPOCHREALTIME
+	nice -n "$prio" "${run[@]}" run "$plan" -o "$out" -q || {
+		echo "$label: fsplan run failed; its log:" >&2
+		tail -n 30 "$out/log.txt" >&2 || true
+		exit 1
+	}
+	wall=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }')
+	peak=$(memcg_peak 2> /dev/null || echo 0)
+	memcg_remove
+	dio=$(sed -n 's/^bench: loop dio=//p' "$out/log.txt" | head -n 1)
+	bad=$(awk -F, '$10 == "status" && $11 != "ok" { print $7 ": " $11 " " $12 }' "$out/results.csv")
+	if [ -n "$bad" ]; then
+		echo "$label: phase runs did not succeed:" >&2
+		echo "$bad" >&2
+		exit 1
+	fi
+}
+
+bench_leftovers() {
+	local left=
+	if losetup -a | grep -qF "$1"; then left="$left loop"; fi
+	if findmnt -rn -o TARGET | grep -qF "$1"; then left="$left mount"; fi
+	if [ -n "$memcg_dir" ]; then left="$left cgroup"; fi
+	echo "  leftovers: ${left:-none} (loop devices, mounts, cgroup)"
 }
