@@ -73,7 +73,8 @@ $(BUILD)/fsplan-tests: $(LIB_OBJS) $(TEST_SRCS:%.c=$(BUILD)/%.o)
 DEB_PKGS := build-essential pkg-config libyaml-dev liblua5.4-dev \
             liburing-dev libcap-dev libcriterion-dev libjansson-dev \
             libblkid-dev e2fsprogs xfsprogs btrfs-progs util-linux \
-            bonnie++ dbench fio time clang libclang-rt-14-dev
+            bonnie++ dbench fio time clang libclang-rt-14-dev \
+            groff-base mandoc
 
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do \
@@ -95,6 +96,7 @@ check: deps
 		LDFLAGS="-fsanitize=address,undefined" \
 		$(SAN)/fsplan $(SAN)/fsplan-tests
 	$(Q)$(MAKE) --no-print-directory test BUILD=$(SAN)
+	$(Q)FSPLAN_BIN=$(CURDIR)/$(SAN)/fsplan sh tests/man-lint.sh man
 
 # Criterion forks each test; ASan's leak check runs in every child.
 test:
@@ -145,10 +147,51 @@ bench: fsplan
 
 # ---- install -------------------------------------------------------------
 
-install: fsplan
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(DATADIR)/lua
-	install -m 755 fsplan $(DESTDIR)$(PREFIX)/bin/fsplan
+# The binary, the phase library it looks for in $(DATADIR)/lua, the man
+# pages, and the plans and examples the pages point to; DESTDIR stages it.
+MANDIR   ?= $(PREFIX)/share/man
+DOCDIR   ?= $(PREFIX)/share/doc/fsplan
+MANPAGES := man/fsplan.1 man/fsplan-plan.5 man/fsplan-lua.7
+
+.PHONY: uninstall
+
+# The binary has $(DATADIR) built in, so it is built for it, in a build
+# directory of its own: ./fsplan may have been built for another PREFIX.
+INSTALL_BUILD = $(BUILD)/install$(subst /,-,$(DATADIR))
+
+install:
+	$(Q)$(MAKE) --no-print-directory BUILD=$(INSTALL_BUILD) \
+		DATADIR=$(DATADIR) $(INSTALL_BUILD)/fsplan
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(DATADIR)/lua \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
+		$(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(DOCDIR)/plans \
+		$(DESTDIR)$(DOCDIR)/examples
+	install -m 755 $(INSTALL_BUILD)/fsplan $(DESTDIR)$(PREFIX)/bin/fsplan
 	cp -r lua/. $(DESTDIR)$(DATADIR)/lua/
+	for p in $(MANPAGES); do \
+		install -m 644 $$p $(DESTDIR)$(MANDIR)/man$${p##*.}/ || exit 1; \
+	done
+	install -m 644 plans/*.yaml $(DESTDIR)$(DOCDIR)/plans/
+	install -m 644 examples/* $(DESTDIR)$(DOCDIR)/examples/
+
+# Removes what install put there, by the names in this tree, and then
+# the directories that are left empty.
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/fsplan
+	for p in $(MANPAGES); do \
+		rm -f $(DESTDIR)$(MANDIR)/man$${p##*.}/$${p#man/}; \
+	done
+	for f in $$(cd lua && find . -type f); do \
+		rm -f "$(DESTDIR)$(DATADIR)/lua/$$f"; \
+	done
+	for f in plans/*.yaml examples/*; do \
+		rm -f "$(DESTDIR)$(DOCDIR)/$$f"; \
+	done
+	find $(DESTDIR)$(DATADIR)/lua -depth -type d -empty -delete 2>/dev/null || true
+	rmdir $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)/plans \
+		$(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR) \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
+		$(DESTDIR)$(MANDIR)/man7 2>/dev/null || true
 
 clean:
 	rm -rf build fsplan
