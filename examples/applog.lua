@@ -5,6 +5,8 @@
 return {
   describe = "append-only log with fdatasync batching (group commit)",
   params = { records = 20000, record = "512", batch = 16, seconds = "30s" },
+  key = { "commit_lat_avg_ms", "commit_lat_p99_ms", "commit_iops",
+          "write_mbs" },
 
   worker = function(w, ctx)
     local p = ctx.params

@@ -4,6 +4,7 @@
 return {
   describe = "maildir delivery: small files, fsync per message, rename",
   params = { mails = 2000, min_size = "2k", max_size = "64k", workers = 1 },
+  key = { "mails_per_s", "deliver_lat_avg_ms", "deliver_lat_p99_ms" },
 
   worker = function(w, ctx)
     local p = ctx.params

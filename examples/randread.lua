@@ -5,6 +5,7 @@ return {
   describe = "random 4k reads, op by op, with a hot set",
   params = { file_size = "256M", block = "4k", seconds = "10s",
              hot_share = 0.8, hot_size = "16M", direct = false },
+  key = { "read_iops", "read_lat_avg_ms", "read_lat_p99_ms" },
 
   setup = function(ctx, w)
     local f = assert(w:open("data", "w"))

@@ -437,7 +437,10 @@ int expand_plan(const struct plan *p, struct expansion **out,
 				MAX_CELLS);
 	e = calloc(1, sizeof(*e));
 	if (!e || !(e->confs = calloc(n_total ? n_total : 1,
-				      sizeof(*e->confs)))) {
+				      sizeof(*e->confs))) ||
+	    !(e->keys = calloc(p->n_phases + 1, sizeof(*e->keys)))) {
+		if (e)
+			free(e->confs);
 		free(e);
 		return diag_set(d, p->file, NULL, (struct pos){ 0, 0 },
 				"out of memory");
@@ -515,6 +518,7 @@ void expansion_free(struct expansion *e)
 		free(e->cells[i].id);
 	free(e->confs);
 	free(e->cells);
+	free(e->keys);
 	free(e);
 }
 

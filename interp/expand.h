@@ -34,6 +34,18 @@ struct cell {
 	char *id;
 };
 
+/*
+ * A phase's key metrics (DESIGN.md section 4): what `report` shows for
+ * it, and the first is what a stop rule watches. A module declares at
+ * most PHASE_KEY_MAX; an exec phase's key is its parser's and then
+ * seconds. n == 0: the module declares none.
+ */
+#define PHASE_KEY_MAX 16
+struct phase_key {
+	int n;
+	char name[PHASE_KEY_MAX + 1][64];	/* metric names, NUL-ended */
+};
+
 struct expansion {
 	const struct plan *plan;
 	struct fsconf *confs;
@@ -41,6 +53,7 @@ struct expansion {
 	struct cell *cells;
 	size_t n_cells;
 	size_t n_selected;
+	struct phase_key *keys;	/* per plan phase; set by phase_check_all */
 };
 
 /*

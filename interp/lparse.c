@@ -1,5 +1,4 @@
 /* lparse: run a phase-library parser on an exec phase's output, in the dropped child. */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,18 +8,10 @@
 #include "child.h"
 #include "fs.h"
 #include "lparse.h"
+#include "metrics.h"
+#include "phase.h"
 #include "plan.h"
 #include "sandbox.h"
-
-static int name_ok(const char *s, size_t n)
-{
-	if (!n || n > 63)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (!isalnum((unsigned char)s[i]) && !strchr("_.-", s[i]))
-			return 0;
-	return 1;
-}
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -54,6 +45,31 @@ static void emit(lua_State *L, const char *name)
 			lua_tonumber(L, -1));
 }
 
+int lparse_load(lua_State *L, const char *path, struct phase_key *key,
+		char *err, size_t len)
+{
+	struct phase_key none;
+
+	sandbox_strict(L, 0);
+	if (sandbox_dofile(L, path, err, len))
+		return -1;
+	sandbox_strict(L, 1);
+	if (lua_istable(L, -1)) {
+		if (phase_read_key(L, lua_gettop(L), key ? key : &none, path,
+				   err, len))
+			return -1;
+		lua_getfield(L, -1, "parse");
+	} else if (key) {
+		memset(key, 0, sizeof(*key));
+	}
+	if (!lua_isfunction(L, -1)) {
+		snprintf(err, len, "%s: a parser returns a function (or a "
+			 "table with parse)", path);
+		return -1;
+	}
+	return 0;
+}
+
 int lparse_body(void *arg)
 {
 	const struct lparse_job *job = arg;
@@ -68,17 +84,8 @@ int lparse_body(void *arg)
 		dprintf(CHILD_REPORT_FD, "E cannot make a Lua state\n");
 		return 1;
 	}
-	sandbox_strict(L, 0);
-	if (sandbox_dofile(L, job->parser, err, sizeof(err)))
+	if (lparse_load(L, job->parser, NULL, err, sizeof(err)))
 		goto fail;
-	sandbox_strict(L, 1);
-	if (lua_istable(L, -1))
-		lua_getfield(L, -1, "parse");
-	if (!lua_isfunction(L, -1)) {
-		snprintf(err, sizeof(err), "%s: a parser returns a function "
-			 "(or a table with parse)", job->parser);
-		goto fail;
-	}
 	lua_pushlstring(L, job->out, job->out_len);
 	lua_pushlstring(L, job->err, job->err_len);
 	if (sandbox_call(L, 2, 1, err, sizeof(err)))
@@ -99,7 +106,7 @@ int lparse_body(void *arg)
 				lua_tolstring(L, -2, &kl) : NULL;
 
 		lua_pop(L, 1);
-		if (k && name_ok(k, kl)) {
+		if (k && metrics_metric_name_ok(k, kl)) {
 			lua_pushvalue(L, -1);
 			lua_rawseti(L, -3, ++n);
 		}
@@ -145,7 +152,7 @@ void lparse_rows(const char *report, size_t len,
 			memcpy(line, p + 2, n - 2);
 			line[n - 2] = '\0';
 			if (sscanf(line, "%63s", name) == 1 &&
-			    name_ok(name, strlen(name))) {
+			    metrics_metric_name_ok(name, strlen(name))) {
 				v = strtod(line + strlen(name), &e);
 				if (e != line + strlen(name)) {
 					sscanf(e, "%31s", unit);

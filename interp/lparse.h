@@ -4,11 +4,24 @@
 
 #include <stddef.h>
 
+#include <lua.h>
+
 struct lparse_job {
 	const char *parser;		/* lua/parse/NAME.lua */
 	const char *out, *err;		/* the command's stdout and stderr */
 	size_t out_len, err_len;
 };
+
+struct phase_key;
+
+/*
+ * Load the parser at path in L (a sandbox) and leave its parse function
+ * on the stack. A parser returns that function, or a table { parse =
+ * function, key = { metric names } }; with key non-NULL, the key it
+ * declares goes there (n 0 when none). 0, or -1 with err.
+ */
+int lparse_load(lua_State *L, const char *path, struct phase_key *key,
+		char *err, size_t len);
 
 /*
  * A child body (child.h): load the parser in a sandbox; it returns a

@@ -49,8 +49,19 @@ static json_t *plan_json(const struct plan *p)
 	return o;
 }
 
-static json_t *phases_json(const struct plan *p)
+/* A phase's key metrics, as phase_check_all found them, for report. */
+static json_t *key_json(const struct phase_key *key)
 {
+	json_t *a = json_array();
+
+	for (int k = 0; k < key->n; k++)
+		json_array_append_new(a, json_string(key->name[k]));
+	return a;
+}
+
+static json_t *phases_json(const struct expansion *e)
+{
+	const struct plan *p = e->plan;
 	json_t *a = json_array();
 
 	for (int i = 0; i < p->n_phases; i++) {
@@ -72,6 +83,8 @@ static json_t *phases_json(const struct plan *p)
 		if (ph->parse.s)
 			json_object_set_new(o, "parse",
 					    json_string(ph->parse.s));
+		if (e->keys && e->keys[i].n)
+			json_object_set_new(o, "key", key_json(&e->keys[i]));
 		json_object_set_new(o, "timeout_s", json_real(ph->timeout_s));
 		json_array_append_new(a, o);
 	}
@@ -136,7 +149,7 @@ struct manifest *manifest_new(const struct expansion *e, const char *run_id,
 							: json_null());
 	json_object_set_new(m->root, "target", target ? target : json_null());
 	sysinfo = target = NULL;
-	json_object_set_new(m->root, "phases", phases_json(p));
+	json_object_set_new(m->root, "phases", phases_json(e));
 	for (int i = 0; i < e->n_confs; i++)
 		json_array_append_new(m->configs, conf_json(e, &e->confs[i]));
 	for (size_t i = 0; i < e->n_cells; i++) {

@@ -16,7 +16,8 @@ struct manifest {
 /*
  * Build the manifest of a run: fsplan version, the plan (path, sha256,
  * text), parameters after -D, seed, the command line, the configs and
- * the selected cells (status "pending"), phase modules with sha256s.
+ * the selected cells (status "pending"), phase modules with sha256s
+ * and each phase's "key" (the metrics report shows; e->keys).
  * sysinfo and target are taken over (may be NULL).
  */
 struct manifest *manifest_new(const struct expansion *e, const char *run_id,

@@ -180,9 +180,14 @@ void hist_free(struct hist *h)
 
 int metrics_name_ok(const char *s, size_t n)
 {
+	return n <= METRICS_NAME_LEN && metrics_metric_name_ok(s, n);
+}
+
+int metrics_metric_name_ok(const char *s, size_t n)
+{
 	size_t k;
 
-	if (!n || n > METRICS_NAME_LEN)
+	if (!n || n > METRICS_METRIC_LEN)
 		return 0;
 	for (k = 0; k < n; k++) {
 		char c = s[k];

@@ -65,6 +65,10 @@ void metrics_free(struct metrics *m);
 #define METRICS_NAME_LEN 31
 unsigned int hist_index(uint64_t v);
 int metrics_name_ok(const char *s, size_t n);
+/* The one metric-name rule: a metric of results.csv (an op's derived
+ * rows, a parser's, a module's key) is [A-Za-z0-9_.-]{1,63}. */
+#define METRICS_METRIC_LEN 63
+int metrics_metric_name_ok(const char *s, size_t n);
 /* The op or counter named name, or NULL (nothing is made). */
 struct op_stat *metrics_find_op(const struct metrics *m, const char *name);
 struct counter *metrics_find_counter(const struct metrics *m,
@@ -87,7 +91,7 @@ int metrics_decode(struct metrics *m, const char *text, size_t len,
 
 /* One row of derived metrics: name, value, unit. */
 struct metric_row {
-	char name[64];
+	char name[METRICS_METRIC_LEN + 1];
 	double value;
 	const char *unit;
 };

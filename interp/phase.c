@@ -11,6 +11,8 @@
 #include <lauxlib.h>
 
 #include "fs.h"
+#include "lparse.h"
+#include "metrics.h"
 #include "phase.h"
 #include "privdrop.h"
 #include "sandbox.h"
@@ -140,6 +142,75 @@ static int optional_fn(lua_State *L, int mod, const char *name, int *has,
 	return -1;
 }
 
+int phase_read_key(lua_State *L, int mod, struct phase_key *key,
+		   const char *path, char *err, size_t len)
+{
+	size_t n, entries = 0;
+	int t;
+
+	memset(key, 0, sizeof(*key));
+	lua_pushliteral(L, "key");
+	t = lua_rawget(L, mod);
+	if (t == LUA_TNIL) {
+		lua_pop(L, 1);
+		return 0;
+	}
+	if (t != LUA_TTABLE) {
+		snprintf(err, len, "%s: 'key' is a list of metric names, "
+			 "e.g. key = { \"rate_mbs\", \"avg_lat_ms\" }, not "
+			 "a %s", path, luaL_typename(L, -1));
+		goto fail;
+	}
+	n = lua_rawlen(L, -1);
+	lua_pushnil(L);
+	while (lua_next(L, -2)) {
+		entries++;
+		lua_pop(L, 1);
+	}
+	if (entries != n) {
+		snprintf(err, len, "%s: 'key' is a list of metric names, "
+			 "without other keys", path);
+		goto fail;
+	}
+	if (!n || n > PHASE_KEY_MAX) {
+		snprintf(err, len, "%s: 'key' names 1 to %d metrics, not %zu",
+			 path, PHASE_KEY_MAX, n);
+		goto fail;
+	}
+	for (size_t i = 1; i <= n; i++) {
+		size_t nl;
+		const char *name = lua_rawgeti(L, -1, (lua_Integer)i) ==
+				   LUA_TSTRING ? lua_tolstring(L, -1, &nl)
+					       : NULL;
+
+		if (!name || !metrics_metric_name_ok(name, nl)) {
+			snprintf(err, len, "%s: key[%zu]: %s%.64s%s is not a "
+				 "metric name (letters, digits, '_', '.', '-'; "
+				 "1 to %d characters)", path, i, name ? "'" : "a ",
+				 name ? name : luaL_typename(L, -1),
+				 name ? "'" : "", METRICS_METRIC_LEN);
+			lua_pop(L, 1);
+			goto fail;
+		}
+		for (int k = 0; k < key->n; k++)
+			if (!strcmp(key->name[k], name)) {
+				snprintf(err, len, "%s: key[%zu]: '%s' is "
+					 "already key[%d]", path, i, name,
+					 k + 1);
+				lua_pop(L, 1);
+				goto fail;
+			}
+		memcpy(key->name[key->n++], name, nl + 1);
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 1);
+	return 0;
+fail:
+	lua_pop(L, 1);
+	memset(key, 0, sizeof(*key));
+	return -1;
+}
+
 char *phase_read_source(const char *path, size_t *len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), more, err;
@@ -207,6 +278,8 @@ int phase_load(lua_State *L, const char *path, const char *text,
 	if (lua_getfield(L, mod, "describe") == LUA_TSTRING)
 		decl->describe = strdup(lua_tostring(L, -1));
 	lua_pop(L, 1);
+	if (phase_read_key(L, mod, &decl->key, path, err, len))
+		return -1;
 	return read_params(L, mod, decl, path, err, len);
 }
 
@@ -361,10 +434,41 @@ void phase_values_free(struct param_val *vals, int n)
 		free(vals[i].str);
 }
 
-/* Check every Lua phase here, in whatever process this is; text[ph] is
- * the module's source when the caller read it, else NULL. */
+/* An exec phase's key: its parser's (parse:), then seconds. */
+static int exec_key(const struct plan *p, int ph, struct phase_key *key,
+		    struct diag *d)
+{
+	const struct plan_phase *x = &p->phases[ph];
+	int rc = 0;
+
+	memset(key, 0, sizeof(*key));
+	if (x->parse.s) {
+		struct sandbox_limits lim = { 256u << 20, fs_now() + 30, NULL,
+					      plan_library_dir() };
+		lua_State *L = sandbox_new(&lim);
+		char path[4200], err[1024] = "";
+
+		if (!L)
+			return diag_set(d, p->file, NULL, (struct pos){ 0, 0 },
+					"cannot make a Lua state");
+		snprintf(path, sizeof(path), "%s/parse/%s.lua",
+			 plan_library_dir(), x->parse.s);
+		if (lparse_load(L, path, key, err, sizeof(err)))
+			rc = diag_set(d, p->file, p->text, x->parse.pos, "%s",
+				      err);
+		sandbox_close(L);
+	}
+	for (int k = 0; k < key->n; k++)
+		if (!strcmp(key->name[k], "seconds"))
+			return rc;
+	snprintf(key->name[key->n++], sizeof(key->name[0]), "seconds");
+	return rc;
+}
+
+/* Check every phase here, in whatever process this is, and fill keys[];
+ * text[ph] is the module's source when the caller read it, else NULL. */
 static int check_here(const struct expansion *e, char **text, size_t *tlen,
-		      struct diag *d)
+		      struct phase_key *keys, struct diag *d)
 {
 	const struct plan *p = e->plan;
 
@@ -376,8 +480,11 @@ static int check_here(const struct expansion *e, char **text, size_t *tlen,
 		char err[1024] = "";
 		int rc = 0;
 
-		if (!p->phases[ph].use.s)
+		if (!p->phases[ph].use.s) {
+			if (exec_key(p, ph, &keys[ph], d))
+				return -1;
 			continue;
+		}
 		L = sandbox_new(&lim);
 		if (!L)
 			return diag_set(d, p->file, NULL, (struct pos){ 0, 0 },
@@ -390,6 +497,7 @@ static int check_here(const struct expansion *e, char **text, size_t *tlen,
 			return diag_set(d, p->file, p->text,
 					p->phases[ph].use.pos, "%s", err);
 		}
+		keys[ph] = decl.key;
 		for (size_t i = 0; i < e->n_cells && !rc; i++) {
 			const struct cell *c = &e->cells[i];
 			struct param_val *vals;
@@ -416,30 +524,70 @@ static int check_here(const struct expansion *e, char **text, size_t *tlen,
 	return 0;
 }
 
-int phase_check_all(const struct expansion *e, const char *runas,
-		    struct diag *d)
+/* Whether what the checking child sent is a key per phase, each 0 to
+ * PHASE_KEY_MAX + 1 metric names: the parent trusts nothing else. */
+static int keys_ok(const struct phase_key *keys, int n)
+{
+	for (int ph = 0; ph < n; ph++) {
+		if (keys[ph].n < 0 || keys[ph].n > PHASE_KEY_MAX + 1)
+			return 0;
+		for (int k = 0; k < keys[ph].n; k++) {
+			const char *s = keys[ph].name[k];
+			size_t len = strnlen(s, sizeof(keys[ph].name[k]));
+
+			if (len == sizeof(keys[ph].name[k]) ||
+			    !metrics_metric_name_ok(s, len))
+				return 0;
+		}
+	}
+	return 1;
+}
+
+/* Up to len bytes from fd until end of file; how many, or -1. */
+static ssize_t read_full(int fd, void *buf, size_t len)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = read(fd, (char *)buf + got, len - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (!n)
+			break;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+int phase_check_all(struct expansion *e, const char *runas, struct diag *d)
 {
 	struct runas who;
+	struct phase_key *keys;
 	char **text;
-	size_t *tlen;
-	int pfd[2], status, any = 0, np;
-	ssize_t n;
+	size_t *tlen, ksize, room;
+	int pfd[2], status, any = 0, np = e->plan->n_phases;
+	ssize_t n = -1;
 	pid_t pid;
 
-	for (int i = 0; i < e->plan->n_phases; i++)
-		any |= e->plan->phases[i].use.s != NULL;
-	if (!any)
-		return 0;
-	if (geteuid() != 0)
-		return check_here(e, NULL, NULL, d);
+	for (int i = 0; i < np; i++)
+		any |= e->plan->phases[i].use.s || e->plan->phases[i].parse.s;
+	if (!any || geteuid() != 0)
+		return check_here(e, NULL, NULL, e->keys, d);
 	/* root: the Lua runs in a child that holds nothing, on sources
-	 * read here (runas may not reach the plan's directory) */
+	 * read here (runas may not reach the plan's directory); it
+	 * sends a diag on failure, the keys of every phase on success */
 	if (privdrop_resolve(runas, &who, d))
 		return -1;
-	np = e->plan->n_phases;
-	text = calloc(np, sizeof(*text));
-	tlen = calloc(np, sizeof(*tlen));
-	if (!text || !tlen || pipe(pfd)) {
+	ksize = (size_t)np * sizeof(*keys);
+	room = ksize > sizeof(*d) ? ksize : sizeof(*d);
+	keys = calloc(1, room);
+	text = calloc(np + 1, sizeof(*text));
+	tlen = calloc(np + 1, sizeof(*tlen));
+	if (!keys || !text || !tlen || pipe(pfd)) {
+		free(keys);
 		free(text);
 		free(tlen);
 		return diag_set(d, e->plan->file, NULL, (struct pos){ 0, 0 },
@@ -462,28 +610,45 @@ int phase_check_all(const struct expansion *e, const char *runas,
 				 "privilege drop failed: %s", why);
 			rc = -1;
 		} else {
-			rc = check_here(e, text, tlen, d);
+			rc = check_here(e, text, tlen, keys, d);
 		}
-		if (rc && write(3, d, sizeof(*d)) != sizeof(*d))
+		if (rc ? write(3, d, sizeof(*d)) != sizeof(*d)
+		       : write(3, keys, ksize) != (ssize_t)ksize)
 			_exit(2);
 		_exit(rc ? 1 : 0);
 	}
 	close(pfd[1]);
-	n = pid < 0 ? -1 : read(pfd[0], d, sizeof(*d));
+	/* the whole reply before waiting: it may be more than a pipe holds */
+	if (pid > 0)
+		n = read_full(pfd[0], keys, room);
 	close(pfd[0]);
 	for (int i = 0; i < np; i++)
 		free(text[i]);
 	free(text);
 	free(tlen);
-	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+	if (pid < 0 || waitpid(pid, &status, 0) < 0) {
+		free(keys);
 		return diag_set(d, e->plan->file, NULL, (struct pos){ 0, 0 },
 				"cannot check the phases: %s",
 				strerror(errno));
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		if (n != (ssize_t)ksize || !keys_ok(keys, np)) {
+			free(keys);
+			return diag_set(d, e->plan->file, NULL,
+					(struct pos){ 0, 0 }, "checking the "
+					"phases: the check sent back no keys");
+		}
+		memcpy(e->keys, keys, ksize);
+		free(keys);
 		return 0;
-	if (n != sizeof(*d))
+	}
+	if (n == (ssize_t)sizeof(*d))
+		memcpy(d, keys, sizeof(*d));
+	else
 		diag_set(d, e->plan->file, NULL, (struct pos){ 0, 0 },
 			 "checking the phases failed (status %d)", status);
+	free(keys);
 	d->file[sizeof(d->file) - 1] = '\0';
 	d->msg[sizeof(d->msg) - 1] = '\0';
 	d->srcline[sizeof(d->srcline) - 1] = '\0';

@@ -22,6 +22,7 @@ struct phase_decl {
 	struct param_decl *params;
 	int n_params;
 	int has_setup, has_teardown, has_report;
+	struct phase_key key;	/* key = { "rate_mbs", ... }; n 0: none */
 };
 
 /* A parameter's value for one cell, typed. */
@@ -43,6 +44,15 @@ struct param_val {
 int phase_load(lua_State *L, const char *path, const char *text,
 	       size_t text_len, struct phase_decl *decl, char *err,
 	       size_t len);
+
+/*
+ * The key list of the module table at index mod: nil gives none (n 0);
+ * else an array of 1 to PHASE_KEY_MAX distinct metric names (the metric
+ * name rule of metrics.h). Raw reads only: nothing here can raise. 0, or
+ * -1 with err naming path.
+ */
+int phase_read_key(lua_State *L, int mod, struct phase_key *key,
+		   const char *path, char *err, size_t len);
 
 /* A module's source, read whole (NULL on error, errno set). */
 char *phase_read_source(const char *path, size_t *len);
@@ -66,11 +76,13 @@ int phase_values(const struct expansion *e, const struct cell *c,
 void phase_values_free(struct param_val *vals, int n);
 
 /*
- * Load every Lua phase of the plan in a sandbox and check every cell's
- * values, without running any I/O. When root, this happens in a child
- * that has dropped to runas (the parent never runs Lua). 0, or -1 with d.
+ * Load every Lua phase of the plan and every parser its exec phases name,
+ * in a sandbox, and check every cell's values, without running any I/O.
+ * When root, this happens in a child that has dropped to runas (the
+ * parent never runs Lua), which sends the keys back. Fills e->keys: a
+ * module's declared key; an exec phase's parser's, then seconds. 0, or
+ * -1 with d.
  */
-int phase_check_all(const struct expansion *e, const char *runas,
-		    struct diag *d);
+int phase_check_all(struct expansion *e, const char *runas, struct diag *d);
 
 #endif

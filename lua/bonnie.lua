@@ -519,6 +519,11 @@ return {
              direct = false, seeks = 8192, seek_procs = 5, files = 16,
              max_size = "0", min_size = "0", dirs = 1, file_chunk = "8k",
              links = "none", fsync = false },
+  -- bonnie++'s figures, block write first (what a stop rule watches):
+  -- report shows them as bonnie++'s two blocks
+  key = { "put_block", "get_block", "rewrite", "putc", "getc", "seeks",
+          "seq_create", "seq_stat", "seq_del",
+          "ran_create", "ran_stat", "ran_del" },
 
   worker = function(w, ctx)
     local s = shape(ctx)

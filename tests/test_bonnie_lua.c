@@ -13,6 +13,7 @@
 #include <lauxlib.h>
 
 #include "e2e.h"
+#include "lparse.h"
 #include "plan.h"
 #include "sandbox.h"
 
@@ -51,8 +52,8 @@ static char *read_fixture(const char *name)
 }
 
 /*
- * lua/parse/bonnie.lua on (out, err) as lparse_body runs it: loaded with
- * globals allowed, strict again, called with both texts. 0 with the
+ * lua/parse/bonnie.lua on (out, err) as lparse_body runs it: loaded by
+ * lparse_load, its parse function called with both texts. 0 with the
  * table on the stack, or -1 with the message in msg.
  */
 static int parse(const char *out, const char *err, char *msg, size_t len)
@@ -68,11 +69,7 @@ static int parse(const char *out, const char *err, char *msg, size_t len)
 	lua_settop(L, 0);
 	snprintf(path, sizeof(path), "%s/parse/bonnie.lua",
 		 plan_library_dir());
-	sandbox_strict(L, 0);
-	cr_assert(!sandbox_dofile(L, path, msg, len), "%s: %s", path, msg);
-	sandbox_strict(L, 1);
-	cr_assert(lua_isfunction(L, -1), "%s returns a %s, not a function",
-		  path, luaL_typename(L, -1));
+	cr_assert(!lparse_load(L, path, NULL, msg, len), "%s: %s", path, msg);
 	lua_pushstring(L, out);
 	lua_pushstring(L, err);
 	return sandbox_call(L, 2, 1, msg, len);

@@ -72,7 +72,7 @@ static char *dq(const char *text)
 
 /*
  * Run lua/parse/<parser>.lua on out as lparse_body does: load it with
- * globals allowed, strict again, call what it returns with (out, "").
+ * lparse_load, call its parse function with (out, "").
  * 0 with the result on the stack, or -1 with the message in err.
  */
 static int parse_text(const char *parser, const char *out, size_t len,
@@ -82,11 +82,8 @@ static int parse_text(const char *parser, const char *out, size_t len,
 
 	snprintf(path, sizeof(path), "%s/parse/%s.lua", plan_library_dir(),
 		 parser);
-	sandbox_strict(L, 0);
-	cr_assert(!sandbox_dofile(L, path, err, errlen), "%s: %s", path, err);
-	sandbox_strict(L, 1);
-	cr_assert(lua_isfunction(L, -1), "%s returns a %s, not a function",
-		  path, luaL_typename(L, -1));
+	cr_assert(!lparse_load(L, path, NULL, err, errlen), "%s: %s", path,
+		  err);
 	lua_pushlstring(L, out, len);
 	lua_pushliteral(L, "");
 	return sandbox_call(L, 2, 1, err, errlen);

@@ -100,7 +100,7 @@ local function size_mib(f, i)
   return tonumber(n) * SIZE_MIB[unit]
 end
 
-return function(stdout, stderr)
+local function parse(stdout, stderr)
   local f = csv_line(stdout or "") or csv_line(stderr or "")
   if not f then
     error("bonnie: no bonnie++ CSV line (format 1.98, 50 fields) in the "
@@ -141,3 +141,12 @@ return function(stdout, stderr)
   end
   return out
 end
+
+return {
+  parse = parse,
+  -- bonnie++'s figures, block write first (what a stop rule watches):
+  -- report shows them as bonnie++'s two blocks, as for lua/bonnie.lua
+  key = { "put_block", "get_block", "rewrite", "putc", "getc", "seeks",
+          "seq_create", "seq_stat", "seq_del",
+          "ran_create", "ran_stat", "ran_del" },
+}

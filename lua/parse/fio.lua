@@ -193,7 +193,7 @@ local function groups_of(jobs)
 	return groups
 end
 
-return function(stdout)
+local function parse(stdout)
 	local jobs = json.find_object(stdout).jobs
 	if type(jobs) ~= "table" or #jobs == 0 then
 		error("fio: no jobs in the JSON report", 0)
@@ -206,3 +206,12 @@ return function(stdout)
 	end
 	return out
 end
+
+-- Bandwidth and IOPS of each direction (one group: several groups'
+-- figures carry their "g<id>." prefix, and report falls back to every
+-- _mbs and _iops figure).
+return {
+	parse = parse,
+	key = { "read_bw_mbs", "write_bw_mbs", "read_iops", "write_iops",
+		"mixed_bw_mbs", "mixed_iops" },
+}

@@ -50,7 +50,7 @@ local function field(section, label)
 	end
 end
 
-return function(stdout)
+local function parse(stdout)
 	local out, found, section = {}, false, nil
 	for line in (stdout .. "\n"):gmatch("(.-)\r?\n") do
 		local header = line:match("^(%S.*):%s*$")
@@ -74,3 +74,10 @@ return function(stdout)
 	end
 	return out
 end
+
+-- fileio's rates, then the latency every test reports.
+return {
+	parse = parse,
+	key = { "reads_per_s", "writes_per_s", "read_mibs", "written_mibs",
+		"lat_avg_ms" },
+}
