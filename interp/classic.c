@@ -1,5 +1,6 @@
 /* classic: tiobench's sections and bonnie++'s blocks from the means of runs. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -549,4 +550,28 @@ out:
 		free(rows[k].ident);
 	free(rows);
 	return rc;
+}
+
+/* ---- what the tables show ----------------------------------------------- */
+
+int classic_shows(const char *name, int tio, int bon)
+{
+	static const char *const bon_suffix[] = { "", "_cpu", "_latency_us",
+						  "_fast" };
+	char want[64];
+
+	for (int i = 0; tio && i < N_TCOLS; i++)
+		if (!strcmp(name, tio_metric[i]))
+			return 1;
+	if (tio && (!strcmp(name, "test_cpu_pct") ||
+		    !strcmp(name, "cpu_eff") || !strcmp(name, "threads")))
+		return 1;
+	for (int i = 0; bon && i < N_BTESTS; i++)
+		for (int k = 0; k < 4; k++) {
+			snprintf(want, sizeof(want), "%s%s", bon_test[i],
+				 bon_suffix[k]);
+			if (!strcmp(name, want))
+				return 1;
+		}
+	return 0;
 }

@@ -22,4 +22,11 @@ int classic_tiobench(FILE *f, const struct res_run *const *runs, size_t n);
  */
 int classic_bonnie(FILE *f, const struct res_run *const *runs, size_t n);
 
+/*
+ * Whether metric name is a figure of the tiobench sections (tio: they
+ * were printed) or of the bonnie++ blocks (bon), so that report need not
+ * repeat it as a table of its own.
+ */
+int classic_shows(const char *name, int tio, int bon);
+
 #endif

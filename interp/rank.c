@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grid.h"
 #include "rank.h"
 
 /* ---- which way is better ------------------------------------------------ */
@@ -63,86 +64,6 @@ static int is_shape(const char *name)
 	return in_list(name, shape_name, 0) || in_list(name, shape_suffix, 1);
 }
 
-/* ---- a text grid -------------------------------------------------------- */
-
-#define GRID_COLS 8
-
-struct grid {
-	int ncol;
-	int left;		/* the first `left` columns are text */
-	char **cell;		/* rows of ncol strings; row 0 is the head */
-	size_t n, cap;		/* cells */
-};
-
-static int grid_row(struct grid *g, const char *const *row)
-{
-	if (g->n + g->ncol > g->cap) {
-		size_t cap = g->cap ? 2 * g->cap : 16 * GRID_COLS;
-		char **nc = realloc(g->cell, cap * sizeof(*nc));
-
-		if (!nc)
-			return -1;
-		g->cell = nc;
-		g->cap = cap;
-	}
-	for (int i = 0; i < g->ncol; i++)
-		if (!(g->cell[g->n++] = strdup(row[i] ? row[i] : "")))
-			return -1;
-	return 0;
-}
-
-/* Columns of UTF-8 text ("±" is two bytes, one column). */
-static int width(const char *s)
-{
-	int w = 0;
-
-	for (; *s; s++)
-		w += ((unsigned char)*s & 0xc0) != 0x80;
-	return w;
-}
-
-static void grid_line(FILE *f, const struct grid *g, const int *w,
-		      size_t row)
-{
-	for (int c = 0; c < g->ncol; c++) {
-		const char *s = row == (size_t)-1 ? "" :
-				g->cell[row * g->ncol + c];
-		int pad = w[c] - width(s);
-
-		if (row == (size_t)-1)	/* the rule under the head */
-			for (int k = 0; k < w[c]; k++)
-				fputc('-', f);
-		else if (c >= g->left)
-			fprintf(f, "%*s%s", pad, "", s);
-		else if (c + 1 < g->ncol)
-			fprintf(f, "%s%*s", s, pad, "");
-		else
-			fputs(s, f);
-		fputs(c + 1 < g->ncol ? "  " : "\n", f);
-	}
-}
-
-static void grid_print(FILE *f, const struct grid *g)
-{
-	int w[GRID_COLS] = { 0 };
-	size_t rows = g->n / g->ncol;
-
-	for (size_t i = 0; i < g->n; i++)
-		if (width(g->cell[i]) > w[i % g->ncol])
-			w[i % g->ncol] = width(g->cell[i]);
-	grid_line(f, g, w, 0);
-	grid_line(f, g, w, (size_t)-1);
-	for (size_t r = 1; r < rows; r++)
-		grid_line(f, g, w, r);
-}
-
-static void grid_free(struct grid *g)
-{
-	for (size_t i = 0; i < g->n; i++)
-		free(g->cell[i]);
-	free(g->cell);
-}
-
 /* ---- one phase's ok runs, by row ---------------------------------------- */
 
 struct view {
@@ -199,18 +120,24 @@ static int by_rank(const void *a, const void *b)
 	return (x->key > y->key) - (x->key < y->key);
 }
 
-/* About four significant digits for the table's largest figure. */
-static int decimals(const struct ranked *rk, size_t n)
+/* Decimals for about four significant digits of top, a largest figure. */
+static int digits(double top)
 {
-	double top = 0;
 	int d;
 
-	for (size_t i = 0; i < n; i++)
-		top = fmax(top, fmax(fabs(rk[i].s.hi), fabs(rk[i].s.lo)));
 	if (top == 0)
 		return 0;
 	d = 3 - (int)floor(log10(top));
 	return d < 0 ? 0 : d > 6 ? 6 : d;
+}
+
+static int decimals(const struct ranked *rk, size_t n)
+{
+	double top = 0;
+
+	for (size_t i = 0; i < n; i++)
+		top = fmax(top, fmax(fabs(rk[i].s.hi), fabs(rk[i].s.lo)));
+	return digits(top);
 }
 
 static int table_rows(struct grid *g, const struct view *v,
@@ -250,6 +177,110 @@ static int table_rows(struct grid *g, const struct view *v,
 	return 0;
 }
 
+/* ---- what a table calls a metric --------------------------------------- */
+
+/*
+ * The unit a metric name's suffix means, as the studies print it; the
+ * suffix leaves the label unless keep. A unit column that says more
+ * (MiB/s, ops/s, KiB/s) wins over the suffix. Longer suffixes first.
+ */
+static const struct { const char *suffix, *unit; int keep; } suffix_unit[] = {
+	{ "_per_sec", "/s", 0 }, { "_per_s", "/s", 0 }, { "seconds", "s", 1 },
+	{ "_bytes", "bytes", 0 }, { "_mibs", "MiB/s", 0 },
+	{ "_iops", "IO/s", 0 }, { "_mbs", "MB/s", 0 }, { "_pct", "%", 0 },
+	{ "_cpu", "%", 1 }, { "_mib", "MiB", 0 }, { "_ms", "ms", 0 },
+	{ "_us", "us", 0 }, { "_s", "s", 0 }, { NULL, NULL, 0 },
+};
+
+/* Words of metric names, spelled out for a reader. */
+static const char *const word[][2] = {
+	{ "lat", "latency" }, { "avg", "average" }, { "bw", "bandwidth" },
+	{ "cpu", "CPU" }, { "amp", "amplification" }, { NULL, NULL },
+};
+
+/* A word of a name as a reader says it. */
+static const char *spelled(const char *w)
+{
+	for (int j = 0; word[j][0]; j++)
+		if (!strcmp(w, word[j][0]))
+			return word[j][1];
+	return w;
+}
+
+/* avg, max, min, mean, p50, p999: what a latency figure is of. */
+static int is_stat(const char *w)
+{
+	if (!strcmp(w, "avg") || !strcmp(w, "max") || !strcmp(w, "min") ||
+	    !strcmp(w, "mean"))
+		return 1;
+	return w[0] == 'p' && w[1] && strspn(w + 1, "0123456789") ==
+	       strlen(w + 1);
+}
+
+struct title {
+	char label[160];	/* "average latency (ms)" */
+	double scale;		/* divide the values by this */
+};
+
+/*
+ * A metric's label with its unit: the name without its unit suffix, as
+ * words, then the unit in parentheses; bytes in binary units chosen by
+ * top, the table's largest value.
+ */
+static void metric_title(const char *name, const char *unit, double top,
+			 struct title *t)
+{
+	static const char *const bin[] = { "bytes", "KiB", "MiB", "GiB",
+					   "TiB" };
+	char base[80], u[32], *p, *next, *save = NULL;
+	size_t n = strlen(name), k = 0, len;
+	int i;
+
+	snprintf(u, sizeof(u), "%s", unit ? unit : "");
+	for (i = 0; suffix_unit[i].suffix; i++)
+		if (ends_with(name, suffix_unit[i].suffix) &&
+		    (suffix_unit[i].keep || strlen(suffix_unit[i].suffix) < n))
+			break;
+	if (suffix_unit[i].suffix) {
+		if (!suffix_unit[i].keep)
+			n -= strlen(suffix_unit[i].suffix);
+		if (!*u)
+			snprintf(u, sizeof(u), "%s", suffix_unit[i].unit);
+	}
+	snprintf(base, sizeof(base), "%.*s", (int)n, name);
+	t->label[0] = '\0';
+	for (p = strtok_r(base, "_", &save); p; p = next) {
+		next = strtok_r(NULL, "_", &save);
+		/* read_lat_p99: the read p99 latency */
+		if (!strcmp(p, "lat") && next && is_stat(next)) {
+			k += snprintf(t->label + k, sizeof(t->label) - k,
+				      "%s%s latency", k ? " " : "",
+				      spelled(next));
+			next = strtok_r(NULL, "_", &save);
+		} else {
+			k += snprintf(t->label + k, sizeof(t->label) - k,
+				      "%s%s", k ? " " : "", spelled(p));
+		}
+		if (k >= sizeof(t->label))
+			k = sizeof(t->label) - 1;
+	}
+	t->scale = 1;
+	if (!strcmp(u, "bytes") || !strcmp(u, "B")) {
+		for (i = 0; i < 4 && fabs(top) / t->scale >= 10 * 1024; i++)
+			t->scale *= 1024;
+		snprintf(u, sizeof(u), "%s", bin[i]);
+	}
+	/* "read ops (ops)" says it twice */
+	len = strlen(u);
+	if (!*u || (k > len && t->label[k - len - 1] == ' ' &&
+		    !strcmp(t->label + k - len, u)))
+		return;
+	if (!strcmp(u, "/s"))
+		snprintf(t->label + k, sizeof(t->label) - k, "/s");
+	else
+		snprintf(t->label + k, sizeof(t->label) - k, " (%s)", u);
+}
+
 static int metric_table(FILE *f, const struct view *v, const char *name)
 {
 	static const char *const head[] = { "config", "params", "n", "mean",
@@ -258,6 +289,8 @@ static int metric_table(FILE *f, const struct view *v, const char *name)
 	struct ranked *rk = calloc(v->n_keys + 1, sizeof(*rk));
 	struct grid g = { 0 };
 	const char *unit = NULL;
+	struct title t;
+	double top = 0;
 	size_t nr = 0;
 	int rc = -1, params = 0, lower;
 
@@ -288,8 +321,20 @@ static int metric_table(FILE *f, const struct view *v, const char *name)
 	if (!nr)
 		goto out;
 	lower = rank_lower_is_better(name, unit);
-	for (size_t i = 0; i < nr; i++)
+	for (size_t i = 0; i < nr; i++) {
 		rk[i].order = lower ? rk[i].s.mean : -rk[i].s.mean;
+		top = fmax(top, fmax(fabs(rk[i].s.hi), fabs(rk[i].s.lo)));
+	}
+	metric_title(name, unit, top, &t);
+	for (size_t i = 0; t.scale != 1 && i < nr; i++) {
+		struct res_stats *s = &rk[i].s;
+
+		s->mean /= t.scale;
+		s->sd /= t.scale;
+		s->ci /= t.scale;
+		s->hi /= t.scale;
+		s->lo /= t.scale;
+	}
 	qsort(rk, nr, sizeof(*rk), by_rank);
 	g.ncol = params ? 8 : 7;
 	g.left = params ? 2 : 1;
@@ -298,8 +343,12 @@ static int metric_table(FILE *f, const struct view *v, const char *name)
 		     head[3], head[4], head[5], head[6], head[7] }) ||
 	    table_rows(&g, v, rk, nr, params))
 		goto out;
-	fprintf(f, "\n%s%s%s%s, %s is better\n", name, *unit ? " [" : "",
-		unit, *unit ? "]" : "", lower ? "lower" : "higher");
+	if (strcmp(t.label, name))
+		fprintf(f, "\n%s: %s, %s is better\n", name, t.label,
+			lower ? "lower" : "higher");
+	else
+		fprintf(f, "\n%s, %s is better\n", name,
+			lower ? "lower" : "higher");
 	grid_print(f, &g);
 	rc = 0;
 out:
@@ -344,35 +393,150 @@ const char **rank_metric_names(const struct res_run *const *runs,
 	return names;
 }
 
-static int wanted(const char *name, const char *const *only)
-{
-	if (!only || !*only)
-		return 1;
-	for (; *only; only++)
-		if (!fnmatch(*only, name, 0))
-			return 1;
-	return 0;
-}
-
 int rank_tables(FILE *f, const struct res_run *const *runs, size_t n,
 		const char *const *only)
 {
+	const char *const every[] = { "*", NULL };
 	struct view v = { 0 };
 	const char **names = NULL;
+	char *done = NULL;
 	size_t n_names = 0;
 	int rc = -1;
 
+	if (!only || !*only)
+		only = every;
 	if (view_build(&v, runs, n))
 		goto out;
 	names = rank_metric_names(runs, n, 1, &n_names);
-	if (!names)
+	done = calloc(n_names + 1, 1);
+	if (!names || !done)
 		goto out;
 	rc = 0;
-	for (size_t i = 0; i < n_names && !rc; i++)
-		if (wanted(names[i], only))
-			rc = metric_table(f, &v, names[i]);
+	for (; *only && !rc; only++)
+		for (size_t i = 0; i < n_names && !rc; i++)
+			if (!done[i] && !fnmatch(*only, names[i], 0)) {
+				done[i] = 1;
+				rc = metric_table(f, &v, names[i]);
+			}
 out:
+	free(done);
 	free(names);
 	view_free(&v);
+	return rc;
+}
+
+/* ---- the filesystem configs --------------------------------------------- */
+
+/* The mean of name over the config rows (phase "") of label, in *v. */
+static int config_mean(const struct res_run *const *runs, size_t n,
+		       const char *label, const char *name, double *v)
+{
+	double sum = 0, x;
+	int k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!*runs[i]->phase && !strcmp(runs[i]->fs_label, label) &&
+		    results_value(runs[i], name, &x)) {
+			sum += x;
+			k++;
+		}
+	if (k)
+		*v = sum / k;
+	return k;
+}
+
+/* The unit of name in the config rows, "" if none says. */
+static const char *config_unit(const struct res_run *const *runs, size_t n,
+			       const char *name)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct res_metric *m = *runs[i]->phase ? NULL :
+					     results_metric(runs[i], name);
+
+		if (m && *m->unit)
+			return m->unit;
+	}
+	return "";
+}
+
+int rank_configs(FILE *f, const struct res_run *const *runs, size_t n)
+{
+	enum { FIXED = 4, MAX_M = GRID_COLS - FIXED };
+	const struct res_run **conf = calloc(n + 1, sizeof(*conf));
+	const struct res_run **first = calloc(n + 1, sizeof(*first));
+	const char **names = NULL, *row[GRID_COLS];
+	struct title t[MAX_M];
+	char num[MAX_M][48];
+	int dec[MAX_M];
+	struct grid g = { 0 };
+	size_t n_conf = 0, n_first = 0, n_names = 0;
+	int rc = -1;
+
+	if (!conf || !first)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		size_t k;
+
+		if (!*runs[i]->phase)
+			conf[n_conf++] = runs[i];
+		for (k = 0; k < n_first; k++)
+			if (!strcmp(first[k]->fs_label, runs[i]->fs_label))
+				break;
+		if (k == n_first)
+			first[n_first++] = runs[i];
+	}
+	names = rank_metric_names(conf, n_conf, 1, &n_names);
+	if (!names)
+		goto out;
+	if (n_names > MAX_M)
+		n_names = MAX_M;
+	g.ncol = FIXED + (int)n_names;
+	g.left = FIXED;
+	row[0] = "config";
+	row[1] = "type";
+	row[2] = "mkfs options";
+	row[3] = "mount options";
+	for (size_t m = 0; m < n_names; m++) {
+		double top = 0, v;
+
+		for (size_t k = 0; k < n_first; k++)
+			if (config_mean(conf, n_conf, first[k]->fs_label,
+					names[m], &v))
+				top = fmax(top, fabs(v));
+		metric_title(names[m], config_unit(conf, n_conf, names[m]),
+			     top, &t[m]);
+		dec[m] = digits(top / t[m].scale);
+		row[FIXED + m] = t[m].label;
+	}
+	if (grid_row(&g, row))
+		goto out;
+	for (size_t k = 0; k < n_first; k++) {
+		const struct res_run *x = first[k];
+
+		row[0] = x->fs_label;
+		row[1] = x->fs_type;
+		row[2] = *x->mkfs_opts ? x->mkfs_opts : "-";
+		row[3] = *x->mount_opts ? x->mount_opts : "-";
+		for (size_t m = 0; m < n_names; m++) {
+			double v;
+
+			if (config_mean(conf, n_conf, x->fs_label, names[m],
+					&v))
+				snprintf(num[m], sizeof(num[m]), "%.*f",
+					 dec[m], v / t[m].scale);
+			else
+				snprintf(num[m], sizeof(num[m]), "-");
+			row[FIXED + m] = num[m];
+		}
+		if (grid_row(&g, row))
+			goto out;
+	}
+	grid_print(f, &g);
+	rc = 0;
+out:
+	grid_free(&g);
+	free(names);
+	free(conf);
+	free(first);
 	return rc;
 }

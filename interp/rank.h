@@ -9,13 +9,25 @@
 /*
  * For each numeric metric of runs (the ok runs of one phase) that is a
  * measurement (not status, exit_status or a shape figure such as
- * threads or file_size_mib), in name order: a table with a row per
- * filesystem label and parameters — n, mean, stdev, 95% CI, high, low —
- * best first. With only (NULL-ended shell patterns, fnmatch), just the
- * metrics that match one. Returns 0, or -1 out of memory.
+ * threads or file_size_mib): a table with a row per filesystem label
+ * and parameters — n, mean, stdev, 95% CI, high, low — best first, under
+ * a title with its unit ("avg_lat_ms: average latency (ms)"; bytes in
+ * KiB, MiB or GiB). With only (NULL-ended shell patterns, fnmatch), the
+ * metrics that match one, in the order of the patterns (name order
+ * within one), each once; else every one in name order. Returns 0, or
+ * -1 out of memory.
  */
 int rank_tables(FILE *f, const struct res_run *const *runs, size_t n,
 		const char *const *only);
+
+/*
+ * The filesystem configs of runs (all of a run's), a row each in order of
+ * first appearance — a config whose phase runs were all skipped too:
+ * label, type, mkfs and mount options, and the mean of each measurement
+ * of its own rows (mkfs_s, mount_s, umount_s: "-" when it has none).
+ * Returns 0, or -1 out of memory.
+ */
+int rank_configs(FILE *f, const struct res_run *const *runs, size_t n);
 
 /*
  * 1 if a smaller value of this metric is better: its name ends in _s,

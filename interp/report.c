@@ -15,32 +15,49 @@
 enum { REPORT_OK = 0, REPORT_USAGE = 2 };
 
 const char report_usage[] =
-	"report RUNDIR [--format text|csv|html] [-o FILE] [--metric GLOB]...";
+	"report RUNDIR [--format text|csv|html] [-o FILE] [--metric GLOB]... "
+	"[--all]";
 
 const char report_help[] =
-"Read RUNDIR/results.csv and print, for every phase, the tables of the\n"
-"published studies: tiobench's four sections (Sequential/Random Reads/\n"
-"Writes; a row per filesystem config and thread count) when the phase\n"
-"reports rate_mbs, bonnie++'s two blocks when it reports bonnie_line,\n"
-"and for every metric a table with a row per filesystem config and\n"
-"parameters: n, mean, stdev, 95% confidence interval (mean +- t(0.975,\n"
-"n-1) s/sqrt(n); '-' for n < 2), high and low over the repetitions, best\n"
-"first. Lower is better for times, latencies, percentages and CPU: a\n"
+"Read RUNDIR/results.csv (and manifest.json) and print what the published\n"
+"studies print. By default, about a screen per phase:\n"
+"\n"
+"  - the filesystem configs: type, mkfs and mount options, mkfs, mount\n"
+"    and umount times;\n"
+"  - for each phase its key metrics, as its module names them (key = {\n"
+"    ... }, recorded in manifest.json): tiobench's four sections\n"
+"    (Sequential/Random Reads/Writes; a row per config and thread count)\n"
+"    when the phase reports rate_mbs, bonnie++'s two blocks when it\n"
+"    reports bonnie_line, and a table for each key metric those do not\n"
+"    show; an exec phase's key is its parser's, then seconds. A phase\n"
+"    without a key (or a run recorded before keys were) shows its\n"
+"    seconds, _mbs and _iops figures, or only its tiobench or bonnie++\n"
+"    tables when it has them;\n"
+"  - the phase runs that failed or were skipped, with their reasons.\n"
+"\n"
+"A metric's table has a row per filesystem config and parameters: n,\n"
+"mean, stdev, 95% confidence interval (mean +- t(0.975, n-1) s/sqrt(n);\n"
+"'-' for n < 2), high and low over the repetitions, best first, under\n"
+"its unit (rate (MB/s), latency (ms), seconds (s); bytes in KiB, MiB or\n"
+"GiB). Lower is better for times, latencies, percentages and CPU: a\n"
 "name ending in _s, _ms, _us, seconds, _latency, _pct or _cpu, a unit\n"
 "s, ms or us, and fs_used_bytes; higher is better for the rest and for\n"
 "rates (a name ending in per_s, per_sec, _iops, _mbs; a unit .../s). Only\n"
-"phase runs whose status is ok count; failed and skipped runs are\n"
-"counted, with their reasons, at the end.\n"
+"phase runs whose status is ok count.\n"
 "\n"
 "  --format text   the tables (default)\n"
 "  --format csv    wide CSV, one row per phase run: cell, rep, fs_label,\n"
 "                  fs_type, mkfs_opts, mount_opts, phase, phase_params,\n"
 "                  status, reason, then one column per metric, sorted\n"
+"                  (every metric: --metric and --all are for text)\n"
 "  --format html   not yet (exit 2)\n"
 "  -o FILE         write to FILE instead of standard output\n"
-"  --metric GLOB   only the metric tables whose name matches GLOB, e.g.\n"
-"                  'rate_mbs' or '*_lat_max_ms' (repeat for more; the\n"
-"                  tiobench and bonnie++ tables always show)\n"
+"  --metric GLOB   instead of the key metrics, the tables of the metrics\n"
+"                  whose name matches GLOB, e.g. 'rate_mbs' or\n"
+"                  '*_lat_p99_ms', in the order given (repeat for more;\n"
+"                  the tiobench and bonnie++ tables always show)\n"
+"  --all           every metric of every phase, and the configs' own\n"
+"                  metrics as tables\n"
 "\n"
 "Exit 0, or 2 on a usage error or when RUNDIR/results.csv cannot be\n"
 "read or the output cannot be written.\n";
@@ -48,8 +65,22 @@ const char report_help[] =
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 
 #define MAX_ONLY 64
+#define MAX_KEY 32	/* metrics of a phase's key that report reads */
 
 enum format { FMT_TEXT, FMT_CSV, FMT_HTML };
+
+/* Which tables a phase gets: its key metrics, --metric's, or --all. */
+enum view { VIEW_KEY, VIEW_METRIC, VIEW_ALL };
+
+struct pick {
+	enum view view;
+	const char *const *only;	/* --metric's globs */
+	json_t *phases;			/* manifest.json's, or NULL */
+};
+
+/* A phase without a key: its time and its throughput figures. */
+static const char *const fallback_key[] = { "seconds", "*_mbs", "*_iops",
+					    NULL };
 
 static int usage(const char *fmt, const char *arg)
 {
@@ -81,14 +112,10 @@ static const char *jstr(json_t *o, const char *path, const char *dflt)
 	return s ? s : dflt;
 }
 
-/* Who ran what where, from manifest.json when there is one. */
-static void text_header(FILE *f, const char *rundir, const struct results *r)
+/* Who ran what where, from manifest.json (m) when there is one. */
+static void text_header(FILE *f, const char *rundir, const struct results *r,
+			json_t *m)
 {
-	char path[4096];
-	json_t *m;
-
-	snprintf(path, sizeof(path), "%s/manifest.json", rundir);
-	m = json_load_file(path, 0, NULL);
 	fprintf(f, "fsplan report: %s\n", rundir);
 	if (!m) {
 		fprintf(f, "run %s (no readable manifest.json)\n",
@@ -105,7 +132,6 @@ static void text_header(FILE *f, const char *rundir, const struct results *r)
 		jstr(m, "system.cpu_model", "?"),
 		(long long)json_integer_value(json_object_get(
 			json_object_get(m, "system"), "cores")));
-	json_decref(m);
 }
 
 /* The ok runs of phase; the counts of every status in count[]. */
@@ -127,12 +153,79 @@ static const struct res_run **ok_runs(const struct results *r,
 	return runs;
 }
 
+/* The key of phase as the manifest's phases record it, into names
+ * (NULL-ended, borrowed from phases); how many, 0 when none. */
+static int manifest_key(json_t *phases, const char *phase,
+			const char **names, int max)
+{
+	size_t i, k;
+	json_t *o, *v;
+	int n = 0;
+
+	json_array_foreach(phases, i, o) {
+		const char *name = json_string_value(json_object_get(o,
+								     "name"));
+
+		if (!name || strcmp(name, phase))
+			continue;
+		json_array_foreach(json_object_get(o, "key"), k, v)
+			if (json_is_string(v) && n < max)
+				names[n++] = json_string_value(v);
+		break;
+	}
+	names[n] = NULL;
+	return n;
+}
+
+static int reported(const struct res_run *const *runs, size_t n,
+		    const char *name)
+{
+	double v;
+
+	for (size_t i = 0; i < n; i++)
+		if (results_value(runs[i], name, &v))
+			return 1;
+	return 0;
+}
+
+/*
+ * The key metrics' tables, but for what the tiobench (tio) and bonnie++
+ * (bon) tables already showed; without a key, those tables alone or the
+ * fallback.
+ */
+static int key_tables(FILE *f, const struct res_run *const *runs, size_t n,
+		      const char *phase, const struct pick *pick, int tio,
+		      int bon)
+{
+	const char *key[MAX_KEY + 1], *rest[MAX_KEY + 1];
+	int n_key = manifest_key(pick->phases, phase, key, MAX_KEY);
+	int k = 0, shown = 0, found = 0;
+
+	for (int i = 0; i < n_key; i++) {
+		if (classic_shows(key[i], tio, bon)) {
+			shown = 1;
+			continue;
+		}
+		found |= reported(runs, n, key[i]);
+		rest[k++] = key[i];
+	}
+	rest[k] = NULL;
+	if (found || shown)
+		return k ? rank_tables(f, runs, n, rest) : 0;
+	if (!n_key && (tio || bon))
+		return 0;
+	if (n_key)
+		fputs("\n(no run reported its key metrics: its seconds, _mbs "
+		      "and _iops figures instead)\n", f);
+	return rank_tables(f, runs, n, fallback_key);
+}
+
 static int text_phase(FILE *f, const struct results *r, const char *phase,
-		      const char *const *only)
+		      const struct pick *pick)
 {
 	size_t n, count[4], all;
 	const struct res_run **runs = ok_runs(r, phase, &n, count);
-	int rc = -1;
+	int rc = -1, tio, bon;
 
 	if (!runs)
 		return -1;
@@ -147,11 +240,32 @@ static int text_phase(FILE *f, const struct results *r, const char *phase,
 		rc = 0;
 		goto out;
 	}
-	if (classic_tiobench(f, runs, n) < 0 || classic_bonnie(f, runs, n) < 0
-	    || rank_tables(f, runs, n, only))
+	tio = classic_tiobench(f, runs, n);
+	bon = tio < 0 ? -1 : classic_bonnie(f, runs, n);
+	if (tio < 0 || bon < 0)
 		goto out;
-	rc = 0;
+	if (pick->view == VIEW_KEY && *phase)
+		rc = key_tables(f, runs, n, phase, pick, tio, bon);
+	else
+		rc = rank_tables(f, runs, n, pick->view == VIEW_METRIC ?
+				 pick->only : NULL);
 out:
+	free(runs);
+	return rc;
+}
+
+/* Every filesystem config of the run, with its own metrics. */
+static int text_configs(FILE *f, const struct results *r)
+{
+	const struct res_run **runs = calloc(r->n_runs + 1, sizeof(*runs));
+	int rc;
+
+	if (!runs)
+		return -1;
+	for (size_t i = 0; i < r->n_runs; i++)
+		runs[i] = &r->runs[i];
+	fputs("\n== filesystem configs ==\n", f);
+	rc = rank_configs(f, runs, r->n_runs);
 	free(runs);
 	return rc;
 }
@@ -218,17 +332,27 @@ static int text_footer(FILE *f, const struct results *r)
 }
 
 static int write_text(FILE *f, const char *rundir, const struct results *r,
-		      const char *const *only)
+		      struct pick *pick)
 {
 	const char **seen = calloc(r->n_runs + 1, sizeof(*seen));
+	char path[4096];
 	size_t n_seen = 0;
+	json_t *m;
 	int configs = 0, rc = -1;
 
 	if (!seen)
 		return -1;
-	text_header(f, rundir, r);
+	snprintf(path, sizeof(path), "%s/manifest.json", rundir);
+	m = json_load_file(path, 0, NULL);
+	pick->phases = json_object_get(m, "phases");
+	text_header(f, rundir, r, m);
+	if (pick->view == VIEW_KEY)
+		fputs("(each phase's key metrics: --metric GLOB for others, "
+		      "--all for every one)\n", f);
 	if (!r->n_runs)
 		fputs("\nresults.csv has no rows yet\n", f);
+	else if (text_configs(f, r))
+		goto out;
 	for (size_t i = 0; i < r->n_runs; i++) {
 		const char *phase = r->runs[i].phase;
 		size_t j;
@@ -240,13 +364,15 @@ static int write_text(FILE *f, const char *rundir, const struct results *r,
 		if (!*phase || j < n_seen)
 			continue;
 		seen[n_seen++] = phase;
-		if (text_phase(f, r, phase, only))
+		if (text_phase(f, r, phase, pick))
 			goto out;
 	}
-	if (configs && text_phase(f, r, "", only))
+	if (configs && pick->view != VIEW_KEY && text_phase(f, r, "", pick))
 		goto out;
 	rc = text_footer(f, r);
 out:
+	pick->phases = NULL;
+	json_decref(m);
 	free(seen);
 	return rc;
 }
@@ -323,12 +449,14 @@ static int write_csv(FILE *f, const struct results *r)
 /* ---- the command -------------------------------------------------------- */
 
 static int parse(int argc, char **argv, const char **rundir,
-		 enum format *fmt, const char **out, const char **only)
+		 enum format *fmt, const char **out, const char **only,
+		 enum view *view)
 {
 	static const struct option longs[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "metric", required_argument, NULL, 'm' },
+		{ "all", no_argument, NULL, 'a' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c, n_only = 0;
@@ -356,12 +484,20 @@ static int parse(int argc, char **argv, const char **rundir,
 				return usage("%s", "too many --metric");
 			only[n_only++] = optarg;
 			break;
+		case 'a':
+			*view = VIEW_ALL;
+			break;
 		case ':':
 			return usage("'%s' needs a value", argv[optind - 1]);
 		default:
 			return usage("unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	if (n_only && *view == VIEW_ALL)
+		return usage("%s", "--all shows every metric: it does not go "
+			     "with --metric");
+	if (n_only)
+		*view = VIEW_METRIC;
 	if (optind == argc)
 		return usage("%s", "which run? (a RUNDIR is required)");
 	*rundir = argv[optind++];
@@ -393,13 +529,14 @@ int report_command(int argc, char **argv)
 {
 	const char *rundir = NULL, *out = NULL, *only[MAX_ONLY + 1] = { 0 };
 	enum format fmt = FMT_TEXT;
+	struct pick pick = { VIEW_KEY, only, NULL };
 	struct results r;
 	struct diag d = { 0 };
 	char path[4096], msg[1024];
 	FILE *f;
 	int rc;
 
-	rc = parse(argc, argv, &rundir, &fmt, &out, only);
+	rc = parse(argc, argv, &rundir, &fmt, &out, only, &pick.view);
 	if (rc)
 		return rc;
 	if (fmt == FMT_HTML) {
@@ -428,7 +565,7 @@ int report_command(int argc, char **argv)
 		return REPORT_USAGE;
 	}
 	rc = fmt == FMT_CSV ? write_csv(f, &r) : write_text(f, rundir, &r,
-								 only);
+								 &pick);
 	if (rc)
 		fputs("fsplan report: out of memory\n", stderr);
 	if (out ? fclose(f) : fflush(f)) {

@@ -1,10 +1,12 @@
 /* test_report: `fsplan report` on hand-made results.csv files, and a run. */
 #include <criterion/criterion.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "e2e.h"
 #include "rank.h"
@@ -345,8 +347,8 @@ Test(report, metric_table_rows_best_first_with_stats)
 
 	fixture();
 	write_results();
-	cr_assert_eq(report(NULL, NULL), 0);
-	t = section("rate_mbs [MiB/s], higher is better");
+	cr_assert_eq(report("--all", NULL), 0);
+	t = section("rate_mbs: rate (MiB/s), higher is better");
 	expect_line(t, "config params n mean stdev 95% CI high low");
 	/* three ok repetitions; the failed fourth (1000) does not count */
 	expect_line(t, "ext4::defaults mode=seq_read threads=1 3 12.00 2.00 "
@@ -361,7 +363,7 @@ Test(report, metric_table_rows_best_first_with_stats)
 		     "ext4::defaults mode=seq_read threads=1",
 		     "ext4::defaults mode=rand_write threads=1");
 	/* lower is better: CPU 25% first, 60% last */
-	t = section("cpu_pct [%], lower is better");
+	t = section("cpu_pct: CPU (%), lower is better");
 	expect_order(t, "ext4::defaults mode=rand_write threads=1 1 25.00",
 		     "ext4::defaults mode=seq_read threads=1 3 50.00",
 		     "ext4::defaults mode=seq_read threads=2 2 60.00",
@@ -377,8 +379,10 @@ Test(report, metric_globs_pick_the_tables)
 	fixture();
 	write_results();
 	cr_assert_eq(report("--metric", "*_lat_ms"), 0);
-	cr_expect(strstr(output(), "\navg_lat_ms [ms], lower is better\n"));
-	cr_expect(strstr(output(), "\nmax_lat_ms [ms], lower is better\n"));
+	cr_expect(strstr(output(), "\navg_lat_ms: average latency (ms), lower "
+			 "is better\n"));
+	cr_expect(strstr(output(), "\nmax_lat_ms: max latency (ms), lower is "
+			 "better\n"));
 	cr_expect_null(strstr(output(), "\nrate_mbs"));
 	cr_expect_null(strstr(output(), "\nseconds"));
 	cr_expect(strstr(output(), "\nSequential Reads\n"), "the seeds' "
@@ -458,8 +462,273 @@ Test(report, footer_counts_what_did_not_count)
 	expect_line(t, "skipped jfs tio 1 run this kernel has no jfs "
 		    "filesystem");
 	expect_line(output(), "== phase tio: 9 of 11 phase runs ok ==");
+	/* every config, in order, the skipped one too, with its times */
+	t = section("== filesystem configs ==\n");
+	{
+		const char *head = line_with(t, "config type mkfs options "
+					     "mount options mkfs (s) umount (s)");
+		const char *a = line_with(t, "ext4::defaults ext4 - defaults "
+					  "0.5000 0.2500");
+		const char *b = line_with(t, "xfs::defaults xfs: - defaults "
+					  "0.7500 -");
+		const char *c = line_with(t, "jfs jfs - defaults - -");
+
+		cr_assert(head && a && b && c, "config rows missing:\n%s", t);
+		cr_expect_eq(head, strchr(t, '\n') + 1);
+		cr_expect(a < b && b < c && c < strstr(t, "\n== phase"),
+			  "configs in order, before the phases:\n%s", t);
+	}
+	/* --all: the configs' own metrics as tables too, at the end */
+	cr_assert_eq(report("--all", NULL), 0);
 	t = section("== filesystem configs: mkfs, mount, umount ==");
 	expect_line(t, "ext4::defaults 1 0.5000 - - 0.5000 0.5000");
+}
+
+/* ---- the key metrics ---------------------------------------------------- */
+
+static void write_manifest(const char *phases)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/manifest.json", dir);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "{\"run_id\": \"t\", \"status\": \"complete\", "
+		"\"phases\": %s}\n", phases);
+	cr_assert_eq(fclose(f), 0);
+}
+
+Test(report, key_metrics_from_the_manifest)
+{
+	const char *t;
+
+	fixture();
+	write_results();
+	/* tio's rate_mbs is in its tiobench sections; seconds is not */
+	write_manifest("[{\"name\": \"tio\", \"key\": [\"rate_mbs\", "
+		       "\"seconds\"]}, {\"name\": \"bon\", \"key\": "
+		       "[\"put_block\", \"get_block\"]}]");
+	cr_assert_eq(report(NULL, NULL), 0);
+	t = section("== phase tio: 9 of 11 phase runs ok ==");
+	cr_expect(strstr(t, "\nSequential Reads\n"));
+	t = section("\nseconds: seconds (s), lower is better\n");
+	expect_line(t, "ext4::defaults mode=seq_read threads=1 3 1.500");
+	cr_expect_null(strstr(output(), "\nrate_mbs"), "shown in the "
+		       "sections, not again:\n%s", output());
+	cr_expect_null(strstr(output(), "\ncpu_pct"));
+	cr_expect_null(strstr(output(), "\navg_lat_ms"));
+	/* bonnie's key is its blocks */
+	cr_expect(strstr(output(), "------Sequential Output------"));
+	cr_expect_null(strstr(output(), "\nput_block"));
+	cr_expect_null(strstr(output(), "\nputc_latency_us"));
+	cr_expect(strstr(output(), "(each phase's key metrics: --metric GLOB "
+			 "for others, --all for every one)\n"));
+
+	/* no key (an old run): the sections alone */
+	write_manifest("[{\"name\": \"tio\"}, {\"name\": \"bon\"}]");
+	cr_assert_eq(report(NULL, NULL), 0);
+	cr_expect(strstr(output(), "\nSequential Reads\n"));
+	cr_expect_null(strstr(output(), "\nseconds"), "%s", output());
+
+	/* a key that no run reported: the fallback, and a word why */
+	write_manifest("[{\"name\": \"tio\", \"key\": [\"nonesuch\"]}]");
+	cr_assert_eq(report(NULL, NULL), 0);
+	cr_expect(strstr(output(), "\n(no run reported its key metrics: its "
+			 "seconds, _mbs and _iops figures instead)\n"));
+	cr_expect(strstr(output(), "\nseconds: seconds (s), lower is "
+			 "better\n"));
+
+	/* --metric: those instead of the key, in the order asked */
+	cr_assert_eq(report("--metric", "seconds"), 0);
+	cr_expect(strstr(output(), "\nseconds: "));
+	cr_expect_null(strstr(output(), "(no run reported"));
+	cr_expect_eq(report("--all", "--metric=seconds"), 2, "--all is all");
+}
+
+/* A line count of the report. */
+static int lines_of(const char *t)
+{
+	int n = 0;
+
+	for (; *t; t++)
+		n += *t == '\n';
+	return n;
+}
+
+/* A phase module that declares its key, writing through one op tag. */
+static const char keyed_lua[] =
+"return {\n"
+"  params = { size = '1M' },\n"
+"  key = { 'io_mbs', 'io_lat_avg_ms' },\n"
+"  worker = function(w, ctx)\n"
+"    local f = assert(w:open('data' .. w.id, 'w'))\n"
+"    f:stream{ op = 'write', block = '4k', tag = 'io',\n"
+"              bytes = ctx.params.size }\n"
+"    assert(f:fsync())\n"
+"    f:close()\n"
+"  end,\n"
+"}\n";
+
+Test(report, key_metrics_of_a_real_run, .timeout = 180)
+{
+	const char *tmp, *t;
+	char rundir[256], path[512];
+	json_t *m, *phases, *key;
+	int rc, all;
+
+	e2e_require_root();
+	tmp = e2e_tmpdir();
+	e2e_write(tmp, "keyed.lua", keyed_lua);
+	snprintf(rundir, sizeof(rundir), "%s/run", tmp);
+	rc = e2e_fsplan((const char *[]){ "run", e2e_write(tmp, "plan.yaml",
+		"fsplan: 1\n"
+		"name: keys\n"
+		"target: {image: 64M}\n"
+		"repeat: 2\n"
+		"filesystems:\n"
+		"  - {type: ext4, mount: [defaults, noatime]}\n"
+		"phases:\n"
+		"  - name: w\n"
+		"    use: keyed.lua\n"
+		"  - name: sh\n"
+		"    exec: \"test ${n} -eq 1\"\n"
+		"    matrix: {n: [1, 2]}\n"
+		"  - name: sb\n"
+		"    exec: 'printf \"Latency (ms):\\n    avg: 2.5\\n\"'\n"
+		"    parse: sysbench\n"),
+		"-o", rundir, "-q", NULL });
+	cr_assert_eq(rc, 1, "fsplan run: exit %d (n=2 fails): %s", rc,
+		     e2e_err);
+	/* the manifest carries each phase's key */
+	snprintf(path, sizeof(path), "%s/manifest.json", rundir);
+	m = json_load_file(path, 0, NULL);
+	cr_assert_not_null(m);
+	phases = json_object_get(m, "phases");
+	cr_expect_str_eq(json_string_value(json_array_get(json_object_get(
+		json_array_get(phases, 0), "key"), 0)), "io_mbs");
+	cr_expect_str_eq(json_string_value(json_array_get(json_object_get(
+		json_array_get(phases, 0), "key"), 1)), "io_lat_avg_ms");
+	cr_expect_eq(json_array_size(json_object_get(json_array_get(phases,
+		0), "key")), 2);
+	cr_expect_str_eq(json_string_value(json_array_get(json_object_get(
+		json_array_get(phases, 1), "key"), 0)), "seconds");
+	/* a parse: phase's: its parser's (lua/parse/sysbench.lua), then
+	 * seconds */
+	key = json_object_get(json_array_get(phases, 2), "key");
+	cr_expect_str_eq(json_string_value(json_array_get(key, 0)),
+			 "reads_per_s");
+	cr_expect_str_eq(json_string_value(json_array_get(key, 4)),
+			 "lat_avg_ms");
+	cr_expect_str_eq(json_string_value(json_array_get(key, 5)),
+			 "seconds");
+	cr_expect_eq(json_array_size(key), 6);
+	json_decref(m);
+
+	snprintf(dir, sizeof(dir), "%s", rundir);
+	snprintf(out, sizeof(out), "%s/all.txt", tmp);
+	cr_assert_eq(report("--all", NULL), 0);
+	all = lines_of(output());
+	snprintf(out, sizeof(out), "%s/key.txt", tmp);
+	cr_assert_eq(report(NULL, NULL), 0);
+	t = output();
+	/* what it shows: the configs, the key tables in the key's order,
+	 * the exec phase's seconds, the failures with their reason */
+	t = section("== filesystem configs ==\n");
+	expect_line(t, "ext4::defaults ext4 - defaults ");
+	expect_line(t, "ext4::noatime ext4 - noatime ");
+	t = section("== phase w: 4 of 4 phase runs ok ==");
+	cr_assert(strstr(t, "\nio_mbs: io (MiB/s), higher is better\n"), "%s",
+		  t);
+	cr_expect_lt(strstr(t, "\nio_mbs: "), strstr(t, "\nio_lat_avg_ms: "
+						     "io average latency (ms), "
+						     "lower is better\n"));
+	expect_line(strstr(t, "\nio_mbs: "), "ext4::noatime 2 ");
+	t = section("== phase sh: 4 of 8 phase runs ok ==");
+	cr_expect(strstr(t, "\nseconds: seconds (s), lower is better\n"));
+	expect_line(t, "ext4::defaults n=1 2 ");
+	t = section("== phase sb: 4 of 4 phase runs ok ==");
+	cr_assert(strstr(t, "\nlat_avg_ms: average latency (ms), lower is "
+			 "better\n"), "%s", t);
+	expect_line(strstr(t, "\nlat_avg_ms: "), "ext4::defaults 2 2.500");
+	cr_expect(strstr(t, "\nseconds: seconds (s), lower is better\n"));
+	cr_expect_lt(strstr(t, "\nlat_avg_ms: "), strstr(t, "\nseconds: "));
+	t = section("== phase runs: 12 ok, 4 failed, 0 skipped ==");
+	expect_line(t, "failed ext4::defaults sh 2 runs exit status 1");
+	expect_line(t, "failed ext4::noatime sh 2 runs exit status 1");
+	/* what it leaves out */
+	t = output();
+	cr_expect_null(strstr(t, "_lat_p50_ms"), "%s", t);
+	cr_expect_null(strstr(t, "\nfs_used_bytes"));
+	cr_expect_null(strstr(t, "\ncpu_pct"));
+	cr_expect_null(strstr(t, "\nio_ops"));
+	cr_expect_null(strstr(t, "\nmkfs_s"));
+	cr_expect_gt(strstr(t, "\nseconds: "), strstr(t, "== phase sh"),
+		     "w's key has no seconds:\n%s", t);
+	cr_expect_lt(lines_of(t), 90, "%d lines:\n%s", lines_of(t), t);
+	cr_expect_gt(all, 3 * lines_of(t), "--all: %d lines", all);
+
+	/* --all brings every metric back */
+	snprintf(out, sizeof(out), "%s/all.txt", tmp);
+	t = output();
+	cr_expect(strstr(t, "\nio_lat_p50_ms: io p50 latency (ms), lower is "
+			 "better\n"));
+	cr_expect(strstr(t, "\nfs_used_bytes: fs used ("), "%s", t);
+	cr_expect(strstr(t, "\ncpu_pct: CPU (%), lower is better\n"));
+	cr_expect(strstr(t, "\nmkfs_s: mkfs (s), lower is better\n"));
+
+	/* an old run directory, without keys: seconds, _mbs and _iops */
+	snprintf(path, sizeof(path), "%s/manifest.json", rundir);
+	cr_assert_eq(unlink(path), 0);
+	snprintf(out, sizeof(out), "%s/old.txt", tmp);
+	cr_assert_eq(report(NULL, NULL), 0);
+	t = section("== phase w: 4 of 4 phase runs ok ==");
+	cr_expect(strstr(t, "\nseconds: seconds (s), lower is better\n"));
+	cr_expect(strstr(t, "\nio_mbs: io (MiB/s), higher is better\n"));
+	cr_expect(strstr(t, "\nio_iops: io (ops/s), higher is better\n"));
+	cr_expect_null(strstr(t, "\nio_lat_avg_ms"), "%s", t);
+	cr_expect_null(strstr(output(), "_lat_p50_ms"));
+}
+
+/* `fsplan check` loads the modules: a bad key is an error naming the file. */
+Test(report, a_bad_key_is_an_error_at_check)
+{
+	static const struct { const char *key, *want; } bad[] = {
+		{ "{ 'rate_mbs', 'rate mbs' }",
+		  "/bad.lua: key[2]: 'rate mbs' is not a metric name" },
+		{ "{ 'rate_mbs', 7 }",
+		  "/bad.lua: key[2]: a number is not a metric name" },
+		{ "'rate_mbs'",
+		  "/bad.lua: 'key' is a list of metric names" },
+		{ "{}", "/bad.lua: 'key' names 1 to 16 metrics, not 0" },
+		{ "{ 'a', 'a' }", "/bad.lua: key[2]: 'a' is already key[1]" },
+		{ "{ 'a', x = 'b' }", "/bad.lua: 'key' is a list of metric "
+		  "names, without other keys" },
+	};
+	const char *tmp = e2e_tmpdir(), *plan;
+	char module[256];
+	int rc;
+
+	plan = e2e_write(tmp, "plan.yaml", "fsplan: 1\n"
+		"name: bad-key\n"
+		"filesystems: [{type: ext4}]\n"
+		"phases:\n"
+		"  - use: bad.lua\n");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(module, sizeof(module), "return { key = %s, worker = "
+			 "function() end }\n", bad[i].key);
+		e2e_write(tmp, "bad.lua", module);
+		rc = e2e_fsplan((const char *[]){ "check", plan, NULL });
+		cr_expect_eq(rc, 2, "key = %s: exit %d", bad[i].key, rc);
+		cr_expect(strstr(e2e_err, bad[i].want), "key = %s: '%s' lacks "
+			  "'%s'", bad[i].key, e2e_err, bad[i].want);
+		cr_expect(strstr(e2e_err, "plan.yaml:5:10: "), "at the use: "
+			  "%s", e2e_err);
+	}
+	e2e_write(tmp, "bad.lua", "return { key = { 'rate_mbs', 'g0.read_"
+		  "iops' }, worker = function() end }\n");
+	rc = e2e_fsplan((const char *[]){ "check", plan, NULL });
+	cr_expect_eq(rc, 0, "a good key: exit %d: %s", rc, e2e_err);
 }
 
 /* ---- csv ---------------------------------------------------------------- */
@@ -586,10 +855,13 @@ Test(report, a_real_run_with_repetitions, .timeout = 180)
 	t = section("Sequential Writes\n=================\n");
 	expect_line(t, want);
 	cr_expect(strstr(output(), "Sequential Reads\n"));
-	t = section("\nrate_mbs, higher is better");
+	/* tio.lua declares no key: its tiobench sections are its view */
+	cr_expect_null(strstr(output(), "\nrate_mbs"), "%s", output());
+	/* --all: every metric's table, the configs' at the end */
+	cr_assert_eq(report("--all", NULL), 0);
+	t = section("\nrate_mbs: rate (MB/s), higher is better");
 	expect_line(t, "ext4::defaults mode=seq_read threads=1 2 ");
-	/* the end of the report: the config tables and the counts */
-	cr_expect(strstr(output(), "\nmkfs_s [s], lower is better\n"));
+	cr_expect(strstr(output(), "\nmkfs_s: mkfs (s), lower is better\n"));
 	/* the wide CSV: a header and 16 phase runs + 2 config rows */
 	snprintf(out, sizeof(out), "%s/wide.csv", tmp);
 	cr_assert_eq(report("--format", "csv"), 0);
