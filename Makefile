@@ -2,7 +2,7 @@
 #   make            ./fsplan
 #   make deps       install the Debian packages the build, tests and demos need
 #   make check      deps, an -Werror ASan/UBSan build, the Criterion suite
-#   make demo       run plans/quick.yaml
+#   make demo       run plans/demo.yaml and print its report
 #   make fuzz       libFuzzer on the plan loader (FUZZ_SECONDS, default 60)
 #   make bench      the benchmarks in bench/
 #   make install    PREFIX=/usr/local
@@ -110,14 +110,19 @@ test:
 # ---- demo, fuzz, bench ---------------------------------------------------
 
 # Runs as root (it makes and mounts loop images); the phases run as nobody.
+# A couple of minutes: plans/demo.yaml over ext4 and xfs, its bonnie++
+# lines through bon_csv2txt, then the report.
 demo: deps fsplan
-	./fsplan check plans/quick.yaml
-	./fsplan expand plans/quick.yaml
-	./fsplan run plans/quick.yaml -o results/demo-$$(date +%Y%m%d-%H%M%S)
-	@d=$$(ls -d results/demo-* | tail -n 1); \
-	echo "== $$d/results.csv: seconds per phase run"; \
-	awk -F, '$$10 == "seconds" { printf "  %-28s %s s\n", $$2, $$11 }' \
-		"$$d/results.csv"
+	./fsplan check plans/demo.yaml
+	@d=results/demo-$$(date +%Y%m%d-%H%M%S); \
+	echo "./fsplan run plans/demo.yaml -o $$d"; \
+	./fsplan run plans/demo.yaml -o $$d; rc=$$?; \
+	if [ -s $$d/bonnie.csv ]; then \
+		echo; echo "== bon_csv2txt < $$d/bonnie.csv"; \
+		bon_csv2txt < $$d/bonnie.csv; \
+	fi; \
+	echo; echo "== ./fsplan report $$d"; \
+	./fsplan report $$d; exit $$rc
 
 FUZZ         := build/fuzz
 FUZZ_SECONDS ?= 60

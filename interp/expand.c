@@ -438,7 +438,7 @@ int expand_plan(const struct plan *p, struct expansion **out,
 	e = calloc(1, sizeof(*e));
 	if (!e || !(e->confs = calloc(n_total ? n_total : 1,
 				      sizeof(*e->confs))) ||
-	    !(e->keys = calloc(p->n_phases + 1, sizeof(*e->keys)))) {
+	    !(e->checked = calloc(p->n_phases + 1, sizeof(*e->checked)))) {
 		if (e)
 			free(e->confs);
 		free(e);
@@ -518,7 +518,7 @@ void expansion_free(struct expansion *e)
 		free(e->cells[i].id);
 	free(e->confs);
 	free(e->cells);
-	free(e->keys);
+	free(e->checked);
 	free(e);
 }
 

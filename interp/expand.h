@@ -46,6 +46,18 @@ struct phase_key {
 	char name[PHASE_KEY_MAX + 1][64];	/* metric names, NUL-ended */
 };
 
+/*
+ * What checking a phase's module found, for the root parent: its key,
+ * and the string defaults of its parameters that may name files (a
+ * module's own ctx.input default), which root reads before the drop.
+ */
+#define PHASE_INPUTS 8
+struct phase_checked {
+	struct phase_key key;
+	int n_inputs;
+	char input[PHASE_INPUTS][256];
+};
+
 struct expansion {
 	const struct plan *plan;
 	struct fsconf *confs;
@@ -53,7 +65,7 @@ struct expansion {
 	struct cell *cells;
 	size_t n_cells;
 	size_t n_selected;
-	struct phase_key *keys;	/* per plan phase; set by phase_check_all */
+	struct phase_checked *checked;	/* per plan phase; phase_check_all */
 };
 
 /*

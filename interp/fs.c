@@ -366,6 +366,15 @@ int fs_mount(const char *type, const char *opts, const char *dev,
 	return 0;
 }
 
+int fs_bind(const char *src, const char *dir, char *err, size_t errlen)
+{
+	if (!mount(src, dir, NULL, MS_BIND, NULL))
+		return 0;
+	snprintf(err, errlen, "cannot bind %.300s on %s: %s", src, dir,
+		 strerror(errno));
+	return -1;
+}
+
 int fs_umount(const char *dir, char *err, size_t errlen)
 {
 	for (int i = 0; i < 50; i++) {

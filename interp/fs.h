@@ -37,6 +37,8 @@ int fs_mkfs(const char *type, const char *opts, const char *dev, int force,
  * flags (ro, noatime, nodev, ...) and the rest as the fs's data. */
 int fs_mount(const char *type, const char *opts, const char *dev,
 	     const char *dir, char *err, size_t errlen);
+/* A bind mount of the directory src on dir (target.dir). */
+int fs_bind(const char *src, const char *dir, char *err, size_t errlen);
 /* umount, retrying a busy mount for a few seconds. */
 int fs_umount(const char *dir, char *err, size_t errlen);
 

@@ -8,11 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <lauxlib.h>
 
 #include "child.h"
+#include "expand.h"
 #include "fs.h"
 #include "lrun.h"
 #include "lworker.h"
@@ -59,43 +61,125 @@ static void fail(const char *what, const char *msg)
 		(int)strcspn(msg, "\n"), msg);
 }
 
+/* Where ctx.input looks for a parameter's value: relative to the plan. */
+static int input_path(const char *plandir, const char *val, char *path,
+		      size_t len)
+{
+	int n = val[0] == '/' ? snprintf(path, len, "%s", val)
+			      : snprintf(path, len, "%s/%s", plandir, val);
+
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+static void preread(struct lrun_job *j, const char *val)
+{
+	char path[4200];
+	struct lrun_input *in;
+	struct stat st;
+	int fd, more;
+
+	if (!val || !*val || strchr(val, '\n') ||
+	    input_path(j->e->plan->dir, val, path, sizeof(path)) ||
+	    stat(path, &st) || !S_ISREG(st.st_mode) ||
+	    j->n_inputs == LRUN_MAX_INPUTS)
+		return;
+	for (int i = 0; i < j->n_inputs; i++)
+		if (!strcmp(j->inputs[i].path, path))
+			return;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;		/* then the phase tries as runas */
+	in = &j->inputs[j->n_inputs];
+	in->text = fs_read_all(fd, LRUN_MAX_INPUT, &in->len, &more);
+	close(fd);
+	in->path = strdup(path);
+	if (!in->text || !in->path || more) {
+		free(in->text);
+		free(in->path);
+		return;
+	}
+	j->n_inputs++;
+}
+
+void lrun_preread(struct lrun_job *j)
+{
+	const struct plan_phase *ph = &j->e->plan->phases[j->c->phase];
+
+	for (int i = 0; i < ph->n_with; i++) {
+		char *v = cell_with(j->e, j->c, ph->with[i].key);
+
+		preread(j, v);
+		free(v);
+	}
+	for (int i = 0; i < ph->n_matrix; i++)
+		preread(j, cell_coord(j->e, j->c, ph->matrix[i].name));
+	if (j->e->checked) {
+		const struct phase_checked *chk = &j->e->checked[j->c->phase];
+
+		for (int i = 0; i < chk->n_inputs; i++)
+			preread(j, chk->input[i]);
+	}
+}
+
+void lrun_job_free(struct lrun_job *j)
+{
+	for (int i = 0; i < j->n_inputs; i++) {
+		free(j->inputs[i].path);
+		free(j->inputs[i].text);
+	}
+	j->n_inputs = 0;
+	free((char *)j->text);
+	j->text = NULL;
+}
+
 /*
  * ctx.input(name): the contents of the file a string parameter names (a
- * dbench loadfile, say), read-only, as runas — a relative path is taken
- * from the plan's directory. Returns the text, or nil, message, errno.
+ * dbench loadfile, say); a relative path is taken from the plan's
+ * directory. What the plan itself names was read by root before the
+ * fork (lrun_preread: the plan's directory may be a 0700 home); a
+ * module's own default is read here, as runas. Returns the text, or
+ * nil, message, errno.
  */
 static int ctx_input(lua_State *L)
 {
+	const struct lrun_job *j = lua_touserdata(L, lua_upvalueindex(2));
 	const char *name = luaL_checkstring(L, 1);
-	const char *dir = lua_tostring(L, lua_upvalueindex(2));
-	char path[4200];
+	char path[4200], *buf;
 	const char *val;
-	luaL_Buffer b;
-	FILE *f;
-	size_t n, total = 0;
+	struct stat st;
+	ssize_t n;
+	size_t got = 0;
+	int fd;
 
 	lua_getfield(L, lua_upvalueindex(1), name);
 	val = lua_tostring(L, -1);
 	if (!val)
 		return luaL_error(L, "input: '%s' is not a string parameter",
 				  name);
-	if (val[0] == '/')
-		snprintf(path, sizeof(path), "%s", val);
-	else
-		snprintf(path, sizeof(path), "%s/%s", dir, val);
-	f = fopen(path, "re");
-	if (!f)
+	if (input_path(j->e->plan->dir, val, path, sizeof(path)))
+		return lw_fail(L, val, ENAMETOOLONG);
+	for (int i = 0; i < j->n_inputs; i++)
+		if (!strcmp(j->inputs[i].path, path)) {
+			lua_pushlstring(L, j->inputs[i].text,
+					j->inputs[i].len);
+			return 1;
+		}
+	if (stat(path, &st))
 		return lw_fail(L, path, errno);
-	luaL_buffinit(L, &b);
-	do {
-		char *p = luaL_prepbuffer(&b);
-
-		n = fread(p, 1, LUAL_BUFFERSIZE, f);
-		luaL_addsize(&b, n);
-		total += n;
-	} while (n > 0 && total < (64u << 20));
-	fclose(f);
-	luaL_pushresult(&b);
+	if (!S_ISREG(st.st_mode) || st.st_size > LRUN_MAX_INPUT)
+		return lw_fail(L, path, S_ISREG(st.st_mode) ? EFBIG : EINVAL);
+	/* the buffer first: nothing can raise while the file is open */
+	buf = lua_newuserdatauv(L, (size_t)st.st_size + 1, 0);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return lw_fail(L, path, errno);
+	while (got < (size_t)st.st_size &&
+	       ((n = read(fd, buf + got, (size_t)st.st_size - got)) > 0 ||
+		(n < 0 && errno == EINTR)))
+		if (n > 0)
+			got += (size_t)n;
+	close(fd);
+	lua_pushlstring(L, buf, got);
 	return 1;
 }
 
@@ -131,7 +215,7 @@ static void push_ctx(lua_State *L, struct shared *sh)
 	lua_pushinteger(L, sh->workers);
 	lua_setfield(L, -2, "workers");
 	lua_pushvalue(L, -1);
-	lua_pushstring(L, j->e->plan->dir);
+	lua_pushlightuserdata(L, (void *)j);
 	lua_pushcclosure(L, ctx_input, 2);
 	lua_setfield(L, -3, "input");
 	lua_setfield(L, -2, "params");

@@ -7,6 +7,16 @@
 
 #include "expand.h"
 
+/* A file the plan names, read by root for ctx.input. */
+struct lrun_input {
+	char *path;
+	char *text;
+	size_t len;
+};
+
+#define LRUN_MAX_INPUTS 24
+#define LRUN_MAX_INPUT (64 << 20)
+
 struct lrun_job {
 	const struct expansion *e;
 	const struct cell *c;
@@ -19,7 +29,17 @@ struct lrun_job {
 	uint64_t ram_bytes;
 	double timeout_s;
 	size_t mem_bytes;		/* allocator cap per Lua state */
+	struct lrun_input inputs[LRUN_MAX_INPUTS];
+	int n_inputs;
 };
+
+/* In the root parent, before the fork: read every file that one of the
+ * cell's `with` or phase-matrix values, or one of the module's string
+ * defaults (as the check found them), names — relative to the plan, or
+ * absolute — for ctx.input: runas may not reach the plan's directory. */
+void lrun_preread(struct lrun_job *j);
+/* The source text and the inputs. */
+void lrun_job_free(struct lrun_job *j);
 
 /*
  * The child body (see child.h) of a Lua phase. In the work directory,

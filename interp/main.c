@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "diag.h"
+#include "execpath.h"
 #include "expand.h"
+#include "libsrc.h"
 #include "phase.h"
 #include "plan.h"
 #include "report.h"
@@ -165,9 +167,11 @@ static void free_opts(struct opts *o)
 static int load(struct opts *o, struct plan **p, struct expansion **e)
 {
 	struct diag d = { 0 };
+	struct runas who;
 
 	if (plan_load(p, o->plan, o->defs, o->n_defs, &d) ||
-	    expand_plan(*p, e, &d) || phase_check_all(*e, (*p)->runas, &d)) {
+	    expand_plan(*p, e, &d) || phase_check_all(*e, (*p)->runas, &d) ||
+	    privdrop_resolve((*p)->runas, &who, &d)) {
 		expansion_free(*e);
 		*e = NULL;
 		diag_print(&d);
@@ -175,6 +179,7 @@ static int load(struct opts *o, struct plan **p, struct expansion **e)
 		*p = NULL;
 		return EXIT_PLAN;
 	}
+	execpath_warn(*e, &who);
 	return 0;
 }
 
@@ -190,6 +195,7 @@ static int cmd_check(int argc, char **argv)
 	expansion_free(e);
 	plan_free(p);
 	free_opts(&o);
+	libsrc_free();
 	return rc;
 }
 

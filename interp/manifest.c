@@ -83,8 +83,9 @@ static json_t *phases_json(const struct expansion *e)
 		if (ph->parse.s)
 			json_object_set_new(o, "parse",
 					    json_string(ph->parse.s));
-		if (e->keys && e->keys[i].n)
-			json_object_set_new(o, "key", key_json(&e->keys[i]));
+		if (e->checked && e->checked[i].key.n)
+			json_object_set_new(o, "key",
+					    key_json(&e->checked[i].key));
 		json_object_set_new(o, "timeout_s", json_real(ph->timeout_s));
 		json_array_append_new(a, o);
 	}

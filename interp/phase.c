@@ -13,6 +13,7 @@
 #include "fs.h"
 #include "lparse.h"
 #include "metrics.h"
+#include "libsrc.h"
 #include "phase.h"
 #include "privdrop.h"
 #include "sandbox.h"
@@ -338,6 +339,22 @@ static int parse_value(enum param_type t, const char *s, double *out)
 	return -1;
 }
 
+/* What the classic tools call their workers: tiobench's threads,
+ * dbench's clients, fio's numjobs, ffsb's num_threads, ... */
+static int is_workers_word(const char *key)
+{
+	static const char *const words[] = {
+		"threads", "thread", "clients", "client", "procs", "processes",
+		"nprocs", "numjobs", "jobs", "num_threads", "nthreads",
+		"num_clients", "tasks",
+	};
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(*words); i++)
+		if (!strcmp(key, words[i]))
+			return 1;
+	return 0;
+}
+
 static int unknown_keys(const struct expansion *e, const struct plan_phase *ph,
 			const struct phase_decl *decl, struct diag *d)
 {
@@ -360,6 +377,12 @@ static int unknown_keys(const struct expansion *e, const struct plan_phase *ph,
 			found |= !strcmp(names[i], key);
 		if (found)
 			continue;
+		if (is_workers_word(key))
+			return diag_set(d, e->plan->file, e->plan->text, pos,
+					"phase '%s' has no parameter '%s' "
+					"(did you mean 'workers'? fsplan has "
+					"one word for threads, clients and "
+					"processes)", ph->name, key);
 		hint = diag_suggest(key, names, n);
 		return diag_set(d, e->plan->file, e->plan->text, pos,
 				"phase '%s' has no parameter '%s'%s%s%s",
@@ -465,10 +488,28 @@ static int exec_key(const struct plan *p, int ph, struct phase_key *key,
 	return rc;
 }
 
-/* Check every phase here, in whatever process this is, and fill keys[];
+/* String defaults that could name a file, for ctx.input: root reads
+ * them before the drop when they exist (lrun_preread). */
+static void input_defaults(const struct phase_decl *decl,
+			   struct phase_checked *out)
+{
+	for (int i = 0; i < decl->n_params && out->n_inputs < PHASE_INPUTS;
+	     i++) {
+		const struct param_decl *pd = &decl->params[i];
+
+		if (pd->type != PARAM_STRING || !pd->dflt || !pd->dflt[0] ||
+		    strlen(pd->dflt) >= sizeof(out->input[0]) ||
+		    strchr(pd->dflt, '\n'))
+			continue;
+		snprintf(out->input[out->n_inputs++], sizeof(out->input[0]),
+			 "%s", pd->dflt);
+	}
+}
+
+/* Check every phase here, in whatever process this is, and fill out[];
  * text[ph] is the module's source when the caller read it, else NULL. */
 static int check_here(const struct expansion *e, char **text, size_t *tlen,
-		      struct phase_key *keys, struct diag *d)
+		      struct phase_checked *out, struct diag *d)
 {
 	const struct plan *p = e->plan;
 
@@ -481,7 +522,7 @@ static int check_here(const struct expansion *e, char **text, size_t *tlen,
 		int rc = 0;
 
 		if (!p->phases[ph].use.s) {
-			if (exec_key(p, ph, &keys[ph], d))
+			if (exec_key(p, ph, &out[ph].key, d))
 				return -1;
 			continue;
 		}
@@ -497,7 +538,8 @@ static int check_here(const struct expansion *e, char **text, size_t *tlen,
 			return diag_set(d, p->file, p->text,
 					p->phases[ph].use.pos, "%s", err);
 		}
-		keys[ph] = decl.key;
+		out[ph].key = decl.key;
+		input_defaults(&decl, &out[ph]);
 		for (size_t i = 0; i < e->n_cells && !rc; i++) {
 			const struct cell *c = &e->cells[i];
 			struct param_val *vals;
@@ -524,21 +566,29 @@ static int check_here(const struct expansion *e, char **text, size_t *tlen,
 	return 0;
 }
 
-/* Whether what the checking child sent is a key per phase, each 0 to
- * PHASE_KEY_MAX + 1 metric names: the parent trusts nothing else. */
-static int keys_ok(const struct phase_key *keys, int n)
+/* Whether what the checking child sent is, per phase, a key of 0 to
+ * PHASE_KEY_MAX + 1 metric names and 0 to PHASE_INPUTS strings: the
+ * parent trusts nothing else. */
+static int checked_ok(const struct phase_checked *c, int n)
 {
 	for (int ph = 0; ph < n; ph++) {
-		if (keys[ph].n < 0 || keys[ph].n > PHASE_KEY_MAX + 1)
-			return 0;
-		for (int k = 0; k < keys[ph].n; k++) {
-			const char *s = keys[ph].name[k];
-			size_t len = strnlen(s, sizeof(keys[ph].name[k]));
+		const struct phase_key *key = &c[ph].key;
 
-			if (len == sizeof(keys[ph].name[k]) ||
+		if (key->n < 0 || key->n > PHASE_KEY_MAX + 1 ||
+		    c[ph].n_inputs < 0 || c[ph].n_inputs > PHASE_INPUTS)
+			return 0;
+		for (int k = 0; k < key->n; k++) {
+			const char *s = key->name[k];
+			size_t len = strnlen(s, sizeof(key->name[k]));
+
+			if (len == sizeof(key->name[k]) ||
 			    !metrics_metric_name_ok(s, len))
 				return 0;
 		}
+		for (int i = 0; i < c[ph].n_inputs; i++)
+			if (strnlen(c[ph].input[i], sizeof(c[ph].input[i])) ==
+			    sizeof(c[ph].input[i]))
+				return 0;
 	}
 	return 1;
 }
@@ -565,29 +615,34 @@ static ssize_t read_full(int fd, void *buf, size_t len)
 int phase_check_all(struct expansion *e, const char *runas, struct diag *d)
 {
 	struct runas who;
-	struct phase_key *keys;
+	struct phase_checked *got;
 	char **text;
 	size_t *tlen, ksize, room;
 	int pfd[2], status, any = 0, np = e->plan->n_phases;
 	ssize_t n = -1;
 	pid_t pid;
 
+	/* before any child: runas may not reach the library's directory */
+	if (libsrc_load(plan_library_dir()))
+		return diag_set(d, e->plan->file, NULL, (struct pos){ 0, 0 },
+				"cannot read the phase library %s: %s",
+				plan_library_dir(), strerror(errno));
 	for (int i = 0; i < np; i++)
 		any |= e->plan->phases[i].use.s || e->plan->phases[i].parse.s;
 	if (!any || geteuid() != 0)
-		return check_here(e, NULL, NULL, e->keys, d);
+		return check_here(e, NULL, NULL, e->checked, d);
 	/* root: the Lua runs in a child that holds nothing, on sources
 	 * read here (runas may not reach the plan's directory); it
-	 * sends a diag on failure, the keys of every phase on success */
+	 * sends a diag on failure, what it found of every phase on success */
 	if (privdrop_resolve(runas, &who, d))
 		return -1;
-	ksize = (size_t)np * sizeof(*keys);
+	ksize = (size_t)np * sizeof(*got);
 	room = ksize > sizeof(*d) ? ksize : sizeof(*d);
-	keys = calloc(1, room);
+	got = calloc(1, room);
 	text = calloc(np + 1, sizeof(*text));
 	tlen = calloc(np + 1, sizeof(*tlen));
-	if (!keys || !text || !tlen || pipe(pfd)) {
-		free(keys);
+	if (!got || !text || !tlen || pipe(pfd)) {
+		free(got);
 		free(text);
 		free(tlen);
 		return diag_set(d, e->plan->file, NULL, (struct pos){ 0, 0 },
@@ -610,45 +665,45 @@ int phase_check_all(struct expansion *e, const char *runas, struct diag *d)
 				 "privilege drop failed: %s", why);
 			rc = -1;
 		} else {
-			rc = check_here(e, text, tlen, keys, d);
+			rc = check_here(e, text, tlen, got, d);
 		}
 		if (rc ? write(3, d, sizeof(*d)) != sizeof(*d)
-		       : write(3, keys, ksize) != (ssize_t)ksize)
+		       : write(3, got, ksize) != (ssize_t)ksize)
 			_exit(2);
 		_exit(rc ? 1 : 0);
 	}
 	close(pfd[1]);
 	/* the whole reply before waiting: it may be more than a pipe holds */
 	if (pid > 0)
-		n = read_full(pfd[0], keys, room);
+		n = read_full(pfd[0], got, room);
 	close(pfd[0]);
 	for (int i = 0; i < np; i++)
 		free(text[i]);
 	free(text);
 	free(tlen);
 	if (pid < 0 || waitpid(pid, &status, 0) < 0) {
-		free(keys);
+		free(got);
 		return diag_set(d, e->plan->file, NULL, (struct pos){ 0, 0 },
 				"cannot check the phases: %s",
 				strerror(errno));
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-		if (n != (ssize_t)ksize || !keys_ok(keys, np)) {
-			free(keys);
+		if (n != (ssize_t)ksize || !checked_ok(got, np)) {
+			free(got);
 			return diag_set(d, e->plan->file, NULL,
 					(struct pos){ 0, 0 }, "checking the "
-					"phases: the check sent back no keys");
+					"phases: the check sent back nothing");
 		}
-		memcpy(e->keys, keys, ksize);
-		free(keys);
+		memcpy(e->checked, got, ksize);
+		free(got);
 		return 0;
 	}
 	if (n == (ssize_t)sizeof(*d))
-		memcpy(d, keys, sizeof(*d));
+		memcpy(d, got, sizeof(*d));
 	else
 		diag_set(d, e->plan->file, NULL, (struct pos){ 0, 0 },
 			 "checking the phases failed (status %d)", status);
-	free(keys);
+	free(got);
 	d->file[sizeof(d->file) - 1] = '\0';
 	d->msg[sizeof(d->msg) - 1] = '\0';
 	d->srcline[sizeof(d->srcline) - 1] = '\0';

@@ -54,6 +54,37 @@ static int parse_id(const char *s, unsigned long *out)
 	return 0;
 }
 
+int privdrop_may(const struct runas *who, const struct stat *st, int want)
+{
+	int shift = st->st_uid == who->uid ? 6 : st->st_gid == who->gid ? 3 : 0;
+	int have = (int)(st->st_mode >> shift) & 7;
+
+	return (have & want) == want;
+}
+
+int privdrop_can_reach(const struct runas *who, const char *path)
+{
+	char walk[PATH_MAX];
+	struct stat st;
+	size_t n = strlen(path);
+
+	if (path[0] != '/' || n >= sizeof(walk))
+		return 0;
+	memcpy(walk, path, n + 1);
+	/* from the path itself up to /: each directory needs search */
+	for (;;) {
+		char *slash;
+
+		if (!stat(walk[0] ? walk : "/", &st) && S_ISDIR(st.st_mode) &&
+		    !privdrop_may(who, &st, X_OK))
+			return 0;
+		if (!walk[0])
+			return 1;
+		slash = strrchr(walk, '/');
+		*slash = '\0';
+	}
+}
+
 int privdrop_resolve(const char *runas, struct runas *out, struct diag *d)
 {
 	static const struct pos nopos;

@@ -3,6 +3,7 @@
 #define FSPLAN_PRIVDROP_H
 
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "diag.h"
@@ -20,6 +21,13 @@ struct runas {
  * maps to uid 0, is refused. Returns 0 or -1 with d filled (no position).
  */
 int privdrop_resolve(const char *runas, struct runas *out, struct diag *d);
+
+/* Whether runas, as the drop leaves it (no supplementary groups, no
+ * capabilities), has the access `want` (R_OK, W_OK, X_OK, or'd) to st by
+ * its mode bits, and whether it can search every directory on the way
+ * to path (path itself included when it is a directory). */
+int privdrop_may(const struct runas *who, const struct stat *st, int want);
+int privdrop_can_reach(const struct runas *who, const char *path);
 
 /*
  * In a forked child that is still single-threaded, drop every privilege

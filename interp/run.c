@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "phase.h"
+#include "execpath.h"
+#include "libsrc.h"
 #include "run.h"
 #include "runlog.h"
 #include "select.h"
@@ -176,10 +178,6 @@ static int prepare_dir(struct run *r, const struct run_opts *o)
 	}
 	snprintf(path, sizeof(path), "%s/exec", r->dir);
 	mkdir(path, 0755);
-	if (snprintf(r->mnt, sizeof(r->mnt), "%s/mnt", r->dir) >=
-	    (int)sizeof(r->mnt))
-		return usage("%s", "the run directory's path is too long");
-	mkdir(r->mnt, 0700);
 	snprintf(path, sizeof(path), "%s/results.csv", r->dir);
 	if (o->resume && csv_read_status(path, mark_done, r, &d)) {
 		diag_print(&d);
@@ -199,14 +197,14 @@ static int prepare_dir(struct run *r, const struct run_opts *o)
 static void discard_dir(struct run *r)
 {
 	static const char *const files[] = { "results.csv", "log.txt" };
-	static const char *const dirs[] = { "exec", "mnt", "" };
+	static const char *const dirs[] = { "exec", "" };
 	char path[PATH_MAX + 32];
 
 	for (int i = 0; i < 2; i++) {
 		snprintf(path, sizeof(path), "%s/%s", r->dir, files[i]);
 		unlink(path);
 	}
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 2; i++) {
 		snprintf(path, sizeof(path), "%s/%s", r->dir, dirs[i]);
 		rmdir(path);
 	}
@@ -299,6 +297,41 @@ static pid_t fork_tied(void)
 }
 
 /*
+ * The mount point, in our namespace, where runas can reach it whatever
+ * the run directory's mode (a 0700 home, a mktemp -d): a tmpfs of our
+ * own on /run/fsplan, which the host sees as an empty directory (made
+ * once, kept like /run/lock; removing it while another run has its tmpfs
+ * there would unmount that run's). Results stay in the run directory.
+ */
+static int private_mnt(struct run *r)
+{
+	struct stat st;
+
+	if (mkdir(FSPLAN_RUNTIME_DIR, 0755) && errno != EEXIST)
+		goto cannot;
+	if (lstat(FSPLAN_RUNTIME_DIR, &st))
+		goto cannot;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != 0 ||
+	    (st.st_mode & 022)) {
+		fprintf(stderr, "fsplan run: %s is not a directory that only "
+			"root can write: refusing to mount on it\n",
+			FSPLAN_RUNTIME_DIR);
+		return -1;
+	}
+	if (mount("fsplan", FSPLAN_RUNTIME_DIR, "tmpfs",
+		  MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755,size=1m"))
+		goto cannot;
+	snprintf(r->mnt, sizeof(r->mnt), "%s/mnt", FSPLAN_RUNTIME_DIR);
+	if (mkdir(r->mnt, 0755))
+		goto cannot;
+	return 0;
+cannot:
+	fprintf(stderr, "fsplan run: cannot make the mount point under %s: "
+		"%s\n", FSPLAN_RUNTIME_DIR, strerror(errno));
+	return -1;
+}
+
+/*
  * A private mount namespace (nothing we mount is seen outside, or
  * outlives us) and a PID namespace whose init does the run: when it dies
  * the kernel kills every process in it, and with them go the mounts and
@@ -333,6 +366,8 @@ static int in_namespace(struct run *r)
 			"namespace: %s\n", strerror(errno));
 		_exit(RUN_REFUSED);
 	}
+	if (private_mnt(r))
+		_exit(RUN_FAILED);
 	pid = fork_tied();
 	if (pid < 0)
 		_exit(RUN_FAILED);
@@ -379,6 +414,7 @@ int run_command(int argc, char **argv)
 		rc = RUN_USAGE;
 		goto out;
 	}
+	execpath_warn(r.e, &r.runas);
 	r.done = calloc(r.e->n_cells, 1);
 	if (!r.done) {
 		rc = RUN_FAILED;
@@ -420,8 +456,7 @@ int run_command(int argc, char **argv)
 	rc = in_namespace(&r);
 out:
 	json_decref(identity);
-	if (r.dir[0])
-		rmdir(r.mnt);
+	libsrc_free();
 	runlog_close();
 	csv_close(r.csv);
 	manifest_free(r.man);

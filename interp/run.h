@@ -12,6 +12,9 @@
 #include "privdrop.h"
 #include "target.h"
 
+/* The mount points live on a tmpfs of the run's namespace here. */
+#define FSPLAN_RUNTIME_DIR "/run/fsplan"
+
 enum { RUN_OK = 0, RUN_FAILED = 1, RUN_USAGE = 2, RUN_REFUSED = 3 };
 
 struct run {
@@ -21,7 +24,8 @@ struct run {
 	char dir[PATH_MAX];		/* the run directory, absolute */
 	char run_id[256];
 	char workdir[PATH_MAX];		/* where images go */
-	char mnt[PATH_MAX];		/* the mount point (in our namespace) */
+	char mnt[PATH_MAX];		/* the mount point, under
+					 * FSPLAN_RUNTIME_DIR in our namespace */
 	const char *destroy;		/* --destroy */
 	struct target_dev dev;		/* target.device, guarded */
 	struct csv *csv;

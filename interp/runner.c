@@ -16,6 +16,7 @@
 #include "lrun.h"
 #include "phase.h"
 #include "metrics.h"
+#include "execpath.h"
 #include "fs.h"
 #include "run.h"
 #include "runlog.h"
@@ -28,6 +29,8 @@ struct live {
 	char dev[256];		/* the block device, or "" */
 	char work[PATH_MAX];	/* the phases' directory */
 	int mounted;
+	int bound;		/* target.dir's work bound on the mount point */
+	char bound_work[PATH_MAX];	/* the directory bound there */
 };
 
 static void axes_of(const struct expansion *e, const struct cell *c,
@@ -423,6 +426,7 @@ static void lua_job(struct run *r, struct live *l, struct cell *c,
 	lj->mem_bytes = ph->memory ? ph->memory : (size_t)1 << 30;
 	/* read as root: runas may not reach the plan's directory */
 	lj->text = phase_read_source(ph->module_path, &lj->text_len);
+	lrun_preread(lj);
 }
 
 /* What a command printed, up to 16 MiB: enough for any report. */
@@ -477,6 +481,30 @@ static void parse_output(struct run *r, struct cell *c,
 	free(err);
 }
 
+/* A failed command's last line on stderr ("sh: 1: bonie++: not found")
+ * joins its exit status in the reason. */
+static void say_why(int err_fd, char *reason, size_t len)
+{
+	char tail[512];
+	off_t end = lseek(err_fd, 0, SEEK_END), from;
+	ssize_t n;
+	char *p;
+
+	from = end > (off_t)sizeof(tail) - 1 ? end - (off_t)sizeof(tail) + 1
+					     : 0;
+	n = end > 0 ? pread(err_fd, tail, sizeof(tail) - 1, from) : 0;
+	if (n <= 0)
+		return;
+	tail[n] = '\0';
+	while (n > 0 && (tail[n - 1] == '\n' || tail[n - 1] == '\r'))
+		tail[--n] = '\0';
+	p = strrchr(tail, '\n');
+	p = p ? p + 1 : tail;
+	if (*p && strlen(reason) + 3 < len)
+		snprintf(reason + strlen(reason), len - strlen(reason),
+			 ": %.200s", p);
+}
+
 static void run_cell(struct run *r, struct live *l, struct cell *c)
 {
 	const struct plan_phase *ph = &r->plan->phases[c->phase];
@@ -484,7 +512,7 @@ static void run_cell(struct run *r, struct live *l, struct cell *c)
 						     : &r->plan->between;
 	char err[512], home[PATH_MAX + 8], tmp[PATH_MAX + 8], user[96];
 	char cellv[1100], repv[32], typev[160], labelv[1100];
-	const char *env[] = { "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C",
+	const char *env[] = { execpath_env, "LANG=C",
 			home, tmp, user, cellv, repv, typev, labelv, NULL };
 	struct child_job job = { 0 };
 	struct child_result res;
@@ -533,6 +561,8 @@ static void run_cell(struct run *r, struct live *l, struct cell *c)
 		goto out;
 	}
 	sweep();
+	if (!res.ok && ph->exec.s && !strncmp(res.reason, "exit status", 11))
+		say_why(job.err_fd, res.reason, sizeof(res.reason));
 	if (res.ok && ph->parse.s)
 		parse_output(r, c, &job, &res);
 	if (res.interrupted && !res.ok) {
@@ -549,7 +579,7 @@ static void run_cell(struct run *r, struct live *l, struct cell *c)
 out:
 	free(cmd);
 	if (!ph->exec.s)
-		free((char *)lj.text);
+		lrun_job_free(&lj);
 	if (job.out_fd >= 0)
 		close(job.out_fd);
 	if (job.err_fd >= 0)
@@ -581,12 +611,13 @@ static int make_work(struct run *r, struct live *l, const char *parent,
 static void remove_work(struct run *r, struct live *l)
 {
 	static char cmd[] = "find . -mindepth 1 -delete";
-	const char *env[] = { "PATH=/usr/bin:/bin", NULL };
+	const char *env[] = { execpath_env, NULL };
 	struct child_job job = { .runas = &r->runas, .workdir = l->work,
 				 .timeout_s = 600, .env = env,
 				 .body = child_exec_body, .arg = cmd };
 	struct child_result res;
 	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	char err[512];
 
 	job.out_fd = job.err_fd = null;
 	if (null >= 0 && !child_run(&job, NULL, &res)) {
@@ -595,6 +626,14 @@ static void remove_work(struct run *r, struct live *l)
 	}
 	if (null >= 0)
 		close(null);
+	if (l->bound) {
+		if (fs_umount(r->mnt, err, sizeof(err))) {
+			runlog("%s: %s", l->cid, err);
+			return;
+		}
+		l->bound = 0;
+		snprintf(l->work, sizeof(l->work), "%s", l->bound_work);
+	}
 	if (rmdir(l->work))
 		runlog("%s: cannot remove %s: %s", l->cid, l->work,
 		       strerror(errno));
@@ -678,6 +717,16 @@ static void run_conf(struct run *r, struct fsconf *fc)
 	if (make_work(r, &l, is_dir ? p->target.dir : r->mnt, err,
 		      sizeof(err)))
 		goto fail;
+	/* target.dir's fresh subdirectory is seen through the mount point
+	 * when runas cannot reach where it lies (then `..` is not the
+	 * target's directory); else where it is */
+	if (is_dir && !privdrop_can_reach(&r->runas, p->target.dir)) {
+		if (fs_bind(l.work, r->mnt, err, sizeof(err)))
+			goto fail;
+		l.bound = 1;
+		snprintf(l.bound_work, sizeof(l.bound_work), "%s", l.work);
+		snprintf(l.work, sizeof(l.work), "%s", r->mnt);
+	}
 	manifest_conf(r->man, fc->index - 1, "status", json_string("running"));
 	/* The loop fd stays open to the end: a remount's umount would
 	 * otherwise let autoclear take the device away. */

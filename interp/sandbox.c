@@ -7,6 +7,7 @@
 #include <lauxlib.h>
 #include <lualib.h>
 
+#include "libsrc.h"
 #include "sandbox.h"
 
 /* Instructions between two looks at the deadline and the stop flag. */
@@ -321,6 +322,20 @@ static int valid_name(const char *s)
 	return 1;
 }
 
+/* A text chunk named "@path": the copy root read (libsrc) when there is
+ * one, for runas may not reach the library; else the file. */
+static int load_file(lua_State *L, const char *path)
+{
+	size_t len;
+	const char *text = libsrc_get(path, &len);
+	char name[4200];
+
+	if (!text)
+		return luaL_loadfilex(L, path, "t");
+	snprintf(name, sizeof(name), "@%s", path);
+	return luaL_loadbufferx(L, text, len, name, "t");
+}
+
 /*
  * require(name): "x" is <libdir>/x.lua and "parse.x" is
  * <libdir>/parse/x.lua, x being [A-Za-z0-9_]+, so no name reaches
@@ -354,7 +369,7 @@ static int sb_require(lua_State *L)
 		     parse ? "parse/" : "", parse ? name + 6 : name);
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return luaL_error(L, "require: library path too long");
-	rc = luaL_loadfilex(L, path, "t");
+	rc = load_file(L, path);
 	if (rc == LUA_ERRFILE)
 		return luaL_error(L, "require: '%s' is not a phase-library "
 				  "module (%s)", name, lua_tostring(L, -1));
@@ -553,7 +568,7 @@ int sandbox_dofile(lua_State *L, const char *path, char *err, size_t len)
 
 	/* Errors from the parser name the file; the binary-chunk refusal
 	 * does not, so give it one. */
-	if (luaL_loadfilex(L, path, "t") != LUA_OK) {
+	if (load_file(L, path) != LUA_OK) {
 		const char *msg = lua_tostring(L, -1);
 
 		if (msg && !strstr(msg, path))

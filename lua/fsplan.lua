@@ -50,6 +50,24 @@ function M.fmt_size(bytes)
   return tostring(bytes)
 end
 
+-- A size for a person to read: "64 MiB", "23.5 GiB" (one decimal, none
+-- when whole). With `up`, rounded up, for a least size to ask for.
+function M.human(bytes, up)
+  local units = { "bytes", "KiB", "MiB", "GiB", "TiB", "PiB" }
+  local v, i = bytes, 1
+  while v >= 1024 and i < #units do
+    v, i = v / 1024, i + 1
+  end
+  if i == 1 then
+    return ("%d bytes"):format(bytes)
+  end
+  v = up and math.ceil(v * 10 - 1e-9) / 10 or math.floor(v * 10 + 0.5) / 10
+  if v == math.floor(v) then
+    return ("%d %s"):format(math.floor(v), units[i])
+  end
+  return ("%.1f %s"):format(v, units[i])
+end
+
 -- The memory a run is judged against: the machine's ("auto"), or what the
 -- plan says it may use (a cgroup's limit, say). The second result says
 -- whether the plan gave it, for the report: a run with a smaller `ram`
@@ -71,8 +89,8 @@ function M.twice_ram(name, size, ram)
            .. "a size of at least %s, or set ram: to the memory the run "
            .. "may really use (a cgroup limit) — ram_mib in the results "
            .. "says what the size was judged against")
-          :format(name, M.fmt_size(size), M.fmt_size(ram),
-                  M.fmt_size(2 * ram)), 0)
+          :format(name, M.human(size), M.human(ram), M.human(2 * ram, true)),
+          0)
   end
 end
 

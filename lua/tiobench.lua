@@ -88,12 +88,13 @@ local function shape(ctx)
   if per >= MiB then per = per // MiB * MiB end
   local blocks = per // p.block
   if blocks < 1 then
-    error(("file_size %d bytes over %d threads leaves less than one "
-           .. "%d-byte block a thread"):format(total, threads, p.block), 0)
+    error(("file_size %s over %d workers leaves less than one "
+           .. "%s block a worker"):format(fsplan.human(total), threads,
+                                          fsplan.human(p.block)), 0)
   end
   local ops = math.floor(p.random_ops) // threads
   if mode.random and ops < 1 then
-    error(("random_ops %s over %d threads leaves none a thread")
+    error(("random_ops %s over %d workers leaves none a worker")
           :format(p.random_ops, threads), 0)
   end
   return {

@@ -27,8 +27,9 @@ const char *e2e_tmpdir(void)
 {
 	if (!tmpdir[0]) {
 		snprintf(tmpdir, sizeof(tmpdir), "/tmp/fsplan-e2e-XXXXXX");
+		/* mkdtemp's 0700, kept: a user's home or mktemp -d is
+		 * private too, and the phases' runas must not need it */
 		cr_assert_not_null(mkdtemp(tmpdir));
-		chmod(tmpdir, 0755);
 	}
 	return tmpdir;
 }

@@ -7,7 +7,8 @@
 /* Skip the test (with the reason) unless root with loop devices. */
 void e2e_require_root(void);
 
-/* A fresh directory under /tmp for this test; removed by e2e_cleanup. */
+/* A fresh private (0700) directory under /tmp for this test, as a
+ * user's home would be; removed by e2e_cleanup. */
 const char *e2e_tmpdir(void);
 void e2e_cleanup(void);
 

@@ -350,14 +350,15 @@ Test(run, ten_cells_leave_the_system_as_found, .fini = fini, .timeout = 120)
 Test(run, target_dir_runs_in_a_fresh_subdirectory, .fini = fini,
      .timeout = 60)
 {
-	const char *dir;
 	char rd[256], scratch[300], text[1024], path[600];
 	int rc;
 
 	e2e_require_root();
-	dir = e2e_tmpdir();
-	snprintf(scratch, sizeof(scratch), "%s/scratch", dir);
-	cr_assert_eq(mkdir(scratch, 0755), 0);
+	/* a directory runas can reach, so the subdirectory is made right
+	 * there and `..` is the target's (firstrun has a private one) */
+	snprintf(scratch, sizeof(scratch), "/tmp/fsplan-scratch-XXXXXX");
+	cr_assert_not_null(mkdtemp(scratch));
+	chmod(scratch, 0755);
 	e2e_write(scratch, "keep.txt", "the user's file\n");
 	snprintf(text, sizeof(text),
 		 "fsplan: 1\n"
@@ -385,6 +386,8 @@ Test(run, target_dir_runs_in_a_fresh_subdirectory, .fini = fini,
 		cr_expect_str_eq(buf, "keep.txt\n");
 	}
 	cr_expect_eq(access("/etc/passwd", F_OK), 0);
+	snprintf(path, sizeof(path), "rm -rf '%s'", scratch);
+	cr_expect_eq(system(path), 0);
 }
 
 Test(run, setup_and_teardown_hooks_run_as_root, .fini = fini,

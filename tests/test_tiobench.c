@@ -219,7 +219,7 @@ Test(tiobench, sizes_split_and_refusals, .fini = fini, .timeout = 120)
 	cr_expect_str_eq(e2e_metric(rd, "ext4/few_ops#1", "status"),
 			 "failed");
 	why = e2e_reason(rd, "ext4/few_ops#1");
-	cr_expect(why && strstr(why, "random_ops 3 over 4 threads"), "%s",
+	cr_expect(why && strstr(why, "random_ops 3 over 4 workers"), "%s",
 		  why);
 }
 

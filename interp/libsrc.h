@@ -1,0 +1,23 @@
+/* libsrc: the phase library's sources, read once by root for the dropped children. */
+#ifndef FSPLAN_LIBSRC_H
+#define FSPLAN_LIBSRC_H
+
+#include <stddef.h>
+
+/* A library file larger than this is left to be read from disk. */
+#define LIBSRC_MAX (4u << 20)
+
+/*
+ * Read every .lua file of libdir and libdir/parse into memory (once:
+ * later calls do nothing), before the phase children fork, so require()
+ * and the parsers work in a child whose runas cannot reach the library
+ * (a checkout in a 0700 home). 0, or -1 with errno.
+ */
+int libsrc_load(const char *libdir);
+
+/* The text read for this path (as libsrc_load built it), or NULL. */
+const char *libsrc_get(const char *path, size_t *len);
+
+void libsrc_free(void);
+
+#endif
