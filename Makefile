@@ -22,8 +22,11 @@ CPPFLAGS += -std=c11 -D_GNU_SOURCE -MMD -MP -Iinterp -Iengines \
             $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 
-SRCS     := $(wildcard interp/*.c engines/*.c)
-LIB_SRCS := $(filter-out interp/main.c,$(SRCS))
+# interp/ by layer (DESIGN.md section 7); headers included by path
+LAYERS   := cli plan cells run host phase results report util
+SRCS     := $(foreach l,$(LAYERS),$(wildcard interp/$(l)/*.c)) \
+            $(wildcard engines/*.c)
+LIB_SRCS := $(filter-out interp/cli/main.c,$(SRCS))
 OBJS     := $(SRCS:%.c=$(BUILD)/%.o)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 TEST_SRCS := $(wildcard tests/test_*.c) tests/e2e.c

@@ -50,10 +50,3 @@ int64_t engine_do(const struct engine_ops *ops, struct engine *e,
 	return r->res;
 }
 
-uint64_t engine_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}

@@ -104,7 +104,5 @@ const struct engine_ops *engine_find(const char *name);
 int64_t engine_do(const struct engine_ops *ops, struct engine *e,
 		  struct engine_req *r);
 
-/* ns on CLOCK_MONOTONIC. */
-uint64_t engine_now(void);
 
 #endif

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "engine_impl.h"
+#include "util/clock.h"
 
 /*
  * Requests in a ring of depth slots, oldest first: ndone finished ones
@@ -52,7 +53,7 @@ static int sync_queue(struct engine *e, struct engine_req *r)
 	r->res = 0;
 	r->done = 0;
 	r->t_done = 0;
-	r->t_submit = engine_now();
+	r->t_submit = clock_ns();
 	e->q[(e->head + e->ndone + e->nqueued) % e->depth] = r;
 	e->nqueued++;
 	return 0;
@@ -163,7 +164,7 @@ static int sync_commit(struct engine *e)
 			r->res = do_rw(r);
 		else
 			r->res = do_call(r);
-		r->t_done = engine_now();
+		r->t_done = clock_ns();
 		e->nqueued--;
 		e->ndone++;
 	}

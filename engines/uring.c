@@ -9,6 +9,7 @@
 #include <liburing.h>
 
 #include "engine_impl.h"
+#include "util/clock.h"
 
 /*
  * IORING_OP_FTRUNCATE (Linux 6.9) is newer than liburing 2.3's header; the
@@ -300,12 +301,12 @@ static int uring_queue(struct engine *e, struct engine_req *r)
 	r->res = 0;
 	r->done = 0;
 	r->t_done = 0;
-	r->t_submit = engine_now();
+	r->t_submit = clock_ns();
 	e->inflight++;
 	if (!sqe) {
 		/* No ring op for it: done now, handed back by the next reap. */
 		r->res = ftruncate(r->fd, (off_t)r->off) ? -errno : 0;
-		r->t_done = engine_now();
+		r->t_done = clock_ns();
 		list_add(&e->ready, s);
 		return 0;
 	}
@@ -370,7 +371,7 @@ static bool complete(struct engine *e, struct slot *s, int res)
 	} else {
 		r->res = res;
 	}
-	r->t_done = engine_now();
+	r->t_done = clock_ns();
 	return true;
 }
 

@@ -5,8 +5,8 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "expand.h"
-#include "plan.h"
+#include "cells/expand.h"
+#include "plan/plan.h"
 
 /* Load and expand text; fail the test with the diagnostic if it is bad. */
 static inline struct expansion *expand_text(const char *text,

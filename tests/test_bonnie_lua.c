@@ -13,9 +13,9 @@
 #include <lauxlib.h>
 
 #include "e2e.h"
-#include "lparse.h"
-#include "plan.h"
-#include "sandbox.h"
+#include "phase/lparse.h"
+#include "plan/plan.h"
+#include "phase/sandbox.h"
 
 #define FIXTURES	"fixtures/bonnie"
 #define FIELDS		50

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bonniecsv.h"
+#include "results/bonniecsv.h"
 #include "e2e.h"
 
 #define FIXTURES	"fixtures/bonniecsv"

@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "csv.h"
+#include "results/csv.h"
 #include "e2e.h"
 
 static char dir[64];

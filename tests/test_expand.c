@@ -2,7 +2,7 @@
 #include <stdio.h>
 
 #include "helpers.h"
-#include "select.h"
+#include "cells/select.h"
 
 static const char matrix_plan[] =
 	"fsplan: 1\n"

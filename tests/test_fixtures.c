@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "expand.h"
-#include "plan.h"
+#include "cells/expand.h"
+#include "plan/plan.h"
 
 #define FIXTURE_DIR	"fixtures/bad"
 #define MIN_FIXTURES	30

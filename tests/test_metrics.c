@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "metrics.h"
+#include "results/metrics.h"
 
 #define N_OF(a)	(sizeof(a) / sizeof((a)[0]))
 

@@ -12,11 +12,11 @@
 
 #include <lauxlib.h>
 
-#include "child.h"
+#include "host/child.h"
 #include "e2e.h"
-#include "lparse.h"
-#include "plan.h"
-#include "sandbox.h"
+#include "phase/lparse.h"
+#include "plan/plan.h"
+#include "phase/sandbox.h"
 
 #define FIXTURES	"fixtures/parse"
 #define MIB		1048576.0

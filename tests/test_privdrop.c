@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "privdrop.h"
+#include "host/privdrop.h"
 
 /* The child's report: fd 3 is its pipe, so that is the fd it keeps. */
 #define KEEP_FD 3

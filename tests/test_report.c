@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include "e2e.h"
-#include "rank.h"
-#include "report.h"
-#include "results.h"
+#include "report/rank.h"
+#include "report/report.h"
+#include "results/results.h"
 
 static char text[65536];
 static size_t len;

@@ -15,7 +15,7 @@
 #include <lauxlib.h>
 #include <lualib.h>
 
-#include "sandbox.h"
+#include "phase/sandbox.h"
 
 /*
  * Not in the corpus, on purpose: a pathological pattern such as

@@ -7,7 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sysinfo.h"
+#include "host/sysinfo.h"
 
 static json_t *info;
 

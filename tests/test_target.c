@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "target.h"
+#include "host/target.h"
 
 #define MIB (UINT64_C(1) << 20)
 

@@ -1,8 +1,8 @@
 /* test_units: sizes, durations, counts and booleans as the plan writes them. */
 #include <criterion/criterion.h>
 
-#include "subst.h"
-#include "units.h"
+#include "plan/subst.h"
+#include "util/units.h"
 
 Test(units, sizes_are_powers_of_1024)
 {

@@ -2,8 +2,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "expand.h"
-#include "plan.h"
+#include "cells/expand.h"
+#include "plan/plan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,0 +1,594 @@
+/* expand: unroll a plan into configs and cells, exclude, identify, select. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cells/expand.h"
+#include "plan/subst.h"
+#include "util/units.h"
+
+#define MAX_CELLS 10000000
+
+/* Where a cell sits, before it is stored. */
+struct at {
+	const struct expansion *e;
+	const struct fsconf *fc;	/* NULL while the config is built */
+	const int *axis;		/* top-level value indices */
+	int phase;			/* -1: no phase in scope */
+	int combo;
+};
+
+static int phase_axis_value(const struct plan_phase *ph, int combo, int a)
+{
+	int stride = 1;
+
+	for (int i = ph->n_matrix - 1; i > a; i--)
+		stride *= ph->matrix[i].n;
+	return (combo / stride) % ph->matrix[a].n;
+}
+
+static int name_is(const char *a, const char *name, size_t len)
+{
+	return strlen(a) == len && !memcmp(a, name, len);
+}
+
+static const char *at_lookup(void *ctx, const char *name, size_t len)
+{
+	const struct at *at = ctx;
+	const struct plan *p = at->e->plan;
+
+	for (int i = 0; i < p->n_params; i++)
+		if (name_is(p->params[i].key, name, len))
+			return p->params[i].val.s;
+	for (int i = 0; i < p->n_matrix; i++)
+		if (name_is(p->matrix[i].name, name, len))
+			return p->matrix[i].values[at->axis[i]].s;
+	if (at->phase >= 0) {
+		const struct plan_phase *ph = &p->phases[at->phase];
+
+		for (int i = 0; i < ph->n_matrix; i++)
+			if (name_is(ph->matrix[i].name, name, len))
+				return ph->matrix[i].values[
+				    phase_axis_value(ph, at->combo, i)].s;
+	}
+	return NULL;
+}
+
+static char *at_expand(const struct at *at, const struct pstr *ps)
+{
+	struct subst_error err;
+	char *out = NULL;
+
+	/* The loader checked every reference, so only memory can fail. */
+	if (!ps->s || subst(ps->s, at_lookup, (void *)at, &out, &err))
+		return NULL;
+	return out;
+}
+
+static const char *at_coord(const struct at *at, const char *key)
+{
+	const struct plan *p = at->e->plan;
+
+	if (!strcmp(key, "type"))
+		return at->fc->fs->type.s;
+	if (!strcmp(key, "label"))
+		return at->fc->label;
+	if (!strcmp(key, "mkfs"))
+		return at->fc->mkfs;
+	if (!strcmp(key, "mount"))
+		return at->fc->mount;
+	if (!strcmp(key, "phase"))
+		return at->phase >= 0 ? p->phases[at->phase].name : NULL;
+	for (int i = 0; i < p->n_matrix; i++)
+		if (!strcmp(p->matrix[i].name, key))
+			return p->matrix[i].values[at->axis[i]].s;
+	if (at->phase >= 0) {
+		const struct plan_phase *ph = &p->phases[at->phase];
+
+		for (int i = 0; i < ph->n_matrix; i++)
+			if (!strcmp(ph->matrix[i].name, key))
+				return ph->matrix[i].values[
+				    phase_axis_value(ph, at->combo, i)].s;
+	}
+	return NULL;
+}
+
+static int excluded(const struct at *at)
+{
+	const struct plan *p = at->e->plan;
+
+	for (int r = 0; r < p->n_exclude; r++) {
+		const struct plan_exclude *ex = &p->exclude[r];
+		int all = 1;
+
+		for (int c = 0; c < ex->n && all; c++) {
+			const char *v = at_coord(at, ex->conds[c].key);
+			int any = 0;
+
+			for (int k = 0; v && k < ex->conds[c].n && !any; k++)
+				any = !strcmp(v, ex->conds[c].values[k].s);
+			all = any;
+		}
+		if (all)
+			return 1;
+	}
+	return 0;
+}
+
+/* ---- building ---- */
+
+struct sbuf {
+	char *p;
+	size_t len, cap;
+};
+
+static int sb_add(struct sbuf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 128;
+		char *np;
+
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		np = realloc(b->p, cap);
+		if (!np)
+			return -1;
+		b->p = np;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+	return 0;
+}
+
+static int sb_str(struct sbuf *b, const char *s)
+{
+	return sb_add(b, s, strlen(s));
+}
+
+static int make_label(struct fsconf *fc, const struct at *at)
+{
+	const struct plan_fs *fs = fc->fs;
+	int alts = fs->n_mkfs * fs->n_mount > 1;
+	struct sbuf b = { 0 };
+	char *base;
+
+	base = fs->label.s ? at_expand(at, &fs->label) : strdup(fs->type.s);
+	if (!base)
+		return -1;
+	if (fs->label.s && !alts) {
+		fc->label = base;
+		return 0;
+	}
+	/* type[:mkfs][:mount], the way DESIGN.md writes cell ids */
+	if (sb_str(&b, base) ||
+	    ((fc->mkfs[0] || fc->mount[0]) &&
+	     (sb_str(&b, ":") || sb_str(&b, fc->mkfs))) ||
+	    (fc->mount[0] && (sb_str(&b, ":") || sb_str(&b, fc->mount)))) {
+		free(base);
+		free(b.p);
+		return -1;
+	}
+	free(base);
+	fc->label = b.p;
+	return 0;
+}
+
+static int build_conf(struct expansion *e, struct fsconf *fc,
+		      const struct plan_fs *fs, int mk, int mo, int *axis)
+{
+	struct at at = { e, NULL, axis, -1, 0 };
+
+	fc->fs = fs;
+	fc->mkfs_alt = mk;
+	fc->mount_alt = mo;
+	fc->axis = axis;
+	fc->mkfs = at_expand(&at, &fs->mkfs[mk]);
+	fc->mount = at_expand(&at, &fs->mount[mo]);
+	if (!fc->mkfs || !fc->mount || make_label(fc, &at))
+		return -1;
+	if (fs->setup.s && !(fc->setup = at_expand(&at, &fs->setup)))
+		return -1;
+	if (fs->teardown.s && !(fc->teardown = at_expand(&at, &fs->teardown)))
+		return -1;
+	return 0;
+}
+
+static int phase_combos(const struct plan_phase *ph)
+{
+	int n = 1;
+
+	for (int i = 0; i < ph->n_matrix; i++)
+		n *= ph->matrix[i].n;
+	return n;
+}
+
+static char *make_id(const struct at *at, int rep)
+{
+	const struct plan *p = at->e->plan;
+	const struct plan_phase *ph = &p->phases[at->phase];
+	struct sbuf b = { 0 };
+	char num[24];
+	int err = 0, sep = 0;
+
+	err |= sb_str(&b, at->fc->label) | sb_str(&b, "/") |
+	       sb_str(&b, ph->name);
+	for (int i = 0; i < p->n_matrix; i++) {
+		err |= sb_str(&b, sep++ ? "," : "/") |
+		       sb_str(&b, p->matrix[i].name) | sb_str(&b, "=") |
+		       sb_str(&b, p->matrix[i].values[at->axis[i]].s);
+	}
+	for (int i = 0; i < ph->n_matrix; i++) {
+		err |= sb_str(&b, sep++ ? "," : "/") |
+		       sb_str(&b, ph->matrix[i].name) | sb_str(&b, "=") |
+		       sb_str(&b, ph->matrix[i].values[
+				phase_axis_value(ph, at->combo, i)].s);
+	}
+	snprintf(num, sizeof(num), "#%d", rep);
+	err |= sb_str(&b, num);
+	if (err) {
+		free(b.p);
+		return NULL;
+	}
+	return b.p;
+}
+
+static int add_cells(struct expansion *e, struct fsconf *fc, size_t *cap,
+		     struct diag *d)
+{
+	const struct plan *p = e->plan;
+
+	fc->first_cell = e->n_cells;
+	for (int ph = 0; ph < p->n_phases; ph++) {
+		const struct plan_phase *phase = &p->phases[ph];
+		int combos = phase_combos(phase);
+		int reps = phase->repeat ? phase->repeat : p->repeat;
+
+		for (int c = 0; c < combos; c++) {
+			struct at at = { e, fc, fc->axis, ph, c };
+
+			if (excluded(&at))
+				continue;
+			for (int r = 1; r <= reps; r++) {
+				struct cell *cell;
+
+				if (e->n_cells >= MAX_CELLS)
+					return diag_set(d, p->file, NULL,
+							(struct pos){ 0, 0 },
+							"the plan expands to "
+							"more than %d cells",
+							MAX_CELLS);
+				if (e->n_cells == *cap) {
+					size_t ncap = *cap ? *cap * 2 : 256;
+					struct cell *nc = realloc(e->cells,
+						ncap * sizeof(*nc));
+
+					if (!nc)
+						goto oom;
+					e->cells = nc;
+					*cap = ncap;
+				}
+				cell = &e->cells[e->n_cells];
+				memset(cell, 0, sizeof(*cell));
+				cell->conf = (int)(fc - e->confs);
+				cell->phase = ph;
+				cell->combo = c;
+				cell->rep = r;
+				cell->selected = 1;
+				cell->id = make_id(&at, r);
+				if (!cell->id)
+					goto oom;
+				e->n_cells++;
+			}
+		}
+	}
+	fc->n_cells = e->n_cells - fc->first_cell;
+	return 0;
+oom:
+	return diag_set(d, p->file, NULL, (struct pos){ 0, 0 },
+			"out of memory");
+}
+
+static void free_conf(struct fsconf *fc)
+{
+	free(fc->axis);
+	free(fc->label);
+	free(fc->mkfs);
+	free(fc->mount);
+	free(fc->setup);
+	free(fc->teardown);
+}
+
+/* Two configs with the same label and axes would be the same cells. */
+static int conf_key_cmp(const void *a, const void *b, void *arg)
+{
+	const struct fsconf *x = a, *y = b;
+	const struct plan *p = arg;
+	int c = strcmp(x->label, y->label);
+
+	for (int i = 0; !c && i < p->n_matrix; i++)
+		c = x->axis[i] - y->axis[i];
+	if (!c)
+		c = (x > y) - (x < y);
+	return c;
+}
+
+static int check_duplicates(const struct expansion *e, struct diag *d)
+{
+	const struct plan *p = e->plan;
+	struct fsconf *s;
+	int rc = 0;
+
+	if (e->n_confs < 2)
+		return 0;
+	s = malloc(e->n_confs * sizeof(*s));
+	if (!s)
+		return diag_set(d, p->file, NULL, (struct pos){ 0, 0 },
+				"out of memory");
+	memcpy(s, e->confs, e->n_confs * sizeof(*s));
+	qsort_r(s, e->n_confs, sizeof(*s), conf_key_cmp, (void *)p);
+	for (int i = 1; i < e->n_confs && !rc; i++) {
+		int same = !strcmp(s[i - 1].label, s[i].label);
+
+		for (int a = 0; same && a < p->n_matrix; a++)
+			same = s[i - 1].axis[a] == s[i].axis[a];
+		if (same) {
+			const struct plan_fs *a = s[i - 1].fs, *b = s[i].fs;
+
+			if (b->pos.line < a->pos.line)
+				a = s[i].fs, b = s[i - 1].fs;
+			rc = diag_set(d, p->file, p->text, b->pos,
+				      "filesystem config '%s' is the same as "
+				      "the one at line %d: give one a "
+				      "distinct 'label' or options",
+				      s[i].label, a->pos.line);
+		}
+	}
+	free(s);
+	return rc;
+}
+
+/* workers/engine written as ${axis} can only be checked once expanded. */
+static int check_with_values(const struct expansion *e, struct diag *d)
+{
+	const struct plan *p = e->plan;
+
+	for (size_t i = 0; i < e->n_cells; i++) {
+		const struct cell *c = &e->cells[i];
+		const struct plan_phase *ph = &p->phases[c->phase];
+
+		if (c->rep != 1)
+			continue;
+		for (int k = 0; k < ph->n_with; k++) {
+			const struct kv *kv = &ph->with[k];
+			char *v, *end;
+			long n;
+			int bad = 0;
+
+			if (!subst_has_ref(kv->val.s) ||
+			    (strcmp(kv->key, "workers") &&
+			     strcmp(kv->key, "engine")))
+				continue;
+			v = cell_with(e, c, kv->key);
+			if (!v)
+				return diag_set(d, p->file, NULL,
+						(struct pos){ 0, 0 },
+						"out of memory");
+			if (!strcmp(kv->key, "workers")) {
+				n = strtol(v, &end, 10);
+				bad = end == v || *end || n < 1 || n > 65536;
+			} else {
+				bad = strcmp(v, "uring") && strcmp(v, "sync");
+			}
+			if (bad) {
+				diag_set(d, p->file, p->text, kv->val.pos,
+					 "'%s' is '%s' in cell %s: %s", kv->key,
+					 v, c->id, !strcmp(kv->key, "workers") ?
+					 "a whole number from 1 to 65536" :
+					 "uring or sync");
+				free(v);
+				return -1;
+			}
+			free(v);
+		}
+	}
+	return 0;
+}
+
+static int total_confs(const struct plan *p, size_t *out)
+{
+	uint64_t top = 1, n = 0;
+
+	for (int i = 0; i < p->n_matrix; i++) {
+		top *= p->matrix[i].n;
+		if (top > MAX_CELLS)
+			return -1;
+	}
+	for (int i = 0; i < p->n_fs; i++)
+		n += (uint64_t)p->fs[i].n_mkfs * p->fs[i].n_mount * top;
+	for (int i = 0; i < p->n_phases; i++) {
+		uint64_t c = 1;
+
+		for (int a = 0; a < p->phases[i].n_matrix; a++) {
+			c *= p->phases[i].matrix[a].n;
+			if (c > MAX_CELLS)
+				return -1;
+		}
+	}
+	if (n > MAX_CELLS)
+		return -1;
+	*out = n;
+	return 0;
+}
+
+int expand_plan(const struct plan *p, struct expansion **out,
+		struct diag *d)
+{
+	struct expansion *e;
+	size_t n_total, cap = 0;
+	int kept = 0;
+
+	*out = NULL;
+	if (total_confs(p, &n_total))
+		return diag_set(d, p->file, NULL, (struct pos){ 0, 0 },
+				"the plan expands to more than %d cells",
+				MAX_CELLS);
+	e = calloc(1, sizeof(*e));
+	if (!e || !(e->confs = calloc(n_total ? n_total : 1,
+				      sizeof(*e->confs))) ||
+	    !(e->checked = calloc(p->n_phases + 1, sizeof(*e->checked)))) {
+		if (e)
+			free(e->confs);
+		free(e);
+		return diag_set(d, p->file, NULL, (struct pos){ 0, 0 },
+				"out of memory");
+	}
+	e->plan = p;
+	for (int f = 0; f < p->n_fs; f++) {
+		const struct plan_fs *fs = &p->fs[f];
+		size_t top = n_total ? 1 : 0;
+
+		for (int i = 0; i < p->n_matrix; i++)
+			top *= p->matrix[i].n;
+		for (int mk = 0; mk < fs->n_mkfs; mk++)
+		for (int mo = 0; mo < fs->n_mount; mo++)
+		for (size_t t = 0; t < top; t++) {
+			struct fsconf *fc = &e->confs[e->n_confs];
+			int *axis = calloc(p->n_matrix + 1, sizeof(int));
+			size_t rest = t;
+
+			if (!axis)
+				goto oom;
+			/* the last axis varies fastest, like nested loops */
+			for (int i = p->n_matrix - 1; i >= 0; i--) {
+				axis[i] = (int)(rest % p->matrix[i].n);
+				rest /= p->matrix[i].n;
+			}
+			e->n_confs++;
+			if (build_conf(e, fc, fs, mk, mo, axis))
+				goto oom;
+			if (add_cells(e, fc, &cap, d))
+				goto fail;
+		}
+	}
+	/* Configs whose every cell was excluded are dropped. */
+	for (int i = 0; i < e->n_confs; i++) {
+		struct fsconf *fc = &e->confs[i];
+
+		if (!fc->n_cells) {
+			free_conf(fc);
+			continue;
+		}
+		for (size_t c = 0; c < fc->n_cells; c++)
+			e->cells[fc->first_cell + c].conf = kept;
+		e->confs[kept] = *fc;
+		e->confs[kept].index = kept + 1;
+		kept++;
+	}
+	e->n_confs = kept;
+	for (size_t i = 0; i < e->n_cells; i++)
+		e->cells[i].index = i + 1;
+	e->n_selected = e->n_cells;
+	if (e->n_cells == 0) {
+		diag_set(d, p->file, p->text, p->n_exclude ?
+			 p->exclude[0].pos : (struct pos){ 0, 0 },
+			 "exclude rules drop every cell of the plan");
+		goto fail;
+	}
+	if (check_duplicates(e, d) || check_with_values(e, d))
+		goto fail;
+	*out = e;
+	return 0;
+oom:
+	diag_set(d, p->file, NULL, (struct pos){ 0, 0 }, "out of memory");
+fail:
+	expansion_free(e);
+	return -1;
+}
+
+void expansion_free(struct expansion *e)
+{
+	if (!e)
+		return;
+	for (int i = 0; i < e->n_confs; i++)
+		free_conf(&e->confs[i]);
+	for (size_t i = 0; i < e->n_cells; i++)
+		free(e->cells[i].id);
+	free(e->confs);
+	free(e->cells);
+	free(e->checked);
+	free(e);
+}
+
+static struct at cell_at(const struct expansion *e, const struct cell *c)
+{
+	const struct fsconf *fc = &e->confs[c->conf];
+	struct at at = { e, fc, fc->axis, c->phase, c->combo };
+
+	return at;
+}
+
+const char *cell_coord(const struct expansion *e, const struct cell *c,
+		       const char *key)
+{
+	struct at at = cell_at(e, c);
+
+	return at_coord(&at, key);
+}
+
+char *cell_with(const struct expansion *e, const struct cell *c,
+		const char *key)
+{
+	const struct plan_phase *ph = &e->plan->phases[c->phase];
+	struct at at = cell_at(e, c);
+
+	for (int i = 0; i < ph->n_matrix; i++)
+		if (!strcmp(ph->matrix[i].name, key))
+			return strdup(at_coord(&at, key));
+	for (int i = 0; i < ph->n_with; i++)
+		if (!strcmp(ph->with[i].key, key))
+			return at_expand(&at, &ph->with[i].val);
+	return NULL;
+}
+
+char *cell_exec(const struct expansion *e, const struct cell *c)
+{
+	struct at at = cell_at(e, c);
+
+	return at_expand(&at, &e->plan->phases[c->phase].exec);
+}
+
+/* The device a config's commands name: known only once it is attached. */
+static const char *dev_name(const struct plan *p, const char *dev)
+{
+	if (dev)
+		return dev;
+	return p->target.kind == TARGET_DEVICE ? p->target.device : "LOOPDEV";
+}
+
+void fsconf_mkfs_cmd(const struct plan *p, const struct fsconf *fc,
+		     const char *dev, char *buf, size_t len)
+{
+	if (p->target.kind == TARGET_DIR || fc->fs->nodev)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "mkfs.%s%s%s %s", fc->fs->type.s,
+			 fc->mkfs[0] ? " " : "", fc->mkfs, dev_name(p, dev));
+}
+
+void fsconf_mount_cmd(const struct plan *p, const struct fsconf *fc,
+		      const char *dev, const char *dir, char *buf, size_t len)
+{
+	const char *type = fc->fs->type.s;
+
+	if (!dir)
+		dir = "MOUNTPOINT";
+	if (p->target.kind == TARGET_DIR)
+		snprintf(buf, len, "- (runs in %s)", p->target.dir);
+	else
+		snprintf(buf, len, "mount -t %s%s%s %s %s", type,
+			 fc->mount[0] ? " -o " : "", fc->mount,
+			 fc->fs->nodev ? type : dev_name(p, dev), dir);
+}

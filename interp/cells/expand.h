@@ -1,0 +1,98 @@
+/* expand: a plan's matrix unrolled into filesystem configs and cells. */
+#ifndef FSPLAN_EXPAND_H
+#define FSPLAN_EXPAND_H
+
+#include <stddef.h>
+
+#include "util/diag.h"
+#include "plan/plan.h"
+
+/* One filesystem config: entry × mkfs alternative × mount alternative ×
+ * a combination of the top-level matrix. Strings are expanded. */
+struct fsconf {
+	int index;		/* 1-based, among configs that kept a cell */
+	const struct plan_fs *fs;
+	int mkfs_alt, mount_alt;
+	int *axis;		/* value index per top-level axis */
+	char *label;
+	char *mkfs;
+	char *mount;
+	char *setup;		/* NULL when the entry has none */
+	char *teardown;
+	size_t first_cell;	/* its cells are contiguous */
+	size_t n_cells;
+};
+
+/* One phase run: a config, a phase, a phase-matrix combination, a rep. */
+struct cell {
+	size_t index;		/* 1-based; stable under --only and --shard */
+	int conf;		/* index into expansion.confs */
+	int phase;		/* index into plan.phases */
+	int combo;		/* mixed-radix index of the phase's axes */
+	int rep;		/* 1-based */
+	int selected;		/* kept by --only / --shard */
+	char *id;
+};
+
+/*
+ * A phase's key metrics (DESIGN.md section 4): what `report` shows for
+ * it, and the first is what a stop rule watches. A module declares at
+ * most PHASE_KEY_MAX; an exec phase's key is its parser's and then
+ * seconds. n == 0: the module declares none.
+ */
+#define PHASE_KEY_MAX 16
+struct phase_key {
+	int n;
+	char name[PHASE_KEY_MAX + 1][64];	/* metric names, NUL-ended */
+};
+
+/*
+ * What checking a phase's module found, for the root parent: its key,
+ * and the string defaults of its parameters that may name files (a
+ * module's own ctx.input default), which root reads before the drop.
+ */
+#define PHASE_INPUTS 8
+struct phase_checked {
+	struct phase_key key;
+	int n_inputs;
+	char input[PHASE_INPUTS][256];
+};
+
+struct expansion {
+	const struct plan *plan;
+	struct fsconf *confs;
+	int n_confs;
+	struct cell *cells;
+	size_t n_cells;
+	size_t n_selected;
+	struct phase_checked *checked;	/* per plan phase; phase_check_all */
+};
+
+/*
+ * Unroll p in the order of DESIGN.md section 2, drop excluded cells and
+ * configs left with none, give every cell its id, and check what only
+ * expansion can show (duplicate configs, values made by ${...}).
+ */
+int expand_plan(const struct plan *p, struct expansion **out,
+		struct diag *d);
+void expansion_free(struct expansion *e);
+
+/* A cell's value for a coordinate (type, label, mkfs, mount, phase or
+ * an axis), or NULL when it has none. */
+const char *cell_coord(const struct expansion *e, const struct cell *c,
+		       const char *key);
+/* The phase's `with` parameter key for this cell, ${...} expanded; the
+ * caller frees it. NULL if the phase does not set it. */
+char *cell_with(const struct expansion *e, const struct cell *c,
+		const char *key);
+/* The exec command of an exec phase for this cell, expanded; freed by
+ * the caller. */
+char *cell_exec(const struct expansion *e, const struct cell *c);
+
+/* The commands a config will run, for `expand` and the log. */
+void fsconf_mkfs_cmd(const struct plan *p, const struct fsconf *fc,
+		     const char *dev, char *buf, size_t len);
+void fsconf_mount_cmd(const struct plan *p, const struct fsconf *fc,
+		      const char *dev, const char *dir, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,63 @@
+/* child: one phase run in a forked child without privileges, watched by the parent. */
+#ifndef FSPLAN_CHILD_H
+#define FSPLAN_CHILD_H
+
+#include <signal.h>
+#include <stddef.h>
+
+#include "host/privdrop.h"
+#include "results/metrics.h"
+
+/* The child's end of the report pipe, after the drop. */
+#define CHILD_REPORT_FD METRICS_REPORT_FD
+
+struct child_job {
+	const struct runas *runas;
+	const char *workdir;		/* the phase's cwd, owned by runas */
+	int out_fd, err_fd;		/* its stdout and stderr */
+	double timeout_s;
+	const char *const *env;		/* the whole environment, NULL-ended */
+	/*
+	 * Runs in the child after the privilege drop, single-threaded
+	 * until it makes threads itself, with stdin /dev/null, stdout and
+	 * stderr as asked and CHILD_REPORT_FD open for writing. Whatever
+	 * it writes there reaches the parent as the report; a line that
+	 * starts with "E " is an error that fails the phase run. Returns
+	 * the child's exit status (an exec body does not return).
+	 */
+	int (*body)(void *arg);
+	void *arg;
+	/* Called about once a second while the child runs (progress). */
+	void (*tick)(void *ctx);
+	void *tick_ctx;
+};
+
+struct child_result {
+	int ok;			/* exit status 0, no error reported */
+	int exit_code;		/* -1 if killed */
+	int signal;		/* the signal that ended it, or 0 */
+	int timed_out;
+	int interrupted;	/* stopped because *stop was set */
+	double seconds;		/* fork to reaped exit, CLOCK_MONOTONIC */
+	double user_s, sys_s;	/* CPU of the child and its waited-for ones */
+	char reason[512];	/* why it is not ok */
+	char *report;		/* what the body wrote to the report fd */
+	size_t report_len;
+};
+
+/*
+ * Fork, drop privileges to job->runas (privdrop_apply; a failure aborts
+ * the child before the body runs), chdir, run the body; in the parent,
+ * collect the report, enforce the timeout (SIGKILL to the child's whole
+ * process group) and a stop request (*stop set by a signal handler:
+ * SIGTERM to the group, SIGKILL a second later). Returns 0 when the
+ * child ran (successfully or not: see res), -1 if it could not start.
+ */
+int child_run(const struct child_job *job, volatile sig_atomic_t *stop,
+	      struct child_result *res);
+void child_result_free(struct child_result *res);
+
+/* A body that runs a command through /bin/sh -c; arg is the command. */
+int child_exec_body(void *arg);
+
+#endif

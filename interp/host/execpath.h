@@ -1,0 +1,27 @@
+/* execpath: the PATH exec phases and parsers get, and check's warning for a tool not on it. */
+#ifndef FSPLAN_EXECPATH_H
+#define FSPLAN_EXECPATH_H
+
+#include "cells/expand.h"
+#include "host/privdrop.h"
+
+/* The classic tools live in the sbin directories on Debian (bonnie++ in
+ * /usr/sbin), so a user's PATH is not enough: this one is what they
+ * get, whoever runs fsplan. */
+#define EXECPATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+/* "PATH=" EXECPATH, for a child's environment. */
+extern const char execpath_env[];
+
+/* Whether tool (a name looked up on EXECPATH, or an absolute path) is a
+ * file runas may execute. */
+int execpath_find(const char *tool, const struct runas *who);
+
+/*
+ * For every exec phase whose first word is a program that runas cannot
+ * run from EXECPATH, a warning at the exec's place in the plan, on
+ * stderr. Returns how many.
+ */
+int execpath_warn(const struct expansion *e, const struct runas *who);
+
+#endif

@@ -1,0 +1,423 @@
+/* fs: make, mount, sync, drop caches and unmount a filesystem, as root, without a shell. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "host/fs.h"
+#include "util/clock.h"
+
+
+int fs_kernel_has(const char *type, int *nodev)
+{
+	char line[256];
+	FILE *f = fopen("/proc/filesystems", "re");
+	int hit = 0;
+
+	if (!f)
+		return 0;
+	while (!hit && fgets(line, sizeof(line), f)) {
+		char *name = strchr(line, '\t');
+
+		line[strcspn(line, "\n")] = '\0';
+		hit = name && !strcmp(name + 1, type);
+		if (hit && nodev)
+			*nodev = !strncmp(line, "nodev", 5);
+	}
+	fclose(f);
+	return hit;
+}
+
+static int in_path(const char *prog)
+{
+	static const char *const dirs[] = { "/usr/local/sbin", "/usr/sbin",
+					    "/sbin", "/usr/local/bin",
+					    "/usr/bin", "/bin" };
+	char path[256];
+
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dirs[i], prog);
+		if (!access(path, X_OK))
+			return 1;
+	}
+	return 0;
+}
+
+int fs_available(const char *type, int nodev, char *why, size_t len)
+{
+	char tool[128];
+
+	if (!fs_kernel_has(type, NULL)) {
+		const char *argv[] = { "modprobe", "-q", type, NULL };
+		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+		/* modprobe may be missing; then the kernel answer stands */
+		fs_run(argv, null, 30, NULL, 0);
+		if (null >= 0)
+			close(null);
+		if (!fs_kernel_has(type, NULL)) {
+			snprintf(why, len, "this kernel has no %s filesystem "
+				 "(not in /proc/filesystems, modprobe found no "
+				 "module)", type);
+			return -1;
+		}
+	}
+	snprintf(tool, sizeof(tool), "mkfs.%s", type);
+	if (!nodev && !in_path(tool)) {
+		snprintf(why, len, "%s is not installed", tool);
+		return -1;
+	}
+	return 0;
+}
+
+char **fs_split_words(const char *s, int *argc)
+{
+	size_t len = strlen(s);
+	/* at most len/2+1 words; the strings live after the vector */
+	size_t nvec = len / 2 + 2;
+	char **v = malloc(nvec * sizeof(char *) + len + 1);
+	char *out;
+	int n = 0;
+
+	if (!v)
+		return NULL;
+	out = (char *)(v + nvec);
+	while (*s) {
+		char quote = 0;
+
+		while (*s == ' ' || *s == '\t' || *s == '\n')
+			s++;
+		if (!*s)
+			break;
+		v[n++] = out;
+		for (; *s; s++) {
+			if (quote) {
+				if (*s == quote)
+					quote = 0;
+				else if (*s == '\\' && quote == '"' && s[1])
+					*out++ = *++s;
+				else
+					*out++ = *s;
+			} else if (*s == '\'' || *s == '"') {
+				quote = *s;
+			} else if (*s == '\\' && s[1]) {
+				*out++ = *++s;
+			} else if (*s == ' ' || *s == '\t' || *s == '\n') {
+				break;
+			} else {
+				*out++ = *s;
+			}
+		}
+		*out++ = '\0';
+	}
+	v[n] = NULL;
+	if (argc)
+		*argc = n;
+	return v;
+}
+
+static void keep_last_line(char *last, size_t len, const char *buf, size_t n)
+{
+	const char *end = buf + n, *start;
+
+	while (end > buf && (end[-1] == '\n' || end[-1] == '\r' ||
+			     end[-1] == ' '))
+		end--;
+	if (end == buf)
+		return;
+	start = end;
+	while (start > buf && start[-1] != '\n')
+		start--;
+	snprintf(last, len, "%.*s", (int)(end - start), start);
+}
+
+int fs_run(const char *const argv[], int log_fd, double timeout_s, char *last,
+	   size_t lastlen)
+{
+	int pfd[2], status = 0, pidfd;
+	double deadline = clock_now() + timeout_s;
+	pid_t pid;
+
+	if (last && lastlen)
+		last[0] = '\0';
+	if (pipe2(pfd, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+
+		setpgid(0, 0);
+		dup2(null, 0);
+		dup2(pfd[1], 1);
+		dup2(pfd[1], 2);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		execvp(argv[0], (char *const *)argv);
+		dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(pfd[1]);
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	for (;;) {
+		struct pollfd pf = { pfd[0], POLLIN, 0 };
+		char buf[4096];
+		double left = deadline - clock_now();
+		ssize_t r;
+
+		if (left <= 0) {
+			kill(-pid, SIGKILL);
+			break;
+		}
+		if (poll(&pf, 1, (int)(left * 1000) + 1) <= 0)
+			continue;
+		r = read(pfd[0], buf, sizeof(buf));
+		if (r <= 0)
+			break;
+		if (log_fd >= 0 && write(log_fd, buf, r) < 0)
+			log_fd = -1;
+		if (last)
+			keep_last_line(last, lastlen, buf, r);
+	}
+	close(pfd[0]);
+	/* Output closed: wait for the exit, still bounded by the deadline. */
+	while (pidfd >= 0) {
+		struct pollfd pf = { pidfd, POLLIN, 0 };
+		double left = deadline - clock_now();
+
+		if (left <= 0) {
+			kill(-pid, SIGKILL);
+			break;
+		}
+		if (poll(&pf, 1, (int)(left * 1000) + 1) > 0)
+			break;
+	}
+	if (pidfd >= 0)
+		close(pidfd);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+int fs_mkfs(const char *type, const char *opts, const char *dev, int force,
+	    int log_fd, char *err, size_t errlen)
+{
+	char tool[128], last[256];
+	char **words = fs_split_words(opts, NULL);
+	const char *argv[256];
+	int n = 0, rc;
+
+	if (!words) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	snprintf(tool, sizeof(tool), "mkfs.%s", type);
+	argv[n++] = tool;
+	if (force && (!strcmp(type, "xfs") || !strcmp(type, "btrfs")))
+		argv[n++] = "-f";
+	else if (force && !strncmp(type, "ext", 3))
+		argv[n++] = "-F";
+	for (int i = 0; words[i] && n < 250; i++)
+		argv[n++] = words[i];
+	argv[n++] = dev;
+	argv[n] = NULL;
+	if (log_fd >= 0) {
+		dprintf(log_fd, "#");
+		for (int i = 0; argv[i]; i++)
+			dprintf(log_fd, " %s", argv[i]);
+		dprintf(log_fd, "\n");
+	}
+	rc = fs_run(argv, log_fd, 600, last, sizeof(last));
+	free(words);
+	if (rc == 0)
+		return 0;
+	snprintf(err, errlen, "%s failed (%s %d)%s%s", tool,
+		 rc > 128 ? "signal" : "exit status", rc > 128 ? rc - 128 : rc,
+		 last[0] ? ": " : "", last);
+	return -1;
+}
+
+/* The VFS flags mount(8) takes out of -o before handing the rest on. */
+static const struct {
+	const char *name;
+	unsigned long set, clear;
+} vfs_flags[] = {
+	{ "defaults", 0, 0 },
+	{ "rw", 0, MS_RDONLY }, { "ro", MS_RDONLY, 0 },
+	{ "suid", 0, MS_NOSUID }, { "nosuid", MS_NOSUID, 0 },
+	{ "dev", 0, MS_NODEV }, { "nodev", MS_NODEV, 0 },
+	{ "exec", 0, MS_NOEXEC }, { "noexec", MS_NOEXEC, 0 },
+	{ "async", 0, MS_SYNCHRONOUS }, { "sync", MS_SYNCHRONOUS, 0 },
+	{ "dirsync", MS_DIRSYNC, 0 },
+	{ "mand", MS_MANDLOCK, 0 }, { "nomand", 0, MS_MANDLOCK },
+	{ "atime", 0, MS_NOATIME }, { "noatime", MS_NOATIME, 0 },
+	{ "diratime", 0, MS_NODIRATIME }, { "nodiratime", MS_NODIRATIME, 0 },
+	{ "relatime", MS_RELATIME, 0 }, { "norelatime", 0, MS_RELATIME },
+	{ "strictatime", MS_STRICTATIME, 0 },
+	{ "nostrictatime", 0, MS_STRICTATIME },
+	{ "lazytime", MS_LAZYTIME, 0 }, { "nolazytime", 0, MS_LAZYTIME },
+	{ "silent", MS_SILENT, 0 }, { "loud", 0, MS_SILENT },
+};
+
+int fs_mount(const char *type, const char *opts, const char *dev,
+	     const char *dir, char *err, size_t errlen)
+{
+	unsigned long flags = 0;
+	char *copy = strdup(opts), *data, *save = NULL;
+	size_t dl = 0;
+
+	data = calloc(1, strlen(opts) + 1);
+	if (!copy || !data) {
+		free(copy);
+		free(data);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (char *o = strtok_r(copy, ",", &save); o;
+	     o = strtok_r(NULL, ",", &save)) {
+		size_t i, n = sizeof(vfs_flags) / sizeof(vfs_flags[0]);
+
+		for (i = 0; i < n; i++)
+			if (!strcmp(o, vfs_flags[i].name))
+				break;
+		if (i < n) {
+			flags = (flags & ~vfs_flags[i].clear) |
+				vfs_flags[i].set;
+			continue;
+		}
+		dl += sprintf(data + dl, "%s%s", dl ? "," : "", o);
+	}
+	free(copy);
+	if (mount(dev, dir, type, flags, dl ? data : NULL)) {
+		int e = errno;
+
+		snprintf(err, errlen, "mount -t %s -o %s %s: %s%s", type,
+			 opts[0] ? opts : "defaults", dev, strerror(e),
+			 e == EINVAL ? " (an option this filesystem does not "
+				       "take? see dmesg)" : "");
+		free(data);
+		return -1;
+	}
+	free(data);
+	return 0;
+}
+
+int fs_bind(const char *src, const char *dir, char *err, size_t errlen)
+{
+	if (!mount(src, dir, NULL, MS_BIND, NULL))
+		return 0;
+	snprintf(err, errlen, "cannot bind %.300s on %s: %s", src, dir,
+		 strerror(errno));
+	return -1;
+}
+
+int fs_umount(const char *dir, char *err, size_t errlen)
+{
+	for (int i = 0; i < 50; i++) {
+		if (!umount2(dir, 0))
+			return 0;
+		if (errno != EBUSY)
+			break;
+		usleep(100000);
+	}
+	snprintf(err, errlen, "umount %s: %s", dir, strerror(errno));
+	return -1;
+}
+
+/* mountinfo escapes space, tab, newline and backslash as \ooo. */
+static void unescape(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] && s[3]) {
+			*o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
+				      (s[3] - '0'));
+			s += 3;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = '\0';
+}
+
+int fs_applied_options(const char *dir, char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char *line = NULL;
+	size_t cap = 0;
+	int rc = -1;
+
+	if (!f)
+		return -1;
+	/* the last match wins: a later mount covers an earlier one */
+	while (getline(&line, &cap, f) > 0) {
+		char *field[16], *save = NULL, *sep;
+		int n = 0;
+
+		sep = strstr(line, " - ");
+		if (!sep)
+			continue;
+		*sep = '\0';
+		for (char *t = strtok_r(line, " ", &save); t && n < 16;
+		     t = strtok_r(NULL, " ", &save))
+			field[n++] = t;
+		if (n < 6)
+			continue;
+		unescape(field[4]);
+		if (strcmp(field[4], dir))
+			continue;
+		/* after " - ": fstype source superoptions */
+		{
+			char *rest = sep + 3, *s2 = NULL;
+			char *fstype = strtok_r(rest, " ", &s2);
+			char *src = strtok_r(NULL, " ", &s2);
+			char *super = strtok_r(NULL, " \n", &s2);
+
+			(void)fstype;
+			(void)src;
+			snprintf(buf, len, "%s %s", field[5],
+				 super ? super : "");
+			rc = 0;
+		}
+	}
+	free(line);
+	fclose(f);
+	return rc;
+}
+
+int fs_syncfs(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
+
+	if (fd < 0)
+		return -errno;
+	rc = syncfs(fd) ? -errno : 0;
+	close(fd);
+	return rc;
+}
+
+int fs_drop_caches(void)
+{
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC), rc;
+
+	if (fd < 0)
+		return -errno;
+	rc = write(fd, "3", 1) == 1 ? 0 : -errno;
+	close(fd);
+	return rc;
+}

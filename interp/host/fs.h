@@ -1,0 +1,52 @@
+/* fs: the root-only work on one filesystem — mkfs, mount, between actions, umount. */
+#ifndef FSPLAN_FS_H
+#define FSPLAN_FS_H
+
+#include <stddef.h>
+
+/* Whether /proc/filesystems lists type now; *nodev (if given) says
+ * whether it is marked nodev there. */
+int fs_kernel_has(const char *type, int *nodev);
+
+/*
+ * Whether the kernel has filesystem `type` (/proc/filesystems, after
+ * trying modprobe) and, unless nodev, whether mkfs.<type> is installed.
+ * 0 if usable, else -1 with the reason in why.
+ */
+int fs_available(const char *type, int nodev, char *why, size_t len);
+
+/* Split options like a shell would (whitespace, '…' and "…" quotes, \\).
+ * Returns a NULL-terminated malloc'd vector (one allocation) or NULL. */
+char **fs_split_words(const char *s, int *argc);
+
+/*
+ * Run argv without a shell, stdin /dev/null, stdout+stderr appended to
+ * log_fd, killed after timeout_s. Returns its exit status, 128+signal,
+ * or -1 if it could not start; the last line it printed is kept in
+ * last (for an error message).
+ */
+int fs_run(const char *const argv[], int log_fd, double timeout_s, char *last,
+	   size_t lastlen);
+
+/* mkfs.<type> <opts> <dev>; force adds -f for mkfs tools that refuse an
+ * existing signature (xfs, btrfs). Returns 0 or -1 with err. */
+int fs_mkfs(const char *type, const char *opts, const char *dev, int force,
+	    int log_fd, char *err, size_t errlen);
+
+/* mount(2) with options split the way mount(8) splits them: the VFS
+ * flags (ro, noatime, nodev, ...) and the rest as the fs's data. */
+int fs_mount(const char *type, const char *opts, const char *dev,
+	     const char *dir, char *err, size_t errlen);
+/* A bind mount of the directory src on dir (target.dir). */
+int fs_bind(const char *src, const char *dir, char *err, size_t errlen);
+/* umount, retrying a busy mount for a few seconds. */
+int fs_umount(const char *dir, char *err, size_t errlen);
+
+/* The options the kernel applied, from /proc/self/mountinfo:
+ * "<per-mount options> <superblock options>". */
+int fs_applied_options(const char *dir, char *buf, size_t len);
+
+int fs_syncfs(const char *dir);
+int fs_drop_caches(void);
+
+#endif

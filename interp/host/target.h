@@ -1,0 +1,55 @@
+/* target: where filesystems are made — loop images, guarded devices, dirs. */
+#ifndef FSPLAN_TARGET_H
+#define FSPLAN_TARGET_H
+
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "util/diag.h"
+
+/* Exit status for refusals (DESIGN.md section 1). */
+#define TARGET_REFUSED 3
+
+struct target_dev {
+	char path[256];		/* the block device to mkfs: /dev/loopN or the device */
+	int fd;			/* held open (loop: keeps AUTOCLEAR from firing early) */
+	char image[4096];	/* the image file, or "" */
+	int lock_fd;		/* flock on the image while it is ours */
+};
+
+/*
+ * Loop images. target_image_create makes a sparse file of `bytes` in
+ * workdir named fsplan-<pid>-<n>.img, holds an exclusive flock on it, and
+ * attaches it with LOOP_CTL_GET_FREE + LOOP_CONFIGURE, LO_FLAGS_AUTOCLEAR
+ * (retrying on EBUSY). The loop fd stays open in t->fd until
+ * target_release, which closes it and deletes the image.
+ */
+int target_image_create(struct target_dev *t, const char *workdir,
+			uint64_t bytes, int n, struct diag *d);
+void target_release(struct target_dev *t);
+
+/*
+ * Remove images that earlier runs left in workdir (after a SIGKILL):
+ * fsplan-*.img files that nobody holds a flock on. Returns how many.
+ */
+int target_clean_stale(const char *workdir);
+
+/*
+ * A real block device, guarded as DESIGN.md section 6 says. Refuse
+ * (return -1, d filled, *refused = 1) unless `destroy` (the --destroy
+ * argument) names the same device as the plan; when an O_EXCL open
+ * fails (mounted, swap, held); when /sys/class/block/X/holders is not
+ * empty or a partition of it is in use; when it backs /, rundir or
+ * workdir; when it is read-only; when libblkid finds a filesystem,
+ * partition table or RAID/LVM/LUKS signature and wipe is 0. On success
+ * t->fd is the O_EXCL fd and *identity a JSON object (by-id names, size,
+ * model, serial, rotational, scheduler) for the manifest. Nothing is
+ * written to the device here.
+ */
+int target_device_open(struct target_dev *t, const char *device,
+		       const char *destroy, int wipe, const char *rundir,
+		       const char *workdir, json_t **identity, int *refused,
+		       struct diag *d);
+
+#endif

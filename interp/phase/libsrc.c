@@ -1,0 +1,121 @@
+/* libsrc: the phase library's sources, read once by root so that dropped children need not reach them. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "phase/libsrc.h"
+#include "util/file.h"
+
+/*
+ * A checkout in a 0700 home holds the library where `nobody` cannot
+ * read it; a child that dropped its privileges inherits this table
+ * through fork instead. Process-wide on purpose: it is filled before
+ * the first fork and only read afterwards.
+ */
+struct src {
+	char *path;
+	char *text;
+	size_t len;
+};
+
+static struct src *srcs;
+static size_t n_srcs;
+
+static int has_suffix(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+
+	return n > m && !strcmp(s + n - m, suf);
+}
+
+static int add(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), more;
+	struct src *grown, *s;
+	char *text;
+	size_t len;
+
+	if (fd < 0)
+		return errno == ELOOP ? 0 : -1;	/* a symlink: read as runas */
+	text = file_read_all(fd, LIBSRC_MAX, &len, &more);
+	close(fd);
+	if (!text || more) {
+		free(text);
+		return more ? 0 : -1;	/* too big for the library: skip */
+	}
+	grown = realloc(srcs, (n_srcs + 1) * sizeof(*srcs));
+	if (!grown) {
+		free(text);
+		return -1;
+	}
+	srcs = grown;
+	s = &srcs[n_srcs];
+	s->path = strdup(path);
+	if (!s->path) {
+		free(text);
+		return -1;
+	}
+	s->text = text;
+	s->len = len;
+	n_srcs++;
+	return 0;
+}
+
+static int add_dir(const char *dir)
+{
+	char path[4096];
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int rc = 0;
+
+	if (!d)
+		return errno == ENOENT ? 0 : -1;
+	while (!rc && (de = readdir(d))) {
+		if (!has_suffix(de->d_name, ".lua") ||
+		    snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >=
+			    (int)sizeof(path))
+			continue;
+		rc = add(path);
+	}
+	closedir(d);
+	return rc;
+}
+
+int libsrc_load(const char *libdir)
+{
+	char parse[4096];
+
+	if (srcs || !libdir)
+		return 0;
+	snprintf(parse, sizeof(parse), "%s/parse", libdir);
+	if (add_dir(libdir) || add_dir(parse)) {
+		libsrc_free();
+		return -1;
+	}
+	return 0;
+}
+
+const char *libsrc_get(const char *path, size_t *len)
+{
+	for (size_t i = 0; i < n_srcs; i++)
+		if (!strcmp(srcs[i].path, path)) {
+			*len = srcs[i].len;
+			return srcs[i].text;
+		}
+	return NULL;
+}
+
+void libsrc_free(void)
+{
+	for (size_t i = 0; i < n_srcs; i++) {
+		free(srcs[i].path);
+		free(srcs[i].text);
+	}
+	free(srcs);
+	srcs = NULL;
+	n_srcs = 0;
+}

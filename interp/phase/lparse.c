@@ -1,0 +1,164 @@
+/* lparse: run a phase-library parser on an exec phase's output, in the dropped child. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+
+#include "phase/lparse.h"
+#include "results/metrics.h"
+#include "phase/phase.h"
+#include "plan/plan.h"
+#include "phase/sandbox.h"
+#include "util/clock.h"
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void emit(lua_State *L, const char *name)
+{
+	const char *unit = "";
+	double v;
+
+	if (lua_istable(L, -1)) {
+		lua_getfield(L, -1, "unit");
+		if (lua_type(L, -1) == LUA_TSTRING)
+			unit = lua_tostring(L, -1);
+		lua_getfield(L, -2, "value");
+		if (lua_type(L, -1) != LUA_TNUMBER) {
+			lua_pop(L, 2);
+			return;
+		}
+		v = lua_tonumber(L, -1);
+		/* units are words: nothing that could break the line */
+		if (strpbrk(unit, " \n\r,\""))
+			unit = "";
+		dprintf(METRICS_REPORT_FD, "P %s %.12g %s\n", name, v, unit);
+		lua_pop(L, 2);
+		return;
+	}
+	if (lua_type(L, -1) == LUA_TNUMBER)
+		dprintf(METRICS_REPORT_FD, "P %s %.12g\n", name,
+			lua_tonumber(L, -1));
+}
+
+int lparse_load(lua_State *L, const char *path, struct phase_key *key,
+		char *err, size_t len)
+{
+	struct phase_key none;
+
+	sandbox_strict(L, 0);
+	if (sandbox_dofile(L, path, err, len))
+		return -1;
+	sandbox_strict(L, 1);
+	if (lua_istable(L, -1)) {
+		if (phase_read_key(L, lua_gettop(L), key ? key : &none, path,
+				   err, len))
+			return -1;
+		lua_getfield(L, -1, "parse");
+	} else if (key) {
+		memset(key, 0, sizeof(*key));
+	}
+	if (!lua_isfunction(L, -1)) {
+		snprintf(err, len, "%s: a parser returns a function (or a "
+			 "table with parse)", path);
+		return -1;
+	}
+	return 0;
+}
+
+int lparse_body(void *arg)
+{
+	const struct lparse_job *job = arg;
+	struct sandbox_limits lim = { 256u << 20, clock_now() + 60, NULL,
+				      plan_library_dir() };
+	lua_State *L = sandbox_new(&lim);
+	const char **names;
+	char err[2048];
+	int n;
+
+	if (!L) {
+		dprintf(METRICS_REPORT_FD, "E cannot make a Lua state\n");
+		return 1;
+	}
+	if (lparse_load(L, job->parser, NULL, err, sizeof(err)))
+		goto fail;
+	lua_pushlstring(L, job->out, job->out_len);
+	lua_pushlstring(L, job->err, job->err_len);
+	if (sandbox_call(L, 2, 1, err, sizeof(err)))
+		goto fail;
+	if (!lua_istable(L, -1)) {
+		snprintf(err, sizeof(err), "%s: the parser returned a %s, not "
+			 "a table of metrics", job->parser,
+			 luaL_typename(L, -1));
+		goto fail;
+	}
+	/* in name order: the rows of a run come out the same every time */
+	lua_newtable(L);
+	n = 0;
+	lua_pushnil(L);
+	while (lua_next(L, -3)) {
+		size_t kl;
+		const char *k = lua_type(L, -2) == LUA_TSTRING ?
+				lua_tolstring(L, -2, &kl) : NULL;
+
+		lua_pop(L, 1);
+		if (k && metrics_metric_name_ok(k, kl)) {
+			lua_pushvalue(L, -1);
+			lua_rawseti(L, -3, ++n);
+		}
+	}
+	names = calloc(n + 1, sizeof(*names));
+	for (int i = 0; names && i < n; i++) {
+		lua_rawgeti(L, -1, i + 1);
+		names[i] = lua_tostring(L, -1);
+		lua_pop(L, 1);	/* still held by the table of names */
+	}
+	if (names)
+		qsort(names, n, sizeof(*names), cmp_str);
+	for (int i = 0; names && i < n; i++) {
+		lua_getfield(L, -2, names[i]);
+		emit(L, names[i]);
+		lua_pop(L, 1);
+	}
+	free(names);
+	sandbox_close(L);
+	return 0;
+fail:
+	fprintf(stderr, "parse: %s\n", err);
+	dprintf(METRICS_REPORT_FD, "E %.*s\n", (int)strcspn(err, "\n"), err);
+	sandbox_close(L);
+	return 1;
+}
+
+void lparse_rows(const char *report, size_t len,
+		 void (*fn)(void *ctx, const char *name, double v,
+			    const char *unit),
+		 void *ctx)
+{
+	const char *p = report, *end = report + len;
+
+	while (p && p < end) {
+		const char *nl = memchr(p, '\n', end - p);
+		char line[256], name[64], unit[32] = "";
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		double v;
+		char *e;
+
+		if (n < sizeof(line) && n > 2 && p[0] == 'P' && p[1] == ' ') {
+			memcpy(line, p + 2, n - 2);
+			line[n - 2] = '\0';
+			if (sscanf(line, "%63s", name) == 1 &&
+			    metrics_metric_name_ok(name, strlen(name))) {
+				v = strtod(line + strlen(name), &e);
+				if (e != line + strlen(name)) {
+					sscanf(e, "%31s", unit);
+					fn(ctx, name, v, unit);
+				}
+			}
+		}
+		p = nl ? nl + 1 : NULL;
+	}
+}

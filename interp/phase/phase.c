@@ -1,0 +1,712 @@
+/* phase: load a Lua phase module, read what it declares, type the plan's values by it. */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <lauxlib.h>
+
+#include "phase/lparse.h"
+#include "results/metrics.h"
+#include "phase/libsrc.h"
+#include "phase/phase.h"
+#include "host/privdrop.h"
+#include "phase/sandbox.h"
+#include "util/units.h"
+#include "util/file.h"
+#include "util/clock.h"
+
+static const char *const type_names[] = { "number", "size", "duration",
+					   "boolean", "string" };
+
+const char *phase_type_name(enum param_type t)
+{
+	return type_names[t];
+}
+
+/* "64M" is a size and "30s" a duration; "5m" reads as a size (5 MiB):
+ * write "300s" for five minutes. */
+static enum param_type string_type(const char *s)
+{
+	size_t n = strlen(s);
+	uint64_t sz;
+	double d;
+
+	while (n && isspace((unsigned char)s[n - 1]))
+		n--;
+	if (!n || !isalpha((unsigned char)s[n - 1]))
+		return PARAM_STRING;
+	if (!units_size(s, &sz))
+		return PARAM_SIZE;
+	if (!units_duration(s, &d))
+		return PARAM_DURATION;
+	return PARAM_STRING;
+}
+
+enum param_type phase_param_type(lua_State *L, int idx)
+{
+	switch (lua_type(L, idx)) {
+	case LUA_TNUMBER:
+		return PARAM_NUMBER;
+	case LUA_TBOOLEAN:
+		return PARAM_BOOL;
+	default:
+		return string_type(lua_tostring(L, idx));
+	}
+}
+
+static int cmp_param(const void *a, const void *b)
+{
+	return strcmp(((const struct param_decl *)a)->name,
+		      ((const struct param_decl *)b)->name);
+}
+
+static int read_params(lua_State *L, int mod, struct phase_decl *decl,
+		       const char *path, char *err, size_t len)
+{
+	int cap = 0;
+
+	lua_getfield(L, mod, "params");
+	if (lua_isnil(L, -1)) {
+		lua_pop(L, 1);
+		return 0;
+	}
+	if (!lua_istable(L, -1)) {
+		snprintf(err, len, "%s: 'params' must be a table of defaults",
+			 path);
+		lua_pop(L, 1);
+		return -1;
+	}
+	lua_pushnil(L);
+	while (lua_next(L, -2)) {
+		struct param_decl *p;
+		int t = lua_type(L, -1);
+		const char *k = lua_type(L, -2) == LUA_TSTRING ?
+				lua_tostring(L, -2) : NULL;
+
+		if (!k || strlen(k) >= sizeof(p->name) ||
+		    (t != LUA_TNUMBER && t != LUA_TBOOLEAN &&
+		     t != LUA_TSTRING)) {
+			snprintf(err, len, "%s: params.%s: a parameter is a "
+				 "name with a number, boolean or string default",
+				 path, k ? k : "?");
+			lua_pop(L, 3);
+			return -1;
+		}
+		if (decl->n_params == cap) {
+			struct param_decl *np;
+
+			cap = cap ? cap * 2 : 8;
+			np = realloc(decl->params, cap * sizeof(*np));
+			if (!np)
+				goto oom;
+			decl->params = np;
+		}
+		p = &decl->params[decl->n_params];
+		snprintf(p->name, sizeof(p->name), "%s", k);
+		p->type = phase_param_type(L, -1);
+		if (t == LUA_TBOOLEAN)
+			p->dflt = strdup(lua_toboolean(L, -1) ? "true"
+							      : "false");
+		else	/* a copy: lua_tostring would convert the key */
+			p->dflt = strdup(luaL_tolstring(L, -1, NULL)),
+			lua_pop(L, 1);
+		if (!p->dflt)
+			goto oom;
+		decl->n_params++;
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 1);
+	if (decl->n_params > 1)
+		qsort(decl->params, decl->n_params, sizeof(*decl->params),
+		      cmp_param);
+	return 0;
+oom:
+	snprintf(err, len, "out of memory");
+	lua_pop(L, 3);
+	return -1;
+}
+
+static int optional_fn(lua_State *L, int mod, const char *name, int *has,
+		       const char *path, char *err, size_t len)
+{
+	int t = lua_getfield(L, mod, name);
+
+	lua_pop(L, 1);
+	*has = t == LUA_TFUNCTION;
+	if (t == LUA_TNIL || t == LUA_TFUNCTION)
+		return 0;
+	snprintf(err, len, "%s: '%s' must be a function", path, name);
+	return -1;
+}
+
+int phase_read_key(lua_State *L, int mod, struct phase_key *key,
+		   const char *path, char *err, size_t len)
+{
+	size_t n, entries = 0;
+	int t;
+
+	memset(key, 0, sizeof(*key));
+	lua_pushliteral(L, "key");
+	t = lua_rawget(L, mod);
+	if (t == LUA_TNIL) {
+		lua_pop(L, 1);
+		return 0;
+	}
+	if (t != LUA_TTABLE) {
+		snprintf(err, len, "%s: 'key' is a list of metric names, "
+			 "e.g. key = { \"rate_mbs\", \"avg_lat_ms\" }, not "
+			 "a %s", path, luaL_typename(L, -1));
+		goto fail;
+	}
+	n = lua_rawlen(L, -1);
+	lua_pushnil(L);
+	while (lua_next(L, -2)) {
+		entries++;
+		lua_pop(L, 1);
+	}
+	if (entries != n) {
+		snprintf(err, len, "%s: 'key' is a list of metric names, "
+			 "without other keys", path);
+		goto fail;
+	}
+	if (!n || n > PHASE_KEY_MAX) {
+		snprintf(err, len, "%s: 'key' names 1 to %d metrics, not %zu",
+			 path, PHASE_KEY_MAX, n);
+		goto fail;
+	}
+	for (size_t i = 1; i <= n; i++) {
+		size_t nl;
+		const char *name = lua_rawgeti(L, -1, (lua_Integer)i) ==
+				   LUA_TSTRING ? lua_tolstring(L, -1, &nl)
+					       : NULL;
+
+		if (!name || !metrics_metric_name_ok(name, nl)) {
+			snprintf(err, len, "%s: key[%zu]: %s%.64s%s is not a "
+				 "metric name (letters, digits, '_', '.', '-'; "
+				 "1 to %d characters)", path, i, name ? "'" : "a ",
+				 name ? name : luaL_typename(L, -1),
+				 name ? "'" : "", METRICS_METRIC_LEN);
+			lua_pop(L, 1);
+			goto fail;
+		}
+		for (int k = 0; k < key->n; k++)
+			if (!strcmp(key->name[k], name)) {
+				snprintf(err, len, "%s: key[%zu]: '%s' is "
+					 "already key[%d]", path, i, name,
+					 k + 1);
+				lua_pop(L, 1);
+				goto fail;
+			}
+		memcpy(key->name[key->n++], name, nl + 1);
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 1);
+	return 0;
+fail:
+	lua_pop(L, 1);
+	memset(key, 0, sizeof(*key));
+	return -1;
+}
+
+char *phase_read_source(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), more, err;
+	char *buf;
+
+	if (fd < 0)
+		return NULL;
+	buf = file_read_all(fd, 16u << 20, len, &more);
+	err = errno;
+	close(fd);
+	if (buf && more) {
+		free(buf);
+		buf = NULL;
+		err = EFBIG;
+	}
+	errno = err;
+	return buf;
+}
+
+static int load_text(lua_State *L, const char *path, const char *text,
+		     size_t text_len, char *err, size_t len)
+{
+	char name[4200];
+
+	snprintf(name, sizeof(name), "@%s", path);
+	if (luaL_loadbufferx(L, text, text_len, name, "t")) {
+		snprintf(err, len, "%s", lua_tostring(L, -1));
+		lua_pop(L, 1);
+		return -1;
+	}
+	return sandbox_call(L, 0, 1, err, len);
+}
+
+int phase_load(lua_State *L, const char *path, const char *text,
+	       size_t text_len, struct phase_decl *decl, char *err,
+	       size_t len)
+{
+	int mod;
+
+	memset(decl, 0, sizeof(*decl));
+	sandbox_strict(L, 0);
+	if (text ? load_text(L, path, text, text_len, err, len)
+		 : sandbox_dofile(L, path, err, len))
+		return -1;
+	sandbox_strict(L, 1);
+	mod = lua_gettop(L);
+	if (!lua_istable(L, mod)) {
+		snprintf(err, len, "%s: a phase module returns a table (with "
+			 "a worker function), not a %s", path,
+			 luaL_typename(L, mod));
+		return -1;
+	}
+	if (lua_getfield(L, mod, "worker") != LUA_TFUNCTION) {
+		lua_pop(L, 1);
+		snprintf(err, len, "%s: the module has no worker function",
+			 path);
+		return -1;
+	}
+	lua_pop(L, 1);
+	if (optional_fn(L, mod, "setup", &decl->has_setup, path, err, len) ||
+	    optional_fn(L, mod, "teardown", &decl->has_teardown, path, err,
+			len) ||
+	    optional_fn(L, mod, "report", &decl->has_report, path, err, len))
+		return -1;
+	if (lua_getfield(L, mod, "describe") == LUA_TSTRING)
+		decl->describe = strdup(lua_tostring(L, -1));
+	lua_pop(L, 1);
+	if (phase_read_key(L, mod, &decl->key, path, err, len))
+		return -1;
+	return read_params(L, mod, decl, path, err, len);
+}
+
+void phase_decl_free(struct phase_decl *decl)
+{
+	for (int i = 0; i < decl->n_params; i++)
+		free(decl->params[i].dflt);
+	free(decl->params);
+	free(decl->describe);
+	memset(decl, 0, sizeof(*decl));
+}
+
+/* Where the plan wrote a phase key: its with value, or its axis. */
+static const struct pstr *plan_place(const struct plan_phase *ph,
+				     const char *key, struct pos *kpos)
+{
+	for (int i = 0; i < ph->n_with; i++)
+		if (!strcmp(ph->with[i].key, key)) {
+			*kpos = ph->with[i].kpos;
+			return &ph->with[i].val;
+		}
+	for (int i = 0; i < ph->n_matrix; i++)
+		if (!strcmp(ph->matrix[i].name, key)) {
+			*kpos = ph->matrix[i].pos;
+			return &ph->matrix[i].values[0];
+		}
+	return NULL;
+}
+
+static int parse_value(enum param_type t, const char *s, double *out)
+{
+	uint64_t sz;
+	int b;
+	char *end;
+
+	switch (t) {
+	case PARAM_NUMBER:
+		*out = strtod(s, &end);
+		return end == s || *end ? -1 : 0;
+	case PARAM_SIZE:
+		if (units_size(s, &sz))
+			return -1;
+		*out = (double)sz;
+		return 0;
+	case PARAM_DURATION:
+		return units_duration(s, out);
+	case PARAM_BOOL:
+		if (units_bool(s, &b))
+			return -1;
+		*out = b;
+		return 0;
+	case PARAM_STRING:
+		*out = 0;
+		return 0;
+	}
+	return -1;
+}
+
+/* What the classic tools call their workers: tiobench's threads,
+ * dbench's clients, fio's numjobs, ffsb's num_threads, ... */
+static int is_workers_word(const char *key)
+{
+	static const char *const words[] = {
+		"threads", "thread", "clients", "client", "procs", "processes",
+		"nprocs", "numjobs", "jobs", "num_threads", "nthreads",
+		"num_clients", "tasks",
+	};
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(*words); i++)
+		if (!strcmp(key, words[i]))
+			return 1;
+	return 0;
+}
+
+static int unknown_keys(const struct expansion *e, const struct plan_phase *ph,
+			const struct phase_decl *decl, struct diag *d)
+{
+	const char *names[130];
+	int n = 0;
+
+	names[n++] = "workers";
+	names[n++] = "engine";
+	for (int i = 0; i < decl->n_params && n < 130; i++)
+		names[n++] = decl->params[i].name;
+	for (int k = 0; k < ph->n_with + ph->n_matrix; k++) {
+		const char *key = k < ph->n_with ? ph->with[k].key
+				  : ph->matrix[k - ph->n_with].name;
+		struct pos pos = k < ph->n_with ? ph->with[k].kpos
+				 : ph->matrix[k - ph->n_with].pos;
+		const char *hint;
+		int found = 0;
+
+		for (int i = 0; i < n; i++)
+			found |= !strcmp(names[i], key);
+		if (found)
+			continue;
+		if (is_workers_word(key))
+			return diag_set(d, e->plan->file, e->plan->text, pos,
+					"phase '%s' has no parameter '%s' "
+					"(did you mean 'workers'? fsplan has "
+					"one word for threads, clients and "
+					"processes)", ph->name, key);
+		hint = diag_suggest(key, names, n);
+		return diag_set(d, e->plan->file, e->plan->text, pos,
+				"phase '%s' has no parameter '%s'%s%s%s",
+				ph->name, key, hint ? " (did you mean '" : "",
+				hint ? hint : "", hint ? "'?)" : "");
+	}
+	return 0;
+}
+
+int phase_values(const struct expansion *e, const struct cell *c,
+		 const struct phase_decl *decl, struct param_val *vals,
+		 int *workers, char *engine, size_t engine_len,
+		 struct diag *d)
+{
+	const struct plan_phase *ph = &e->plan->phases[c->phase];
+	char *w;
+
+	memset(vals, 0, decl->n_params * sizeof(*vals));
+	if (unknown_keys(e, ph, decl, d))
+		return -1;
+	*workers = 1;
+	for (int i = 0; i < decl->n_params; i++) {
+		const struct param_decl *p = &decl->params[i];
+		struct param_val *v = &vals[i];
+		char *s = cell_with(e, c, p->name);
+		struct pos kpos;
+		const struct pstr *where;
+
+		v->name = p->name;
+		v->type = p->type;
+		v->str = s ? s : strdup(p->dflt);
+		if (!v->str)
+			return diag_set(d, e->plan->file, NULL,
+					(struct pos){ 0, 0 }, "out of memory");
+		if (parse_value(p->type, v->str, &v->num)) {
+			where = plan_place(ph, p->name, &kpos);
+			return diag_set(d, e->plan->file, e->plan->text,
+					where ? where->pos : ph->pos,
+					"phase '%s': '%s' is a %s, not '%s'",
+					ph->name, p->name,
+					phase_type_name(p->type), v->str);
+		}
+		if (!strcmp(p->name, "workers"))
+			*workers = (int)v->num;
+	}
+	w = cell_with(e, c, "workers");
+	if (w) {
+		*workers = atoi(w);
+		free(w);
+	}
+	/* engine: the plan's, else the module's declared default */
+	w = cell_with(e, c, "engine");
+	snprintf(engine, engine_len, "%s", w ? w : "uring");
+	for (int i = 0; !w && i < decl->n_params; i++)
+		if (!strcmp(decl->params[i].name, "engine"))
+			snprintf(engine, engine_len, "%s", vals[i].str);
+	free(w);
+	if (strcmp(engine, "uring") && strcmp(engine, "sync"))
+		return diag_set(d, e->plan->file, e->plan->text, ph->pos,
+				"phase '%s': engine is uring or sync, not "
+				"'%s'", ph->name, engine);
+	if (*workers < 1 || *workers > 65536)
+		return diag_set(d, e->plan->file, e->plan->text, ph->pos,
+				"phase '%s': workers must be 1 to 65536",
+				ph->name);
+	return 0;
+}
+
+void phase_values_free(struct param_val *vals, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(vals[i].str);
+}
+
+/* An exec phase's key: its parser's (parse:), then seconds. */
+static int exec_key(const struct plan *p, int ph, struct phase_key *key,
+		    struct diag *d)
+{
+	const struct plan_phase *x = &p->phases[ph];
+	int rc = 0;
+
+	memset(key, 0, sizeof(*key));
+	if (x->parse.s) {
+		struct sandbox_limits lim = { 256u << 20, clock_now() + 30, NULL,
+					      plan_library_dir() };
+		lua_State *L = sandbox_new(&lim);
+		char path[4200], err[1024] = "";
+
+		if (!L)
+			return diag_set(d, p->file, NULL, (struct pos){ 0, 0 },
+					"cannot make a Lua state");
+		snprintf(path, sizeof(path), "%s/parse/%s.lua",
+			 plan_library_dir(), x->parse.s);
+		if (lparse_load(L, path, key, err, sizeof(err)))
+			rc = diag_set(d, p->file, p->text, x->parse.pos, "%s",
+				      err);
+		sandbox_close(L);
+	}
+	for (int k = 0; k < key->n; k++)
+		if (!strcmp(key->name[k], "seconds"))
+			return rc;
+	snprintf(key->name[key->n++], sizeof(key->name[0]), "seconds");
+	return rc;
+}
+
+/* String defaults that could name a file, for ctx.input: root reads
+ * them before the drop when they exist (lrun_preread). */
+static void input_defaults(const struct phase_decl *decl,
+			   struct phase_checked *out)
+{
+	for (int i = 0; i < decl->n_params && out->n_inputs < PHASE_INPUTS;
+	     i++) {
+		const struct param_decl *pd = &decl->params[i];
+
+		if (pd->type != PARAM_STRING || !pd->dflt || !pd->dflt[0] ||
+		    strlen(pd->dflt) >= sizeof(out->input[0]) ||
+		    strchr(pd->dflt, '\n'))
+			continue;
+		snprintf(out->input[out->n_inputs++], sizeof(out->input[0]),
+			 "%s", pd->dflt);
+	}
+}
+
+/* Check every phase here, in whatever process this is, and fill out[];
+ * text[ph] is the module's source when the caller read it, else NULL. */
+static int check_here(const struct expansion *e, char **text, size_t *tlen,
+		      struct phase_checked *out, struct diag *d)
+{
+	const struct plan *p = e->plan;
+
+	for (int ph = 0; ph < p->n_phases; ph++) {
+		struct sandbox_limits lim = { 256u << 20, clock_now() + 30, NULL,
+					      plan_library_dir() };
+		struct phase_decl decl;
+		lua_State *L;
+		char err[1024] = "";
+		int rc = 0;
+
+		if (!p->phases[ph].use.s) {
+			if (exec_key(p, ph, &out[ph].key, d))
+				return -1;
+			continue;
+		}
+		L = sandbox_new(&lim);
+		if (!L)
+			return diag_set(d, p->file, NULL, (struct pos){ 0, 0 },
+					"cannot make a Lua state");
+		if (phase_load(L, p->phases[ph].module_path,
+			       text ? text[ph] : NULL, text ? tlen[ph] : 0,
+			       &decl, err, sizeof(err))) {
+			sandbox_close(L);
+			phase_decl_free(&decl);
+			return diag_set(d, p->file, p->text,
+					p->phases[ph].use.pos, "%s", err);
+		}
+		out[ph].key = decl.key;
+		input_defaults(&decl, &out[ph]);
+		for (size_t i = 0; i < e->n_cells && !rc; i++) {
+			const struct cell *c = &e->cells[i];
+			struct param_val *vals;
+			char engine[16];
+			int workers;
+
+			if (c->phase != ph || c->rep != 1)
+				continue;
+			vals = calloc(decl.n_params + 1, sizeof(*vals));
+			if (!vals)
+				rc = -1;
+			else
+				rc = phase_values(e, c, &decl, vals, &workers,
+						  engine, sizeof(engine), d);
+			if (vals)
+				phase_values_free(vals, decl.n_params);
+			free(vals);
+		}
+		phase_decl_free(&decl);
+		sandbox_close(L);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+/* Whether what the checking child sent is, per phase, a key of 0 to
+ * PHASE_KEY_MAX + 1 metric names and 0 to PHASE_INPUTS strings: the
+ * parent trusts nothing else. */
+static int checked_ok(const struct phase_checked *c, int n)
+{
+	for (int ph = 0; ph < n; ph++) {
+		const struct phase_key *key = &c[ph].key;
+
+		if (key->n < 0 || key->n > PHASE_KEY_MAX + 1 ||
+		    c[ph].n_inputs < 0 || c[ph].n_inputs > PHASE_INPUTS)
+			return 0;
+		for (int k = 0; k < key->n; k++) {
+			const char *s = key->name[k];
+			size_t len = strnlen(s, sizeof(key->name[k]));
+
+			if (len == sizeof(key->name[k]) ||
+			    !metrics_metric_name_ok(s, len))
+				return 0;
+		}
+		for (int i = 0; i < c[ph].n_inputs; i++)
+			if (strnlen(c[ph].input[i], sizeof(c[ph].input[i])) ==
+			    sizeof(c[ph].input[i]))
+				return 0;
+	}
+	return 1;
+}
+
+/* Up to len bytes from fd until end of file; how many, or -1. */
+static ssize_t read_full(int fd, void *buf, size_t len)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = read(fd, (char *)buf + got, len - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (!n)
+			break;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+int phase_check_all(struct expansion *e, const char *runas, struct diag *d)
+{
+	struct runas who;
+	struct phase_checked *got;
+	char **text;
+	size_t *tlen, ksize, room;
+	int pfd[2], status, any = 0, np = e->plan->n_phases;
+	ssize_t n = -1;
+	pid_t pid;
+
+	/* before any child: runas may not reach the library's directory */
+	if (libsrc_load(plan_library_dir()))
+		return diag_set(d, e->plan->file, NULL, (struct pos){ 0, 0 },
+				"cannot read the phase library %s: %s",
+				plan_library_dir(), strerror(errno));
+	for (int i = 0; i < np; i++)
+		any |= e->plan->phases[i].use.s || e->plan->phases[i].parse.s;
+	if (!any || geteuid() != 0)
+		return check_here(e, NULL, NULL, e->checked, d);
+	/* root: the Lua runs in a child that holds nothing, on sources
+	 * read here (runas may not reach the plan's directory); it
+	 * sends a diag on failure, what it found of every phase on success */
+	if (privdrop_resolve(runas, &who, d))
+		return -1;
+	ksize = (size_t)np * sizeof(*got);
+	room = ksize > sizeof(*d) ? ksize : sizeof(*d);
+	got = calloc(1, room);
+	text = calloc(np + 1, sizeof(*text));
+	tlen = calloc(np + 1, sizeof(*tlen));
+	if (!got || !text || !tlen || pipe(pfd)) {
+		free(got);
+		free(text);
+		free(tlen);
+		return diag_set(d, e->plan->file, NULL, (struct pos){ 0, 0 },
+				"out of memory");
+	}
+	for (int i = 0; i < np; i++)
+		if (e->plan->phases[i].use.s)
+			text[i] = phase_read_source(
+				e->plan->phases[i].module_path, &tlen[i]);
+	pid = fork();
+	if (pid == 0) {
+		char why[256];
+		int rc;
+
+		close(pfd[0]);
+		if (dup2(pfd[1], 3) < 0)
+			_exit(2);
+		if (privdrop_apply(&who, 3, why, sizeof(why))) {
+			diag_set(d, e->plan->file, NULL, (struct pos){ 0, 0 },
+				 "privilege drop failed: %s", why);
+			rc = -1;
+		} else {
+			rc = check_here(e, text, tlen, got, d);
+		}
+		if (rc ? write(3, d, sizeof(*d)) != sizeof(*d)
+		       : write(3, got, ksize) != (ssize_t)ksize)
+			_exit(2);
+		_exit(rc ? 1 : 0);
+	}
+	close(pfd[1]);
+	/* the whole reply before waiting: it may be more than a pipe holds */
+	if (pid > 0)
+		n = read_full(pfd[0], got, room);
+	close(pfd[0]);
+	for (int i = 0; i < np; i++)
+		free(text[i]);
+	free(text);
+	free(tlen);
+	if (pid < 0 || waitpid(pid, &status, 0) < 0) {
+		free(got);
+		return diag_set(d, e->plan->file, NULL, (struct pos){ 0, 0 },
+				"cannot check the phases: %s",
+				strerror(errno));
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		if (n != (ssize_t)ksize || !checked_ok(got, np)) {
+			free(got);
+			return diag_set(d, e->plan->file, NULL,
+					(struct pos){ 0, 0 }, "checking the "
+					"phases: the check sent back nothing");
+		}
+		memcpy(e->checked, got, ksize);
+		free(got);
+		return 0;
+	}
+	if (n == (ssize_t)sizeof(*d))
+		memcpy(d, got, sizeof(*d));
+	else
+		diag_set(d, e->plan->file, NULL, (struct pos){ 0, 0 },
+			 "checking the phases failed (status %d)", status);
+	free(got);
+	d->file[sizeof(d->file) - 1] = '\0';
+	d->msg[sizeof(d->msg) - 1] = '\0';
+	d->srcline[sizeof(d->srcline) - 1] = '\0';
+	return -1;
+}

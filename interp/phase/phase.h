@@ -1,0 +1,88 @@
+/* phase: a Lua phase module — its declared parameters, and the plan's values typed by them. */
+#ifndef FSPLAN_PHASE_H
+#define FSPLAN_PHASE_H
+
+#include <lua.h>
+
+#include "util/diag.h"
+#include "cells/expand.h"
+
+enum param_type { PARAM_NUMBER, PARAM_SIZE, PARAM_DURATION, PARAM_BOOL,
+		  PARAM_STRING };
+
+struct param_decl {
+	char name[64];
+	enum param_type type;
+	char *dflt;		/* the default as text */
+};
+
+/* What a module declares. */
+struct phase_decl {
+	char *describe;
+	struct param_decl *params;
+	int n_params;
+	int has_setup, has_teardown, has_report;
+	struct phase_key key;	/* key = { "rate_mbs", ... }; n 0: none */
+};
+
+/* A parameter's value for one cell, typed. */
+struct param_val {
+	const char *name;	/* borrowed from the decl */
+	enum param_type type;
+	double num;		/* number, size (bytes), duration (s), bool */
+	char *str;		/* the text (always set) */
+};
+
+/*
+ * Load the module in a fresh sandbox (L, already made by the caller) and
+ * read what it declares: a table with a worker function and optional
+ * params, setup, teardown, report, describe. The source is text (read
+ * by the parent, which may reach files the runas user cannot), named
+ * path in messages; NULL text reads path. Leaves the module table on the
+ * stack. 0, or -1 with err.
+ */
+int phase_load(lua_State *L, const char *path, const char *text,
+	       size_t text_len, struct phase_decl *decl, char *err,
+	       size_t len);
+
+/*
+ * The key list of the module table at index mod: nil gives none (n 0);
+ * else an array of 1 to PHASE_KEY_MAX distinct metric names (the metric
+ * name rule of metrics.h). Raw reads only: nothing here can raise. 0, or
+ * -1 with err naming path.
+ */
+int phase_read_key(lua_State *L, int mod, struct phase_key *key,
+		   const char *path, char *err, size_t len);
+
+/* A module's source, read whole (NULL on error, errno set). */
+char *phase_read_source(const char *path, size_t *len);
+void phase_decl_free(struct phase_decl *decl);
+
+/* The type a default value implies ("64M" size, "30s" duration, ...). */
+enum param_type phase_param_type(lua_State *L, int idx);
+const char *phase_type_name(enum param_type t);
+
+/*
+ * The values of a cell: each declared parameter from the phase's `with`
+ * (or matrix) if set, else its default, parsed as its type. Unknown
+ * `with` keys (other than workers and engine) and bad values are errors
+ * at the plan's position. Fills vals[decl->n_params]; *workers and
+ * engine from the common keys (defaults: params.workers or 1, "uring").
+ */
+int phase_values(const struct expansion *e, const struct cell *c,
+		 const struct phase_decl *decl, struct param_val *vals,
+		 int *workers, char *engine, size_t engine_len,
+		 struct diag *d);
+void phase_values_free(struct param_val *vals, int n);
+
+/*
+ * Load every Lua phase of the plan and every parser its exec phases name,
+ * in a sandbox, and check every cell's values, without running any I/O.
+ * When root, this happens in a child that has dropped to runas (the
+ * parent never runs Lua), which sends what it found back. Fills
+ * e->checked: a module's declared key (an exec phase's: its parser's,
+ * then seconds) and its string defaults (for ctx.input). 0, or -1 with d.
+ */
+int phase_check_all(struct expansion *e, const char *runas, struct diag *d);
+
+#endif

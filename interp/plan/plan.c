@@ -1,0 +1,638 @@
+/* plan: load a plan with libyaml, table-driven, and check every value's type and place. */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "plan/plan.h"
+#include "plan/planload.h"
+#include "plan/subst.h"
+#include "util/units.h"
+
+
+/* ---- strings with ${...}, checked against the scope they live in ---- */
+
+struct scope {
+	const struct plan *p;
+	const struct plan_phase *ph;	/* phase axes in scope, or NULL */
+	int axes;			/* top-level axes in scope */
+};
+
+static int name_is(const char *a, const char *name, size_t len)
+{
+	return strlen(a) == len && !memcmp(a, name, len);
+}
+
+static const char *scope_lookup(void *ctx, const char *name, size_t len)
+{
+	const struct scope *s = ctx;
+
+	for (int i = 0; i < s->p->n_params; i++)
+		if (name_is(s->p->params[i].key, name, len))
+			return s->p->params[i].val.s;
+	for (int i = 0; s->axes && i < s->p->n_matrix; i++)
+		if (name_is(s->p->matrix[i].name, name, len))
+			return "";
+	for (int i = 0; s->ph && i < s->ph->n_matrix; i++)
+		if (name_is(s->ph->matrix[i].name, name, len))
+			return "";
+	return NULL;
+}
+
+/* The place of byte `off` inside a scalar, when it can be known exactly. */
+struct pos pl_offset_pos(const struct pstr *ps, size_t off)
+{
+	struct pos p = ps->pos;
+
+	if (ps->col_shift >= 0)
+		p.col += ps->col_shift + (int)off;
+	return p;
+}
+
+static int subst_fail(struct loader *L, const struct pstr *ps,
+		      const struct subst_error *e, const char *scope_hint)
+{
+	struct pos p = pl_offset_pos(ps, e->offset);
+
+	if (e->name[0])
+		return pl_error(L, p, "undefined parameter '${%s}'%s",
+				e->name, scope_hint);
+	return pl_error(L, p, "%s", e->what);
+}
+
+int pl_check_refs(struct loader *L, const struct pstr *ps,
+		  const struct plan_phase *ph, int axes)
+{
+	struct scope s = { L->p, ph, axes };
+	struct subst_error e;
+
+	if (!ps->s || subst(ps->s, scope_lookup, &s, NULL, &e) == 0)
+		return 0;
+	return subst_fail(L, ps, &e, axes ? "" :
+			  " (only params are in scope here)");
+}
+
+static yaml_node_t *map_get(struct loader *L, yaml_node_t *map,
+			    const char *key)
+{
+	if (!map || map->type != YAML_MAPPING_NODE)
+		return NULL;
+	for (yaml_node_pair_t *pr = map->data.mapping.pairs.start;
+	     pr < map->data.mapping.pairs.top; pr++) {
+		const char *k = ydoc_scalar(ydoc_node(&L->y, pr->key));
+
+		if (k && !strcmp(k, key))
+			return ydoc_node(&L->y, pr->value);
+	}
+	return NULL;
+}
+
+/* Whether name is an axis anywhere in the document, loaded yet or not. */
+static int names_an_axis(struct loader *L, const char *name)
+{
+	yaml_node_t *root = ydoc_root(&L->y), *phases;
+
+	if (map_get(L, map_get(L, root, "matrix"), name))
+		return 1;
+	phases = map_get(L, root, "phases");
+	if (!phases || phases->type != YAML_SEQUENCE_NODE)
+		return 0;
+	for (yaml_node_item_t *it = phases->data.sequence.items.start;
+	     it < phases->data.sequence.items.top; it++)
+		if (map_get(L, map_get(L, ydoc_node(&L->y, *it), "matrix"),
+			    name))
+			return 1;
+	return 0;
+}
+
+/* Expand parameters in place; a string at plan level knows no axes. */
+int pl_expand_params(struct loader *L, struct pstr *ps)
+{
+	struct scope s = { L->p, NULL, 0 };
+	struct subst_error e;
+	char *out;
+
+	if (!ps->s)
+		return 0;
+	if (subst(ps->s, scope_lookup, &s, &out, &e)) {
+		if (e.name[0] && names_an_axis(L, e.name))
+			return subst_fail(L, ps, &e,
+					  " (matrix axes are not in scope here)");
+		return subst_fail(L, ps, &e, "");
+	}
+	free(ps->s);
+	ps->s = out;
+	return 0;
+}
+
+/* ---- top level ---- */
+
+static int h_version(struct loader *L, yaml_node_t *n, void *obj)
+{
+	struct plan *p = obj;
+	int64_t v;
+	const char *s = pl_scalar(L, n, "fsplan");
+
+	if (!s)
+		return -1;
+	if (units_int(s, 0, INT_MAX, &v))
+		return pl_error(L, ydoc_pos(n),
+				"'fsplan' is the schema version, a number "
+				"(1), not '%s'", s);
+	if (v != 1)
+		return pl_error(L, ydoc_pos(n),
+				"unsupported schema version %lld (this fsplan "
+				"reads version 1)", (long long)v);
+	p->version = (int)v;
+	return 0;
+}
+
+static int h_name(struct loader *L, yaml_node_t *n, void *obj)
+{
+	struct plan *p = obj;
+	struct pstr ps;
+
+	if (pl_pstr_params(L, n, "name", &ps))
+		return -1;
+	free(p->name);
+	p->name = ps.s;
+	if (!p->name[0])
+		return pl_error(L, ps.pos, "'name' is empty");
+	for (const char *c = p->name; *c; c++)
+		if (!isalnum((unsigned char)*c) && !strchr("._-", *c))
+			return pl_error(L, pl_offset_pos(&ps, c - p->name),
+					"'name' becomes a directory name: use "
+					"letters, digits, '.', '_' and '-'");
+	return 0;
+}
+
+static int h_description(struct loader *L, yaml_node_t *n, void *obj)
+{
+	struct plan *p = obj;
+	struct pstr ps;
+
+	if (pl_pstr_params(L, n, "description", &ps))
+		return -1;
+	p->description = ps.s;
+	return 0;
+}
+
+static int h_params(struct loader *L, yaml_node_t *n, void *obj)
+{
+	struct plan *p = obj;
+	int count, rc;
+
+	if (n->type != YAML_MAPPING_NODE)
+		return pl_error(L, ydoc_pos(n), "'params' expects a mapping of "
+				"name: value");
+	count = (int)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+	p->params = calloc(count ? count : 1, sizeof(*p->params));
+	if (!p->params)
+		return pl_error(L, ydoc_pos(n), "out of memory");
+	for (int i = 0; i < count; i++) {
+		yaml_node_pair_t *pr = &n->data.mapping.pairs.start[i];
+		yaml_node_t *k = ydoc_node(&L->y, pr->key);
+		yaml_node_t *v = ydoc_node(&L->y, pr->value);
+		struct kv *kv = &p->params[i];
+		const char *def = NULL;
+
+		if (pl_ident(L, k, "a parameter name"))
+			return -1;
+		if (plan_reserved_name(ydoc_scalar(k)))
+			return pl_error(L, ydoc_pos(k), "'%s' names a cell "
+					"coordinate; choose another parameter "
+					"name", ydoc_scalar(k));
+		p->n_params = i + 1;	/* owned from here: freed on error */
+		kv->key = pl_strdup(L, ydoc_scalar(k));
+		kv->kpos = ydoc_pos(k);
+		if (!kv->key || pl_pstr(L, v, kv->key, &kv->val))
+			return -1;
+		for (int j = 0; j < L->n_defs; j++)
+			if (!strcmp(L->defs[j].name, kv->key))
+				def = L->defs[j].value;
+		if (def) {
+			free(kv->val.s);
+			kv->val.s = pl_strdup(L, def);
+			if (!kv->val.s)
+				return -1;
+			kv->val.col_shift = -1;
+		}
+		/* Only the parameters before this one are in its scope. */
+		p->n_params = i;
+		rc = pl_expand_params(L, &kv->val);
+		p->n_params = i + 1;
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+static int h_seed(struct loader *L, yaml_node_t *n, void *obj)
+{
+	struct plan *p = obj;
+	struct pstr ps;
+	int64_t v;
+
+	if (pl_pstr_params(L, n, "seed", &ps))
+		return -1;
+	if (units_int(ps.s, 0, INT64_MAX, &v)) {
+		pl_error(L, ps.pos, "'seed' must be a whole number >= 0, "
+			 "not '%s'", ps.s);
+		free(ps.s);
+		return -1;
+	}
+	free(ps.s);
+	p->seed = (uint64_t)v;
+	return 0;
+}
+
+static int h_runas(struct loader *L, yaml_node_t *n, void *obj)
+{
+	struct plan *p = obj;
+	struct pstr ps;
+	struct passwd *pw;
+	int64_t uid;
+	int numeric;
+
+	if (pl_pstr_params(L, n, "runas", &ps))
+		return -1;
+	free(p->runas);
+	p->runas = ps.s;
+	numeric = !units_int(ps.s, 0, INT_MAX, &uid);
+	if (!strcmp(ps.s, "root") || (numeric && uid == 0))
+		return pl_error(L, ps.pos, "runas: '%s' is refused: phases "
+				"never run with privileges (use nobody or a "
+				"benchmark user)", ps.s);
+	/* A bare uid needs no passwd entry; a name must exist here. */
+	pw = numeric ? getpwuid((uid_t)uid) : getpwnam(ps.s);
+	if (!pw && !numeric)
+		return pl_error(L, ps.pos, "runas: no user '%s' on this "
+				"machine", ps.s);
+	if (pw && pw->pw_uid == 0)
+		return pl_error(L, ps.pos, "runas: '%s' has uid 0 and is "
+				"refused: phases never run with privileges",
+				ps.s);
+	return 0;
+}
+
+static int h_repeat(struct loader *L, yaml_node_t *n, void *obj)
+{
+	return pl_int(L, n, "repeat", 1, 1000000, (int *)obj);
+}
+
+static int h_plan_repeat(struct loader *L, yaml_node_t *n, void *obj)
+{
+	return h_repeat(L, n, &((struct plan *)obj)->repeat);
+}
+
+static int h_plan_between(struct loader *L, yaml_node_t *n, void *obj)
+{
+	return pl_between(L, n, &((struct plan *)obj)->between);
+}
+
+static int h_plan_matrix(struct loader *L, yaml_node_t *n, void *obj)
+{
+	struct plan *p = obj;
+
+	return pl_matrix(L, n, "matrix", &p->matrix, &p->n_matrix, NULL);
+}
+
+static const struct pl_field plan_fields[] = {
+	{ "fsplan", h_version, 1 },
+	{ "name", h_name, 0 },
+	{ "description", h_description, 0 },
+	{ "params", h_params, 0 },
+	{ "seed", h_seed, 0 },
+	{ "target", pl_target, 0 },
+	{ "runas", h_runas, 0 },
+	{ "repeat", h_plan_repeat, 0 },
+	{ "between", h_plan_between, 0 },
+	{ "matrix", h_plan_matrix, 0 },
+	{ "filesystems", pl_filesystems, 0 },
+	{ "phases", pl_phases, 1 },
+	{ "exclude", pl_excludes, 0 },
+	{ NULL, NULL, 0 }
+};
+
+/* ---- loading ---- */
+
+static int check_defines(struct loader *L)
+{
+	const char *names[256];
+	int n = 0;
+
+	for (int i = 0; i < L->p->n_params && n < 256; i++)
+		names[n++] = L->p->params[i].key;
+	for (int i = 0; i < L->n_defs; i++) {
+		const char *hint;
+		int found = 0;
+
+		for (int j = 0; j < L->p->n_params; j++)
+			found |= !strcmp(L->p->params[j].key, L->defs[i].name);
+		if (found)
+			continue;
+		hint = diag_suggest(L->defs[i].name, names, n);
+		return diag_set(L->d, L->p->file, NULL, (struct pos){ 0, 0 },
+				"-D %s: the plan has no parameter '%s'%s%s%s",
+				L->defs[i].name, L->defs[i].name,
+				hint ? " (did you mean '" : "",
+				hint ? hint : "", hint ? "'?)" : "");
+	}
+	return 0;
+}
+
+static char *default_name(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	char *name, *dot;
+
+	name = strdup(base ? base + 1 : path);
+	if (!name)
+		return NULL;
+	dot = strrchr(name, '.');
+	if (dot && dot != name)
+		*dot = '\0';
+	for (char *c = name; *c; c++)
+		if (!isalnum((unsigned char)*c) && !strchr("._-", *c))
+			*c = '_';
+	return name;
+}
+
+int plan_load_text(struct plan **out, const char *path, const char *text,
+		   size_t len, const struct plan_define *defs, int n_defs,
+		   struct diag *d)
+{
+	struct loader L = { .d = d, .defs = defs, .n_defs = n_defs };
+	struct plan *p;
+	yaml_node_t *root;
+	int rc = -1;
+
+	*out = NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return diag_set(d, path, NULL, (struct pos){ 0, 0 },
+				"out of memory");
+	L.p = p;
+	p->file = strdup(path);
+	p->text = malloc(len + 1);
+	if (!p->file || !p->text) {
+		plan_free(p);
+		return diag_set(d, path, NULL, (struct pos){ 0, 0 },
+				"out of memory");
+	}
+	{
+		/* the directory, absolute: phases read inputs beside it */
+		char *copy = strdup(path), *slash = copy ? strrchr(copy, '/')
+							: NULL;
+
+		if (slash)
+			*slash = '\0';
+		p->dir = copy ? realpath(slash ? (copy[0] ? copy : "/") : ".",
+					 NULL) : NULL;
+		free(copy);
+		if (!p->dir)
+			p->dir = strdup(".");
+	}
+	memcpy(p->text, text, len);
+	p->text[len] = '\0';
+	p->text_len = len;
+	p->seed = 1;
+	p->repeat = 1;
+	p->between.n = 2;
+	p->between.act[0] = BETWEEN_SYNC;
+	p->between.act[1] = BETWEEN_DROP_CACHES;
+	p->target.kind = TARGET_IMAGE;
+	p->target.image_bytes = UINT64_C(4) << 30;
+	p->runas = strdup("nobody");
+
+	if (ydoc_load(&L.y, p->file, p->text, len, d))
+		goto out;
+	root = ydoc_root(&L.y);
+	if (root->type != YAML_MAPPING_NODE) {
+		pl_error(&L, ydoc_pos(root), "a plan is a mapping of keys "
+			 "(fsplan, filesystems, phases, ...)");
+		goto out;
+	}
+	if (pl_mapping(&L, root, plan_fields, p, "the plan"))
+		goto out;
+	if (check_defines(&L))
+		goto out;
+	if (!p->name && !(p->name = default_name(path)))
+		goto out;
+	if (!p->runas)
+		goto out;
+	if (p->target.kind == TARGET_DIR && p->n_fs == 0 &&
+	    pl_dir_fs(&L))
+		goto out;
+	if (p->n_fs == 0) {
+		pl_error(&L, ydoc_pos(root), "missing required key "
+			 "'filesystems'");
+		goto out;
+	}
+	rc = 0;
+out:
+	ydoc_free(&L.y);
+	if (rc)
+		plan_free(p);
+	else
+		*out = p;
+	return rc;
+}
+
+int plan_load(struct plan **out, const char *path,
+	      const struct plan_define *defs, int n_defs, struct diag *d)
+{
+	char *text = NULL;
+	size_t len = 0, cap = 0;
+	int fd, rc;
+
+	*out = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return diag_set(d, path, NULL, (struct pos){ 0, 0 }, "%s",
+				strerror(errno));
+	for (;;) {
+		ssize_t r;
+
+		if (len + 4096 > cap) {
+			char *nt;
+
+			cap = cap ? cap * 2 : 16384;
+			if (cap > YDOC_MAX_BYTES + 8192 ||
+			    !(nt = realloc(text, cap))) {
+				free(text);
+				close(fd);
+				return diag_set(d, path, NULL,
+						(struct pos){ 0, 0 },
+						"plan is larger than %d bytes",
+						YDOC_MAX_BYTES);
+			}
+			text = nt;
+		}
+		r = read(fd, text + len, cap - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			rc = errno;
+			free(text);
+			close(fd);
+			return diag_set(d, path, NULL, (struct pos){ 0, 0 },
+					"%s", strerror(rc));
+		}
+		if (r == 0)
+			break;
+		len += r;
+	}
+	close(fd);
+	rc = plan_load_text(out, path, text ? text : "", len, defs, n_defs, d);
+	free(text);
+	return rc;
+}
+
+static void free_pstrs(struct pstr *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(v[i].s);
+	free(v);
+}
+
+static void free_axes(struct plan_axis *a, int n)
+{
+	for (int i = 0; i < n; i++) {
+		free(a[i].name);
+		free_pstrs(a[i].values, a[i].n);
+	}
+	free(a);
+}
+
+static void free_kvs(struct kv *kv, int n)
+{
+	for (int i = 0; i < n; i++) {
+		free(kv[i].key);
+		free(kv[i].val.s);
+	}
+	free(kv);
+}
+
+void plan_free(struct plan *p)
+{
+	if (!p)
+		return;
+	free(p->file);
+	free(p->dir);
+	free(p->text);
+	free(p->name);
+	free(p->description);
+	free_kvs(p->params, p->n_params);
+	free(p->target.device);
+	free(p->target.dir);
+	free(p->runas);
+	for (int i = 0; i < p->n_fs; i++) {
+		struct plan_fs *fs = &p->fs[i];
+
+		free(fs->type.s);
+		free(fs->label.s);
+		free_pstrs(fs->mkfs, fs->n_mkfs);
+		free_pstrs(fs->mount, fs->n_mount);
+		free(fs->setup.s);
+		free(fs->teardown.s);
+	}
+	free(p->fs);
+	free_axes(p->matrix, p->n_matrix);
+	for (int i = 0; i < p->n_exclude; i++) {
+		for (int j = 0; j < p->exclude[i].n; j++) {
+			free(p->exclude[i].conds[j].key);
+			free_pstrs(p->exclude[i].conds[j].values,
+				   p->exclude[i].conds[j].n);
+		}
+		free(p->exclude[i].conds);
+	}
+	free(p->exclude);
+	for (int i = 0; i < p->n_phases; i++) {
+		struct plan_phase *ph = &p->phases[i];
+
+		free(ph->name);
+		free(ph->use.s);
+		free(ph->module_path);
+		free(ph->exec.s);
+		free(ph->parse.s);
+		free_kvs(ph->with, ph->n_with);
+		free_axes(ph->matrix, ph->n_matrix);
+	}
+	free(p->phases);
+	free(p);
+}
+
+const char *plan_param(const struct plan *p, const char *name)
+{
+	for (int i = 0; i < p->n_params; i++)
+		if (!strcmp(p->params[i].key, name))
+			return p->params[i].val.s;
+	return NULL;
+}
+
+const char *plan_library_dir(void)
+{
+	static char dir[PATH_MAX];
+	const char *env = getenv("FSPLAN_LIB");
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (dir[0])
+		return dir;
+	/* absolute, whatever it was given as: phases chdir */
+	if (env && *env && realpath(env, dir))
+		return dir;
+	/* Beside the binary first, so a build tree runs its own library. */
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		struct stat st;
+		char *slash;
+
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(dir, sizeof(dir), "%.*s/lua", PATH_MAX - 8,
+				 exe);
+			if (!stat(dir, &st) && S_ISDIR(st.st_mode))
+				return dir;
+		}
+	}
+	snprintf(dir, sizeof(dir), "%s", FSPLAN_DATADIR "/lua");
+	return dir;
+}
+
+int plan_reserved_name(const char *name)
+{
+	static const char *const reserved[] = {
+		"type", "label", "mkfs", "mount", "phase", "rep",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(reserved); i++)
+		if (!strcmp(name, reserved[i]))
+			return 1;
+	return 0;
+}
+
+int plan_coord_names(const struct plan *p, const char **names, int max)
+{
+	static const char *const fixed[] = { "type", "label", "mkfs",
+					     "mount", "phase" };
+	int n = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(fixed) && n < max; i++)
+		names[n++] = fixed[i];
+	for (int i = 0; i < p->n_matrix && n < max; i++)
+		names[n++] = p->matrix[i].name;
+	for (int i = 0; i < p->n_phases; i++)
+		for (int j = 0; j < p->phases[i].n_matrix && n < max; j++)
+			names[n++] = p->phases[i].matrix[j].name;
+	return n;
+}

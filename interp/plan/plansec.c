@@ -1,0 +1,455 @@
+/* plansec: the plan's sections — target, filesystems, matrix, phases, exclude. */
+#include <ctype.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "host/fs.h"
+#include "plan/planload.h"
+#include "util/units.h"
+
+static int count_items(yaml_node_t *n)
+{
+	if (n->type == YAML_SEQUENCE_NODE)
+		return (int)(n->data.sequence.items.top -
+			     n->data.sequence.items.start);
+	return 1;
+}
+
+static yaml_node_t *item(struct loader *L, yaml_node_t *n, int i)
+{
+	if (n->type == YAML_SEQUENCE_NODE)
+		return ydoc_node(&L->y, n->data.sequence.items.start[i]);
+	return n;
+}
+
+/*
+ * A scalar or a list of scalars (alternatives). Parameters are expanded
+ * when expand is set; otherwise the raw text is kept and its ${...}
+ * references are checked against the scope (ph, axes).
+ */
+static int scalar_list(struct loader *L, yaml_node_t *n, const char *key,
+		       struct pstr **out, int *n_out, int expand,
+		       const struct plan_phase *ph, int axes)
+{
+	int cnt = count_items(n);
+	struct pstr *v;
+
+	if (n->type == YAML_MAPPING_NODE)
+		return pl_error(L, ydoc_pos(n), "'%s' expects a value or a "
+				"list of values, not a mapping", key);
+	if (cnt == 0)
+		return pl_error(L, ydoc_pos(n), "'%s' is an empty list: give "
+				"at least one value", key);
+	v = calloc(cnt, sizeof(*v));
+	if (!v)
+		return pl_error(L, ydoc_pos(n), "out of memory");
+	*out = v;
+	*n_out = 0;
+	for (int i = 0; i < cnt; i++) {
+		yaml_node_t *it = item(L, n, i);
+
+		if (it->type != YAML_SCALAR_NODE)
+			return pl_error(L, ydoc_pos(it), "'%s' takes plain "
+					"values; a list here cannot nest", key);
+		if (pl_pstr(L, it, key, &v[i]))
+			return -1;
+		*n_out = i + 1;
+		if (expand ? pl_expand_params(L, &v[i])
+			   : pl_check_refs(L, &v[i], ph, axes))
+			return -1;
+		for (int j = 0; j < i; j++)
+			if (!strcmp(v[j].s, v[i].s))
+				return pl_error(L, v[i].pos, "'%s' lists '%s' "
+						"twice (first at line %d)", key,
+						v[i].s, v[j].pos.line);
+	}
+	return 0;
+}
+
+int pl_values(struct loader *L, yaml_node_t *n, const char *key,
+	      struct pstr **out, int *n_out)
+{
+	return scalar_list(L, n, key, out, n_out, 1, NULL, 0);
+}
+
+int pl_seq_len(yaml_node_t *n)
+{
+	return n->type == YAML_SEQUENCE_NODE ? count_items(n) : 0;
+}
+
+int pl_between(struct loader *L, yaml_node_t *n, struct between *out)
+{
+	static const char *const names[] = { "sync", "drop_caches",
+					     "remount", "none" };
+	struct pstr *v = NULL;
+	int cnt = 0, none = 0, rc = -1;
+
+	if (scalar_list(L, n, "between", &v, &cnt, 1, NULL, 0))
+		goto out;
+	out->n = 0;
+	for (int i = 0; i < cnt; i++) {
+		const char *hint;
+		int a;
+
+		for (a = 0; a < 4; a++)
+			if (!strcmp(v[i].s, names[a]))
+				break;
+		if (a == 4) {
+			hint = diag_suggest(v[i].s, names, 4);
+			pl_error(L, v[i].pos, "unknown between action '%s'%s%s%s;"
+				 " the actions are sync, drop_caches, remount "
+				 "and none", v[i].s,
+				 hint ? " (did you mean '" : "",
+				 hint ? hint : "", hint ? "'?)" : "");
+			goto out;
+		}
+		if (a == 3)
+			none = 1;
+		else
+			out->act[out->n++] = (enum between_action)a;
+		if (none && cnt > 1) {
+			pl_error(L, v[i].pos, "'none' cannot be combined with "
+				 "other between actions");
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	for (int i = 0; i < cnt; i++)
+		free(v[i].s);
+	free(v);
+	return rc;
+}
+
+static int axis_name_taken(struct loader *L, yaml_node_t *k,
+			   const struct plan_phase *ph)
+{
+	const char *name = ydoc_scalar(k);
+
+	if (plan_reserved_name(name))
+		return pl_error(L, ydoc_pos(k), "'%s' is a cell coordinate "
+				"already; name the axis otherwise", name);
+	for (int i = 0; i < L->p->n_params; i++)
+		if (!strcmp(name, L->p->params[i].key))
+			return pl_error(L, ydoc_pos(k), "axis '%s' has the name "
+					"of a parameter (line %d): ${%s} would "
+					"be ambiguous", name,
+					L->p->params[i].kpos.line, name);
+	for (int i = 0; ph && i < L->p->n_matrix; i++)
+		if (!strcmp(name, L->p->matrix[i].name))
+			return pl_error(L, ydoc_pos(k), "axis '%s' is already "
+					"a top-level matrix axis (line %d)",
+					name, L->p->matrix[i].pos.line);
+	return 0;
+}
+
+int pl_matrix(struct loader *L, yaml_node_t *n, const char *key,
+	      struct plan_axis **out, int *n_out,
+	      const struct plan_phase *ph)
+{
+	int cnt;
+
+	if (n->type != YAML_MAPPING_NODE)
+		return pl_error(L, ydoc_pos(n), "'%s' expects a mapping of "
+				"axis: [values]", key);
+	cnt = (int)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+	if (cnt == 0)
+		return pl_error(L, ydoc_pos(n), "'%s' has no axes", key);
+	*out = calloc(cnt, sizeof(**out));
+	if (!*out)
+		return pl_error(L, ydoc_pos(n), "out of memory");
+	for (int i = 0; i < cnt; i++) {
+		yaml_node_pair_t *pr = &n->data.mapping.pairs.start[i];
+		yaml_node_t *k = ydoc_node(&L->y, pr->key);
+		yaml_node_t *v = ydoc_node(&L->y, pr->value);
+		struct plan_axis *ax = &(*out)[i];
+
+		if (pl_ident(L, k, "an axis name") ||
+		    axis_name_taken(L, k, ph))
+			return -1;
+		ax->name = pl_strdup(L, ydoc_scalar(k));
+		ax->pos = ydoc_pos(k);
+		*n_out = i + 1;
+		if (!ax->name)
+			return -1;
+		if (v->type == YAML_SEQUENCE_NODE && count_items(v) == 0)
+			return pl_error(L, ydoc_pos(v), "matrix axis '%s' is "
+					"empty: give it at least one value",
+					ax->name);
+		if (scalar_list(L, v, ax->name, &ax->values, &ax->n, 1,
+				NULL, 0))
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- target ---- */
+
+static int h_image(struct loader *L, yaml_node_t *n, void *obj)
+{
+	struct plan_target *t = obj;
+	struct pstr ps;
+	int rc = 0;
+
+	if (pl_pstr_params(L, n, "image", &ps))
+		return -1;
+	if (units_size(ps.s, &t->image_bytes))
+		rc = pl_error(L, ps.pos, "'image' is not a size (e.g. 512M, "
+			      "4G, 1T): '%s'", ps.s);
+	else if (t->image_bytes < (UINT64_C(16) << 20))
+		rc = pl_error(L, ps.pos, "'image' of %s is too small for any "
+			      "filesystem (at least 16M)", ps.s);
+	t->kind = TARGET_IMAGE;
+	free(ps.s);
+	return rc;
+}
+
+static int abs_path(struct loader *L, yaml_node_t *n, const char *key,
+		    char **out)
+{
+	struct pstr ps;
+
+	if (pl_pstr_params(L, n, key, &ps))
+		return -1;
+	*out = ps.s;
+	if (ps.s[0] != '/')
+		return pl_error(L, ps.pos, "'%s' must be an absolute path, "
+				"not '%s'", key, ps.s);
+	return 0;
+}
+
+static int h_device(struct loader *L, yaml_node_t *n, void *obj)
+{
+	struct plan_target *t = obj;
+
+	t->kind = TARGET_DEVICE;
+	return abs_path(L, n, "device", &t->device);
+}
+
+static int h_dir(struct loader *L, yaml_node_t *n, void *obj)
+{
+	struct plan_target *t = obj;
+
+	t->kind = TARGET_DIR;
+	return abs_path(L, n, "dir", &t->dir);
+}
+
+static int h_wipe(struct loader *L, yaml_node_t *n, void *obj)
+{
+	struct plan_target *t = obj;
+	struct pstr ps;
+	int rc = 0;
+
+	if (pl_pstr_params(L, n, "wipe", &ps))
+		return -1;
+	if (units_bool(ps.s, &t->wipe))
+		rc = pl_error(L, ps.pos, "'wipe' is true or false, not '%s'",
+			      ps.s);
+	else if (t->kind != TARGET_DEVICE)
+		rc = pl_error(L, ps.pos, "'wipe' applies only to a "
+			      "target.device");
+	free(ps.s);
+	return rc;
+}
+
+static const struct pl_field target_fields[] = {
+	{ "image", h_image, 0 },
+	{ "device", h_device, 0 },
+	{ "dir", h_dir, 0 },
+	{ "wipe", h_wipe, 0 },	/* after device: it checks the kind */
+	{ NULL, NULL, 0 }
+};
+
+int pl_target(struct loader *L, yaml_node_t *n, void *obj)
+{
+	struct plan *p = obj;
+	const char *first = NULL;
+
+	p->target.pos = ydoc_pos(n);
+	if (n->type == YAML_MAPPING_NODE) {
+		for (yaml_node_pair_t *pr = n->data.mapping.pairs.start;
+		     pr < n->data.mapping.pairs.top; pr++) {
+			yaml_node_t *k = ydoc_node(&L->y, pr->key);
+			const char *key = ydoc_scalar(k);
+
+			if (strcmp(key, "image") && strcmp(key, "device") &&
+			    strcmp(key, "dir"))
+				continue;
+			if (first)
+				return pl_error(L, ydoc_pos(k), "target has both "
+						"'%s' and '%s': choose one",
+						first, key);
+			first = key;
+		}
+	}
+	return pl_mapping(L, n, target_fields, &p->target, "target");
+}
+
+/* ---- filesystems ---- */
+
+static int nodev_type(const char *type)
+{
+	int nodev = 0;
+
+	if (!strcmp(type, "tmpfs") || !strcmp(type, "ramfs") ||
+	    !strncmp(type, "fuse.", 5))
+		return 1;
+	return fs_kernel_has(type, &nodev) && nodev;
+}
+
+static int h_fs_type(struct loader *L, yaml_node_t *n, void *obj)
+{
+	struct plan_fs *fs = obj;
+
+	if (pl_pstr_params(L, n, "type", &fs->type))
+		return -1;
+	if (!fs->type.s[0])
+		return pl_error(L, fs->type.pos, "'type' is empty");
+	for (const char *c = fs->type.s; *c; c++)
+		if (!islower((unsigned char)*c) && !isdigit((unsigned char)*c) &&
+		    !strchr("_.+-", *c))
+			return pl_error(L, pl_offset_pos(&fs->type,
+							 c - fs->type.s),
+					"'%s' is not a filesystem type name",
+					fs->type.s);
+	fs->nodev = nodev_type(fs->type.s);
+	return 0;
+}
+
+static int h_fs_label(struct loader *L, yaml_node_t *n, void *obj)
+{
+	struct plan_fs *fs = obj;
+
+	if (pl_pstr(L, n, "label", &fs->label) ||
+	    pl_check_refs(L, &fs->label, NULL, 1))
+		return -1;
+	if (!fs->label.s[0])
+		return pl_error(L, fs->label.pos, "'label' is empty");
+	for (int i = 0; i < L->p->n_fs; i++) {
+		const struct pstr *o = &L->p->fs[i].label;
+
+		if (o->s && !strcmp(o->s, fs->label.s))
+			return pl_error(L, fs->label.pos, "duplicate label "
+					"'%s' (first at line %d)", o->s,
+					o->pos.line);
+	}
+	return 0;
+}
+
+static int h_fs_mkfs(struct loader *L, yaml_node_t *n, void *obj)
+{
+	struct plan_fs *fs = obj;
+
+	if (fs->nodev)
+		return pl_error(L, ydoc_pos(n), "%s has no device to make: "
+				"leave out 'mkfs' (mount options only)",
+				fs->type.s);
+	return scalar_list(L, n, "mkfs", &fs->mkfs, &fs->n_mkfs, 0, NULL, 1);
+}
+
+static int h_fs_mount(struct loader *L, yaml_node_t *n, void *obj)
+{
+	struct plan_fs *fs = obj;
+
+	return scalar_list(L, n, "mount", &fs->mount, &fs->n_mount, 0, NULL,
+			   1);
+}
+
+static int hook(struct loader *L, yaml_node_t *n, const char *key,
+		struct pstr *out)
+{
+	if (pl_pstr(L, n, key, out) || pl_check_refs(L, out, NULL, 1))
+		return -1;
+	if (!out->s[0])
+		return pl_error(L, out->pos, "'%s' is empty", key);
+	return 0;
+}
+
+static int h_fs_setup(struct loader *L, yaml_node_t *n, void *obj)
+{
+	return hook(L, n, "setup", &((struct plan_fs *)obj)->setup);
+}
+
+static int h_fs_teardown(struct loader *L, yaml_node_t *n, void *obj)
+{
+	return hook(L, n, "teardown", &((struct plan_fs *)obj)->teardown);
+}
+
+static const struct pl_field fs_fields[] = {
+	{ "type", h_fs_type, 1 },	/* first: mkfs depends on it */
+	{ "label", h_fs_label, 0 },
+	{ "mkfs", h_fs_mkfs, 0 },
+	{ "mount", h_fs_mount, 0 },
+	{ "setup", h_fs_setup, 0 },
+	{ "teardown", h_fs_teardown, 0 },
+	{ NULL, NULL, 0 }
+};
+
+/* A missing mkfs or mount is the one alternative "": defaults. */
+static int default_alt(struct loader *L, struct pstr **v, int *n)
+{
+	if (*n)
+		return 0;
+	*v = calloc(1, sizeof(**v));
+	if (!*v || !((*v)->s = pl_strdup(L, "")))
+		return pl_error(L, (struct pos){ 0, 0 }, "out of memory");
+	(*v)->col_shift = -1;
+	*n = 1;
+	return 0;
+}
+
+int pl_filesystems(struct loader *L, yaml_node_t *n, void *obj)
+{
+	struct plan *p = obj;
+	int cnt = count_items(n);
+
+	if (n->type != YAML_SEQUENCE_NODE)
+		return pl_error(L, ydoc_pos(n), "'filesystems' expects a list "
+				"of filesystems (- type: ext4 ...)");
+	if (cnt == 0)
+		return pl_error(L, ydoc_pos(n), "'filesystems' is empty");
+	if (p->target.kind == TARGET_DIR)
+		return pl_error(L, ydoc_pos(n), "target.dir runs in an "
+				"existing directory: leave out 'filesystems'");
+	p->fs = calloc(cnt, sizeof(*p->fs));
+	if (!p->fs)
+		return pl_error(L, ydoc_pos(n), "out of memory");
+	for (int i = 0; i < cnt; i++) {
+		yaml_node_t *it = item(L, n, i);
+		struct plan_fs *fs = &p->fs[i];
+
+		fs->pos = ydoc_pos(it);
+		/* Label's duplicate check looks only at the entries before;
+		 * on error this one is counted in so that it is freed. */
+		p->n_fs = i;
+		if (pl_mapping(L, it, fs_fields, fs, "a filesystem")) {
+			p->n_fs = i + 1;
+			return -1;
+		}
+		p->n_fs = i + 1;
+		if (default_alt(L, &fs->mkfs, &fs->n_mkfs) ||
+		    default_alt(L, &fs->mount, &fs->n_mount))
+			return -1;
+	}
+	return 0;
+}
+
+int pl_dir_fs(struct loader *L)
+{
+	struct plan *p = L->p;
+
+	p->fs = calloc(1, sizeof(*p->fs));
+	if (!p->fs)
+		return pl_error(L, (struct pos){ 0, 0 }, "out of memory");
+	p->n_fs = 1;
+	p->fs[0].pos = p->target.pos;
+	p->fs[0].nodev = 1;
+	p->fs[0].type.s = pl_strdup(L, "dir");
+	if (!p->fs[0].type.s)
+		return -1;
+	return default_alt(L, &p->fs[0].mkfs, &p->fs[0].n_mkfs) ||
+	       default_alt(L, &p->fs[0].mount, &p->fs[0].n_mount);
+}

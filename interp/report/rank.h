@@ -1,0 +1,48 @@
+/* rank: a table per metric — mean, spread, 95% CI per config, best first. */
+#ifndef FSPLAN_RANK_H
+#define FSPLAN_RANK_H
+
+#include <stdio.h>
+
+#include "results/results.h"
+
+/*
+ * For each numeric metric of runs (the ok runs of one phase) that is a
+ * measurement (not status, exit_status or a shape figure such as
+ * threads or file_size_mib): a table with a row per filesystem label
+ * and parameters — n, mean, stdev, 95% CI, high, low — best first, under
+ * a title with its unit ("avg_lat_ms: average latency (ms)"; bytes in
+ * KiB, MiB or GiB). With only (NULL-ended shell patterns, fnmatch), the
+ * metrics that match one, in the order of the patterns (name order
+ * within one), each once; else every one in name order. Returns 0, or
+ * -1 out of memory.
+ */
+int rank_tables(FILE *f, const struct res_run *const *runs, size_t n,
+		const char *const *only);
+
+/*
+ * The filesystem configs of runs (all of a run's), a row each in order of
+ * first appearance — a config whose phase runs were all skipped too:
+ * label, type, mkfs and mount options, and the mean of each measurement
+ * of its own rows (mkfs_s, mount_s, umount_s: "-" when it has none).
+ * Returns 0, or -1 out of memory.
+ */
+int rank_configs(FILE *f, const struct res_run *const *runs, size_t n);
+
+/*
+ * 1 if a smaller value of this metric is better: its name ends in _s,
+ * _ms, _us, seconds, _latency, _pct or _cpu, its unit is s, ms or us,
+ * or it is fs_used_bytes — unless it is a rate (a name ending in per_s,
+ * per_sec, _iops or _mbs, or a unit ending in /s). Else 0.
+ */
+int rank_lower_is_better(const char *name, const char *unit);
+
+/*
+ * The distinct metric names of runs, sorted; with measurements, only
+ * numeric measurements. The names are borrowed from runs; free the
+ * array. NULL out of memory.
+ */
+const char **rank_metric_names(const struct res_run *const *runs, size_t n,
+			       int measurements, size_t *count);
+
+#endif

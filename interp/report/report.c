@@ -1,0 +1,578 @@
+/* report: `fsplan report` — a run directory as the classic studies' tables. */
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "report/classic.h"
+#include "report/rank.h"
+#include "report/report.h"
+#include "results/results.h"
+
+enum { REPORT_OK = 0, REPORT_USAGE = 2 };
+
+const char report_usage[] =
+	"report RUNDIR [--format text|csv|html] [-o FILE] [--metric GLOB]... "
+	"[--all]";
+
+const char report_help[] =
+"Read RUNDIR/results.csv (and manifest.json) and print what the published\n"
+"studies print. By default, about a screen per phase:\n"
+"\n"
+"  - the filesystem configs: type, mkfs and mount options, mkfs, mount\n"
+"    and umount times;\n"
+"  - for each phase its key metrics, as its module names them (key = {\n"
+"    ... }, recorded in manifest.json): tiobench's four sections\n"
+"    (Sequential/Random Reads/Writes; a row per config and thread count)\n"
+"    when the phase reports rate_mbs, bonnie++'s two blocks when it\n"
+"    reports bonnie_line, and a table for each key metric those do not\n"
+"    show; an exec phase's key is its parser's, then seconds. A phase\n"
+"    without a key (or a run recorded before keys were) shows its\n"
+"    seconds, _mbs and _iops figures, or only its tiobench or bonnie++\n"
+"    tables when it has them;\n"
+"  - the phase runs that failed or were skipped, with their reasons.\n"
+"\n"
+"A metric's table has a row per filesystem config and parameters: n,\n"
+"mean, stdev, 95% confidence interval (mean +- t(0.975, n-1) s/sqrt(n);\n"
+"'-' for n < 2), high and low over the repetitions, best first, under\n"
+"its unit (rate (MB/s), latency (ms), seconds (s); bytes in KiB, MiB or\n"
+"GiB). Lower is better for times, latencies, percentages and CPU: a\n"
+"name ending in _s, _ms, _us, seconds, _latency, _pct or _cpu, a unit\n"
+"s, ms or us, and fs_used_bytes; higher is better for the rest and for\n"
+"rates (a name ending in per_s, per_sec, _iops, _mbs; a unit .../s). Only\n"
+"phase runs whose status is ok count.\n"
+"\n"
+"  --format text   the tables (default)\n"
+"  --format csv    wide CSV, one row per phase run: cell, rep, fs_label,\n"
+"                  fs_type, mkfs_opts, mount_opts, phase, phase_params,\n"
+"                  status, reason, then one column per metric, sorted\n"
+"                  (every metric: --metric and --all are for text)\n"
+"  --format html   not yet (exit 2)\n"
+"  -o FILE         write to FILE instead of standard output\n"
+"  --metric GLOB   instead of the key metrics, the tables of the metrics\n"
+"                  whose name matches GLOB, e.g. 'rate_mbs' or\n"
+"                  '*_lat_p99_ms', in the order given (repeat for more;\n"
+"                  the tiobench and bonnie++ tables always show)\n"
+"  --all           every metric of every phase, and the configs' own\n"
+"                  metrics as tables\n"
+"\n"
+"Exit 0, or 2 on a usage error or when RUNDIR/results.csv cannot be\n"
+"read or the output cannot be written.\n";
+
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+
+#define MAX_ONLY 64
+#define MAX_KEY 32	/* metrics of a phase's key that report reads */
+
+enum format { FMT_TEXT, FMT_CSV, FMT_HTML };
+
+/* Which tables a phase gets: its key metrics, --metric's, or --all. */
+enum view { VIEW_KEY, VIEW_METRIC, VIEW_ALL };
+
+struct pick {
+	enum view view;
+	const char *const *only;	/* --metric's globs */
+	json_t *phases;			/* manifest.json's, or NULL */
+};
+
+/* A phase without a key: its time and its throughput figures. */
+static const char *const fallback_key[] = { "seconds", "*_mbs", "*_iops",
+					    NULL };
+
+static int usage(const char *fmt, const char *arg)
+{
+	fputs("fsplan report: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs("\n(see 'fsplan help report')\n", stderr);
+	return REPORT_USAGE;
+}
+
+static const char *const status_name[] = {
+	[RES_NONE] = "incomplete", [RES_OK] = "ok",
+	[RES_FAILED] = "failed", [RES_SKIPPED] = "skipped",
+};
+
+/* ---- text --------------------------------------------------------------- */
+
+/* The string at a dotted path of o, or dflt. */
+static const char *jstr(json_t *o, const char *path, const char *dflt)
+{
+	const char *s, *dot;
+	char key[64];
+
+	while (o && (dot = strchr(path, '.'))) {
+		snprintf(key, sizeof(key), "%.*s", (int)(dot - path), path);
+		o = json_object_get(o, key);
+		path = dot + 1;
+	}
+	s = json_string_value(json_object_get(o, path));
+	return s ? s : dflt;
+}
+
+/* Who ran what where, from manifest.json (m) when there is one. */
+static void text_header(FILE *f, const char *rundir, const struct results *r,
+			json_t *m)
+{
+	fprintf(f, "fsplan report: %s\n", rundir);
+	if (!m) {
+		fprintf(f, "run %s (no readable manifest.json)\n",
+			r->run_id ? r->run_id : "?");
+		return;
+	}
+	fprintf(f, "run %s: plan %s (%s), %s, started %s, ended %s\n",
+		r->run_id ? r->run_id : "?", jstr(m, "plan.name", "?"),
+		jstr(m, "plan.path", "?"), jstr(m, "status", "?"),
+		jstr(m, "started", "?"), jstr(m, "ended", "-"));
+	fprintf(f, "system: %s; %s; %s, %lld cores\n",
+		jstr(m, "system.kernel", "?"),
+		jstr(m, "system.distribution", "?"),
+		jstr(m, "system.cpu_model", "?"),
+		(long long)json_integer_value(json_object_get(
+			json_object_get(m, "system"), "cores")));
+}
+
+/* The ok runs of phase; the counts of every status in count[]. */
+static const struct res_run **ok_runs(const struct results *r,
+				      const char *phase, size_t *n,
+				      size_t count[4])
+{
+	const struct res_run **runs = calloc(r->n_runs + 1, sizeof(*runs));
+
+	*n = 0;
+	memset(count, 0, 4 * sizeof(*count));
+	for (size_t i = 0; runs && i < r->n_runs; i++) {
+		if (strcmp(r->runs[i].phase, phase))
+			continue;
+		count[r->runs[i].status]++;
+		if (r->runs[i].status == RES_OK)
+			runs[(*n)++] = &r->runs[i];
+	}
+	return runs;
+}
+
+/* The key of phase as the manifest's phases record it, into names
+ * (NULL-ended, borrowed from phases); how many, 0 when none. */
+static int manifest_key(json_t *phases, const char *phase,
+			const char **names, int max)
+{
+	size_t i, k;
+	json_t *o, *v;
+	int n = 0;
+
+	json_array_foreach(phases, i, o) {
+		const char *name = json_string_value(json_object_get(o,
+								     "name"));
+
+		if (!name || strcmp(name, phase))
+			continue;
+		json_array_foreach(json_object_get(o, "key"), k, v)
+			if (json_is_string(v) && n < max)
+				names[n++] = json_string_value(v);
+		break;
+	}
+	names[n] = NULL;
+	return n;
+}
+
+static int reported(const struct res_run *const *runs, size_t n,
+		    const char *name)
+{
+	double v;
+
+	for (size_t i = 0; i < n; i++)
+		if (results_value(runs[i], name, &v))
+			return 1;
+	return 0;
+}
+
+/*
+ * The key metrics' tables, but for what the tiobench (tio) and bonnie++
+ * (bon) tables already showed; without a key, those tables alone or the
+ * fallback.
+ */
+static int key_tables(FILE *f, const struct res_run *const *runs, size_t n,
+		      const char *phase, const struct pick *pick, int tio,
+		      int bon)
+{
+	const char *key[MAX_KEY + 1], *rest[MAX_KEY + 1];
+	int n_key = manifest_key(pick->phases, phase, key, MAX_KEY);
+	int k = 0, shown = 0, found = 0;
+
+	for (int i = 0; i < n_key; i++) {
+		if (classic_shows(key[i], tio, bon)) {
+			shown = 1;
+			continue;
+		}
+		found |= reported(runs, n, key[i]);
+		rest[k++] = key[i];
+	}
+	rest[k] = NULL;
+	if (found || shown)
+		return k ? rank_tables(f, runs, n, rest) : 0;
+	if (!n_key && (tio || bon))
+		return 0;
+	if (n_key)
+		fputs("\n(no run reported its key metrics: its seconds, _mbs "
+		      "and _iops figures instead)\n", f);
+	return rank_tables(f, runs, n, fallback_key);
+}
+
+static int text_phase(FILE *f, const struct results *r, const char *phase,
+		      const struct pick *pick)
+{
+	size_t n, count[4], all;
+	const struct res_run **runs = ok_runs(r, phase, &n, count);
+	int rc = -1, tio, bon;
+
+	if (!runs)
+		return -1;
+	all = count[0] + count[1] + count[2] + count[3];
+	if (*phase)
+		fprintf(f, "\n== phase %s: %zu of %zu phase runs ok ==\n",
+			phase, n, all);
+	else
+		fputs("\n== filesystem configs: mkfs, mount, umount ==\n", f);
+	if (!n) {
+		fputs("\nno phase run of it succeeded (see the end)\n", f);
+		rc = 0;
+		goto out;
+	}
+	tio = classic_tiobench(f, runs, n);
+	bon = tio < 0 ? -1 : classic_bonnie(f, runs, n);
+	if (tio < 0 || bon < 0)
+		goto out;
+	if (pick->view == VIEW_KEY && *phase)
+		rc = key_tables(f, runs, n, phase, pick, tio, bon);
+	else
+		rc = rank_tables(f, runs, n, pick->view == VIEW_METRIC ?
+				 pick->only : NULL);
+out:
+	free(runs);
+	return rc;
+}
+
+/* Every filesystem config of the run, with its own metrics. */
+static int text_configs(FILE *f, const struct results *r)
+{
+	const struct res_run **runs = calloc(r->n_runs + 1, sizeof(*runs));
+	int rc;
+
+	if (!runs)
+		return -1;
+	for (size_t i = 0; i < r->n_runs; i++)
+		runs[i] = &r->runs[i];
+	fputs("\n== filesystem configs ==\n", f);
+	rc = rank_configs(f, runs, r->n_runs);
+	free(runs);
+	return rc;
+}
+
+/* Runs that did not count, by status, config, phase and reason. */
+static int text_footer(FILE *f, const struct results *r)
+{
+	size_t count[4] = { 0 }, *group = calloc(r->n_runs + 1, sizeof(*group));
+	size_t *times = calloc(r->n_runs + 1, sizeof(*times)), ng = 0;
+	int wl = 0, wp = 0;
+
+	if (!group || !times) {
+		free(group);
+		free(times);
+		return -1;
+	}
+	for (size_t i = 0; i < r->n_runs; i++) {
+		const struct res_run *x = &r->runs[i];
+		size_t g;
+
+		if (!*x->phase)
+			continue;
+		count[x->status]++;
+		if (x->status == RES_OK)
+			continue;
+		for (g = 0; g < ng; g++) {
+			const struct res_run *y = &r->runs[group[g]];
+
+			if (y->status == x->status &&
+			    !strcmp(y->fs_label, x->fs_label) &&
+			    !strcmp(y->phase, x->phase) &&
+			    !strcmp(y->reason ? y->reason : "",
+				    x->reason ? x->reason : ""))
+				break;
+		}
+		if (g == ng)
+			group[ng++] = i;
+		times[g]++;
+	}
+	fprintf(f, "\n== phase runs: %zu ok, %zu failed, %zu skipped",
+		count[RES_OK], count[RES_FAILED], count[RES_SKIPPED]);
+	if (count[RES_NONE])
+		fprintf(f, ", %zu incomplete", count[RES_NONE]);
+	fputs(" ==\n", f);
+	for (size_t g = 0; g < ng; g++) {
+		wl = MAX(wl, (int)strlen(r->runs[group[g]].fs_label));
+		wp = MAX(wp, (int)strlen(r->runs[group[g]].phase));
+	}
+	for (size_t g = 0; g < ng; g++) {
+		const struct res_run *y = &r->runs[group[g]];
+
+		fprintf(f, "%-10s  %-*s  %-*s  %3zu run%s  %s\n",
+			status_name[y->status], wl, y->fs_label, wp, y->phase,
+			times[g], times[g] == 1 ? " " : "s", y->reason ?
+			y->reason : y->status == RES_NONE ?
+			"no status row (interrupted)" : "no reason given");
+	}
+	if (r->n_torn)
+		fputs("(the last row of results.csv was cut short and is "
+		      "left out)\n", f);
+	free(group);
+	free(times);
+	return 0;
+}
+
+static int write_text(FILE *f, const char *rundir, const struct results *r,
+		      struct pick *pick)
+{
+	const char **seen = calloc(r->n_runs + 1, sizeof(*seen));
+	char path[4096];
+	size_t n_seen = 0;
+	json_t *m;
+	int configs = 0, rc = -1;
+
+	if (!seen)
+		return -1;
+	snprintf(path, sizeof(path), "%s/manifest.json", rundir);
+	m = json_load_file(path, 0, NULL);
+	pick->phases = json_object_get(m, "phases");
+	text_header(f, rundir, r, m);
+	if (pick->view == VIEW_KEY)
+		fputs("(each phase's key metrics: --metric GLOB for others, "
+		      "--all for every one)\n", f);
+	if (!r->n_runs)
+		fputs("\nresults.csv has no rows yet\n", f);
+	else if (text_configs(f, r))
+		goto out;
+	for (size_t i = 0; i < r->n_runs; i++) {
+		const char *phase = r->runs[i].phase;
+		size_t j;
+
+		configs |= !*phase;
+		for (j = 0; j < n_seen; j++)
+			if (!strcmp(seen[j], phase))
+				break;
+		if (!*phase || j < n_seen)
+			continue;
+		seen[n_seen++] = phase;
+		if (text_phase(f, r, phase, pick))
+			goto out;
+	}
+	if (configs && pick->view != VIEW_KEY && text_phase(f, r, "", pick))
+		goto out;
+	rc = text_footer(f, r);
+out:
+	pick->phases = NULL;
+	json_decref(m);
+	free(seen);
+	return rc;
+}
+
+/* ---- wide CSV ----------------------------------------------------------- */
+
+static void csv_field(FILE *f, const char *s, int last)
+{
+	if (s[strcspn(s, ",\"\r\n")]) {
+		fputc('"', f);
+		for (; *s; s++) {
+			if (*s == '"')
+				fputc('"', f);
+			fputc(*s, f);
+		}
+		fputc('"', f);
+	} else {
+		fputs(s, f);
+	}
+	fputc(last ? '\n' : ',', f);
+}
+
+static int write_csv(FILE *f, const struct results *r)
+{
+	static const char *const fixed[] = { "cell", "rep", "fs_label",
+		"fs_type", "mkfs_opts", "mount_opts", "phase", "phase_params",
+		"status", "reason" };
+	const struct res_run **runs = calloc(r->n_runs + 1, sizeof(*runs));
+	const char **names = NULL;
+	size_t n_names = 0;
+
+	if (!runs)
+		return -1;
+	for (size_t i = 0; i < r->n_runs; i++)
+		runs[i] = &r->runs[i];
+	names = rank_metric_names(runs, r->n_runs, 0, &n_names);
+	free(runs);
+	if (!names)
+		return -1;
+	for (size_t k = 0; k < 10; k++)
+		csv_field(f, fixed[k], k == 9 && !n_names);
+	for (size_t k = 0; k < n_names; k++)
+		csv_field(f, names[k], k + 1 == n_names);
+	for (size_t i = 0; i < r->n_runs; i++) {
+		const struct res_run *x = &r->runs[i];
+		const char *v[10];
+		char rep[16];
+
+		snprintf(rep, sizeof(rep), "%d", x->rep);
+		v[0] = x->cell;
+		v[1] = rep;
+		v[2] = x->fs_label;
+		v[3] = x->fs_type;
+		v[4] = x->mkfs_opts;
+		v[5] = x->mount_opts;
+		v[6] = x->phase;
+		v[7] = x->params;
+		v[8] = *x->phase || x->status != RES_OK ?
+		       status_name[x->status] : "";
+		v[9] = x->reason ? x->reason : "";
+		for (size_t k = 0; k < 10; k++)
+			csv_field(f, v[k], k == 9 && !n_names);
+		for (size_t k = 0; k < n_names; k++) {
+			const struct res_metric *m;
+
+			m = results_metric(x, names[k]);
+			csv_field(f, m ? m->value : "", k + 1 == n_names);
+		}
+	}
+	free(names);
+	return 0;
+}
+
+/* ---- the command -------------------------------------------------------- */
+
+static int parse(int argc, char **argv, const char **rundir,
+		 enum format *fmt, const char **out, const char **only,
+		 enum view *view)
+{
+	static const struct option longs[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "metric", required_argument, NULL, 'm' },
+		{ "all", no_argument, NULL, 'a' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c, n_only = 0;
+
+	optind = 0;	/* a full reset: tests call this more than once */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:", longs, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (!strcmp(optarg, "text"))
+				*fmt = FMT_TEXT;
+			else if (!strcmp(optarg, "csv"))
+				*fmt = FMT_CSV;
+			else if (!strcmp(optarg, "html"))
+				*fmt = FMT_HTML;
+			else
+				return usage("--format takes text, csv or "
+					     "html, not '%s'", optarg);
+			break;
+		case 'o':
+			*out = optarg;
+			break;
+		case 'm':
+			if (n_only == MAX_ONLY)
+				return usage("%s", "too many --metric");
+			only[n_only++] = optarg;
+			break;
+		case 'a':
+			*view = VIEW_ALL;
+			break;
+		case ':':
+			return usage("'%s' needs a value", argv[optind - 1]);
+		default:
+			return usage("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (n_only && *view == VIEW_ALL)
+		return usage("%s", "--all shows every metric: it does not go "
+			     "with --metric");
+	if (n_only)
+		*view = VIEW_METRIC;
+	if (optind == argc)
+		return usage("%s", "which run? (a RUNDIR is required)");
+	*rundir = argv[optind++];
+	if (optind < argc)
+		return usage("one RUNDIR only, not also '%s'", argv[optind]);
+	return 0;
+}
+
+/* Whether out is one of the files of rundir that the report reads. */
+static int clobbers(const char *rundir, const char *out)
+{
+	static const char *const own[] = { "results.csv", "manifest.json",
+		"bonnie.csv", "log.txt" };
+	struct stat a, b;
+	char path[4096];
+
+	if (stat(out, &a))
+		return 0;
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", rundir, own[i]);
+		if (!stat(path, &b) && a.st_dev == b.st_dev &&
+		    a.st_ino == b.st_ino)
+			return 1;
+	}
+	return 0;
+}
+
+int report_command(int argc, char **argv)
+{
+	const char *rundir = NULL, *out = NULL, *only[MAX_ONLY + 1] = { 0 };
+	enum format fmt = FMT_TEXT;
+	struct pick pick = { VIEW_KEY, only, NULL };
+	struct results r;
+	struct diag d = { 0 };
+	char path[4096], msg[1024];
+	FILE *f;
+	int rc;
+
+	rc = parse(argc, argv, &rundir, &fmt, &out, only, &pick.view);
+	if (rc)
+		return rc;
+	if (fmt == FMT_HTML) {
+		fputs("fsplan report: --format html is not implemented yet; "
+		      "use text or csv\n", stderr);
+		return REPORT_USAGE;
+	}
+	snprintf(path, sizeof(path), "%s/results.csv", rundir);
+	if (results_load(&r, path, &d)) {
+		diag_format(&d, msg, sizeof(msg));
+		fprintf(stderr, "fsplan report: %s\n(RUNDIR is a directory "
+			"that 'fsplan run' wrote)\n", msg);
+		return REPORT_USAGE;
+	}
+	if (out && clobbers(rundir, out)) {
+		fprintf(stderr, "fsplan report: -o %s would overwrite the "
+			"run's own record\n", out);
+		results_free(&r);
+		return REPORT_USAGE;
+	}
+	f = out ? fopen(out, "w") : stdout;
+	if (!f) {
+		fprintf(stderr, "fsplan report: cannot write %s: %s\n", out,
+			strerror(errno));
+		results_free(&r);
+		return REPORT_USAGE;
+	}
+	rc = fmt == FMT_CSV ? write_csv(f, &r) : write_text(f, rundir, &r,
+								 &pick);
+	if (rc)
+		fputs("fsplan report: out of memory\n", stderr);
+	if (out ? fclose(f) : fflush(f)) {
+		fprintf(stderr, "fsplan report: cannot write %s: %s\n",
+			out ? out : "standard output", strerror(errno));
+		rc = -1;
+	}
+	results_free(&r);
+	return rc ? REPORT_USAGE : REPORT_OK;
+}

@@ -1,0 +1,589 @@
+/* csv: append results.csv one whole row per write(), and read it back. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "results/csv.h"
+
+/*
+ * Rows end in LF, not the CRLF RFC 4180 names: our reader, Python's csv
+ * module, R, pandas and the tidy-data tools all take LF, and a CR in every
+ * line only gets in the way of grep and awk. The reader accepts both.
+ */
+
+#define RECORD_MAX	(16u << 20)	/* a longer record is not ours */
+
+#define NOPOS ((struct pos){ 0, 0 })
+
+struct csv {
+	int fd;
+	char *buf;	/* the row being built, kept for the next one */
+	size_t cap;
+};
+
+/* ---- writing ------------------------------------------------------------ */
+
+static int needs_quotes(const char *s)
+{
+	return s[strcspn(s, ",\"\r\n")] != '\0';
+}
+
+/* The bytes s takes as a field, quotes included. */
+static size_t field_len(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!needs_quotes(s))
+		return n;
+	for (n += 2; *s; s++)
+		n += *s == '"';
+	return n;
+}
+
+void csv_quote(const char *s, char *buf, size_t len)
+{
+	size_t room, used = 0, k;
+	int q;
+	char *p = buf;
+
+	if (!len)
+		return;
+	if (!s)
+		s = "";
+	q = needs_quotes(s);
+	if (len < (q ? 3u : 1u)) {
+		buf[0] = '\0';
+		return;
+	}
+	/*
+	 * A value too long for buf loses its end, never its closing quote or
+	 * half of a doubled quote or of a UTF-8 character: what is left still
+	 * parses.
+	 */
+	room = len - 1 - (q ? 2 : 0);
+	for (k = 0; s[k]; k++) {
+		size_t w = s[k] == '"' ? 2 : 1;
+
+		if (used + w > room)
+			break;
+		used += w;
+	}
+	if (s[k])
+		while (k && ((unsigned char)s[k] & 0xc0) == 0x80)
+			k--;
+	if (q)
+		*p++ = '"';
+	for (size_t i = 0; i < k; i++) {
+		if (s[i] == '"')
+			*p++ = '"';
+		*p++ = s[i];
+	}
+	if (q)
+		*p++ = '"';
+	*p = '\0';
+}
+
+/* done (may be NULL): how much was written, also when it fails. */
+static int write_all(int fd, const char *p, size_t n, size_t *done)
+{
+	if (done)
+		*done = 0;
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		if (w == 0)
+			return -EIO;
+		p += w;
+		n -= (size_t)w;
+		if (done)
+			*done += (size_t)w;
+	}
+	return 0;
+}
+
+/*
+ * Best effort: a filesystem without flock() still gets whole-row appends;
+ * the lock only keeps csv_open's look at the file's end from meeting a row
+ * that another handle is writing.
+ */
+static void lock(int fd, int op)
+{
+	while (flock(fd, op) < 0 && errno == EINTR)
+		;
+}
+
+int csv_row(struct csv *c, const struct csv_key *k, const char *metric,
+	    const char *value, const char *unit)
+{
+	char rep[16];
+	const char *f[CSV_FIELDS];
+	size_t flen[CSV_FIELDS], n = 0;
+	char *p;
+	size_t done;
+	struct stat st;
+	int rc;
+
+	if (!c || !k)
+		return -EINVAL;
+	snprintf(rep, sizeof(rep), "%d", k->rep);
+	f[0] = k->run_id;
+	f[1] = k->cell;
+	f[2] = k->fs_label;
+	f[3] = k->fs_type;
+	f[4] = k->mkfs_opts;
+	f[5] = k->mount_opts;
+	f[6] = k->phase;
+	f[7] = k->phase_params;
+	f[8] = rep;
+	f[9] = metric;
+	f[10] = value;
+	f[11] = unit;
+	for (int i = 0; i < CSV_FIELDS; i++) {
+		if (!f[i])
+			f[i] = "";
+		flen[i] = field_len(f[i]);
+		n += flen[i] + 1;	/* and its ',' or '\n' */
+	}
+	if (n + 1 > c->cap) {
+		size_t cap = c->cap * 2 > n + 1 ? c->cap * 2 : n + 1;
+		char *nb = realloc(c->buf, cap);
+
+		if (!nb)
+			return -ENOMEM;
+		c->buf = nb;
+		c->cap = cap;
+	}
+	p = c->buf;
+	for (int i = 0; i < CSV_FIELDS; i++) {
+		csv_quote(f[i], p, flen[i] + 1);
+		p += flen[i];
+		*p++ = i + 1 < CSV_FIELDS ? ',' : '\n';
+	}
+	/* One write() on O_APPEND: rows from any writer meet only at '\n'. */
+	lock(c->fd, LOCK_SH);
+	rc = write_all(c->fd, c->buf, n, &done);
+	/*
+	 * Cut short (disk full): the next row would join this fragment, so
+	 * take it back. Rows come from one writer, the end of file is ours.
+	 */
+	if (rc && done && fstat(c->fd, &st) == 0 &&
+	    st.st_size >= (off_t)done &&
+	    ftruncate(c->fd, st.st_size - (off_t)done) < 0)
+		rc = -errno;
+	lock(c->fd, LOCK_UN);
+	return rc;
+}
+
+int csv_sync(struct csv *c)
+{
+	if (!c)
+		return -EINVAL;
+	return fdatasync(c->fd) < 0 ? -errno : 0;
+}
+
+void csv_close(struct csv *c)
+{
+	if (!c)
+		return;
+	close(c->fd);
+	free(c->buf);
+	free(c);
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+enum { REC_EOF, REC_OK, REC_TORN };
+
+struct reader {
+	int fd;
+	int line;	/* the line the current record starts on */
+	int next_line;
+	off_t off;	/* file offset of buf[pos] */
+	off_t rec_end;	/* just past the last whole record */
+	size_t pos, len;
+	char *text;	/* the record's fields, each NUL-terminated */
+	size_t tlen, tcap;
+	size_t *start;	/* field i is text + start[i] */
+	size_t nf, fcap;
+	char buf[65536];
+};
+
+static struct reader *rd_open(const char *path, int *err)
+{
+	struct reader *r = calloc(1, sizeof(*r));
+
+	if (!r) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0) {
+		*err = -errno;
+		free(r);
+		return NULL;
+	}
+	r->next_line = 1;
+	return r;
+}
+
+static void rd_close(struct reader *r)
+{
+	if (!r)
+		return;
+	close(r->fd);
+	free(r->text);
+	free(r->start);
+	free(r);
+}
+
+static const char *field(const struct reader *r, size_t i)
+{
+	return r->text + r->start[i];
+}
+
+static int add_byte(struct reader *r, char ch)
+{
+	if (r->tlen == r->tcap) {
+		size_t cap = r->tcap ? r->tcap * 2 : 256;
+		char *nt;
+
+		if (r->tcap >= RECORD_MAX)
+			return -E2BIG;
+		nt = realloc(r->text, cap);
+		if (!nt)
+			return -ENOMEM;
+		r->text = nt;
+		r->tcap = cap;
+	}
+	r->text[r->tlen++] = ch;
+	return 0;
+}
+
+/* Close the field that began at text + from. */
+static int end_field(struct reader *r, size_t from)
+{
+	if (r->nf == r->fcap) {
+		size_t cap = r->fcap ? r->fcap * 2 : 16;
+		size_t *ns = realloc(r->start, cap * sizeof(*ns));
+
+		if (!ns)
+			return -ENOMEM;
+		r->start = ns;
+		r->fcap = cap;
+	}
+	r->start[r->nf++] = from;
+	return add_byte(r, '\0');
+}
+
+static int rd_fill(struct reader *r)
+{
+	ssize_t n;
+
+	do
+		n = read(r->fd, r->buf, sizeof(r->buf));
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	r->pos = 0;
+	r->len = (size_t)n;
+	return n > 0;
+}
+
+/*
+ * The next record, RFC 4180: a field that starts with '"' runs to the
+ * matching '"', "" inside it is one '"', and commas, CR and LF inside it
+ * are data; records end in LF or CRLF. A stray quote inside an unquoted
+ * field is kept as data, as Python's csv does. REC_TORN: the file ends
+ * inside a record, which is what a crash in the middle of a write leaves.
+ */
+static int rd_next(struct reader *r)
+{
+	enum { START, PLAIN, QUOTED, QUOTE } st = START;
+	size_t from = 0;
+	int cr = 0;	/* the last byte kept is a CR outside quotes */
+	int any = 0, rc;
+
+	r->tlen = r->nf = 0;
+	r->line = r->next_line;
+	for (;;) {
+		char ch;
+
+		if (r->pos == r->len) {
+			rc = rd_fill(r);
+			if (rc < 0)
+				return rc;
+			if (!rc)
+				return any ? REC_TORN : REC_EOF;
+		}
+		ch = r->buf[r->pos++];
+		r->off++;
+		any = 1;
+		if (ch == '\n')
+			r->next_line++;
+		if (st == QUOTED) {
+			if (ch == '"')
+				st = QUOTE;
+			else if ((rc = add_byte(r, ch)))
+				return rc;
+			continue;
+		}
+		if ((st == START || st == QUOTE) && ch == '"') {
+			if (st == QUOTE && (rc = add_byte(r, '"')))
+				return rc;
+			st = QUOTED;
+			continue;
+		}
+		if (ch == ',' || ch == '\n') {
+			if (ch == '\n' && cr)
+				r->tlen--;
+			if ((rc = end_field(r, from)))
+				return rc;
+			from = r->tlen;
+			cr = 0;
+			st = START;
+			if (ch == ',')
+				continue;
+			r->rec_end = r->off;
+			return REC_OK;
+		}
+		if ((rc = add_byte(r, ch)))
+			return rc;
+		cr = ch == '\r';
+		st = PLAIN;
+	}
+}
+
+static int is_header(const struct reader *r)
+{
+	const char *h = CSV_HEADER;
+
+	if (r->nf != CSV_FIELDS)
+		return 0;
+	for (size_t i = 0; i < r->nf; i++) {
+		size_t n = strlen(field(r, i));
+
+		if (strncmp(h, field(r, i), n))
+			return 0;
+		h += n;
+		if (i + 1 < r->nf && *h++ != ',')
+			return 0;
+	}
+	return *h == '\0';
+}
+
+static int read_fail(struct diag *d, const char *path, int line, int err)
+{
+	if (err == -E2BIG)
+		return diag_set(d, path, NULL, (struct pos){ line, 1 },
+				"record longer than %u MiB", RECORD_MAX >> 20);
+	return diag_set(d, path, NULL, NOPOS, "cannot read: %s",
+			strerror(-err));
+}
+
+int csv_read_rows(const char *path,
+		  int (*fn)(void *ctx, const char *const *f, int line),
+		  void *ctx, struct csv_read *info, struct diag *d)
+{
+	struct csv_read dummy;
+	struct reader *r;
+	int rc;
+
+	if (!info)
+		info = &dummy;
+	memset(info, 0, sizeof(*info));
+	r = rd_open(path, &rc);
+	if (!r)
+		return diag_set(d, path, NULL, NOPOS, "cannot open: %s",
+				strerror(-rc));
+	rc = rd_next(r);
+	if (rc == REC_EOF) {
+		info->empty = 1;
+		rc = 0;
+		goto out;
+	}
+	if (rc < 0) {
+		rc = read_fail(d, path, r->line, rc);
+		goto out;
+	}
+	if (rc != REC_OK || !is_header(r)) {
+		rc = diag_set(d, path, NULL, NOPOS,
+			      "not a results.csv (header differs)");
+		goto out;
+	}
+	while ((rc = rd_next(r)) == REC_OK) {
+		const char *f[CSV_FIELDS];
+
+		if (r->nf == 1 && !*field(r, 0))
+			continue;	/* a blank line */
+		if (r->nf != CSV_FIELDS) {
+			rc = diag_set(d, path, NULL, (struct pos){ r->line, 1 },
+				      "row has %zu fields, expected %d",
+				      r->nf, CSV_FIELDS);
+			goto out;
+		}
+		for (size_t i = 0; i < CSV_FIELDS; i++)
+			f[i] = field(r, i);
+		if (fn && fn(ctx, f, r->line)) {
+			rc = -1;
+			goto out;
+		}
+	}
+	info->torn = rc == REC_TORN;
+	rc = rc < 0 ? read_fail(d, path, r->line, rc) : 0;
+out:
+	rd_close(r);
+	return rc;
+}
+
+struct status_fn {
+	void (*fn)(void *ctx, const char *cell, const char *status);
+	void *ctx;
+};
+
+static int status_row(void *ctx, const char *const *f, int line)
+{
+	struct status_fn *s = ctx;
+
+	(void)line;
+	if (!strcmp(f[CSV_METRIC], "status"))
+		s->fn(s->ctx, f[CSV_CELL], f[CSV_VALUE]);
+	return 0;
+}
+
+int csv_read_status(const char *path,
+		    void (*fn)(void *ctx, const char *cell, const char *status),
+		    void *ctx, struct diag *d)
+{
+	struct status_fn s = { fn, ctx };
+
+	return csv_read_rows(path, fn ? status_row : NULL, &s, NULL, d);
+}
+
+/* ---- opening ------------------------------------------------------------ */
+
+/* A new file's name is only durable once its directory is synced. */
+static int sync_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+	int fd, rc = 0;
+
+	if (!slash)
+		dir = strdup(".");
+	else
+		dir = strndup(path, slash == path ? 1 : (size_t)(slash - path));
+	if (!dir)
+		return -ENOMEM;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	if (fd < 0)
+		return -errno;
+	/* Some filesystems cannot sync a directory: nothing more to do. */
+	if (fsync(fd) < 0 && errno != EINVAL)
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
+static int write_header(struct csv *c, const char *path, struct diag *d)
+{
+	static const char hdr[] = CSV_HEADER "\n";
+	int rc;
+
+	rc = write_all(c->fd, hdr, sizeof(hdr) - 1, NULL);
+	if (!rc && fdatasync(c->fd) < 0)
+		rc = -errno;
+	if (!rc)
+		rc = sync_dir(path);
+	if (rc)
+		return diag_set(d, path, NULL, NOPOS, "cannot write: %s",
+				strerror(-rc));
+	return 0;
+}
+
+/*
+ * An existing file must be a results.csv. If a crash tore its last row,
+ * cut that row off: a row appended after it would join it, and an open
+ * quote in it would swallow every row that follows.
+ */
+static int check_existing(struct csv *c, const char *path, struct diag *d)
+{
+	struct reader *r;
+	int rc;
+
+	r = rd_open(path, &rc);
+	if (!r)
+		return diag_set(d, path, NULL, NOPOS, "cannot open: %s",
+				strerror(-rc));
+	rc = rd_next(r);
+	if (rc < 0) {
+		rc = read_fail(d, path, r->line, rc);
+		goto out;
+	}
+	if (rc != REC_OK || !is_header(r)) {
+		rc = diag_set(d, path, NULL, NOPOS,
+			      "not a results.csv (header differs)");
+		goto out;
+	}
+	while ((rc = rd_next(r)) == REC_OK)
+		;
+	if (rc < 0) {
+		rc = read_fail(d, path, r->line, rc);
+		goto out;
+	}
+	rc = 0;
+	if (r->off != r->rec_end &&
+	    (ftruncate(c->fd, r->rec_end) < 0 || fdatasync(c->fd) < 0))
+		rc = diag_set(d, path, NULL, NOPOS,
+			      "cannot cut the torn last row: %s",
+			      strerror(errno));
+out:
+	rd_close(r);
+	return rc;
+}
+
+int csv_open(struct csv **out, const char *path, struct diag *d)
+{
+	struct csv *c;
+	struct stat st;
+	int rc;
+
+	*out = NULL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return diag_set(d, path, NULL, NOPOS, "out of memory");
+	c->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (c->fd < 0) {
+		rc = errno;
+		free(c);
+		return diag_set(d, path, NULL, NOPOS, "cannot open: %s",
+				strerror(rc));
+	}
+	/* Exclusive while we look: two openers write one header. */
+	lock(c->fd, LOCK_EX);
+	if (fstat(c->fd, &st) < 0)
+		rc = diag_set(d, path, NULL, NOPOS, "cannot stat: %s",
+			      strerror(errno));
+	else if (!S_ISREG(st.st_mode))
+		rc = diag_set(d, path, NULL, NOPOS, "not a regular file");
+	else if (st.st_size == 0)
+		rc = write_header(c, path, d);
+	else
+		rc = check_existing(c, path, d);
+	lock(c->fd, LOCK_UN);
+	if (rc) {
+		csv_close(c);
+		return -1;
+	}
+	*out = c;
+	return 0;
+}

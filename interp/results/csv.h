@@ -1,0 +1,71 @@
+/* csv: results.csv — tidy rows, RFC 4180, appended and synced per phase run. */
+#ifndef FSPLAN_CSV_H
+#define FSPLAN_CSV_H
+
+#include "util/diag.h"
+
+#define CSV_HEADER "run_id,cell,fs_label,fs_type,mkfs_opts,mount_opts," \
+		   "phase,phase_params,rep,metric,value,unit"
+
+/* The columns of CSV_HEADER, in order. */
+enum { CSV_RUN_ID, CSV_CELL, CSV_LABEL, CSV_TYPE, CSV_MKFS, CSV_MOUNT,
+       CSV_PHASE, CSV_PARAMS, CSV_REP, CSV_METRIC, CSV_VALUE, CSV_UNIT,
+       CSV_FIELDS };
+
+/* What every row of one phase run repeats. */
+struct csv_key {
+	const char *run_id;
+	const char *cell;	/* the cell id */
+	const char *fs_label;
+	const char *fs_type;
+	const char *mkfs_opts;
+	const char *mount_opts;
+	const char *phase;
+	const char *phase_params;	/* "k=v;k=v" */
+	int rep;
+};
+
+struct csv;
+
+/*
+ * Open path for appending (O_APPEND, created 0644 with the header line if
+ * new or empty; an existing file must start with the header). Returns 0
+ * or -1 with d filled.
+ */
+int csv_open(struct csv **out, const char *path, struct diag *d);
+/* One row, quoted as RFC 4180 requires, in one write(). 0 or -errno. */
+int csv_row(struct csv *c, const struct csv_key *k, const char *metric,
+	    const char *value, const char *unit);
+/* fdatasync: called after the rows of each phase run. 0 or -errno. */
+int csv_sync(struct csv *c);
+void csv_close(struct csv *c);
+
+/*
+ * Read a results.csv back: the header checked, blank lines skipped, and
+ * fn(ctx, f, line) called for every row with its CSV_FIELDS fields
+ * unquoted (f[CSV_CELL], ...) and the line it starts on; fn returns 0 to
+ * go on, or -1 with d filled to stop. A torn last row (no newline: a
+ * crash mid-write) is skipped and counted in *torn; *empty says the file
+ * had nothing at all (either may be NULL). Returns 0, or -1 with d filled
+ * if the file is unreadable or not a results.csv, or fn stopped.
+ */
+struct csv_read {
+	int torn;
+	int empty;
+};
+int csv_read_rows(const char *path,
+		  int (*fn)(void *ctx, const char *const *f, int line),
+		  void *ctx, struct csv_read *info, struct diag *d);
+
+/*
+ * For --resume: call fn(ctx, cell, status) for every `status` row of an
+ * existing results.csv (csv_read_rows; an empty file has none).
+ */
+int csv_read_status(const char *path,
+		    void (*fn)(void *ctx, const char *cell, const char *status),
+		    void *ctx, struct diag *d);
+
+/* RFC 4180 field quoting into buf (for other writers). */
+void csv_quote(const char *s, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,289 @@
+/* manifest: build manifest.json with jansson and replace it atomically. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "results/manifest.h"
+#include "util/sha256.h"
+
+#ifndef FSPLAN_VERSION
+#define FSPLAN_VERSION "0.0.0"
+#endif
+
+json_t *manifest_now(void)
+{
+	char buf[64];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	localtime_r(&t, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S%z", &tm);
+	return json_string(buf);
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *plan_json(const struct plan *p)
+{
+	char sha[65];
+	json_t *o = json_object(), *params = json_object();
+
+	sha256_hex(p->text, p->text_len, sha);
+	json_object_set_new(o, "path", json_string(p->file));
+	json_object_set_new(o, "sha256", json_string(sha));
+	json_object_set_new(o, "name", json_string(p->name));
+	json_object_set_new(o, "description", str_or_null(p->description));
+	json_object_set_new(o, "text", json_stringn(p->text, p->text_len));
+	for (int i = 0; i < p->n_params; i++)
+		json_object_set_new(params, p->params[i].key,
+				    json_string(p->params[i].val.s));
+	json_object_set_new(o, "params", params);
+	return o;
+}
+
+/* A phase's key metrics, as phase_check_all found them, for report. */
+static json_t *key_json(const struct phase_key *key)
+{
+	json_t *a = json_array();
+
+	for (int k = 0; k < key->n; k++)
+		json_array_append_new(a, json_string(key->name[k]));
+	return a;
+}
+
+static json_t *phases_json(const struct expansion *e)
+{
+	const struct plan *p = e->plan;
+	json_t *a = json_array();
+
+	for (int i = 0; i < p->n_phases; i++) {
+		const struct plan_phase *ph = &p->phases[i];
+		json_t *o = json_object();
+		char sha[65];
+
+		json_object_set_new(o, "name", json_string(ph->name));
+		if (ph->use.s) {
+			json_object_set_new(o, "use", json_string(ph->use.s));
+			json_object_set_new(o, "module",
+					    json_string(ph->module_path));
+			if (!sha256_file(ph->module_path, sha))
+				json_object_set_new(o, "module_sha256",
+						    json_string(sha));
+		} else {
+			json_object_set_new(o, "exec", json_string(ph->exec.s));
+		}
+		if (ph->parse.s)
+			json_object_set_new(o, "parse",
+					    json_string(ph->parse.s));
+		if (e->checked && e->checked[i].key.n)
+			json_object_set_new(o, "key",
+					    key_json(&e->checked[i].key));
+		json_object_set_new(o, "timeout_s", json_real(ph->timeout_s));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+static json_t *conf_json(const struct expansion *e, const struct fsconf *fc)
+{
+	const struct plan *p = e->plan;
+	json_t *o = json_object(), *axes = json_object();
+	char cmd[2048];
+
+	json_object_set_new(o, "index", json_integer(fc->index));
+	json_object_set_new(o, "label", json_string(fc->label));
+	json_object_set_new(o, "type", json_string(fc->fs->type.s));
+	json_object_set_new(o, "mkfs", json_string(fc->mkfs));
+	json_object_set_new(o, "mount_requested", json_string(fc->mount));
+	for (int i = 0; i < p->n_matrix; i++)
+		json_object_set_new(axes, p->matrix[i].name, json_string(
+			p->matrix[i].values[fc->axis[i]].s));
+	json_object_set_new(o, "axes", axes);
+	fsconf_mkfs_cmd(p, fc, NULL, cmd, sizeof(cmd));
+	json_object_set_new(o, "mkfs_cmd", json_string(cmd));
+	if (fc->setup)
+		json_object_set_new(o, "setup", json_string(fc->setup));
+	if (fc->teardown)
+		json_object_set_new(o, "teardown", json_string(fc->teardown));
+	json_object_set_new(o, "status", json_string("pending"));
+	return o;
+}
+
+struct manifest *manifest_new(const struct expansion *e, const char *run_id,
+			      int argc, char **argv, json_t *sysinfo,
+			      json_t *target)
+{
+	const struct plan *p = e->plan;
+	struct manifest *m = calloc(1, sizeof(*m));
+	json_t *cmd = json_array();
+
+	if (!m || !cmd)
+		goto fail;
+	m->cell_slot = malloc((e->n_cells + 1) * sizeof(size_t));
+	m->root = json_object();
+	m->configs = json_array();
+	m->cells = json_array();
+	if (!m->cell_slot || !m->root || !m->configs || !m->cells)
+		goto fail;
+	for (int i = 0; i < argc; i++)
+		json_array_append_new(cmd, json_string(argv[i]));
+	json_object_set_new(m->root, "fsplan_version",
+			    json_string(FSPLAN_VERSION));
+	json_object_set_new(m->root, "run_id", json_string(run_id));
+	json_object_set_new(m->root, "command", cmd);
+	cmd = NULL;
+	json_object_set_new(m->root, "status", json_string("running"));
+	json_object_set_new(m->root, "started", manifest_now());
+	json_object_set_new(m->root, "plan", plan_json(p));
+	json_object_set_new(m->root, "seed", json_integer((json_int_t)p->seed));
+	json_object_set_new(m->root, "runas", json_string(p->runas));
+	json_object_set_new(m->root, "repeat", json_integer(p->repeat));
+	json_object_set_new(m->root, "system", sysinfo ? sysinfo
+							: json_null());
+	json_object_set_new(m->root, "target", target ? target : json_null());
+	sysinfo = target = NULL;
+	json_object_set_new(m->root, "phases", phases_json(e));
+	for (int i = 0; i < e->n_confs; i++)
+		json_array_append_new(m->configs, conf_json(e, &e->confs[i]));
+	for (size_t i = 0; i < e->n_cells; i++) {
+		const struct cell *c = &e->cells[i];
+		json_t *o;
+
+		m->cell_slot[i] = (size_t)-1;
+		if (!c->selected)
+			continue;
+		o = json_object();
+		json_object_set_new(o, "index", json_integer(c->index));
+		json_object_set_new(o, "id", json_string(c->id));
+		json_object_set_new(o, "config",
+				    json_integer(e->confs[c->conf].index));
+		json_object_set_new(o, "phase",
+				    json_string(p->phases[c->phase].name));
+		json_object_set_new(o, "rep", json_integer(c->rep));
+		json_object_set_new(o, "status", json_string("pending"));
+		m->cell_slot[i] = json_array_size(m->cells);
+		json_array_append_new(m->cells, o);
+	}
+	json_object_set(m->root, "configs", m->configs);
+	json_object_set(m->root, "cells", m->cells);
+	json_object_set_new(m->root, "cells_in_plan",
+			    json_integer((json_int_t)e->n_cells));
+	return m;
+fail:
+	json_decref(cmd);
+	json_decref(sysinfo);
+	json_decref(target);
+	manifest_free(m);
+	return NULL;
+}
+
+void manifest_free(struct manifest *m)
+{
+	if (!m)
+		return;
+	json_decref(m->configs);
+	json_decref(m->cells);
+	json_decref(m->root);
+	free(m->cell_slot);
+	free(m);
+}
+
+void manifest_set(struct manifest *m, const char *key, json_t *v)
+{
+	json_object_set_new(m->root, key, v);
+}
+
+void manifest_conf(struct manifest *m, int conf, const char *key, json_t *v)
+{
+	json_object_set_new(json_array_get(m->configs, conf), key, v);
+}
+
+void manifest_cell(struct manifest *m, size_t cell, const char *status,
+		   const char *reason)
+{
+	json_t *o;
+
+	if (m->cell_slot[cell] == (size_t)-1)
+		return;
+	o = json_array_get(m->cells, m->cell_slot[cell]);
+	json_object_set_new(o, "status", json_string(status));
+	if (reason && reason[0])
+		json_object_set_new(o, "reason", json_string(reason));
+	else
+		json_object_del(o, "reason");
+}
+
+int manifest_write(struct manifest *m, const char *dir)
+{
+	char tmp[PATH_MAX], path[PATH_MAX];
+	char *text = json_dumps(m->root, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+	size_t len, off = 0;
+	int fd, dfd, rc = 0;
+
+	if (!text)
+		return -ENOMEM;
+	snprintf(tmp, sizeof(tmp), "%s/.manifest.json.tmp", dir);
+	snprintf(path, sizeof(path), "%s/manifest.json", dir);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		free(text);
+		return -errno;
+	}
+	len = strlen(text);
+	text[len++] = '\n';	/* json_dumps leaves room: replaces the NUL */
+	while (off < len) {
+		ssize_t w = write(fd, text + off, len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			rc = -errno;
+			break;
+		}
+		off += w;
+	}
+	free(text);
+	if (!rc && fsync(fd))
+		rc = -errno;
+	close(fd);
+	if (!rc && rename(tmp, path))
+		rc = -errno;
+	if (rc) {
+		unlink(tmp);
+		return rc;
+	}
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	return 0;
+}
+
+int manifest_read_plan_sha(const char *dir, char sha[65])
+{
+	char path[PATH_MAX];
+	json_error_t err;
+	json_t *root, *s;
+	int rc = -1;
+
+	snprintf(path, sizeof(path), "%s/manifest.json", dir);
+	root = json_load_file(path, 0, &err);
+	if (!root)
+		return -1;
+	s = json_object_get(json_object_get(root, "plan"), "sha256");
+	if (json_is_string(s) && strlen(json_string_value(s)) == 64) {
+		memcpy(sha, json_string_value(s), 65);
+		rc = 0;
+	}
+	json_decref(root);
+	return rc;
+}

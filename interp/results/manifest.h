@@ -1,0 +1,46 @@
+/* manifest: manifest.json — everything needed to reproduce and judge a run. */
+#ifndef FSPLAN_MANIFEST_H
+#define FSPLAN_MANIFEST_H
+
+#include <jansson.h>
+
+#include "cells/expand.h"
+
+struct manifest {
+	json_t *root;
+	json_t *configs;	/* one object per config, by index - 1 */
+	json_t *cells;		/* one object per selected cell */
+	size_t *cell_slot;	/* expansion cell -> index in cells, or -1 */
+};
+
+/*
+ * Build the manifest of a run: fsplan version, the plan (path, sha256,
+ * text), parameters after -D, seed, the command line, the configs and
+ * the selected cells (status "pending"), phase modules with sha256s
+ * and each phase's "key" (the metrics report shows; e->keys).
+ * sysinfo and target are taken over (may be NULL).
+ */
+struct manifest *manifest_new(const struct expansion *e, const char *run_id,
+			      int argc, char **argv, json_t *sysinfo,
+			      json_t *target);
+void manifest_free(struct manifest *m);
+
+/* Set a key of the run, a config (0-based) or a cell (expansion index,
+ * 0-based); the value is taken over. */
+void manifest_set(struct manifest *m, const char *key, json_t *v);
+void manifest_conf(struct manifest *m, int conf, const char *key, json_t *v);
+void manifest_cell(struct manifest *m, size_t cell, const char *status,
+		   const char *reason);
+
+/* Write dir/manifest.json atomically: temp file, fsync, rename, fsync of
+ * the directory. 0 or -errno. */
+int manifest_write(struct manifest *m, const char *dir);
+
+/* The plan sha256 recorded in an existing dir/manifest.json, for
+ * --resume; 0 or -1. */
+int manifest_read_plan_sha(const char *dir, char sha[65]);
+
+/* Local time now as ISO 8601 with offset. */
+json_t *manifest_now(void);
+
+#endif

@@ -1,0 +1,114 @@
+/* metrics: per-op latency histograms and counters of a phase run, merged and reported. */
+#ifndef FSPLAN_METRICS_H
+#define FSPLAN_METRICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The phase child's end of its report pipe, after the drop: the metrics
+ * wire format, "E " error lines and a parser's "P " lines go there. */
+#define METRICS_REPORT_FD 3
+
+/*
+ * A log-linear histogram of latencies in ns, like fio's: values below
+ * 2^HIST_SUB_BITS are exact; above, each power of two is split into
+ * 2^HIST_SUB_BITS linear buckets, so a bucket's midpoint is within about
+ * 1% of any value in it. min, max, count and sum are exact.
+ */
+#define HIST_SUB_BITS	6
+#define HIST_GROUPS	42	/* groups end at 2^48 ns (78 h); max stays exact */
+#define HIST_BUCKETS	((HIST_GROUPS + 1) << HIST_SUB_BITS)
+
+struct hist {
+	uint64_t count;
+	uint64_t sum;		/* ns */
+	uint64_t min, max;	/* ns, exact */
+	uint32_t *b;		/* HIST_BUCKETS counts, allocated on first add */
+};
+
+/* 0, -ENOMEM, or -EOVERFLOW when a bucket or the sum is full (then
+ * nothing is recorded, so count stays the sum of the buckets). */
+int hist_add(struct hist *h, uint64_t ns);
+int hist_merge(struct hist *dst, const struct hist *src);
+/* The value at quantile q (0..1): the midpoint of its bucket, but never
+ * above max or below min; 0 when empty. */
+uint64_t hist_quantile(const struct hist *h, double q);
+/* The share of values above ns (0..1). */
+double hist_share_above(const struct hist *h, uint64_t ns);
+void hist_free(struct hist *h);
+
+/* What one worker, and after merging one phase run, measured. */
+struct op_stat {
+	char name[32];		/* "read", "write", a w:time() name, ... */
+	uint64_t bytes;
+	struct hist lat;	/* one entry per op */
+};
+
+struct counter {
+	char name[32];
+	double value;
+};
+
+struct metrics {
+	struct op_stat *ops;
+	int n_ops;
+	struct counter *counters;	/* w:count() */
+	int n_counters;
+	double seconds;			/* wall time of the phase's workers */
+};
+
+/* The op_stat named name, made on first use; NULL if out of memory. */
+struct op_stat *metrics_op(struct metrics *m, const char *name);
+int metrics_count(struct metrics *m, const char *name, double n);
+int metrics_merge(struct metrics *dst, const struct metrics *src);
+void metrics_free(struct metrics *m);
+
+/* Shared by metrics.c and metrics_wire.c: the bucket of a value; whether
+ * a name is one the wire format carries ([A-Za-z0-9_.-]{1,31}); arr with
+ * room for one more element of sz after its n (NULL: no memory). */
+#define METRICS_NAME_LEN 31
+unsigned int hist_index(uint64_t v);
+int metrics_name_ok(const char *s, size_t n);
+/* The one metric-name rule: a metric of results.csv (an op's derived
+ * rows, a parser's, a module's key) is [A-Za-z0-9_.-]{1,63}. */
+#define METRICS_METRIC_LEN 63
+int metrics_metric_name_ok(const char *s, size_t n);
+/* The op or counter named name, or NULL (nothing is made). */
+struct op_stat *metrics_find_op(const struct metrics *m, const char *name);
+struct counter *metrics_find_counter(const struct metrics *m,
+				     const char *name);
+void *metrics_grow(void *arr, int n, size_t sz);
+
+/*
+ * The wire format between the phase child and the parent: text lines,
+ * so a torn report is detectable and a hostile child can only send
+ * numbers. "M seconds <s>", "O <name> <bytes>", "H <name> <count> <sum>
+ * <min> <max> <bucket>:<n> ...", "C <name> <value>", "R <name> <value>"
+ * (a report() metric), ending with "END". Names are [A-Za-z0-9_.-]+.
+ */
+char *metrics_encode(const struct metrics *m, size_t *len);
+/* Parse what the child sent; the report() values go to fn. 0, or -1 if
+ * the text is malformed or lacks END. */
+int metrics_decode(struct metrics *m, const char *text, size_t len,
+		   void (*report)(void *ctx, const char *name, double v),
+		   void *ctx);
+
+/* One row of derived metrics: name, value, unit. */
+struct metric_row {
+	char name[METRICS_METRIC_LEN + 1];
+	double value;
+	const char *unit;
+};
+
+/*
+ * The automatic metrics of DESIGN.md section 4 for every op:
+ * <op>_ops, <op>_bytes, <op>_mbs, <op>_iops, <op>_lat_avg_ms,
+ * <op>_lat_max_ms, <op>_lat_p50_ms, <op>_lat_p99_ms, <op>_lat_p999_ms
+ * (_bytes and _mbs only for ops that moved bytes), counters as they are,
+ * and for every threshold t (ms) asked for, <op>_over_<t>ms_pct.
+ * Returns a malloc'd array of *n rows.
+ */
+struct metric_row *metrics_rows(const struct metrics *m, const double *thr_ms,
+				int n_thr, int *n);
+
+#endif

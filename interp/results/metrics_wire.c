@@ -1,0 +1,410 @@
+/* metrics_wire: the text the phase child reports its metrics in, written and checked. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "results/metrics.h"
+
+#define MAX_NAMES	4096	/* per kind (op, counter, report) in a report */
+#define TOKEN_MAX	40	/* longer than any number we print */
+#define DBL_CHARS	24	/* "%.17g" of any finite double */
+
+/* ---- wire format: encoding ---------------------------------------------- */
+
+struct out {
+	char *buf;
+	size_t cap, len;
+	int bad;		/* our size bound was wrong */
+};
+
+static void put(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(o->buf + o->len, o->cap - o->len, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= o->cap - o->len)
+		o->bad = 1;
+	else
+		o->len += (size_t)n;
+}
+
+/* Doubles as %.17g, so they read back bit for bit. NULL with errno EINVAL
+ * if m holds what the format cannot carry, ENOMEM. */
+char *metrics_encode(const struct metrics *m, size_t *len)
+{
+	struct out o = { 0 };
+	unsigned int k;
+	int i;
+
+	/* An upper bound first, then one allocation. */
+	o.cap = sizeof("M seconds \nEND\n") + DBL_CHARS;
+	if (!isfinite(m->seconds) || m->seconds < 0)
+		goto inval;
+	for (i = 0; i < m->n_ops; i++) {
+		const struct op_stat *s = &m->ops[i];
+
+		if (!metrics_name_ok(s->name, strnlen(s->name, sizeof(s->name))))
+			goto inval;
+		o.cap += 2 * (2 + METRICS_NAME_LEN + 1) + 5 * 21;
+		for (k = 0; s->lat.b && k < HIST_BUCKETS; k++)
+			if (s->lat.b[k])
+				o.cap += sizeof(" 2751:4294967295") - 1;
+	}
+	for (i = 0; i < m->n_counters; i++) {
+		const struct counter *c = &m->counters[i];
+
+		if (!metrics_name_ok(c->name, strnlen(c->name, sizeof(c->name))) ||
+		    !isfinite(c->value))
+			goto inval;
+		o.cap += 2 + METRICS_NAME_LEN + 1 + DBL_CHARS + 1;
+	}
+	o.buf = malloc(o.cap);
+	if (!o.buf) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	put(&o, "M seconds %.17g\n", m->seconds);
+	for (i = 0; i < m->n_ops; i++) {
+		const struct op_stat *s = &m->ops[i];
+		const struct hist *h = &s->lat;
+
+		put(&o, "O %s %llu\n", s->name, (unsigned long long)s->bytes);
+		put(&o, "H %s %llu %llu %llu %llu", s->name,
+		    (unsigned long long)h->count, (unsigned long long)h->sum,
+		    (unsigned long long)h->min, (unsigned long long)h->max);
+		for (k = 0; h->b && k < HIST_BUCKETS; k++)
+			if (h->b[k])
+				put(&o, " %u:%lu", k, (unsigned long)h->b[k]);
+		put(&o, "\n");
+	}
+	for (i = 0; i < m->n_counters; i++)
+		put(&o, "C %s %.17g\n", m->counters[i].name,
+		    m->counters[i].value);
+	put(&o, "END\n");
+	if (o.bad) {
+		free(o.buf);
+		errno = EOVERFLOW;
+		return NULL;
+	}
+	*len = o.len;
+	return o.buf;
+inval:
+	errno = EINVAL;
+	return NULL;
+}
+
+/* ---- wire format: decoding ---------------------------------------------- */
+
+/*
+ * The child runs the phase's Lua as nobody and may be anything by the
+ * time it writes: every field is checked, nothing in m changes unless the
+ * whole text is good, and the report() values are passed on only then.
+ */
+struct decoder {
+	struct metrics m;
+	struct counter *rep;		/* R lines, delivered at the end */
+	int n_rep;
+	int have_seconds;
+	unsigned char h_seen[MAX_NAMES];	/* per op: its H line came */
+};
+
+/* One line, without its newline, split at single spaces. */
+struct line {
+	const char *p, *end;
+};
+
+/* 1 and the next token, 0 at the end of the line, -1 for an empty token
+ * (two spaces in a row, a leading or a trailing space). */
+static int token(struct line *l, const char **t, size_t *n)
+{
+	const char *s = l->p, *e;
+
+	if (s == l->end)
+		return 0;
+	e = memchr(s, ' ', (size_t)(l->end - s));
+	if (!e)
+		e = l->end;
+	if (e == s)
+		return -1;
+	*t = s;
+	*n = (size_t)(e - s);
+	l->p = e;
+	if (e != l->end && ++l->p == l->end)
+		return -1;
+	return 1;
+}
+
+static int is_word(const char *t, size_t n, const char *w)
+{
+	return n == strlen(w) && !memcmp(t, w, n);
+}
+
+static int get_name(struct line *l, char out[32])
+{
+	const char *t;
+	size_t n;
+
+	if (token(l, &t, &n) != 1 || !metrics_name_ok(t, n))
+		return -1;
+	memcpy(out, t, n);
+	out[n] = '\0';
+	return 0;
+}
+
+/* Digits only: no sign, no space, no base prefix, no overflow. */
+static int parse_u64(const char *t, size_t n, uint64_t *v)
+{
+	uint64_t x = 0;
+	size_t k;
+
+	if (!n)
+		return -1;
+	for (k = 0; k < n; k++) {
+		unsigned int d = (unsigned char)t[k] - '0';
+
+		if (d > 9 || x > (UINT64_MAX - d) / 10)
+			return -1;
+		x = x * 10 + d;
+	}
+	*v = x;
+	return 0;
+}
+
+static int get_u64(struct line *l, uint64_t *v)
+{
+	const char *t;
+	size_t n;
+
+	if (token(l, &t, &n) != 1)
+		return -1;
+	return parse_u64(t, n, v);
+}
+
+/* A finite decimal number: no inf, nan, hex or spaces, which strtod
+ * would take. */
+static int get_double(struct line *l, double *v)
+{
+	char buf[TOKEN_MAX + 1], *end;
+	const char *t;
+	size_t n, k;
+
+	if (token(l, &t, &n) != 1 || n > TOKEN_MAX)
+		return -1;
+	memcpy(buf, t, n);
+	buf[n] = '\0';
+	for (k = 0; k < n; k++)
+		if (!strchr("0123456789+-.eE", buf[k]))
+			return -1;
+	/* ERANGE from underflow is fine: %.17g prints subnormals too. */
+	*v = strtod(buf, &end);
+	if (end != buf + n || !isfinite(*v))
+		return -1;
+	return 0;
+}
+
+static int at_end(struct line *l)
+{
+	return l->p == l->end ? 0 : -1;
+}
+
+/* "<index>:<n>", index in range, 1 <= n <= UINT32_MAX. */
+static int parse_bucket(const char *t, size_t n, unsigned int *i,
+			uint32_t *c)
+{
+	const char *colon = memchr(t, ':', n);
+	uint64_t a, b;
+
+	if (!colon || parse_u64(t, (size_t)(colon - t), &a) ||
+	    parse_u64(colon + 1, n - (size_t)(colon - t) - 1, &b) ||
+	    a >= HIST_BUCKETS || !b || b > UINT32_MAX)
+		return -1;
+	*i = (unsigned int)a;
+	*c = (uint32_t)b;
+	return 0;
+}
+
+/*
+ * min, max and sum must be what count values from those buckets could
+ * give: min in the first bucket, max in the last, min + max + (count - 2)
+ * values in [min, max] summing to sum.
+ */
+static int hist_consistent(const struct hist *h, unsigned int first,
+			   unsigned int last)
+{
+	uint64_t rest, k;
+
+	if (!h->count)
+		return !h->sum && !h->min && !h->max ? 0 : -1;
+	if (h->min > h->max || hist_index(h->min) != first ||
+	    hist_index(h->max) != last)
+		return -1;
+	if (h->count == 1)
+		return h->min == h->max && h->sum == h->min ? 0 : -1;
+	if (h->sum < h->min || h->sum - h->min < h->max)
+		return -1;
+	rest = h->sum - h->min - h->max;
+	k = h->count - 2;
+	if (!k)
+		return rest ? -1 : 0;
+	if (rest / k < h->min || rest / k + (rest % k != 0) > h->max)
+		return -1;
+	return 0;
+}
+
+static int decode_hist(struct decoder *d, struct line *l)
+{
+	char name[32];
+	struct op_stat *o;
+	struct hist *h;
+	const char *t;
+	size_t n;
+	uint64_t total = 0;
+	unsigned int i, first = 0, last = 0;
+	uint32_t c;
+	int r, any = 0;
+
+	if (get_name(l, name))
+		return -1;
+	o = metrics_find_op(&d->m, name);
+	if (!o || d->h_seen[o - d->m.ops])
+		return -1;
+	d->h_seen[o - d->m.ops] = 1;
+	h = &o->lat;
+	if (get_u64(l, &h->count) || get_u64(l, &h->sum) ||
+	    get_u64(l, &h->min) || get_u64(l, &h->max))
+		return -1;
+	if (h->count) {
+		h->b = calloc(HIST_BUCKETS, sizeof(*h->b));
+		if (!h->b)
+			return -1;
+	}
+	while ((r = token(l, &t, &n)) == 1) {
+		if (!h->b || parse_bucket(t, n, &i, &c) ||
+		    (any && i <= last) || c > h->count - total)
+			return -1;
+		if (!any)
+			first = i;
+		any = 1;
+		last = i;
+		h->b[i] = c;
+		total += c;
+	}
+	if (r < 0 || total != h->count)
+		return -1;
+	return hist_consistent(h, first, last);
+}
+
+static int decode_line(struct decoder *d, const char *p, const char *end)
+{
+	struct line l = { p, end };
+	char name[32];
+	const char *t;
+	size_t n;
+	uint64_t u;
+	double v;
+
+	if (token(&l, &t, &n) != 1)
+		return -1;
+	if (is_word(t, n, "M")) {
+		if (token(&l, &t, &n) != 1 || !is_word(t, n, "seconds") ||
+		    d->have_seconds || get_double(&l, &v) || v < 0)
+			return -1;
+		d->have_seconds = 1;
+		d->m.seconds = v;
+	} else if (is_word(t, n, "O")) {
+		struct op_stat *o;
+
+		if (get_name(&l, name) || get_u64(&l, &u) ||
+		    metrics_find_op(&d->m, name) || d->m.n_ops >= MAX_NAMES)
+			return -1;
+		o = metrics_op(&d->m, name);
+		if (!o)
+			return -1;
+		o->bytes = u;
+	} else if (is_word(t, n, "H")) {
+		if (decode_hist(d, &l))
+			return -1;
+	} else if (is_word(t, n, "C")) {
+		if (get_name(&l, name) || get_double(&l, &v) ||
+		    metrics_find_counter(&d->m, name) ||
+		    d->m.n_counters >= MAX_NAMES ||
+		    metrics_count(&d->m, name, v))
+			return -1;
+	} else if (is_word(t, n, "R")) {
+		struct counter *c;
+
+		if (get_name(&l, name) || get_double(&l, &v) ||
+		    d->n_rep >= MAX_NAMES)
+			return -1;
+		c = metrics_grow(d->rep, d->n_rep, sizeof(*d->rep));
+		if (!c)
+			return -1;
+		d->rep = c;
+		c = &d->rep[d->n_rep++];
+		memcpy(c->name, name, sizeof(c->name));
+		c->value = v;
+	} else {
+		return -1;
+	}
+	return at_end(&l);
+}
+
+/*
+ * The decoded metrics are moved into m when m is empty (the usual case),
+ * else merged into it; only a failed merge (out of memory) can leave m
+ * changed when -1 is returned.
+ */
+int metrics_decode(struct metrics *m, const char *text, size_t len,
+		   void (*report)(void *ctx, const char *name, double v),
+		   void *ctx)
+{
+	struct decoder *d;
+	const char *p = text, *end, *nl, *le;
+	int ended = 0, ret = -1, i;
+
+	if (!text || !len || memchr(text, '\0', len))
+		return -1;
+	end = text + len;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -1;
+	while (p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		le = nl ? nl : end;
+		if (is_word(p, (size_t)(le - p), "END")) {
+			ended = 1;
+			p = nl ? nl + 1 : end;
+			break;
+		}
+		if (!nl || decode_line(d, p, le))	/* no newline: torn */
+			goto out;
+		p = nl + 1;
+	}
+	if (!ended || p != end)
+		goto out;
+	if (!m->ops && !m->counters) {
+		if (d->m.seconds < m->seconds)
+			d->m.seconds = m->seconds;
+		*m = d->m;
+		memset(&d->m, 0, sizeof(d->m));
+	} else if (metrics_merge(m, &d->m)) {
+		goto out;
+	}
+	for (i = 0; report && i < d->n_rep; i++)
+		report(ctx, d->rep[i].name, d->rep[i].value);
+	ret = 0;
+out:
+	metrics_free(&d->m);
+	free(d->rep);
+	free(d);
+	return ret;
+}
+

@@ -1,0 +1,349 @@
+/* results: results.csv read back (RFC 4180), its rows grouped by phase run. */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "results/csv.h"
+#include "results/results.h"
+
+#define NOPOS ((struct pos){ 0, 0 })
+
+/* ---- the cell index ----------------------------------------------------- */
+
+static uint64_t hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static size_t *find_slot(const struct results *r, const char *cell)
+{
+	size_t mask = r->n_slots - 1;
+
+	for (size_t i = hash(cell) & mask;; i = (i + 1) & mask)
+		if (!r->slot[i] || !strcmp(r->runs[r->slot[i] - 1].cell, cell))
+			return &r->slot[i];
+}
+
+static int grow_index(struct results *r)
+{
+	size_t n = r->n_slots ? 2 * r->n_slots : 256;
+	size_t *old = r->slot, n_old = r->n_slots;
+
+	r->slot = calloc(n, sizeof(*r->slot));
+	if (!r->slot) {
+		r->slot = old;
+		return -1;
+	}
+	r->n_slots = n;
+	for (size_t i = 0; i < n_old; i++)
+		if (old[i])
+			*find_slot(r, r->runs[old[i] - 1].cell) = old[i];
+	free(old);
+	return 0;
+}
+
+/* ---- grouping ----------------------------------------------------------- */
+
+static void clear_metrics(struct res_run *run)
+{
+	for (size_t i = 0; i < run->n_m; i++) {
+		free(run->m[i].name);
+		free(run->m[i].value);
+		free(run->m[i].unit);
+	}
+	run->n_m = 0;
+	free(run->reason);
+	run->reason = NULL;
+	run->status = RES_NONE;
+}
+
+static void free_run(struct res_run *run)
+{
+	clear_metrics(run);
+	free(run->m);
+	free(run->cell);
+	free(run->base);
+	free(run->fs_label);
+	free(run->fs_type);
+	free(run->mkfs_opts);
+	free(run->mount_opts);
+	free(run->phase);
+	free(run->params);
+}
+
+/* "cell#3" -> "cell"; a cell id without a "#digits" end is its own base. */
+static char *base_of(const char *cell)
+{
+	const char *h = strrchr(cell, '#');
+	size_t n = strlen(cell);
+
+	if (h && h[1] && strspn(h + 1, "0123456789") == strlen(h + 1))
+		n = h - cell;
+	return strndup(cell, n);
+}
+
+static struct res_run *new_run(struct results *r, const char *const *f)
+{
+	struct res_run *run;
+
+	if (2 * (r->n_runs + 1) > r->n_slots && grow_index(r))
+		return NULL;
+	if (r->n_runs == r->cap_runs) {
+		size_t cap = r->cap_runs ? 2 * r->cap_runs : 64;
+		struct res_run *nr = realloc(r->runs, cap * sizeof(*nr));
+
+		if (!nr)
+			return NULL;
+		r->runs = nr;
+		r->cap_runs = cap;
+	}
+	run = &r->runs[r->n_runs];
+	memset(run, 0, sizeof(*run));
+	run->cell = strdup(f[CSV_CELL]);
+	run->base = base_of(f[CSV_CELL]);
+	run->fs_label = strdup(f[CSV_LABEL]);
+	run->fs_type = strdup(f[CSV_TYPE]);
+	run->mkfs_opts = strdup(f[CSV_MKFS]);
+	run->mount_opts = strdup(f[CSV_MOUNT]);
+	run->phase = strdup(f[CSV_PHASE]);
+	run->params = strdup(f[CSV_PARAMS]);
+	run->rep = atoi(f[CSV_REP]);
+	if (!run->cell || !run->base || !run->fs_label || !run->fs_type ||
+	    !run->mkfs_opts || !run->mount_opts || !run->phase ||
+	    !run->params) {
+		free_run(run);
+		return NULL;
+	}
+	*find_slot(r, run->cell) = ++r->n_runs;
+	return run;
+}
+
+static int add_metric(struct res_run *run, const char *const *f)
+{
+	const char *value = f[CSV_VALUE];
+	struct res_metric *m;
+	char *end;
+
+	if (run->n_m == run->cap_m) {
+		size_t cap = run->cap_m ? 2 * run->cap_m : 16;
+		struct res_metric *nm = realloc(run->m, cap * sizeof(*nm));
+
+		if (!nm)
+			return -1;
+		run->m = nm;
+		run->cap_m = cap;
+	}
+	m = &run->m[run->n_m];
+	m->name = strdup(f[CSV_METRIC]);
+	m->value = strdup(value);
+	m->unit = strdup(f[CSV_UNIT]);
+	if (!m->name || !m->value || !m->unit) {
+		free(m->name);
+		free(m->value);
+		free(m->unit);
+		return -1;
+	}
+	errno = 0;
+	m->v = strtod(value, &end);
+	m->numeric = *value && !*end && !errno && isfinite(m->v);
+	run->n_m++;
+	return 0;
+}
+
+static int set_status(struct res_run *run, const char *const *f)
+{
+	const char *v = f[CSV_VALUE];
+
+	run->status = !strcmp(v, "ok") ? RES_OK :
+		      !strcmp(v, "skipped") ? RES_SKIPPED : RES_FAILED;
+	if (run->status == RES_OK)
+		return 0;
+	free(run->reason);
+	run->reason = strdup(*f[CSV_UNIT] ? f[CSV_UNIT] : v);
+	return run->reason ? 0 : -1;
+}
+
+/*
+ * A phase run's rows are written together; a cell whose rows come back
+ * after other cells' (or after its status row) was run again, and the
+ * later run replaces the earlier. A config's own rows (no phase) come in
+ * two parts around its phase runs and are kept together.
+ */
+static int add_row(struct results *r, const char *const *f,
+		   struct res_run **last)
+{
+	size_t *slot = r->n_slots ? find_slot(r, f[CSV_CELL]) : NULL;
+	struct res_run *run = slot && *slot ? &r->runs[*slot - 1] : NULL;
+
+	if (!run) {
+		run = new_run(r, f);
+		if (!run)
+			return -1;
+	} else if (*run->phase && (run != *last || run->status != RES_NONE)) {
+		clear_metrics(run);
+	}
+	*last = run;
+	if (!r->run_id && !(r->run_id = strdup(f[CSV_RUN_ID])))
+		return -1;
+	if (!strcmp(f[CSV_METRIC], "status"))
+		return set_status(run, f);
+	return add_metric(run, f);
+}
+
+/* ---- loading ------------------------------------------------------------ */
+
+struct load {
+	struct results *r;
+	struct res_run *last;
+	const char *path;
+	struct diag *d;
+};
+
+static int load_row(void *ctx, const char *const *f, int line)
+{
+	struct load *l = ctx;
+
+	(void)line;
+	if (add_row(l->r, f, &l->last))
+		return diag_set(l->d, l->path, NULL, NOPOS, "out of memory");
+	return 0;
+}
+
+int results_load(struct results *r, const char *path, struct diag *d)
+{
+	struct load l = { r, NULL, path, d };
+	struct csv_read info;
+
+	memset(r, 0, sizeof(*r));
+	if (csv_read_rows(path, load_row, &l, &info, d)) {
+		results_free(r);
+		return -1;
+	}
+	if (info.empty) {
+		results_free(r);
+		return diag_set(d, path, NULL, NOPOS,
+				"not a results.csv (empty)");
+	}
+	r->n_torn = info.torn;
+	/* A config's own rows have no status row: they stand as ok. */
+	for (size_t i = 0; i < r->n_runs; i++)
+		if (!*r->runs[i].phase && r->runs[i].status == RES_NONE)
+			r->runs[i].status = RES_OK;
+	return 0;
+}
+
+void results_free(struct results *r)
+{
+	for (size_t i = 0; i < r->n_runs; i++)
+		free_run(&r->runs[i]);
+	free(r->runs);
+	free(r->slot);
+	free(r->run_id);
+	memset(r, 0, sizeof(*r));
+}
+
+/* ---- lookups ------------------------------------------------------------ */
+
+const struct res_metric *results_metric(const struct res_run *run,
+					const char *name)
+{
+	for (size_t i = 0; i < run->n_m; i++)
+		if (!strcmp(run->m[i].name, name))
+			return &run->m[i];
+	return NULL;
+}
+
+int results_value(const struct res_run *run, const char *name, double *v)
+{
+	const struct res_metric *m = results_metric(run, name);
+
+	if (!m || !m->numeric)
+		return 0;
+	*v = m->v;
+	return 1;
+}
+
+const char *results_param(const char *params, const char *key, char *buf,
+			  size_t len)
+{
+	size_t kl = strlen(key);
+
+	for (const char *p = params; p && *p;) {
+		size_t n = strcspn(p, ";");
+
+		if (n > kl && !strncmp(p, key, kl) && p[kl] == '=') {
+			snprintf(buf, len, "%.*s", (int)(n - kl - 1),
+				 p + kl + 1);
+			return buf;
+		}
+		p += n + (p[n] == ';');
+	}
+	return NULL;
+}
+
+/* ---- statistics --------------------------------------------------------- */
+
+/* t(0.975, df) for df 1..30, then 40, 60, 120 and infinity. */
+static const double t_small[] = {
+	12.7062, 4.3027, 3.1824, 2.7764, 2.5706, 2.4469, 2.3646, 2.3060,
+	2.2622, 2.2281, 2.2010, 2.1788, 2.1604, 2.1448, 2.1314, 2.1199,
+	2.1098, 2.1009, 2.0930, 2.0860, 2.0796, 2.0739, 2.0687, 2.0639,
+	2.0595, 2.0555, 2.0518, 2.0484, 2.0452, 2.0423,
+};
+static const struct { int df; double t; } t_large[] = {
+	{ 30, 2.0423 }, { 40, 2.0211 }, { 60, 2.0003 }, { 120, 1.9799 },
+	{ 0, 1.9600 },	/* df = infinity */
+};
+
+double results_t975(int df)
+{
+	if (df < 1)
+		return NAN;
+	if (df <= 30)
+		return t_small[df - 1];
+	/* Between table points t is close to linear in 1/df. */
+	for (size_t i = 1; i < sizeof(t_large) / sizeof(t_large[0]); i++) {
+		double x0 = 1.0 / t_large[i - 1].df, x1, x = 1.0 / df;
+
+		x1 = t_large[i].df ? 1.0 / t_large[i].df : 0.0;
+		if (x >= x1)
+			return t_large[i - 1].t + (t_large[i].t -
+			       t_large[i - 1].t) * (x0 - x) / (x0 - x1);
+	}
+	return 1.9600;
+}
+
+void results_stats(const double *v, int n, struct res_stats *s)
+{
+	double sum = 0, ss = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->n = n;
+	s->sd = s->ci = NAN;
+	if (n < 1) {
+		s->mean = s->hi = s->lo = NAN;
+		return;
+	}
+	s->hi = s->lo = v[0];
+	for (int i = 0; i < n; i++) {
+		sum += v[i];
+		if (v[i] > s->hi)
+			s->hi = v[i];
+		if (v[i] < s->lo)
+			s->lo = v[i];
+	}
+	s->mean = sum / n;
+	if (n < 2)
+		return;
+	for (int i = 0; i < n; i++)
+		ss += (v[i] - s->mean) * (v[i] - s->mean);
+	s->sd = sqrt(ss / (n - 1));
+	s->ci = results_t975(n - 1) * s->sd / sqrt(n);
+}

@@ -1,0 +1,80 @@
+/* results: results.csv read back (RFC 4180), its rows grouped by phase run. */
+#ifndef FSPLAN_RESULTS_H
+#define FSPLAN_RESULTS_H
+
+#include <stddef.h>
+
+#include "util/diag.h"
+
+enum res_status { RES_NONE, RES_OK, RES_FAILED, RES_SKIPPED };
+
+struct res_metric {
+	char *name;
+	char *value;		/* as written */
+	char *unit;
+	double v;
+	int numeric;		/* value parsed whole as a finite number */
+};
+
+/*
+ * One phase run (cell id with "#rep"), or one filesystem config's own
+ * rows (mkfs_s, mount_s, umount_s: phase "", no status row; counted ok).
+ */
+struct res_run {
+	char *cell;
+	char *base;		/* the cell id without "#rep" */
+	char *fs_label, *fs_type, *mkfs_opts, *mount_opts;
+	char *phase;		/* "" for a config's own rows */
+	char *params;		/* "k=v;k=v" */
+	int rep;
+	enum res_status status;
+	char *reason;		/* the status row's unit, when not ok */
+	struct res_metric *m;
+	size_t n_m, cap_m;
+};
+
+struct results {
+	char *run_id;		/* of the first row; NULL if none */
+	struct res_run *runs;	/* in order of first appearance */
+	size_t n_runs, cap_runs;
+	size_t *slot;		/* hash of cell ids: run index + 1, 0 empty */
+	size_t n_slots;
+	size_t n_torn;		/* rows cut short at the end (a crash) */
+};
+
+/*
+ * Read path (RFC 4180: quoted fields, "" escapes, CRLF or LF). The
+ * header must be results.csv's. Rows of one cell id form one phase run;
+ * if a cell's rows come back later (a run resumed after it was cut off),
+ * the later rows replace the earlier. Returns 0, or -1 with d filled.
+ */
+int results_load(struct results *r, const char *path, struct diag *d);
+void results_free(struct results *r);
+
+/* The metric named name of run, or NULL. */
+const struct res_metric *results_metric(const struct res_run *run,
+					const char *name);
+/* The numeric value of name in *v: 1 found, 0 absent or not a number. */
+int results_value(const struct res_run *run, const char *name, double *v);
+
+/*
+ * The value of key in a "k=v;k=v" string, copied into buf; NULL if the
+ * key is absent.
+ */
+const char *results_param(const char *params, const char *key, char *buf,
+			  size_t len);
+
+/* Sample statistics over repetitions. */
+struct res_stats {
+	int n;
+	double mean;
+	double sd;		/* sample standard deviation (n - 1) */
+	double ci;		/* 95% half-width: t(0.975, n-1) sd/sqrt(n) */
+	double hi, lo;
+};
+
+void results_stats(const double *v, int n, struct res_stats *s);
+/* Student's t quantile t(0.975, df), df >= 1. */
+double results_t975(int df);
+
+#endif

@@ -1,0 +1,55 @@
+/* run: `fsplan run` — the state of one run and the two halves that share it. */
+#ifndef FSPLAN_RUN_H
+#define FSPLAN_RUN_H
+
+#include <limits.h>
+#include <signal.h>
+
+#include "results/bonniecsv.h"
+#include "results/csv.h"
+#include "cells/expand.h"
+#include "results/manifest.h"
+#include "host/privdrop.h"
+#include "host/target.h"
+
+/* The mount points live on a tmpfs of the run's namespace here. */
+#define FSPLAN_RUNTIME_DIR "/run/fsplan"
+
+enum { RUN_OK = 0, RUN_FAILED = 1, RUN_USAGE = 2, RUN_REFUSED = 3 };
+
+struct run {
+	struct plan *plan;
+	struct expansion *e;
+	struct runas runas;
+	char dir[PATH_MAX];		/* the run directory, absolute */
+	char run_id[256];
+	char workdir[PATH_MAX];		/* where images go */
+	char mnt[PATH_MAX];		/* the mount point, under
+					 * FSPLAN_RUNTIME_DIR in our namespace */
+	const char *destroy;		/* --destroy */
+	struct target_dev dev;		/* target.device, guarded */
+	struct csv *csv;
+	struct manifest *man;
+	unsigned char *done;		/* per cell: already in results.csv */
+	int verbose, quiet, progress;
+	int n_ok, n_failed, n_skipped;
+	size_t n_todo, n_run;
+	double t_start;
+	const struct cell *current;	/* for the progress line */
+	char *parsed;			/* the parser's P lines, once */
+	struct bonnie_metric *kept;	/* this phase run's values so far */
+	size_t n_kept, cap_kept;
+	int bonnie_fd;			/* bonnie.csv, opened on first use */
+	size_t parsed_len;
+	double saved_at;		/* when manifest.json was last written */
+	volatile sig_atomic_t stop;	/* the signal that asked to stop */
+};
+
+/* In the namespace's init: every config and cell, in order. Returns the
+ * exit status of the run. */
+int runner_main(struct run *r);
+
+/* The command. */
+int run_command(int argc, char **argv);
+
+#endif

@@ -1,0 +1,798 @@
+/* runner: the lifecycle of every filesystem config and its phase runs, inside the namespace. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysinfo.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "results/bonniecsv.h"
+#include "host/child.h"
+#include "phase/lparse.h"
+#include "phase/lrun.h"
+#include "phase/phase.h"
+#include "results/metrics.h"
+#include "host/execpath.h"
+#include "host/fs.h"
+#include "run/run.h"
+#include "run/runlog.h"
+#include "util/file.h"
+#include "util/clock.h"
+
+/* Where one config lives while its cells run. */
+struct live {
+	struct fsconf *fc;
+	char cid[1024];		/* the config's id: label[/axes] */
+	char axes[1024];	/* top-level axes as k=v;k=v */
+	char dev[256];		/* the block device, or "" */
+	char work[PATH_MAX];	/* the phases' directory */
+	int mounted;
+	int bound;		/* target.dir's work bound on the mount point */
+	char bound_work[PATH_MAX];	/* the directory bound there */
+};
+
+static void axes_of(const struct expansion *e, const struct cell *c,
+		    const struct fsconf *fc, char *buf, size_t len)
+{
+	const struct plan *p = e->plan;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < p->n_matrix && n < len; i++)
+		n += snprintf(buf + n, len - n, "%s%s=%s", n ? ";" : "",
+			      p->matrix[i].name,
+			      p->matrix[i].values[fc->axis[i]].s);
+	if (!c)
+		return;
+	for (int i = 0; i < p->phases[c->phase].n_matrix && n < len; i++) {
+		const struct plan_axis *ax = &p->phases[c->phase].matrix[i];
+
+		n += snprintf(buf + n, len - n, "%s%s=%s", n ? ";" : "",
+			      ax->name, cell_coord(e, c, ax->name));
+	}
+}
+
+static void key_for(struct run *r, const struct live *l, const struct cell *c,
+		    char *params, size_t plen, struct csv_key *k)
+{
+	axes_of(r->e, c, l->fc, params, plen);
+	k->run_id = r->run_id;
+	k->cell = c ? c->id : l->cid;
+	k->fs_label = l->fc->label;
+	k->fs_type = l->fc->fs->type.s;
+	k->mkfs_opts = l->fc->mkfs;
+	k->mount_opts = l->fc->mount;
+	k->phase = c ? r->plan->phases[c->phase].name : "";
+	k->phase_params = params;
+	k->rep = c ? c->rep : 0;
+}
+
+/* Keep a phase run's values while its rows are written (bonnie.csv). */
+static void keep(struct run *r, const char *metric, double v)
+{
+	struct bonnie_metric *m;
+
+	if (r->n_kept == r->cap_kept) {
+		size_t cap = r->cap_kept ? r->cap_kept * 2 : 64;
+
+		m = realloc(r->kept, cap * sizeof(*m));
+		if (!m)
+			return;
+		r->kept = m;
+		r->cap_kept = cap;
+	}
+	m = &r->kept[r->n_kept];
+	m->name = strdup(metric);
+	if (!m->name)
+		return;
+	m->value = v;
+	r->n_kept++;
+}
+
+static void forget(struct run *r)
+{
+	for (size_t i = 0; i < r->n_kept; i++)
+		free((char *)r->kept[i].name);
+	r->n_kept = 0;
+}
+
+static void row(struct run *r, const struct csv_key *k, const char *metric,
+		const char *unit, const char *fmt, double v)
+{
+	char val[64];
+	int rc;
+
+	keep(r, metric, v);
+	snprintf(val, sizeof(val), fmt, v);
+	rc = csv_row(r->csv, k, metric, val, unit);
+	if (rc)
+		runlog("results.csv: %s", strerror(-rc));
+}
+
+static void conf_metric(struct run *r, const struct live *l,
+			const char *metric, double secs)
+{
+	char params[1024];
+	struct csv_key k;
+
+	key_for(r, l, NULL, params, sizeof(params), &k);
+	row(r, &k, metric, "s", "%.6f", secs);
+	forget(r);	/* a config's figures are no phase run's */
+	csv_sync(r->csv);
+	manifest_conf(r->man, l->fc->index - 1, metric, json_real(secs));
+}
+
+static void save(struct run *r)
+{
+	int rc = manifest_write(r->man, r->dir);
+
+	if (rc)
+		runlog("manifest.json: %s", strerror(-rc));
+	r->saved_at = clock_now();
+}
+
+/*
+ * After a phase run: rewrite the manifest unless the last rewrite is
+ * under a second old. Its size grows with the plan's cells, so a rewrite
+ * per phase run would cost O(cells) each time and O(cells^2) in all;
+ * results.csv, fsync'd after every phase run, stays the record that
+ * --resume reads, and the manifest is rewritten at the end of every
+ * config, on interruption and at the end.
+ */
+static void save_soon(struct run *r)
+{
+	if (clock_now() - r->saved_at >= 1.0)
+		save(r);
+}
+
+struct reported {
+	struct run *r;
+	const struct csv_key *k;
+};
+
+static void report_row(void *ctx, const char *name, double v)
+{
+	struct reported *rep = ctx;
+
+	row(rep->r, rep->k, name, "", "%.17g", v);
+}
+
+static void parsed_row(void *ctx, const char *name, double v,
+		       const char *unit)
+{
+	struct reported *rep = ctx;
+
+	row(rep->r, rep->k, name, unit, "%.17g", v);
+}
+
+/* A Lua phase's report: the workers' metrics and report()'s values. */
+static int lua_rows(struct run *r, const struct csv_key *k,
+		    const struct child_result *res)
+{
+	struct metrics m = { 0 };
+	struct reported rep = { r, k };
+	struct metric_row *rows;
+	int n = 0;
+
+	if (metrics_decode(&m, res->report, res->report_len, report_row,
+			   &rep)) {
+		metrics_free(&m);
+		return -1;
+	}
+	row(r, k, "seconds", "s", "%.6f", m.seconds);
+	rows = metrics_rows(&m, NULL, 0, &n);
+	for (int i = 0; rows && i < n; i++)
+		row(r, k, rows[i].name, rows[i].unit, "%.9g", rows[i].value);
+	free(rows);
+	metrics_free(&m);
+	return 0;
+}
+
+/* A bonnie-style phase run's line in bonnie.csv: one write, synced. */
+static void bonnie_line(struct run *r, const struct live *l)
+{
+	char line[2048], path[PATH_MAX + 16];
+	int n = bonniecsv_line(l->fc->label, r->kept, r->n_kept, line,
+			       sizeof(line) - 1);
+
+	if (n < 0)
+		return;
+	line[n++] = '\n';
+	if (r->bonnie_fd < 0) {
+		snprintf(path, sizeof(path), "%s/bonnie.csv", r->dir);
+		r->bonnie_fd = open(path, O_WRONLY | O_APPEND | O_CREAT |
+				    O_CLOEXEC, 0644);
+	}
+	if (r->bonnie_fd < 0 || write(r->bonnie_fd, line, n) != n ||
+	    fdatasync(r->bonnie_fd))
+		runlog("bonnie.csv: %s", strerror(errno));
+}
+
+/* The end of one phase run: rows, fsync, manifest. */
+static void finish_cell(struct run *r, const struct live *l, struct cell *c,
+			const struct child_result *res, const char *status,
+			const char *reason)
+{
+	char params[1024];
+	struct csv_key k;
+	struct statfs sf;
+	int rc;
+
+	key_for(r, l, c, params, sizeof(params), &k);
+	if (res && r->plan->phases[c->phase].use.s &&
+	    !strcmp(status, "ok") && lua_rows(r, &k, res)) {
+		status = "failed";
+		reason = "the phase's report was malformed";
+	}
+	if (res) {
+		double cpu = res->user_s + res->sys_s;
+
+		if (!r->plan->phases[c->phase].use.s)
+			row(r, &k, "seconds", "s", "%.6f", res->seconds);
+		if (res->signal)
+			row(r, &k, "signal", "", "%.0f", res->signal);
+		else
+			row(r, &k, "exit_status", "", "%.0f", res->exit_code);
+		row(r, &k, "cpu_user_s", "s", "%.6f", res->user_s);
+		row(r, &k, "cpu_sys_s", "s", "%.6f", res->sys_s);
+		row(r, &k, "cpu_pct", "%", "%.2f",
+		    res->seconds > 0 ? 100 * cpu / res->seconds : 0);
+	}
+	if (r->parsed) {
+		struct reported rep = { r, &k };
+
+		lparse_rows(r->parsed, r->parsed_len, parsed_row, &rep);
+		free(r->parsed);
+		r->parsed = NULL;
+	}
+	if (l->work[0] && !statfs(l->work, &sf))
+		row(r, &k, "fs_used_bytes", "bytes", "%.0f",
+		    (double)(sf.f_blocks - sf.f_bfree) * sf.f_bsize);
+	if (!strcmp(status, "ok"))
+		bonnie_line(r, l);
+	forget(r);
+	rc = csv_row(r->csv, &k, "status", status, reason ? reason : "");
+	if (!rc)
+		rc = csv_sync(r->csv);
+	if (rc)
+		runlog("results.csv: %s", strerror(-rc));
+	if (!strcmp(status, "ok"))
+		r->n_ok++;
+	else if (!strcmp(status, "failed"))
+		r->n_failed++;
+	else
+		r->n_skipped++;
+	r->n_run++;
+	runlog("%s: %s%s%s", c->id, status, reason && *reason ? ": " : "",
+	       reason ? reason : "");
+	manifest_cell(r->man, c - r->e->cells, status, reason);
+	save_soon(r);
+}
+
+static int todo(const struct run *r, const struct cell *c)
+{
+	return c->selected && !r->done[c - r->e->cells];
+}
+
+/* Every remaining cell of a config gets the same fate. */
+static void settle_conf(struct run *r, struct live *l, const char *status,
+			const char *reason)
+{
+	for (size_t i = 0; i < l->fc->n_cells; i++) {
+		struct cell *c = &r->e->cells[l->fc->first_cell + i];
+
+		if (!todo(r, c))
+			continue;
+		r->done[c - r->e->cells] = 1;
+		finish_cell(r, l, c, NULL, status, reason);
+	}
+	manifest_conf(r->man, l->fc->index - 1, "status", json_string(status));
+	if (reason)
+		manifest_conf(r->man, l->fc->index - 1, "reason",
+			      json_string(reason));
+	save(r);
+}
+
+static void progress(struct run *r, const struct cell *c);
+
+static void tick(void *ctx)
+{
+	struct run *r = ctx;
+
+	progress(r, r->current);
+}
+
+static void progress(struct run *r, const struct cell *c)
+{
+	double el = clock_now() - r->t_start;
+	double eta = r->n_run ? el / r->n_run * (r->n_todo - r->n_run) : 0;
+
+	if (!r->progress)
+		return;
+	fprintf(stderr, "\r\033[K[%zu/%zu] %s  %02d:%02d elapsed", r->n_run + 1,
+		r->n_todo, c->id, (int)el / 60, (int)el % 60);
+	if (r->n_run)
+		fprintf(stderr, ", ETA %02d:%02d", (int)eta / 60,
+			(int)eta % 60);
+	fflush(stderr);
+}
+
+/* Run a root hook (setup/teardown) through the shell, output to log. */
+static int hook(struct run *r, struct live *l, const char *what,
+		const char *cmd)
+{
+	const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	char last[256];
+	int rc;
+
+	setenv("FSPLAN_DEV", l->dev, 1);
+	setenv("FSPLAN_MNT", r->mnt, 1);
+	setenv("FSPLAN_TYPE", l->fc->fs->type.s, 1);
+	runlog("%s: %s: %s", l->cid, what, cmd);
+	rc = fs_run(argv, runlog_fd(), 3600, last, sizeof(last));
+	if (rc)
+		runlog("%s: %s failed (status %d): %s", l->cid, what, rc, last);
+	return rc;
+}
+
+static int between(struct run *r, struct live *l, const struct between *b,
+		   char *err, size_t len)
+{
+	for (int i = 0; i < b->n; i++) {
+		switch (b->act[i]) {
+		case BETWEEN_SYNC:
+			fs_syncfs(l->work);
+			break;
+		case BETWEEN_DROP_CACHES:
+			fs_syncfs(l->work);
+			if (fs_drop_caches())
+				runlog("drop_caches: %s", strerror(errno));
+			break;
+		case BETWEEN_REMOUNT:
+			if (!l->mounted)
+				break;	/* target.dir: nothing to remount */
+			if (l->fc->fs->nodev) {
+				/* tmpfs would lose its files; its cache is
+				 * its storage, so there is nothing to drop */
+				runlog("%s: remount skipped: %s keeps its data "
+				       "only while mounted", l->cid,
+				       l->fc->fs->type.s);
+				break;
+			}
+			if (fs_umount(r->mnt, err, len))
+				return -1;
+			l->mounted = 0;
+			if (fs_mount(l->fc->fs->type.s, l->fc->mount,
+				     l->fc->fs->nodev ? l->fc->fs->type.s
+						      : l->dev,
+				     r->mnt, err, len))
+				return -1;
+			l->mounted = 1;
+			break;
+		}
+	}
+	return 0;
+}
+
+/* Processes a phase left behind outside its group die with it: we are
+ * the namespace's init, and kill(-1) reaches all but ourselves. */
+static void sweep(void)
+{
+	if (getpid() != 1)
+		return;
+	kill(-1, SIGKILL);
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+}
+
+static int open_output(struct run *r, const struct cell *c, const char *ext)
+{
+	char path[PATH_MAX], name[200];
+	size_t n = 0;
+
+	for (const char *s = c->id; *s && n < sizeof(name) - 1; s++)
+		name[n++] = (strchr("/ ,:=#'\"\\", *s) ? '_' : *s);
+	name[n] = '\0';
+	if (snprintf(path, sizeof(path), "%s/exec/%06zu-%s.%s", r->dir,
+		     c->index, name, ext) >= (int)sizeof(path))
+		return -1;
+	return open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+}
+
+static void lua_job(struct run *r, struct live *l, struct cell *c,
+		    struct lrun_job *lj)
+{
+	const struct plan_phase *ph = &r->plan->phases[c->phase];
+	struct statfs sf;
+	struct sysinfo si;
+
+	memset(lj, 0, sizeof(*lj));
+	lj->e = r->e;
+	lj->c = c;
+	lj->module = ph->module_path;
+	lj->fs_type = l->fc->fs->type.s;
+	lj->fs_label = l->fc->label;
+	lj->fs_mkfs = l->fc->mkfs;
+	lj->fs_mount = l->fc->mount;
+	if (!statfs(l->work, &sf)) {
+		lj->fs_size_bytes = (uint64_t)sf.f_blocks * sf.f_bsize;
+		lj->fs_block_size = (uint64_t)sf.f_bsize;
+	}
+	if (!sysinfo(&si))
+		lj->ram_bytes = (uint64_t)si.totalram * si.mem_unit;
+	lj->timeout_s = ph->timeout_s;
+	lj->mem_bytes = ph->memory ? ph->memory : (size_t)1 << 30;
+	/* read as root: runas may not reach the plan's directory */
+	lj->text = phase_read_source(ph->module_path, &lj->text_len);
+	lrun_preread(lj);
+}
+
+/* What a command printed, up to 16 MiB: enough for any report. */
+static char *slurp(int fd, size_t *len)
+{
+	int more;
+	char *buf = file_read_all(fd, 16u << 20, len, &more);
+
+	if (!buf)
+		*len = 0;
+	return buf;
+}
+
+/* parse: the library's parser reads what the command printed, in a
+ * dropped child of its own; its metrics join the phase run's rows. */
+static void parse_output(struct run *r, struct cell *c,
+			 const struct child_job *exec_job,
+			 struct child_result *res)
+{
+	const struct plan_phase *ph = &r->plan->phases[c->phase];
+	struct lparse_job pj = { 0 };
+	struct child_job job = *exec_job;
+	struct child_result pres;
+	char parser[PATH_MAX];
+	char *out = slurp(exec_job->out_fd, &pj.out_len);
+	char *err = slurp(exec_job->err_fd, &pj.err_len);
+
+	snprintf(parser, sizeof(parser), "%s/parse/%s.lua",
+		 plan_library_dir(), ph->parse.s);
+	pj.parser = parser;
+	pj.out = out ? out : "";
+	pj.err = err ? err : "";
+	job.body = lparse_body;
+	job.arg = &pj;
+	job.timeout_s = 120;
+	if (child_run(&job, &r->stop, &pres)) {
+		snprintf(res->reason, sizeof(res->reason), "cannot fork the "
+			 "parser");
+		res->ok = 0;
+	} else if (!pres.ok) {
+		snprintf(res->reason, sizeof(res->reason), "parse %.40s: %.400s",
+			 ph->parse.s, pres.reason);
+		res->ok = 0;
+	} else {
+		free(r->parsed);
+		r->parsed = pres.report;
+		r->parsed_len = pres.report_len;
+		pres.report = NULL;
+	}
+	child_result_free(&pres);
+	free(out);
+	free(err);
+}
+
+/* A failed command's last line on stderr ("sh: 1: bonie++: not found")
+ * joins its exit status in the reason. */
+static void say_why(int err_fd, char *reason, size_t len)
+{
+	char tail[512];
+	off_t end = lseek(err_fd, 0, SEEK_END), from;
+	ssize_t n;
+	char *p;
+
+	from = end > (off_t)sizeof(tail) - 1 ? end - (off_t)sizeof(tail) + 1
+					     : 0;
+	n = end > 0 ? pread(err_fd, tail, sizeof(tail) - 1, from) : 0;
+	if (n <= 0)
+		return;
+	tail[n] = '\0';
+	while (n > 0 && (tail[n - 1] == '\n' || tail[n - 1] == '\r'))
+		tail[--n] = '\0';
+	p = strrchr(tail, '\n');
+	p = p ? p + 1 : tail;
+	if (*p && strlen(reason) + 3 < len)
+		snprintf(reason + strlen(reason), len - strlen(reason),
+			 ": %.200s", p);
+}
+
+static void run_cell(struct run *r, struct live *l, struct cell *c)
+{
+	const struct plan_phase *ph = &r->plan->phases[c->phase];
+	const struct between *b = ph->between.n >= 0 ? &ph->between
+						     : &r->plan->between;
+	char err[512], home[PATH_MAX + 8], tmp[PATH_MAX + 8], user[96];
+	char cellv[1100], repv[32], typev[160], labelv[1100];
+	const char *env[] = { execpath_env, "LANG=C",
+			home, tmp, user, cellv, repv, typev, labelv, NULL };
+	struct child_job job = { 0 };
+	struct child_result res;
+	struct lrun_job lj = { 0 };
+	char *cmd;
+
+	progress(r, c);
+	if (between(r, l, b, err, sizeof(err))) {
+		finish_cell(r, l, c, NULL, "failed", err);
+		return;
+	}
+	cmd = ph->exec.s ? cell_exec(r->e, c) : strdup(ph->module_path);
+	job.out_fd = open_output(r, c, "out");
+	job.err_fd = open_output(r, c, "err");
+	if (!cmd || job.out_fd < 0 || job.err_fd < 0) {
+		finish_cell(r, l, c, NULL, "failed", "cannot open exec/ "
+			    "output files");
+		goto out;
+	}
+	snprintf(home, sizeof(home), "HOME=%s", l->work);
+	snprintf(tmp, sizeof(tmp), "TMPDIR=%s", l->work);
+	snprintf(user, sizeof(user), "USER=%s", r->runas.name);
+	snprintf(cellv, sizeof(cellv), "FSPLAN_CELL=%s", c->id);
+	snprintf(repv, sizeof(repv), "FSPLAN_REP=%d", c->rep);
+	snprintf(typev, sizeof(typev), "FSPLAN_FS_TYPE=%s",
+		 l->fc->fs->type.s);
+	snprintf(labelv, sizeof(labelv), "FSPLAN_FS_LABEL=%s", l->fc->label);
+	job.runas = &r->runas;
+	job.workdir = l->work;
+	job.timeout_s = ph->timeout_s;
+	job.env = env;
+	if (ph->exec.s) {
+		job.body = child_exec_body;
+		job.arg = cmd;
+	} else {
+		lua_job(r, l, c, &lj);
+		job.body = lrun_body;
+		job.arg = &lj;
+	}
+	job.tick = tick;
+	job.tick_ctx = r;
+	r->current = c;
+	runlog("%s: run: %s", c->id, cmd);
+	if (child_run(&job, &r->stop, &res)) {
+		finish_cell(r, l, c, NULL, "failed", "cannot fork the phase");
+		goto out;
+	}
+	sweep();
+	if (!res.ok && ph->exec.s && !strncmp(res.reason, "exit status", 11))
+		say_why(job.err_fd, res.reason, sizeof(res.reason));
+	if (res.ok && ph->parse.s)
+		parse_output(r, c, &job, &res);
+	if (res.interrupted && !res.ok) {
+		/* Not finished, so not recorded: --resume runs it again. */
+		runlog("%s: interrupted", c->id);
+		manifest_cell(r->man, c - r->e->cells, "interrupted", NULL);
+		save(r);
+	} else {
+		r->done[c - r->e->cells] = 1;
+		finish_cell(r, l, c, &res, res.ok ? "ok" : "failed",
+			    res.reason);
+	}
+	child_result_free(&res);
+out:
+	free(cmd);
+	if (!ph->exec.s)
+		lrun_job_free(&lj);
+	if (job.out_fd >= 0)
+		close(job.out_fd);
+	if (job.err_fd >= 0)
+		close(job.err_fd);
+}
+
+/* A fresh directory for the phases, owned by runas. */
+static int make_work(struct run *r, struct live *l, const char *parent,
+		     char *err, size_t len)
+{
+	if (snprintf(l->work, sizeof(l->work), "%s/fsplan-work-%d", parent,
+		     l->fc->index) >= (int)sizeof(l->work)) {
+		snprintf(err, len, "the work directory's path is too long");
+		l->work[0] = '\0';
+		return -1;
+	}
+	if (mkdir(l->work, 0700) ||
+	    chown(l->work, r->runas.uid, r->runas.gid)) {
+		snprintf(err, len, "cannot make %.300s: %s", l->work,
+			 strerror(errno));
+		l->work[0] = '\0';
+		return -1;
+	}
+	return 0;
+}
+
+/* target.dir: what the phases made goes, removed as runas (so a planted
+ * symlink can reach nothing root could), then the empty top as root. */
+static void remove_work(struct run *r, struct live *l)
+{
+	static char cmd[] = "find . -mindepth 1 -delete";
+	const char *env[] = { execpath_env, NULL };
+	struct child_job job = { .runas = &r->runas, .workdir = l->work,
+				 .timeout_s = 600, .env = env,
+				 .body = child_exec_body, .arg = cmd };
+	struct child_result res;
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	char err[512];
+
+	job.out_fd = job.err_fd = null;
+	if (null >= 0 && !child_run(&job, NULL, &res)) {
+		sweep();
+		child_result_free(&res);
+	}
+	if (null >= 0)
+		close(null);
+	if (l->bound) {
+		if (fs_umount(r->mnt, err, sizeof(err))) {
+			runlog("%s: %s", l->cid, err);
+			return;
+		}
+		l->bound = 0;
+		snprintf(l->work, sizeof(l->work), "%s", l->bound_work);
+	}
+	if (rmdir(l->work))
+		runlog("%s: cannot remove %s: %s", l->cid, l->work,
+		       strerror(errno));
+}
+
+static int attach(struct run *r, struct live *l, struct target_dev *dev,
+		  char *err, size_t len)
+{
+	struct diag d = { 0 };
+
+	if (r->plan->target.kind == TARGET_DEVICE) {
+		/* mkfs and mount open it exclusively: let go of ours */
+		if (r->dev.fd >= 0) {
+			close(r->dev.fd);
+			r->dev.fd = -1;
+		}
+		snprintf(l->dev, sizeof(l->dev), "%s", r->dev.path);
+		return 0;
+	}
+	if (target_image_create(dev, r->workdir, r->plan->target.image_bytes,
+				l->fc->index, &d)) {
+		snprintf(err, len, "%s", d.msg);
+		return -1;
+	}
+	snprintf(l->dev, sizeof(l->dev), "%s", dev->path);
+	return 0;
+}
+
+static void run_conf(struct run *r, struct fsconf *fc)
+{
+	const struct plan *p = r->plan;
+	struct target_dev dev = { .fd = -1, .lock_fd = -1 };
+	struct live l = { .fc = fc };
+	char err[512], applied[1024];
+	int n = 0, is_dir = p->target.kind == TARGET_DIR;
+	double t;
+
+	for (size_t i = 0; i < fc->n_cells; i++)
+		n += todo(r, &r->e->cells[fc->first_cell + i]);
+	if (!n || r->stop)
+		return;
+	axes_of(r->e, NULL, fc, l.axes, sizeof(l.axes));
+	if (snprintf(l.cid, sizeof(l.cid), "%s%s%s", fc->label,
+		     l.axes[0] ? "/" : "", l.axes) >= (int)sizeof(l.cid))
+		runlog("config %d: its id is cut short", fc->index);
+	runlog("config %d: %s", fc->index, l.cid);
+	if (!is_dir && fs_available(fc->fs->type.s, fc->fs->nodev, err,
+				    sizeof(err))) {
+		settle_conf(r, &l, "skipped", err);
+		return;
+	}
+	if (!is_dir && !fc->fs->nodev && attach(r, &l, &dev, err, sizeof(err)))
+		goto fail;
+	if (fc->setup && hook(r, &l, "setup", fc->setup)) {
+		snprintf(err, sizeof(err), "setup hook failed");
+		goto fail;
+	}
+	if (!is_dir && !fc->fs->nodev) {
+		t = clock_now();
+		if (fs_mkfs(fc->fs->type.s, fc->mkfs, l.dev,
+			    p->target.kind == TARGET_DEVICE && p->target.wipe,
+			    runlog_fd(), err, sizeof(err)))
+			goto fail;
+		conf_metric(r, &l, "mkfs_s", clock_now() - t);
+	}
+	if (!is_dir) {
+		t = clock_now();
+		if (fs_mount(fc->fs->type.s, fc->mount,
+			     fc->fs->nodev ? fc->fs->type.s : l.dev, r->mnt,
+			     err, sizeof(err)))
+			goto fail;
+		l.mounted = 1;
+		conf_metric(r, &l, "mount_s", clock_now() - t);
+		if (!fs_applied_options(r->mnt, applied, sizeof(applied))) {
+			manifest_conf(r->man, fc->index - 1, "mount_applied",
+				      json_string(applied));
+			runlog("%s: mounted, applied options: %s", l.cid,
+			       applied);
+		}
+	}
+	if (make_work(r, &l, is_dir ? p->target.dir : r->mnt, err,
+		      sizeof(err)))
+		goto fail;
+	/* target.dir's fresh subdirectory is seen through the mount point
+	 * when runas cannot reach where it lies (then `..` is not the
+	 * target's directory); else where it is */
+	if (is_dir && !privdrop_can_reach(&r->runas, p->target.dir)) {
+		if (fs_bind(l.work, r->mnt, err, sizeof(err)))
+			goto fail;
+		l.bound = 1;
+		snprintf(l.bound_work, sizeof(l.bound_work), "%s", l.work);
+		snprintf(l.work, sizeof(l.work), "%s", r->mnt);
+	}
+	manifest_conf(r->man, fc->index - 1, "status", json_string("running"));
+	/* The loop fd stays open to the end: a remount's umount would
+	 * otherwise let autoclear take the device away. */
+	for (size_t i = 0; i < fc->n_cells && !r->stop; i++) {
+		struct cell *c = &r->e->cells[fc->first_cell + i];
+
+		if (!todo(r, c))
+			continue;
+		run_cell(r, &l, c);
+		if (!is_dir && !l.mounted) {
+			snprintf(err, sizeof(err), "the filesystem could not "
+				 "be mounted again (remount)");
+			goto fail;
+		}
+	}
+	manifest_conf(r->man, fc->index - 1, "status",
+		      json_string(r->stop ? "interrupted" : "done"));
+	goto release;
+fail:
+	runlog("%s: %s", l.cid, err);
+	settle_conf(r, &l, "failed", err);
+release:
+	sweep();
+	if (is_dir && l.work[0])
+		remove_work(r, &l);
+	if (l.mounted) {
+		t = clock_now();
+		if (fs_umount(r->mnt, err, sizeof(err)))
+			runlog("%s: %s", l.cid, err);
+		else
+			conf_metric(r, &l, "umount_s", clock_now() - t);
+	}
+	if (fc->teardown)
+		hook(r, &l, "teardown", fc->teardown);
+	target_release(&dev);
+	save(r);
+}
+
+int runner_main(struct run *r)
+{
+	r->t_start = clock_now();
+	r->bonnie_fd = -1;
+	for (size_t i = 0; i < r->e->n_cells; i++)
+		r->n_todo += todo(r, &r->e->cells[i]);
+	for (int i = 0; i < r->e->n_confs && !r->stop; i++)
+		run_conf(r, &r->e->confs[i]);
+	if (r->progress)
+		fprintf(stderr, "\r\033[K");
+	manifest_set(r->man, "ended", manifest_now());
+	manifest_set(r->man, "status", json_string(r->stop ? "interrupted"
+							    : "complete"));
+	save(r);
+	runlog("%s: %d ok, %d failed, %d skipped%s", r->run_id, r->n_ok,
+	       r->n_failed, r->n_skipped, r->stop ? ", interrupted" : "");
+	if (!r->quiet)
+		fprintf(stderr, "fsplan: %d ok, %d failed, %d skipped%s; "
+			"results in %s\n", r->n_ok, r->n_failed, r->n_skipped,
+			r->stop ? " (interrupted: --resume continues)" : "",
+			r->dir);
+	forget(r);
+	free(r->kept);
+	if (r->bonnie_fd >= 0)
+		close(r->bonnie_fd);
+	if (r->stop)
+		return 128 + r->stop;
+	return r->n_failed ? RUN_FAILED : RUN_OK;
+}

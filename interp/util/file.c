@@ -1,0 +1,50 @@
+/* file: whole-file reads, the one way fsplan takes a file or a pipe in. */
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "util/file.h"
+
+char *file_read_all(int fd, size_t max, size_t *len, int *more)
+{
+	size_t cap = 0, n = 0;
+	char *buf = NULL;
+	ssize_t r;
+
+	*more = 0;
+	for (;;) {
+		if (n == cap) {
+			size_t want = cap ? cap * 2 : 65536;
+			char *nb;
+
+			if (cap >= max) {
+				char c;
+
+				*more = pread(fd, &c, 1, (off_t)n) > 0;
+				break;
+			}
+			if (want > max)
+				want = max;
+			nb = realloc(buf, want);
+			if (!nb) {
+				free(buf);
+				errno = ENOMEM;
+				return NULL;
+			}
+			buf = nb;
+			cap = want;
+		}
+		r = pread(fd, buf + n, cap - n, (off_t)n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && !n) {
+			free(buf);
+			return NULL;
+		}
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	*len = n;
+	return buf;
+}
