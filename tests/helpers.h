@@ -7,8 +7,10 @@
 
 #include "cells/expand.h"
 #include "plan/plan.h"
+#include "run/resolve.h"
 
-/* Load and expand text; fail the test with the diagnostic if it is bad. */
+/* Load, resolve and expand text as `fsplan check` does; fail the test
+ * with the diagnostic if it is bad. */
 static inline struct expansion *expand_text(const char *text,
 					    const struct plan_define *defs,
 					    int n_defs)
@@ -19,7 +21,8 @@ static inline struct expansion *expand_text(const char *text,
 	char msg[1400];
 
 	if (plan_load_text(&p, "t.yaml", text, strlen(text), defs, n_defs,
-			   &d) || expand_plan(p, &e, &d)) {
+			   &d) ||
+	    resolve_plan(p, &d) || expand_plan(p, &e, &d)) {
 		diag_format(&d, msg, sizeof(msg));
 		plan_free(p);
 		cr_assert_fail("plan rejected: %s", msg);
@@ -44,7 +47,7 @@ static inline void expect_error(const char *text, int line, int col,
 	struct diag d = { 0 };
 
 	if (!plan_load_text(&p, "t.yaml", text, strlen(text), NULL, 0, &d)) {
-		if (!expand_plan(p, &e, &d)) {
+		if (!resolve_plan(p, &d) && !expand_plan(p, &e, &d)) {
 			expansion_free(e);
 			plan_free(p);
 			cr_assert_fail("plan accepted; expected '%s'", msg);

@@ -13,6 +13,7 @@
 #include <lauxlib.h>
 
 #include "e2e.h"
+#include "phase/libsrc.h"
 #include "phase/lparse.h"
 #include "plan/plan.h"
 #include "phase/sandbox.h"

@@ -7,6 +7,7 @@
 
 #include "cells/expand.h"
 #include "plan/plan.h"
+#include "run/resolve.h"
 
 #define FIXTURE_DIR	"fixtures/bad"
 #define MIN_FIXTURES	30
@@ -114,6 +115,8 @@ static void check_fixture(const char *name)
 		return;
 	}
 	rc = plan_load(&p, path, ex.defs, ex.n_defs, &d);
+	if (!rc)
+		rc = resolve_plan(p, &d);
 	if (!rc)
 		rc = expand_plan(p, &e, &d);
 	cr_expect(rc != 0, "%s: loaded and expanded without an error; "

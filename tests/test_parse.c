@@ -14,6 +14,7 @@
 
 #include "host/child.h"
 #include "e2e.h"
+#include "phase/libsrc.h"
 #include "phase/lparse.h"
 #include "plan/plan.h"
 #include "phase/sandbox.h"

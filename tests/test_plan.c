@@ -151,6 +151,7 @@ Test(plan, lua_module_path_is_plan_relative)
 
 	cr_assert_eq(plan_load(&p, "fixtures/uses-module.yaml", NULL, 0, &d),
 		     0, "%s", d.msg);
+	cr_assert_eq(resolve_plan(p, &d), 0, "%s", d.msg);
 	cr_expect_str_eq(p->phases[0].name, "noop");
 	/* absolute: the phase child runs in its work directory */
 	cr_expect(p->phases[0].module_path[0] == '/' &&
@@ -178,7 +179,7 @@ static void check_dir(const char *dir)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 		if (plan_load(&p, path, NULL, 0, &d) ||
-		    expand_plan(p, &e, &d)) {
+		    resolve_plan(p, &d) || expand_plan(p, &e, &d)) {
 			diag_format(&d, msg, sizeof(msg));
 			cr_expect_fail("%s", msg);
 		}

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cells/select.h"
+#include "plan/coord.h"
 #include "util/units.h"
 
 int select_parse_shard(const char *s, int *k, int *n)
@@ -27,7 +28,7 @@ int select_parse_shard(const char *s, int *k, int *n)
 static int known_coord(const struct plan *p, const char *key,
 		       const char **names, int *n)
 {
-	*n = plan_coord_names(p, names, 256);
+	*n = coord_names(p, names, 256);
 	for (int i = 0; i < *n; i++)
 		if (!strcmp(names[i], key))
 			return 1;

@@ -11,6 +11,7 @@
 #include "phase/phase.h"
 #include "plan/plan.h"
 #include "report/report.h"
+#include "run/resolve.h"
 #include "run/run.h"
 #include "cells/select.h"
 
@@ -170,7 +171,7 @@ static int load(struct opts *o, struct plan **p, struct expansion **e)
 	struct runas who;
 
 	if (plan_load(p, o->plan, o->defs, o->n_defs, &d) ||
-	    expand_plan(*p, e, &d) || phase_check_all(*e, (*p)->runas, &d) ||
+	    resolve_plan(*p, &d) || expand_plan(*p, e, &d) || phase_check_all(*e, (*p)->runas, &d) ||
 	    privdrop_resolve((*p)->runas, &who, &d)) {
 		expansion_free(*e);
 		*e = NULL;

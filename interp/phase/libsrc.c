@@ -1,10 +1,12 @@
-/* libsrc: the phase library's sources, read once by root so that dropped children need not reach them. */
+/* libsrc: the phase library — where it is, and its sources read once by root so that dropped children need not reach them. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "phase/libsrc.h"
@@ -83,6 +85,38 @@ static int add_dir(const char *dir)
 	}
 	closedir(d);
 	return rc;
+}
+
+const char *plan_library_dir(void)
+{
+	static char dir[PATH_MAX];
+	const char *env = getenv("FSPLAN_LIB");
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (dir[0])
+		return dir;
+	/* absolute, whatever it was given as: phases chdir */
+	if (env && *env && realpath(env, dir))
+		return dir;
+	/* Beside the binary first, so a build tree runs its own library. */
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		struct stat st;
+		char *slash;
+
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(dir, sizeof(dir), "%.*s/lua", PATH_MAX - 8,
+				 exe);
+			if (!stat(dir, &st) && S_ISDIR(st.st_mode))
+				return dir;
+		}
+	}
+	snprintf(dir, sizeof(dir), "%s", FSPLAN_DATADIR "/lua");
+	return dir;
 }
 
 int libsrc_load(const char *libdir)

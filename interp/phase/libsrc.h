@@ -1,4 +1,4 @@
-/* libsrc: the phase library's sources, read once by root for the dropped children. */
+/* libsrc: the phase library — where it is, and its sources read once by root for the dropped children. */
 #ifndef FSPLAN_LIBSRC_H
 #define FSPLAN_LIBSRC_H
 
@@ -6,6 +6,13 @@
 
 /* A library file larger than this is left to be read from disk. */
 #define LIBSRC_MAX (4u << 20)
+
+/*
+ * The directory phase modules and parsers are loaded from, absolute:
+ * $FSPLAN_LIB, else lua/ beside the binary (a build tree runs its own
+ * library), else the installed FSPLAN_DATADIR/lua. Found once.
+ */
+const char *plan_library_dir(void);
 
 /*
  * Read every .lua file of libdir and libdir/parse into memory (once:

@@ -8,6 +8,7 @@
 #include "phase/lparse.h"
 #include "results/metrics.h"
 #include "phase/phase.h"
+#include "phase/libsrc.h"
 #include "plan/plan.h"
 #include "phase/sandbox.h"
 #include "util/clock.h"

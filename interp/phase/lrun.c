@@ -18,6 +18,7 @@
 #include "phase/lrun.h"
 #include "phase/lworker.h"
 #include "phase/phase.h"
+#include "phase/libsrc.h"
 #include "plan/plan.h"
 #include "phase/sandbox.h"
 #include "util/file.h"

@@ -1,135 +1,20 @@
-/* plan: load a plan with libyaml, table-driven, and check every value's type and place. */
+/* plan: the plan's top-level keys, and the loader that walks a document with them. */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pwd.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include "plan/coord.h"
+#include "plan/field.h"
 #include "plan/plan.h"
-#include "plan/planload.h"
-#include "plan/subst.h"
+#include "plan/secfs.h"
+#include "plan/secmatrix.h"
+#include "plan/secphase.h"
+#include "util/file.h"
 #include "util/units.h"
-
-
-/* ---- strings with ${...}, checked against the scope they live in ---- */
-
-struct scope {
-	const struct plan *p;
-	const struct plan_phase *ph;	/* phase axes in scope, or NULL */
-	int axes;			/* top-level axes in scope */
-};
-
-static int name_is(const char *a, const char *name, size_t len)
-{
-	return strlen(a) == len && !memcmp(a, name, len);
-}
-
-static const char *scope_lookup(void *ctx, const char *name, size_t len)
-{
-	const struct scope *s = ctx;
-
-	for (int i = 0; i < s->p->n_params; i++)
-		if (name_is(s->p->params[i].key, name, len))
-			return s->p->params[i].val.s;
-	for (int i = 0; s->axes && i < s->p->n_matrix; i++)
-		if (name_is(s->p->matrix[i].name, name, len))
-			return "";
-	for (int i = 0; s->ph && i < s->ph->n_matrix; i++)
-		if (name_is(s->ph->matrix[i].name, name, len))
-			return "";
-	return NULL;
-}
-
-/* The place of byte `off` inside a scalar, when it can be known exactly. */
-struct pos pl_offset_pos(const struct pstr *ps, size_t off)
-{
-	struct pos p = ps->pos;
-
-	if (ps->col_shift >= 0)
-		p.col += ps->col_shift + (int)off;
-	return p;
-}
-
-static int subst_fail(struct loader *L, const struct pstr *ps,
-		      const struct subst_error *e, const char *scope_hint)
-{
-	struct pos p = pl_offset_pos(ps, e->offset);
-
-	if (e->name[0])
-		return pl_error(L, p, "undefined parameter '${%s}'%s",
-				e->name, scope_hint);
-	return pl_error(L, p, "%s", e->what);
-}
-
-int pl_check_refs(struct loader *L, const struct pstr *ps,
-		  const struct plan_phase *ph, int axes)
-{
-	struct scope s = { L->p, ph, axes };
-	struct subst_error e;
-
-	if (!ps->s || subst(ps->s, scope_lookup, &s, NULL, &e) == 0)
-		return 0;
-	return subst_fail(L, ps, &e, axes ? "" :
-			  " (only params are in scope here)");
-}
-
-static yaml_node_t *map_get(struct loader *L, yaml_node_t *map,
-			    const char *key)
-{
-	if (!map || map->type != YAML_MAPPING_NODE)
-		return NULL;
-	for (yaml_node_pair_t *pr = map->data.mapping.pairs.start;
-	     pr < map->data.mapping.pairs.top; pr++) {
-		const char *k = ydoc_scalar(ydoc_node(&L->y, pr->key));
-
-		if (k && !strcmp(k, key))
-			return ydoc_node(&L->y, pr->value);
-	}
-	return NULL;
-}
-
-/* Whether name is an axis anywhere in the document, loaded yet or not. */
-static int names_an_axis(struct loader *L, const char *name)
-{
-	yaml_node_t *root = ydoc_root(&L->y), *phases;
-
-	if (map_get(L, map_get(L, root, "matrix"), name))
-		return 1;
-	phases = map_get(L, root, "phases");
-	if (!phases || phases->type != YAML_SEQUENCE_NODE)
-		return 0;
-	for (yaml_node_item_t *it = phases->data.sequence.items.start;
-	     it < phases->data.sequence.items.top; it++)
-		if (map_get(L, map_get(L, ydoc_node(&L->y, *it), "matrix"),
-			    name))
-			return 1;
-	return 0;
-}
-
-/* Expand parameters in place; a string at plan level knows no axes. */
-int pl_expand_params(struct loader *L, struct pstr *ps)
-{
-	struct scope s = { L->p, NULL, 0 };
-	struct subst_error e;
-	char *out;
-
-	if (!ps->s)
-		return 0;
-	if (subst(ps->s, scope_lookup, &s, &out, &e)) {
-		if (e.name[0] && names_an_axis(L, e.name))
-			return subst_fail(L, ps, &e,
-					  " (matrix axes are not in scope here)");
-		return subst_fail(L, ps, &e, "");
-	}
-	free(ps->s);
-	ps->s = out;
-	return 0;
-}
 
 /* ---- top level ---- */
 
@@ -204,7 +89,7 @@ static int h_params(struct loader *L, yaml_node_t *n, void *obj)
 
 		if (pl_ident(L, k, "a parameter name"))
 			return -1;
-		if (plan_reserved_name(ydoc_scalar(k)))
+		if (coord_reserved(ydoc_scalar(k)))
 			return pl_error(L, ydoc_pos(k), "'%s' names a cell "
 					"coordinate; choose another parameter "
 					"name", ydoc_scalar(k));
@@ -256,28 +141,19 @@ static int h_runas(struct loader *L, yaml_node_t *n, void *obj)
 {
 	struct plan *p = obj;
 	struct pstr ps;
-	struct passwd *pw;
 	int64_t uid;
-	int numeric;
 
 	if (pl_pstr_params(L, n, "runas", &ps))
 		return -1;
 	free(p->runas);
 	p->runas = ps.s;
-	numeric = !units_int(ps.s, 0, INT_MAX, &uid);
-	if (!strcmp(ps.s, "root") || (numeric && uid == 0))
+	p->runas_pos = ps.pos;
+	/* What the name says; resolve_plan looks the user up. */
+	if (!strcmp(ps.s, "root") ||
+	    (!units_int(ps.s, 0, INT_MAX, &uid) && uid == 0))
 		return pl_error(L, ps.pos, "runas: '%s' is refused: phases "
 				"never run with privileges (use nobody or a "
 				"benchmark user)", ps.s);
-	/* A bare uid needs no passwd entry; a name must exist here. */
-	pw = numeric ? getpwuid((uid_t)uid) : getpwnam(ps.s);
-	if (!pw && !numeric)
-		return pl_error(L, ps.pos, "runas: no user '%s' on this "
-				"machine", ps.s);
-	if (pw && pw->pw_uid == 0)
-		return pl_error(L, ps.pos, "runas: '%s' has uid 0 and is "
-				"refused: phases never run with privileges",
-				ps.s);
 	return 0;
 }
 
@@ -364,6 +240,18 @@ static char *default_name(const char *path)
 	return name;
 }
 
+/* The directory the plan names itself in, as written: "." when none. */
+static char *plan_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return strdup(".");
+	if (slash == path)
+		return strdup("/");
+	return strndup(path, slash - path);
+}
+
 int plan_load_text(struct plan **out, const char *path, const char *text,
 		   size_t len, const struct plan_define *defs, int n_defs,
 		   struct diag *d)
@@ -380,24 +268,12 @@ int plan_load_text(struct plan **out, const char *path, const char *text,
 				"out of memory");
 	L.p = p;
 	p->file = strdup(path);
+	p->dir = plan_dir(path);
 	p->text = malloc(len + 1);
-	if (!p->file || !p->text) {
+	if (!p->file || !p->dir || !p->text) {
 		plan_free(p);
 		return diag_set(d, path, NULL, (struct pos){ 0, 0 },
 				"out of memory");
-	}
-	{
-		/* the directory, absolute: phases read inputs beside it */
-		char *copy = strdup(path), *slash = copy ? strrchr(copy, '/')
-							: NULL;
-
-		if (slash)
-			*slash = '\0';
-		p->dir = copy ? realpath(slash ? (copy[0] ? copy : "/") : ".",
-					 NULL) : NULL;
-		free(copy);
-		if (!p->dir)
-			p->dir = strdup(".");
 	}
 	memcpy(p->text, text, len);
 	p->text[len] = '\0';
@@ -448,49 +324,27 @@ out:
 int plan_load(struct plan **out, const char *path,
 	      const struct plan_define *defs, int n_defs, struct diag *d)
 {
-	char *text = NULL;
-	size_t len = 0, cap = 0;
-	int fd, rc;
+	size_t len;
+	char *text;
+	int fd, more, rc;
 
 	*out = NULL;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return diag_set(d, path, NULL, (struct pos){ 0, 0 }, "%s",
 				strerror(errno));
-	for (;;) {
-		ssize_t r;
-
-		if (len + 4096 > cap) {
-			char *nt;
-
-			cap = cap ? cap * 2 : 16384;
-			if (cap > YDOC_MAX_BYTES + 8192 ||
-			    !(nt = realloc(text, cap))) {
-				free(text);
-				close(fd);
-				return diag_set(d, path, NULL,
-						(struct pos){ 0, 0 },
-						"plan is larger than %d bytes",
-						YDOC_MAX_BYTES);
-			}
-			text = nt;
-		}
-		r = read(fd, text + len, cap - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			rc = errno;
-			free(text);
-			close(fd);
-			return diag_set(d, path, NULL, (struct pos){ 0, 0 },
-					"%s", strerror(rc));
-		}
-		if (r == 0)
-			break;
-		len += r;
-	}
+	text = file_read_all(fd, YDOC_MAX_BYTES, &len, &more);
+	rc = errno;
 	close(fd);
-	rc = plan_load_text(out, path, text ? text : "", len, defs, n_defs, d);
+	if (!text)
+		return diag_set(d, path, NULL, (struct pos){ 0, 0 }, "%s",
+				strerror(rc));
+	if (more) {
+		free(text);
+		return diag_set(d, path, NULL, (struct pos){ 0, 0 },
+				"plan is larger than %d bytes", YDOC_MAX_BYTES);
+	}
+	rc = plan_load_text(out, path, text, len, defs, n_defs, d);
 	free(text);
 	return rc;
 }
@@ -575,64 +429,4 @@ const char *plan_param(const struct plan *p, const char *name)
 		if (!strcmp(p->params[i].key, name))
 			return p->params[i].val.s;
 	return NULL;
-}
-
-const char *plan_library_dir(void)
-{
-	static char dir[PATH_MAX];
-	const char *env = getenv("FSPLAN_LIB");
-	char exe[PATH_MAX];
-	ssize_t n;
-
-	if (dir[0])
-		return dir;
-	/* absolute, whatever it was given as: phases chdir */
-	if (env && *env && realpath(env, dir))
-		return dir;
-	/* Beside the binary first, so a build tree runs its own library. */
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		struct stat st;
-		char *slash;
-
-		exe[n] = '\0';
-		slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			snprintf(dir, sizeof(dir), "%.*s/lua", PATH_MAX - 8,
-				 exe);
-			if (!stat(dir, &st) && S_ISDIR(st.st_mode))
-				return dir;
-		}
-	}
-	snprintf(dir, sizeof(dir), "%s", FSPLAN_DATADIR "/lua");
-	return dir;
-}
-
-int plan_reserved_name(const char *name)
-{
-	static const char *const reserved[] = {
-		"type", "label", "mkfs", "mount", "phase", "rep",
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(reserved); i++)
-		if (!strcmp(name, reserved[i]))
-			return 1;
-	return 0;
-}
-
-int plan_coord_names(const struct plan *p, const char **names, int max)
-{
-	static const char *const fixed[] = { "type", "label", "mkfs",
-					     "mount", "phase" };
-	int n = 0;
-
-	for (size_t i = 0; i < ARRAY_SIZE(fixed) && n < max; i++)
-		names[n++] = fixed[i];
-	for (int i = 0; i < p->n_matrix && n < max; i++)
-		names[n++] = p->matrix[i].name;
-	for (int i = 0; i < p->n_phases; i++)
-		for (int j = 0; j < p->phases[i].n_matrix && n < max; j++)
-			names[n++] = p->phases[i].matrix[j].name;
-	return n;
 }

@@ -18,6 +18,7 @@
 #include "phase/phase.h"
 #include "host/execpath.h"
 #include "phase/libsrc.h"
+#include "run/resolve.h"
 #include "run/run.h"
 #include "run/runlog.h"
 #include "cells/select.h"
@@ -392,7 +393,7 @@ int run_command(int argc, char **argv)
 	if (rc)
 		return rc;
 	if (plan_load(&r.plan, o.plan, o.defs, o.n_defs, &d) ||
-	    expand_plan(r.plan, &r.e, &d) ||
+	    resolve_plan(r.plan, &d) || expand_plan(r.plan, &r.e, &d) ||
 	    select_cells(r.e, o.only, o.n_only, o.shard_k, o.shard_n, &d) ||
 	    phase_check_all(r.e, r.plan->runas, &d)) {
 		diag_print(&d);

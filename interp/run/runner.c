@@ -12,6 +12,7 @@
 
 #include "results/bonniecsv.h"
 #include "host/child.h"
+#include "phase/libsrc.h"
 #include "phase/lparse.h"
 #include "phase/lrun.h"
 #include "phase/phase.h"

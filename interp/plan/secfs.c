@@ -1,190 +1,11 @@
-/* plansec: the plan's sections — target, filesystems, matrix, phases, exclude. */
+/* secfs: the plan's target and filesystems sections. */
 #include <ctype.h>
-#include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include "host/fs.h"
-#include "plan/planload.h"
+#include "plan/field.h"
+#include "plan/secfs.h"
 #include "util/units.h"
-
-static int count_items(yaml_node_t *n)
-{
-	if (n->type == YAML_SEQUENCE_NODE)
-		return (int)(n->data.sequence.items.top -
-			     n->data.sequence.items.start);
-	return 1;
-}
-
-static yaml_node_t *item(struct loader *L, yaml_node_t *n, int i)
-{
-	if (n->type == YAML_SEQUENCE_NODE)
-		return ydoc_node(&L->y, n->data.sequence.items.start[i]);
-	return n;
-}
-
-/*
- * A scalar or a list of scalars (alternatives). Parameters are expanded
- * when expand is set; otherwise the raw text is kept and its ${...}
- * references are checked against the scope (ph, axes).
- */
-static int scalar_list(struct loader *L, yaml_node_t *n, const char *key,
-		       struct pstr **out, int *n_out, int expand,
-		       const struct plan_phase *ph, int axes)
-{
-	int cnt = count_items(n);
-	struct pstr *v;
-
-	if (n->type == YAML_MAPPING_NODE)
-		return pl_error(L, ydoc_pos(n), "'%s' expects a value or a "
-				"list of values, not a mapping", key);
-	if (cnt == 0)
-		return pl_error(L, ydoc_pos(n), "'%s' is an empty list: give "
-				"at least one value", key);
-	v = calloc(cnt, sizeof(*v));
-	if (!v)
-		return pl_error(L, ydoc_pos(n), "out of memory");
-	*out = v;
-	*n_out = 0;
-	for (int i = 0; i < cnt; i++) {
-		yaml_node_t *it = item(L, n, i);
-
-		if (it->type != YAML_SCALAR_NODE)
-			return pl_error(L, ydoc_pos(it), "'%s' takes plain "
-					"values; a list here cannot nest", key);
-		if (pl_pstr(L, it, key, &v[i]))
-			return -1;
-		*n_out = i + 1;
-		if (expand ? pl_expand_params(L, &v[i])
-			   : pl_check_refs(L, &v[i], ph, axes))
-			return -1;
-		for (int j = 0; j < i; j++)
-			if (!strcmp(v[j].s, v[i].s))
-				return pl_error(L, v[i].pos, "'%s' lists '%s' "
-						"twice (first at line %d)", key,
-						v[i].s, v[j].pos.line);
-	}
-	return 0;
-}
-
-int pl_values(struct loader *L, yaml_node_t *n, const char *key,
-	      struct pstr **out, int *n_out)
-{
-	return scalar_list(L, n, key, out, n_out, 1, NULL, 0);
-}
-
-int pl_seq_len(yaml_node_t *n)
-{
-	return n->type == YAML_SEQUENCE_NODE ? count_items(n) : 0;
-}
-
-int pl_between(struct loader *L, yaml_node_t *n, struct between *out)
-{
-	static const char *const names[] = { "sync", "drop_caches",
-					     "remount", "none" };
-	struct pstr *v = NULL;
-	int cnt = 0, none = 0, rc = -1;
-
-	if (scalar_list(L, n, "between", &v, &cnt, 1, NULL, 0))
-		goto out;
-	out->n = 0;
-	for (int i = 0; i < cnt; i++) {
-		const char *hint;
-		int a;
-
-		for (a = 0; a < 4; a++)
-			if (!strcmp(v[i].s, names[a]))
-				break;
-		if (a == 4) {
-			hint = diag_suggest(v[i].s, names, 4);
-			pl_error(L, v[i].pos, "unknown between action '%s'%s%s%s;"
-				 " the actions are sync, drop_caches, remount "
-				 "and none", v[i].s,
-				 hint ? " (did you mean '" : "",
-				 hint ? hint : "", hint ? "'?)" : "");
-			goto out;
-		}
-		if (a == 3)
-			none = 1;
-		else
-			out->act[out->n++] = (enum between_action)a;
-		if (none && cnt > 1) {
-			pl_error(L, v[i].pos, "'none' cannot be combined with "
-				 "other between actions");
-			goto out;
-		}
-	}
-	rc = 0;
-out:
-	for (int i = 0; i < cnt; i++)
-		free(v[i].s);
-	free(v);
-	return rc;
-}
-
-static int axis_name_taken(struct loader *L, yaml_node_t *k,
-			   const struct plan_phase *ph)
-{
-	const char *name = ydoc_scalar(k);
-
-	if (plan_reserved_name(name))
-		return pl_error(L, ydoc_pos(k), "'%s' is a cell coordinate "
-				"already; name the axis otherwise", name);
-	for (int i = 0; i < L->p->n_params; i++)
-		if (!strcmp(name, L->p->params[i].key))
-			return pl_error(L, ydoc_pos(k), "axis '%s' has the name "
-					"of a parameter (line %d): ${%s} would "
-					"be ambiguous", name,
-					L->p->params[i].kpos.line, name);
-	for (int i = 0; ph && i < L->p->n_matrix; i++)
-		if (!strcmp(name, L->p->matrix[i].name))
-			return pl_error(L, ydoc_pos(k), "axis '%s' is already "
-					"a top-level matrix axis (line %d)",
-					name, L->p->matrix[i].pos.line);
-	return 0;
-}
-
-int pl_matrix(struct loader *L, yaml_node_t *n, const char *key,
-	      struct plan_axis **out, int *n_out,
-	      const struct plan_phase *ph)
-{
-	int cnt;
-
-	if (n->type != YAML_MAPPING_NODE)
-		return pl_error(L, ydoc_pos(n), "'%s' expects a mapping of "
-				"axis: [values]", key);
-	cnt = (int)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
-	if (cnt == 0)
-		return pl_error(L, ydoc_pos(n), "'%s' has no axes", key);
-	*out = calloc(cnt, sizeof(**out));
-	if (!*out)
-		return pl_error(L, ydoc_pos(n), "out of memory");
-	for (int i = 0; i < cnt; i++) {
-		yaml_node_pair_t *pr = &n->data.mapping.pairs.start[i];
-		yaml_node_t *k = ydoc_node(&L->y, pr->key);
-		yaml_node_t *v = ydoc_node(&L->y, pr->value);
-		struct plan_axis *ax = &(*out)[i];
-
-		if (pl_ident(L, k, "an axis name") ||
-		    axis_name_taken(L, k, ph))
-			return -1;
-		ax->name = pl_strdup(L, ydoc_scalar(k));
-		ax->pos = ydoc_pos(k);
-		*n_out = i + 1;
-		if (!ax->name)
-			return -1;
-		if (v->type == YAML_SEQUENCE_NODE && count_items(v) == 0)
-			return pl_error(L, ydoc_pos(v), "matrix axis '%s' is "
-					"empty: give it at least one value",
-					ax->name);
-		if (scalar_list(L, v, ax->name, &ax->values, &ax->n, 1,
-				NULL, 0))
-			return -1;
-	}
-	return 0;
-}
 
 /* ---- target ---- */
 
@@ -290,14 +111,11 @@ int pl_target(struct loader *L, yaml_node_t *n, void *obj)
 
 /* ---- filesystems ---- */
 
+/* What the name alone says; resolve_plan asks /proc/filesystems too. */
 static int nodev_type(const char *type)
 {
-	int nodev = 0;
-
-	if (!strcmp(type, "tmpfs") || !strcmp(type, "ramfs") ||
-	    !strncmp(type, "fuse.", 5))
-		return 1;
-	return fs_kernel_has(type, &nodev) && nodev;
+	return !strcmp(type, "tmpfs") || !strcmp(type, "ramfs") ||
+	       !strncmp(type, "fuse.", 5);
 }
 
 static int h_fs_type(struct loader *L, yaml_node_t *n, void *obj)
@@ -343,18 +161,17 @@ static int h_fs_mkfs(struct loader *L, yaml_node_t *n, void *obj)
 {
 	struct plan_fs *fs = obj;
 
+	fs->mkfs_pos = ydoc_pos(n);
 	if (fs->nodev)
-		return pl_error(L, ydoc_pos(n), "%s has no device to make: "
-				"leave out 'mkfs' (mount options only)",
-				fs->type.s);
-	return scalar_list(L, n, "mkfs", &fs->mkfs, &fs->n_mkfs, 0, NULL, 1);
+		return pl_error(L, fs->mkfs_pos, PLAN_NODEV_MKFS, fs->type.s);
+	return pl_list(L, n, "mkfs", &fs->mkfs, &fs->n_mkfs, 0, NULL, 1);
 }
 
 static int h_fs_mount(struct loader *L, yaml_node_t *n, void *obj)
 {
 	struct plan_fs *fs = obj;
 
-	return scalar_list(L, n, "mount", &fs->mount, &fs->n_mount, 0, NULL,
+	return pl_list(L, n, "mount", &fs->mount, &fs->n_mount, 0, NULL,
 			   1);
 }
 
@@ -404,7 +221,7 @@ static int default_alt(struct loader *L, struct pstr **v, int *n)
 int pl_filesystems(struct loader *L, yaml_node_t *n, void *obj)
 {
 	struct plan *p = obj;
-	int cnt = count_items(n);
+	int cnt = pl_seq_len(n);
 
 	if (n->type != YAML_SEQUENCE_NODE)
 		return pl_error(L, ydoc_pos(n), "'filesystems' expects a list "
@@ -418,7 +235,8 @@ int pl_filesystems(struct loader *L, yaml_node_t *n, void *obj)
 	if (!p->fs)
 		return pl_error(L, ydoc_pos(n), "out of memory");
 	for (int i = 0; i < cnt; i++) {
-		yaml_node_t *it = item(L, n, i);
+		yaml_node_t *it = ydoc_node(&L->y,
+					    n->data.sequence.items.start[i]);
 		struct plan_fs *fs = &p->fs[i];
 
 		fs->pos = ydoc_pos(it);

@@ -1,12 +1,11 @@
-/* planload: the plan loader's internals, shared by plan.c and plansec.c. */
-#ifndef FSPLAN_PLANLOAD_H
-#define FSPLAN_PLANLOAD_H
+/* field: the loader's typed field readers, shared by every section of the plan. */
+#ifndef FSPLAN_FIELD_H
+#define FSPLAN_FIELD_H
 
-#include "plan/plan.h"
+#include "plan/types.h"
 #include "plan/ydoc.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
+/* One load: the document, the plan being filled, where errors go. */
 struct loader {
 	struct ydoc y;
 	struct plan *p;
@@ -45,25 +44,22 @@ int pl_int(struct loader *L, yaml_node_t *n, const char *key, int min,
 int pl_ident(struct loader *L, yaml_node_t *n, const char *what);
 char *pl_strdup(struct loader *L, const char *s);
 
-/* A value or a list of values, parameters expanded, no duplicates. */
-int pl_values(struct loader *L, yaml_node_t *n, const char *key,
-	      struct pstr **out, int *n_out);
+/*
+ * A value or a list of values (alternatives), no duplicates. With expand
+ * set, parameters are expanded; otherwise the raw text is kept and its
+ * ${...} references are checked against the scope (ph, axes).
+ */
+int pl_list(struct loader *L, yaml_node_t *n, const char *key,
+	    struct pstr **out, int *n_out, int expand,
+	    const struct plan_phase *ph, int axes);
+/* The items of a sequence; 0 for anything else. */
 int pl_seq_len(yaml_node_t *n);
+/* between: a list of actions, or none. */
+int pl_between(struct loader *L, yaml_node_t *n, struct between *out);
 
 /* ${...}: check against a scope, or expand parameters in place. */
 int pl_check_refs(struct loader *L, const struct pstr *ps,
 		  const struct plan_phase *ph, int axes);
 int pl_expand_params(struct loader *L, struct pstr *ps);
-
-/* Sections, in plansec.c. */
-int pl_between(struct loader *L, yaml_node_t *n, struct between *out);
-int pl_matrix(struct loader *L, yaml_node_t *n, const char *key,
-	      struct plan_axis **out, int *n_out,
-	      const struct plan_phase *ph);
-int pl_target(struct loader *L, yaml_node_t *n, void *obj);
-int pl_filesystems(struct loader *L, yaml_node_t *n, void *obj);
-int pl_phases(struct loader *L, yaml_node_t *n, void *obj);
-int pl_excludes(struct loader *L, yaml_node_t *n, void *obj);
-int pl_dir_fs(struct loader *L);
 
 #endif

@@ -1,23 +1,13 @@
-/* planphase: the plan's phases and exclude rules. */
+/* secphase: the plan's phases section. */
 #include <ctype.h>
-#include <errno.h>
-#include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "plan/planload.h"
+#include "plan/field.h"
+#include "plan/secmatrix.h"
+#include "plan/secphase.h"
 #include "plan/subst.h"
 #include "util/units.h"
-
-static int is_file(const char *path)
-{
-	struct stat st;
-
-	return !stat(path, &st) && S_ISREG(st.st_mode);
-}
 
 static int phase_name_ok(const char *s)
 {
@@ -44,55 +34,33 @@ static int h_ph_name(struct loader *L, yaml_node_t *n, void *obj)
 	return 0;
 }
 
-/* `use: NAME` is lua/NAME.lua; a path ending in .lua is plan-relative. */
+/*
+ * `use: NAME` is lua/NAME.lua; a path ending in .lua is plan-relative.
+ * Only the form is checked here: resolve_plan finds the file.
+ */
 static int h_ph_use(struct loader *L, yaml_node_t *n, void *obj)
 {
 	struct plan_phase *ph = obj;
 	const char *u;
-	char path[PATH_MAX];
 	size_t len;
 
 	if (pl_pstr_params(L, n, "use", &ph->use))
 		return -1;
 	u = ph->use.s;
 	len = strlen(u);
-	if (len > 4 && !strcmp(u + len - 4, ".lua")) {
-		const char *slash = strrchr(L->p->file, '/');
-
-		if (u[0] == '/' || !slash)
-			snprintf(path, sizeof(path), "%s", u);
-		else
-			snprintf(path, sizeof(path), "%.*s/%s",
-				 (int)(slash - L->p->file), L->p->file, u);
-		if (!is_file(path))
-			return pl_error(L, ph->use.pos, "phase module '%s' not "
-					"found (looked for %s)", u, path);
-	} else {
-		if (!phase_name_ok(u) || strchr(u, '/'))
-			return pl_error(L, ph->use.pos, "'%s' is neither a "
-					"library module name nor a .lua path",
-					u);
-		snprintf(path, sizeof(path), "%s/%s.lua", plan_library_dir(),
-			 u);
-		if (!is_file(path))
-			return pl_error(L, ph->use.pos, "no phase module '%s' "
-					"in the library (%s)", u,
-					plan_library_dir());
-	}
-	/* absolute: the phase child runs in the work directory */
-	ph->module_path = realpath(path, NULL);
-	if (!ph->module_path)
-		return pl_error(L, ph->use.pos, "phase module '%s': %s", u,
-				strerror(errno));
+	if (len > 4 && !strcmp(u + len - 4, ".lua"))
+		return 0;
+	if (!phase_name_ok(u) || strchr(u, '/'))
+		return pl_error(L, ph->use.pos, "'%s' is neither a library "
+				"module name nor a .lua path", u);
 	return 0;
 }
 
 static int h_ph_matrix(struct loader *L, yaml_node_t *n, void *obj)
 {
 	struct plan_phase *ph = obj;
-	int rc = pl_matrix(L, n, "matrix", &ph->matrix, &ph->n_matrix, ph);
 
-	return rc;
+	return pl_matrix(L, n, "matrix", &ph->matrix, &ph->n_matrix, ph);
 }
 
 static int h_ph_exec(struct loader *L, yaml_node_t *n, void *obj)
@@ -110,7 +78,6 @@ static int h_ph_exec(struct loader *L, yaml_node_t *n, void *obj)
 static int h_ph_parse(struct loader *L, yaml_node_t *n, void *obj)
 {
 	struct plan_phase *ph = obj;
-	char path[PATH_MAX];
 
 	if (pl_pstr_params(L, n, "parse", &ph->parse))
 		return -1;
@@ -120,13 +87,7 @@ static int h_ph_parse(struct loader *L, yaml_node_t *n, void *obj)
 	if (!phase_name_ok(ph->parse.s))
 		return pl_error(L, ph->parse.pos, "'%s' is not a parser name",
 				ph->parse.s);
-	snprintf(path, sizeof(path), "%s/parse/%s.lua", plan_library_dir(),
-		 ph->parse.s);
-	if (!is_file(path))
-		return pl_error(L, ph->parse.pos, "no parser '%s' in the "
-				"library (%s/parse)", ph->parse.s,
-				plan_library_dir());
-	return 0;
+	return 0;	/* resolve_plan finds it in the library */
 }
 
 /* workers and engine belong to every Lua phase: check them early. */
@@ -329,123 +290,6 @@ int pl_phases(struct loader *L, yaml_node_t *n, void *obj)
 		p->n_phases = i + 1;
 		if (pl_mapping(L, it, phase_fields, ph, "a phase") ||
 		    finish_phase(L, it, ph))
-			return -1;
-	}
-	return 0;
-}
-
-/* ---- exclude ---- */
-
-/* Values known before expansion must name something that exists. */
-static int check_value(struct loader *L, const struct plan_cond *c,
-		       const struct pstr *v)
-{
-	const char *known[256];
-	int n = 0, axis = 0;
-	const char *hint;
-
-	if (!strcmp(c->key, "type")) {
-		for (int i = 0; i < L->p->n_fs && n < 256; i++)
-			known[n++] = L->p->fs[i].type.s;
-	} else if (!strcmp(c->key, "phase")) {
-		for (int i = 0; i < L->p->n_phases && n < 256; i++)
-			known[n++] = L->p->phases[i].name;
-	} else if (strcmp(c->key, "label") && strcmp(c->key, "mkfs") &&
-		   strcmp(c->key, "mount")) {
-		axis = 1;
-		for (int i = 0; i < L->p->n_matrix; i++)
-			if (!strcmp(L->p->matrix[i].name, c->key))
-				for (int j = 0; j < L->p->matrix[i].n &&
-				     n < 256; j++)
-					known[n++] = L->p->matrix[i].values[j].s;
-		for (int i = 0; i < L->p->n_phases; i++) {
-			const struct plan_phase *ph = &L->p->phases[i];
-
-			for (int a = 0; a < ph->n_matrix; a++)
-				if (!strcmp(ph->matrix[a].name, c->key))
-					for (int j = 0; j < ph->matrix[a].n &&
-					     n < 256; j++)
-						known[n++] =
-						    ph->matrix[a].values[j].s;
-		}
-	} else {
-		return 0;
-	}
-	for (int i = 0; i < n; i++)
-		if (!strcmp(known[i], v->s))
-			return 0;
-	hint = diag_suggest(v->s, known, n);
-	return pl_error(L, v->pos, "exclude: no %s%s has the value '%s'%s%s%s",
-			axis ? "axis " : "", c->key, v->s,
-			hint ? " (did you mean '" : "", hint ? hint : "",
-			hint ? "'?)" : "");
-}
-
-static int one_exclude(struct loader *L, yaml_node_t *n,
-		       struct plan_exclude *ex)
-{
-	const char *names[256];
-	int nn = plan_coord_names(L->p, names, 256), cnt;
-
-	ex->pos = ydoc_pos(n);
-	if (n->type != YAML_MAPPING_NODE)
-		return pl_error(L, ydoc_pos(n), "an exclude rule is a mapping "
-				"of coordinate: value, e.g. {type: xfs, "
-				"threads: 32}");
-	cnt = (int)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
-	if (cnt == 0)
-		return pl_error(L, ydoc_pos(n), "an empty exclude rule would "
-				"drop every cell");
-	ex->conds = calloc(cnt, sizeof(*ex->conds));
-	if (!ex->conds)
-		return pl_error(L, ydoc_pos(n), "out of memory");
-	for (int i = 0; i < cnt; i++) {
-		yaml_node_pair_t *pr = &n->data.mapping.pairs.start[i];
-		yaml_node_t *k = ydoc_node(&L->y, pr->key);
-		struct plan_cond *c = &ex->conds[i];
-		const char *key = ydoc_scalar(k), *hint;
-		int found = 0;
-
-		for (int j = 0; j < nn; j++)
-			found |= !strcmp(names[j], key);
-		if (!found) {
-			hint = diag_suggest(key, names, nn);
-			return pl_error(L, ydoc_pos(k), "exclude names '%s', "
-					"which is not a coordinate or axis%s%s%s",
-					key, hint ? " (did you mean '" : "",
-					hint ? hint : "", hint ? "'?)" : "");
-		}
-		c->key = pl_strdup(L, key);
-		c->kpos = ydoc_pos(k);
-		ex->n = i + 1;
-		if (!c->key ||
-		    pl_values(L, ydoc_node(&L->y, pr->value), key,
-			      &c->values, &c->n))
-			return -1;
-		for (int j = 0; j < c->n; j++)
-			if (check_value(L, c, &c->values[j]))
-				return -1;
-	}
-	return 0;
-}
-
-int pl_excludes(struct loader *L, yaml_node_t *n, void *obj)
-{
-	struct plan *p = obj;
-	int cnt;
-
-	if (n->type != YAML_SEQUENCE_NODE)
-		return pl_error(L, ydoc_pos(n), "'exclude' expects a list of "
-				"rules (- {type: xfs, threads: 32})");
-	cnt = pl_seq_len(n);
-	p->exclude = calloc(cnt ? cnt : 1, sizeof(*p->exclude));
-	if (!p->exclude)
-		return pl_error(L, ydoc_pos(n), "out of memory");
-	for (int i = 0; i < cnt; i++) {
-		p->n_exclude = i + 1;
-		if (one_exclude(L, ydoc_node(&L->y,
-					     n->data.sequence.items.start[i]),
-				&p->exclude[i]))
 			return -1;
 	}
 	return 0;

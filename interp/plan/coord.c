@@ -1,0 +1,32 @@
+/* coord: the names that pick out a cell — the fixed coordinates and a plan's axes. */
+#include <string.h>
+
+#include "plan/coord.h"
+
+int coord_reserved(const char *name)
+{
+	static const char *const reserved[] = {
+		"type", "label", "mkfs", "mount", "phase", "rep", NULL
+	};
+
+	for (int i = 0; reserved[i]; i++)
+		if (!strcmp(name, reserved[i]))
+			return 1;
+	return 0;
+}
+
+int coord_names(const struct plan *p, const char **names, int max)
+{
+	static const char *const fixed[] = { "type", "label", "mkfs",
+					     "mount", "phase", NULL };
+	int n = 0;
+
+	for (int i = 0; fixed[i] && n < max; i++)
+		names[n++] = fixed[i];
+	for (int i = 0; i < p->n_matrix && n < max; i++)
+		names[n++] = p->matrix[i].name;
+	for (int i = 0; i < p->n_phases; i++)
+		for (int j = 0; j < p->phases[i].n_matrix && n < max; j++)
+			names[n++] = p->phases[i].matrix[j].name;
+	return n;
+}

@@ -1,0 +1,13 @@
+/* coord: the names that pick out a cell — the fixed coordinates and a plan's axes. */
+#ifndef FSPLAN_COORD_H
+#define FSPLAN_COORD_H
+
+#include "plan/types.h"
+
+/* Whether name is a fixed cell coordinate (type, label, ... rep). */
+int coord_reserved(const char *name);
+/* The coordinates a filter or exclude may name: the fixed ones, then
+ * every axis (top-level, then each phase's); at most max. */
+int coord_names(const struct plan *p, const char **names, int max);
+
+#endif

@@ -1,0 +1,135 @@
+/* types: the structures a loaded plan is made of, each value with its place. */
+#ifndef FSPLAN_TYPES_H
+#define FSPLAN_TYPES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/diag.h"
+
+/* A string from the plan with the place it was written. s may be NULL. */
+struct pstr {
+	char *s;
+	struct pos pos;
+	int col_shift;	/* bytes before the text on its line (quote), or -1 */
+};
+
+struct kv {
+	char *key;
+	struct pos kpos;
+	struct pstr val;
+};
+
+/* One axis of a matrix: a name and its values, in the order written. */
+struct plan_axis {
+	char *name;
+	struct pos pos;
+	struct pstr *values;
+	int n;
+};
+
+enum target_kind { TARGET_IMAGE, TARGET_DEVICE, TARGET_DIR };
+
+enum between_action { BETWEEN_SYNC, BETWEEN_DROP_CACHES, BETWEEN_REMOUNT };
+
+/* An ordered list of between actions; n == 0 is `none`, n < 0 inherit. */
+struct between {
+	int n;
+	enum between_action act[4];
+};
+
+struct plan_fs {
+	struct pos pos;
+	struct pstr type;	/* expanded at load: parameters only */
+	struct pstr label;	/* raw; s NULL when derived */
+	struct pstr *mkfs;	/* raw alternatives; at least one ("") */
+	struct pos mkfs_pos;	/* where mkfs: was given; line 0 if not */
+	int n_mkfs;
+	struct pstr *mount;
+	int n_mount;
+	struct pstr setup;	/* raw */
+	struct pstr teardown;
+	int nodev;		/* no block device, no mkfs: by name at load,
+				 * by /proc/filesystems in resolve_plan */
+};
+
+/* The refusal of mkfs for a nodev type (%s): the loader's, by the type's
+ * name, and resolve_plan's, by the kernel's list, say the same. */
+#define PLAN_NODEV_MKFS "%s has no device to make: leave out 'mkfs' " \
+			"(mount options only)"
+
+struct plan_phase {
+	struct pos pos;
+	char *name;		/* unique; given or derived */
+	struct pos name_pos;
+	struct pstr use;	/* a library module name or a .lua path */
+	char *module_path;	/* use: as an absolute file; resolve_plan */
+	struct pstr exec;	/* raw command */
+	struct pstr parse;
+	struct kv *with;	/* raw values */
+	int n_with;
+	struct plan_axis *matrix;
+	int n_matrix;
+	double timeout_s;
+	int repeat;		/* 0: the plan's */
+	struct between between;	/* n < 0: the plan's */
+	uint64_t memory;	/* Lua allocator cap per worker; 0 default */
+};
+
+/* One exclude rule: every condition must match (a list value: any of). */
+struct plan_cond {
+	char *key;
+	struct pos kpos;
+	struct pstr *values;
+	int n;
+};
+
+struct plan_exclude {
+	struct pos pos;
+	struct plan_cond *conds;
+	int n;
+};
+
+struct plan_target {
+	enum target_kind kind;
+	struct pos pos;
+	uint64_t image_bytes;
+	char *device;
+	int wipe;
+	char *dir;
+};
+
+struct plan {
+	char *file;
+	char *dir;		/* the plan's directory; resolve_plan makes
+				 * it absolute */
+	char *text;		/* the whole plan, for diagnostics and manifest */
+	size_t text_len;
+	int version;
+	char *name;
+	char *description;
+	struct kv *params;	/* final values: -D applied, ${} expanded */
+	int n_params;
+	uint64_t seed;
+	struct plan_target target;
+	char *runas;
+	struct pos runas_pos;	/* line 0: the default */
+	int repeat;
+	struct between between;
+	struct plan_fs *fs;
+	int n_fs;
+	struct plan_axis *matrix;
+	int n_matrix;
+	struct plan_exclude *exclude;
+	int n_exclude;
+	struct plan_phase *phases;
+	int n_phases;
+};
+
+/* A -D name=value from the command line. */
+struct plan_define {
+	const char *name;
+	const char *value;
+};
+
+#endif
