@@ -15,6 +15,16 @@ static int load_and_resolve(const char *text, struct plan **p,
 	return resolve_plan(*p, d);
 }
 
+/* The same, which must resolve. */
+static struct plan *resolved(const char *text)
+{
+	struct plan *p = NULL;
+	struct diag d = { 0 };
+
+	cr_assert_eq(load_and_resolve(text, &p, &d), 0, "%s", d.msg);
+	return p;
+}
+
 static void expect_refused(const char *text, int line, int col,
 			   const char *msg)
 {
@@ -46,14 +56,10 @@ Test(resolve, a_kernel_nodev_type_takes_no_mkfs)
 
 Test(resolve, a_kernel_nodev_type_is_marked_nodev)
 {
-	struct plan *p = NULL;
-	struct diag d = { 0 };
+	struct plan *p = resolved("fsplan: 1\n"
+				  "filesystems: [{type: proc}, {type: ext4}]\n"
+				  "phases: [{exec: 'true'}]\n");
 
-	cr_assert_eq(load_and_resolve("fsplan: 1\n"
-				      "filesystems: [{type: proc}, "
-				      "{type: ext4}]\n"
-				      "phases: [{exec: 'true'}]\n", &p, &d),
-		     0, "%s", d.msg);
 	cr_expect(p->fs[0].nodev);
 	cr_expect(!p->fs[1].nodev);
 	plan_free(p);
@@ -93,14 +99,10 @@ Test(resolve, missing_modules_and_parsers_are_refused_at_use)
 
 Test(resolve, modules_and_the_plan_dir_become_absolute)
 {
-	struct plan *p = NULL;
-	struct diag d = { 0 };
+	struct plan *p = resolved("fsplan: 1\n"
+				  "filesystems: [{type: ext4}]\n"
+				  "phases: [{use: noop.lua}, {use: bonnie}]\n");
 
-	cr_assert_eq(load_and_resolve("fsplan: 1\n"
-				      "filesystems: [{type: ext4}]\n"
-				      "phases: [{use: noop.lua}, "
-				      "{use: bonnie}]\n", &p, &d),
-		     0, "%s", d.msg);
 	cr_expect(p->dir[0] == '/' && strstr(p->dir, "/tests/fixtures"),
 		  "%s", p->dir);
 	cr_expect(strstr(p->phases[0].module_path, "/tests/fixtures/noop.lua"),
