@@ -5,9 +5,10 @@
 #include <stddef.h>
 
 /*
- * Read fd from offset 0 to its end, up to max bytes, into a malloc'd
- * NUL-terminated buffer (its length in *len); *more says whether bytes
- * beyond max were left. NULL with errno on failure.
+ * fd's bytes from offset 0 (pread: its offset is left alone), up to max,
+ * in a malloc'd buffer, not NUL-terminated (its length in *len); *more
+ * says bytes remain past max. NULL with errno set when nothing could be
+ * read or allocated; an error after some bytes ends the read there.
  */
 char *file_read_all(int fd, size_t max, size_t *len, int *more);
 
