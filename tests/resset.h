@@ -24,7 +24,7 @@ static struct {
 	char *out;				/* what rs_print printed */
 } rs;
 
-static void rs_add(const char *fmt, ...)
+static inline void rs_add(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -36,7 +36,7 @@ static void rs_add(const char *fmt, ...)
 }
 
 /* Start a results.csv: its header. */
-static void rs_begin(void)
+static inline void rs_begin(void)
 {
 	rs.len = 0;
 	rs_add("run_id,cell,fs_label,fs_type,mkfs_opts,mount_opts,phase,"
@@ -47,9 +47,9 @@ static void rs_begin(void)
  * first word); the cell id is quoted since it may hold commas. Write a
  * run's rows together: results_load takes rows of a cell that come back
  * after another's for a resumed run, which replace the earlier ones. */
-static void rs_row(const char *label, const char *phase, const char *params,
-		   int rep, const char *metric, const char *value,
-		   const char *unit)
+static inline void rs_row(const char *label, const char *phase,
+			  const char *params, int rep, const char *metric,
+			  const char *value, const char *unit)
 {
 	char type[32];
 
@@ -60,8 +60,9 @@ static void rs_row(const char *label, const char *phase, const char *params,
 	       metric, value, unit);
 }
 
-static void rs_num(const char *label, const char *phase, const char *params,
-		   int rep, const char *metric, double v, const char *unit)
+static inline void rs_num(const char *label, const char *phase,
+			  const char *params, int rep, const char *metric,
+			  double v, const char *unit)
 {
 	char s[64];
 
@@ -70,7 +71,7 @@ static void rs_num(const char *label, const char *phase, const char *params,
 }
 
 /* A config's own row (phase ""): mkfs_s, mount_s, umount_s. */
-static void rs_conf(const char *label, const char *metric, double v)
+static inline void rs_conf(const char *label, const char *metric, double v)
 {
 	char type[32];
 
@@ -80,14 +81,14 @@ static void rs_conf(const char *label, const char *metric, double v)
 	       type, metric, v);
 }
 
-static void rs_status(const char *label, const char *phase,
+static inline void rs_status(const char *label, const char *phase,
 		      const char *params, int rep, const char *status)
 {
 	rs_row(label, phase, params, rep, "status", status,
 	       strcmp(status, "ok") ? "exit status 1" : "");
 }
 
-static void rs_free(void)
+static inline void rs_free(void)
 {
 	if (rs.loaded)
 		results_free(&rs.r);
@@ -103,7 +104,7 @@ static void rs_free(void)
  * Write the text to a temp file and read it back with results_load; pick
  * the ok runs of phase (as report does), or with phase NULL every run.
  */
-static void rs_load(const char *phase)
+static inline void rs_load(const char *phase)
 {
 	struct diag d = { 0 };
 	int fd;
@@ -128,7 +129,7 @@ static void rs_load(const char *phase)
 }
 
 /* Open a stream that rs_done turns into rs.out. */
-static FILE *rs_stream(size_t *len)
+static inline FILE *rs_stream(size_t *len)
 {
 	FILE *f;
 
@@ -139,7 +140,7 @@ static FILE *rs_stream(size_t *len)
 	return f;
 }
 
-static const char *rs_done(FILE *f)
+static inline const char *rs_done(FILE *f)
 {
 	cr_assert_eq(fclose(f), 0);
 	return rs.out;
@@ -147,7 +148,7 @@ static const char *rs_done(FILE *f)
 
 /* The line in from whose words (runs of spaces squeezed) are exactly
  * words, or NULL. */
-static const char *rs_line(const char *from, const char *words)
+static inline const char *rs_line(const char *from, const char *words)
 {
 	char raw[1024], got[1024];
 
@@ -168,7 +169,8 @@ static const char *rs_line(const char *from, const char *words)
 	return NULL;
 }
 
-static const char *rs_expect_line(const char *from, const char *words)
+static inline const char *rs_expect_line(const char *from,
+					  const char *words)
 {
 	const char *p = rs_line(from, words);
 
@@ -177,7 +179,7 @@ static const char *rs_expect_line(const char *from, const char *words)
 }
 
 /* How many times needle occurs in hay. */
-static int rs_count(const char *hay, const char *needle)
+static inline int rs_count(const char *hay, const char *needle)
 {
 	int n = 0;
 
