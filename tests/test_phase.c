@@ -101,10 +101,10 @@ static const struct param_val *val(const char *name)
 
 /*
  * A plan (its phases: the text after "phases:\n") in a temp dir with
- * mod.lua next to it, loaded and expanded; the module's declarations
- * in decl.
+ * mod.lua (module) next to it, loaded and expanded; the module's
+ * declarations in decl.
  */
-static void plan_with(const char *phases)
+static void plan_with_module(const char *module, const char *phases)
 {
 	char text[4096], err[1024];
 	struct diag d = { 0 };
@@ -113,12 +113,17 @@ static void plan_with(const char *phases)
 	snprintf(text, sizeof(text), "fsplan: 1\n"
 		 "filesystems: [{type: ext4}]\n"
 		 "phases:\n%s", phases);
-	e2e_write(dir, "mod.lua", module_text);
+	e2e_write(dir, "mod.lua", module);
 	path = e2e_write(dir, "plan.yaml", text);
 	cr_assert_eq(plan_load(&plan, path, NULL, 0, &d), 0, "%s", d.msg);
 	cr_assert_eq(expand_plan(plan, &ex, &d), 0, "%s", d.msg);
-	cr_assert_eq(load(module_text, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(load(module, err, sizeof(err)), 0, "%s", err);
 	cr_assert_lt(decl.n_params, 16);
+}
+
+static void plan_with(const char *phases)
+{
+	plan_with_module(module_text, phases);
 }
 
 /* phase_values of cell i: 0 or -1, the diag in *d. */
@@ -293,6 +298,33 @@ Test(phase, workers_and_engine_from_the_plan)
 	cr_assert_eq(values(0, &workers, engine, &d), 0, "%s", d.msg);
 	cr_expect_eq(workers, 8);
 	cr_expect_str_eq(engine, "sync");
+}
+
+Test(phase, engine_and_workers_from_the_modules_defaults)
+{
+	static const char sync_module[] =
+		"return { params = { engine = 'sync', workers = 3 },\n"
+		"         worker = function() end }\n";
+	static const char no_workers[] =
+		"return { params = { workers = 0 },\n"
+		"         worker = function() end }\n";
+	struct diag d;
+	char engine[16];
+	int workers;
+
+	plan_with_module(sync_module, "  - use: mod.lua\n");
+	cr_assert_eq(values(0, &workers, engine, &d), 0, "%s", d.msg);
+	cr_expect_str_eq(engine, "sync");
+	cr_expect_eq(workers, 3);
+	teardown();
+	setup();
+	/* a module's default is checked like the plan's value, at the phase */
+	plan_with_module(no_workers, "  - name: p\n"
+			 "    use: mod.lua\n");
+	cr_expect_eq(values(0, &workers, engine, &d), -1);
+	cr_expect(strstr(d.msg, "phase 'p': workers must be 1 to 65536"),
+		  "%s", d.msg);
+	cr_expect_eq(d.pos.line, 4);
 }
 
 Test(phase, matrix_values_per_cell)
