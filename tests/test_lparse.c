@@ -1,4 +1,4 @@
-/* test_parse: the exec-phase parsers and lua/json.lua, in the real sandbox, on real fio and sysbench output. */
+/* test_lparse: the `parse:` hook (phase/lparse.h) — the exec-phase parsers and lua/json.lua, in the real sandbox, on real fio and sysbench output. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <limits.h>
@@ -47,7 +47,7 @@ static void teardown(void)
 	sandbox_close(L);
 }
 
-TestSuite(parse, .init = setup, .fini = teardown, .timeout = 60);
+TestSuite(lparse, .init = setup, .fini = teardown, .timeout = 60);
 
 /* ---- helpers ------------------------------------------------------------- */
 
@@ -223,7 +223,7 @@ static const struct fio_read direct1 = {
 	.sys_cpu = 45.670000,		/* sys_cpu */
 };
 
-Test(parse, fio_direct1)
+Test(lparse, fio_direct1)
 {
 	parse_fixture("fio", "fio_ext4_iouring_randread_direct1.json");
 	expect_fio_read(&direct1);
@@ -231,7 +231,7 @@ Test(parse, fio_direct1)
 
 /* The figures a human took from the same run (reference/fio_summary.txt):
  * IOPS=152552.2 BW=610208 KiB/s mean_lat=209.5 us p99_clat=354.3 us. */
-Test(parse, fio_direct1_matches_the_summary)
+Test(lparse, fio_direct1_matches_the_summary)
 {
 	char unit[64];
 	double v;
@@ -247,7 +247,7 @@ Test(parse, fio_direct1_matches_the_summary)
 	cr_expect(fabs(v * 1000 - 354.3) < 0.05, "read_clat_p99_ms %f", v);
 }
 
-Test(parse, fio_direct0)
+Test(lparse, fio_direct0)
 {
 	/* fio_ext4_iouring_randread_direct0.json, jobs[0] */
 	const struct fio_read direct0 = {
@@ -268,7 +268,7 @@ Test(parse, fio_direct0)
 }
 
 /* fio prints notes and warnings on stdout before its JSON. */
-Test(parse, fio_warning_lines_before_the_json)
+Test(lparse, fio_warning_lines_before_the_json)
 {
 	static const char warn[] =
 		"note: both iodepth >= 1 and synchronous I/O engine are "
@@ -294,7 +294,7 @@ Test(parse, fio_warning_lines_before_the_json)
  * normal report after the JSON. Merged as group_reporting would; every
  * figure below is from the fixture's two "jobs" entries.
  */
-Test(parse, fio_two_jobs_merged_like_group_reporting)
+Test(lparse, fio_two_jobs_merged_like_group_reporting)
 {
 	const double bytes = 39624704.0 + 36974592.0;	/* read.io_bytes */
 	const double ios = 9674.0 + 9027.0;		/* read.total_ios */
@@ -363,7 +363,7 @@ static void parse_two_jobs(int group_a, int error_a, const char *bins_a,
 	free(json);
 }
 
-Test(parse, fio_merged_histograms_by_hand)
+Test(lparse, fio_merged_histograms_by_hand)
 {
 	parse_two_jobs(0, 0, ", 'bins': {'1000': 98, '5000': 2}",
 		       ", 'bins': {'2000': 100}");
@@ -385,7 +385,7 @@ Test(parse, fio_merged_histograms_by_hand)
 
 /* Plain json has no histograms: percentiles of two jobs cannot be
  * combined, so they are left out rather than made up. */
-Test(parse, fio_several_jobs_without_histograms)
+Test(lparse, fio_several_jobs_without_histograms)
 {
 	parse_two_jobs(0, 0, "", "");
 	expect_metric("read_iops", 100, "ops/s");
@@ -397,7 +397,7 @@ Test(parse, fio_several_jobs_without_histograms)
 }
 
 /* Jobs in different groups (stonewall) are reported group by group. */
-Test(parse, fio_groups_are_prefixed)
+Test(lparse, fio_groups_are_prefixed)
 {
 	parse_two_jobs(1, 0, "", "");
 	expect_absent("read_iops");
@@ -410,7 +410,7 @@ Test(parse, fio_groups_are_prefixed)
 	cr_expect_eq(n_metrics(), 20);
 }
 
-Test(parse, fio_failed_job)
+Test(lparse, fio_failed_job)
 {
 	char text[4096], err[4096];
 	char *json;
@@ -423,7 +423,7 @@ Test(parse, fio_failed_job)
 }
 
 /* A broken JSON report fails the parse, saying where. */
-Test(parse, fio_malformed_json)
+Test(lparse, fio_malformed_json)
 {
 	const char *key = "\"iops\" : 152552.244776,";
 	char want[128], err[4096];
@@ -446,7 +446,7 @@ Test(parse, fio_malformed_json)
 	free(text);
 }
 
-Test(parse, fio_without_json)
+Test(lparse, fio_without_json)
 {
 	static const char out[] = "fio: unrecognized option '--bogus=1'\n";
 	char err[4096];
@@ -459,7 +459,7 @@ Test(parse, fio_without_json)
 
 /* ---- sysbench ------------------------------------------------------------ */
 
-Test(parse, sysbench_seqwr)
+Test(lparse, sysbench_seqwr)
 {
 	/* sysbench_fileio_ext4_seqwr.txt, the run's report */
 	parse_fixture("sysbench", "sysbench_fileio_ext4_seqwr.txt");
@@ -477,7 +477,7 @@ Test(parse, sysbench_seqwr)
 	cr_expect_eq(n_metrics(), 11);
 }
 
-Test(parse, sysbench_rndrw)
+Test(lparse, sysbench_rndrw)
 {
 	/* sysbench_fileio_ext4_rndrw.txt, the run's report */
 	parse_fixture("sysbench", "sysbench_fileio_ext4_rndrw.txt");
@@ -510,7 +510,7 @@ static char *without_section(const char *header, size_t *len)
 	return text;
 }
 
-Test(parse, sysbench_without_latency)
+Test(lparse, sysbench_without_latency)
 {
 	size_t len;
 	char *text = without_section("Latency (ms):\n", &len);
@@ -528,7 +528,7 @@ Test(parse, sysbench_without_latency)
 	free(text);
 }
 
-Test(parse, sysbench_without_throughput)
+Test(lparse, sysbench_without_throughput)
 {
 	size_t len;
 	char *text = without_section("Throughput:\n", &len);
@@ -542,7 +542,7 @@ Test(parse, sysbench_without_throughput)
 }
 
 /* --percentile=99 prints "99th percentile". */
-Test(parse, sysbench_other_percentile)
+Test(lparse, sysbench_other_percentile)
 {
 	size_t len;
 	char *text = read_fixture("sysbench_fileio_ext4_rndrw.txt", &len);
@@ -556,7 +556,7 @@ Test(parse, sysbench_other_percentile)
 	free(text);
 }
 
-Test(parse, sysbench_without_report)
+Test(lparse, sysbench_without_report)
 {
 	static const char out[] = "sysbench 1.0.20 (using system LuaJIT "
 				  "2.1.0-beta3)\n\nFATAL: Missing required "
@@ -588,7 +588,7 @@ static void collect(void *ctx, const char *name, double v, const char *unit)
 		snprintf(r->cpu_unit, sizeof(r->cpu_unit), "%s", unit);
 }
 
-Test(parse, report_lines_from_lparse_body)
+Test(lparse, report_lines_from_lparse_body)
 {
 	char parser[PATH_MAX], report[65536];
 	struct lparse_job job = { 0 };
@@ -702,7 +702,7 @@ static void expect_string(const char *want, size_t want_len)
 	lua_pop(L, 1);
 }
 
-Test(parse, json_escapes)
+Test(lparse, json_escapes)
 {
 	static const char want[] = "a\"b\\c/d\b\f\n\r\t";
 
@@ -717,7 +717,7 @@ Test(parse, json_escapes)
 	decode_fails("\"abc", "unterminated string");
 }
 
-Test(parse, json_unicode)
+Test(lparse, json_unicode)
 {
 	/* é € U+1F600 (a surrogate pair) NUL x */
 	static const char want[] = "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"
@@ -738,7 +738,7 @@ Test(parse, json_unicode)
 	decode_fails("\"\\u12\"", "expected 4 hex digits");
 }
 
-Test(parse, json_nested)
+Test(lparse, json_nested)
 {
 	lua_returns("local v = json.decode(' [1, [2, [3, []]], '\n"
 		    "  .. '{\"a\": [null, true, false], \"b\": {}}, \"x\"] ')\n"
@@ -758,7 +758,7 @@ Test(parse, json_nested)
 		    "null]\\n ')[2])", "false");
 }
 
-Test(parse, json_numbers)
+Test(lparse, json_numbers)
 {
 	static const double want[] = { 0, -0.5, 1e3, 1e3, 2.5e-3, -1275,
 				       6249164800.0, 152552.244776, 1e-7 };
@@ -796,7 +796,7 @@ Test(parse, json_numbers)
 	decode_fails("-inf", "expected a digit");
 }
 
-Test(parse, json_trailing_garbage_rejected)
+Test(lparse, json_trailing_garbage_rejected)
 {
 	decode_fails("{\"a\": 1} x",
 		     "text after the JSON value ('x') at byte 10 (line 1)");
@@ -807,7 +807,7 @@ Test(parse, json_trailing_garbage_rejected)
 	decode_fails("[1] \x01", "byte 0x01");
 }
 
-Test(parse, json_bad_structure)
+Test(lparse, json_bad_structure)
 {
 	decode_fails("", "expected a value, found end of input at byte 1");
 	decode_fails("   ", "found end of input at byte 4");
@@ -824,7 +824,7 @@ Test(parse, json_bad_structure)
 		     "expected ',' or ']', found '3' at byte 18 (line 3)");
 }
 
-Test(parse, json_deep_nesting)
+Test(lparse, json_deep_nesting)
 {
 	char err[4096];
 	size_t n = 10000;
@@ -854,7 +854,7 @@ Test(parse, json_deep_nesting)
 	lua_pop(L, 1);
 }
 
-Test(parse, json_find_object)
+Test(lparse, json_find_object)
 {
 	lua_returns("local text = 'note: x\\nfio: y {z}\\n{\"a\": {\"b\": 2}}"
 		    "\\nRun status group 0'\n"
@@ -866,7 +866,7 @@ Test(parse, json_find_object)
 		    ".a", "\xc3\xa9");
 }
 
-Test(parse, json_find_object_errors)
+Test(lparse, json_find_object_errors)
 {
 	char err[4096];
 
@@ -880,7 +880,7 @@ Test(parse, json_find_object_errors)
 			 "(line 2)"), "%s", err);
 }
 
-Test(parse, json_wants_a_string)
+Test(lparse, json_wants_a_string)
 {
 	char err[4096];
 	static const char chunk[] = "return require('json').decode(42)";

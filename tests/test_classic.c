@@ -1,0 +1,348 @@
+/* test_classic: tiobench's sections and bon_csv2txt's blocks, a row per config, from a hand-made results set. */
+#include "report/classic.h"
+#include "resset.h"
+
+TestSuite(classic, .fini = rs_free);
+
+static const char *tiobench(int want)
+{
+	size_t len;
+	FILE *f = rs_stream(&len);
+
+	cr_assert_eq(classic_tiobench(f, rs.run, rs.n), want);
+	return rs_done(f);
+}
+
+static const char *bonnie(int want)
+{
+	size_t len;
+	FILE *f = rs_stream(&len);
+
+	cr_assert_eq(classic_bonnie(f, rs.run, rs.n), want);
+	return rs_done(f);
+}
+
+/* ---- tiobench ----------------------------------------------------------- */
+
+/* One tiobench-like run; cpu < 0: no cpu_pct, test_cpu >= 0: its own. */
+static void tio(const char *label, const char *params, int rep, double rate,
+		double cpu, double test_cpu, double max_lat)
+{
+	rs_num(label, "tio", params, rep, "file_size_mib", 256, "MiB");
+	rs_num(label, "tio", params, rep, "block_bytes", 4096, "bytes");
+	rs_num(label, "tio", params, rep, "rate_mbs", rate, "MiB/s");
+	if (cpu >= 0)
+		rs_num(label, "tio", params, rep, "cpu_pct", cpu, "%");
+	if (test_cpu >= 0)
+		rs_num(label, "tio", params, rep, "test_cpu_pct", test_cpu, "");
+	rs_num(label, "tio", params, rep, "avg_lat_ms", 0.25 * rep, "ms");
+	rs_num(label, "tio", params, rep, "max_lat_ms", max_lat, "ms");
+	rs_num(label, "tio", params, rep, "over_2s_pct", 0.5, "%");
+	rs_num(label, "tio", params, rep, "over_10s_pct", 0, "%");
+	rs_status(label, "tio", params, rep, "ok");
+}
+
+/* The section titled title: from its title to the next one or the end. */
+static const char *section(const char *out, const char *title, char *buf,
+			   size_t len)
+{
+	char head[128];
+	const char *s, *end;
+
+	snprintf(head, sizeof(head), "\n%s\n", title);
+	s = strstr(out, head);
+	cr_assert_not_null(s, "no section '%s' in:\n%s", title, out);
+	end = strstr(s + strlen(head), "\n\n");
+	snprintf(buf, len, "%.*s", end ? (int)(end - s) : (int)strlen(s), s);
+	return buf;
+}
+
+Test(classic, tiobench_sections_rows_and_columns)
+{
+	char buf[4096];
+	const char *out, *t;
+
+	rs_begin();
+	/* written in another order than tiobench prints them */
+	tio("ext4", "mode=seq_read;threads=16", 1, 80, 50, -1, 2);
+	tio("ext4", "mode=seq_read;threads=8", 1, 40, 50, -1, 2);
+	tio("ext4", "mode=seq_read;threads=8", 2, 60, 30, -1, 4);
+	tio("xfs", "mode=rand_write;threads=1", 1, 5, 25, -1, 3);
+	tio("xfs", "mode=seq_read;threads=8", 1, 20, 90, 40, 1);
+	tio("ext4", "mode=rand_read;threads=1", 1, 2, 0, -1, 1);
+	rs_load("tio");
+	out = tiobench(1);
+	cr_expect(strstr(out, "\ntiobench: means over the repetitions\n"),
+		  "%s", out);
+
+	/* the sections in tiobench's order; no seq_write runs, no section */
+	cr_assert(strstr(out, "\nSequential Reads\n================\n") &&
+		  strstr(out, "\nRandom Reads\n============\n") &&
+		  strstr(out, "\nRandom Writes\n=============\n"), "%s", out);
+	cr_expect_null(strstr(out, "Sequential Writes"), "%s", out);
+	cr_expect(strstr(out, "\nSequential Reads\n") <
+		  strstr(out, "\nRandom Reads\n") &&
+		  strstr(out, "\nRandom Reads\n") <
+		  strstr(out, "\nRandom Writes\n"), "%s", out);
+
+	t = section(out, "Sequential Reads", buf, sizeof(buf));
+	rs_expect_line(t, "File Blk Num Avg Maximum Lat% Lat% CPU");
+	rs_expect_line(t, "Identifier Size Size Thr Rate (CPU%) Latency "
+		       "Latency >2s >10s Eff");
+	/* means over the repetitions: rate 50, CPU 40%, avg latency
+	 * 0.375, max 3; CPU Eff = 50 / 0.40 = 125 */
+	{
+		const char *a = rs_expect_line(t, "ext4 256 4096 8 50.00 "
+			"40.00% 0.375 3.00 0.50000 0.00000 125");
+		const char *b = rs_expect_line(t, "ext4 256 4096 16 80.00 "
+			"50.00% 0.250 2.00 0.50000 0.00000 160");
+		/* xfs: the test's own CPU (40), not the run's (90) */
+		const char *c = rs_expect_line(t, "xfs 256 4096 8 20.00 "
+			"40.00% 0.250 1.00 0.50000 0.00000 50");
+
+		/* configs in order of appearance, then threads as numbers */
+		cr_expect(a && b && c && a < b && b < c, "%s", t);
+	}
+	t = section(out, "Random Reads", buf, sizeof(buf));
+	/* no CPU: no efficiency */
+	rs_expect_line(t, "ext4 256 4096 1 2.00 0.00% 0.250 1.00 0.50000 "
+		       "0.00000 -");
+	t = section(out, "Random Writes", buf, sizeof(buf));
+	rs_expect_line(t, "xfs 256 4096 1 5.00 25.00% 0.250 3.00 0.50000 "
+		       "0.00000 20");
+	cr_expect_null(strstr(t, "ext4"), "%s", t);
+}
+
+Test(classic, tiobench_columns_line_up)
+{
+	const char *out, *head, *row;
+	size_t hl, rl;
+
+	rs_begin();
+	tio("a-config-label-longer-than-28-chars", "mode=seq_write;threads=4",
+	    1, 123.456, 12.5, -1, 1234.5);
+	rs_load("tio");
+	out = tiobench(1);
+	head = strstr(out, "Identifier");
+	row = strstr(out, "a-config-label");
+	cr_assert(head && row, "%s", out);
+	hl = strcspn(head, "\n");
+	rl = strcspn(row, "\n");
+	/* the identifier column widens; every figure ends under its head */
+	cr_expect_eq(hl, rl, "head and row widths differ:\n%s", out);
+	cr_expect(!strncmp(row + rl - 3, "988", 3), "CPU Eff 123.456 / "
+		  "0.125 = 988 last:\n%.*s", (int)rl, row);
+	cr_expect(strstr(row, " 123.46 ") && strstr(row, " 1234.50 "),
+		  "%.*s", (int)rl, row);
+}
+
+Test(classic, tiobench_modes_threads_and_identifiers)
+{
+	char buf[4096];
+	const char *out, *t;
+
+	rs_begin();
+	/* the identifier keeps parameters other than mode and threads;
+	 * threads from workers= when the run has no threads figure */
+	tio("ext4", "mode=seq_write;size=1G;workers=4", 1, 10, 50, -1, 1);
+	/* a mode of its own: after tiobench's four, under its name */
+	tio("ext4", "mode=append;threads=2", 1, 7, 70, -1, 1);
+	/* no mode at all */
+	tio("ext4", "", 1, 9, 90, -1, 1);
+	/* a run without rate_mbs is not tiobench's */
+	rs_num("btrfs", "tio", "mode=seq_write;threads=1", 1, "seconds", 1,
+	       "s");
+	rs_status("btrfs", "tio", "mode=seq_write;threads=1", 1, "ok");
+	rs_load("tio");
+	out = tiobench(1);
+	t = section(out, "Sequential Writes", buf, sizeof(buf));
+	rs_expect_line(t, "ext4 size=1G 256 4096 4 10.00 50.00% 0.250 1.00 "
+		       "0.50000 0.00000 20");
+	cr_expect_null(strstr(out, "btrfs"), "%s", out);
+	t = section(out, "append", buf, sizeof(buf));
+	rs_expect_line(t, "ext4 256 4096 2 7.00 70.00% 0.250 1.00 0.50000 "
+		       "0.00000 10");
+	t = section(out, "(no mode)", buf, sizeof(buf));
+	rs_expect_line(t, "ext4 256 4096 - 9.00 90.00% 0.250 1.00 0.50000 "
+		       "0.00000 10");
+	cr_expect(strstr(out, "\nSequential Writes\n") <
+		  strstr(out, "\nappend\n"), "%s", out);
+}
+
+Test(classic, tiobench_nothing_to_print)
+{
+	rs_begin();
+	rs_num("ext4", "tio", "", 1, "seconds", 1, "s");
+	rs_status("ext4", "tio", "", 1, "ok");
+	rs_load("tio");
+	cr_expect_str_eq(tiobench(0), "");
+	rs.n = 0;
+	cr_expect_str_eq(tiobench(0), "");
+}
+
+/* ---- bonnie++ ----------------------------------------------------------- */
+
+/* bonnie++'s head over six tests: a rate and its %CP each. */
+#define BON_SEC "  /sec %%CP  /sec %%CP  /sec %%CP  /sec %%CP  /sec %%CP" \
+		"  /sec %%CP\n"
+
+/* The lines of fmt (a printf format: %%CP, %44s for spaces) are in out. */
+static void expect_block(const char *out, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void expect_block(const char *out, const char *fmt, ...)
+{
+	char want[4096];
+	va_list ap;
+
+	want[0] = '\n';
+	va_start(ap, fmt);
+	vsnprintf(want + 1, sizeof(want) - 1, fmt, ap);
+	va_end(ap);
+	cr_expect(strstr(out, want), "no\n%s\nin\n%s", want + 1, out);
+}
+
+/* A bonnie-like run; fast: rewrite ran under 0.5 s. */
+static void bon(const char *label, int rep, double k, int fast, int files)
+{
+	static const char *const io[] = { "putc", "putc_cpu",
+		"putc_latency_us", "put_block", "put_block_cpu",
+		"put_block_latency_us", "get_block", "get_block_cpu",
+		"get_block_latency_us", "seeks", "seeks_cpu",
+		"seeks_latency_us", NULL };
+	const double v[] = { 500 + 100 * k, 90 + 6 * k, 40000 + 10000 * k,
+		400000 + 20000 * k, 36, 9000, 2000000 + 100000 * k, 5, 700,
+		1200 + 100 * k, 3 + k, 2500 };
+
+	rs_num(label, "bon", "", rep, "bonnie_line", 1, "");
+	rs_num(label, "bon", "", rep, "file_size_mib", 256, "MiB");
+	rs_num(label, "bon", "", rep, "seeks_count", 8192, "");
+	rs_num(label, "bon", "", rep, "seek_procs", 5, "");
+	for (int i = 0; io[i]; i++)
+		rs_num(label, "bon", "", rep, io[i], v[i], "");
+	if (fast) {
+		rs_num(label, "bon", "", rep, "rewrite", 999999, "");
+		rs_num(label, "bon", "", rep, "rewrite_fast", 1, "");
+	} else {
+		rs_num(label, "bon", "", rep, "rewrite", 100000, "");
+		rs_num(label, "bon", "", rep, "rewrite_cpu", 20, "");
+		rs_num(label, "bon", "", rep, "rewrite_fast", 0, "");
+	}
+	if (files) {
+		rs_num(label, "bon", "", rep, "num_files", 16, "");
+		rs_num(label, "bon", "", rep, "max_size", 4096, "");
+		rs_num(label, "bon", "", rep, "min_size", 1024, "");
+		rs_num(label, "bon", "", rep, "num_dirs", 4, "");
+		rs_num(label, "bon", "", rep, "seq_create", 2000 + 1000 * k,
+		       "");
+		rs_num(label, "bon", "", rep, "seq_create_cpu", 10, "");
+		rs_num(label, "bon", "", rep, "seq_create_latency_us", 150000,
+		       "");
+		rs_num(label, "bon", "", rep, "ran_del", 800, "");
+		rs_num(label, "bon", "", rep, "ran_del_cpu", 4, "");
+	}
+	rs_status(label, "bon", "", rep, "ok");
+}
+
+Test(classic, bonnie_blocks)
+{
+	const char *out;
+
+	rs_begin();
+	bon("ext4", 1, 0, 1, 1);
+	bon("ext4", 2, 1, 1, 1);
+	bon("xfs", 1, 10, 0, 1);
+	rs_load("bon");
+	out = bonnie(1);
+	cr_expect(strstr(out, "\nbonnie++: means over the repetitions "
+			 "(K/sec, seeks/sec, files/sec; %CP; the longest "
+			 "op)\n"), "%s", out);
+	/* ext4, the means of two runs: putc 550 K/s at 93%, block 410000
+	 * K/s = 400m, rewrite under 0.5 s both times, no getc, block read
+	 * 2050000 K/s = 2.0g, 1250 seeks/s; latencies under 0.1 s in us.
+	 * xfs, one run: 586m, a rewrite of 100000 K/s = 97.7m, 140 ms. */
+	expect_block(out,
+		"fsplan bonnie       ------Sequential Output------ "
+		"--Sequential Input- --Random-\n"
+		"                    -Per Chr- --Block-- -Rewrite- -Per Chr- "
+		"--Block-- --Seeks--\n"
+		"Name:Size etc      " BON_SEC
+		"ext4   256M::8192:5  550k  93  400m  36 +++++ +++            "
+		"2.0g   5  1250   4\n"
+		"Latency             45000us    9000us                         "
+		"700us    2500us\n"
+		"xfs    256M::8192:5 1500k 150  586m  36 97.7m  20            "
+		"2.9g   5  2200  13\n"
+		"Latency               140ms    9000us                         "
+		"700us    2500us\n");
+	/* the files block: 16 files of 1024 to 4096 bytes in 4 dirs */
+	expect_block(out,
+		"                    ------Sequential Create------ "
+		"--------Random Create--------\n"
+		"                    -Create-- --Read--- -Delete-- -Create-- "
+		"--Read--- -Delete--\n"
+		"      files:max:min" BON_SEC
+		"ext4 16:4096:1024/4  2500  10%43s800   4\n"
+		"Latency               150ms%50s\n"
+		"xfs  16:4096:1024/4 12000  10%43s800   4\n", "", "", "");
+	cr_expect_lt(strstr(out, "Sequential Output"),
+		     strstr(out, "Sequential Create"), "%s", out);
+}
+
+Test(classic, bonnie_io_block_alone)
+{
+	const char *out;
+
+	rs_begin();
+	/* 1024 MiB is 1G; no seeks shape; no latencies: no Latency line */
+	rs_num("ext4", "bon", "", 1, "bonnie_line", 1, "");
+	rs_num("ext4", "bon", "", 1, "file_size_mib", 1024, "MiB");
+	rs_num("ext4", "bon", "", 1, "put_block", 5000, "");
+	rs_num("ext4", "bon", "", 1, "put_block_cpu", 2, "");
+	rs_num("ext4", "bon", "", 1, "seeks", 99.25, "");
+	rs_status("ext4", "bon", "", 1, "ok");
+	rs_load("bon");
+	out = bonnie(1);
+	expect_block(out,
+		"Name:Size etc      " BON_SEC
+		"ext4%13s1G%10s 5000k   2%30s  99.2    \n", "", "", "");
+	cr_expect_null(strstr(out, "Latency"), "%s", out);
+	cr_expect_null(strstr(out, "Sequential Create"), "%s", out);
+	cr_expect_null(strstr(out, "files:max:min"), "%s", out);
+}
+
+Test(classic, bonnie_nothing_to_print)
+{
+	rs_begin();
+	rs_num("ext4", "bon", "", 1, "putc", 100, "");
+	rs_status("ext4", "bon", "", 1, "ok");
+	rs_load("bon");
+	cr_expect_str_eq(bonnie(0), "", "no bonnie_line: not bonnie++'s");
+}
+
+/* ---- what the tables show ----------------------------------------------- */
+
+Test(classic, shows_what_the_tables_print)
+{
+	static const char *const tio_names[] = { "rate_mbs", "cpu_pct",
+		"test_cpu_pct", "cpu_eff", "avg_lat_ms", "max_lat_ms",
+		"over_2s_pct", "over_10s_pct", "file_size_mib", "block_bytes",
+		"threads", NULL };
+	static const char *const bon_names[] = { "putc", "putc_cpu",
+		"putc_latency_us", "rewrite_fast", "seeks", "seq_create",
+		"ran_del_latency_us", "seq_stat_cpu", NULL };
+
+	for (int i = 0; tio_names[i]; i++) {
+		cr_expect(classic_shows(tio_names[i], 1, 0), "%s", tio_names[i]);
+		cr_expect_not(classic_shows(tio_names[i], 0, 1), "%s",
+			      tio_names[i]);
+	}
+	for (int i = 0; bon_names[i]; i++) {
+		cr_expect(classic_shows(bon_names[i], 0, 1), "%s", bon_names[i]);
+		cr_expect_not(classic_shows(bon_names[i], 1, 0), "%s",
+			      bon_names[i]);
+	}
+	/* neither shows a figure of its own */
+	cr_expect_not(classic_shows("seconds", 1, 1));
+	cr_expect_not(classic_shows("putc_latency_ms", 1, 1));
+	cr_expect_not(classic_shows("rate_mbs", 0, 0));
+}
