@@ -15,6 +15,7 @@
 #include "cells/select.h"
 #include "e2e.h"
 #include "plan/plan.h"
+#include "run/resolve.h"
 #include "results/manifest.h"
 
 static const char plan_text[] =
@@ -63,6 +64,7 @@ static void setup(void)
 	snprintf(module_path, sizeof(module_path), "%s",
 		 e2e_write(dir, "mod.lua", module_text));
 	cr_assert_eq(plan_load(&plan, plan_path, defs, 1, &d), 0, "%s", d.msg);
+	cr_assert_eq(resolve_plan(plan, &d), 0, "%s", d.msg);
 	cr_assert_eq(expand_plan(plan, &ex, &d), 0, "%s", d.msg);
 	/* the key phase_check_all would have found */
 	ex->checked[0].key.n = 2;

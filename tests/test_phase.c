@@ -8,9 +8,11 @@
 
 #include "cells/expand.h"
 #include "e2e.h"
+#include "phase/libsrc.h"
 #include "phase/phase.h"
 #include "phase/sandbox.h"
 #include "plan/plan.h"
+#include "run/resolve.h"
 
 static const char module_text[] =
 	"return {\n"
@@ -116,6 +118,7 @@ static void plan_with_module(const char *module, const char *phases)
 	e2e_write(dir, "mod.lua", module);
 	path = e2e_write(dir, "plan.yaml", text);
 	cr_assert_eq(plan_load(&plan, path, NULL, 0, &d), 0, "%s", d.msg);
+	cr_assert_eq(resolve_plan(plan, &d), 0, "%s", d.msg);
 	cr_assert_eq(expand_plan(plan, &ex, &d), 0, "%s", d.msg);
 	cr_assert_eq(load(module, err, sizeof(err)), 0, "%s", err);
 	cr_assert_lt(decl.n_params, 16);
