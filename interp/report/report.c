@@ -10,6 +10,7 @@
 #include "report/classic.h"
 #include "report/rank.h"
 #include "report/report.h"
+#include "results/csv.h"
 #include "results/results.h"
 
 enum { REPORT_OK = 0, REPORT_USAGE = 2 };
@@ -379,20 +380,12 @@ out:
 
 /* ---- wide CSV ----------------------------------------------------------- */
 
-static void csv_field(FILE *f, const char *s, int last)
+/* One field of the wide CSV, quoted as results.csv quotes. */
+static int csv_field(FILE *f, const char *s, int last)
 {
-	if (s[strcspn(s, ",\"\r\n")]) {
-		fputc('"', f);
-		for (; *s; s++) {
-			if (*s == '"')
-				fputc('"', f);
-			fputc(*s, f);
-		}
-		fputc('"', f);
-	} else {
-		fputs(s, f);
-	}
-	fputc(last ? '\n' : ',', f);
+	if (csv_fput(f, s))
+		return -1;
+	return fputc(last ? '\n' : ',', f) == EOF ? -1 : 0;
 }
 
 static int write_csv(FILE *f, const struct results *r)
@@ -403,6 +396,7 @@ static int write_csv(FILE *f, const struct results *r)
 	const struct res_run **runs = calloc(r->n_runs + 1, sizeof(*runs));
 	const char **names = NULL;
 	size_t n_names = 0;
+	int rc = 0;
 
 	if (!runs)
 		return -1;
@@ -413,9 +407,9 @@ static int write_csv(FILE *f, const struct results *r)
 	if (!names)
 		return -1;
 	for (size_t k = 0; k < 10; k++)
-		csv_field(f, fixed[k], k == 9 && !n_names);
+		rc |= csv_field(f, fixed[k], k == 9 && !n_names);
 	for (size_t k = 0; k < n_names; k++)
-		csv_field(f, names[k], k + 1 == n_names);
+		rc |= csv_field(f, names[k], k + 1 == n_names);
 	for (size_t i = 0; i < r->n_runs; i++) {
 		const struct res_run *x = &r->runs[i];
 		const char *v[10];
@@ -434,16 +428,17 @@ static int write_csv(FILE *f, const struct results *r)
 		       status_name[x->status] : "";
 		v[9] = x->reason ? x->reason : "";
 		for (size_t k = 0; k < 10; k++)
-			csv_field(f, v[k], k == 9 && !n_names);
+			rc |= csv_field(f, v[k], k == 9 && !n_names);
 		for (size_t k = 0; k < n_names; k++) {
 			const struct res_metric *m;
 
 			m = results_metric(x, names[k]);
-			csv_field(f, m ? m->value : "", k + 1 == n_names);
+			rc |= csv_field(f, m ? m->value : "",
+					k + 1 == n_names);
 		}
 	}
 	free(names);
-	return 0;
+	return rc;
 }
 
 /* ---- the command -------------------------------------------------------- */
@@ -534,7 +529,7 @@ int report_command(int argc, char **argv)
 	struct diag d = { 0 };
 	char path[4096], msg[1024];
 	FILE *f;
-	int rc;
+	int rc, bad;
 
 	rc = parse(argc, argv, &rundir, &fmt, &out, only, &pick.view);
 	if (rc)
@@ -566,9 +561,10 @@ int report_command(int argc, char **argv)
 	}
 	rc = fmt == FMT_CSV ? write_csv(f, &r) : write_text(f, rundir, &r,
 								 &pick);
-	if (rc)
+	bad = ferror(f);
+	if (rc && !bad)
 		fputs("fsplan report: out of memory\n", stderr);
-	if (out ? fclose(f) : fflush(f)) {
+	if ((out ? fclose(f) : fflush(f)) || bad) {
 		fprintf(stderr, "fsplan report: cannot write %s: %s\n",
 			out ? out : "standard output", strerror(errno));
 		rc = -1;
