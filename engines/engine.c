@@ -1,25 +1,95 @@
-/* engine: finding an engine by name, one-shot requests, and the clock. */
+/* engine: the engine contract checked, finding an engine by name, and one-shot requests. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include "engine.h"
 
-static const struct engine_ops *const engines[] = {
+static const struct engine_ops *const builtin[] = {
 	&engine_uring,
 	&engine_sync,
 };
 
+#define MAX_REGISTERED 8
+
+static const struct engine_ops *registered[MAX_REGISTERED];
+static size_t n_registered;
+
+int engine_check(const struct engine_ops *ops, char *why, size_t len)
+{
+	static const char *const hooks[] = { "init", "queue", "commit",
+					     "reap", "inflight", "cleanup" };
+	const char *missing = NULL;
+	int present[6];
+
+	if (!ops || !ops->name || !*ops->name) {
+		snprintf(why, len, "an engine without a name");
+		return -1;
+	}
+	if (ops->version != ENGINE_OPS_VERSION) {
+		snprintf(why, len, "engine '%s' is written for version %d of "
+			 "the engine contract, this fsplan has version %d",
+			 ops->name, ops->version, ENGINE_OPS_VERSION);
+		return -1;
+	}
+	present[0] = ops->init != NULL;
+	present[1] = ops->queue != NULL;
+	present[2] = ops->commit != NULL;
+	present[3] = ops->reap != NULL;
+	present[4] = ops->inflight != NULL;
+	present[5] = ops->cleanup != NULL;
+	for (size_t i = 0; i < 6 && !missing; i++)
+		if (!present[i])
+			missing = hooks[i];
+	if (missing) {
+		snprintf(why, len, "engine '%s' has no %s hook (every hook of "
+			 "struct engine_ops is required)", ops->name, missing);
+		return -1;
+	}
+	return 0;
+}
+
+static const struct engine_ops *lookup(const char *name)
+{
+	for (size_t i = 0; i < sizeof(builtin) / sizeof(builtin[0]); i++)
+		if (!strcmp(builtin[i]->name, name))
+			return builtin[i];
+	for (size_t i = 0; i < n_registered; i++)
+		if (!strcmp(registered[i]->name, name))
+			return registered[i];
+	return NULL;
+}
+
+int engine_register(const struct engine_ops *ops, char *why, size_t len)
+{
+	if (engine_check(ops, why, len))
+		return -1;
+	if (lookup(ops->name)) {
+		snprintf(why, len, "engine '%s' is already registered",
+			 ops->name);
+		return -1;
+	}
+	if (n_registered == MAX_REGISTERED) {
+		snprintf(why, len, "engine '%s': no room for more than %d "
+			 "registered engines", ops->name, MAX_REGISTERED);
+		return -1;
+	}
+	registered[n_registered++] = ops;
+	return 0;
+}
+
 const struct engine_ops *engine_find(const char *name)
 {
-	size_t i;
+	const struct engine_ops *ops = name ? lookup(name) : NULL;
+	char why[256];
 
-	if (!name)
+	/* registered ones were checked on the way in; built-ins here */
+	if (ops && engine_check(ops, why, sizeof(why))) {
+		fprintf(stderr, "fsplan: %s\n", why);
 		return NULL;
-	for (i = 0; i < sizeof(engines) / sizeof(engines[0]); i++)
-		if (!strcmp(engines[i]->name, name))
-			return engines[i];
-	return NULL;
+	}
+	return ops;
 }
 
 /*

@@ -58,12 +58,17 @@ struct engine_req {
 
 struct engine;
 
+/* The version of struct engine_ops an engine is written for: a table of
+ * another version is refused, never half-used. */
+#define ENGINE_OPS_VERSION	1
+
 /* Flags of an engine. */
 #define ENGINE_ASYNC	1u	/* requests really overlap (depth > 1 helps) */
 
+/* Every hook is required (checked when an engine is registered or found). */
 struct engine_ops {
 	const char *name;
-	int version;
+	int version;			/* ENGINE_OPS_VERSION */
 	unsigned flags;
 	/*
 	 * Make an engine for one worker thread that keeps up to depth
@@ -97,7 +102,24 @@ struct engine_ops {
 extern const struct engine_ops engine_uring;
 extern const struct engine_ops engine_sync;
 
-/* The engine named name ("uring", "sync"), or NULL. */
+/*
+ * Whether ops keeps the contract: a name, version ENGINE_OPS_VERSION and
+ * every hook. 0, or -1 with why saying which engine lacks what.
+ */
+int engine_check(const struct engine_ops *ops, char *why, size_t len);
+
+/*
+ * Add an engine besides the built-in ones (before any worker starts: the
+ * list is not locked). Refused (-1, why) if engine_check refuses it or
+ * its name is taken.
+ */
+int engine_register(const struct engine_ops *ops, char *why, size_t len);
+
+/*
+ * The engine named name ("uring", "sync", or a registered one), or NULL.
+ * A built-in one that breaks the contract is not found: why says so on
+ * stderr.
+ */
 const struct engine_ops *engine_find(const char *name);
 
 /* Do one request start to finish: queue, commit, reap it. Returns res. */

@@ -165,3 +165,102 @@ Test(cli, help_and_version)
 	cr_expect_eq(o.status, 0);
 	cr_expect(!strncmp(o.so, "fsplan ", 7), "%s", o.so);
 }
+
+/* ---- one option parser: the same option means the same in every command */
+
+static const char *const plan_cmds[] = { "check", "expand", "run" };
+
+Test(cli, a_repeated_define_is_an_error_in_every_command)
+{
+	for (size_t i = 0; i < 3; i++) {
+		run(&o, (const char *[]){ plan_cmds[i], "../plans/quick.yaml",
+					  "-D", "size=1G", "--define",
+					  "size=2G", NULL });
+		cr_expect_eq(o.status, 2, "%s", plan_cmds[i]);
+		cr_expect(strstr(o.se, "-D size is given twice") &&
+			  strstr(o.se, "see 'fsplan help"), "%s: %s",
+			  plan_cmds[i], o.se);
+		cr_expect_str_empty(o.so);
+	}
+}
+
+Test(cli, define_and_its_long_name_reach_the_plan_in_every_command)
+{
+	for (size_t i = 0; i < 3; i++) {
+		run(&o, (const char *[]){ plan_cmds[i], "../plans/quick.yaml",
+					  "--define", "sise=1G", NULL });
+		cr_expect_eq(o.status, 2, "%s", plan_cmds[i]);
+		cr_expect(strstr(o.se, "no parameter 'sise'"), "%s: %s",
+			  plan_cmds[i], o.se);
+		run(&o, (const char *[]){ plan_cmds[i], "../plans/quick.yaml",
+					  "-D", "novalue", NULL });
+		cr_expect_eq(o.status, 2);
+		cr_expect(strstr(o.se, "-D takes name=value, not 'novalue'"),
+			  "%s: %s", plan_cmds[i], o.se);
+	}
+}
+
+Test(cli, help_prints_the_commands_help_and_exits_0_everywhere)
+{
+	static const char *const cmds[] = { "check", "expand", "run",
+					    "report", "version", "help" };
+	char want[64];
+
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		run(&o, (const char *[]){ cmds[i], "--help", NULL });
+		snprintf(want, sizeof(want), "usage: fsplan %s", cmds[i]);
+		cr_expect_eq(o.status, 0, "%s --help: %s", cmds[i], o.se);
+		cr_expect(!strncmp(o.so, want, strlen(want)), "%s: %s",
+			  cmds[i], o.so);
+		cr_expect_str_empty(o.se, "%s: %s", cmds[i], o.se);
+		run(&o, (const char *[]){ "help", cmds[i], NULL });
+		cr_expect_eq(o.status, 0);
+		cr_expect(!strncmp(o.so, want, strlen(want)), "help %s: %s",
+			  cmds[i], o.so);
+	}
+}
+
+Test(cli, usage_errors_read_alike_in_every_command)
+{
+	static const char *const cmds[] = { "check", "expand", "run",
+					    "report" };
+	char want[128];
+
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		snprintf(want, sizeof(want), "fsplan %s: unknown option "
+			 "'--bogus'\n(see 'fsplan help %s')\n", cmds[i],
+			 cmds[i]);
+		run(&o, (const char *[]){ cmds[i], "x", "--bogus", NULL });
+		cr_expect_eq(o.status, 2, "%s", cmds[i]);
+		cr_expect_str_eq(o.se, want);
+		run(&o, (const char *[]){ cmds[i], "x", "y", NULL });
+		cr_expect_eq(o.status, 2, "%s", cmds[i]);
+		cr_expect(strstr(o.se, "only, not also 'y'"), "%s: %s",
+			  cmds[i], o.se);
+	}
+	/* a value missing, a single-valued option twice: same words */
+	run(&o, (const char *[]){ "run", "x", "-o", NULL });
+	cr_expect_eq(o.status, 2);
+	cr_expect(strstr(o.se, "fsplan run: '-o' needs a value"), "%s", o.se);
+	run(&o, (const char *[]){ "report", "x", "-o", NULL });
+	cr_expect_eq(o.status, 2);
+	cr_expect(strstr(o.se, "fsplan report: '-o' needs a value"), "%s",
+		  o.se);
+	run(&o, (const char *[]){ "run", "x", "-o", "a", "--output", "b",
+				  NULL });
+	cr_expect(o.status == 2 && strstr(o.se, "-o is given twice"), "%s",
+		  o.se);
+	run(&o, (const char *[]){ "report", "x", "-o", "a", "-o", "b",
+				  NULL });
+	cr_expect(o.status == 2 && strstr(o.se, "-o is given twice"), "%s",
+		  o.se);
+	run(&o, (const char *[]){ "expand", "x", "--shard", "1/2", "--shard",
+				  "2/2", NULL });
+	cr_expect(o.status == 2 && strstr(o.se, "--shard is given twice"),
+		  "%s", o.se);
+	run(&o, (const char *[]){ "report", "x", "--fromat", "csv", NULL });
+	cr_expect(strstr(o.se, "did you mean '--format'?"), "%s", o.se);
+	run(&o, (const char *[]){ "version", "x", NULL });
+	cr_expect(o.status == 2 && strstr(o.se, "takes no arguments"), "%s",
+		  o.se);
+}

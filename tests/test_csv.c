@@ -622,3 +622,27 @@ Test(csv, quote_keeps_a_cut_value_well_formed)
 	csv_quote("abc", buf, 3);
 	cr_expect_str_eq(buf, "ab");
 }
+
+/* report's wide CSV goes through this: whole fields, however long. */
+Test(csv, fput_quotes_whole_fields)
+{
+	char big[1000], *got = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&got, &len);
+
+	cr_assert_not_null(f);
+	memset(big, 'q', sizeof(big) - 2);
+	big[0] = '"';
+	big[sizeof(big) - 2] = ',';
+	big[sizeof(big) - 1] = '\0';
+	cr_expect_eq(csv_fput(f, "a\"b,c"), 0);
+	cr_expect_eq(csv_fput(f, NULL), 0);
+	cr_expect_eq(csv_fput(f, "plain"), 0);
+	cr_expect_eq(csv_fput(f, big), 0);
+	cr_assert_eq(fclose(f), 0);
+	cr_expect_eq(strncmp(got, "\"a\"\"b,c\"plain\"\"\"qq", 18), 0, "%.40s",
+		     got);
+	cr_expect_eq(len, 8 + 5 + sizeof(big) - 1 + 3, "%zu", len);
+	cr_expect_eq(got[len - 1], '"');
+	free(got);
+}

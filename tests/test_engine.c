@@ -177,6 +177,72 @@ Test(engine, find)
 	cr_expect_not(engine_sync.flags & ENGINE_ASYNC);
 }
 
+/* ---- the contract, checked at registration and find (as fio does) ---- */
+
+Test(engine, builtins_keep_the_contract)
+{
+	char why[256] = "";
+
+	for (size_t i = 0; i < sizeof(engines) / sizeof(engines[0]); i++) {
+		cr_expect_eq(engine_check(engines[i], why, sizeof(why)), 0,
+			     "%s", why);
+		cr_expect_eq(engines[i]->version, ENGINE_OPS_VERSION);
+	}
+}
+
+Test(engine, a_table_without_a_hook_is_refused_by_name)
+{
+	struct engine_ops bad = engine_sync;
+	char why[256] = "";
+
+	bad.name = "fsplan-test-noreap";
+	bad.reap = NULL;
+	cr_expect_eq(engine_check(&bad, why, sizeof(why)), -1);
+	cr_expect(strstr(why, "'fsplan-test-noreap'") &&
+		  strstr(why, "no reap hook"), "%s", why);
+	cr_expect_eq(engine_register(&bad, why, sizeof(why)), -1);
+	cr_expect_null(engine_find("fsplan-test-noreap"), "refused, so not "
+		       "found");
+	bad = engine_sync;
+	bad.name = "fsplan-test-nocleanup";
+	bad.cleanup = NULL;
+	cr_expect_eq(engine_register(&bad, why, sizeof(why)), -1);
+	cr_expect(strstr(why, "no cleanup hook"), "%s", why);
+}
+
+Test(engine, another_version_or_no_name_is_refused)
+{
+	struct engine_ops bad = engine_sync;
+	char why[256] = "";
+
+	bad.name = "fsplan-test-v2";
+	bad.version = ENGINE_OPS_VERSION + 1;
+	cr_expect_eq(engine_register(&bad, why, sizeof(why)), -1);
+	cr_expect(strstr(why, "'fsplan-test-v2'") && strstr(why, "version"),
+		  "%s", why);
+	bad = engine_sync;
+	bad.name = "";
+	cr_expect_eq(engine_check(&bad, why, sizeof(why)), -1);
+	cr_expect(strstr(why, "without a name"), "%s", why);
+	cr_expect_eq(engine_check(NULL, why, sizeof(why)), -1);
+}
+
+Test(engine, a_good_table_registers_once)
+{
+	static struct engine_ops mine;
+	char why[256] = "";
+
+	mine = engine_sync;
+	mine.name = "fsplan-test-mine";
+	cr_assert_eq(engine_register(&mine, why, sizeof(why)), 0, "%s", why);
+	cr_expect_eq(engine_find("fsplan-test-mine"), &mine);
+	cr_expect_eq(engine_register(&mine, why, sizeof(why)), -1);
+	cr_expect(strstr(why, "already registered"), "%s", why);
+	mine.name = "sync";
+	cr_expect_eq(engine_register(&mine, why, sizeof(why)), -1,
+		     "a built-in's name is taken");
+}
+
 ENGINE_TEST(bad_depth)
 {
 	struct engine *e = NULL;

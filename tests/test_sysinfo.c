@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "host/sysinfo.h"
+#include "procwatch.h"
 
 static json_t *info;
 
@@ -142,53 +143,24 @@ Test(sysinfo, first_nonempty_line_even_on_failure)
 	free(v);
 }
 
-static double seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* Gone, or a zombie nobody has reaped yet: either way it no longer runs. */
-static int dead(long pid)
-{
-	char p[64], buf[512], *rp;
-	FILE *f;
-	size_t n;
-
-	snprintf(p, sizeof(p), "/proc/%ld/stat", pid);
-	f = fopen(p, "r");
-	if (!f)
-		return 1;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	rp = strrchr(buf, ')');
-	return rp && (rp[2] == 'Z' || rp[2] == 'X');
-}
-
 Test(sysinfo, a_hanging_tool_is_killed_with_its_children)
 {
 	/* sh's child sleep holds the pipe open: the whole group must die. */
 	const char *const argv[] = {
 		"sh", "-c", "sleep 100 & echo $!; wait; echo late", NULL
 	};
-	double t0 = seconds();
+	double t0 = watch_seconds();
 	char *v = sysinfo_tool_version(argv);
-	double dt = seconds() - t0;
+	double dt = watch_seconds() - t0;
 	long pid;
-	int i;
 
 	cr_assert(v, "no output");
 	pid = atol(v);
 	cr_assert_gt(pid, 1, "'%s'", v);
 	cr_expect_lt(dt, 30.0, "took %.1f s", dt);
 	cr_expect_geq(dt, 4.0, "killed after %.1f s, before the timeout", dt);
-	for (i = 0; i < 100 && !dead(pid); i++)
-		usleep(10000);
-	cr_expect(dead(pid), "sleep (pid %ld) outlived the timeout", pid);
-	if (!dead(pid))
+	cr_expect(watch_gone(pid), "sleep (pid %ld) outlived the timeout", pid);
+	if (!watch_dead(pid))
 		kill((pid_t)pid, SIGKILL);
 	free(v);
 }

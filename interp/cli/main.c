@@ -1,5 +1,5 @@
 /* main: fsplan's command line — parse it, dispatch, and map outcomes to exit codes. */
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,31 +13,25 @@
 #include "report/report.h"
 #include "run/resolve.h"
 #include "run/run.h"
+#include "cells/cellopts.h"
 #include "cells/select.h"
+#include "util/exitcode.h"
+#include "util/opts.h"
 
 #ifndef FSPLAN_VERSION
 #define FSPLAN_VERSION "0.0.0"
 #endif
 
-enum { EXIT_PLAN = 2 };
-
-struct opts {
+/* check and expand: a plan, its parameters and the filters. */
+struct plan_opts {
+	struct cell_opts cells;
 	const char *plan;
-	struct plan_define *defs;
-	int n_defs;
-	const char **only;
-	int n_only;
-	int shard_k, shard_n;
 };
 
 struct command {
-	const char *name;
+	const struct opts_cmd *cmd;
 	int (*fn)(int argc, char **argv);
-	const char *usage;
-	const char *help;
 };
-
-static const struct command *find_command(const char *name);
 
 static const char usage_main[] =
 "usage: fsplan COMMAND [ARGS]\n"
@@ -59,126 +53,80 @@ static const char usage_main[] =
 "  version                         print the version\n"
 "  help    [COMMAND]               this text, or a command's\n"
 "\n"
-"exit status: 0 success, 1 some phase runs failed, 2 usage or plan\n"
-"error, 3 refused for safety, 130/143 interrupted.\n";
+"Every command takes --help. exit status: 0 success, 1 some phase runs\n"
+"failed, 2 usage or plan error, 3 refused for safety, 130/143\n"
+"interrupted.\n";
 
-static int usage_error(const char *cmd, const char *fmt, const char *arg)
-{
-	fprintf(stderr, "fsplan %s: ", cmd);
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n(see 'fsplan help %s')\n", cmd);
-	return EXIT_PLAN;
-}
+static const struct opt check_opts[] = {
+	CELLOPTS_DEFINE(struct plan_opts, cells),
+	OPT_END
+};
 
-static int add_define(struct opts *o, char *arg, const char *cmd)
-{
-	char *eq = strchr(arg, '=');
-	struct plan_define *nd;
+static const struct opt expand_opts[] = {
+	CELLOPTS(struct plan_opts, cells),
+	OPT_END
+};
 
-	if (!eq || eq == arg)
-		return usage_error(cmd, "-D takes name=value, not '%s'", arg);
-	nd = realloc(o->defs, (o->n_defs + 1) * sizeof(*nd));
-	if (!nd)
-		return usage_error(cmd, "%s", "out of memory");
-	o->defs = nd;
-	*eq = '\0';
-	for (int i = 0; i < o->n_defs; i++)
-		if (!strcmp(o->defs[i].name, arg))
-			return usage_error(cmd, "-D %s is given twice", arg);
-	o->defs[o->n_defs].name = arg;
-	o->defs[o->n_defs].value = eq + 1;
-	o->n_defs++;
-	return 0;
-}
+static const struct opts_cmd check_cmd = {
+	"check", "check PLAN [-D name=value]...",
+	"Load PLAN, check every key, value, ${...} reference and exclude\n"
+	"rule, and expand it; print nothing when it is good. Errors name\n"
+	"the place: file:line:col, the line and a caret. Exit 2 on error.\n"
+	"\n"
+	"  -D name=value   override a parameter of the plan's params (each\n"
+	"                  name once)\n",
+	check_opts, "PLAN file", 0, offsetof(struct plan_opts, plan)
+};
 
-static int add_only(struct opts *o, char *arg, const char *cmd)
-{
-	const char **n = realloc(o->only, (o->n_only + 1) * sizeof(*n));
+static const struct opts_cmd expand_cmd = {
+	"expand",
+	"expand PLAN [-D name=value]... [--only FILTER]... [--shard K/N]",
+	"Print every cell the plan runs, one per line, tab-separated:\n"
+	"index, id, the mkfs command and the mount command (plus setup and\n"
+	"teardown hooks). LOOPDEV and MOUNTPOINT stand for what a run\n"
+	"attaches and mounts.\n"
+	"\n"
+	"  -D name=value     override a parameter (each name once)\n"
+	"  --only FILTER     keep cells whose coordinates match, e.g.\n"
+	"                    type=xfs,threads=8 (comma = and; repeat = or)\n"
+	"  --shard K/N       keep the filesystem configs whose index mod N\n"
+	"                    is K-1 (a config's cells stay together)\n",
+	expand_opts, "PLAN file", 0, offsetof(struct plan_opts, plan)
+};
 
-	if (!n)
-		return usage_error(cmd, "%s", "out of memory");
-	o->only = n;
-	o->only[o->n_only++] = arg;
-	return 0;
-}
+/* version and help: an operand at most. */
+struct word_opts {
+	const char *word;
+};
 
-/* Options common to the commands that read a plan. */
-static int parse_opts(int argc, char **argv, struct opts *o, int filters)
-{
-	static const struct option longs[] = {
-		{ "define", required_argument, NULL, 'D' },
-		{ "only", required_argument, NULL, 'O' },
-		{ "shard", required_argument, NULL, 'S' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	const char *cmd = argv[0];
-	int c;
+static const struct opts_cmd version_cmd = {
+	"version", "version", "Print fsplan's version.\n", NULL, NULL, 0, 0
+};
 
-	memset(o, 0, sizeof(*o));
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "D:h", longs, NULL)) != -1) {
-		switch (c) {
-		case 'D':
-			if (add_define(o, optarg, cmd))
-				return EXIT_PLAN;
-			break;
-		case 'O':
-			if (!filters)
-				return usage_error(cmd, "%s", "--only is not "
-						   "an option of this command");
-			if (add_only(o, optarg, cmd))
-				return EXIT_PLAN;
-			break;
-		case 'S':
-			if (!filters)
-				return usage_error(cmd, "%s", "--shard is not "
-						   "an option of this command");
-			if (select_parse_shard(optarg, &o->shard_k,
-					       &o->shard_n))
-				return usage_error(cmd, "--shard takes K/N "
-						   "with 1 <= K <= N, not '%s'",
-						   optarg);
-			break;
-		case 'h':
-			printf("usage: fsplan %s\n\n%s",
-			       find_command(cmd)->usage,
-			       find_command(cmd)->help);
-			exit(0);
-		default:
-			return usage_error(cmd, "unknown option '%s'",
-					   argv[optind - 1]);
-		}
-	}
-	if (optind != argc - 1)
-		return usage_error(cmd, "%s", optind == argc ?
-				   "which plan? (a PLAN file is required)" :
-				   "one PLAN file only");
-	o->plan = argv[optind];
-	return 0;
-}
+static const struct opts_cmd help_cmd = {
+	"help", "help [COMMAND]",
+	"Show what fsplan does and its commands, or COMMAND's help (as\n"
+	"'fsplan COMMAND --help' does).\n",
+	NULL, "COMMAND", 1, offsetof(struct word_opts, word)
+};
 
-static void free_opts(struct opts *o)
-{
-	free(o->defs);
-	free(o->only);
-}
+static const struct command *find_command(const char *name);
 
-static int load(struct opts *o, struct plan **p, struct expansion **e)
+static int load(struct plan_opts *o, struct plan **p, struct expansion **e)
 {
 	struct diag d = { 0 };
 	struct runas who;
 
-	if (plan_load(p, o->plan, o->defs, o->n_defs, &d) ||
-	    resolve_plan(*p, &d) || expand_plan(*p, e, &d) || phase_check_all(*e, (*p)->runas, &d) ||
+	if (plan_load(p, o->plan, o->cells.defs, o->cells.n_defs, &d) ||
+	    resolve_plan(*p, &d) || expand_plan(*p, e, &d) ||
+	    phase_check_all(*e, (*p)->runas, &d) ||
 	    privdrop_resolve((*p)->runas, &who, &d)) {
 		expansion_free(*e);
 		*e = NULL;
 		diag_print(&d);
 		plan_free(*p);
 		*p = NULL;
-		return EXIT_PLAN;
+		return EXIT_USAGE;
 	}
 	execpath_warn(*e, &who);
 	return 0;
@@ -186,35 +134,36 @@ static int load(struct opts *o, struct plan **p, struct expansion **e)
 
 static int cmd_check(int argc, char **argv)
 {
-	struct opts o;
+	struct plan_opts o = { 0 };
 	struct plan *p = NULL;
 	struct expansion *e = NULL;
-	int rc = parse_opts(argc, argv, &o, 0);
+	int rc = opts_parse(&check_cmd, argc, argv, &o);
 
-	if (!rc)
+	if (rc == OPTS_GO)
 		rc = load(&o, &p, &e);
 	expansion_free(e);
 	plan_free(p);
-	free_opts(&o);
+	opts_free(&check_cmd, &o);
 	libsrc_free();
 	return rc;
 }
 
 static int cmd_expand(int argc, char **argv)
 {
-	struct opts o;
+	struct plan_opts o = { 0 };
 	struct plan *p = NULL;
 	struct expansion *e = NULL;
 	struct diag d = { 0 };
-	int rc = parse_opts(argc, argv, &o, 1);
+	int rc = opts_parse(&expand_cmd, argc, argv, &o);
 	char mk[1024], mo[1024];
 
-	if (!rc)
-		rc = load(&o, &p, &e);
-	if (!rc && select_cells(e, o.only, o.n_only, o.shard_k, o.shard_n,
-				&d)) {
+	if (rc != OPTS_GO)
+		goto out;
+	rc = load(&o, &p, &e);
+	if (!rc && select_cells(e, o.cells.only.v, o.cells.only.n,
+				o.cells.shard_k, o.cells.shard_n, &d)) {
 		diag_print(&d);
-		rc = EXIT_PLAN;
+		rc = EXIT_USAGE;
 	}
 	for (size_t i = 0; !rc && i < e->n_cells; i++) {
 		const struct cell *c = &e->cells[i];
@@ -236,93 +185,58 @@ static int cmd_expand(int argc, char **argv)
 			"(%zu cells in the plan)\n", e->n_cells);
 	if (fflush(stdout) && !rc) {
 		perror("fsplan expand: stdout");
-		rc = 1;
+		rc = EXIT_FAILED;
 	}
+out:
 	expansion_free(e);
 	plan_free(p);
-	free_opts(&o);
+	opts_free(&expand_cmd, &o);
 	return rc;
 }
 
 static int cmd_version(int argc, char **argv)
 {
-	(void)argv;
-	if (argc > 1)
-		return usage_error("version", "%s", "takes no arguments");
+	int rc = opts_parse(&version_cmd, argc, argv, NULL);
+
+	if (rc != OPTS_GO)
+		return rc;
 	printf("fsplan %s\n", FSPLAN_VERSION);
-	return 0;
+	return EXIT_OK;
 }
 
 static int cmd_help(int argc, char **argv)
 {
+	struct word_opts o = { NULL };
 	const struct command *c;
+	int rc = opts_parse(&help_cmd, argc, argv, &o);
 
-	if (argc < 2) {
+	if (rc != OPTS_GO)
+		return rc;
+	if (!o.word) {
 		fputs(usage_main, stdout);
-		return 0;
+		return EXIT_OK;
 	}
-	c = find_command(argv[1]);
+	c = find_command(o.word);
 	if (!c)
-		return usage_error("help", "no command '%s'", argv[1]);
-	printf("usage: fsplan %s\n\n%s", c->usage, c->help);
-	return 0;
+		return opts_usage("help", "no command '%s'", o.word);
+	opts_help(c->cmd);
+	return EXIT_OK;
 }
 
 static const struct command commands[] = {
-	{ "check", cmd_check, "check PLAN [-D name=value]...",
-	  "Load PLAN, check every key, value, ${...} reference and exclude\n"
-	  "rule, and expand it; print nothing when it is good. Errors name\n"
-	  "the place: file:line:col, the line and a caret. Exit 2 on error.\n"
-	  "\n"
-	  "  -D name=value   override a parameter of the plan's params\n" },
-	{ "expand", cmd_expand,
-	  "expand PLAN [-D name=value]... [--only FILTER]... [--shard K/N]",
-	  "Print every cell the plan runs, one per line, tab-separated:\n"
-	  "index, id, the mkfs command and the mount command (plus setup and\n"
-	  "teardown hooks). LOOPDEV and MOUNTPOINT stand for what a run\n"
-	  "attaches and mounts.\n"
-	  "\n"
-	  "  -D name=value     override a parameter\n"
-	  "  --only FILTER     keep cells whose coordinates match, e.g.\n"
-	  "                    type=xfs,threads=8 (comma = and; repeat = or)\n"
-	  "  --shard K/N       keep the filesystem configs whose index mod N\n"
-	  "                    is K-1 (a config's cells stay together)\n" },
-	{ "run", run_command,
-	  "run PLAN [-D name=value]... [-o DIR] [--only FILTER]... "
-	  "[--shard K/N]\n"
-	  "           [--resume DIR] [--workdir DIR] [--destroy DEVICE] "
-	  "[-q|-v]",
-	  "Run every cell: for each filesystem config, attach the target\n"
-	  "(a sparse loop image by default), mkfs, mount, run the phases as\n"
-	  "the plan's runas user without privileges, unmount, release.\n"
-	  "Everything happens in a private mount and PID namespace, so\n"
-	  "nothing stays mounted or attached after any exit. Must be root.\n"
-	  "\n"
-	  "  -D name=value     override a parameter\n"
-	  "  -o DIR            the run directory (default\n"
-	  "                    results/NAME-YYYYmmdd-HHMMSS)\n"
-	  "  --only FILTER     keep matching cells (see 'fsplan help expand')\n"
-	  "  --shard K/N       keep filesystem configs whose index mod N is K-1\n"
-	  "  --resume DIR      continue a run: skip cells that have a status\n"
-	  "                    row in DIR/results.csv, append the rest\n"
-	  "  --workdir DIR     where loop images go (default: the run dir)\n"
-	  "  --destroy DEVICE  repeat target.device's path: consent to\n"
-	  "                    destroy what is on it\n"
-	  "  -q, -v            quiet; verbose (log lines and progress)\n"
-	  "\n"
-	  "Writes results.csv, manifest.json, log.txt and exec/ in the run\n"
-	  "directory. Exit 0 all ran, 1 some failed, 2 usage or plan error,\n"
-	  "3 refused for safety, 130/143 interrupted (--resume continues).\n" },
-	{ "report", report_command, report_usage, report_help },
-	{ "version", cmd_version, "version", "Print fsplan's version.\n" },
-	{ "help", cmd_help, "help [COMMAND]", "Show help.\n" },
-	{ NULL, NULL, NULL, NULL }
+	{ &check_cmd, cmd_check },
+	{ &expand_cmd, cmd_expand },
+	{ &run_cmd, run_command },
+	{ &report_cmd, report_command },
+	{ &version_cmd, cmd_version },
+	{ &help_cmd, cmd_help },
+	{ NULL, NULL }
 };
 
 static const struct command *find_command(const char *name)
 {
-	for (const struct command *c = commands; c->name; c++)
-		if (!strcmp(c->name, name))
+	for (const struct command *c = commands; c->cmd; c++)
+		if (!strcmp(c->cmd->name, name))
 			return c;
 	return NULL;
 }
@@ -336,7 +250,7 @@ int main(int argc, char **argv)
 
 	if (argc < 2) {
 		fputs(usage_main, stderr);
-		return EXIT_PLAN;
+		return EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
 		return cmd_help(1, argv);
@@ -345,11 +259,11 @@ int main(int argc, char **argv)
 	c = find_command(argv[1]);
 	if (c)
 		return c->fn(argc - 1, argv + 1);
-	for (c = commands; c->name; c++)
-		names[n++] = c->name;
+	for (c = commands; c->cmd; c++)
+		names[n++] = c->cmd->name;
 	hint = diag_suggest(argv[1], names, n);
 	fprintf(stderr, "fsplan: no command '%s'%s%s%s; see 'fsplan --help'\n",
 		argv[1], hint ? " (did you mean '" : "", hint ? hint : "",
 		hint ? "'?)" : "");
-	return EXIT_PLAN;
+	return EXIT_USAGE;
 }

@@ -1,18 +1,14 @@
-/* child: fork a phase run, drop its privileges, watch it with a deadline, reap it. */
+/* child: a phase run in a child of proc_run that drops its privileges first. */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "host/child.h"
-#include "host/fs.h"
-#include "util/clock.h"
+#include "host/proc.h"
 
 static void report_error(const char *fmt, const char *a, const char *b)
 {
@@ -32,52 +28,23 @@ int child_exec_body(void *arg)
 	return 127;
 }
 
-/* In the child: fds in place, signals back to default, then the drop. */
-static void in_child(const struct child_job *job, int report_w)
+/* In the child, set up by proc_run: the drop, the work directory, the body. */
+static int dropped(void *arg)
 {
+	const struct child_job *job = arg;
 	char err[256];
-	sigset_t none;
-	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	int rc;
 
-	setpgid(0, 0);
-	/* The caller's fds are all above 3, so no dup2 clobbers another. */
-	if (null < 0 || dup2(null, 0) < 0 || dup2(job->out_fd, 1) < 0 ||
-	    dup2(job->err_fd, 2) < 0 || dup2(report_w, CHILD_REPORT_FD) < 0)
-		_exit(125);
-	for (int s = 1; s < NSIG; s++)
-		if (s != SIGKILL && s != SIGSTOP)
-			signal(s, SIG_DFL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (privdrop_apply(job->runas, CHILD_REPORT_FD, err, sizeof(err))) {
 		report_error("privilege drop failed: %s%s", err, "");
-		_exit(125);
+		return 125;
 	}
 	if (chdir(job->workdir)) {
 		report_error("cannot enter the work directory %s: %s",
 			     job->workdir, strerror(errno));
-		_exit(125);
+		return 125;
 	}
 	environ = (char **)job->env;	/* we exec or exit: never freed */
-	rc = job->body(job->arg);
-	_exit(rc);
-}
-
-static int append(struct child_result *res, const char *buf, size_t n)
-{
-	char *p;
-
-	if (res->report_len + n > (64u << 20))	/* a runaway report */
-		return -1;
-	p = realloc(res->report, res->report_len + n + 1);
-	if (!p)
-		return -1;
-	memcpy(p + res->report_len, buf, n);
-	res->report = p;
-	res->report_len += n;
-	p[res->report_len] = '\0';
-	return 0;
+	return job->body(job->arg);
 }
 
 static void describe(struct child_result *res, int status)
@@ -113,86 +80,31 @@ static void describe(struct child_result *res, int status)
 int child_run(const struct child_job *job, volatile sig_atomic_t *stop,
 	      struct child_result *res)
 {
-	double t0, deadline, term_at = 0, ticked;
-	struct rusage ru;
-	int pfd[2], pidfd, status = 0, open_pipe = 1;
-	pid_t pid;
+	const struct proc_job pj = {
+		.body = dropped, .arg = (void *)job,
+		.out_fd = job->out_fd, .err_fd = job->err_fd,
+		.pipe_at = CHILD_REPORT_FD,
+		.timeout_s = job->timeout_s, .stop = stop,
+		.tick = job->tick, .tick_ctx = job->tick_ctx,
+		.log_fd = -1,
+		/* past 64 MiB a report is a runaway: it times out */
+		.keep = 64u << 20, .drain = 0,
+		/* whatever it left running in its group goes with it */
+		.kill_leftovers = 1,
+	};
+	struct proc_result pr;
 
 	memset(res, 0, sizeof(*res));
-	if (pipe2(pfd, O_CLOEXEC))
+	if (proc_run(&pj, &pr))
 		return -1;
-	t0 = clock_now();
-	deadline = t0 + job->timeout_s;
-	ticked = t0;
-	pid = fork();
-	if (pid < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		close(pfd[0]);
-		in_child(job, pfd[1]);
-	}
-	close(pfd[1]);
-	setpgid(pid, pid);	/* both sides: no race with an early kill */
-	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	for (;;) {
-		struct pollfd pf[2] = { { pidfd, POLLIN, 0 },
-					{ open_pipe ? pfd[0] : -1, POLLIN, 0 } };
-		double now = clock_now();
-		int wait_ms = 100;
-
-		if (pidfd < 0)
-			break;
-		if (now >= deadline && !res->timed_out) {
-			res->timed_out = 1;
-			kill(-pid, SIGKILL);
-		}
-		if (stop && *stop && !res->interrupted) {
-			res->interrupted = 1;
-			kill(-pid, SIGTERM);
-			term_at = now;
-		}
-		if (term_at && now - term_at > 1.0)
-			kill(-pid, SIGKILL);
-		if (job->tick && now - ticked >= 1.0) {
-			job->tick(job->tick_ctx);
-			ticked = now;
-		}
-		if (!res->timed_out && (deadline - now) * 1000 < wait_ms)
-			wait_ms = (int)((deadline - now) * 1000) + 1;
-		if (poll(pf, 2, wait_ms) <= 0)
-			continue;
-		if (open_pipe && (pf[1].revents & (POLLIN | POLLHUP))) {
-			char buf[4096];
-			ssize_t r = read(pfd[0], buf, sizeof(buf));
-
-			if (r <= 0 || append(res, buf, r))
-				open_pipe = 0;
-		}
-		if (pf[0].revents & POLLIN)
-			break;
-	}
-	/* Drain what the child wrote before it exited. */
-	while (open_pipe) {
-		char buf[4096];
-		ssize_t r = read(pfd[0], buf, sizeof(buf));
-
-		if (r <= 0 || append(res, buf, r))
-			break;
-	}
-	close(pfd[0]);
-	if (pidfd >= 0)
-		close(pidfd);
-	while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
-		;
-	res->seconds = clock_now() - t0;
-	/* Whatever it left running in its group goes with it. */
-	kill(-pid, SIGKILL);
-	res->user_s = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
-	res->sys_s = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
-	describe(res, status);
+	res->report = pr.out;
+	res->report_len = pr.out_len;
+	res->timed_out = pr.timed_out;
+	res->interrupted = pr.interrupted;
+	res->seconds = pr.seconds;
+	res->user_s = pr.user_s;
+	res->sys_s = pr.sys_s;
+	describe(res, pr.status);
 	return 0;
 }
 

@@ -46,12 +46,13 @@ struct child_result {
 };
 
 /*
- * Fork, drop privileges to job->runas (privdrop_apply; a failure aborts
- * the child before the body runs), chdir, run the body; in the parent,
- * collect the report, enforce the timeout (SIGKILL to the child's whole
- * process group) and a stop request (*stop set by a signal handler:
- * SIGTERM to the group, SIGKILL a second later). Returns 0 when the
- * child ran (successfully or not: see res), -1 if it could not start.
+ * Fork (proc_run), drop privileges to job->runas (privdrop_apply; a
+ * failure aborts the child before the body runs), chdir, run the body;
+ * in the parent, collect the report, enforce the timeout (SIGKILL to the
+ * child's whole process group) and a stop request (*stop set by a signal
+ * handler: SIGTERM to the group, SIGKILL a second later); what is left
+ * in its group when it exits is killed. Returns 0 when the child ran
+ * (successfully or not: see res), -1 if it could not start.
  */
 int child_run(const struct child_job *job, volatile sig_atomic_t *stop,
 	      struct child_result *res);

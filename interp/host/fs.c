@@ -1,19 +1,14 @@
 /* fs: make, mount, sync, drop caches and unmount a filesystem, as root, without a shell. */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "host/fs.h"
-#include "util/clock.h"
+#include "host/proc.h"
 
 
 int fs_kernel_has(const char *type, int *nodev)
@@ -124,93 +119,19 @@ char **fs_split_words(const char *s, int *argc)
 	return v;
 }
 
-static void keep_last_line(char *last, size_t len, const char *buf, size_t n)
-{
-	const char *end = buf + n, *start;
-
-	while (end > buf && (end[-1] == '\n' || end[-1] == '\r' ||
-			     end[-1] == ' '))
-		end--;
-	if (end == buf)
-		return;
-	start = end;
-	while (start > buf && start[-1] != '\n')
-		start--;
-	snprintf(last, len, "%.*s", (int)(end - start), start);
-}
-
 int fs_run(const char *const argv[], int log_fd, double timeout_s, char *last,
 	   size_t lastlen)
 {
-	int pfd[2], status = 0, pidfd;
-	double deadline = clock_now() + timeout_s;
-	pid_t pid;
+	const struct proc_job job = {
+		.argv = argv, .out_fd = PROC_PIPE, .err_fd = PROC_PIPE,
+		.pipe_at = -1, .timeout_s = timeout_s, .log_fd = log_fd,
+		.last = last, .last_len = lastlen,
+	};
+	struct proc_result res;
 
-	if (last && lastlen)
-		last[0] = '\0';
-	if (pipe2(pfd, O_CLOEXEC))
+	if (proc_run(&job, &res))
 		return -1;
-	pid = fork();
-	if (pid < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDONLY);
-
-		setpgid(0, 0);
-		dup2(null, 0);
-		dup2(pfd[1], 1);
-		dup2(pfd[1], 2);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		execvp(argv[0], (char *const *)argv);
-		dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	close(pfd[1]);
-	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	for (;;) {
-		struct pollfd pf = { pfd[0], POLLIN, 0 };
-		char buf[4096];
-		double left = deadline - clock_now();
-		ssize_t r;
-
-		if (left <= 0) {
-			kill(-pid, SIGKILL);
-			break;
-		}
-		if (poll(&pf, 1, (int)(left * 1000) + 1) <= 0)
-			continue;
-		r = read(pfd[0], buf, sizeof(buf));
-		if (r <= 0)
-			break;
-		if (log_fd >= 0 && write(log_fd, buf, r) < 0)
-			log_fd = -1;
-		if (last)
-			keep_last_line(last, lastlen, buf, r);
-	}
-	close(pfd[0]);
-	/* Output closed: wait for the exit, still bounded by the deadline. */
-	while (pidfd >= 0) {
-		struct pollfd pf = { pidfd, POLLIN, 0 };
-		double left = deadline - clock_now();
-
-		if (left <= 0) {
-			kill(-pid, SIGKILL);
-			break;
-		}
-		if (poll(&pf, 1, (int)(left * 1000) + 1) > 0)
-			break;
-	}
-	if (pidfd >= 0)
-		close(pidfd);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	return proc_status(&res);
 }
 
 int fs_mkfs(const char *type, const char *opts, const char *dev, int force,

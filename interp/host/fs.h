@@ -20,10 +20,10 @@ int fs_available(const char *type, int nodev, char *why, size_t len);
 char **fs_split_words(const char *s, int *argc);
 
 /*
- * Run argv without a shell, stdin /dev/null, stdout+stderr appended to
- * log_fd, killed after timeout_s. Returns its exit status, 128+signal,
- * or -1 if it could not start; the last line it printed is kept in
- * last (for an error message).
+ * Run argv without a shell (proc_run), stdin /dev/null, stdout+stderr
+ * appended to log_fd, its process group killed after timeout_s. Returns
+ * its exit status, 128+signal, or -1 if it could not start; the last
+ * line it printed is kept in last (for an error message).
  */
 int fs_run(const char *const argv[], int log_fd, double timeout_s, char *last,
 	   size_t lastlen);

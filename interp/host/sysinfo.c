@@ -1,18 +1,14 @@
 /* sysinfo: the machine and tool versions a manifest records, as JSON. */
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "host/proc.h"
 #include "host/sysinfo.h"
-#include "util/clock.h"
 
 #define TOOL_TIMEOUT_MS	5000
 #define TOOL_OUTPUT_MAX	65536	/* more is drained, not kept */
@@ -44,129 +40,35 @@ static char **c_locale_env(void)
 	return env;
 }
 
-/* dup2, or clear close-on-exec when fd is already where it belongs. */
-static int move_fd(int fd, int to)
-{
-	return fd == to ? fcntl(to, F_SETFD, 0) : dup2(fd, to);
-}
-
-/*
- * Between fork and exec only async-signal-safe calls: everything the child
- * needs (paths, environment) is built before the fork.
- */
-static void child(int out, int nul, const char *const argv[], char **env,
-		  char alt[][256], int n_alt)
-{
-	sigset_t none;
-
-	setpgid(0, 0);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	signal(SIGPIPE, SIG_DFL);
-	if (move_fd(nul, 0) < 0 || move_fd(out, 1) < 0 || move_fd(out, 2) < 0)
-		_exit(127);
-	execvpe(argv[0], (char *const *)argv, env);
-	/* mkfs.* live in sbin, which a user's PATH on Debian lacks. */
-	for (int i = 0; i < n_alt && errno == ENOENT; i++)
-		execve(alt[i], (char *const *)argv, env);
-	_exit(127);
-}
-
-/* Wait for pid until the deadline, then kill its process group. */
-static void reap(pid_t pid, long long deadline)
-{
-	const struct timespec tick = { 0, 10 * 1000 * 1000 };
-	pid_t w;
-
-	while ((w = waitpid(pid, NULL, WNOHANG)) == 0 && (long long)(clock_ns() / 1000000) < deadline)
-		nanosleep(&tick, NULL);
-	if (w == pid || (w < 0 && errno == ECHILD))
-		return;
-	kill(-pid, SIGKILL);
-	kill(pid, SIGKILL);
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
-}
-
 /*
  * What argv prints on stdout and stderr together, with stdin from
- * /dev/null, for at most TOOL_TIMEOUT_MS. NULL if it cannot be run.
+ * /dev/null, for at most TOOL_TIMEOUT_MS; its exit status does not
+ * matter (usage output often exits 1). NULL if it cannot be run.
  */
 static char *tool_output(const char *const argv[])
 {
-	char alt[2][256];
-	char **env = NULL;
-	char *out = NULL;
-	size_t len = 0;
-	int p[2] = { -1, -1 }, nul = -1, n_alt = 0;
-	long long deadline;
-	pid_t pid;
+	struct proc_job job = {
+		.argv = argv, .out_fd = PROC_PIPE, .err_fd = PROC_PIPE,
+		.pipe_at = -1, .timeout_s = TOOL_TIMEOUT_MS / 1000.0,
+		.log_fd = -1, .keep = TOOL_OUTPUT_MAX, .drain = 1,
+	};
+	struct proc_result res;
+	char **env;
+	int rc;
 
 	if (!argv || !argv[0] || !argv[0][0])
 		return NULL;
-	for (int i = 0; i < 2 && !strchr(argv[0], '/'); i++)
-		if (snprintf(alt[n_alt], sizeof(alt[0]), "%s/%s",
-			     i ? "/sbin" : "/usr/sbin", argv[0]) <
-		    (int)sizeof(alt[0]))
-			n_alt++;
-	out = malloc(TOOL_OUTPUT_MAX + 1);
 	env = c_locale_env();
-	nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (!out || !env || nul < 0 || pipe2(p, O_CLOEXEC) < 0)
-		goto fail;
-	pid = fork();
-	if (pid < 0)
-		goto fail;
-	if (pid == 0)
-		child(p[1], nul, argv, env, alt, n_alt);
-	/* Here too, so kill(-pid) finds the group before the child runs. */
-	setpgid(pid, pid);
-	close(p[1]);
-	close(nul);
+	if (!env)
+		return NULL;
+	job.env = env;
+	rc = proc_run(&job, &res);
 	free(env);
-	deadline = (long long)(clock_ns() / 1000000) + TOOL_TIMEOUT_MS;
-	for (;;) {
-		struct pollfd pfd = { .fd = p[0], .events = POLLIN };
-		long long left = deadline - (long long)(clock_ns() / 1000000);
-		char tmp[4096];
-		ssize_t r;
-
-		if (left <= 0)
-			break;
-		r = poll(&pfd, 1, (int)left);
-		if (r < 0 && errno != EINTR)
-			break;
-		if (r <= 0)
-			continue;
-		r = read(p[0], tmp, sizeof(tmp));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		if (len < TOOL_OUTPUT_MAX) {
-			size_t k = (size_t)r;
-
-			if (k > TOOL_OUTPUT_MAX - len)
-				k = TOOL_OUTPUT_MAX - len;
-			memcpy(out + len, tmp, k);
-			len += k;
-		}
-	}
-	close(p[0]);
-	/* The exit status does not matter: usage output often exits 1. */
-	reap(pid, deadline);
-	out[len] = '\0';
-	return out;
-fail:
-	if (p[0] >= 0) {
-		close(p[0]);
-		close(p[1]);
-	}
-	if (nul >= 0)
-		close(nul);
-	free(env);
-	free(out);
-	return NULL;
+	if (rc)
+		return NULL;
+	if (res.exec_errno)
+		proc_result_free(&res);
+	return res.out;
 }
 
 /*

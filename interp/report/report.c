@@ -1,7 +1,7 @@
 /* report: `fsplan report` — a run directory as the classic studies' tables. */
 #include <errno.h>
-#include <getopt.h>
 #include <jansson.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,15 +10,12 @@
 #include "report/classic.h"
 #include "report/rank.h"
 #include "report/report.h"
+#include "results/csv.h"
 #include "results/results.h"
+#include "util/exitcode.h"
+#include "util/opts.h"
 
-enum { REPORT_OK = 0, REPORT_USAGE = 2 };
-
-const char report_usage[] =
-	"report RUNDIR [--format text|csv|html] [-o FILE] [--metric GLOB]... "
-	"[--all]";
-
-const char report_help[] =
+static const char report_help[] =
 "Read RUNDIR/results.csv (and manifest.json) and print what the published\n"
 "studies print. By default, about a screen per phase:\n"
 "\n"
@@ -51,7 +48,8 @@ const char report_help[] =
 "                  status, reason, then one column per metric, sorted\n"
 "                  (every metric: --metric and --all are for text)\n"
 "  --format html   not yet (exit 2)\n"
-"  -o FILE         write to FILE instead of standard output\n"
+"  -o, --output FILE\n"
+"                  write to FILE instead of standard output\n"
 "  --metric GLOB   instead of the key metrics, the tables of the metrics\n"
 "                  whose name matches GLOB, e.g. 'rate_mbs' or\n"
 "                  '*_lat_p99_ms', in the order given (repeat for more;\n"
@@ -64,7 +62,6 @@ const char report_help[] =
 
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 
-#define MAX_ONLY 64
 #define MAX_KEY 32	/* metrics of a phase's key that report reads */
 
 enum format { FMT_TEXT, FMT_CSV, FMT_HTML };
@@ -81,14 +78,6 @@ struct pick {
 /* A phase without a key: its time and its throughput figures. */
 static const char *const fallback_key[] = { "seconds", "*_mbs", "*_iops",
 					    NULL };
-
-static int usage(const char *fmt, const char *arg)
-{
-	fputs("fsplan report: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs("\n(see 'fsplan help report')\n", stderr);
-	return REPORT_USAGE;
-}
 
 static const char *const status_name[] = {
 	[RES_NONE] = "incomplete", [RES_OK] = "ok",
@@ -379,20 +368,12 @@ out:
 
 /* ---- wide CSV ----------------------------------------------------------- */
 
-static void csv_field(FILE *f, const char *s, int last)
+/* One field of the wide CSV, quoted as results.csv quotes. */
+static int csv_field(FILE *f, const char *s, int last)
 {
-	if (s[strcspn(s, ",\"\r\n")]) {
-		fputc('"', f);
-		for (; *s; s++) {
-			if (*s == '"')
-				fputc('"', f);
-			fputc(*s, f);
-		}
-		fputc('"', f);
-	} else {
-		fputs(s, f);
-	}
-	fputc(last ? '\n' : ',', f);
+	if (csv_fput(f, s))
+		return -1;
+	return fputc(last ? '\n' : ',', f) == EOF ? -1 : 0;
 }
 
 static int write_csv(FILE *f, const struct results *r)
@@ -403,6 +384,7 @@ static int write_csv(FILE *f, const struct results *r)
 	const struct res_run **runs = calloc(r->n_runs + 1, sizeof(*runs));
 	const char **names = NULL;
 	size_t n_names = 0;
+	int rc = 0;
 
 	if (!runs)
 		return -1;
@@ -413,9 +395,9 @@ static int write_csv(FILE *f, const struct results *r)
 	if (!names)
 		return -1;
 	for (size_t k = 0; k < 10; k++)
-		csv_field(f, fixed[k], k == 9 && !n_names);
+		rc |= csv_field(f, fixed[k], k == 9 && !n_names);
 	for (size_t k = 0; k < n_names; k++)
-		csv_field(f, names[k], k + 1 == n_names);
+		rc |= csv_field(f, names[k], k + 1 == n_names);
 	for (size_t i = 0; i < r->n_runs; i++) {
 		const struct res_run *x = &r->runs[i];
 		const char *v[10];
@@ -434,76 +416,71 @@ static int write_csv(FILE *f, const struct results *r)
 		       status_name[x->status] : "";
 		v[9] = x->reason ? x->reason : "";
 		for (size_t k = 0; k < 10; k++)
-			csv_field(f, v[k], k == 9 && !n_names);
+			rc |= csv_field(f, v[k], k == 9 && !n_names);
 		for (size_t k = 0; k < n_names; k++) {
 			const struct res_metric *m;
 
 			m = results_metric(x, names[k]);
-			csv_field(f, m ? m->value : "", k + 1 == n_names);
+			rc |= csv_field(f, m ? m->value : "",
+					k + 1 == n_names);
 		}
 	}
 	free(names);
-	return 0;
+	return rc;
 }
 
 /* ---- the command -------------------------------------------------------- */
 
-static int parse(int argc, char **argv, const char **rundir,
-		 enum format *fmt, const char **out, const char **only,
-		 enum view *view)
-{
-	static const struct option longs[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "metric", required_argument, NULL, 'm' },
-		{ "all", no_argument, NULL, 'a' },
-		{ NULL, 0, NULL, 0 }
-	};
-	int c, n_only = 0;
+struct report_opts {
+	enum format fmt;
+	const char *out, *rundir;
+	struct opt_list metric;		/* --metric GLOB, in order */
+	int all;
+};
 
-	optind = 0;	/* a full reset: tests call this more than once */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:", longs, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			if (!strcmp(optarg, "text"))
-				*fmt = FMT_TEXT;
-			else if (!strcmp(optarg, "csv"))
-				*fmt = FMT_CSV;
-			else if (!strcmp(optarg, "html"))
-				*fmt = FMT_HTML;
-			else
-				return usage("--format takes text, csv or "
-					     "html, not '%s'", optarg);
-			break;
-		case 'o':
-			*out = optarg;
-			break;
-		case 'm':
-			if (n_only == MAX_ONLY)
-				return usage("%s", "too many --metric");
-			only[n_only++] = optarg;
-			break;
-		case 'a':
-			*view = VIEW_ALL;
-			break;
-		case ':':
-			return usage("'%s' needs a value", argv[optind - 1]);
-		default:
-			return usage("unknown option '%s'", argv[optind - 1]);
+static int take_format(const char *arg, void *slot, char *why, size_t len)
+{
+	static const char *const names[] = { [FMT_TEXT] = "text",
+		[FMT_CSV] = "csv", [FMT_HTML] = "html" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(arg, names[i])) {
+			*(enum format *)slot = (enum format)i;
+			return 0;
 		}
-	}
-	if (n_only && *view == VIEW_ALL)
-		return usage("%s", "--all shows every metric: it does not go "
-			     "with --metric");
-	if (n_only)
-		*view = VIEW_METRIC;
-	if (optind == argc)
-		return usage("%s", "which run? (a RUNDIR is required)");
-	*rundir = argv[optind++];
-	if (optind < argc)
-		return usage("one RUNDIR only, not also '%s'", argv[optind]);
-	return 0;
+	snprintf(why, len, "--format takes text, csv or html, not '%s'", arg);
+	return -1;
+}
+
+static const struct opt report_opts_table[] = {
+	OPT_CALL_OF("format", 0, struct report_opts, fmt, take_format),
+	OPT_STRING_OF("output", 'o', struct report_opts, out),
+	OPT_LIST_OF("metric", 0, struct report_opts, metric),
+	OPT_FLAG_OF("all", 0, struct report_opts, all),
+	OPT_END
+};
+
+const struct opts_cmd report_cmd = {
+	"report",
+	"report RUNDIR [--format text|csv|html] [-o FILE] [--metric GLOB]... "
+	"[--all]",
+	report_help, report_opts_table, "RUNDIR", 0,
+	offsetof(struct report_opts, rundir)
+};
+
+static int parse(int argc, char **argv, struct report_opts *o,
+		 struct pick *pick)
+{
+	int rc = opts_parse(&report_cmd, argc, argv, o);
+
+	if (rc != OPTS_GO)
+		return rc;
+	if (o->metric.n && o->all)
+		return opts_usage("report", "%s", "--all shows every metric: "
+				  "it does not go with --metric");
+	pick->view = o->all ? VIEW_ALL : o->metric.n ? VIEW_METRIC : VIEW_KEY;
+	pick->only = o->metric.v;
+	return OPTS_GO;
 }
 
 /* Whether out is one of the files of rundir that the report reads. */
@@ -525,54 +502,63 @@ static int clobbers(const char *rundir, const char *out)
 	return 0;
 }
 
-int report_command(int argc, char **argv)
+/* The report of o.rundir as o asks. */
+static int report(const struct report_opts *o, struct pick *pick)
 {
-	const char *rundir = NULL, *out = NULL, *only[MAX_ONLY + 1] = { 0 };
-	enum format fmt = FMT_TEXT;
-	struct pick pick = { VIEW_KEY, only, NULL };
+	const char *rundir = o->rundir, *out = o->out;
 	struct results r;
 	struct diag d = { 0 };
 	char path[4096], msg[1024];
 	FILE *f;
-	int rc;
+	int rc, bad;
 
-	rc = parse(argc, argv, &rundir, &fmt, &out, only, &pick.view);
-	if (rc)
-		return rc;
-	if (fmt == FMT_HTML) {
+	if (o->fmt == FMT_HTML) {
 		fputs("fsplan report: --format html is not implemented yet; "
 		      "use text or csv\n", stderr);
-		return REPORT_USAGE;
+		return EXIT_USAGE;
 	}
 	snprintf(path, sizeof(path), "%s/results.csv", rundir);
 	if (results_load(&r, path, &d)) {
 		diag_format(&d, msg, sizeof(msg));
 		fprintf(stderr, "fsplan report: %s\n(RUNDIR is a directory "
 			"that 'fsplan run' wrote)\n", msg);
-		return REPORT_USAGE;
+		return EXIT_USAGE;
 	}
 	if (out && clobbers(rundir, out)) {
 		fprintf(stderr, "fsplan report: -o %s would overwrite the "
 			"run's own record\n", out);
 		results_free(&r);
-		return REPORT_USAGE;
+		return EXIT_USAGE;
 	}
 	f = out ? fopen(out, "w") : stdout;
 	if (!f) {
 		fprintf(stderr, "fsplan report: cannot write %s: %s\n", out,
 			strerror(errno));
 		results_free(&r);
-		return REPORT_USAGE;
+		return EXIT_USAGE;
 	}
-	rc = fmt == FMT_CSV ? write_csv(f, &r) : write_text(f, rundir, &r,
-								 &pick);
-	if (rc)
+	rc = o->fmt == FMT_CSV ? write_csv(f, &r) : write_text(f, rundir, &r,
+								    pick);
+	bad = ferror(f);
+	if (rc && !bad)
 		fputs("fsplan report: out of memory\n", stderr);
-	if (out ? fclose(f) : fflush(f)) {
+	if ((out ? fclose(f) : fflush(f)) || bad) {
 		fprintf(stderr, "fsplan report: cannot write %s: %s\n",
 			out ? out : "standard output", strerror(errno));
 		rc = -1;
 	}
 	results_free(&r);
-	return rc ? REPORT_USAGE : REPORT_OK;
+	return rc ? EXIT_USAGE : EXIT_OK;
+}
+
+int report_command(int argc, char **argv)
+{
+	struct report_opts o = { FMT_TEXT, NULL, NULL, { NULL, 0 }, 0 };
+	struct pick pick = { VIEW_KEY, NULL, NULL };
+	int rc = parse(argc, argv, &o, &pick);
+
+	if (rc == OPTS_GO)
+		rc = report(&o, &pick);
+	opts_free(&report_cmd, &o);
+	return rc;
 }

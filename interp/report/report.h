@@ -2,9 +2,10 @@
 #ifndef FSPLAN_REPORT_H
 #define FSPLAN_REPORT_H
 
-/* The usage line and help text for the command table in main.c. */
-extern const char report_usage[];
-extern const char report_help[];
+#include "util/opts.h"
+
+/* Its name, help and options, for the command table in main.c. */
+extern const struct opts_cmd report_cmd;
 
 /*
  * fsplan report RUNDIR [--format text|csv|html] [-o FILE]; argv[0] is

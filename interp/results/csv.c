@@ -88,6 +88,25 @@ void csv_quote(const char *s, char *buf, size_t len)
 	*p = '\0';
 }
 
+int csv_fput(FILE *f, const char *s)
+{
+	char small[256] = "", *buf;
+	size_t n;
+	int rc;
+
+	if (!s)
+		s = "";
+	n = field_len(s) + 1;
+	buf = n <= sizeof(small) ? small : malloc(n);
+	if (!buf)
+		return -1;
+	csv_quote(s, buf, n);
+	rc = fputs(buf, f) < 0 ? -1 : 0;
+	if (buf != small)
+		free(buf);
+	return rc;
+}
+
 /* done (may be NULL): how much was written, also when it fails. */
 static int write_all(int fd, const char *p, size_t n, size_t *done)
 {

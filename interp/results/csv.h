@@ -2,6 +2,8 @@
 #ifndef FSPLAN_CSV_H
 #define FSPLAN_CSV_H
 
+#include <stdio.h>
+
 #include "util/diag.h"
 
 #define CSV_HEADER "run_id,cell,fs_label,fs_type,mkfs_opts,mount_opts," \
@@ -67,5 +69,7 @@ int csv_read_status(const char *path,
 
 /* RFC 4180 field quoting into buf (for other writers). */
 void csv_quote(const char *s, char *buf, size_t len);
+/* The same field, whole, onto f (NULL is empty). 0, or -1 (ENOMEM, I/O). */
+int csv_fput(FILE *f, const char *s);
 
 #endif

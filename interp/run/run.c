@@ -1,10 +1,10 @@
-/* run: `fsplan run` — options, the run directory, safety guards, then the namespace. */
+/* run: `fsplan run` — its options, the run directory, safety guards, then the namespace. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,9 +21,11 @@
 #include "run/resolve.h"
 #include "run/run.h"
 #include "run/runlog.h"
+#include "cells/cellopts.h"
 #include "cells/select.h"
 #include "util/sha256.h"
 #include "host/sysinfo.h"
+#include "util/opts.h"
 
 static struct run *the_run;
 
@@ -35,79 +37,70 @@ static void on_signal(int sig)
 
 static int usage(const char *fmt, const char *arg)
 {
-	fprintf(stderr, "fsplan run: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n(see 'fsplan help run')\n");
-	return RUN_USAGE;
+	return opts_usage("run", fmt, arg);
 }
 
 struct run_opts {
-	struct plan_define defs[64];
-	int n_defs;
-	const char *only[64];
-	int n_only;
-	int shard_k, shard_n;
-	const char *out, *resume, *workdir, *plan;
+	struct cell_opts cells;
+	const char *out, *resume, *workdir, *destroy, *plan;
+	int quiet, verbose;
+};
+
+static const struct opt run_opts_table[] = {
+	CELLOPTS(struct run_opts, cells),
+	OPT_STRING_OF("output", 'o', struct run_opts, out),
+	OPT_STRING_OF("resume", 0, struct run_opts, resume),
+	OPT_STRING_OF("workdir", 0, struct run_opts, workdir),
+	OPT_STRING_OF("destroy", 0, struct run_opts, destroy),
+	OPT_FLAG_OF("quiet", 'q', struct run_opts, quiet),
+	OPT_FLAG_OF("verbose", 'v', struct run_opts, verbose),
+	OPT_END
+};
+
+const struct opts_cmd run_cmd = {
+	"run",
+	"run PLAN [-D name=value]... [-o DIR] [--only FILTER]... "
+	"[--shard K/N]\n"
+	"           [--resume DIR] [--workdir DIR] [--destroy DEVICE] "
+	"[-q|-v]",
+	"Run every cell: for each filesystem config, attach the target\n"
+	"(a sparse loop image by default), mkfs, mount, run the phases as\n"
+	"the plan's runas user without privileges, unmount, release.\n"
+	"Everything happens in a private mount and PID namespace, so\n"
+	"nothing stays mounted or attached after any exit. Must be root.\n"
+	"\n"
+	"  -D name=value     override a parameter (each name once)\n"
+	"  -o, --output DIR  the run directory (default\n"
+	"                    results/NAME-YYYYmmdd-HHMMSS)\n"
+	"  --only FILTER     keep matching cells (see 'fsplan help expand')\n"
+	"  --shard K/N       keep filesystem configs whose index mod N is K-1\n"
+	"  --resume DIR      continue a run: skip cells that have a status\n"
+	"                    row in DIR/results.csv, append the rest\n"
+	"  --workdir DIR     where loop images go (default: the run dir)\n"
+	"  --destroy DEVICE  repeat target.device's path: consent to\n"
+	"                    destroy what is on it\n"
+	"  -q, --quiet       no progress line\n"
+	"  -v, --verbose     log lines and the progress line, also on a pipe\n"
+	"\n"
+	"Writes results.csv, manifest.json, log.txt and exec/ in the run\n"
+	"directory. Exit 0 all ran, 1 some failed, 2 usage or plan error,\n"
+	"3 refused for safety, 130/143 interrupted (--resume continues).\n",
+	run_opts_table, "PLAN file", 0, offsetof(struct run_opts, plan)
 };
 
 static int parse(int argc, char **argv, struct run_opts *o, struct run *r)
 {
-	static const struct option longs[] = {
-		{ "only", required_argument, NULL, 'O' },
-		{ "shard", required_argument, NULL, 'S' },
-		{ "resume", required_argument, NULL, 'R' },
-		{ "workdir", required_argument, NULL, 'W' },
-		{ "destroy", required_argument, NULL, 'X' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ NULL, 0, NULL, 0 }
-	};
-	int c;
+	int rc = opts_parse(&run_cmd, argc, argv, o);
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "D:o:qv", longs, NULL)) != -1) {
-		switch (c) {
-		case 'D': {
-			char *eq = strchr(optarg, '=');
-
-			if (!eq || eq == optarg || o->n_defs == 64)
-				return usage("-D takes name=value, not '%s'",
-					     optarg);
-			*eq = '\0';
-			o->defs[o->n_defs].name = optarg;
-			o->defs[o->n_defs++].value = eq + 1;
-			break;
-		}
-		case 'O':
-			if (o->n_only == 64)
-				return usage("%s", "too many --only");
-			o->only[o->n_only++] = optarg;
-			break;
-		case 'S':
-			if (select_parse_shard(optarg, &o->shard_k,
-					       &o->shard_n))
-				return usage("--shard takes K/N with 1 <= K "
-					     "<= N, not '%s'", optarg);
-			break;
-		case 'o': o->out = optarg; break;
-		case 'R': o->resume = optarg; break;
-		case 'W': o->workdir = optarg; break;
-		case 'X': r->destroy = optarg; break;
-		case 'q': r->quiet = 1; break;
-		case 'v': r->verbose = 1; break;
-		default:
-			return usage("unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind != argc - 1)
-		return usage("%s", optind == argc ? "which plan? (a PLAN "
-			     "file is required)" : "one PLAN file only");
+	if (rc != OPTS_GO)
+		return rc;
 	if (o->out && o->resume)
 		return usage("%s", "-o and --resume both name the run "
 			     "directory: give one");
-	o->plan = argv[optind];
-	return 0;
+	r->destroy = o->destroy;
+	r->quiet = o->quiet;
+	r->verbose = o->verbose;
+	return OPTS_GO;
 }
 
 static void mark_done(void *ctx, const char *cell, const char *status)
@@ -390,11 +383,14 @@ int run_command(int argc, char **argv)
 	int rc;
 
 	rc = parse(argc, argv, &o, &r);
-	if (rc)
+	if (rc != OPTS_GO) {
+		opts_free(&run_cmd, &o);
 		return rc;
-	if (plan_load(&r.plan, o.plan, o.defs, o.n_defs, &d) ||
+	}
+	if (plan_load(&r.plan, o.plan, o.cells.defs, o.cells.n_defs, &d) ||
 	    resolve_plan(r.plan, &d) || expand_plan(r.plan, &r.e, &d) ||
-	    select_cells(r.e, o.only, o.n_only, o.shard_k, o.shard_n, &d) ||
+	    select_cells(r.e, o.cells.only.v, o.cells.only.n,
+			 o.cells.shard_k, o.cells.shard_n, &d) ||
 	    phase_check_all(r.e, r.plan->runas, &d)) {
 		diag_print(&d);
 		rc = RUN_USAGE;
@@ -466,5 +462,6 @@ out:
 	free(r.done);
 	expansion_free(r.e);
 	plan_free(r.plan);
+	opts_free(&run_cmd, &o);
 	return rc;
 }

@@ -11,11 +11,15 @@
 #include "results/manifest.h"
 #include "host/privdrop.h"
 #include "host/target.h"
+#include "util/exitcode.h"
+#include "util/opts.h"
 
 /* The mount points live on a tmpfs of the run's namespace here. */
 #define FSPLAN_RUNTIME_DIR "/run/fsplan"
 
-enum { RUN_OK = 0, RUN_FAILED = 1, RUN_USAGE = 2, RUN_REFUSED = 3 };
+/* The run's names for util/exitcode.h's statuses. */
+enum { RUN_OK = EXIT_OK, RUN_FAILED = EXIT_FAILED, RUN_USAGE = EXIT_USAGE,
+       RUN_REFUSED = EXIT_REFUSED };
 
 struct run {
 	struct plan *plan;
@@ -49,7 +53,8 @@ struct run {
  * exit status of the run. */
 int runner_main(struct run *r);
 
-/* The command. */
+/* The command, and its name, help and options for main.c's table. */
 int run_command(int argc, char **argv);
+extern const struct opts_cmd run_cmd;
 
 #endif
