@@ -5,12 +5,12 @@
 #include <limits.h>
 #include <signal.h>
 
-#include "results/bonniecsv.h"
 #include "results/csv.h"
 #include "cells/expand.h"
 #include "results/manifest.h"
 #include "host/privdrop.h"
 #include "host/target.h"
+#include "run/sink.h"
 
 /* The mount points live on a tmpfs of the run's namespace here. */
 #define FSPLAN_RUNTIME_DIR "/run/fsplan"
@@ -37,11 +37,8 @@ struct run {
 	double t_start;
 	const struct cell *current;	/* for the progress line */
 	char *parsed;			/* the parser's P lines, once */
-	struct bonnie_metric *kept;	/* this phase run's values so far */
-	size_t n_kept, cap_kept;
-	int bonnie_fd;			/* bonnie.csv, opened on first use */
 	size_t parsed_len;
-	double saved_at;		/* when manifest.json was last written */
+	struct sink sink;		/* in the namespace: where results go */
 	volatile sig_atomic_t stop;	/* the signal that asked to stop */
 };
 

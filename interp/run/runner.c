@@ -10,12 +10,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "results/bonniecsv.h"
 #include "host/child.h"
 #include "phase/lparse.h"
 #include "phase/lrun.h"
 #include "phase/phase.h"
-#include "results/metrics.h"
 #include "host/execpath.h"
 #include "host/fs.h"
 #include "run/run.h"
@@ -71,48 +69,6 @@ static void key_for(struct run *r, const struct live *l, const struct cell *c,
 	k->rep = c ? c->rep : 0;
 }
 
-/* Keep a phase run's values while its rows are written (bonnie.csv). */
-static void keep(struct run *r, const char *metric, double v)
-{
-	struct bonnie_metric *m;
-
-	if (r->n_kept == r->cap_kept) {
-		size_t cap = r->cap_kept ? r->cap_kept * 2 : 64;
-
-		m = realloc(r->kept, cap * sizeof(*m));
-		if (!m)
-			return;
-		r->kept = m;
-		r->cap_kept = cap;
-	}
-	m = &r->kept[r->n_kept];
-	m->name = strdup(metric);
-	if (!m->name)
-		return;
-	m->value = v;
-	r->n_kept++;
-}
-
-static void forget(struct run *r)
-{
-	for (size_t i = 0; i < r->n_kept; i++)
-		free((char *)r->kept[i].name);
-	r->n_kept = 0;
-}
-
-static void row(struct run *r, const struct csv_key *k, const char *metric,
-		const char *unit, const char *fmt, double v)
-{
-	char val[64];
-	int rc;
-
-	keep(r, metric, v);
-	snprintf(val, sizeof(val), fmt, v);
-	rc = csv_row(r->csv, k, metric, val, unit);
-	if (rc)
-		runlog("results.csv: %s", strerror(-rc));
-}
-
 static void conf_metric(struct run *r, const struct live *l,
 			const char *metric, double secs)
 {
@@ -120,99 +76,10 @@ static void conf_metric(struct run *r, const struct live *l,
 	struct csv_key k;
 
 	key_for(r, l, NULL, params, sizeof(params), &k);
-	row(r, &k, metric, "s", "%.6f", secs);
-	forget(r);	/* a config's figures are no phase run's */
-	csv_sync(r->csv);
-	manifest_conf(r->man, l->fc->index - 1, metric, json_real(secs));
+	sink_conf_metric(&r->sink, &k, l->fc->index - 1, metric, secs);
 }
 
-static void save(struct run *r)
-{
-	int rc = manifest_write(r->man, r->dir);
-
-	if (rc)
-		runlog("manifest.json: %s", strerror(-rc));
-	r->saved_at = clock_now();
-}
-
-/*
- * After a phase run: rewrite the manifest unless the last rewrite is
- * under a second old. Its size grows with the plan's cells, so a rewrite
- * per phase run would cost O(cells) each time and O(cells^2) in all;
- * results.csv, fsync'd after every phase run, stays the record that
- * --resume reads, and the manifest is rewritten at the end of every
- * config, on interruption and at the end.
- */
-static void save_soon(struct run *r)
-{
-	if (clock_now() - r->saved_at >= 1.0)
-		save(r);
-}
-
-struct reported {
-	struct run *r;
-	const struct csv_key *k;
-};
-
-static void report_row(void *ctx, const char *name, double v)
-{
-	struct reported *rep = ctx;
-
-	row(rep->r, rep->k, name, "", "%.17g", v);
-}
-
-static void parsed_row(void *ctx, const char *name, double v,
-		       const char *unit)
-{
-	struct reported *rep = ctx;
-
-	row(rep->r, rep->k, name, unit, "%.17g", v);
-}
-
-/* A Lua phase's report: the workers' metrics and report()'s values. */
-static int lua_rows(struct run *r, const struct csv_key *k,
-		    const struct child_result *res)
-{
-	struct metrics m = { 0 };
-	struct reported rep = { r, k };
-	struct metric_row *rows;
-	int n = 0;
-
-	if (metrics_decode(&m, res->report, res->report_len, report_row,
-			   &rep)) {
-		metrics_free(&m);
-		return -1;
-	}
-	row(r, k, "seconds", "s", "%.6f", m.seconds);
-	rows = metrics_rows(&m, NULL, 0, &n);
-	for (int i = 0; rows && i < n; i++)
-		row(r, k, rows[i].name, rows[i].unit, "%.9g", rows[i].value);
-	free(rows);
-	metrics_free(&m);
-	return 0;
-}
-
-/* A bonnie-style phase run's line in bonnie.csv: one write, synced. */
-static void bonnie_line(struct run *r, const struct live *l)
-{
-	char line[2048], path[PATH_MAX + 16];
-	int n = bonniecsv_line(l->fc->label, r->kept, r->n_kept, line,
-			       sizeof(line) - 1);
-
-	if (n < 0)
-		return;
-	line[n++] = '\n';
-	if (r->bonnie_fd < 0) {
-		snprintf(path, sizeof(path), "%s/bonnie.csv", r->dir);
-		r->bonnie_fd = open(path, O_WRONLY | O_APPEND | O_CREAT |
-				    O_CLOEXEC, 0644);
-	}
-	if (r->bonnie_fd < 0 || write(r->bonnie_fd, line, n) != n ||
-	    fdatasync(r->bonnie_fd))
-		runlog("bonnie.csv: %s", strerror(errno));
-}
-
-/* The end of one phase run: rows, fsync, manifest. */
+/* The end of one phase run: its rows, its status, the counts. */
 static void finish_cell(struct run *r, const struct live *l, struct cell *c,
 			const struct child_result *res, const char *status,
 			const char *reason)
@@ -220,57 +87,30 @@ static void finish_cell(struct run *r, const struct live *l, struct cell *c,
 	char params[1024];
 	struct csv_key k;
 	struct statfs sf;
-	int rc;
+	struct sink_outcome o = {
+		.key = &k, .cell = c - r->e->cells, .label = l->fc->label,
+		.lua = r->plan->phases[c->phase].use.s != NULL, .res = res,
+		.parsed = r->parsed, .parsed_len = r->parsed_len,
+		.fs_used_bytes = -1, .status = status, .reason = reason,
+	};
 
 	key_for(r, l, c, params, sizeof(params), &k);
-	if (res && r->plan->phases[c->phase].use.s &&
-	    !strcmp(status, "ok") && lua_rows(r, &k, res)) {
-		status = "failed";
-		reason = "the phase's report was malformed";
-	}
-	if (res) {
-		double cpu = res->user_s + res->sys_s;
-
-		if (!r->plan->phases[c->phase].use.s)
-			row(r, &k, "seconds", "s", "%.6f", res->seconds);
-		if (res->signal)
-			row(r, &k, "signal", "", "%.0f", res->signal);
-		else
-			row(r, &k, "exit_status", "", "%.0f", res->exit_code);
-		row(r, &k, "cpu_user_s", "s", "%.6f", res->user_s);
-		row(r, &k, "cpu_sys_s", "s", "%.6f", res->sys_s);
-		row(r, &k, "cpu_pct", "%", "%.2f",
-		    res->seconds > 0 ? 100 * cpu / res->seconds : 0);
-	}
-	if (r->parsed) {
-		struct reported rep = { r, &k };
-
-		lparse_rows(r->parsed, r->parsed_len, parsed_row, &rep);
-		free(r->parsed);
-		r->parsed = NULL;
-	}
 	if (l->work[0] && !statfs(l->work, &sf))
-		row(r, &k, "fs_used_bytes", "bytes", "%.0f",
-		    (double)(sf.f_blocks - sf.f_bfree) * sf.f_bsize);
-	if (!strcmp(status, "ok"))
-		bonnie_line(r, l);
-	forget(r);
-	rc = csv_row(r->csv, &k, "status", status, reason ? reason : "");
-	if (!rc)
-		rc = csv_sync(r->csv);
-	if (rc)
-		runlog("results.csv: %s", strerror(-rc));
-	if (!strcmp(status, "ok"))
+		o.fs_used_bytes = (double)(sf.f_blocks - sf.f_bfree) *
+				  sf.f_bsize;
+	sink_phase_run(&r->sink, &o);
+	free(r->parsed);
+	r->parsed = NULL;
+	if (!strcmp(o.status, "ok"))
 		r->n_ok++;
-	else if (!strcmp(status, "failed"))
+	else if (!strcmp(o.status, "failed"))
 		r->n_failed++;
 	else
 		r->n_skipped++;
 	r->n_run++;
-	runlog("%s: %s%s%s", c->id, status, reason && *reason ? ": " : "",
-	       reason ? reason : "");
-	manifest_cell(r->man, c - r->e->cells, status, reason);
-	save_soon(r);
+	runlog("%s: %s%s%s", c->id, o.status,
+	       o.reason && *o.reason ? ": " : "", o.reason ? o.reason : "");
+	sink_save_soon(&r->sink);
 }
 
 static int todo(const struct run *r, const struct cell *c)
@@ -294,7 +134,7 @@ static void settle_conf(struct run *r, struct live *l, const char *status,
 	if (reason)
 		manifest_conf(r->man, l->fc->index - 1, "reason",
 			      json_string(reason));
-	save(r);
+	sink_save(&r->sink);
 }
 
 static void progress(struct run *r, const struct cell *c);
@@ -571,7 +411,7 @@ static void run_cell(struct run *r, struct live *l, struct cell *c)
 		/* Not finished, so not recorded: --resume runs it again. */
 		runlog("%s: interrupted", c->id);
 		manifest_cell(r->man, c - r->e->cells, "interrupted", NULL);
-		save(r);
+		sink_save(&r->sink);
 	} else {
 		r->done[c - r->e->cells] = 1;
 		finish_cell(r, l, c, &res, res.ok ? "ok" : "failed",
@@ -764,13 +604,15 @@ release:
 	if (fc->teardown)
 		hook(r, &l, "teardown", fc->teardown);
 	target_release(&dev);
-	save(r);
+	sink_save(&r->sink);
 }
 
 int runner_main(struct run *r)
 {
+	int failed;
+
 	r->t_start = clock_now();
-	r->bonnie_fd = -1;
+	sink_init(&r->sink, r->csv, r->man, r->dir);
 	for (size_t i = 0; i < r->e->n_cells; i++)
 		r->n_todo += todo(r, &r->e->cells[i]);
 	for (int i = 0; i < r->e->n_confs && !r->stop; i++)
@@ -780,7 +622,7 @@ int runner_main(struct run *r)
 	manifest_set(r->man, "ended", manifest_now());
 	manifest_set(r->man, "status", json_string(r->stop ? "interrupted"
 							    : "complete"));
-	save(r);
+	sink_save(&r->sink);
 	runlog("%s: %d ok, %d failed, %d skipped%s", r->run_id, r->n_ok,
 	       r->n_failed, r->n_skipped, r->stop ? ", interrupted" : "");
 	if (!r->quiet)
@@ -788,11 +630,15 @@ int runner_main(struct run *r)
 			"results in %s\n", r->n_ok, r->n_failed, r->n_skipped,
 			r->stop ? " (interrupted: --resume continues)" : "",
 			r->dir);
-	forget(r);
-	free(r->kept);
-	if (r->bonnie_fd >= 0)
-		close(r->bonnie_fd);
+	/* even with -q: what is missing from the run directory is an error */
+	if (r->sink.write_errors)
+		fprintf(stderr, "fsplan: %d writes of results failed (the "
+			"first: %s); what is missing is in %s/log.txt\n",
+			r->sink.write_errors, strerror(r->sink.first_error),
+			r->dir);
+	failed = r->n_failed || r->sink.write_errors;
+	sink_free(&r->sink);
 	if (r->stop)
 		return 128 + r->stop;
-	return r->n_failed ? RUN_FAILED : RUN_OK;
+	return failed ? RUN_FAILED : RUN_OK;
 }
