@@ -6,19 +6,15 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
-#include <sys/sysinfo.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "host/child.h"
-#include "phase/lparse.h"
-#include "phase/lrun.h"
-#include "phase/phase.h"
 #include "host/execpath.h"
 #include "host/fs.h"
+#include "run/job.h"
 #include "run/run.h"
 #include "run/runlog.h"
-#include "util/file.h"
 #include "util/clock.h"
 
 /* Where one config lives while its cells run. */
@@ -229,186 +225,38 @@ static void sweep(void)
 		;
 }
 
-static int open_output(struct run *r, const struct cell *c, const char *ext)
-{
-	char path[PATH_MAX], name[200];
-	size_t n = 0;
-
-	for (const char *s = c->id; *s && n < sizeof(name) - 1; s++)
-		name[n++] = (strchr("/ ,:=#'\"\\", *s) ? '_' : *s);
-	name[n] = '\0';
-	if (snprintf(path, sizeof(path), "%s/exec/%06zu-%s.%s", r->dir,
-		     c->index, name, ext) >= (int)sizeof(path))
-		return -1;
-	return open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-}
-
-static void lua_job(struct run *r, struct live *l, struct cell *c,
-		    struct lrun_job *lj)
-{
-	const struct plan_phase *ph = &r->plan->phases[c->phase];
-	struct statfs sf;
-	struct sysinfo si;
-
-	memset(lj, 0, sizeof(*lj));
-	lj->e = r->e;
-	lj->c = c;
-	lj->module = ph->module_path;
-	lj->fs_type = l->fc->fs->type.s;
-	lj->fs_label = l->fc->label;
-	lj->fs_mkfs = l->fc->mkfs;
-	lj->fs_mount = l->fc->mount;
-	if (!statfs(l->work, &sf)) {
-		lj->fs_size_bytes = (uint64_t)sf.f_blocks * sf.f_bsize;
-		lj->fs_block_size = (uint64_t)sf.f_bsize;
-	}
-	if (!sysinfo(&si))
-		lj->ram_bytes = (uint64_t)si.totalram * si.mem_unit;
-	lj->timeout_s = ph->timeout_s;
-	lj->mem_bytes = ph->memory ? ph->memory : (size_t)1 << 30;
-	/* read as root: runas may not reach the plan's directory */
-	lj->text = phase_read_source(ph->module_path, &lj->text_len);
-	lrun_preread(lj);
-}
-
-/* What a command printed, up to 16 MiB: enough for any report. */
-static char *slurp(int fd, size_t *len)
-{
-	int more;
-	char *buf = file_read_all(fd, 16u << 20, len, &more);
-
-	if (!buf)
-		*len = 0;
-	return buf;
-}
-
-/* parse: the library's parser reads what the command printed, in a
- * dropped child of its own; its metrics join the phase run's rows. */
-static void parse_output(struct run *r, struct cell *c,
-			 const struct child_job *exec_job,
-			 struct child_result *res)
-{
-	const struct plan_phase *ph = &r->plan->phases[c->phase];
-	struct lparse_job pj = { 0 };
-	struct child_job job = *exec_job;
-	struct child_result pres;
-	char parser[PATH_MAX];
-	char *out = slurp(exec_job->out_fd, &pj.out_len);
-	char *err = slurp(exec_job->err_fd, &pj.err_len);
-
-	snprintf(parser, sizeof(parser), "%s/parse/%s.lua",
-		 plan_library_dir(), ph->parse.s);
-	pj.parser = parser;
-	pj.out = out ? out : "";
-	pj.err = err ? err : "";
-	job.body = lparse_body;
-	job.arg = &pj;
-	job.timeout_s = 120;
-	if (child_run(&job, &r->stop, &pres)) {
-		snprintf(res->reason, sizeof(res->reason), "cannot fork the "
-			 "parser");
-		res->ok = 0;
-	} else if (!pres.ok) {
-		snprintf(res->reason, sizeof(res->reason), "parse %.40s: %.400s",
-			 ph->parse.s, pres.reason);
-		res->ok = 0;
-	} else {
-		free(r->parsed);
-		r->parsed = pres.report;
-		r->parsed_len = pres.report_len;
-		pres.report = NULL;
-	}
-	child_result_free(&pres);
-	free(out);
-	free(err);
-}
-
-/* A failed command's last line on stderr ("sh: 1: bonie++: not found")
- * joins its exit status in the reason. */
-static void say_why(int err_fd, char *reason, size_t len)
-{
-	char tail[512];
-	off_t end = lseek(err_fd, 0, SEEK_END), from;
-	ssize_t n;
-	char *p;
-
-	from = end > (off_t)sizeof(tail) - 1 ? end - (off_t)sizeof(tail) + 1
-					     : 0;
-	n = end > 0 ? pread(err_fd, tail, sizeof(tail) - 1, from) : 0;
-	if (n <= 0)
-		return;
-	tail[n] = '\0';
-	while (n > 0 && (tail[n - 1] == '\n' || tail[n - 1] == '\r'))
-		tail[--n] = '\0';
-	p = strrchr(tail, '\n');
-	p = p ? p + 1 : tail;
-	if (*p && strlen(reason) + 3 < len)
-		snprintf(reason + strlen(reason), len - strlen(reason),
-			 ": %.200s", p);
-}
-
+/* One phase run: between actions, its job in a dropped child, its
+ * results; an interrupted one is not recorded, so --resume runs it. */
 static void run_cell(struct run *r, struct live *l, struct cell *c)
 {
 	const struct plan_phase *ph = &r->plan->phases[c->phase];
 	const struct between *b = ph->between.n >= 0 ? &ph->between
 						     : &r->plan->between;
-	char err[512], home[PATH_MAX + 8], tmp[PATH_MAX + 8], user[96];
-	char cellv[1100], repv[32], typev[160], labelv[1100];
-	const char *env[] = { execpath_env, "LANG=C",
-			home, tmp, user, cellv, repv, typev, labelv, NULL };
-	struct child_job job = { 0 };
 	struct child_result res;
-	struct lrun_job lj = { 0 };
-	char *cmd;
+	struct job j;
+	const char *why;
+	char err[512];
 
 	progress(r, c);
 	if (between(r, l, b, err, sizeof(err))) {
 		finish_cell(r, l, c, NULL, "failed", err);
 		return;
 	}
-	cmd = ph->exec.s ? cell_exec(r->e, c) : strdup(ph->module_path);
-	job.out_fd = open_output(r, c, "out");
-	job.err_fd = open_output(r, c, "err");
-	if (!cmd || job.out_fd < 0 || job.err_fd < 0) {
-		finish_cell(r, l, c, NULL, "failed", "cannot open exec/ "
-			    "output files");
+	if (job_open(&j, r, l->fc, l->work, c, &why)) {
+		finish_cell(r, l, c, NULL, "failed", why);
 		goto out;
 	}
-	snprintf(home, sizeof(home), "HOME=%s", l->work);
-	snprintf(tmp, sizeof(tmp), "TMPDIR=%s", l->work);
-	snprintf(user, sizeof(user), "USER=%s", r->runas.name);
-	snprintf(cellv, sizeof(cellv), "FSPLAN_CELL=%s", c->id);
-	snprintf(repv, sizeof(repv), "FSPLAN_REP=%d", c->rep);
-	snprintf(typev, sizeof(typev), "FSPLAN_FS_TYPE=%s",
-		 l->fc->fs->type.s);
-	snprintf(labelv, sizeof(labelv), "FSPLAN_FS_LABEL=%s", l->fc->label);
-	job.runas = &r->runas;
-	job.workdir = l->work;
-	job.timeout_s = ph->timeout_s;
-	job.env = env;
-	if (ph->exec.s) {
-		job.body = child_exec_body;
-		job.arg = cmd;
-	} else {
-		lua_job(r, l, c, &lj);
-		job.body = lrun_body;
-		job.arg = &lj;
-	}
-	job.tick = tick;
-	job.tick_ctx = r;
+	j.child.tick = tick;
+	j.child.tick_ctx = r;
 	r->current = c;
-	runlog("%s: run: %s", c->id, cmd);
-	if (child_run(&job, &r->stop, &res)) {
+	runlog("%s: run: %s", c->id, j.cmd);
+	if (child_run(&j.child, &r->stop, &res)) {
 		finish_cell(r, l, c, NULL, "failed", "cannot fork the phase");
 		goto out;
 	}
 	sweep();
-	if (!res.ok && ph->exec.s && !strncmp(res.reason, "exit status", 11))
-		say_why(job.err_fd, res.reason, sizeof(res.reason));
-	if (res.ok && ph->parse.s)
-		parse_output(r, c, &job, &res);
+	job_after(&j, r, c, &res);
 	if (res.interrupted && !res.ok) {
-		/* Not finished, so not recorded: --resume runs it again. */
 		runlog("%s: interrupted", c->id);
 		manifest_cell(r->man, c - r->e->cells, "interrupted", NULL);
 		sink_save(&r->sink);
@@ -419,13 +267,7 @@ static void run_cell(struct run *r, struct live *l, struct cell *c)
 	}
 	child_result_free(&res);
 out:
-	free(cmd);
-	if (!ph->exec.s)
-		lrun_job_free(&lj);
-	if (job.out_fd >= 0)
-		close(job.out_fd);
-	if (job.err_fd >= 0)
-		close(job.err_fd);
+	job_close(&j);
 }
 
 /* A fresh directory for the phases, owned by runas. */
