@@ -25,6 +25,18 @@ static void on_signal(int sig)
 		the_run->stop = sig;
 }
 
+/* SIGINT, SIGTERM and SIGHUP ask the run to stop (DESIGN.md section 3). */
+static void catch_signals(struct run *r)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	the_run = r;
+	/* cannot fail: valid signals, a valid handler */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
 static int usage(const char *fmt, const char *arg)
 {
 	fprintf(stderr, "fsplan run: ");
@@ -172,7 +184,6 @@ int run_command(int argc, char **argv)
 	struct run r = { 0 };
 	struct run_opts o = { 0 };
 	struct diag d = { 0 };
-	struct sigaction sa = { 0 };
 	json_t *identity = NULL;
 	int rc;
 
@@ -232,12 +243,7 @@ int run_command(int argc, char **argv)
 		goto out;
 	runlog("fsplan run %s: %zu cells%s", o.plan, r.e->n_selected,
 	       o.resume ? " (resumed)" : "");
-	the_run = &r;
-	sa.sa_handler = on_signal;
-	/* cannot fail: valid signals, a valid handler */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	catch_signals(&r);
 	rc = ns_run(&r);
 out:
 	json_decref(identity);

@@ -165,9 +165,12 @@ static int hook(struct run *r, struct live *l, const char *what,
 	char last[256];
 	int rc;
 
-	setenv("FSPLAN_DEV", l->dev, 1);
-	setenv("FSPLAN_MNT", r->mnt, 1);
-	setenv("FSPLAN_TYPE", l->fc->fs->type.s, 1);
+	if (setenv("FSPLAN_DEV", l->dev, 1) ||
+	    setenv("FSPLAN_MNT", r->mnt, 1) ||
+	    setenv("FSPLAN_TYPE", l->fc->fs->type.s, 1)) {
+		runlog("%s: %s: %s", l->cid, what, strerror(errno));
+		return -1;	/* it would run with another config's values */
+	}
 	runlog("%s: %s: %s", l->cid, what, cmd);
 	rc = fs_run(argv, runlog_fd(), 3600, last, sizeof(last));
 	if (rc)
@@ -175,18 +178,28 @@ static int hook(struct run *r, struct live *l, const char *what,
 	return rc;
 }
 
+/* What runs before each phase run. A sync that fails means the next
+ * phase would pay for this one's writes: it fails. Caches that cannot be
+ * dropped only make the next read warmer, and the log says so. */
 static int between(struct run *r, struct live *l, const struct between *b,
 		   char *err, size_t len)
 {
+	int rc;
+
 	for (int i = 0; i < b->n; i++) {
 		switch (b->act[i]) {
 		case BETWEEN_SYNC:
-			fs_syncfs(l->work);
-			break;
 		case BETWEEN_DROP_CACHES:
-			fs_syncfs(l->work);
-			if (fs_drop_caches())
-				runlog("drop_caches: %s", strerror(errno));
+			rc = fs_syncfs(l->work);
+			if (rc) {
+				snprintf(err, len, "between: sync: %s",
+					 strerror(-rc));
+				return -1;
+			}
+			if (b->act[i] == BETWEEN_DROP_CACHES)
+				rc = fs_drop_caches();
+			if (rc)
+				runlog("drop_caches: %s", strerror(-rc));
 			break;
 		case BETWEEN_REMOUNT:
 			if (!l->mounted)
@@ -220,7 +233,7 @@ static void sweep(void)
 {
 	if (getpid() != 1)
 		return;
-	kill(-1, SIGKILL);
+	(void)kill(-1, SIGKILL);	/* ESRCH: there was none */
 	while (waitpid(-1, NULL, WNOHANG) > 0)
 		;
 }
@@ -304,8 +317,14 @@ static void remove_work(struct run *r, struct live *l)
 	char err[512];
 
 	job.out_fd = job.err_fd = null;
-	if (null >= 0 && !child_run(&job, NULL, &res)) {
+	if (null < 0 || child_run(&job, NULL, &res)) {
+		runlog("%s: cannot empty %s: %s", l->cid, l->work,
+		       strerror(errno));
+	} else {
 		sweep();
+		if (!res.ok)	/* then the rmdir below says what is left */
+			runlog("%s: emptying %s: %s", l->cid, l->work,
+			       res.reason);
 		child_result_free(&res);
 	}
 	if (null >= 0)
@@ -346,14 +365,91 @@ static int attach(struct run *r, struct live *l, struct target_dev *dev,
 	return 0;
 }
 
-static void run_conf(struct run *r, struct fsconf *fc)
+/* The filesystem made and mounted (or target.dir entered), and a fresh
+ * work directory on it for the phases. 0, or -1 with err. */
+static int bring_up(struct run *r, struct live *l, struct target_dev *dev,
+		    char *err, size_t len)
 {
 	const struct plan *p = r->plan;
+	const struct fsconf *fc = l->fc;
+	int is_dir = p->target.kind == TARGET_DIR;
+	char applied[1024];
+	double t;
+
+	if (!is_dir && !fc->fs->nodev && attach(r, l, dev, err, len))
+		return -1;
+	if (fc->setup && hook(r, l, "setup", fc->setup)) {
+		snprintf(err, len, "setup hook failed");
+		return -1;
+	}
+	if (!is_dir && !fc->fs->nodev) {
+		t = clock_now();
+		if (fs_mkfs(fc->fs->type.s, fc->mkfs, l->dev,
+			    p->target.kind == TARGET_DEVICE && p->target.wipe,
+			    runlog_fd(), err, len))
+			return -1;
+		conf_metric(r, l, "mkfs_s", clock_now() - t);
+	}
+	if (!is_dir) {
+		t = clock_now();
+		if (fs_mount(fc->fs->type.s, fc->mount,
+			     fc->fs->nodev ? fc->fs->type.s : l->dev, r->mnt,
+			     err, len))
+			return -1;
+		l->mounted = 1;
+		conf_metric(r, l, "mount_s", clock_now() - t);
+		/* unknown options leave the manifest without them */
+		if (!fs_applied_options(r->mnt, applied, sizeof(applied))) {
+			manifest_conf(r->man, fc->index - 1, "mount_applied",
+				      json_string(applied));
+			runlog("%s: mounted, applied options: %s", l->cid,
+			       applied);
+		}
+	}
+	if (make_work(r, l, is_dir ? p->target.dir : r->mnt, err, len))
+		return -1;
+	/* target.dir's fresh subdirectory is seen through the mount point
+	 * when runas cannot reach where it lies (then `..` is not the
+	 * target's directory); else where it is */
+	if (is_dir && !privdrop_can_reach(&r->runas, p->target.dir)) {
+		if (fs_bind(l->work, r->mnt, err, len))
+			return -1;
+		l->bound = 1;
+		snprintf(l->bound_work, sizeof(l->bound_work), "%s", l->work);
+		snprintf(l->work, sizeof(l->work), "%s", r->mnt);
+	}
+	return 0;
+}
+
+/* Whatever bring_up got to, undone, and the manifest written. */
+static void bring_down(struct run *r, struct live *l, struct target_dev *dev)
+{
+	char err[512];
+	double t;
+
+	sweep();
+	if (r->plan->target.kind == TARGET_DIR && l->work[0])
+		remove_work(r, l);
+	if (l->mounted) {
+		t = clock_now();
+		if (fs_umount(r->mnt, err, sizeof(err)))
+			runlog("%s: %s", l->cid, err);
+		else
+			conf_metric(r, l, "umount_s", clock_now() - t);
+	}
+	/* a failed teardown is in the log: the phase runs are recorded */
+	if (l->fc->teardown)
+		(void)hook(r, l, "teardown", l->fc->teardown);
+	target_release(dev);
+	sink_save(&r->sink);
+}
+
+static void run_conf(struct run *r, struct fsconf *fc)
+{
 	struct target_dev dev = { .fd = -1, .lock_fd = -1 };
 	struct live l = { .fc = fc };
-	char err[512], applied[1024];
-	int n = 0, is_dir = p->target.kind == TARGET_DIR;
-	double t;
+	char err[512];
+	int n = 0, is_dir = r->plan->target.kind == TARGET_DIR;
 
 	for (size_t i = 0; i < fc->n_cells; i++)
 		n += todo(r, &r->e->cells[fc->first_cell + i]);
@@ -369,48 +465,8 @@ static void run_conf(struct run *r, struct fsconf *fc)
 		settle_conf(r, &l, "skipped", err);
 		return;
 	}
-	if (!is_dir && !fc->fs->nodev && attach(r, &l, &dev, err, sizeof(err)))
+	if (bring_up(r, &l, &dev, err, sizeof(err)))
 		goto fail;
-	if (fc->setup && hook(r, &l, "setup", fc->setup)) {
-		snprintf(err, sizeof(err), "setup hook failed");
-		goto fail;
-	}
-	if (!is_dir && !fc->fs->nodev) {
-		t = clock_now();
-		if (fs_mkfs(fc->fs->type.s, fc->mkfs, l.dev,
-			    p->target.kind == TARGET_DEVICE && p->target.wipe,
-			    runlog_fd(), err, sizeof(err)))
-			goto fail;
-		conf_metric(r, &l, "mkfs_s", clock_now() - t);
-	}
-	if (!is_dir) {
-		t = clock_now();
-		if (fs_mount(fc->fs->type.s, fc->mount,
-			     fc->fs->nodev ? fc->fs->type.s : l.dev, r->mnt,
-			     err, sizeof(err)))
-			goto fail;
-		l.mounted = 1;
-		conf_metric(r, &l, "mount_s", clock_now() - t);
-		if (!fs_applied_options(r->mnt, applied, sizeof(applied))) {
-			manifest_conf(r->man, fc->index - 1, "mount_applied",
-				      json_string(applied));
-			runlog("%s: mounted, applied options: %s", l.cid,
-			       applied);
-		}
-	}
-	if (make_work(r, &l, is_dir ? p->target.dir : r->mnt, err,
-		      sizeof(err)))
-		goto fail;
-	/* target.dir's fresh subdirectory is seen through the mount point
-	 * when runas cannot reach where it lies (then `..` is not the
-	 * target's directory); else where it is */
-	if (is_dir && !privdrop_can_reach(&r->runas, p->target.dir)) {
-		if (fs_bind(l.work, r->mnt, err, sizeof(err)))
-			goto fail;
-		l.bound = 1;
-		snprintf(l.bound_work, sizeof(l.bound_work), "%s", l.work);
-		snprintf(l.work, sizeof(l.work), "%s", r->mnt);
-	}
 	manifest_conf(r->man, fc->index - 1, "status", json_string("running"));
 	/* The loop fd stays open to the end: a remount's umount would
 	 * otherwise let autoclear take the device away. */
@@ -428,25 +484,12 @@ static void run_conf(struct run *r, struct fsconf *fc)
 	}
 	manifest_conf(r->man, fc->index - 1, "status",
 		      json_string(r->stop ? "interrupted" : "done"));
-	goto release;
+	bring_down(r, &l, &dev);
+	return;
 fail:
 	runlog("%s: %s", l.cid, err);
 	settle_conf(r, &l, "failed", err);
-release:
-	sweep();
-	if (is_dir && l.work[0])
-		remove_work(r, &l);
-	if (l.mounted) {
-		t = clock_now();
-		if (fs_umount(r->mnt, err, sizeof(err)))
-			runlog("%s: %s", l.cid, err);
-		else
-			conf_metric(r, &l, "umount_s", clock_now() - t);
-	}
-	if (fc->teardown)
-		hook(r, &l, "teardown", fc->teardown);
-	target_release(&dev);
-	sink_save(&r->sink);
+	bring_down(r, &l, &dev);
 }
 
 int runner_main(struct run *r)
