@@ -227,11 +227,69 @@ static void say_why(int err_fd, char *reason, size_t len)
 			 ": %.200s", p);
 }
 
+/* Where the plan wrote the value of this cell's parameter key (its with
+ * value, or its matrix value), or NULL if the plan left it the module's
+ * default. */
+static const struct pstr *written(const struct expansion *e,
+				  const struct cell *c, const char *key,
+				  size_t n)
+{
+	const struct plan_phase *ph = &e->plan->phases[c->phase];
+
+	for (int i = 0; i < ph->n_with; i++)
+		if (strlen(ph->with[i].key) == n &&
+		    !strncmp(ph->with[i].key, key, n))
+			return &ph->with[i].val;
+	for (int i = 0; i < ph->n_matrix; i++) {
+		const struct plan_axis *ax = &ph->matrix[i];
+		const char *v;
+
+		if (strlen(ax->name) != n || strncmp(ax->name, key, n))
+			continue;
+		v = cell_coord(e, c, ax->name);
+		for (int k = 0; v && k < ax->n; k++)
+			if (!strcmp(ax->values[k].s, v))
+				return &ax->values[k];
+	}
+	return NULL;
+}
+
+/*
+ * A Lua phase that refuses a parameter names it first, after the step
+ * ("setup: file_size 1 MiB is less than ..."; lua/fsplan.lua's rule, the
+ * library's refusals): the reason then points at the value in the plan,
+ * as every error found late should (STYLE.md), "plan.yaml:9:20: setup:
+ * ...". A reason with a place of its own (a Lua error's "mod.lua:4:",
+ * a plan diag's) starts with no parameter's name and stays as it is.
+ */
+static void place_refusal(struct run *r, const struct cell *c,
+			  struct child_result *res)
+{
+	const char *msg = strstr(res->reason, ": ");
+	const struct pstr *v;
+	struct diag d;
+	size_t n;
+
+	if (!msg)
+		return;
+	msg += 2;
+	n = strspn(msg, "abcdefghijklmnopqrstuvwxyz0123456789_");
+	if (!n || (msg[n] && msg[n] != ':' && msg[n] != ' '))
+		return;
+	v = written(r->e, c, msg, n);
+	if (!v || v->pos.line < 1)
+		return;
+	diag_set(&d, r->plan->file, NULL, v->pos, "%s", res->reason);
+	diag_format(&d, res->reason, sizeof(res->reason));
+}
+
 void job_after(struct job *j, struct run *r, const struct cell *c,
 	       struct child_result *res)
 {
 	const struct plan_phase *ph = &r->plan->phases[c->phase];
 
+	if (!res->ok && !ph->exec.s && !res->interrupted)
+		place_refusal(r, c, res);
 	if (!res->ok && ph->exec.s && !strncmp(res->reason, "exit status", 11))
 		say_why(j->child.err_fd, res->reason, sizeof(res->reason));
 	if (res->ok && ph->parse.s)
