@@ -1,4 +1,4 @@
-/* run: `fsplan run` — the state of one run and the two halves that share it. */
+/* run: `fsplan run` — the state of one run, shared by the command, its namespace and its config loop. */
 #ifndef FSPLAN_RUN_H
 #define FSPLAN_RUN_H
 
@@ -28,8 +28,8 @@ struct run {
 					 * FSPLAN_RUNTIME_DIR in our namespace */
 	const char *destroy;		/* --destroy */
 	struct target_dev dev;		/* target.device, guarded */
-	struct csv *csv;
-	struct manifest *man;
+	struct csv *csv;		/* results.csv: the sink writes it */
+	struct manifest *man;		/* manifest.json's contents */
 	unsigned char *done;		/* per cell: already in results.csv */
 	int verbose, quiet, progress;
 	int n_ok, n_failed, n_skipped;
