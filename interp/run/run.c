@@ -122,6 +122,8 @@ static int guard_target(struct run *r, json_t **identity)
 	int refused = 0;
 
 	r->dev.fd = r->dev.lock_fd = -1;
+	/* Out of memory, jansson leaves a value out (json_object_set_new
+	 * frees it): the manifest lacks that fact, and nothing else does. */
 	*identity = json_object();
 	switch (t->kind) {
 	case TARGET_IMAGE:
