@@ -106,7 +106,7 @@ cannot:
  * sanitizers' leak checker needs one at exit. Each link dies with its
  * parent (PDEATHSIG), so SIGKILL of fsplan takes the namespace down.
  */
-int ns_run(struct run *r)
+int ns_run(struct run *r, int (*init)(struct run *r))
 {
 	pid_t pid = fork_tied();
 
@@ -138,7 +138,7 @@ int ns_run(struct run *r)
 	if (pid < 0)
 		_exit(RUN_FAILED);
 	if (pid == 0)
-		_exit(runner_main(r));
+		_exit(init(r));
 	if (r->dev.fd >= 0)
 		close(r->dev.fd);
 	r->dev.fd = -1;

@@ -10,7 +10,6 @@
 #include "phase/phase.h"
 #include "host/execpath.h"
 #include "phase/libsrc.h"
-#include "run/ns.h"
 #include "run/run.h"
 #include "run/rundir.h"
 #include "run/runlog.h"
@@ -111,6 +110,41 @@ static int parse(int argc, char **argv, struct run_opts *o, struct run *r)
 		return usage("%s", "-o and --resume both name the run "
 			     "directory: give one");
 	o->plan = argv[optind];
+	return 0;
+}
+
+static void mark_done(void *ctx, const char *cell, const char *status)
+{
+	struct run *r = ctx;
+
+	(void)status;
+	/* ids are unique; a linear scan per row is fine for resumes */
+	for (size_t i = 0; i < r->e->n_cells; i++)
+		if (!strcmp(r->e->cells[i].id, cell))
+			r->done[i] = 1;
+}
+
+/* The run directory (rundir.h), and in it results.csv (when resuming,
+ * the cells it finished are done) and log.txt. 0, or -1 with d. */
+static int open_dir(struct run *r, const char *out, const char *resume,
+		    struct diag *d)
+{
+	char path[PATH_MAX + 32];
+	int rc;
+
+	if (rundir_make(r->plan, out, resume, r->dir, d))
+		return -1;
+	snprintf(r->run_id, sizeof(r->run_id), "%s", strrchr(r->dir, '/') + 1);
+	snprintf(path, sizeof(path), "%s/results.csv", r->dir);
+	if (resume && csv_read_status(path, mark_done, r, d))
+		return -1;
+	if (csv_open(&r->csv, path, d))
+		return -1;
+	snprintf(path, sizeof(path), "%s/log.txt", r->dir);
+	rc = runlog_open(path, r->verbose);
+	if (rc)
+		return diag_set(d, path, NULL, (struct pos){ 0, 0 },
+				"cannot open it: %s", strerror(-rc));
 	return 0;
 }
 
@@ -222,7 +256,7 @@ int run_command(int argc, char **argv)
 		goto out;
 	}
 	r.progress = !r.quiet && (r.verbose || isatty(2));
-	if (rundir_open(&r, o.out, o.resume, &d)) {
+	if (open_dir(&r, o.out, o.resume, &d)) {
 		diag_print(&d);
 		rc = RUN_USAGE;
 		goto out;
@@ -234,7 +268,7 @@ int run_command(int argc, char **argv)
 	rc = guard_target(&r, &identity);
 	if (rc) {
 		if (!o.resume)
-			rundir_discard(&r);
+			rundir_discard(r.dir);
 		goto out;
 	}
 	if (target_clean_stale(r.workdir) > 0)
@@ -246,7 +280,7 @@ int run_command(int argc, char **argv)
 	runlog("fsplan run %s: %zu cells%s", o.plan, r.e->n_selected,
 	       o.resume ? " (resumed)" : "");
 	catch_signals(&r);
-	rc = ns_run(&r);
+	rc = runner_main(&r);
 out:
 	json_decref(identity);
 	libsrc_free();

@@ -42,8 +42,8 @@ struct run {
 	volatile sig_atomic_t stop;	/* the signal that asked to stop */
 };
 
-/* In the namespace's init: every config and cell, in order. Returns the
- * exit status of the run. */
+/* The run itself, in a namespace of its own (ns.h): every config and
+ * cell, in order. Returns the exit status of the run. */
 int runner_main(struct run *r);
 
 /* The command. */

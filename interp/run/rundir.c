@@ -1,5 +1,6 @@
-/* rundir: the run directory — made new or reopened to resume, or discarded. */
+/* rundir: the run directory — where it goes, made new or checked for a resume, or discarded. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,23 +8,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "run/run.h"
+#include "results/manifest.h"
 #include "run/rundir.h"
-#include "run/runlog.h"
 #include "util/sha256.h"
 
 static const struct pos nowhere;
-
-static void mark_done(void *ctx, const char *cell, const char *status)
-{
-	struct run *r = ctx;
-
-	(void)status;
-	/* ids are unique; a linear scan per row is fine for resumes */
-	for (size_t i = 0; i < r->e->n_cells; i++)
-		if (!strcmp(r->e->cells[i].id, cell))
-			r->done[i] = 1;
-}
 
 /* mkdir -p of everything above path. */
 static int mkdir_parents(const char *path)
@@ -46,7 +35,7 @@ static int mkdir_parents(const char *path)
 }
 
 /* Where the run goes, and for a resume whether it is this plan's. */
-static int choose(struct run *r, const char *out, const char *resume,
+static int choose(const struct plan *p, const char *out, const char *resume,
 		  char *path, size_t len, struct diag *d)
 {
 	char stamp[32], sha[65], old[65];
@@ -59,7 +48,7 @@ static int choose(struct run *r, const char *out, const char *resume,
 	else if (out)
 		n = snprintf(path, len, "%s", out);
 	else
-		n = snprintf(path, len, "results/%s-%s", r->plan->name,
+		n = snprintf(path, len, "results/%s-%s", p->name,
 			     localtime_r(&now, &tm) &&
 			     strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S",
 				      &tm) ? stamp : "now");
@@ -68,7 +57,7 @@ static int choose(struct run *r, const char *out, const char *resume,
 				"name is too long: %.200s...", path);
 	if (!resume)
 		return 0;
-	sha256_hex(r->plan->text, r->plan->text_len, sha);
+	sha256_hex(p->text, p->text_len, sha);
 	if (manifest_read_plan_sha(path, old))
 		return diag_set(d, path, NULL, nowhere, "no manifest.json "
 				"here to resume from");
@@ -79,43 +68,29 @@ static int choose(struct run *r, const char *out, const char *resume,
 	return 0;
 }
 
-int rundir_open(struct run *r, const char *out, const char *resume,
-		struct diag *d)
+int rundir_make(const struct plan *p, const char *out, const char *resume,
+		char *dir, struct diag *d)
 {
 	char path[PATH_MAX + 32];
-	const char *base;
-	int rc;
 
-	if (choose(r, out, resume, path, sizeof(path), d))
+	if (choose(p, out, resume, path, sizeof(path), d))
 		return -1;
 	if (!resume && (mkdir_parents(path) || mkdir(path, 0755)))
 		return diag_set(d, path, NULL, nowhere, "cannot make it: %s%s",
 				strerror(errno), errno == EEXIST ?
 				" (use --resume to continue a run)" : "");
-	if (!realpath(path, r->dir))
+	if (!realpath(path, dir))
 		return diag_set(d, path, NULL, nowhere, "cannot resolve it: %s",
 				strerror(errno));
-	base = strrchr(r->dir, '/');
-	snprintf(r->run_id, sizeof(r->run_id), "%s", base + 1);
-	/* r->dir is under PATH_MAX, so none of these names is cut short */
-	snprintf(path, sizeof(path), "%s/exec", r->dir);
+	/* dir is under PATH_MAX, so the name is not cut short */
+	snprintf(path, sizeof(path), "%s/exec", dir);
 	if (mkdir(path, 0755) && errno != EEXIST)
 		return diag_set(d, path, NULL, nowhere, "cannot make it: %s",
 				strerror(errno));
-	snprintf(path, sizeof(path), "%s/results.csv", r->dir);
-	if (resume && csv_read_status(path, mark_done, r, d))
-		return -1;
-	if (csv_open(&r->csv, path, d))
-		return -1;
-	snprintf(path, sizeof(path), "%s/log.txt", r->dir);
-	rc = runlog_open(path, r->verbose);
-	if (rc)
-		return diag_set(d, path, NULL, nowhere, "cannot open it: %s",
-				strerror(-rc));
 	return 0;
 }
 
-void rundir_discard(struct run *r)
+void rundir_discard(const char *dir)
 {
 	static const char *const files[] = { "results.csv", "log.txt" };
 	static const char *const dirs[] = { "exec", "" };
@@ -123,12 +98,11 @@ void rundir_discard(struct run *r)
 
 	/* best effort: what cannot go stays, as an empty run directory */
 	for (int i = 0; i < 2; i++) {
-		snprintf(path, sizeof(path), "%s/%s", r->dir, files[i]);
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
 		(void)unlink(path);
 	}
 	for (int i = 0; i < 2; i++) {
-		snprintf(path, sizeof(path), "%s/%s", r->dir, dirs[i]);
+		snprintf(path, sizeof(path), "%s/%s", dir, dirs[i]);
 		(void)rmdir(path);
 	}
-	r->dir[0] = '\0';
 }

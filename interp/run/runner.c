@@ -13,6 +13,7 @@
 #include "host/execpath.h"
 #include "host/fs.h"
 #include "run/job.h"
+#include "run/ns.h"
 #include "run/run.h"
 #include "run/runlog.h"
 #include "util/clock.h"
@@ -492,7 +493,8 @@ fail:
 	bring_down(r, &l, &dev);
 }
 
-int runner_main(struct run *r)
+/* In the namespace's init: every config and cell, in order. */
+static int run_all(struct run *r)
 {
 	int failed;
 
@@ -526,4 +528,9 @@ int runner_main(struct run *r)
 	if (r->stop)
 		return 128 + r->stop;
 	return failed ? RUN_FAILED : RUN_OK;
+}
+
+int runner_main(struct run *r)
+{
+	return ns_run(r, run_all);
 }
