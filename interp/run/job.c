@@ -187,8 +187,8 @@ static void parse_output(struct run *r, const struct cell *c,
 		goto out;
 	}
 	if (!pres.ok) {
-		snprintf(res->reason, sizeof(res->reason), "parse %.40s: %.400s",
-			 ph->parse.s, pres.reason);
+		snprintf(res->reason, sizeof(res->reason),
+			 "parse %.40s: %.400s", ph->parse.s, pres.reason);
 	} else {
 		res->ok = 1;
 		free(r->parsed);

@@ -14,8 +14,8 @@ struct cell;
 struct job {
 	struct child_job child;		/* what child_run takes */
 	struct lrun_job lua;		/* a Lua phase's, else unused */
-	char *cmd;			/* the command, or the module's path */
-	const char *env[10];		/* NULL-ended, into the strings below */
+	char *cmd;			/* the command, or the module */
+	const char *env[10];		/* NULL-ended, into those below */
 	char home[PATH_MAX + 8], tmp[PATH_MAX + 8], user[96];
 	char cell[1100], rep[32], type[160], label[1100];
 };

@@ -38,7 +38,7 @@ struct run {
 	const struct cell *current;	/* for the progress line */
 	char *parsed;			/* the parser's P lines, once */
 	size_t parsed_len;
-	struct sink sink;		/* in the namespace: where results go */
+	struct sink sink;		/* where results go, in the init */
 	volatile sig_atomic_t stop;	/* the signal that asked to stop */
 };
 

@@ -170,7 +170,8 @@ static int hook(struct run *r, struct live *l, const char *what,
 	    setenv("FSPLAN_MNT", r->mnt, 1) ||
 	    setenv("FSPLAN_TYPE", l->fc->fs->type.s, 1)) {
 		runlog("%s: %s: %s", l->cid, what, strerror(errno));
-		return -1;	/* it would run with another config's values */
+		/* it would run with another config's values */
+		return -1;
 	}
 	runlog("%s: %s: %s", l->cid, what, cmd);
 	rc = fs_run(argv, runlog_fd(), 3600, last, sizeof(last));

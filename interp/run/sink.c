@@ -107,7 +107,8 @@ void sink_conf_metric(struct sink *s, const struct csv_key *k, int conf,
 {
 	int rc;
 
-	put(s, k, metric, "s", "%.6f", secs);	/* a config's, no phase run's */
+	/* a config's figure, kept for no phase run's line */
+	put(s, k, metric, "s", "%.6f", secs);
 	rc = csv_sync(s->csv);
 	if (rc)
 		lost_write(s, "results.csv", -rc);

@@ -11,7 +11,7 @@
 
 struct sink {
 	struct csv *csv;		/* results.csv, the caller's */
-	struct manifest *man;		/* the caller's; rewritten into dir */
+	struct manifest *man;		/* the caller's, written in dir */
 	const char *dir;		/* the run directory */
 	/* What kept values are allocated with, as realloc (NULL: realloc);
 	 * memory it returns is released with free(). A test makes it fail. */
@@ -19,10 +19,10 @@ struct sink {
 	struct bonnie_metric *kept;	/* the phase run's values so far */
 	size_t n_kept, cap_kept;
 	int lost;			/* a value could not be kept */
-	int bonnie_fd;			/* bonnie.csv, opened on first use */
-	int write_errors;		/* rows or lines that are not on disk */
+	int bonnie_fd;			/* bonnie.csv, or -1 until used */
+	int write_errors;		/* writes that are not on disk */
 	int first_error;		/* the errno of the first of them */
-	double saved_at;		/* when manifest.json was last written */
+	double saved_at;		/* when manifest.json was written */
 };
 
 /* One phase run as it ended, for sink_phase_run. */
@@ -30,7 +30,7 @@ struct sink_outcome {
 	const struct csv_key *key;
 	size_t cell;			/* its index in the expansion */
 	const char *label;		/* its config's, for bonnie.csv */
-	int lua;			/* res->report is a Lua phase's report */
+	int lua;			/* res->report is a Lua phase's */
 	const struct child_result *res;	/* NULL: it never ran */
 	const char *parsed;		/* a parser's P lines, or NULL */
 	size_t parsed_len;
