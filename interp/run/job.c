@@ -98,15 +98,15 @@ int job_open(struct job *j, struct run *r, const struct fsconf *fc,
 
 	memset(j, 0, sizeof(*j));
 	j->child.out_fd = open_output(r, c, "out");
-	j->child.err_fd = open_output(r, c, "err");
+	j->child.err_fd = j->child.out_fd < 0 ? -1 : open_output(r, c, "err");
+	if (j->child.err_fd < 0) {
+		runlog("%s: exec/: %s", c->id, strerror(errno));
+		*why = "cannot open exec/ output files";
+		return -1;
+	}
 	j->cmd = ph->exec.s ? cell_exec(r->e, c) : strdup(ph->module_path);
 	if (!j->cmd) {
 		*why = "out of memory";
-		return -1;
-	}
-	if (j->child.out_fd < 0 || j->child.err_fd < 0) {
-		runlog("%s: exec/: %s", c->id, strerror(errno));
-		*why = "cannot open exec/ output files";
 		return -1;
 	}
 	environment(j, r, fc, work, c);

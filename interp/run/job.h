@@ -29,9 +29,11 @@ struct job {
 int job_open(struct job *j, struct run *r, const struct fsconf *fc,
 	     const char *work, const struct cell *c, const char **why);
 
-/* After child_run: a failed command's last stderr line joins its reason;
- * a command that succeeded has its output parsed (parse:), the P lines
- * kept in r->parsed, or res fails with the parser's reason. */
+/* After child_run: a Lua phase's refusal of a parameter points at its
+ * value in the plan (file:line:col); a failed command's last stderr line
+ * joins its reason; a command that succeeded has its output parsed
+ * (parse:), the P lines kept in r->parsed, or res fails with the
+ * parser's reason. */
 void job_after(struct job *j, struct run *r, const struct cell *c,
 	       struct child_result *res);
 
