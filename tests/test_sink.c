@@ -179,3 +179,21 @@ Test(sink, a_config_figure_is_a_synced_row)
 	cr_expect_str_eq(e2e_metric(dir, "ext4", "mkfs_s"), "1.500000");
 	cr_expect_eq(s.n_kept, 0, "a config's figure is no phase run's");
 }
+
+Test(sink, a_manifest_that_cannot_be_written_is_counted)
+{
+	char path[600];
+
+	sink_save(&s);
+	snprintf(path, sizeof(path), "%s/manifest.json", dir);
+	cr_expect(strstr(e2e_read(path), "\"run_id\": \"r\""), "%s",
+		  e2e_read(path));
+	cr_expect_eq(s.write_errors, 0);
+	s.dir = "/nonexistent/fsplan-sink";
+	sink_save(&s);
+	cr_expect_eq(s.write_errors, 1);
+	/* a rewrite under a second after the last is left for later */
+	sink_save_soon(&s);
+	cr_expect_eq(s.write_errors, 1, "saved again within the second");
+	s.dir = dir;
+}
