@@ -191,6 +191,84 @@ Test(run, timeout_kills_the_phase_group, .fini = fini, .timeout = 60)
 	expect_clean(e2e_tmpdir());
 }
 
+/* The reason of cell starts with the plan's path, then want. */
+static void expect_reason(const char *rd, const char *cell, const char *want)
+{
+	const char *why = e2e_reason(rd, cell);
+	char start[600];
+
+	snprintf(start, sizeof(start), "%s/%s", e2e_tmpdir(), want);
+	cr_expect(why && !strncmp(why, start, strlen(start)),
+		  "%s: '%s' does not start with '%s'", cell, why, start);
+}
+
+/* A phase that refuses a parameter names it; the status reason then
+ * points at the value in the plan, for a with value and for the matrix
+ * value of each cell. An error with a place of its own keeps it. */
+Test(run, a_refusal_points_at_the_plan_value, .fini = fini, .timeout = 60)
+{
+	char rd[256], *reason;
+	const char *why;
+	int rc;
+
+	e2e_require_root();
+	e2e_write(e2e_tmpdir(), "boom.lua",
+		  "return { params = { n = 1 },\n"
+		  "  setup = function(ctx, w) error('n is not welcome') end,\n"
+		  "  worker = function(w, ctx) end }\n");
+	rc = run_plan("fsplan: 1\n"
+		      "target: {image: 64M}\n"
+		      "filesystems: [{type: ext4}]\n"
+		      "phases:\n"
+		      "  - use: tiobench\n"
+		      "    with: {file_size: 16M, ram: 8M, mode: backwards}\n"
+		      "  - name: modes\n"
+		      "    use: tiobench\n"
+		      "    with: {file_size: 16M, ram: 8M}\n"
+		      "    matrix:\n"
+		      "      mode: [sideways, upwards]\n"
+		      "  - use: boom.lua\n"
+		      "    with: {n: 2}\n", rd, sizeof(rd));
+	cr_expect_eq(rc, 1, "exit %d: %s", rc, e2e_err);
+	expect_reason(rd, "ext4/tiobench#1",
+		      "plan.yaml:6:43: setup: mode 'backwards'");
+	expect_reason(rd, "ext4/modes/mode=sideways#1",
+		      "plan.yaml:11:14: setup: mode 'sideways'");
+	expect_reason(rd, "ext4/modes/mode=upwards#1",
+		      "plan.yaml:11:24: setup: mode 'upwards'");
+	/* the Lua error's own place: the module's line, not the plan's */
+	why = e2e_reason(rd, "ext4/boom#1");
+	reason = why ? strdup(why) : NULL;
+	cr_expect(reason && strstr(reason, "setup: ") == reason &&
+		  strstr(reason, "boom.lua:2: n is not welcome"), "%s", reason);
+	free(reason);
+}
+
+/* A plan error the phase check finds crosses from the check's child to
+ * the run with its place, its source line and its caret. */
+Test(run, a_checked_value_keeps_its_place, .fini = fini, .timeout = 60)
+{
+	char rd[256];
+	int rc;
+
+	e2e_require_root();
+	e2e_write(e2e_tmpdir(), "count.lua",
+		  "return { params = { n = 1 },\n"
+		  "  worker = function(w, ctx) end }\n");
+	rc = run_plan("fsplan: 1\n"
+		      "target: {image: 64M}\n"
+		      "filesystems: [{type: ext4}]\n"
+		      "phases:\n"
+		      "  - use: count.lua\n"
+		      "    with: {n: lots}\n", rd, sizeof(rd));
+	cr_expect_eq(rc, 2, "exit %d: %s", rc, e2e_err);
+	cr_expect(strstr(e2e_err, "/plan.yaml:6:15: phase 'count': 'n' is a "),
+		  "%s", e2e_err);
+	cr_expect(strstr(e2e_err, "\n      with: {n: lots}\n"
+				  "                ^"), "%s", e2e_err);
+	cr_expect(access(rd, F_OK), "a run directory was made");
+}
+
 Test(run, missing_kernel_type_is_skipped, .fini = fini, .timeout = 60)
 {
 	char rd[256];

@@ -1,16 +1,16 @@
-/* run: `fsplan run` — the state of one run and the two halves that share it. */
+/* run: `fsplan run` — the state of one run, shared by the command, its namespace and its config loop. */
 #ifndef FSPLAN_RUN_H
 #define FSPLAN_RUN_H
 
 #include <limits.h>
 #include <signal.h>
 
-#include "results/bonniecsv.h"
 #include "results/csv.h"
 #include "cells/expand.h"
 #include "results/manifest.h"
 #include "host/privdrop.h"
 #include "host/target.h"
+#include "run/sink.h"
 #include "util/exitcode.h"
 #include "util/opts.h"
 
@@ -32,8 +32,8 @@ struct run {
 					 * FSPLAN_RUNTIME_DIR in our namespace */
 	const char *destroy;		/* --destroy */
 	struct target_dev dev;		/* target.device, guarded */
-	struct csv *csv;
-	struct manifest *man;
+	struct csv *csv;		/* results.csv: the sink writes it */
+	struct manifest *man;		/* manifest.json's contents */
 	unsigned char *done;		/* per cell: already in results.csv */
 	int verbose, quiet, progress;
 	int n_ok, n_failed, n_skipped;
@@ -41,16 +41,13 @@ struct run {
 	double t_start;
 	const struct cell *current;	/* for the progress line */
 	char *parsed;			/* the parser's P lines, once */
-	struct bonnie_metric *kept;	/* this phase run's values so far */
-	size_t n_kept, cap_kept;
-	int bonnie_fd;			/* bonnie.csv, opened on first use */
 	size_t parsed_len;
-	double saved_at;		/* when manifest.json was last written */
+	struct sink sink;		/* where results go, in the init */
 	volatile sig_atomic_t stop;	/* the signal that asked to stop */
 };
 
-/* In the namespace's init: every config and cell, in order. Returns the
- * exit status of the run. */
+/* The run itself, in a namespace of its own (ns.h): every config and
+ * cell, in order. Returns the exit status of the run. */
 int runner_main(struct run *r);
 
 /* The command, and its name, help and options for main.c's table. */

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,6 +31,7 @@ void runlog(const char *fmt, ...)
 	struct timeval tv;
 	struct tm tm;
 	va_list ap;
+	ssize_t w;
 	int n;
 
 	gettimeofday(&tv, NULL);
@@ -43,8 +45,13 @@ void runlog(const char *fmt, ...)
 	if (n >= (int)sizeof(line) - 1)
 		n = sizeof(line) - 2;
 	line[n++] = '\n';
-	if (log_fd >= 0 && write(log_fd, line, n) < 0)
+	w = log_fd >= 0 ? write(log_fd, line, n) : n;
+	if (w != n) {
+		/* a full disk, say: the log stops, and the user hears why */
+		fprintf(stderr, "fsplan: log.txt: %s: no more is logged\n",
+			strerror(w < 0 ? errno : ENOSPC));
 		log_fd = -1;
+	}
 	if (log_echo)
 		fprintf(stderr, "%.*s", n - 24, line + 24);
 }
@@ -52,7 +59,9 @@ void runlog(const char *fmt, ...)
 void runlog_close(void)
 {
 	if (log_fd >= 0) {
-		fdatasync(log_fd);
+		/* at the end, with nowhere left to say it: the log is the
+		 * one file of the run whose tail may be lost to a crash */
+		(void)fdatasync(log_fd);
 		close(log_fd);
 	}
 	log_fd = -1;

@@ -6,11 +6,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
-#include <sys/sysinfo.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "results/bonniecsv.h"
 #include "host/child.h"
 #include "phase/libsrc.h"
 #include "phase/lparse.h"
@@ -19,9 +17,10 @@
 #include "results/metrics.h"
 #include "host/execpath.h"
 #include "host/fs.h"
+#include "run/job.h"
+#include "run/ns.h"
 #include "run/run.h"
 #include "run/runlog.h"
-#include "util/file.h"
 #include "util/clock.h"
 
 /* Where one config lives while its cells run. */
@@ -72,48 +71,6 @@ static void key_for(struct run *r, const struct live *l, const struct cell *c,
 	k->rep = c ? c->rep : 0;
 }
 
-/* Keep a phase run's values while its rows are written (bonnie.csv). */
-static void keep(struct run *r, const char *metric, double v)
-{
-	struct bonnie_metric *m;
-
-	if (r->n_kept == r->cap_kept) {
-		size_t cap = r->cap_kept ? r->cap_kept * 2 : 64;
-
-		m = realloc(r->kept, cap * sizeof(*m));
-		if (!m)
-			return;
-		r->kept = m;
-		r->cap_kept = cap;
-	}
-	m = &r->kept[r->n_kept];
-	m->name = strdup(metric);
-	if (!m->name)
-		return;
-	m->value = v;
-	r->n_kept++;
-}
-
-static void forget(struct run *r)
-{
-	for (size_t i = 0; i < r->n_kept; i++)
-		free((char *)r->kept[i].name);
-	r->n_kept = 0;
-}
-
-static void row(struct run *r, const struct csv_key *k, const char *metric,
-		const char *unit, const char *fmt, double v)
-{
-	char val[64];
-	int rc;
-
-	keep(r, metric, v);
-	snprintf(val, sizeof(val), fmt, v);
-	rc = csv_row(r->csv, k, metric, val, unit);
-	if (rc)
-		runlog("results.csv: %s", strerror(-rc));
-}
-
 static void conf_metric(struct run *r, const struct live *l,
 			const char *metric, double secs)
 {
@@ -121,99 +78,10 @@ static void conf_metric(struct run *r, const struct live *l,
 	struct csv_key k;
 
 	key_for(r, l, NULL, params, sizeof(params), &k);
-	row(r, &k, metric, "s", "%.6f", secs);
-	forget(r);	/* a config's figures are no phase run's */
-	csv_sync(r->csv);
-	manifest_conf(r->man, l->fc->index - 1, metric, json_real(secs));
+	sink_conf_metric(&r->sink, &k, l->fc->index - 1, metric, secs);
 }
 
-static void save(struct run *r)
-{
-	int rc = manifest_write(r->man, r->dir);
-
-	if (rc)
-		runlog("manifest.json: %s", strerror(-rc));
-	r->saved_at = clock_now();
-}
-
-/*
- * After a phase run: rewrite the manifest unless the last rewrite is
- * under a second old. Its size grows with the plan's cells, so a rewrite
- * per phase run would cost O(cells) each time and O(cells^2) in all;
- * results.csv, fsync'd after every phase run, stays the record that
- * --resume reads, and the manifest is rewritten at the end of every
- * config, on interruption and at the end.
- */
-static void save_soon(struct run *r)
-{
-	if (clock_now() - r->saved_at >= 1.0)
-		save(r);
-}
-
-struct reported {
-	struct run *r;
-	const struct csv_key *k;
-};
-
-static void report_row(void *ctx, const char *name, double v)
-{
-	struct reported *rep = ctx;
-
-	row(rep->r, rep->k, name, "", "%.17g", v);
-}
-
-static void parsed_row(void *ctx, const char *name, double v,
-		       const char *unit)
-{
-	struct reported *rep = ctx;
-
-	row(rep->r, rep->k, name, unit, "%.17g", v);
-}
-
-/* A Lua phase's report: the workers' metrics and report()'s values. */
-static int lua_rows(struct run *r, const struct csv_key *k,
-		    const struct child_result *res)
-{
-	struct metrics m = { 0 };
-	struct reported rep = { r, k };
-	struct metric_row *rows;
-	int n = 0;
-
-	if (metrics_decode(&m, res->report, res->report_len, report_row,
-			   &rep)) {
-		metrics_free(&m);
-		return -1;
-	}
-	row(r, k, "seconds", "s", "%.6f", m.seconds);
-	rows = metrics_rows(&m, NULL, 0, &n);
-	for (int i = 0; rows && i < n; i++)
-		row(r, k, rows[i].name, rows[i].unit, "%.9g", rows[i].value);
-	free(rows);
-	metrics_free(&m);
-	return 0;
-}
-
-/* A bonnie-style phase run's line in bonnie.csv: one write, synced. */
-static void bonnie_line(struct run *r, const struct live *l)
-{
-	char line[2048], path[PATH_MAX + 16];
-	int n = bonniecsv_line(l->fc->label, r->kept, r->n_kept, line,
-			       sizeof(line) - 1);
-
-	if (n < 0)
-		return;
-	line[n++] = '\n';
-	if (r->bonnie_fd < 0) {
-		snprintf(path, sizeof(path), "%s/bonnie.csv", r->dir);
-		r->bonnie_fd = open(path, O_WRONLY | O_APPEND | O_CREAT |
-				    O_CLOEXEC, 0644);
-	}
-	if (r->bonnie_fd < 0 || write(r->bonnie_fd, line, n) != n ||
-	    fdatasync(r->bonnie_fd))
-		runlog("bonnie.csv: %s", strerror(errno));
-}
-
-/* The end of one phase run: rows, fsync, manifest. */
+/* The end of one phase run: its rows, its status, the counts. */
 static void finish_cell(struct run *r, const struct live *l, struct cell *c,
 			const struct child_result *res, const char *status,
 			const char *reason)
@@ -221,57 +89,30 @@ static void finish_cell(struct run *r, const struct live *l, struct cell *c,
 	char params[1024];
 	struct csv_key k;
 	struct statfs sf;
-	int rc;
+	struct sink_outcome o = {
+		.key = &k, .cell = c - r->e->cells, .label = l->fc->label,
+		.lua = r->plan->phases[c->phase].use.s != NULL, .res = res,
+		.parsed = r->parsed, .parsed_len = r->parsed_len,
+		.fs_used_bytes = -1, .status = status, .reason = reason,
+	};
 
 	key_for(r, l, c, params, sizeof(params), &k);
-	if (res && r->plan->phases[c->phase].use.s &&
-	    !strcmp(status, "ok") && lua_rows(r, &k, res)) {
-		status = "failed";
-		reason = "the phase's report was malformed";
-	}
-	if (res) {
-		double cpu = res->user_s + res->sys_s;
-
-		if (!r->plan->phases[c->phase].use.s)
-			row(r, &k, "seconds", "s", "%.6f", res->seconds);
-		if (res->signal)
-			row(r, &k, "signal", "", "%.0f", res->signal);
-		else
-			row(r, &k, "exit_status", "", "%.0f", res->exit_code);
-		row(r, &k, "cpu_user_s", "s", "%.6f", res->user_s);
-		row(r, &k, "cpu_sys_s", "s", "%.6f", res->sys_s);
-		row(r, &k, "cpu_pct", "%", "%.2f",
-		    res->seconds > 0 ? 100 * cpu / res->seconds : 0);
-	}
-	if (r->parsed) {
-		struct reported rep = { r, &k };
-
-		lparse_rows(r->parsed, r->parsed_len, parsed_row, &rep);
-		free(r->parsed);
-		r->parsed = NULL;
-	}
 	if (l->work[0] && !statfs(l->work, &sf))
-		row(r, &k, "fs_used_bytes", "bytes", "%.0f",
-		    (double)(sf.f_blocks - sf.f_bfree) * sf.f_bsize);
-	if (!strcmp(status, "ok"))
-		bonnie_line(r, l);
-	forget(r);
-	rc = csv_row(r->csv, &k, "status", status, reason ? reason : "");
-	if (!rc)
-		rc = csv_sync(r->csv);
-	if (rc)
-		runlog("results.csv: %s", strerror(-rc));
-	if (!strcmp(status, "ok"))
+		o.fs_used_bytes = (double)(sf.f_blocks - sf.f_bfree) *
+				  sf.f_bsize;
+	sink_phase_run(&r->sink, &o);
+	free(r->parsed);
+	r->parsed = NULL;
+	if (!strcmp(o.status, "ok"))
 		r->n_ok++;
-	else if (!strcmp(status, "failed"))
+	else if (!strcmp(o.status, "failed"))
 		r->n_failed++;
 	else
 		r->n_skipped++;
 	r->n_run++;
-	runlog("%s: %s%s%s", c->id, status, reason && *reason ? ": " : "",
-	       reason ? reason : "");
-	manifest_cell(r->man, c - r->e->cells, status, reason);
-	save_soon(r);
+	runlog("%s: %s%s%s", c->id, o.status,
+	       o.reason && *o.reason ? ": " : "", o.reason ? o.reason : "");
+	sink_save_soon(&r->sink);
 }
 
 static int todo(const struct run *r, const struct cell *c)
@@ -295,7 +136,7 @@ static void settle_conf(struct run *r, struct live *l, const char *status,
 	if (reason)
 		manifest_conf(r->man, l->fc->index - 1, "reason",
 			      json_string(reason));
-	save(r);
+	sink_save(&r->sink);
 }
 
 static void progress(struct run *r, const struct cell *c);
@@ -330,9 +171,13 @@ static int hook(struct run *r, struct live *l, const char *what,
 	char last[256];
 	int rc;
 
-	setenv("FSPLAN_DEV", l->dev, 1);
-	setenv("FSPLAN_MNT", r->mnt, 1);
-	setenv("FSPLAN_TYPE", l->fc->fs->type.s, 1);
+	if (setenv("FSPLAN_DEV", l->dev, 1) ||
+	    setenv("FSPLAN_MNT", r->mnt, 1) ||
+	    setenv("FSPLAN_TYPE", l->fc->fs->type.s, 1)) {
+		runlog("%s: %s: %s", l->cid, what, strerror(errno));
+		/* it would run with another config's values */
+		return -1;
+	}
 	runlog("%s: %s: %s", l->cid, what, cmd);
 	rc = fs_run(argv, runlog_fd(), 3600, last, sizeof(last));
 	if (rc)
@@ -340,18 +185,28 @@ static int hook(struct run *r, struct live *l, const char *what,
 	return rc;
 }
 
+/* What runs before each phase run. A sync that fails means the next
+ * phase would pay for this one's writes: it fails. Caches that cannot be
+ * dropped only make the next read warmer, and the log says so. */
 static int between(struct run *r, struct live *l, const struct between *b,
 		   char *err, size_t len)
 {
+	int rc;
+
 	for (int i = 0; i < b->n; i++) {
 		switch (b->act[i]) {
 		case BETWEEN_SYNC:
-			fs_syncfs(l->work);
-			break;
 		case BETWEEN_DROP_CACHES:
-			fs_syncfs(l->work);
-			if (fs_drop_caches())
-				runlog("drop_caches: %s", strerror(errno));
+			rc = fs_syncfs(l->work);
+			if (rc) {
+				snprintf(err, len, "between: sync: %s",
+					 strerror(-rc));
+				return -1;
+			}
+			if (b->act[i] == BETWEEN_DROP_CACHES)
+				rc = fs_drop_caches();
+			if (rc)
+				runlog("drop_caches: %s", strerror(-rc));
 			break;
 		case BETWEEN_REMOUNT:
 			if (!l->mounted)
@@ -385,194 +240,46 @@ static void sweep(void)
 {
 	if (getpid() != 1)
 		return;
-	kill(-1, SIGKILL);
+	(void)kill(-1, SIGKILL);	/* ESRCH: there was none */
 	while (waitpid(-1, NULL, WNOHANG) > 0)
 		;
 }
 
-static int open_output(struct run *r, const struct cell *c, const char *ext)
-{
-	char path[PATH_MAX], name[200];
-	size_t n = 0;
-
-	for (const char *s = c->id; *s && n < sizeof(name) - 1; s++)
-		name[n++] = (strchr("/ ,:=#'\"\\", *s) ? '_' : *s);
-	name[n] = '\0';
-	if (snprintf(path, sizeof(path), "%s/exec/%06zu-%s.%s", r->dir,
-		     c->index, name, ext) >= (int)sizeof(path))
-		return -1;
-	return open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-}
-
-static void lua_job(struct run *r, struct live *l, struct cell *c,
-		    struct lrun_job *lj)
-{
-	const struct plan_phase *ph = &r->plan->phases[c->phase];
-	struct statfs sf;
-	struct sysinfo si;
-
-	memset(lj, 0, sizeof(*lj));
-	lj->e = r->e;
-	lj->c = c;
-	lj->module = ph->module_path;
-	lj->fs_type = l->fc->fs->type.s;
-	lj->fs_label = l->fc->label;
-	lj->fs_mkfs = l->fc->mkfs;
-	lj->fs_mount = l->fc->mount;
-	if (!statfs(l->work, &sf)) {
-		lj->fs_size_bytes = (uint64_t)sf.f_blocks * sf.f_bsize;
-		lj->fs_block_size = (uint64_t)sf.f_bsize;
-	}
-	if (!sysinfo(&si))
-		lj->ram_bytes = (uint64_t)si.totalram * si.mem_unit;
-	lj->timeout_s = ph->timeout_s;
-	lj->mem_bytes = ph->memory ? ph->memory : (size_t)1 << 30;
-	/* read as root: runas may not reach the plan's directory */
-	lj->text = phase_read_source(ph->module_path, &lj->text_len);
-	lrun_preread(lj);
-}
-
-/* What a command printed, up to 16 MiB: enough for any report. */
-static char *slurp(int fd, size_t *len)
-{
-	int more;
-	char *buf = file_read_all(fd, 16u << 20, len, &more);
-
-	if (!buf)
-		*len = 0;
-	return buf;
-}
-
-/* parse: the library's parser reads what the command printed, in a
- * dropped child of its own; its metrics join the phase run's rows. */
-static void parse_output(struct run *r, struct cell *c,
-			 const struct child_job *exec_job,
-			 struct child_result *res)
-{
-	const struct plan_phase *ph = &r->plan->phases[c->phase];
-	struct lparse_job pj = { 0 };
-	struct child_job job = *exec_job;
-	struct child_result pres;
-	char parser[PATH_MAX];
-	char *out = slurp(exec_job->out_fd, &pj.out_len);
-	char *err = slurp(exec_job->err_fd, &pj.err_len);
-
-	snprintf(parser, sizeof(parser), "%s/parse/%s.lua",
-		 plan_library_dir(), ph->parse.s);
-	pj.parser = parser;
-	pj.out = out ? out : "";
-	pj.err = err ? err : "";
-	job.body = lparse_body;
-	job.arg = &pj;
-	job.timeout_s = 120;
-	if (child_run(&job, &r->stop, &pres)) {
-		snprintf(res->reason, sizeof(res->reason), "cannot fork the "
-			 "parser");
-		res->ok = 0;
-	} else if (!pres.ok) {
-		snprintf(res->reason, sizeof(res->reason), "parse %.40s: %.400s",
-			 ph->parse.s, pres.reason);
-		res->ok = 0;
-	} else {
-		free(r->parsed);
-		r->parsed = pres.report;
-		r->parsed_len = pres.report_len;
-		pres.report = NULL;
-	}
-	child_result_free(&pres);
-	free(out);
-	free(err);
-}
-
-/* A failed command's last line on stderr ("sh: 1: bonie++: not found")
- * joins its exit status in the reason. */
-static void say_why(int err_fd, char *reason, size_t len)
-{
-	char tail[512];
-	off_t end = lseek(err_fd, 0, SEEK_END), from;
-	ssize_t n;
-	char *p;
-
-	from = end > (off_t)sizeof(tail) - 1 ? end - (off_t)sizeof(tail) + 1
-					     : 0;
-	n = end > 0 ? pread(err_fd, tail, sizeof(tail) - 1, from) : 0;
-	if (n <= 0)
-		return;
-	tail[n] = '\0';
-	while (n > 0 && (tail[n - 1] == '\n' || tail[n - 1] == '\r'))
-		tail[--n] = '\0';
-	p = strrchr(tail, '\n');
-	p = p ? p + 1 : tail;
-	if (*p && strlen(reason) + 3 < len)
-		snprintf(reason + strlen(reason), len - strlen(reason),
-			 ": %.200s", p);
-}
-
+/* One phase run: between actions, its job in a dropped child, its
+ * results; an interrupted one is not recorded, so --resume runs it. */
 static void run_cell(struct run *r, struct live *l, struct cell *c)
 {
 	const struct plan_phase *ph = &r->plan->phases[c->phase];
 	const struct between *b = ph->between.n >= 0 ? &ph->between
 						     : &r->plan->between;
-	char err[512], home[PATH_MAX + 8], tmp[PATH_MAX + 8], user[96];
-	char cellv[1100], repv[32], typev[160], labelv[1100];
-	const char *env[] = { execpath_env, "LANG=C",
-			home, tmp, user, cellv, repv, typev, labelv, NULL };
-	struct child_job job = { 0 };
 	struct child_result res;
-	struct lrun_job lj = { 0 };
-	char *cmd;
+	struct job j;
+	const char *why;
+	char err[512];
 
 	progress(r, c);
 	if (between(r, l, b, err, sizeof(err))) {
 		finish_cell(r, l, c, NULL, "failed", err);
 		return;
 	}
-	cmd = ph->exec.s ? cell_exec(r->e, c) : strdup(ph->module_path);
-	job.out_fd = open_output(r, c, "out");
-	job.err_fd = open_output(r, c, "err");
-	if (!cmd || job.out_fd < 0 || job.err_fd < 0) {
-		finish_cell(r, l, c, NULL, "failed", "cannot open exec/ "
-			    "output files");
+	if (job_open(&j, r, l->fc, l->work, c, &why)) {
+		finish_cell(r, l, c, NULL, "failed", why);
 		goto out;
 	}
-	snprintf(home, sizeof(home), "HOME=%s", l->work);
-	snprintf(tmp, sizeof(tmp), "TMPDIR=%s", l->work);
-	snprintf(user, sizeof(user), "USER=%s", r->runas.name);
-	snprintf(cellv, sizeof(cellv), "FSPLAN_CELL=%s", c->id);
-	snprintf(repv, sizeof(repv), "FSPLAN_REP=%d", c->rep);
-	snprintf(typev, sizeof(typev), "FSPLAN_FS_TYPE=%s",
-		 l->fc->fs->type.s);
-	snprintf(labelv, sizeof(labelv), "FSPLAN_FS_LABEL=%s", l->fc->label);
-	job.runas = &r->runas;
-	job.workdir = l->work;
-	job.timeout_s = ph->timeout_s;
-	job.env = env;
-	if (ph->exec.s) {
-		job.body = child_exec_body;
-		job.arg = cmd;
-	} else {
-		lua_job(r, l, c, &lj);
-		job.body = lrun_body;
-		job.arg = &lj;
-	}
-	job.tick = tick;
-	job.tick_ctx = r;
+	j.child.tick = tick;
+	j.child.tick_ctx = r;
 	r->current = c;
-	runlog("%s: run: %s", c->id, cmd);
-	if (child_run(&job, &r->stop, &res)) {
+	runlog("%s: run: %s", c->id, j.cmd);
+	if (child_run(&j.child, &r->stop, &res)) {
 		finish_cell(r, l, c, NULL, "failed", "cannot fork the phase");
 		goto out;
 	}
 	sweep();
-	if (!res.ok && ph->exec.s && !strncmp(res.reason, "exit status", 11))
-		say_why(job.err_fd, res.reason, sizeof(res.reason));
-	if (res.ok && ph->parse.s)
-		parse_output(r, c, &job, &res);
+	job_after(&j, r, c, &res);
 	if (res.interrupted && !res.ok) {
-		/* Not finished, so not recorded: --resume runs it again. */
 		runlog("%s: interrupted", c->id);
 		manifest_cell(r->man, c - r->e->cells, "interrupted", NULL);
-		save(r);
+		sink_save(&r->sink);
 	} else {
 		r->done[c - r->e->cells] = 1;
 		finish_cell(r, l, c, &res, res.ok ? "ok" : "failed",
@@ -580,13 +287,7 @@ static void run_cell(struct run *r, struct live *l, struct cell *c)
 	}
 	child_result_free(&res);
 out:
-	free(cmd);
-	if (!ph->exec.s)
-		lrun_job_free(&lj);
-	if (job.out_fd >= 0)
-		close(job.out_fd);
-	if (job.err_fd >= 0)
-		close(job.err_fd);
+	job_close(&j);
 }
 
 /* A fresh directory for the phases, owned by runas. */
@@ -623,8 +324,14 @@ static void remove_work(struct run *r, struct live *l)
 	char err[512];
 
 	job.out_fd = job.err_fd = null;
-	if (null >= 0 && !child_run(&job, NULL, &res)) {
+	if (null < 0 || child_run(&job, NULL, &res)) {
+		runlog("%s: cannot empty %s: %s", l->cid, l->work,
+		       strerror(errno));
+	} else {
 		sweep();
+		if (!res.ok)	/* then the rmdir below says what is left */
+			runlog("%s: emptying %s: %s", l->cid, l->work,
+			       res.reason);
 		child_result_free(&res);
 	}
 	if (null >= 0)
@@ -665,14 +372,91 @@ static int attach(struct run *r, struct live *l, struct target_dev *dev,
 	return 0;
 }
 
-static void run_conf(struct run *r, struct fsconf *fc)
+/* The filesystem made and mounted (or target.dir entered), and a fresh
+ * work directory on it for the phases. 0, or -1 with err. */
+static int bring_up(struct run *r, struct live *l, struct target_dev *dev,
+		    char *err, size_t len)
 {
 	const struct plan *p = r->plan;
+	const struct fsconf *fc = l->fc;
+	int is_dir = p->target.kind == TARGET_DIR;
+	char applied[1024];
+	double t;
+
+	if (!is_dir && !fc->fs->nodev && attach(r, l, dev, err, len))
+		return -1;
+	if (fc->setup && hook(r, l, "setup", fc->setup)) {
+		snprintf(err, len, "setup hook failed");
+		return -1;
+	}
+	if (!is_dir && !fc->fs->nodev) {
+		t = clock_now();
+		if (fs_mkfs(fc->fs->type.s, fc->mkfs, l->dev,
+			    p->target.kind == TARGET_DEVICE && p->target.wipe,
+			    runlog_fd(), err, len))
+			return -1;
+		conf_metric(r, l, "mkfs_s", clock_now() - t);
+	}
+	if (!is_dir) {
+		t = clock_now();
+		if (fs_mount(fc->fs->type.s, fc->mount,
+			     fc->fs->nodev ? fc->fs->type.s : l->dev, r->mnt,
+			     err, len))
+			return -1;
+		l->mounted = 1;
+		conf_metric(r, l, "mount_s", clock_now() - t);
+		/* unknown options leave the manifest without them */
+		if (!fs_applied_options(r->mnt, applied, sizeof(applied))) {
+			manifest_conf(r->man, fc->index - 1, "mount_applied",
+				      json_string(applied));
+			runlog("%s: mounted, applied options: %s", l->cid,
+			       applied);
+		}
+	}
+	if (make_work(r, l, is_dir ? p->target.dir : r->mnt, err, len))
+		return -1;
+	/* target.dir's fresh subdirectory is seen through the mount point
+	 * when runas cannot reach where it lies (then `..` is not the
+	 * target's directory); else where it is */
+	if (is_dir && !privdrop_can_reach(&r->runas, p->target.dir)) {
+		if (fs_bind(l->work, r->mnt, err, len))
+			return -1;
+		l->bound = 1;
+		snprintf(l->bound_work, sizeof(l->bound_work), "%s", l->work);
+		snprintf(l->work, sizeof(l->work), "%s", r->mnt);
+	}
+	return 0;
+}
+
+/* Whatever bring_up got to, undone, and the manifest written. */
+static void bring_down(struct run *r, struct live *l, struct target_dev *dev)
+{
+	char err[512];
+	double t;
+
+	sweep();
+	if (r->plan->target.kind == TARGET_DIR && l->work[0])
+		remove_work(r, l);
+	if (l->mounted) {
+		t = clock_now();
+		if (fs_umount(r->mnt, err, sizeof(err)))
+			runlog("%s: %s", l->cid, err);
+		else
+			conf_metric(r, l, "umount_s", clock_now() - t);
+	}
+	/* a failed teardown is in the log: the phase runs are recorded */
+	if (l->fc->teardown)
+		(void)hook(r, l, "teardown", l->fc->teardown);
+	target_release(dev);
+	sink_save(&r->sink);
+}
+
+static void run_conf(struct run *r, struct fsconf *fc)
+{
 	struct target_dev dev = { .fd = -1, .lock_fd = -1 };
 	struct live l = { .fc = fc };
-	char err[512], applied[1024];
-	int n = 0, is_dir = p->target.kind == TARGET_DIR;
-	double t;
+	char err[512];
+	int n = 0, is_dir = r->plan->target.kind == TARGET_DIR;
 
 	for (size_t i = 0; i < fc->n_cells; i++)
 		n += todo(r, &r->e->cells[fc->first_cell + i]);
@@ -688,48 +472,8 @@ static void run_conf(struct run *r, struct fsconf *fc)
 		settle_conf(r, &l, "skipped", err);
 		return;
 	}
-	if (!is_dir && !fc->fs->nodev && attach(r, &l, &dev, err, sizeof(err)))
+	if (bring_up(r, &l, &dev, err, sizeof(err)))
 		goto fail;
-	if (fc->setup && hook(r, &l, "setup", fc->setup)) {
-		snprintf(err, sizeof(err), "setup hook failed");
-		goto fail;
-	}
-	if (!is_dir && !fc->fs->nodev) {
-		t = clock_now();
-		if (fs_mkfs(fc->fs->type.s, fc->mkfs, l.dev,
-			    p->target.kind == TARGET_DEVICE && p->target.wipe,
-			    runlog_fd(), err, sizeof(err)))
-			goto fail;
-		conf_metric(r, &l, "mkfs_s", clock_now() - t);
-	}
-	if (!is_dir) {
-		t = clock_now();
-		if (fs_mount(fc->fs->type.s, fc->mount,
-			     fc->fs->nodev ? fc->fs->type.s : l.dev, r->mnt,
-			     err, sizeof(err)))
-			goto fail;
-		l.mounted = 1;
-		conf_metric(r, &l, "mount_s", clock_now() - t);
-		if (!fs_applied_options(r->mnt, applied, sizeof(applied))) {
-			manifest_conf(r->man, fc->index - 1, "mount_applied",
-				      json_string(applied));
-			runlog("%s: mounted, applied options: %s", l.cid,
-			       applied);
-		}
-	}
-	if (make_work(r, &l, is_dir ? p->target.dir : r->mnt, err,
-		      sizeof(err)))
-		goto fail;
-	/* target.dir's fresh subdirectory is seen through the mount point
-	 * when runas cannot reach where it lies (then `..` is not the
-	 * target's directory); else where it is */
-	if (is_dir && !privdrop_can_reach(&r->runas, p->target.dir)) {
-		if (fs_bind(l.work, r->mnt, err, sizeof(err)))
-			goto fail;
-		l.bound = 1;
-		snprintf(l.bound_work, sizeof(l.bound_work), "%s", l.work);
-		snprintf(l.work, sizeof(l.work), "%s", r->mnt);
-	}
 	manifest_conf(r->man, fc->index - 1, "status", json_string("running"));
 	/* The loop fd stays open to the end: a remount's umount would
 	 * otherwise let autoclear take the device away. */
@@ -747,31 +491,21 @@ static void run_conf(struct run *r, struct fsconf *fc)
 	}
 	manifest_conf(r->man, fc->index - 1, "status",
 		      json_string(r->stop ? "interrupted" : "done"));
-	goto release;
+	bring_down(r, &l, &dev);
+	return;
 fail:
 	runlog("%s: %s", l.cid, err);
 	settle_conf(r, &l, "failed", err);
-release:
-	sweep();
-	if (is_dir && l.work[0])
-		remove_work(r, &l);
-	if (l.mounted) {
-		t = clock_now();
-		if (fs_umount(r->mnt, err, sizeof(err)))
-			runlog("%s: %s", l.cid, err);
-		else
-			conf_metric(r, &l, "umount_s", clock_now() - t);
-	}
-	if (fc->teardown)
-		hook(r, &l, "teardown", fc->teardown);
-	target_release(&dev);
-	save(r);
+	bring_down(r, &l, &dev);
 }
 
-int runner_main(struct run *r)
+/* In the namespace's init: every config and cell, in order. */
+static int run_all(struct run *r)
 {
+	int failed;
+
 	r->t_start = clock_now();
-	r->bonnie_fd = -1;
+	sink_init(&r->sink, r->csv, r->man, r->dir);
 	for (size_t i = 0; i < r->e->n_cells; i++)
 		r->n_todo += todo(r, &r->e->cells[i]);
 	for (int i = 0; i < r->e->n_confs && !r->stop; i++)
@@ -781,7 +515,7 @@ int runner_main(struct run *r)
 	manifest_set(r->man, "ended", manifest_now());
 	manifest_set(r->man, "status", json_string(r->stop ? "interrupted"
 							    : "complete"));
-	save(r);
+	sink_save(&r->sink);
 	runlog("%s: %d ok, %d failed, %d skipped%s", r->run_id, r->n_ok,
 	       r->n_failed, r->n_skipped, r->stop ? ", interrupted" : "");
 	if (!r->quiet)
@@ -789,11 +523,20 @@ int runner_main(struct run *r)
 			"results in %s\n", r->n_ok, r->n_failed, r->n_skipped,
 			r->stop ? " (interrupted: --resume continues)" : "",
 			r->dir);
-	forget(r);
-	free(r->kept);
-	if (r->bonnie_fd >= 0)
-		close(r->bonnie_fd);
+	/* even with -q: what is missing from the run directory is an error */
+	if (r->sink.write_errors)
+		fprintf(stderr, "fsplan: %d writes of results failed (the "
+			"first: %s); what is missing is in %s/log.txt\n",
+			r->sink.write_errors, strerror(r->sink.first_error),
+			r->dir);
+	failed = r->n_failed || r->sink.write_errors;
+	sink_free(&r->sink);
 	if (r->stop)
 		return 128 + r->stop;
-	return r->n_failed ? RUN_FAILED : RUN_OK;
+	return failed ? RUN_FAILED : RUN_OK;
+}
+
+int runner_main(struct run *r)
+{
+	return ns_run(r, run_all);
 }

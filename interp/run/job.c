@@ -1,0 +1,298 @@
+/* job: the child job of one phase run — its environment, exec/ files, Lua job, and what it leaves. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statfs.h>
+#include <sys/sysinfo.h>
+#include <unistd.h>
+
+#include "host/execpath.h"
+#include "phase/libsrc.h"
+#include "phase/lparse.h"
+#include "phase/phase.h"
+#include "run/job.h"
+#include "run/run.h"
+#include "run/runlog.h"
+#include "util/file.h"
+
+/* exec/NNNNNN-<cell id, made a file name>.<ext>, for what the phase
+ * prints. The fd, or -1 with errno. */
+static int open_output(struct run *r, const struct cell *c, const char *ext)
+{
+	char path[PATH_MAX], name[200];
+	size_t n = 0;
+
+	for (const char *s = c->id; *s && n < sizeof(name) - 1; s++)
+		name[n++] = (strchr("/ ,:=#'\"\\", *s) ? '_' : *s);
+	name[n] = '\0';
+	if (snprintf(path, sizeof(path), "%s/exec/%06zu-%s.%s", r->dir,
+		     c->index, name, ext) >= (int)sizeof(path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+}
+
+static void lua_job(struct run *r, const struct fsconf *fc, const char *work,
+		    const struct cell *c, struct lrun_job *lj)
+{
+	const struct plan_phase *ph = &r->plan->phases[c->phase];
+	struct statfs sf;
+	struct sysinfo si;
+
+	memset(lj, 0, sizeof(*lj));
+	lj->e = r->e;
+	lj->c = c;
+	lj->module = ph->module_path;
+	lj->fs_type = fc->fs->type.s;
+	lj->fs_label = fc->label;
+	lj->fs_mkfs = fc->mkfs;
+	lj->fs_mount = fc->mount;
+	/* unknown sizes stay 0, which ctx shows as such */
+	if (!statfs(work, &sf)) {
+		lj->fs_size_bytes = (uint64_t)sf.f_blocks * sf.f_bsize;
+		lj->fs_block_size = (uint64_t)sf.f_bsize;
+	}
+	if (!sysinfo(&si))
+		lj->ram_bytes = (uint64_t)si.totalram * si.mem_unit;
+	lj->timeout_s = ph->timeout_s;
+	lj->mem_bytes = ph->memory ? ph->memory : (size_t)1 << 30;
+	/* read as root: runas may not reach the plan's directory; if root
+	 * cannot, the child tries as runas and says why it cannot either */
+	lj->text = phase_read_source(ph->module_path, &lj->text_len);
+	lrun_preread(lj);
+}
+
+/* The environment a phase sees: its place, its user, its cell. */
+static void environment(struct job *j, struct run *r, const struct fsconf *fc,
+			const char *work, const struct cell *c)
+{
+	const char **e = j->env;
+
+	/* each buffer holds its longest value: nothing is cut short */
+	snprintf(j->home, sizeof(j->home), "HOME=%s", work);
+	snprintf(j->tmp, sizeof(j->tmp), "TMPDIR=%s", work);
+	snprintf(j->user, sizeof(j->user), "USER=%s", r->runas.name);
+	snprintf(j->cell, sizeof(j->cell), "FSPLAN_CELL=%s", c->id);
+	snprintf(j->rep, sizeof(j->rep), "FSPLAN_REP=%d", c->rep);
+	snprintf(j->type, sizeof(j->type), "FSPLAN_FS_TYPE=%s",
+		 fc->fs->type.s);
+	snprintf(j->label, sizeof(j->label), "FSPLAN_FS_LABEL=%s", fc->label);
+	*e++ = execpath_env;
+	*e++ = "LANG=C";
+	*e++ = j->home;
+	*e++ = j->tmp;
+	*e++ = j->user;
+	*e++ = j->cell;
+	*e++ = j->rep;
+	*e++ = j->type;
+	*e++ = j->label;
+	*e = NULL;
+}
+
+int job_open(struct job *j, struct run *r, const struct fsconf *fc,
+	     const char *work, const struct cell *c, const char **why)
+{
+	const struct plan_phase *ph = &r->plan->phases[c->phase];
+
+	memset(j, 0, sizeof(*j));
+	j->child.out_fd = open_output(r, c, "out");
+	j->child.err_fd = j->child.out_fd < 0 ? -1 : open_output(r, c, "err");
+	if (j->child.err_fd < 0) {
+		runlog("%s: exec/: %s", c->id, strerror(errno));
+		*why = "cannot open exec/ output files";
+		return -1;
+	}
+	j->cmd = ph->exec.s ? cell_exec(r->e, c) : strdup(ph->module_path);
+	if (!j->cmd) {
+		*why = "out of memory";
+		return -1;
+	}
+	environment(j, r, fc, work, c);
+	j->child.runas = &r->runas;
+	j->child.workdir = work;
+	j->child.timeout_s = ph->timeout_s;
+	j->child.env = j->env;
+	if (ph->exec.s) {
+		j->child.body = child_exec_body;
+		j->child.arg = j->cmd;
+	} else {
+		lua_job(r, fc, work, c, &j->lua);
+		j->child.body = lrun_body;
+		j->child.arg = &j->lua;
+	}
+	return 0;
+}
+
+void job_close(struct job *j)
+{
+	free(j->cmd);
+	j->cmd = NULL;
+	lrun_job_free(&j->lua);		/* nothing in an exec phase's */
+	if (j->child.out_fd >= 0)
+		close(j->child.out_fd);
+	if (j->child.err_fd >= 0)
+		close(j->child.err_fd);
+	j->child.out_fd = j->child.err_fd = -1;
+}
+
+/* What a command printed, up to 16 MiB: enough for any report; past
+ * that the parser reads the first 16 MiB, and the log says so. NULL
+ * with errno if it cannot be read. */
+static char *slurp(int fd, const struct cell *c, const char *what,
+		   size_t *len)
+{
+	int more = 0;
+	char *buf = file_read_all(fd, 16u << 20, len, &more);
+
+	if (buf && more)
+		runlog("%s: its %s is over 16 MiB: the parser reads the first "
+		       "16 MiB", c->id, what);
+	return buf;
+}
+
+/* parse: the library's parser reads what the command printed, in a
+ * dropped child of its own; its metrics join the phase run's rows. */
+static void parse_output(struct run *r, const struct cell *c,
+			 const struct child_job *exec_job,
+			 struct child_result *res)
+{
+	const struct plan_phase *ph = &r->plan->phases[c->phase];
+	struct lparse_job pj = { .parser = NULL };
+	struct child_job job = *exec_job;
+	struct child_result pres;
+	char parser[PATH_MAX];
+	char *out = slurp(exec_job->out_fd, c, "stdout", &pj.out_len);
+	char *err = out ? slurp(exec_job->err_fd, c, "stderr", &pj.err_len)
+			: NULL;
+
+	res->ok = 0;
+	if (!out || !err) {
+		snprintf(res->reason, sizeof(res->reason), "cannot read the "
+			 "command's output: %s", strerror(errno));
+		goto out;
+	}
+	snprintf(parser, sizeof(parser), "%s/parse/%s.lua",
+		 plan_library_dir(), ph->parse.s);
+	pj.parser = parser;
+	pj.out = out;
+	pj.err = err;
+	job.body = lparse_body;
+	job.arg = &pj;
+	job.timeout_s = 120;
+	if (child_run(&job, &r->stop, &pres)) {
+		snprintf(res->reason, sizeof(res->reason), "cannot fork the "
+			 "parser");
+		goto out;
+	}
+	if (!pres.ok) {
+		snprintf(res->reason, sizeof(res->reason),
+			 "parse %.40s: %.400s", ph->parse.s, pres.reason);
+	} else {
+		res->ok = 1;
+		free(r->parsed);
+		r->parsed = pres.report;
+		r->parsed_len = pres.report_len;
+		pres.report = NULL;
+	}
+	child_result_free(&pres);
+out:
+	free(out);
+	free(err);
+}
+
+/* A failed command's last line on stderr ("sh: 1: bonie++: not found")
+ * joins its exit status in the reason; if stderr cannot be read, the
+ * status alone says it. */
+static void say_why(int err_fd, char *reason, size_t len)
+{
+	char tail[512];
+	off_t end = lseek(err_fd, 0, SEEK_END), from;
+	ssize_t n;
+	char *p;
+
+	from = end > (off_t)sizeof(tail) - 1 ? end - (off_t)sizeof(tail) + 1
+					     : 0;
+	n = end > 0 ? pread(err_fd, tail, sizeof(tail) - 1, from) : 0;
+	if (n <= 0)
+		return;
+	tail[n] = '\0';
+	while (n > 0 && (tail[n - 1] == '\n' || tail[n - 1] == '\r'))
+		tail[--n] = '\0';
+	p = strrchr(tail, '\n');
+	p = p ? p + 1 : tail;
+	if (*p && strlen(reason) + 3 < len)
+		snprintf(reason + strlen(reason), len - strlen(reason),
+			 ": %.200s", p);
+}
+
+/* Where the plan wrote the value of this cell's parameter key (its with
+ * value, or its matrix value), or NULL if the plan left it the module's
+ * default. */
+static const struct pstr *written(const struct expansion *e,
+				  const struct cell *c, const char *key,
+				  size_t n)
+{
+	const struct plan_phase *ph = &e->plan->phases[c->phase];
+
+	for (int i = 0; i < ph->n_with; i++)
+		if (strlen(ph->with[i].key) == n &&
+		    !strncmp(ph->with[i].key, key, n))
+			return &ph->with[i].val;
+	for (int i = 0; i < ph->n_matrix; i++) {
+		const struct plan_axis *ax = &ph->matrix[i];
+		const char *v;
+
+		if (strlen(ax->name) != n || strncmp(ax->name, key, n))
+			continue;
+		v = cell_coord(e, c, ax->name);
+		for (int k = 0; v && k < ax->n; k++)
+			if (!strcmp(ax->values[k].s, v))
+				return &ax->values[k];
+	}
+	return NULL;
+}
+
+/*
+ * A Lua phase that refuses a parameter names it first, after the step
+ * ("setup: file_size 1 MiB is less than ..."; lua/fsplan.lua's rule, the
+ * library's refusals): the reason then points at the value in the plan,
+ * as every error found late should (STYLE.md), "plan.yaml:9:20: setup:
+ * ...". A reason with a place of its own (a Lua error's "mod.lua:4:",
+ * a plan diag's) starts with no parameter's name and stays as it is.
+ */
+static void place_refusal(struct run *r, const struct cell *c,
+			  struct child_result *res)
+{
+	const char *msg = strstr(res->reason, ": ");
+	const struct pstr *v;
+	struct diag d;
+	size_t n;
+
+	if (!msg)
+		return;
+	msg += 2;
+	n = strspn(msg, "abcdefghijklmnopqrstuvwxyz0123456789_");
+	if (!n || (msg[n] && msg[n] != ':' && msg[n] != ' '))
+		return;
+	v = written(r->e, c, msg, n);
+	if (!v || v->pos.line < 1)
+		return;
+	diag_set(&d, r->plan->file, NULL, v->pos, "%s", res->reason);
+	diag_format(&d, res->reason, sizeof(res->reason));
+}
+
+void job_after(struct job *j, struct run *r, const struct cell *c,
+	       struct child_result *res)
+{
+	const struct plan_phase *ph = &r->plan->phases[c->phase];
+
+	if (!res->ok && !ph->exec.s && !res->interrupted)
+		place_refusal(r, c, res);
+	if (!res->ok && ph->exec.s && !strncmp(res->reason, "exit status", 11))
+		say_why(j->child.err_fd, res->reason, sizeof(res->reason));
+	if (res->ok && ph->parse.s)
+		parse_output(r, c, &j->child, res);
+}

@@ -1,0 +1,42 @@
+/* job: the child job of one phase run — its environment, exec/ files, Lua job, and what it leaves. */
+#ifndef FSPLAN_JOB_H
+#define FSPLAN_JOB_H
+
+#include <limits.h>
+
+#include "host/child.h"
+#include "phase/lrun.h"
+
+struct run;
+struct fsconf;
+struct cell;
+
+struct job {
+	struct child_job child;		/* what child_run takes */
+	struct lrun_job lua;		/* a Lua phase's, else unused */
+	char *cmd;			/* the command, or the module */
+	const char *env[10];		/* NULL-ended, into those below */
+	char home[PATH_MAX + 8], tmp[PATH_MAX + 8], user[96];
+	char cell[1100], rep[32], type[160], label[1100];
+};
+
+/*
+ * Set j up for cell c of config fc, run in work: the command (an exec
+ * phase) or the Lua job, its stdout and stderr in the run directory's
+ * exec/, the environment a phase sees. j must stay where it is until
+ * job_close. 0, or -1 with why set (then job_close it too).
+ */
+int job_open(struct job *j, struct run *r, const struct fsconf *fc,
+	     const char *work, const struct cell *c, const char **why);
+
+/* After child_run: a Lua phase's refusal of a parameter points at its
+ * value in the plan (file:line:col); a failed command's last stderr line
+ * joins its reason; a command that succeeded has its output parsed
+ * (parse:), the P lines kept in r->parsed, or res fails with the
+ * parser's reason. */
+void job_after(struct job *j, struct run *r, const struct cell *c,
+	       struct child_result *res);
+
+void job_close(struct job *j);
+
+#endif

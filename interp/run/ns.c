@@ -1,0 +1,147 @@
+/* ns: the run's private mount and PID namespace, whose init runs the configs. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "run/ns.h"
+#include "run/run.h"
+
+/* Wait for pid, passing on the stop signal; its exit status. */
+static int wait_relay(struct run *r, pid_t pid)
+{
+	int status, sent = 0;
+
+	for (;;) {
+		if (waitpid(pid, &status, 0) == pid)
+			break;
+		if (errno != EINTR)
+			return RUN_FAILED;
+		/* ESRCH: it has just exited, and the next wait reaps it */
+		if (r->stop && !sent++)
+			(void)kill(pid, r->stop);
+	}
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+/* Fork a child that dies with us: PDEATHSIG, and a pipe that only the
+ * parent holds, whose hang-up tells a child that the parent died before
+ * PDEATHSIG was armed (getppid() cannot tell across PID namespaces). */
+static pid_t fork_tied(void)
+{
+	int alive[2];
+	pid_t pid;
+
+	if (pipe2(alive, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		struct pollfd pf = { alive[0], POLLIN, 0 };
+
+		close(alive[1]);
+		/* unarmed, this child could outlive a killed fsplan */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || poll(&pf, 1, 0) > 0)
+			_exit(RUN_FAILED);
+		close(alive[0]);
+		return 0;
+	}
+	close(alive[0]);
+	if (pid < 0)
+		close(alive[1]);
+	/* the write end is ours until we exit; children must not keep it */
+	return pid;
+}
+
+/*
+ * The mount point, in our namespace, where runas can reach it whatever
+ * the run directory's mode (a 0700 home, a mktemp -d): a tmpfs of our
+ * own on /run/fsplan, which the host sees as an empty directory (made
+ * once, kept like /run/lock; removing it while another run has its tmpfs
+ * there would unmount that run's). Results stay in the run directory.
+ */
+static int private_mnt(struct run *r)
+{
+	struct stat st;
+
+	if (mkdir(FSPLAN_RUNTIME_DIR, 0755) && errno != EEXIST)
+		goto cannot;
+	if (lstat(FSPLAN_RUNTIME_DIR, &st))
+		goto cannot;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != 0 ||
+	    (st.st_mode & 022)) {
+		fprintf(stderr, "fsplan run: %s is not a directory that only "
+			"root can write: refusing to mount on it\n",
+			FSPLAN_RUNTIME_DIR);
+		return -1;
+	}
+	if (mount("fsplan", FSPLAN_RUNTIME_DIR, "tmpfs",
+		  MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755,size=1m"))
+		goto cannot;
+	snprintf(r->mnt, sizeof(r->mnt), "%s/mnt", FSPLAN_RUNTIME_DIR);
+	if (mkdir(r->mnt, 0755))
+		goto cannot;
+	return 0;
+cannot:
+	fprintf(stderr, "fsplan run: cannot make the mount point under %s: "
+		"%s\n", FSPLAN_RUNTIME_DIR, strerror(errno));
+	return -1;
+}
+
+/*
+ * A private mount namespace (nothing we mount is seen outside, or
+ * outlives us) and a PID namespace whose init does the run: when it dies
+ * the kernel kills every process in it, and with them go the mounts and
+ * the autoclear loops. The unshare happens in a child, not here: after
+ * unshare(CLONE_NEWPID) a process can make no threads, and the
+ * sanitizers' leak checker needs one at exit. Each link dies with its
+ * parent (PDEATHSIG), so SIGKILL of fsplan takes the namespace down.
+ */
+int ns_run(struct run *r, int (*init)(struct run *r))
+{
+	pid_t pid = fork_tied();
+
+	if (pid < 0) {
+		perror("fsplan run: fork");
+		return RUN_FAILED;
+	}
+	/* Only the init keeps the guarded device's fd: mkfs needs it free
+	 * of every other claim (O_EXCL is per open file, shared by fork). */
+	if (pid > 0) {
+		if (r->dev.fd >= 0)
+			close(r->dev.fd);
+		r->dev.fd = -1;
+		return wait_relay(r, pid);
+	}
+	if (unshare(CLONE_NEWNS | CLONE_NEWPID)) {
+		fprintf(stderr, "fsplan run: cannot make a private namespace: "
+			"%s\n", strerror(errno));
+		_exit(RUN_REFUSED);
+	}
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
+		fprintf(stderr, "fsplan run: cannot make / private in our "
+			"namespace: %s\n", strerror(errno));
+		_exit(RUN_REFUSED);
+	}
+	if (private_mnt(r))
+		_exit(RUN_FAILED);
+	pid = fork_tied();
+	if (pid < 0)
+		_exit(RUN_FAILED);
+	if (pid == 0)
+		_exit(init(r));
+	if (r->dev.fd >= 0)
+		close(r->dev.fd);
+	r->dev.fd = -1;
+	_exit(wait_relay(r, pid));
+}
+

@@ -1,0 +1,267 @@
+/* sink: where a run's results go — rows, bonnie.csv lines, status rows, manifest.json. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "phase/lparse.h"
+#include "results/metrics.h"
+#include "run/runlog.h"
+#include "run/sink.h"
+#include "util/clock.h"
+
+void sink_init(struct sink *s, struct csv *csv, struct manifest *man,
+	       const char *dir)
+{
+	memset(s, 0, sizeof(*s));
+	s->csv = csv;
+	s->man = man;
+	s->dir = dir;
+	s->bonnie_fd = -1;
+}
+
+static void forget(struct sink *s)
+{
+	for (size_t i = 0; i < s->n_kept; i++)
+		free((char *)s->kept[i].name);
+	s->n_kept = 0;
+	s->lost = 0;
+}
+
+void sink_free(struct sink *s)
+{
+	forget(s);
+	free(s->kept);
+	s->kept = NULL;
+	s->cap_kept = 0;
+	/* what bonnie.csv holds was synced line by line */
+	if (s->bonnie_fd >= 0)
+		close(s->bonnie_fd);
+	s->bonnie_fd = -1;
+}
+
+/* A row or line that did not reach the disk: logged, and counted so the
+ * run's end can say its results are incomplete. */
+static void lost_write(struct sink *s, const char *file, int err)
+{
+	runlog("%s: %s", file, strerror(err));
+	if (!s->write_errors++)
+		s->first_error = err;
+}
+
+/* Keep a phase run's value for its bonnie.csv line. A value that cannot
+ * be kept would leave the line short of a field: the run fails instead. */
+static void keep(struct sink *s, const char *metric, double v)
+{
+	void *(*grow)(void *, size_t) = s->grow ? s->grow : realloc;
+	struct bonnie_metric *m;
+	size_t len = strlen(metric) + 1;
+	char *name;
+
+	if (s->n_kept == s->cap_kept) {
+		size_t cap = s->cap_kept ? s->cap_kept * 2 : 64;
+
+		m = grow(s->kept, cap * sizeof(*m));
+		if (!m) {
+			s->lost = 1;
+			return;
+		}
+		s->kept = m;
+		s->cap_kept = cap;
+	}
+	name = grow(NULL, len);
+	if (!name) {
+		s->lost = 1;
+		return;
+	}
+	memcpy(name, metric, len);
+	s->kept[s->n_kept].name = name;
+	s->kept[s->n_kept++].value = v;
+}
+
+static void put(struct sink *s, const struct csv_key *k, const char *metric,
+		const char *unit, const char *fmt, double v)
+{
+	char val[64];
+	int rc;
+
+	snprintf(val, sizeof(val), fmt, v);	/* %g of a double fits */
+	rc = csv_row(s->csv, k, metric, val, unit);
+	if (rc)
+		lost_write(s, "results.csv", -rc);
+}
+
+/* A row of the phase run under way, its value kept. */
+static void row(struct sink *s, const struct csv_key *k, const char *metric,
+		const char *unit, const char *fmt, double v)
+{
+	keep(s, metric, v);
+	put(s, k, metric, unit, fmt, v);
+}
+
+void sink_conf_metric(struct sink *s, const struct csv_key *k, int conf,
+		      const char *metric, double secs)
+{
+	int rc;
+
+	/* a config's figure, kept for no phase run's line */
+	put(s, k, metric, "s", "%.6f", secs);
+	rc = csv_sync(s->csv);
+	if (rc)
+		lost_write(s, "results.csv", -rc);
+	manifest_conf(s->man, conf, metric, json_real(secs));
+}
+
+struct reported {
+	struct sink *s;
+	const struct csv_key *k;
+};
+
+static void report_row(void *ctx, const char *name, double v)
+{
+	struct reported *rep = ctx;
+
+	row(rep->s, rep->k, name, "", "%.17g", v);
+}
+
+static void parsed_row(void *ctx, const char *name, double v,
+		       const char *unit)
+{
+	struct reported *rep = ctx;
+
+	row(rep->s, rep->k, name, unit, "%.17g", v);
+}
+
+/* A Lua phase's report: the workers' metrics and report()'s values.
+ * -1 if it is malformed. */
+static int lua_rows(struct sink *s, const struct csv_key *k,
+		    const struct child_result *res)
+{
+	struct metrics m = { 0 };
+	struct reported rep = { s, k };
+	struct metric_row *rows;
+	int n = 0, rc = 0;
+
+	if (metrics_decode(&m, res->report, res->report_len, report_row,
+			   &rep)) {
+		metrics_free(&m);
+		return -1;
+	}
+	row(s, k, "seconds", "s", "%.6f", m.seconds);
+	rows = metrics_rows(&m, NULL, 0, &n);
+	if (!rows && errno == ENOMEM)
+		s->lost = 1;
+	else if (!rows)
+		rc = -1;	/* what decoded is not what it can carry */
+	for (int i = 0; rows && i < n; i++)
+		row(s, k, rows[i].name, rows[i].unit, "%.9g", rows[i].value);
+	free(rows);
+	metrics_free(&m);
+	return rc;
+}
+
+/* What the process did: how long, how it ended, its CPU. */
+static void process_rows(struct sink *s, const struct csv_key *k, int lua,
+			 const struct child_result *res)
+{
+	double cpu = res->user_s + res->sys_s;
+
+	if (!lua)	/* a Lua phase's seconds are its workers' */
+		row(s, k, "seconds", "s", "%.6f", res->seconds);
+	if (res->signal)
+		row(s, k, "signal", "", "%.0f", res->signal);
+	else
+		row(s, k, "exit_status", "", "%.0f", res->exit_code);
+	row(s, k, "cpu_user_s", "s", "%.6f", res->user_s);
+	row(s, k, "cpu_sys_s", "s", "%.6f", res->sys_s);
+	row(s, k, "cpu_pct", "%", "%.2f",
+	    res->seconds > 0 ? 100 * cpu / res->seconds : 0);
+}
+
+/* A bonnie-style phase run's line in bonnie.csv: one write, synced. */
+static void bonnie_line(struct sink *s, const char *label)
+{
+	char line[2048], path[PATH_MAX + 16];
+	int n = bonniecsv_line(label, s->kept, s->n_kept, line,
+			       sizeof(line) - 1);
+	ssize_t w;
+
+	if (n < 0)
+		return;		/* its values ask for no line */
+	line[n++] = '\n';
+	if (s->bonnie_fd < 0) {
+		snprintf(path, sizeof(path), "%s/bonnie.csv", s->dir);
+		s->bonnie_fd = open(path, O_WRONLY | O_APPEND | O_CREAT |
+				    O_CLOEXEC, 0644);
+		if (s->bonnie_fd < 0) {
+			lost_write(s, "bonnie.csv", errno);
+			return;
+		}
+	}
+	w = write(s->bonnie_fd, line, n);
+	if (w != n)	/* short: the disk is full */
+		lost_write(s, "bonnie.csv", w < 0 ? errno : ENOSPC);
+	else if (fdatasync(s->bonnie_fd))
+		lost_write(s, "bonnie.csv", errno);
+}
+
+void sink_phase_run(struct sink *s, struct sink_outcome *o)
+{
+	const struct csv_key *k = o->key;
+	int ok = !strcmp(o->status, "ok"), rc;
+
+	if (o->res && o->lua && ok && lua_rows(s, k, o->res)) {
+		o->status = "failed";
+		o->reason = "the phase's report was malformed";
+	}
+	if (o->res)
+		process_rows(s, k, o->lua, o->res);
+	if (o->parsed) {
+		struct reported rep = { s, k };
+
+		lparse_rows(o->parsed, o->parsed_len, parsed_row, &rep);
+	}
+	if (o->fs_used_bytes >= 0)
+		row(s, k, "fs_used_bytes", "bytes", "%.0f", o->fs_used_bytes);
+	ok = !strcmp(o->status, "ok");
+	if (ok && s->lost) {
+		o->status = "failed";
+		o->reason = "out of memory keeping metrics";
+	} else if (ok) {
+		bonnie_line(s, o->label);
+	}
+	forget(s);
+	rc = csv_row(s->csv, k, "status", o->status,
+		     o->reason ? o->reason : "");
+	if (!rc)
+		rc = csv_sync(s->csv);
+	if (rc)
+		lost_write(s, "results.csv", -rc);
+	manifest_cell(s->man, o->cell, o->status, o->reason);
+}
+
+void sink_save(struct sink *s)
+{
+	int rc = manifest_write(s->man, s->dir);
+
+	if (rc)
+		lost_write(s, "manifest.json", -rc);
+	s->saved_at = clock_now();
+}
+
+/*
+ * After a phase run: rewrite the manifest unless the last rewrite is
+ * under a second old. Its size grows with the plan's cells, so a rewrite
+ * per phase run would cost O(cells) each time and O(cells^2) in all;
+ * results.csv, fsync'd after every phase run, stays the record that
+ * --resume reads, and the manifest is rewritten at the end of every
+ * config, on interruption and at the end.
+ */
+void sink_save_soon(struct sink *s)
+{
+	if (clock_now() - s->saved_at >= 1.0)
+		sink_save(s);
+}

@@ -1,0 +1,67 @@
+/* sink: where a run's results go — rows, bonnie.csv lines, status rows, manifest.json. */
+#ifndef FSPLAN_SINK_H
+#define FSPLAN_SINK_H
+
+#include <stddef.h>
+
+#include "host/child.h"
+#include "results/bonniecsv.h"
+#include "results/csv.h"
+#include "results/manifest.h"
+
+struct sink {
+	struct csv *csv;		/* results.csv, the caller's */
+	struct manifest *man;		/* the caller's, written in dir */
+	const char *dir;		/* the run directory */
+	/* What kept values are allocated with, as realloc (NULL: realloc);
+	 * memory it returns is released with free(). A test makes it fail. */
+	void *(*grow)(void *p, size_t n);
+	struct bonnie_metric *kept;	/* the phase run's values so far */
+	size_t n_kept, cap_kept;
+	int lost;			/* a value could not be kept */
+	int bonnie_fd;			/* bonnie.csv, or -1 until used */
+	int write_errors;		/* writes that are not on disk */
+	int first_error;		/* the errno of the first of them */
+	double saved_at;		/* when manifest.json was written */
+};
+
+/* One phase run as it ended, for sink_phase_run. */
+struct sink_outcome {
+	const struct csv_key *key;
+	size_t cell;			/* its index in the expansion */
+	const char *label;		/* its config's, for bonnie.csv */
+	int lua;			/* res->report is a Lua phase's */
+	const struct child_result *res;	/* NULL: it never ran */
+	const char *parsed;		/* a parser's P lines, or NULL */
+	size_t parsed_len;
+	double fs_used_bytes;		/* < 0: unknown */
+	const char *status, *reason;	/* the sink may turn ok to failed */
+};
+
+void sink_init(struct sink *s, struct csv *csv, struct manifest *man,
+	       const char *dir);
+/* The kept values and bonnie.csv's fd; csv and man stay the caller's. */
+void sink_free(struct sink *s);
+
+/* A config's own figure (mkfs_s, mount_s, umount_s), in seconds: a row,
+ * synced, and the config's entry in the manifest (conf counts from 0). */
+void sink_conf_metric(struct sink *s, const struct csv_key *k, int conf,
+		      const char *metric, double secs);
+
+/*
+ * The end of one phase run: its process figures, the Lua phase's report
+ * or the parser's metrics, fs_used_bytes, its bonnie.csv line (when ok
+ * and its values ask for one), its status row, synced, and its status in
+ * the manifest. A malformed Lua report fails it ("the phase's report was
+ * malformed"), and so does a value that could not be kept for the bonnie
+ * line ("out of memory keeping metrics"): o->status and o->reason then
+ * say so.
+ */
+void sink_phase_run(struct sink *s, struct sink_outcome *o);
+
+/* Rewrite manifest.json now; or only if the last rewrite is a second old
+ * (its size grows with the plan's cells: see sink.c). */
+void sink_save(struct sink *s);
+void sink_save_soon(struct sink *s);
+
+#endif
