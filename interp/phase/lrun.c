@@ -16,7 +16,8 @@
 #include "cells/expand.h"
 #include "results/metrics.h"
 #include "phase/lrun.h"
-#include "phase/lworker.h"
+#include "phase/wapi.h"
+#include "phase/worker.h"
 #include "phase/phase.h"
 #include "plan/plan.h"
 #include "phase/sandbox.h"
@@ -49,7 +50,7 @@ struct shared {
 struct wthread {
 	struct shared *sh;
 	pthread_t tid;
-	struct lworker w;
+	struct worker w;
 	char err[2048];
 	int failed;
 };
@@ -158,7 +159,7 @@ static int ctx_input(lua_State *L)
 		return luaL_error(L, "input: '%s' is not a string parameter",
 				  name);
 	if (input_path(j->e->plan->dir, val, path, sizeof(path)))
-		return lw_fail(L, val, ENAMETOOLONG);
+		return worker_fail(L, val, ENAMETOOLONG);
 	for (int i = 0; i < j->n_inputs; i++)
 		if (!strcmp(j->inputs[i].path, path)) {
 			lua_pushlstring(L, j->inputs[i].text,
@@ -166,14 +167,14 @@ static int ctx_input(lua_State *L)
 			return 1;
 		}
 	if (stat(path, &st))
-		return lw_fail(L, path, errno);
+		return worker_fail(L, path, errno);
 	if (!S_ISREG(st.st_mode) || st.st_size > LRUN_MAX_INPUT)
-		return lw_fail(L, path, S_ISREG(st.st_mode) ? EFBIG : EINVAL);
+		return worker_fail(L, path, S_ISREG(st.st_mode) ? EFBIG : EINVAL);
 	/* the buffer first: nothing can raise while the file is open */
 	buf = lua_newuserdatauv(L, (size_t)st.st_size + 1, 0);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return lw_fail(L, path, errno);
+		return worker_fail(L, path, errno);
 	while (got < (size_t)st.st_size &&
 	       ((n = read(fd, buf + got, (size_t)st.st_size - got)) > 0 ||
 		(n < 0 && errno == EINTR)))
@@ -268,7 +269,7 @@ static lua_State *new_state(struct shared *sh, char *err, size_t len)
 	return L;
 }
 
-static int run_fn(lua_State *L, struct lworker *w, const char *name,
+static int run_fn(lua_State *L, struct worker *w, const char *name,
 		  char *err, size_t len)
 {
 	int nargs;
@@ -278,7 +279,7 @@ static int run_fn(lua_State *L, struct lworker *w, const char *name,
 		return 0;
 	}
 	lua_getfield(L, 2, "params");
-	lworker_push(L, w, -1);
+	wapi_push(L, w, -1);
 	lua_remove(L, -2);
 	if (!strcmp(name, "worker")) {
 		lua_pushvalue(L, 2);		/* worker(w, ctx) */
@@ -305,7 +306,7 @@ static void *worker_main(void *arg)
 	t->w.deadline = sh->deadline;
 	t->w.stop = &stop;
 	/* the ring is made here: in this thread, after the drop */
-	if (lworker_init(&t->w, sh->eng, sh->workfd, sh->src, sh->src_len,
+	if (worker_init(&t->w, sh->eng, sh->workfd, sh->src, sh->src_len,
 			 sh->job->e->plan->seed, sh->job->c->rep, t->err,
 			 sizeof(t->err)) ||
 	    run_fn(L, &t->w, "worker", t->err, sizeof(t->err)))
@@ -415,7 +416,7 @@ int lrun_body(void *arg)
 {
 	const struct lrun_job *job = arg;
 	struct shared sh = { .job = job };
-	struct lworker w0 = { 0 };
+	struct worker w0 = { 0 };
 	struct wthread *t = NULL;
 	struct metrics total = { 0 };
 	struct sigaction sa = { .sa_handler = on_stop };
@@ -454,7 +455,7 @@ int lrun_body(void *arg)
 		if (!strcmp(sh.vals[i].name, "seconds"))
 			sh.seconds_param = sh.vals[i].num;
 	sh.eng = engine_find(engine);
-	sh.src = lworker_source(job->e->plan->seed, &sh.src_len);
+	sh.src = worker_source(job->e->plan->seed, &sh.src_len);
 	if (!sh.eng || !sh.src) {
 		fail("engine", sh.eng ? "out of memory" : engine);
 		goto out;
@@ -464,7 +465,7 @@ int lrun_body(void *arg)
 	w0.workers = sh.workers;
 	w0.deadline = sh.deadline;
 	w0.stop = &stop;
-	if (lworker_init(&w0, sh.eng, sh.workfd, sh.src, sh.src_len,
+	if (worker_init(&w0, sh.eng, sh.workfd, sh.src, sh.src_len,
 			 job->e->plan->seed, job->c->rep, err, sizeof(err))) {
 		fail("engine", err);
 		goto out;
@@ -507,7 +508,7 @@ int lrun_body(void *arg)
 			fail(what, t[i].err);
 		}
 		metrics_merge(&total, &t[i].w.m);
-		lworker_free(&t[i].w);
+		worker_free(&t[i].w);
 	}
 	if (err[0])
 		goto out;
@@ -531,7 +532,7 @@ int lrun_body(void *arg)
 out:
 	if (t)
 		free(t);
-	lworker_free(&w0);
+	worker_free(&w0);
 	metrics_free(&total);
 	if (sh.vals)
 		phase_values_free(sh.vals, sh.decl.n_params);
