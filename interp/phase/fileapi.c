@@ -9,7 +9,7 @@
 #include <lauxlib.h>
 
 #include "phase/fileapi.h"
-#include "phase/stream.h"
+#include "phase/loops.h"
 #include "phase/worker.h"
 #include "util/clock.h"
 
@@ -329,21 +329,21 @@ static int f_stream(lua_State *L)
 {
 	struct lfile *f = check_file(L);
 
-	return stream_run(L, f->fd, f->name);
+	return loops_stream(L, f->fd, f->name);
 }
 
 static int f_putc_stream(lua_State *L)
 {
 	struct lfile *f = check_file(L);
 
-	return stream_per_char(L, f->fd, f->name, 1);
+	return loops_per_char(L, f->fd, f->name, 1);
 }
 
 static int f_getc_stream(lua_State *L)
 {
 	struct lfile *f = check_file(L);
 
-	return stream_per_char(L, f->fd, f->name, 0);
+	return loops_per_char(L, f->fd, f->name, 0);
 }
 
 static const luaL_Reg file_methods[] = {

@@ -14,17 +14,10 @@
 #include <lauxlib.h>
 
 #include "phase/fileapi.h"
+#include "phase/loops.h"
 #include "phase/wapi.h"
 #include "phase/worker.h"
 #include "util/clock.h"
-
-/* An op or counter name the metrics cannot carry (metrics_name_ok). */
-static void bad_name(lua_State *L, int arg, const char *what)
-{
-	luaL_argerror(L, arg, lua_pushfstring(L, "%s is 1-%d of A-Z a-z 0-9 "
-					      "_ . -", what,
-					      METRICS_NAME_LEN));
-}
 
 /* One path op through the engine, timed as `what`. */
 static int path_op(lua_State *L, enum engine_op op, const char *what,
@@ -265,124 +258,6 @@ static int w_readdir(lua_State *L)
 	return 1;
 }
 
-/*
- * One op on one name for w:files: create (an empty file: open with
- * O_CREAT|O_EXCL, close), stat (not following) or unlink, in the
- * name's directory. Each engine op is recorded under its own name; the
- * whole under tag. 0 or -errno.
- */
-enum { FILES_CREATE, FILES_STAT, FILES_UNLINK };
-
-static int files_one(lua_State *L, struct worker *w, int op,
-		     const char *path, const char *tag)
-{
-	struct engine_req r = { .mode = 0644 };
-	struct statx st;
-	char name[256];
-	int own, dfd;
-	uint64_t t0;
-	int64_t res;
-
-	worker_check_path(L, path);
-	dfd = worker_parent(w, path, name, sizeof(name), &own, 1);
-	if (dfd < 0)
-		return dfd;
-	r.dirfd = dfd;
-	r.path = name;
-	switch (op) {
-	case FILES_CREATE:
-		r.op = ENGINE_OPEN;
-		r.flags = O_WRONLY | O_CREAT | O_EXCL;
-		break;
-	case FILES_STAT:
-		r.op = ENGINE_STATX;
-		r.stx = &st;
-		r.flags = AT_SYMLINK_NOFOLLOW;
-		break;
-	default:
-		r.op = ENGINE_UNLINK;
-		break;
-	}
-	res = engine_do(w->eng, w->e, &r);
-	t0 = r.t_submit;
-	worker_record(w, op == FILES_CREATE ? "open" : op == FILES_STAT ?
-		  "stat" : "unlink", r.t_done - r.t_submit, 0);
-	if (own)
-		close(dfd);
-	if (res >= 0 && op == FILES_CREATE) {
-		struct engine_req c = { .op = ENGINE_CLOSE, .fd = (int)res };
-
-		res = engine_do(w->eng, w->e, &c);
-		worker_record(w, "close", c.t_done - c.t_submit, 0);
-		r.t_done = c.t_done;
-	}
-	worker_record(w, tag, r.t_done - t0, 0);
-	return res < 0 ? (int)res : 0;
-}
-
-/*
- * w:files(op, names [, opts]) -> count, or nil, msg, errno: op ("create",
- * "stat", "unlink") on every path of the array names, the loop in C as
- * f:stream's is — a per-file test then costs what the classic tools'
- * loops cost, not an interpreted call per file. opts.dir: a directory
- * the names are in (a w:readdir list); opts.tag: the op each file is
- * timed as (default op). Stops at the first failure, or when the phase
- * must stop (returning the count done).
- */
-static int w_files(lua_State *L)
-{
-	static const char *const ops[] = { "create", "stat", "unlink", NULL };
-	struct worker *w = worker_get(L);
-	int op = luaL_checkoption(L, 2, NULL, ops);
-	const char *dir = NULL, *tag = ops[op];
-	char path[4096];
-	size_t dlen = 0;
-	lua_Integer n, i;
-
-	luaL_checktype(L, 3, LUA_TTABLE);
-	if (!lua_isnoneornil(L, 4)) {
-		luaL_checktype(L, 4, LUA_TTABLE);
-		if (lua_getfield(L, 4, "dir") != LUA_TNIL)
-			dir = luaL_checklstring(L, -1, &dlen);
-		if (lua_getfield(L, 4, "tag") != LUA_TNIL)
-			tag = luaL_checkstring(L, -1);
-		lua_settop(L, 4);	/* opts, on the stack, keeps them */
-	}
-	if (!worker_op(w, tag))
-		bad_name(L, 4, "a tag");
-	if (dir && dlen + 2 > sizeof(path))
-		return worker_fail(L, dir, ENAMETOOLONG);
-	if (dir) {
-		memcpy(path, dir, dlen);
-		path[dlen++] = '/';
-	}
-	n = luaL_len(L, 3);
-	for (i = 1; i <= n; i++) {
-		const char *p;
-		size_t len;
-		int rc;
-
-		if ((i & 255) == 0 && worker_stopping(w))
-			break;
-		if (lua_rawgeti(L, 3, i) != LUA_TSTRING)
-			return luaL_error(L, "names[%d] is not a string",
-					  (int)i);
-		p = lua_tolstring(L, -1, &len);
-		if (dir) {
-			if (dlen + len + 1 > sizeof(path))
-				return worker_fail(L, p, ENAMETOOLONG);
-			memcpy(path + dlen, p, len + 1);
-			p = path;
-		}
-		rc = files_one(L, w, op, p, tag);
-		if (rc < 0)
-			return worker_fail(L, p, -rc);
-		lua_pop(L, 1);
-	}
-	lua_pushinteger(L, i - 1);
-	return 1;
-}
-
 static int w_statfs(lua_State *L)
 {
 	struct worker *w = worker_get(L);
@@ -432,7 +307,7 @@ static int w_time(lua_State *L)
 
 	luaL_checktype(L, 3, LUA_TFUNCTION);
 	if (!worker_op(w, name))
-		bad_name(L, 2, "an op name");
+		worker_bad_name(L, 2, "an op name");
 	base = 2;	/* results are what follows the name */
 	t0 = clock_ns();
 	lua_call(L, lua_gettop(L) - 3, LUA_MULTRET);
@@ -446,7 +321,7 @@ static int w_count(lua_State *L)
 	const char *name = luaL_checkstring(L, 2);
 
 	if (metrics_count(&w->m, name, luaL_optnumber(L, 3, 1)))
-		bad_name(L, 2, "a counter name");
+		worker_bad_name(L, 2, "a counter name");
 	return 0;
 }
 
@@ -583,7 +458,7 @@ static const luaL_Reg worker_methods[] = {
 	{ "stat", w_stat },
 	{ "utime", w_utime },
 	{ "readdir", w_readdir },
-	{ "files", w_files },
+	{ "files", loops_files },
 	{ "statfs", w_statfs },
 	{ "sync", w_sync },
 	{ "time", w_time },

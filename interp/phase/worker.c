@@ -312,6 +312,14 @@ int worker_fail(lua_State *L, const char *what, int err)
 	return 3;
 }
 
+/* An op or counter name the metrics cannot carry (metrics_name_ok). */
+void worker_bad_name(lua_State *L, int arg, const char *what)
+{
+	luaL_argerror(L, arg, lua_pushfstring(L, "%s is 1-%d of A-Z a-z 0-9 "
+					      "_ . -", what,
+					      METRICS_NAME_LEN));
+}
+
 uint64_t worker_size(lua_State *L, int idx)
 {
 	uint64_t v;

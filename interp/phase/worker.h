@@ -114,6 +114,9 @@ struct worker *worker_get(lua_State *L);
 void worker_check_path(lua_State *L, const char *path);
 /* Push nil, "what: strerror", errno; returns 3. */
 int worker_fail(lua_State *L, const char *what, int err);
+/* Raise: argument arg, an op or counter name (what), is not one the
+ * metrics carry (metrics_name_ok). */
+void worker_bad_name(lua_State *L, int arg, const char *what);
 /* A size argument: a number, or a string such as "4k". */
 uint64_t worker_size(lua_State *L, int idx);
 /* Where reads of len bytes land: page-aligned, grown as needed (raises

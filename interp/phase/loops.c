@@ -1,5 +1,6 @@
-/* stream: the loops in C under f:stream and f:putc_stream/getc_stream — no Lua per op. */
+/* loops: the loops in C under f:stream, f:putc_stream/getc_stream and w:files — no Lua per op. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,7 +8,7 @@
 
 #include <lauxlib.h>
 
-#include "phase/stream.h"
+#include "phase/loops.h"
 #include "phase/worker.h"
 #include "util/units.h"
 #include "util/clock.h"
@@ -203,7 +204,7 @@ static void stream_reaped(struct flight *fl, struct engine_req *r)
 	fl->free_[fl->nfree++] = r;
 }
 
-int stream_run(lua_State *L, int fd, const char *name)
+int loops_stream(lua_State *L, int fd, const char *name)
 {
 	struct flight flight = { 0 }, *fl = &flight;
 	struct engine_req *done[MAX_DEPTH];
@@ -214,9 +215,7 @@ int stream_run(lua_State *L, int fd, const char *name)
 	stream_args(L, &fl->s, fd, w);
 	fl->st = metrics_op(&w->m, fl->s.tag);
 	if (!fl->st && errno == EINVAL)
-		return luaL_error(L, "stream: tag '%s' is not an op name "
-				  "(1-%d of A-Z a-z 0-9 _ . -)", fl->s.tag,
-				  METRICS_NAME_LEN);
+		worker_bad_name(L, 2, "a tag");
 	if (!fl->st)
 		return luaL_error(L, "not enough memory");
 	fl->rbuf = worker_read_buf(L, w, (size_t)fl->s.block * fl->s.depth);
@@ -283,7 +282,7 @@ static ssize_t ck_read(void *c, char *buf, size_t len)
 	return ck_io(c, ENGINE_READ, buf, len);
 }
 
-int stream_per_char(lua_State *L, int fd, const char *name, int writing)
+int loops_per_char(lua_State *L, int fd, const char *name, int writing)
 {
 	struct cookie ck = { worker_get(L), fd, 0, writing ? "putc" : "getc",
 			     0 };
@@ -320,3 +319,122 @@ int stream_per_char(lua_State *L, int fd, const char *name, int writing)
 	return 1;
 }
 
+/* ---- w:files: per-file loops ---- */
+
+/*
+ * One op on one name for w:files: create (an empty file: open with
+ * O_CREAT|O_EXCL, close), stat (not following) or unlink, in the
+ * name's directory. Each engine op is recorded under its own name; the
+ * whole under tag. 0 or -errno.
+ */
+enum { FILES_CREATE, FILES_STAT, FILES_UNLINK };
+
+static int files_one(lua_State *L, struct worker *w, int op,
+		     const char *path, const char *tag)
+{
+	struct engine_req r = { .mode = 0644 };
+	struct statx st;
+	char name[256];
+	int own, dfd;
+	uint64_t t0;
+	int64_t res;
+
+	worker_check_path(L, path);
+	dfd = worker_parent(w, path, name, sizeof(name), &own, 1);
+	if (dfd < 0)
+		return dfd;
+	r.dirfd = dfd;
+	r.path = name;
+	switch (op) {
+	case FILES_CREATE:
+		r.op = ENGINE_OPEN;
+		r.flags = O_WRONLY | O_CREAT | O_EXCL;
+		break;
+	case FILES_STAT:
+		r.op = ENGINE_STATX;
+		r.stx = &st;
+		r.flags = AT_SYMLINK_NOFOLLOW;
+		break;
+	default:
+		r.op = ENGINE_UNLINK;
+		break;
+	}
+	res = engine_do(w->eng, w->e, &r);
+	t0 = r.t_submit;
+	worker_record(w, op == FILES_CREATE ? "open" : op == FILES_STAT ?
+		  "stat" : "unlink", r.t_done - r.t_submit, 0);
+	if (own)
+		close(dfd);
+	if (res >= 0 && op == FILES_CREATE) {
+		struct engine_req c = { .op = ENGINE_CLOSE, .fd = (int)res };
+
+		res = engine_do(w->eng, w->e, &c);
+		worker_record(w, "close", c.t_done - c.t_submit, 0);
+		r.t_done = c.t_done;
+	}
+	worker_record(w, tag, r.t_done - t0, 0);
+	return res < 0 ? (int)res : 0;
+}
+
+/*
+ * w:files(op, names [, opts]) -> count, or nil, msg, errno: op ("create",
+ * "stat", "unlink") on every path of the array names, the loop in C as
+ * f:stream's is — a per-file test then costs what the classic tools'
+ * loops cost, not an interpreted call per file. opts.dir: a directory
+ * the names are in (a w:readdir list); opts.tag: the op each file is
+ * timed as (default op). Stops at the first failure, or when the phase
+ * must stop (returning the count done).
+ */
+int loops_files(lua_State *L)
+{
+	static const char *const ops[] = { "create", "stat", "unlink", NULL };
+	struct worker *w = worker_get(L);
+	int op = luaL_checkoption(L, 2, NULL, ops);
+	const char *dir = NULL, *tag = ops[op];
+	char path[4096];
+	size_t dlen = 0;
+	lua_Integer n, i;
+
+	luaL_checktype(L, 3, LUA_TTABLE);
+	if (!lua_isnoneornil(L, 4)) {
+		luaL_checktype(L, 4, LUA_TTABLE);
+		if (lua_getfield(L, 4, "dir") != LUA_TNIL)
+			dir = luaL_checklstring(L, -1, &dlen);
+		if (lua_getfield(L, 4, "tag") != LUA_TNIL)
+			tag = luaL_checkstring(L, -1);
+		lua_settop(L, 4);	/* opts, on the stack, keeps them */
+	}
+	if (!worker_op(w, tag))
+		worker_bad_name(L, 4, "a tag");
+	if (dir && dlen + 2 > sizeof(path))
+		return worker_fail(L, dir, ENAMETOOLONG);
+	if (dir) {
+		memcpy(path, dir, dlen);
+		path[dlen++] = '/';
+	}
+	n = luaL_len(L, 3);
+	for (i = 1; i <= n; i++) {
+		const char *p;
+		size_t len;
+		int rc;
+
+		if ((i & 255) == 0 && worker_stopping(w))
+			break;
+		if (lua_rawgeti(L, 3, i) != LUA_TSTRING)
+			return luaL_error(L, "names[%d] is not a string",
+					  (int)i);
+		p = lua_tolstring(L, -1, &len);
+		if (dir) {
+			if (dlen + len + 1 > sizeof(path))
+				return worker_fail(L, p, ENAMETOOLONG);
+			memcpy(path + dlen, p, len + 1);
+			p = path;
+		}
+		rc = files_one(L, w, op, p, tag);
+		if (rc < 0)
+			return worker_fail(L, p, -rc);
+		lua_pop(L, 1);
+	}
+	lua_pushinteger(L, i - 1);
+	return 1;
+}
