@@ -9,6 +9,7 @@
 #include "cells/expand.h"
 #include "phase/libsrc.h"
 #include "phase/phase.h"
+#include "run/phasecheck.h"
 #include "plan/plan.h"
 #include "report/report.h"
 #include "run/run.h"
@@ -170,7 +171,7 @@ static int load(struct opts *o, struct plan **p, struct expansion **e)
 	struct runas who;
 
 	if (plan_load(p, o->plan, o->defs, o->n_defs, &d) ||
-	    expand_plan(*p, e, &d) || phase_check_all(*e, (*p)->runas, &d) ||
+	    expand_plan(*p, e, &d) || phasecheck_all(*e, (*p)->runas, &d) ||
 	    privdrop_resolve((*p)->runas, &who, &d)) {
 		expansion_free(*e);
 		*e = NULL;

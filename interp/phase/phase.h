@@ -75,14 +75,4 @@ int phase_values(const struct expansion *e, const struct cell *c,
 		 struct diag *d);
 void phase_values_free(struct param_val *vals, int n);
 
-/*
- * Load every Lua phase of the plan and every parser its exec phases name,
- * in a sandbox, and check every cell's values, without running any I/O.
- * When root, this happens in a child that has dropped to runas (the
- * parent never runs Lua), which sends what it found back. Fills
- * e->checked: a module's declared key (an exec phase's: its parser's,
- * then seconds) and its string defaults (for ctx.input). 0, or -1 with d.
- */
-int phase_check_all(struct expansion *e, const char *runas, struct diag *d);
-
 #endif

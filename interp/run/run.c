@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "phase/phase.h"
+#include "run/phasecheck.h"
 #include "host/execpath.h"
 #include "phase/libsrc.h"
 #include "run/run.h"
@@ -394,7 +395,7 @@ int run_command(int argc, char **argv)
 	if (plan_load(&r.plan, o.plan, o.defs, o.n_defs, &d) ||
 	    expand_plan(r.plan, &r.e, &d) ||
 	    select_cells(r.e, o.only, o.n_only, o.shard_k, o.shard_n, &d) ||
-	    phase_check_all(r.e, r.plan->runas, &d)) {
+	    phasecheck_all(r.e, r.plan->runas, &d)) {
 		diag_print(&d);
 		rc = RUN_USAGE;
 		goto out;
