@@ -54,6 +54,13 @@ enum param_type phase_param_type(lua_State *L, int idx)
 	}
 }
 
+int phase_field(lua_State *L, int mod, const char *name)
+{
+	mod = lua_absindex(L, mod);
+	lua_pushstring(L, name);
+	return lua_rawget(L, mod);
+}
+
 static int cmp_param(const void *a, const void *b)
 {
 	return strcmp(((const struct param_decl *)a)->name,
@@ -65,7 +72,7 @@ static int read_params(lua_State *L, int mod, struct phase_decl *decl,
 {
 	int cap = 0;
 
-	lua_getfield(L, mod, "params");
+	phase_field(L, mod, "params");
 	if (lua_isnil(L, -1)) {
 		lua_pop(L, 1);
 		return 0;
@@ -129,7 +136,7 @@ oom:
 static int optional_fn(lua_State *L, int mod, const char *name, int *has,
 		       const char *path, char *err, size_t len)
 {
-	int t = lua_getfield(L, mod, name);
+	int t = phase_field(L, mod, name);
 
 	lua_pop(L, 1);
 	*has = t == LUA_TFUNCTION;
@@ -260,7 +267,7 @@ int phase_load(lua_State *L, const char *path, const char *text,
 			 luaL_typename(L, mod));
 		return -1;
 	}
-	if (lua_getfield(L, mod, "worker") != LUA_TFUNCTION) {
+	if (phase_field(L, mod, "worker") != LUA_TFUNCTION) {
 		lua_pop(L, 1);
 		snprintf(err, len, "%s: the module has no worker function",
 			 path);
@@ -272,7 +279,7 @@ int phase_load(lua_State *L, const char *path, const char *text,
 			len) ||
 	    optional_fn(L, mod, "report", &decl->has_report, path, err, len))
 		return -1;
-	if (lua_getfield(L, mod, "describe") == LUA_TSTRING)
+	if (phase_field(L, mod, "describe") == LUA_TSTRING)
 		decl->describe = strdup(lua_tostring(L, -1));
 	lua_pop(L, 1);
 	if (phase_read_key(L, mod, &decl->key, path, err, len))

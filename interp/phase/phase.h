@@ -46,6 +46,14 @@ int phase_load(lua_State *L, const char *path, const char *text,
 	       size_t len);
 
 /*
+ * Push the field name of the table at index mod (a module, or a table
+ * its code returned), read raw: its metatable cannot run code here,
+ * outside a protected call, where a raise would abort the process.
+ * Returns its type.
+ */
+int phase_field(lua_State *L, int mod, const char *name);
+
+/*
  * The key list of the module table at index mod: nil gives none (n 0);
  * else an array of 1 to PHASE_KEY_MAX distinct metric names (the metric
  * name rule of metrics.h). Raw reads only: nothing here can raise. 0, or
