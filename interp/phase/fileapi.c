@@ -16,7 +16,7 @@
 #define FILE_MT "fsplan.file"
 
 /* The one full userdata type a phase sees (check_file relies on it). */
-struct lfile {
+struct file {
 	int fd;
 	char name[200];
 };
@@ -26,9 +26,9 @@ struct lfile {
 static const char open_mt, closed_mt;
 
 /* The file at index 1. */
-static struct lfile *check_file(lua_State *L)
+static struct file *check_file(lua_State *L)
 {
-	struct lfile *f;
+	struct file *f;
 
 	/* Files are the only full userdata a phase can hold (the sandbox
 	 * has no io library, no C modules): the type settles it, without
@@ -58,7 +58,7 @@ static int mode_flags(lua_State *L, const char *mode)
 /* A closed file has nothing to finalize: its metatable then lacks __gc,
  * so the collector frees it without calling into C (a per-file loop
  * opens and closes thousands). */
-static void set_closed(lua_State *L, int idx, struct lfile *f)
+static void set_closed(lua_State *L, int idx, struct file *f)
 {
 	f->fd = -1;
 	lua_rawgetp(L, LUA_REGISTRYINDEX, &closed_mt);
@@ -100,16 +100,8 @@ static int open_opts(lua_State *L, int idx)
 	return flags;
 }
 
-/*
- * Open path through the engine, beneath the work directory. A path in a
- * subdirectory is opened from that directory's fd, which the worker
- * keeps (lw_parent): a per-file loop then walks one component per open,
- * as bonnie++ does from its cwd. Beneath the directory implies beneath
- * the work directory; the converse does not hold — a symlink to
- * ../other/file is refused there with EXDEV — so that is tried again
- * from the work directory, which decides.
- */
-/* w:open(path, mode [, opts]) */
+/* w:open(path, mode [, opts]): through the engine, beneath the work
+ * directory, from the kept parent directory when it can (worker_open). */
 int fileapi_open(lua_State *L)
 {
 	struct worker *w = worker_get(L);
@@ -117,7 +109,7 @@ int fileapi_open(lua_State *L)
 	const char *path = luaL_checklstring(L, 2, &len);
 	int flags = mode_flags(L, luaL_optstring(L, 3, "r"));
 	struct engine_req r = { .op = ENGINE_OPEN, .mode = 0644 };
-	struct lfile *f;
+	struct file *f;
 	int64_t res;
 
 	flags |= open_opts(L, 4);
@@ -144,7 +136,7 @@ int fileapi_open(lua_State *L)
 
 static int f_close(lua_State *L)
 {
-	struct lfile *f = check_file(L);
+	struct file *f = check_file(L);
 	struct worker *w = worker_get(L);
 	struct engine_req r = { .op = ENGINE_CLOSE, .fd = f->fd };
 	int64_t res = engine_do(w->eng, w->e, &r);
@@ -160,7 +152,7 @@ static int f_close(lua_State *L)
 /* __gc and __close: both metatables' (a closed file is a no-op). */
 static int f_gc(lua_State *L)
 {
-	struct lfile *f = lua_touserdata(L, 1);
+	struct file *f = lua_touserdata(L, 1);
 
 	if (f && f->fd >= 0) {
 		close(f->fd);
@@ -171,7 +163,7 @@ static int f_gc(lua_State *L)
 
 static int f_read(lua_State *L)
 {
-	struct lfile *f = check_file(L);
+	struct file *f = check_file(L);
 	struct worker *w = worker_get(L);
 	uint64_t off = worker_size(L, 2), len = worker_size(L, 3);
 	int want = lua_toboolean(L, 4);
@@ -193,7 +185,7 @@ static int f_read(lua_State *L)
 
 static int f_write(lua_State *L)
 {
-	struct lfile *f = check_file(L);
+	struct file *f = check_file(L);
 	struct worker *w = worker_get(L);
 	uint64_t off = worker_size(L, 2), len, total = 0, t0 = 0, t1 = 0;
 	const char *data = NULL;
@@ -236,7 +228,7 @@ static int f_write(lua_State *L)
 static int simple(lua_State *L, enum engine_op op, const char *name,
 		  uint64_t off, uint64_t len, int flags)
 {
-	struct lfile *f = check_file(L);
+	struct file *f = check_file(L);
 	struct worker *w = worker_get(L);
 	struct engine_req r = { .op = op, .fd = f->fd, .off = off, .len = len,
 				.flags = flags };
@@ -272,7 +264,7 @@ static int f_allocate(lua_State *L)
 
 static int f_stat(lua_State *L)
 {
-	struct lfile *f = check_file(L);
+	struct file *f = check_file(L);
 	struct worker *w = worker_get(L);
 	struct statx st;
 	struct engine_req r = { .op = ENGINE_STATX, .dirfd = f->fd,
@@ -297,7 +289,7 @@ static int f_size(lua_State *L)
 
 static int lock(lua_State *L, short type, const char *name)
 {
-	struct lfile *f = check_file(L);
+	struct file *f = check_file(L);
 	struct worker *w = worker_get(L);
 	struct flock fl = { .l_type = type, .l_whence = SEEK_SET,
 			    .l_start = (off_t)worker_size(L, 2),
@@ -314,7 +306,7 @@ static int lock(lua_State *L, short type, const char *name)
 
 static int f_lock(lua_State *L)
 {
-	struct lfile *f = check_file(L);
+	struct file *f = check_file(L);
 	int wr = fcntl(f->fd, F_GETFL) & O_ACCMODE;
 
 	return lock(L, wr == O_RDONLY ? F_RDLCK : F_WRLCK, "lock");
@@ -327,21 +319,21 @@ static int f_unlock(lua_State *L)
 
 static int f_stream(lua_State *L)
 {
-	struct lfile *f = check_file(L);
+	struct file *f = check_file(L);
 
 	return loops_stream(L, f->fd, f->name);
 }
 
 static int f_putc_stream(lua_State *L)
 {
-	struct lfile *f = check_file(L);
+	struct file *f = check_file(L);
 
 	return loops_per_char(L, f->fd, f->name, 1);
 }
 
 static int f_getc_stream(lua_State *L)
 {
-	struct lfile *f = check_file(L);
+	struct file *f = check_file(L);
 
 	return loops_per_char(L, f->fd, f->name, 0);
 }
