@@ -2,7 +2,6 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 
 #include <lauxlib.h>
 
+#include "e2e.h"
 #include "engine.h"
 #include "phase/sandbox.h"
 #include "phase/wapi.h"
@@ -21,15 +21,6 @@ static struct worker w;
 static lua_State *L;
 static char dir[64];
 
-static int rm_one(const char *path, const struct stat *st, int type,
-		  struct FTW *f)
-{
-	(void)st;
-	(void)type;
-	(void)f;
-	return remove(path);
-}
-
 static void finish(void)
 {
 	if (L)
@@ -39,9 +30,7 @@ static void finish(void)
 	if (w.workfd > 0)
 		close(w.workfd);
 	memset(&w, 0, sizeof(w));
-	if (dir[0])
-		nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	dir[0] = '\0';
+	e2e_cleanup();
 }
 
 /* How many fds this process has open. */
@@ -64,8 +53,7 @@ static void start(void)
 	char why[256] = "";
 	int fd;
 
-	snprintf(dir, sizeof(dir), "/tmp/fsplan-wapi-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	snprintf(dir, sizeof(dir), "%s", e2e_tmpdir());
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	cr_assert_geq(fd, 0);
 	w.id = 1;

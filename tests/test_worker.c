@@ -3,13 +3,13 @@
 #include <criterion/parameterized.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "e2e.h"
 #include "engine.h"
 #include "phase/worker.h"
 
@@ -21,15 +21,6 @@ static struct worker w;
 static char dir[64];
 static unsigned char *src;
 
-static int rm_one(const char *path, const struct stat *st, int type,
-		  struct FTW *f)
-{
-	(void)st;
-	(void)type;
-	(void)f;
-	return remove(path);
-}
-
 static void finish(void)
 {
 	int fd = w.workfd;
@@ -40,9 +31,7 @@ static void finish(void)
 	memset(&w, 0, sizeof(w));
 	free(src);
 	src = NULL;
-	if (dir[0])
-		nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	dir[0] = '\0';
+	e2e_cleanup();
 }
 
 /* A worker on engine ix in a fresh work directory holding sub/f, a
@@ -53,8 +42,7 @@ static void start(int ix)
 	char why[256] = "", path[128];
 	int fd;
 
-	snprintf(dir, sizeof(dir), "/tmp/fsplan-worker-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	snprintf(dir, sizeof(dir), "%s", e2e_tmpdir());
 	snprintf(path, sizeof(path), "%s/sub", dir);
 	cr_assert_eq(mkdir(path, 0755), 0);
 	snprintf(path, sizeof(path), "%s/sub/f", dir);
