@@ -151,8 +151,7 @@ static int ctx_input(lua_State *L)
 	const char *val;
 	struct stat st;
 	ssize_t n;
-	size_t got = 0;
-	int fd;
+	int err, fd;
 
 	lua_getfield(L, lua_upvalueindex(1), name);
 	val = lua_tostring(L, -1);
@@ -176,13 +175,12 @@ static int ctx_input(lua_State *L)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return worker_fail(L, path, errno);
-	while (got < (size_t)st.st_size &&
-	       ((n = read(fd, buf + got, (size_t)st.st_size - got)) > 0 ||
-		(n < 0 && errno == EINTR)))
-		if (n > 0)
-			got += (size_t)n;
+	n = file_read_into(fd, buf, (size_t)st.st_size);
+	err = errno;
 	close(fd);
-	lua_pushlstring(L, buf, got);
+	if (n < 0)
+		return worker_fail(L, path, err);
+	lua_pushlstring(L, buf, (size_t)n);
 	return 1;
 }
 

@@ -18,6 +18,7 @@
 #include "phase/wapi.h"
 #include "phase/worker.h"
 #include "util/clock.h"
+#include "util/file.h"
 
 /* One path op through the engine, timed as `what`. */
 static int path_op(lua_State *L, enum engine_op op, const char *what,
@@ -404,22 +405,17 @@ static int w_identity(lua_State *L)
 					    "CapPrm", "CapEff", "CapBnd",
 					    "CapAmb", "NoNewPrivs" };
 	char text[16384], *line, *next;
-	size_t got = 0;
-	ssize_t n = 0;
-	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC), err;
+	ssize_t n;
 
 	if (fd < 0)
 		return worker_fail(L, "/proc/self/status", errno);
-	while (got < sizeof(text) - 1 &&
-	       ((n = read(fd, text + got, sizeof(text) - 1 - got)) > 0 ||
-		(n < 0 && errno == EINTR)))
-		if (n > 0)
-			got += (size_t)n;
+	n = file_read_into(fd, text, sizeof(text) - 1);
+	err = n < 0 ? errno : EFBIG;
 	close(fd);
-	if (n < 0 || got == sizeof(text) - 1)
-		return worker_fail(L, "/proc/self/status", n < 0 ? errno
-								: EFBIG);
-	text[got] = '\0';
+	if (n < 0 || n == sizeof(text) - 1)
+		return worker_fail(L, "/proc/self/status", err);
+	text[n] = '\0';
 	lua_createtable(L, 0, 9);
 	for (line = text; *line; line = next) {
 		char *colon, *v;
