@@ -66,7 +66,7 @@ static void setup(void)
 	cr_assert_eq(plan_load(&plan, plan_path, defs, 1, &d), 0, "%s", d.msg);
 	cr_assert_eq(resolve_plan(plan, &d), 0, "%s", d.msg);
 	cr_assert_eq(expand_plan(plan, &ex, &d), 0, "%s", d.msg);
-	/* the key phase_check_all would have found */
+	/* the key phasecheck_all would have found */
 	ex->checked[0].key.n = 2;
 	strcpy(ex->checked[0].key.name[0], "io_mbs");
 	strcpy(ex->checked[0].key.name[1], "seconds");

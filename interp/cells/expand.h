@@ -65,7 +65,7 @@ struct expansion {
 	struct cell *cells;
 	size_t n_cells;
 	size_t n_selected;
-	struct phase_checked *checked;	/* per plan phase; phase_check_all */
+	struct phase_checked *checked;	/* per plan phase; phasecheck_all */
 };
 
 /*

@@ -9,6 +9,7 @@
 #include "cells/expand.h"
 #include "phase/libsrc.h"
 #include "phase/phase.h"
+#include "run/phasecheck.h"
 #include "plan/plan.h"
 #include "report/report.h"
 #include "run/resolve.h"
@@ -119,7 +120,7 @@ static int load(struct plan_opts *o, struct plan **p, struct expansion **e)
 
 	if (plan_load(p, o->plan, o->cells.defs, o->cells.n_defs, &d) ||
 	    resolve_plan(*p, &d) || expand_plan(*p, e, &d) ||
-	    phase_check_all(*e, (*p)->runas, &d) ||
+	    phasecheck_all(*e, (*p)->runas, &d) ||
 	    privdrop_resolve((*p)->runas, &who, &d)) {
 		expansion_free(*e);
 		*e = NULL;

@@ -24,10 +24,10 @@ static void emit(lua_State *L, const char *name)
 	double v;
 
 	if (lua_istable(L, -1)) {
-		lua_getfield(L, -1, "unit");
+		phase_field(L, -1, "unit");
 		if (lua_type(L, -1) == LUA_TSTRING)
 			unit = lua_tostring(L, -1);
-		lua_getfield(L, -2, "value");
+		phase_field(L, -2, "value");
 		if (lua_type(L, -1) != LUA_TNUMBER) {
 			lua_pop(L, 2);
 			return;
@@ -58,7 +58,7 @@ int lparse_load(lua_State *L, const char *path, struct phase_key *key,
 		if (phase_read_key(L, lua_gettop(L), key ? key : &none, path,
 				   err, len))
 			return -1;
-		lua_getfield(L, -1, "parse");
+		phase_field(L, -1, "parse");
 	} else if (key) {
 		memset(key, 0, sizeof(*key));
 	}
@@ -78,7 +78,7 @@ int lparse_body(void *arg)
 	lua_State *L = sandbox_new(&lim);
 	const char **names;
 	char err[2048];
-	int n;
+	int n, res, keys;
 
 	if (!L) {
 		dprintf(METRICS_REPORT_FD, "E cannot make a Lua state\n");
@@ -97,10 +97,12 @@ int lparse_body(void *arg)
 		goto fail;
 	}
 	/* in name order: the rows of a run come out the same every time */
+	res = lua_gettop(L);
 	lua_newtable(L);
+	keys = lua_gettop(L);
 	n = 0;
 	lua_pushnil(L);
-	while (lua_next(L, -3)) {
+	while (lua_next(L, res)) {
 		size_t kl;
 		const char *k = lua_type(L, -2) == LUA_TSTRING ?
 				lua_tolstring(L, -2, &kl) : NULL;
@@ -108,23 +110,22 @@ int lparse_body(void *arg)
 		lua_pop(L, 1);
 		if (k && metrics_metric_name_ok(k, kl)) {
 			lua_pushvalue(L, -1);
-			lua_rawseti(L, -3, ++n);
+			lua_rawseti(L, keys, ++n);
 		}
 	}
-	names = calloc(n + 1, sizeof(*names));
-	for (int i = 0; names && i < n; i++) {
-		lua_rawgeti(L, -1, i + 1);
+	/* Lua's memory, not malloc's: nothing to leak if a push raises */
+	names = lua_newuserdatauv(L, (n + 1) * sizeof(*names), 0);
+	for (int i = 0; i < n; i++) {
+		lua_rawgeti(L, keys, i + 1);
 		names[i] = lua_tostring(L, -1);
 		lua_pop(L, 1);	/* still held by the table of names */
 	}
-	if (names)
-		qsort(names, n, sizeof(*names), cmp_str);
-	for (int i = 0; names && i < n; i++) {
-		lua_getfield(L, -2, names[i]);
+	qsort(names, n, sizeof(*names), cmp_str);
+	for (int i = 0; i < n; i++) {
+		phase_field(L, res, names[i]);
 		emit(L, names[i]);
 		lua_pop(L, 1);
 	}
-	free(names);
 	sandbox_close(L);
 	return 0;
 fail:
@@ -143,18 +144,22 @@ void lparse_rows(const char *report, size_t len,
 
 	while (p && p < end) {
 		const char *nl = memchr(p, '\n', end - p);
-		char line[256], name[64], unit[32] = "";
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		char line[256], name[METRICS_METRIC_LEN + 1], unit[32] = "";
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p), wl;
 		double v;
 		char *e;
 
 		if (n < sizeof(line) && n > 2 && p[0] == 'P' && p[1] == ' ') {
 			memcpy(line, p + 2, n - 2);
 			line[n - 2] = '\0';
-			if (sscanf(line, "%63s", name) == 1 &&
-			    metrics_metric_name_ok(name, strlen(name))) {
-				v = strtod(line + strlen(name), &e);
-				if (e != line + strlen(name)) {
+			/* the whole first word, or nothing: a longer name
+			 * must not pass cut to the rule's length */
+			wl = strcspn(line, " ");
+			if (metrics_metric_name_ok(line, wl)) {
+				memcpy(name, line, wl);
+				name[wl] = '\0';
+				v = strtod(line + wl, &e);
+				if (e != line + wl) {
 					sscanf(e, "%31s", unit);
 					fn(ctx, name, v, unit);
 				}

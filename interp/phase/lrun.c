@@ -1,7 +1,5 @@
 /* lrun: run a Lua phase in the dropped child — one thread and one Lua state per worker. */
-#include <ctype.h>
 #include <errno.h>
-#include <math.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -15,8 +13,10 @@
 
 #include "cells/expand.h"
 #include "results/metrics.h"
+#include "phase/lreport.h"
 #include "phase/lrun.h"
-#include "phase/lworker.h"
+#include "phase/wapi.h"
+#include "phase/worker.h"
 #include "phase/phase.h"
 #include "phase/libsrc.h"
 #include "plan/plan.h"
@@ -50,7 +50,7 @@ struct shared {
 struct wthread {
 	struct shared *sh;
 	pthread_t tid;
-	struct lworker w;
+	struct worker w;
 	char err[2048];
 	int failed;
 };
@@ -58,9 +58,11 @@ struct wthread {
 /* "E <first line>" for the parent's status row; all of it to stderr. */
 static void fail(const char *what, const char *msg)
 {
-	fprintf(stderr, "%s: %s\n", what, msg);
-	dprintf(METRICS_REPORT_FD, "E %s: %.*s\n", what,
-		(int)strcspn(msg, "\n"), msg);
+	if (dprintf(METRICS_REPORT_FD, "E %s: %.*s\n", what,
+		    (int)strcspn(msg, "\n"), msg) < 0)
+		msg = "(and the report pipe to the parent is gone)";
+	/* stderr is the last way out: nothing to do if it fails too */
+	(void)fprintf(stderr, "%s: %s\n", what, msg);
 }
 
 /* Where ctx.input looks for a parameter's value: relative to the plan. */
@@ -150,8 +152,7 @@ static int ctx_input(lua_State *L)
 	const char *val;
 	struct stat st;
 	ssize_t n;
-	size_t got = 0;
-	int fd;
+	int err, fd;
 
 	lua_getfield(L, lua_upvalueindex(1), name);
 	val = lua_tostring(L, -1);
@@ -159,7 +160,7 @@ static int ctx_input(lua_State *L)
 		return luaL_error(L, "input: '%s' is not a string parameter",
 				  name);
 	if (input_path(j->e->plan->dir, val, path, sizeof(path)))
-		return lw_fail(L, val, ENAMETOOLONG);
+		return worker_fail(L, val, ENAMETOOLONG);
 	for (int i = 0; i < j->n_inputs; i++)
 		if (!strcmp(j->inputs[i].path, path)) {
 			lua_pushlstring(L, j->inputs[i].text,
@@ -167,26 +168,27 @@ static int ctx_input(lua_State *L)
 			return 1;
 		}
 	if (stat(path, &st))
-		return lw_fail(L, path, errno);
+		return worker_fail(L, path, errno);
 	if (!S_ISREG(st.st_mode) || st.st_size > LRUN_MAX_INPUT)
-		return lw_fail(L, path, S_ISREG(st.st_mode) ? EFBIG : EINVAL);
+		return worker_fail(L, path, S_ISREG(st.st_mode) ? EFBIG : EINVAL);
 	/* the buffer first: nothing can raise while the file is open */
 	buf = lua_newuserdatauv(L, (size_t)st.st_size + 1, 0);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return lw_fail(L, path, errno);
-	while (got < (size_t)st.st_size &&
-	       ((n = read(fd, buf + got, (size_t)st.st_size - got)) > 0 ||
-		(n < 0 && errno == EINTR)))
-		if (n > 0)
-			got += (size_t)n;
+		return worker_fail(L, path, errno);
+	n = file_read_into(fd, buf, (size_t)st.st_size);
+	err = errno;
 	close(fd);
-	lua_pushlstring(L, buf, got);
+	if (n < 0)
+		return worker_fail(L, path, err);
+	lua_pushlstring(L, buf, (size_t)n);
 	return 1;
 }
 
-static void push_ctx(lua_State *L, struct shared *sh)
+/* ctx (the shared run at index 1): lua_pcall'd, as it allocates. */
+static int push_ctx(lua_State *L)
 {
+	struct shared *sh = lua_touserdata(L, 1);
 	const struct lrun_job *j = sh->job;
 
 	lua_createtable(L, 0, 6);
@@ -246,6 +248,7 @@ static void push_ctx(lua_State *L, struct shared *sh)
 	/* unique per phase run: names that must not meet an earlier run's */
 	lua_pushinteger(L, (lua_Integer)j->c->index);
 	lua_setfield(L, -2, "index");
+	return 1;
 }
 
 /* A state with the module loaded (left at index 1) and ctx (index 2). */
@@ -265,30 +268,38 @@ static lua_State *new_state(struct shared *sh, char *err, size_t len)
 		return NULL;
 	}
 	phase_decl_free(&decl);
-	push_ctx(L, sh);
+	if (sandbox_cpcall(L, push_ctx, sh, 0, err, len)) {
+		sandbox_close(L);
+		return NULL;
+	}
 	return L;
 }
 
-static int run_fn(lua_State *L, struct lworker *w, const char *name,
+/* w (the worker at index 1) for ctx (index 2): lua_pcall'd. */
+static int push_w(lua_State *L)
+{
+	phase_field(L, 2, "params");
+	wapi_push(L, lua_touserdata(L, 1), -1);
+	return 1;
+}
+
+/* The module's function name, if it has one: worker(w, ctx), or
+ * setup/teardown(ctx, w). */
+static int run_fn(lua_State *L, struct worker *w, const char *name,
 		  char *err, size_t len)
 {
-	int nargs;
-
-	if (lua_getfield(L, 1, name) != LUA_TFUNCTION) {
+	if (phase_field(L, 1, name) != LUA_TFUNCTION) {
 		lua_pop(L, 1);
 		return 0;
 	}
-	lua_getfield(L, 2, "params");
-	lworker_push(L, w, -1);
-	lua_remove(L, -2);
-	if (!strcmp(name, "worker")) {
-		lua_pushvalue(L, 2);		/* worker(w, ctx) */
-	} else {
-		lua_pushvalue(L, 2);		/* setup(ctx, w) */
-		lua_insert(L, -2);
+	if (sandbox_cpcall(L, push_w, w, 2, err, len)) {
+		lua_pop(L, 1);
+		return -1;
 	}
-	nargs = 2;
-	return sandbox_call(L, nargs, 0, err, len);
+	lua_pushvalue(L, 2);
+	if (strcmp(name, "worker"))
+		lua_insert(L, -2);
+	return sandbox_call(L, 2, 0, err, len);
 }
 
 static void *worker_main(void *arg)
@@ -306,7 +317,7 @@ static void *worker_main(void *arg)
 	t->w.deadline = sh->deadline;
 	t->w.stop = &stop;
 	/* the ring is made here: in this thread, after the drop */
-	if (lworker_init(&t->w, sh->eng, sh->workfd, sh->src, sh->src_len,
+	if (worker_init(&t->w, sh->eng, sh->workfd, sh->src, sh->src_len,
 			 sh->job->e->plan->seed, sh->job->c->rep, t->err,
 			 sizeof(t->err)) ||
 	    run_fn(L, &t->w, "worker", t->err, sizeof(t->err)))
@@ -315,100 +326,104 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static int thresholds(lua_State *L, double *thr, int max)
+/*
+ * Load the module in L (index 1), type the cell's values, find the
+ * engine, make the seeded bytes and push ctx (index 2). 0, or -1 after
+ * fail().
+ */
+static int prepare(lua_State *L, struct shared *sh)
 {
-	int n = 0;
+	const struct lrun_job *job = sh->job;
+	struct diag d = { 0 };
+	char err[2048] = "", engine[16];
 
-	if (lua_getfield(L, 1, "thresholds") == LUA_TTABLE) {
-		for (int i = 1; n < max; i++) {
-			if (lua_rawgeti(L, -1, i) != LUA_TNUMBER) {
-				lua_pop(L, 1);
-				break;
-			}
-			thr[n++] = lua_tonumber(L, -1);
-			lua_pop(L, 1);
-		}
-	}
-	lua_pop(L, 1);
-	return n;
-}
-
-/* r for report(r, ctx): seconds, and per op its automatic metrics. */
-static void push_results(lua_State *L, const struct metrics *m,
-			 const double *thr, int n_thr)
-{
-	int n = 0;
-	struct metric_row *rows = metrics_rows(m, thr, n_thr, &n);
-
-	lua_createtable(L, 0, n + 1);
-	lua_pushnumber(L, m->seconds);
-	lua_setfield(L, -2, "seconds");
-	for (int i = 0; i < n; i++) {
-		lua_pushnumber(L, rows[i].value);
-		lua_setfield(L, -2, rows[i].name);
-	}
-	free(rows);
-}
-
-/* One R line, if the name fits the wire format; else a note on stderr
- * (one bad name must not cost the run its other metrics). */
-static void send_value(const char *name, double v)
-{
-	size_t n = strlen(name);
-	int ok = n > 0 && n <= 31;
-
-	for (size_t i = 0; ok && i < n; i++)
-		ok = isalnum((unsigned char)name[i]) || strchr("_.-", name[i]);
-	if (!ok || !isfinite(v)) {
-		fprintf(stderr, "report: '%s' is not usable as a metric (names "
-			"are 1-31 of A-Z a-z 0-9 _ . -, values finite); left "
-			"out\n", name);
-		return;
-	}
-	dprintf(METRICS_REPORT_FD, "R %s %.17g\n", name, v);
-}
-
-static int send_report(lua_State *L, const struct metrics *m,
-		       const double *thr, int n_thr)
-{
-	size_t len;
-	char *text = metrics_encode(m, &len);
-	int rc = 0;
-
-	if (!text)
+	if (phase_load(L, job->module, job->text, job->text_len, &sh->decl,
+		       err, sizeof(err))) {
+		fail("load", err);
 		return -1;
-	/* the encoded text ends with END: the extra lines go before it */
-	if (len >= 4 && !strcmp(text + len - 4, "END\n"))
-		len -= 4;
-	if (write(METRICS_REPORT_FD, text, len) != (ssize_t)len)
-		rc = -1;
-	free(text);
-	for (int i = 0; i < m->n_ops; i++)
-		for (int t = 0; t < n_thr; t++) {
-			char name[64];
+	}
+	sh->vals = calloc(sh->decl.n_params + 1, sizeof(*sh->vals));
+	if (!sh->vals || phase_values(job->e, job->c, &sh->decl, sh->vals,
+				      &sh->workers, engine, sizeof(engine),
+				      &d)) {
+		if (!sh->vals)
+			diag_set(&d, job->e->plan->file, NULL,
+				 (struct pos){ 0, 0 }, "out of memory");
+		diag_format(&d, err, sizeof(err));
+		fail("plan", err);
+		return -1;
+	}
+	for (int i = 0; i < sh->decl.n_params; i++)
+		if (!strcmp(sh->vals[i].name, "seconds"))
+			sh->seconds_param = sh->vals[i].num;
+	sh->eng = engine_find(engine);
+	sh->src = worker_source(job->e->plan->seed, &sh->src_len);
+	if (!sh->eng || !sh->src) {
+		fail("engine", sh->eng ? "out of memory" : engine);
+		return -1;
+	}
+	if (sandbox_cpcall(L, push_ctx, sh, 0, err, sizeof(err))) {
+		fail("phase", err);
+		return -1;
+	}
+	return 0;
+}
 
-			snprintf(name, sizeof(name), "%s_over_%gms_pct",
-				 m->ops[i].name, thr[t]);
-			send_value(name, 100 * hist_share_above(
-				   &m->ops[i].lat, (uint64_t)(thr[t] * 1e6)));
-		}
-	/* report()'s values: a table of name = number */
-	if (L && lua_istable(L, -1)) {
-		lua_pushnil(L);
-		while (lua_next(L, -2)) {
-			if (lua_type(L, -2) == LUA_TSTRING &&
-			    lua_type(L, -1) == LUA_TNUMBER)
-				send_value(lua_tostring(L, -2),
-					   lua_tonumber(L, -1));
-			else
-				fprintf(stderr, "report: a %s key with a %s "
-					"value is not a metric; left out\n",
-					luaL_typename(L, -2),
-					luaL_typename(L, -1));
-			lua_pop(L, 1);
+/* One thread per worker, each with its stack size; joined, their
+ * metrics merged into total. 0, or -1 after fail() (err says why). */
+static int run_workers(struct shared *sh, struct metrics *total,
+		       char *err, size_t len)
+{
+	struct wthread *t = calloc(sh->workers, sizeof(*t));
+	pthread_attr_t attr;
+	int rc = 0, attr_ok;
+	double t0;
+
+	if (!t) {
+		fail("workers", "out of memory");
+		return -1;
+	}
+	/* without its own attributes a thread gets the default stack */
+	attr_ok = !pthread_attr_init(&attr);
+	if (attr_ok && pthread_attr_setstacksize(&attr, 512 << 10))
+		fprintf(stderr, "workers: the default stack size, not 512K\n");
+	t0 = clock_now();
+	for (int i = 0; i < sh->workers; i++) {
+		t[i].sh = sh;
+		t[i].w.id = i + 1;
+		errno = pthread_create(&t[i].tid, attr_ok ? &attr : NULL,
+				       worker_main, &t[i]);
+		if (errno) {
+			snprintf(t[i].err, sizeof(t[i].err), "cannot start "
+				 "worker %d: %s", i + 1, strerror(errno));
+			t[i].failed = 2;
+			stop = 1;
 		}
 	}
-	dprintf(METRICS_REPORT_FD, "END\n");
+	if (attr_ok)
+		pthread_attr_destroy(&attr);
+	for (int i = 0; i < sh->workers; i++)
+		if (t[i].failed != 2)
+			pthread_join(t[i].tid, NULL);
+	total->seconds = clock_now() - t0;
+	for (int i = 0; i < sh->workers; i++) {
+		if (t[i].failed && !rc) {
+			char what[32];
+
+			snprintf(what, sizeof(what), "worker %d", i + 1);
+			snprintf(err, len, "%s", t[i].err);
+			fail(what, t[i].err);
+			rc = -1;
+		}
+		if (metrics_merge(total, &t[i].w.m) && !rc) {
+			snprintf(err, len, "out of memory merging the "
+				 "workers' metrics");
+			fail("workers", err);
+			rc = -1;
+		}
+		worker_free(&t[i].w);
+	}
+	free(t);
 	return rc;
 }
 
@@ -416,18 +431,18 @@ int lrun_body(void *arg)
 {
 	const struct lrun_job *job = arg;
 	struct shared sh = { .job = job };
-	struct lworker w0 = { 0 };
-	struct wthread *t = NULL;
+	struct worker w0 = { 0 };
 	struct metrics total = { 0 };
 	struct sigaction sa = { .sa_handler = on_stop };
-	struct diag d = { 0 };
-	char err[2048] = "", engine[16];
-	double thr[16], t0;
+	char err[2048] = "";
+	double thr[16];
 	int n_thr, rc = 1;
 	lua_State *L = NULL;
 
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
+	if (sigaction(SIGTERM, &sa, NULL) || sigaction(SIGINT, &sa, NULL)) {
+		fail("phase", "cannot catch SIGTERM and SIGINT");
+		return 1;
+	}
 	sh.deadline = clock_now() + job->timeout_s;
 	sh.lim = (struct sandbox_limits){ job->mem_bytes, sh.deadline, &stop,
 					  plan_library_dir() };
@@ -438,35 +453,14 @@ int lrun_body(void *arg)
 		fail("phase", "cannot set up the Lua state");
 		goto out;
 	}
-	if (phase_load(L, job->module, job->text, job->text_len, &sh.decl,
-		       err, sizeof(err))) {
-		fail("load", err);
+	if (prepare(L, &sh))
 		goto out;
-	}
-	sh.vals = calloc(sh.decl.n_params + 1, sizeof(*sh.vals));
-	if (!sh.vals || phase_values(job->e, job->c, &sh.decl, sh.vals,
-				     &sh.workers, engine, sizeof(engine),
-				     &d)) {
-		diag_format(&d, err, sizeof(err));
-		fail("plan", err);
-		goto out;
-	}
-	for (int i = 0; i < sh.decl.n_params; i++)
-		if (!strcmp(sh.vals[i].name, "seconds"))
-			sh.seconds_param = sh.vals[i].num;
-	sh.eng = engine_find(engine);
-	sh.src = lworker_source(job->e->plan->seed, &sh.src_len);
-	if (!sh.eng || !sh.src) {
-		fail("engine", sh.eng ? "out of memory" : engine);
-		goto out;
-	}
-	push_ctx(L, &sh);
-	n_thr = thresholds(L, thr, 16);
+	n_thr = lreport_thresholds(L, thr, 16);
 	w0.workers = sh.workers;
 	w0.deadline = sh.deadline;
 	w0.stop = &stop;
-	if (lworker_init(&w0, sh.eng, sh.workfd, sh.src, sh.src_len,
-			 job->e->plan->seed, job->c->rep, err, sizeof(err))) {
+	if (worker_init(&w0, sh.eng, sh.workfd, sh.src, sh.src_len,
+			job->e->plan->seed, job->c->rep, err, sizeof(err))) {
 		fail("engine", err);
 		goto out;
 	}
@@ -474,65 +468,20 @@ int lrun_body(void *arg)
 		fail("setup", err);
 		goto out;
 	}
-	t = calloc(sh.workers, sizeof(*t));
-	if (!t) {
-		fail("workers", "out of memory");
-		goto out;
-	}
-	t0 = clock_now();
-	for (int i = 0; i < sh.workers; i++) {
-		pthread_attr_t attr;
-
-		t[i].sh = &sh;
-		t[i].w.id = i + 1;
-		pthread_attr_init(&attr);
-		pthread_attr_setstacksize(&attr, 512 << 10);
-		if (pthread_create(&t[i].tid, &attr, worker_main, &t[i])) {
-			snprintf(t[i].err, sizeof(t[i].err), "cannot start "
-				 "worker %d: %s", i + 1, strerror(errno));
-			t[i].failed = 2;
-			stop = 1;
-		}
-		pthread_attr_destroy(&attr);
-	}
-	for (int i = 0; i < sh.workers; i++)
-		if (t[i].failed != 2)
-			pthread_join(t[i].tid, NULL);
-	total.seconds = clock_now() - t0;
-	for (int i = 0; i < sh.workers; i++) {
-		if (t[i].failed && !err[0]) {
-			char what[32];
-
-			snprintf(what, sizeof(what), "worker %d", i + 1);
-			snprintf(err, sizeof(err), "%s", t[i].err);
-			fail(what, t[i].err);
-		}
-		metrics_merge(&total, &t[i].w.m);
-		lworker_free(&t[i].w);
-	}
-	if (err[0])
+	if (run_workers(&sh, &total, err, sizeof(err)))
 		goto out;
 	/* setup's and teardown's own ops are not the workload's */
 	if (run_fn(L, &w0, "teardown", err, sizeof(err))) {
 		fail("teardown", err);
 		goto out;
 	}
-	if (lua_getfield(L, 1, "report") == LUA_TFUNCTION) {
-		push_results(L, &total, thr, n_thr);
-		lua_pushvalue(L, 2);
-		if (sandbox_call(L, 2, 1, err, sizeof(err))) {
-			fail("report", err);
-			goto out;
-		}
-	} else {
-		lua_pop(L, 1);
-		lua_pushnil(L);
+	if (lreport_call(L, &total, thr, n_thr, err, sizeof(err))) {
+		fail("report", err);
+		goto out;
 	}
-	rc = send_report(L, &total, thr, n_thr) ? 1 : 0;
+	rc = lreport_send(L, &total, thr, n_thr) ? 1 : 0;
 out:
-	if (t)
-		free(t);
-	lworker_free(&w0);
+	worker_free(&w0);
 	metrics_free(&total);
 	if (sh.vals)
 		phase_values_free(sh.vals, sh.decl.n_params);
@@ -541,5 +490,7 @@ out:
 	free(sh.src);
 	if (L)
 		sandbox_close(L);
+	if (sh.workfd >= 0)
+		close(sh.workfd);
 	return rc;
 }

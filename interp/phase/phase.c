@@ -5,20 +5,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <lauxlib.h>
 
-#include "phase/lparse.h"
 #include "results/metrics.h"
-#include "phase/libsrc.h"
 #include "phase/phase.h"
-#include "host/privdrop.h"
 #include "phase/sandbox.h"
 #include "util/units.h"
 #include "util/file.h"
-#include "util/clock.h"
 
 static const char *const type_names[] = { "number", "size", "duration",
 					   "boolean", "string" };
@@ -59,6 +54,13 @@ enum param_type phase_param_type(lua_State *L, int idx)
 	}
 }
 
+int phase_field(lua_State *L, int mod, const char *name)
+{
+	mod = lua_absindex(L, mod);
+	lua_pushstring(L, name);
+	return lua_rawget(L, mod);
+}
+
 static int cmp_param(const void *a, const void *b)
 {
 	return strcmp(((const struct param_decl *)a)->name,
@@ -70,7 +72,7 @@ static int read_params(lua_State *L, int mod, struct phase_decl *decl,
 {
 	int cap = 0;
 
-	lua_getfield(L, mod, "params");
+	phase_field(L, mod, "params");
 	if (lua_isnil(L, -1)) {
 		lua_pop(L, 1);
 		return 0;
@@ -134,7 +136,7 @@ oom:
 static int optional_fn(lua_State *L, int mod, const char *name, int *has,
 		       const char *path, char *err, size_t len)
 {
-	int t = lua_getfield(L, mod, name);
+	int t = phase_field(L, mod, name);
 
 	lua_pop(L, 1);
 	*has = t == LUA_TFUNCTION;
@@ -265,7 +267,7 @@ int phase_load(lua_State *L, const char *path, const char *text,
 			 luaL_typename(L, mod));
 		return -1;
 	}
-	if (lua_getfield(L, mod, "worker") != LUA_TFUNCTION) {
+	if (phase_field(L, mod, "worker") != LUA_TFUNCTION) {
 		lua_pop(L, 1);
 		snprintf(err, len, "%s: the module has no worker function",
 			 path);
@@ -277,7 +279,7 @@ int phase_load(lua_State *L, const char *path, const char *text,
 			len) ||
 	    optional_fn(L, mod, "report", &decl->has_report, path, err, len))
 		return -1;
-	if (lua_getfield(L, mod, "describe") == LUA_TSTRING)
+	if (phase_field(L, mod, "describe") == LUA_TSTRING)
 		decl->describe = strdup(lua_tostring(L, -1));
 	lua_pop(L, 1);
 	if (phase_read_key(L, mod, &decl->key, path, err, len))
@@ -456,257 +458,4 @@ void phase_values_free(struct param_val *vals, int n)
 {
 	for (int i = 0; i < n; i++)
 		free(vals[i].str);
-}
-
-/* An exec phase's key: its parser's (parse:), then seconds. */
-static int exec_key(const struct plan *p, int ph, struct phase_key *key,
-		    struct diag *d)
-{
-	const struct plan_phase *x = &p->phases[ph];
-	int rc = 0;
-
-	memset(key, 0, sizeof(*key));
-	if (x->parse.s) {
-		struct sandbox_limits lim = { 256u << 20, clock_now() + 30, NULL,
-					      plan_library_dir() };
-		lua_State *L = sandbox_new(&lim);
-		char path[4200], err[1024] = "";
-
-		if (!L)
-			return diag_set(d, p->file, NULL, (struct pos){ 0, 0 },
-					"cannot make a Lua state");
-		snprintf(path, sizeof(path), "%s/parse/%s.lua",
-			 plan_library_dir(), x->parse.s);
-		if (lparse_load(L, path, key, err, sizeof(err)))
-			rc = diag_set(d, p->file, p->text, x->parse.pos, "%s",
-				      err);
-		sandbox_close(L);
-	}
-	for (int k = 0; k < key->n; k++)
-		if (!strcmp(key->name[k], "seconds"))
-			return rc;
-	snprintf(key->name[key->n++], sizeof(key->name[0]), "seconds");
-	return rc;
-}
-
-/* String defaults that could name a file, for ctx.input: root reads
- * them before the drop when they exist (lrun_preread). */
-static void input_defaults(const struct phase_decl *decl,
-			   struct phase_checked *out)
-{
-	for (int i = 0; i < decl->n_params && out->n_inputs < PHASE_INPUTS;
-	     i++) {
-		const struct param_decl *pd = &decl->params[i];
-
-		if (pd->type != PARAM_STRING || !pd->dflt || !pd->dflt[0] ||
-		    strlen(pd->dflt) >= sizeof(out->input[0]) ||
-		    strchr(pd->dflt, '\n'))
-			continue;
-		snprintf(out->input[out->n_inputs++], sizeof(out->input[0]),
-			 "%s", pd->dflt);
-	}
-}
-
-/* Check every phase here, in whatever process this is, and fill out[];
- * text[ph] is the module's source when the caller read it, else NULL. */
-static int check_here(const struct expansion *e, char **text, size_t *tlen,
-		      struct phase_checked *out, struct diag *d)
-{
-	const struct plan *p = e->plan;
-
-	for (int ph = 0; ph < p->n_phases; ph++) {
-		struct sandbox_limits lim = { 256u << 20, clock_now() + 30, NULL,
-					      plan_library_dir() };
-		struct phase_decl decl;
-		lua_State *L;
-		char err[1024] = "";
-		int rc = 0;
-
-		if (!p->phases[ph].use.s) {
-			if (exec_key(p, ph, &out[ph].key, d))
-				return -1;
-			continue;
-		}
-		L = sandbox_new(&lim);
-		if (!L)
-			return diag_set(d, p->file, NULL, (struct pos){ 0, 0 },
-					"cannot make a Lua state");
-		if (phase_load(L, p->phases[ph].module_path,
-			       text ? text[ph] : NULL, text ? tlen[ph] : 0,
-			       &decl, err, sizeof(err))) {
-			sandbox_close(L);
-			phase_decl_free(&decl);
-			return diag_set(d, p->file, p->text,
-					p->phases[ph].use.pos, "%s", err);
-		}
-		out[ph].key = decl.key;
-		input_defaults(&decl, &out[ph]);
-		for (size_t i = 0; i < e->n_cells && !rc; i++) {
-			const struct cell *c = &e->cells[i];
-			struct param_val *vals;
-			char engine[16];
-			int workers;
-
-			if (c->phase != ph || c->rep != 1)
-				continue;
-			vals = calloc(decl.n_params + 1, sizeof(*vals));
-			if (!vals)
-				rc = -1;
-			else
-				rc = phase_values(e, c, &decl, vals, &workers,
-						  engine, sizeof(engine), d);
-			if (vals)
-				phase_values_free(vals, decl.n_params);
-			free(vals);
-		}
-		phase_decl_free(&decl);
-		sandbox_close(L);
-		if (rc)
-			return -1;
-	}
-	return 0;
-}
-
-/* Whether what the checking child sent is, per phase, a key of 0 to
- * PHASE_KEY_MAX + 1 metric names and 0 to PHASE_INPUTS strings: the
- * parent trusts nothing else. */
-static int checked_ok(const struct phase_checked *c, int n)
-{
-	for (int ph = 0; ph < n; ph++) {
-		const struct phase_key *key = &c[ph].key;
-
-		if (key->n < 0 || key->n > PHASE_KEY_MAX + 1 ||
-		    c[ph].n_inputs < 0 || c[ph].n_inputs > PHASE_INPUTS)
-			return 0;
-		for (int k = 0; k < key->n; k++) {
-			const char *s = key->name[k];
-			size_t len = strnlen(s, sizeof(key->name[k]));
-
-			if (len == sizeof(key->name[k]) ||
-			    !metrics_metric_name_ok(s, len))
-				return 0;
-		}
-		for (int i = 0; i < c[ph].n_inputs; i++)
-			if (strnlen(c[ph].input[i], sizeof(c[ph].input[i])) ==
-			    sizeof(c[ph].input[i]))
-				return 0;
-	}
-	return 1;
-}
-
-/* Up to len bytes from fd until end of file; how many, or -1. */
-static ssize_t read_full(int fd, void *buf, size_t len)
-{
-	size_t got = 0;
-
-	while (got < len) {
-		ssize_t n = read(fd, (char *)buf + got, len - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		if (!n)
-			break;
-		got += (size_t)n;
-	}
-	return (ssize_t)got;
-}
-
-int phase_check_all(struct expansion *e, const char *runas, struct diag *d)
-{
-	struct runas who;
-	struct phase_checked *got;
-	char **text;
-	size_t *tlen, ksize, room;
-	int pfd[2], status, any = 0, np = e->plan->n_phases;
-	ssize_t n = -1;
-	pid_t pid;
-
-	/* before any child: runas may not reach the library's directory */
-	if (libsrc_load(plan_library_dir()))
-		return diag_set(d, e->plan->file, NULL, (struct pos){ 0, 0 },
-				"cannot read the phase library %s: %s",
-				plan_library_dir(), strerror(errno));
-	for (int i = 0; i < np; i++)
-		any |= e->plan->phases[i].use.s || e->plan->phases[i].parse.s;
-	if (!any || geteuid() != 0)
-		return check_here(e, NULL, NULL, e->checked, d);
-	/* root: the Lua runs in a child that holds nothing, on sources
-	 * read here (runas may not reach the plan's directory); it
-	 * sends a diag on failure, what it found of every phase on success */
-	if (privdrop_resolve(runas, &who, d))
-		return -1;
-	ksize = (size_t)np * sizeof(*got);
-	room = ksize > sizeof(*d) ? ksize : sizeof(*d);
-	got = calloc(1, room);
-	text = calloc(np + 1, sizeof(*text));
-	tlen = calloc(np + 1, sizeof(*tlen));
-	if (!got || !text || !tlen || pipe(pfd)) {
-		free(got);
-		free(text);
-		free(tlen);
-		return diag_set(d, e->plan->file, NULL, (struct pos){ 0, 0 },
-				"out of memory");
-	}
-	for (int i = 0; i < np; i++)
-		if (e->plan->phases[i].use.s)
-			text[i] = phase_read_source(
-				e->plan->phases[i].module_path, &tlen[i]);
-	pid = fork();
-	if (pid == 0) {
-		char why[256];
-		int rc;
-
-		close(pfd[0]);
-		if (dup2(pfd[1], 3) < 0)
-			_exit(2);
-		if (privdrop_apply(&who, 3, why, sizeof(why))) {
-			diag_set(d, e->plan->file, NULL, (struct pos){ 0, 0 },
-				 "privilege drop failed: %s", why);
-			rc = -1;
-		} else {
-			rc = check_here(e, text, tlen, got, d);
-		}
-		if (rc ? write(3, d, sizeof(*d)) != sizeof(*d)
-		       : write(3, got, ksize) != (ssize_t)ksize)
-			_exit(2);
-		_exit(rc ? 1 : 0);
-	}
-	close(pfd[1]);
-	/* the whole reply before waiting: it may be more than a pipe holds */
-	if (pid > 0)
-		n = read_full(pfd[0], got, room);
-	close(pfd[0]);
-	for (int i = 0; i < np; i++)
-		free(text[i]);
-	free(text);
-	free(tlen);
-	if (pid < 0 || waitpid(pid, &status, 0) < 0) {
-		free(got);
-		return diag_set(d, e->plan->file, NULL, (struct pos){ 0, 0 },
-				"cannot check the phases: %s",
-				strerror(errno));
-	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-		if (n != (ssize_t)ksize || !checked_ok(got, np)) {
-			free(got);
-			return diag_set(d, e->plan->file, NULL,
-					(struct pos){ 0, 0 }, "checking the "
-					"phases: the check sent back nothing");
-		}
-		memcpy(e->checked, got, ksize);
-		free(got);
-		return 0;
-	}
-	if (n == (ssize_t)sizeof(*d))
-		memcpy(d, got, sizeof(*d));
-	else
-		diag_set(d, e->plan->file, NULL, (struct pos){ 0, 0 },
-			 "checking the phases failed (status %d)", status);
-	free(got);
-	d->file[sizeof(d->file) - 1] = '\0';
-	d->msg[sizeof(d->msg) - 1] = '\0';
-	d->srcline[sizeof(d->srcline) - 1] = '\0';
-	return -1;
 }

@@ -46,6 +46,14 @@ int phase_load(lua_State *L, const char *path, const char *text,
 	       size_t len);
 
 /*
+ * Push the field name of the table at index mod (a module, or a table
+ * its code returned), read raw: its metatable cannot run code here,
+ * outside a protected call, where a raise would abort the process.
+ * Returns its type.
+ */
+int phase_field(lua_State *L, int mod, const char *name);
+
+/*
  * The key list of the module table at index mod: nil gives none (n 0);
  * else an array of 1 to PHASE_KEY_MAX distinct metric names (the metric
  * name rule of metrics.h). Raw reads only: nothing here can raise. 0, or
@@ -74,15 +82,5 @@ int phase_values(const struct expansion *e, const struct cell *c,
 		 int *workers, char *engine, size_t engine_len,
 		 struct diag *d);
 void phase_values_free(struct param_val *vals, int n);
-
-/*
- * Load every Lua phase of the plan and every parser its exec phases name,
- * in a sandbox, and check every cell's values, without running any I/O.
- * When root, this happens in a child that has dropped to runas (the
- * parent never runs Lua), which sends what it found back. Fills
- * e->checked: a module's declared key (an exec phase's: its parser's,
- * then seconds) and its string defaults (for ctx.input). 0, or -1 with d.
- */
-int phase_check_all(struct expansion *e, const char *runas, struct diag *d);
 
 #endif

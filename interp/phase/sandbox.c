@@ -579,3 +579,14 @@ size_t sandbox_mem(lua_State *L, size_t *peak)
 		*peak = sb->peak;
 	return sb->cur;
 }
+
+int sandbox_cpcall(lua_State *L, lua_CFunction fn, void *arg, int idx,
+		   char *err, size_t len)
+{
+	idx = idx ? lua_absindex(L, idx) : 0;
+	lua_pushcfunction(L, fn);
+	lua_pushlightuserdata(L, arg);
+	if (idx)
+		lua_pushvalue(L, idx);
+	return sandbox_call(L, idx ? 2 : 1, 1, err, len);
+}

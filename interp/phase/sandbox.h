@@ -49,6 +49,15 @@ int sandbox_dofile(lua_State *L, const char *path, char *err, size_t len);
  */
 int sandbox_call(lua_State *L, int nargs, int nres, char *err, size_t len);
 
+/*
+ * Push the one result of C function fn, called protected (sandbox_call)
+ * with arg as a light userdata and the value at idx (0: none): C that
+ * builds tables must not raise where nothing catches it, which would
+ * abort the process. 0, or -1 with err (nothing pushed).
+ */
+int sandbox_cpcall(lua_State *L, lua_CFunction fn, void *arg, int idx,
+		   char *err, size_t len);
+
 /* Bytes the allocator holds now, and at most so far. */
 size_t sandbox_mem(lua_State *L, size_t *peak);
 

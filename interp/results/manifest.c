@@ -49,7 +49,7 @@ static json_t *plan_json(const struct plan *p)
 	return o;
 }
 
-/* A phase's key metrics, as phase_check_all found them, for report. */
+/* A phase's key metrics, as phasecheck_all found them, for report. */
 static json_t *key_json(const struct phase_key *key)
 {
 	json_t *a = json_array();

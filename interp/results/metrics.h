@@ -83,8 +83,9 @@ void *metrics_grow(void *arr, int n, size_t sz);
  * The wire format between the phase child and the parent: text lines,
  * so a torn report is detectable and a hostile child can only send
  * numbers. "M seconds <s>", "O <name> <bytes>", "H <name> <count> <sum>
- * <min> <max> <bucket>:<n> ...", "C <name> <value>", "R <name> <value>"
- * (a report() metric), ending with "END". Names are [A-Za-z0-9_.-]+.
+ * <min> <max> <bucket>:<n> ...", "C <name> <value>", "R <metric> <value>"
+ * (a report() metric), ending with "END". Op and counter names follow
+ * metrics_name_ok, an R line's metric metrics_metric_name_ok.
  */
 char *metrics_encode(const struct metrics *m, size_t *len);
 /* Parse what the child sent; the report() values go to fn. 0, or -1 if

@@ -108,9 +108,15 @@ inval:
  * time it writes: every field is checked, nothing in m changes unless the
  * whole text is good, and the report() values are passed on only then.
  */
+/* An R line: a report() value, named by the metric-name rule. */
+struct rep_value {
+	char name[METRICS_METRIC_LEN + 1];
+	double value;
+};
+
 struct decoder {
 	struct metrics m;
-	struct counter *rep;		/* R lines, delivered at the end */
+	struct rep_value *rep;		/* R lines, delivered at the end */
 	int n_rep;
 	int have_seconds;
 	unsigned char h_seen[MAX_NAMES];	/* per op: its H line came */
@@ -147,16 +153,24 @@ static int is_word(const char *t, size_t n, const char *w)
 	return n == strlen(w) && !memcmp(t, w, n);
 }
 
-static int get_name(struct line *l, char out[32])
+/* A name that rule ok allows into out (room for what ok allows). */
+static int get_named(struct line *l, char *out,
+		     int (*ok)(const char *s, size_t n))
 {
 	const char *t;
 	size_t n;
 
-	if (token(l, &t, &n) != 1 || !metrics_name_ok(t, n))
+	if (token(l, &t, &n) != 1 || !ok(t, n))
 		return -1;
 	memcpy(out, t, n);
 	out[n] = '\0';
 	return 0;
+}
+
+/* An op's or counter's name (metrics_name_ok). */
+static int get_name(struct line *l, char out[METRICS_NAME_LEN + 1])
+{
+	return get_named(l, out, metrics_name_ok);
 }
 
 /* Digits only: no sign, no space, no base prefix, no overflow. */
@@ -339,9 +353,10 @@ static int decode_line(struct decoder *d, const char *p, const char *end)
 		    metrics_count(&d->m, name, v))
 			return -1;
 	} else if (is_word(t, n, "R")) {
-		struct counter *c;
+		char metric[METRICS_METRIC_LEN + 1];
+		struct rep_value *c;
 
-		if (get_name(&l, name) || get_double(&l, &v) ||
+		if (get_named(&l, metric, metrics_metric_name_ok) || get_double(&l, &v) ||
 		    d->n_rep >= MAX_NAMES)
 			return -1;
 		c = metrics_grow(d->rep, d->n_rep, sizeof(*d->rep));
@@ -349,7 +364,7 @@ static int decode_line(struct decoder *d, const char *p, const char *end)
 			return -1;
 		d->rep = c;
 		c = &d->rep[d->n_rep++];
-		memcpy(c->name, name, sizeof(c->name));
+		memcpy(c->name, metric, sizeof(c->name));
 		c->value = v;
 	} else {
 		return -1;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "phase/phase.h"
+#include "run/phasecheck.h"
 #include "host/execpath.h"
 #include "phase/libsrc.h"
 #include "run/resolve.h"
@@ -230,7 +231,7 @@ int run_command(int argc, char **argv)
 	    resolve_plan(r.plan, &d) || expand_plan(r.plan, &r.e, &d) ||
 	    select_cells(r.e, o.cells.only.v, o.cells.only.n,
 			 o.cells.shard_k, o.cells.shard_n, &d) ||
-	    phase_check_all(r.e, r.plan->runas, &d)) {
+	    phasecheck_all(r.e, r.plan->runas, &d)) {
 		diag_print(&d);
 		rc = RUN_USAGE;
 		goto out;

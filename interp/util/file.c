@@ -48,3 +48,21 @@ char *file_read_all(int fd, size_t max, size_t *len, int *more)
 	*len = n;
 	return buf;
 }
+
+ssize_t file_read_into(int fd, void *buf, size_t len)
+{
+	size_t n = 0;
+
+	while (n < len) {
+		ssize_t r = pread(fd, (char *)buf + n, len - n, (off_t)n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (!r)
+			break;
+		n += (size_t)r;
+	}
+	return (ssize_t)n;
+}

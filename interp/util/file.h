@@ -3,6 +3,7 @@
 #define FSPLAN_FILE_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /*
  * fd's bytes from offset 0 (pread: its offset is left alone), up to max,
@@ -11,5 +12,11 @@
  * read or allocated; an error after some bytes ends the read there.
  */
 char *file_read_all(int fd, size_t max, size_t *len, int *more);
+
+/*
+ * Read fd from offset 0 into buf, up to len bytes (memory the caller
+ * owns: a Lua userdata, a stack buffer). How many, or -1 with errno.
+ */
+ssize_t file_read_into(int fd, void *buf, size_t len);
 
 #endif

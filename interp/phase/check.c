@@ -1,0 +1,147 @@
+/* check: every phase of a plan loaded and its cells' values typed, without I/O — in whatever process calls it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "phase/check.h"
+#include "phase/libsrc.h"
+#include "phase/lparse.h"
+#include "phase/phase.h"
+#include "phase/sandbox.h"
+#include "plan/plan.h"
+#include "results/metrics.h"
+#include "util/clock.h"
+
+/* How long loading one module or parser may take (the sandbox's hook). */
+#define CHECK_LOAD_S 30
+
+/* An exec phase's key: its parser's (parse:), then seconds. */
+static int exec_key(const struct plan *p, int ph, struct phase_key *key,
+		    struct diag *d)
+{
+	const struct plan_phase *x = &p->phases[ph];
+	int rc = 0;
+
+	memset(key, 0, sizeof(*key));
+	if (x->parse.s) {
+		struct sandbox_limits lim = { 256u << 20, clock_now() + CHECK_LOAD_S, NULL,
+					      plan_library_dir() };
+		lua_State *L = sandbox_new(&lim);
+		char path[4200], err[1024] = "";
+
+		if (!L)
+			return diag_set(d, p->file, NULL, (struct pos){ 0, 0 },
+					"cannot make a Lua state");
+		snprintf(path, sizeof(path), "%s/parse/%s.lua",
+			 plan_library_dir(), x->parse.s);
+		if (lparse_load(L, path, key, err, sizeof(err)))
+			rc = diag_set(d, p->file, p->text, x->parse.pos, "%s",
+				      err);
+		sandbox_close(L);
+	}
+	for (int k = 0; k < key->n; k++)
+		if (!strcmp(key->name[k], "seconds"))
+			return rc;
+	snprintf(key->name[key->n++], sizeof(key->name[0]), "seconds");
+	return rc;
+}
+
+/* String defaults that could name a file, for ctx.input: root reads
+ * them before the drop when they exist (lrun_preread). */
+static void input_defaults(const struct phase_decl *decl,
+			   struct phase_checked *out)
+{
+	for (int i = 0; i < decl->n_params && out->n_inputs < PHASE_INPUTS;
+	     i++) {
+		const struct param_decl *pd = &decl->params[i];
+
+		if (pd->type != PARAM_STRING || !pd->dflt || !pd->dflt[0] ||
+		    strlen(pd->dflt) >= sizeof(out->input[0]) ||
+		    strchr(pd->dflt, '\n'))
+			continue;
+		snprintf(out->input[out->n_inputs++], sizeof(out->input[0]),
+			 "%s", pd->dflt);
+	}
+}
+
+int check_phases(const struct expansion *e, char **text, size_t *tlen,
+		      struct phase_checked *out, struct diag *d)
+{
+	const struct plan *p = e->plan;
+
+	for (int ph = 0; ph < p->n_phases; ph++) {
+		struct sandbox_limits lim = { 256u << 20, clock_now() + CHECK_LOAD_S, NULL,
+					      plan_library_dir() };
+		struct phase_decl decl;
+		lua_State *L;
+		char err[1024] = "";
+		int rc = 0;
+
+		if (!p->phases[ph].use.s) {
+			if (exec_key(p, ph, &out[ph].key, d))
+				return -1;
+			continue;
+		}
+		L = sandbox_new(&lim);
+		if (!L)
+			return diag_set(d, p->file, NULL, (struct pos){ 0, 0 },
+					"cannot make a Lua state");
+		if (phase_load(L, p->phases[ph].module_path,
+			       text ? text[ph] : NULL, text ? tlen[ph] : 0,
+			       &decl, err, sizeof(err))) {
+			sandbox_close(L);
+			phase_decl_free(&decl);
+			return diag_set(d, p->file, p->text,
+					p->phases[ph].use.pos, "%s", err);
+		}
+		out[ph].key = decl.key;
+		input_defaults(&decl, &out[ph]);
+		for (size_t i = 0; i < e->n_cells && !rc; i++) {
+			const struct cell *c = &e->cells[i];
+			struct param_val *vals;
+			char engine[16];
+			int workers;
+
+			if (c->phase != ph || c->rep != 1)
+				continue;
+			vals = calloc(decl.n_params + 1, sizeof(*vals));
+			if (!vals)
+				rc = -1;
+			else
+				rc = phase_values(e, c, &decl, vals, &workers,
+						  engine, sizeof(engine), d);
+			if (vals)
+				phase_values_free(vals, decl.n_params);
+			free(vals);
+		}
+		phase_decl_free(&decl);
+		sandbox_close(L);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+int check_sent_ok(const struct phase_checked *c, int n)
+{
+	for (int ph = 0; ph < n; ph++) {
+		const struct phase_key *key = &c[ph].key;
+
+		if (key->n < 0 || key->n > PHASE_KEY_MAX + 1 ||
+		    c[ph].n_inputs < 0 || c[ph].n_inputs > PHASE_INPUTS)
+			return 0;
+		for (int k = 0; k < key->n; k++) {
+			const char *s = key->name[k];
+			size_t len = strnlen(s, sizeof(key->name[k]));
+
+			if (len == sizeof(key->name[k]) ||
+			    !metrics_metric_name_ok(s, len))
+				return 0;
+		}
+		for (int i = 0; i < c[ph].n_inputs; i++)
+			if (strnlen(c[ph].input[i], sizeof(c[ph].input[i])) ==
+			    sizeof(c[ph].input[i]))
+				return 0;
+	}
+	return 1;
+}

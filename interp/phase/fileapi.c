@@ -1,0 +1,388 @@
+/* fileapi: the files w:open returns — their f:... methods, each op through the engine, measured. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <lauxlib.h>
+
+#include "phase/fileapi.h"
+#include "phase/loops.h"
+#include "phase/worker.h"
+#include "util/clock.h"
+
+#define FILE_MT "fsplan.file"
+
+/* The one full userdata type a phase sees (check_file relies on it). */
+struct file {
+	int fd;
+	char name[200];
+};
+
+/* The metatables of open and of closed files, by address in the
+ * registry (fileapi_register). */
+static const char open_mt, closed_mt;
+
+/* The file at index 1. */
+static struct file *check_file(lua_State *L)
+{
+	struct file *f;
+
+	/* Files are the only full userdata a phase can hold (the sandbox
+	 * has no io library, no C modules): the type settles it, without
+	 * a metatable lookup per op. A second userdata type must bring
+	 * back the metatable check. */
+	if (lua_type(L, 1) != LUA_TUSERDATA)
+		luaL_typeerror(L, 1, FILE_MT);
+	f = lua_touserdata(L, 1);
+	if (f->fd < 0)
+		luaL_error(L, "'%s' is closed", f->name);
+	return f;
+}
+
+static int mode_flags(lua_State *L, const char *mode)
+{
+	if (!strcmp(mode, "r"))
+		return O_RDONLY;
+	if (!strcmp(mode, "w"))
+		return O_WRONLY | O_CREAT | O_TRUNC;
+	if (!strcmp(mode, "rw") || !strcmp(mode, "r+"))
+		return O_RDWR | O_CREAT;
+	if (!strcmp(mode, "a"))
+		return O_WRONLY | O_CREAT | O_APPEND;
+	return luaL_error(L, "mode '%s': r, w, rw or a", mode);
+}
+
+/* A closed file has nothing to finalize: its metatable then lacks __gc,
+ * so the collector frees it without calling into C (a per-file loop
+ * opens and closes thousands). */
+static void set_closed(lua_State *L, int idx, struct file *f)
+{
+	f->fd = -1;
+	lua_rawgetp(L, LUA_REGISTRYINDEX, &closed_mt);
+	lua_setmetatable(L, idx);
+}
+
+/* open's options table, one pass over what it holds: an unknown key is
+ * an error (a misspelt "excl" must not silently open without it). */
+static int open_opts(lua_State *L, int idx)
+{
+	static const struct { const char *key; int flags; } opt[] = {
+		{ "create", O_CREAT }, { "trunc", O_TRUNC },
+		{ "excl", O_EXCL | O_CREAT }, { "direct", O_DIRECT },
+		{ "sync", O_SYNC },
+	};
+	int flags = 0;
+
+	if (lua_isnoneornil(L, idx))
+		return 0;
+	luaL_checktype(L, idx, LUA_TTABLE);
+	lua_pushnil(L);
+	while (lua_next(L, idx)) {
+		const char *key = lua_type(L, -2) == LUA_TSTRING ?
+				  lua_tostring(L, -2) : "";
+		size_t i;
+
+		for (i = 0; i < sizeof(opt) / sizeof(opt[0]); i++)
+			if (!strcmp(key, opt[i].key))
+				break;
+		if (i == sizeof(opt) / sizeof(opt[0]))
+			luaL_error(L, "open: unknown option '%s' (create, "
+				   "trunc, excl, direct, sync)",
+				   lua_type(L, -2) == LUA_TSTRING ? key :
+				   luaL_typename(L, -2));
+		if (lua_toboolean(L, -1))
+			flags |= opt[i].flags;
+		lua_pop(L, 1);
+	}
+	return flags;
+}
+
+/* w:open(path, mode [, opts]): through the engine, beneath the work
+ * directory, from the kept parent directory when it can (worker_open). */
+int fileapi_open(lua_State *L)
+{
+	struct worker *w = worker_get(L);
+	size_t len;
+	const char *path = luaL_checklstring(L, 2, &len);
+	int flags = mode_flags(L, luaL_optstring(L, 3, "r"));
+	struct engine_req r = { .op = ENGINE_OPEN, .mode = 0644 };
+	struct file *f;
+	int64_t res;
+
+	flags |= open_opts(L, 4);
+	worker_check_path(L, path);
+	/* the object first, so an error cannot leak the fd (liolib) */
+	f = lua_newuserdatauv(L, sizeof(*f), 0);
+	f->fd = -1;
+	if (len >= sizeof(f->name))
+		len = sizeof(f->name) - 1;
+	memcpy(f->name, path, len);
+	f->name[len] = '\0';
+	lua_rawgetp(L, LUA_REGISTRYINDEX, &open_mt);
+	lua_setmetatable(L, -2);
+	r.flags = flags;
+	res = worker_open(w, &r, path);
+	worker_record(w, "open", r.t_done - r.t_submit, 0);
+	if (res < 0) {
+		set_closed(L, -1, f);
+		return worker_fail(L, path, (int)-res);
+	}
+	f->fd = (int)res;
+	return 1;
+}
+
+static int f_close(lua_State *L)
+{
+	struct file *f = check_file(L);
+	struct worker *w = worker_get(L);
+	struct engine_req r = { .op = ENGINE_CLOSE, .fd = f->fd };
+	int64_t res = engine_do(w->eng, w->e, &r);
+
+	worker_record(w, "close", r.t_done - r.t_submit, 0);
+	set_closed(L, 1, f);
+	if (res < 0)
+		return worker_fail(L, f->name, (int)-res);
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+/* __gc and __close: both metatables' (a closed file is a no-op). */
+static int f_gc(lua_State *L)
+{
+	struct file *f = lua_touserdata(L, 1);
+
+	if (f && f->fd >= 0) {
+		close(f->fd);
+		set_closed(L, 1, f);
+	}
+	return 0;
+}
+
+static int f_read(lua_State *L)
+{
+	struct file *f = check_file(L);
+	struct worker *w = worker_get(L);
+	uint64_t off = worker_size(L, 2), len = worker_size(L, 3);
+	int want = lua_toboolean(L, 4);
+	struct engine_req r = { .op = ENGINE_READ, .fd = f->fd, .off = off,
+				.len = len };
+	int64_t res;
+
+	r.buf = worker_read_buf(L, w, len);
+	res = engine_do(w->eng, w->e, &r);
+	worker_record(w, "read", r.t_done - r.t_submit, res > 0 ? res : 0);
+	if (res < 0)
+		return worker_fail(L, f->name, (int)-res);
+	lua_pushinteger(L, res);
+	if (!want)
+		return 1;
+	lua_pushlstring(L, (const char *)r.buf, (size_t)res);
+	return 2;
+}
+
+static int f_write(lua_State *L)
+{
+	struct file *f = check_file(L);
+	struct worker *w = worker_get(L);
+	uint64_t off = worker_size(L, 2), len, total = 0, t0 = 0, t1 = 0;
+	const char *data = NULL;
+	size_t dlen;
+
+	if (lua_type(L, 3) == LUA_TSTRING) {
+		data = lua_tolstring(L, 3, &dlen);
+		len = dlen;
+	} else {
+		len = worker_size(L, 3);
+	}
+	/* one op however large: split to what the source buffer holds */
+	while (total < len || (len == 0 && !t0)) {
+		uint64_t n = len - total;
+		struct engine_req r = { .op = ENGINE_WRITE, .fd = f->fd,
+					.off = off + total };
+		int64_t res;
+
+		if (!data && n > w->src_len)
+			n = w->src_len;
+		r.len = n;
+		r.buf = data ? (void *)(data + total) : worker_src_at(w, r.off, n);
+		res = engine_do(w->eng, w->e, &r);
+		if (!t0)
+			t0 = r.t_submit;
+		t1 = r.t_done;
+		if (res < 0) {
+			worker_record(w, "write", t1 - t0, total);
+			return worker_fail(L, f->name, (int)-res);
+		}
+		total += (uint64_t)res;
+		if (len == 0 || res == 0)
+			break;
+	}
+	worker_record(w, "write", t1 - t0, total);
+	lua_pushinteger(L, (lua_Integer)total);
+	return 1;
+}
+
+static int simple(lua_State *L, enum engine_op op, const char *name,
+		  uint64_t off, uint64_t len, int flags)
+{
+	struct file *f = check_file(L);
+	struct worker *w = worker_get(L);
+	struct engine_req r = { .op = op, .fd = f->fd, .off = off, .len = len,
+				.flags = flags };
+	int64_t res = engine_do(w->eng, w->e, &r);
+
+	worker_record(w, name, r.t_done - r.t_submit, 0);
+	if (res < 0)
+		return worker_fail(L, f->name, (int)-res);
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+static int f_fsync(lua_State *L)
+{
+	return simple(L, ENGINE_FSYNC, "fsync", 0, 0, 0);
+}
+
+static int f_fdatasync(lua_State *L)
+{
+	return simple(L, ENGINE_FDATASYNC, "fdatasync", 0, 0, 0);
+}
+
+static int f_truncate(lua_State *L)
+{
+	return simple(L, ENGINE_FTRUNCATE, "truncate", worker_size(L, 2), 0, 0);
+}
+
+static int f_allocate(lua_State *L)
+{
+	return simple(L, ENGINE_FALLOCATE, "allocate", worker_size(L, 2),
+		      worker_size(L, 3), 0);
+}
+
+static int f_stat(lua_State *L)
+{
+	struct file *f = check_file(L);
+	struct worker *w = worker_get(L);
+	struct statx st;
+	struct engine_req r = { .op = ENGINE_STATX, .dirfd = f->fd,
+				.path = "", .flags = AT_EMPTY_PATH,
+				.stx = &st };
+	int64_t res = engine_do(w->eng, w->e, &r);
+
+	worker_record(w, "stat", r.t_done - r.t_submit, 0);
+	if (res < 0)
+		return worker_fail(L, f->name, (int)-res);
+	worker_push_stat(L, &st);
+	return 1;
+}
+
+static int f_size(lua_State *L)
+{
+	if (f_stat(L) != 1)
+		return 3;
+	lua_getfield(L, -1, "size");
+	return 1;
+}
+
+static int lock(lua_State *L, short type, const char *name)
+{
+	struct file *f = check_file(L);
+	struct worker *w = worker_get(L);
+	struct flock fl = { .l_type = type, .l_whence = SEEK_SET,
+			    .l_start = (off_t)worker_size(L, 2),
+			    .l_len = (off_t)worker_size(L, 3) };
+	double t0 = clock_now();
+	int rc = fcntl(f->fd, F_SETLK, &fl) ? errno : 0;
+
+	worker_record(w, name, (uint64_t)((clock_now() - t0) * 1e9), 0);
+	if (rc)
+		return worker_fail(L, f->name, rc);
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+static int f_lock(lua_State *L)
+{
+	struct file *f = check_file(L);
+	int wr = fcntl(f->fd, F_GETFL) & O_ACCMODE;
+
+	return lock(L, wr == O_RDONLY ? F_RDLCK : F_WRLCK, "lock");
+}
+
+static int f_unlock(lua_State *L)
+{
+	return lock(L, F_UNLCK, "unlock");
+}
+
+static int f_stream(lua_State *L)
+{
+	struct file *f = check_file(L);
+
+	return loops_stream(L, f->fd, f->name);
+}
+
+static int f_putc_stream(lua_State *L)
+{
+	struct file *f = check_file(L);
+
+	return loops_per_char(L, f->fd, f->name, 1);
+}
+
+static int f_getc_stream(lua_State *L)
+{
+	struct file *f = check_file(L);
+
+	return loops_per_char(L, f->fd, f->name, 0);
+}
+
+static const luaL_Reg file_methods[] = {
+	{ "read", f_read },
+	{ "write", f_write },
+	{ "fsync", f_fsync },
+	{ "fdatasync", f_fdatasync },
+	{ "truncate", f_truncate },
+	{ "allocate", f_allocate },
+	{ "size", f_size },
+	{ "stat", f_stat },
+	{ "lock", f_lock },
+	{ "unlock", f_unlock },
+	{ "stream", f_stream },
+	{ "putc_stream", f_putc_stream },
+	{ "getc_stream", f_getc_stream },
+	{ "close", f_close },
+	{ NULL, NULL }
+};
+
+static void new_mt(lua_State *L, const void *key, int gc)
+{
+	lua_createtable(L, 0, 5);
+	lua_pushliteral(L, FILE_MT);
+	lua_setfield(L, -2, "__name");	/* tostring, luaL_typeerror */
+	lua_pushvalue(L, -2);		/* the methods */
+	lua_setfield(L, -2, "__index");
+	if (gc) {
+		lua_pushcfunction(L, f_gc);
+		lua_setfield(L, -2, "__gc");
+	}
+	lua_pushcfunction(L, f_gc);
+	lua_setfield(L, -2, "__close");
+	lua_pushliteral(L, FILE_MT);
+	lua_setfield(L, -2, "__metatable");
+	lua_rawsetp(L, LUA_REGISTRYINDEX, key);
+}
+
+void fileapi_register(lua_State *L)
+{
+	if (lua_rawgetp(L, LUA_REGISTRYINDEX, &open_mt) != LUA_TNIL) {
+		lua_pop(L, 1);
+		return;
+	}
+	lua_pop(L, 1);
+	luaL_newlib(L, file_methods);
+	new_mt(L, &open_mt, 1);
+	new_mt(L, &closed_mt, 0);
+	lua_pop(L, 1);
+}

@@ -1,0 +1,143 @@
+/* lreport: a Lua phase run's measurements, and its report()'s values, to the parent over the wire. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <lauxlib.h>
+
+#include "phase/lreport.h"
+#include "phase/phase.h"
+#include "phase/sandbox.h"
+
+int lreport_thresholds(lua_State *L, double *thr, int max)
+{
+	int n = 0;
+
+	if (phase_field(L, 1, "thresholds") == LUA_TTABLE) {
+		for (int i = 1; n < max; i++) {
+			if (lua_rawgeti(L, -1, i) != LUA_TNUMBER) {
+				lua_pop(L, 1);
+				break;
+			}
+			thr[n++] = lua_tonumber(L, -1);
+			lua_pop(L, 1);
+		}
+	}
+	lua_pop(L, 1);
+	return n;
+}
+
+/* The automatic metrics, made by the caller (it frees them, after the
+ * protected call that reads them here). */
+struct results {
+	const struct metrics *m;
+	const struct metric_row *rows;
+	int n;
+};
+
+/* r for report(r, ctx): seconds, and per op its automatic metrics (the
+ * results at index 1); lua_pcall'd. */
+static int push_results(lua_State *L)
+{
+	const struct results *res = lua_touserdata(L, 1);
+
+	lua_createtable(L, 0, res->n + 1);
+	lua_pushnumber(L, res->m->seconds);
+	lua_setfield(L, -2, "seconds");
+	for (int i = 0; i < res->n; i++) {
+		lua_pushnumber(L, res->rows[i].value);
+		lua_setfield(L, -2, res->rows[i].name);
+	}
+	return 1;
+}
+
+int lreport_call(lua_State *L, const struct metrics *total,
+		 const double *thr, int n_thr, char *err, size_t len)
+{
+	struct results res = { total, NULL, 0 };
+	int rc;
+
+	if (phase_field(L, 1, "report") != LUA_TFUNCTION)
+		return 0;	/* nil: phase_load allows nothing else */
+	res.rows = metrics_rows(total, thr, n_thr, &res.n);
+	if (!res.rows && (total->n_ops || total->n_counters)) {
+		lua_pop(L, 1);
+		snprintf(err, len, "out of memory");
+		return -1;
+	}
+	rc = sandbox_cpcall(L, push_results, &res, 0, err, len);
+	free((void *)res.rows);
+	if (rc) {
+		lua_pop(L, 1);
+		return -1;
+	}
+	lua_pushvalue(L, 2);
+	return sandbox_call(L, 2, 1, err, len);
+}
+
+/* One R line, if the name is a metric's (metrics_metric_name_ok, as the
+ * wire format takes it); else a note on stderr (one bad name must not
+ * cost the run its other metrics). -1 if the line could not be sent. */
+static int send_value(const char *name, double v)
+{
+	if (!metrics_metric_name_ok(name, strlen(name)) || !isfinite(v)) {
+		fprintf(stderr, "report: '%s' is not usable as a metric (names "
+			"are 1-%d of A-Z a-z 0-9 _ . -, values finite); left "
+			"out\n", name, METRICS_METRIC_LEN);
+		return 0;
+	}
+	return dprintf(METRICS_REPORT_FD, "R %s %.17g\n", name, v) < 0 ? -1
+									: 0;
+}
+
+int lreport_send(lua_State *L, const struct metrics *m,
+		 const double *thr, int n_thr)
+{
+	size_t len;
+	char *text = metrics_encode(m, &len);
+	int rc = 0;
+
+	if (!text)
+		return -1;
+	/* the encoded text ends with END: the extra lines go before it */
+	if (len >= 4 && !strcmp(text + len - 4, "END\n"))
+		len -= 4;
+	if (write(METRICS_REPORT_FD, text, len) != (ssize_t)len)
+		rc = -1;
+	free(text);
+	for (int i = 0; i < m->n_ops; i++)
+		for (int t = 0; t < n_thr; t++) {
+			char name[METRICS_METRIC_LEN + 1];
+			int n = snprintf(name, sizeof(name), "%s_over_%gms_pct",
+					 m->ops[i].name, thr[t]);
+
+			if (n < 0 || (size_t)n >= sizeof(name))
+				name[0] = '\0';	/* not a metric: noted */
+			if (send_value(name, 100 * hist_share_above(
+				&m->ops[i].lat, (uint64_t)(thr[t] * 1e6))))
+				rc = -1;
+		}
+	/* report()'s values: a table of name = number */
+	if (L && lua_istable(L, -1)) {
+		lua_pushnil(L);
+		while (lua_next(L, -2)) {
+			if (lua_type(L, -2) == LUA_TSTRING &&
+			    lua_type(L, -1) == LUA_TNUMBER) {
+				if (send_value(lua_tostring(L, -2),
+					       lua_tonumber(L, -1)))
+					rc = -1;
+			} else {
+				fprintf(stderr, "report: a %s key with a %s "
+					"value is not a metric; left out\n",
+					luaL_typename(L, -2),
+					luaL_typename(L, -1));
+			}
+			lua_pop(L, 1);
+		}
+	}
+	if (dprintf(METRICS_REPORT_FD, "END\n") < 0)
+		rc = -1;
+	return rc;
+}

@@ -1,0 +1,31 @@
+/* lreport: a Lua phase run's measurements, and its report()'s values, to the parent over the wire. */
+#ifndef FSPLAN_LREPORT_H
+#define FSPLAN_LREPORT_H
+
+#include <lua.h>
+
+#include "results/metrics.h"
+
+/* The module's (index 1) thresholds = { ms, ... }: up to max into thr;
+ * how many. */
+int lreport_thresholds(lua_State *L, double *thr, int max);
+
+/*
+ * report(r, ctx) of the module at index 1 (ctx at index 2), if it has
+ * one: r holds seconds and every automatic metric of total (with the
+ * thresholds). Its value is left on the stack (nil without a report).
+ * 0, or -1 with err.
+ */
+int lreport_call(lua_State *L, const struct metrics *total,
+		 const double *thr, int n_thr, char *err, size_t len);
+
+/*
+ * To the report fd: m in the metrics wire format, then an R line per
+ * threshold share and per report() value (the table on top of L's
+ * stack, if any; a name that is not a metric is left out, with a note
+ * on stderr), then END. 0, or -1 if the parent could not be told.
+ */
+int lreport_send(lua_State *L, const struct metrics *m,
+		 const double *thr, int n_thr);
+
+#endif

@@ -1,0 +1,489 @@
+/* wapi: the `w` a phase's worker function gets — its w:... methods, every op through the engine, measured. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <lauxlib.h>
+
+#include "phase/fileapi.h"
+#include "phase/loops.h"
+#include "phase/wapi.h"
+#include "phase/worker.h"
+#include "util/clock.h"
+#include "util/file.h"
+
+/* One path op through the engine, timed as `what`. */
+static int path_op(lua_State *L, enum engine_op op, const char *what,
+		   const char *a, const char *b, int flags, mode_t mode)
+{
+	struct worker *w = worker_get(L);
+	struct engine_req r = { .op = op, .flags = flags, .mode = mode };
+	char na[256], nb[256];
+	int fa = -1, fb = -1, oa = 0, ob = 0;
+	int64_t res;
+
+	/* both paths checked first: a raise must not leak a's fd */
+	if (op != ENGINE_SYMLINK)
+		worker_check_path(L, a);
+	if (b)
+		worker_check_path(L, b);
+	if (op != ENGINE_SYMLINK) {
+		/* with a second path, the first keeps its own fd: resolving
+		 * the second may replace the cached one */
+		fa = worker_parent(w, a, na, sizeof(na), &oa, b == NULL);
+		if (fa < 0)
+			return worker_fail(L, a, -fa);
+	}
+	if (b) {
+		fb = worker_parent(w, b, nb, sizeof(nb), &ob, 1);
+		if (fb < 0) {
+			if (oa)
+				close(fa);
+			return worker_fail(L, b, -fb);
+		}
+	}
+	r.dirfd = fa;
+	r.path = op == ENGINE_SYMLINK ? a : na;
+	r.dirfd2 = fb;
+	r.path2 = b ? nb : NULL;
+	res = engine_do(w->eng, w->e, &r);
+	worker_record(w, what, r.t_done - r.t_submit, 0);
+	if (oa)
+		close(fa);
+	if (ob)
+		close(fb);
+	/* a directory may have moved or gone: resolve afresh next time */
+	if (op == ENGINE_RENAME || (flags & AT_REMOVEDIR))
+		worker_forget_dir(w);
+	if (res < 0)
+		return worker_fail(L, op == ENGINE_SYMLINK ? b : a, (int)-res);
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+static int w_unlink(lua_State *L)
+{
+	return path_op(L, ENGINE_UNLINK, "unlink", luaL_checkstring(L, 2),
+		       NULL, 0, 0);
+}
+
+static int w_rmdir(lua_State *L)
+{
+	return path_op(L, ENGINE_UNLINK, "rmdir", luaL_checkstring(L, 2),
+		       NULL, AT_REMOVEDIR, 0);
+}
+
+static int w_mkdir(lua_State *L)
+{
+	return path_op(L, ENGINE_MKDIR, "mkdir", luaL_checkstring(L, 2),
+		       NULL, 0, (mode_t)luaL_optinteger(L, 3, 0755));
+}
+
+static int w_rename(lua_State *L)
+{
+	return path_op(L, ENGINE_RENAME, "rename", luaL_checkstring(L, 2),
+		       luaL_checkstring(L, 3), 0, 0);
+}
+
+static int w_link(lua_State *L)
+{
+	return path_op(L, ENGINE_LINK, "link", luaL_checkstring(L, 2),
+		       luaL_checkstring(L, 3), 0, 0);
+}
+
+static int w_symlink(lua_State *L)
+{
+	return path_op(L, ENGINE_SYMLINK, "symlink", luaL_checkstring(L, 2),
+		       luaL_checkstring(L, 3), 0, 0);
+}
+
+
+static int w_stat(lua_State *L)
+{
+	struct worker *w = worker_get(L);
+	const char *path = luaL_checkstring(L, 2);
+	struct statx st;
+	struct engine_req r = { .op = ENGINE_STATX, .stx = &st,
+				.flags = AT_SYMLINK_NOFOLLOW };
+	char name[256];
+	int64_t res;
+	int fd, own;
+
+	/* One statx of the last component in its directory (opened beneath
+	 * the work directory), not following it. Only a symlink needs the
+	 * longer way: resolved beneath, then stat'd by fd, so it cannot
+	 * lead out. */
+	worker_check_path(L, path);
+	fd = worker_parent(w, path, name, sizeof(name), &own, 1);
+	if (fd == -EINVAL)	/* "." and the like: by fd */
+		goto by_fd;
+	if (fd < 0)
+		return worker_fail(L, path, -fd);
+	r.dirfd = fd;
+	r.path = name;
+	res = engine_do(w->eng, w->e, &r);
+	if (own)
+		close(fd);
+	if (res == 0 && (st.stx_mode & S_IFMT) != S_IFLNK) {
+		worker_record(w, "stat", r.t_done - r.t_submit, 0);
+		worker_push_stat(L, &st);
+		return 1;
+	}
+	if (res < 0) {
+		worker_record(w, "stat", r.t_done - r.t_submit, 0);
+		return worker_fail(L, path, (int)-res);
+	}
+by_fd:
+	memset(&r, 0, sizeof(r));
+	r.op = ENGINE_STATX;
+	r.stx = &st;
+	r.flags = AT_EMPTY_PATH;
+	fd = worker_openat(w, w->workfd, path, O_PATH);
+	if (fd < 0)
+		return worker_fail(L, path, -fd);
+	r.dirfd = fd;
+	r.path = "";
+	res = engine_do(w->eng, w->e, &r);
+	worker_record(w, "stat", r.t_done - r.t_submit, 0);
+	close(fd);
+	if (res < 0)
+		return worker_fail(L, path, (int)-res);
+	worker_push_stat(L, &st);
+	return 1;
+}
+
+static int w_utime(lua_State *L)
+{
+	struct worker *w = worker_get(L);
+	const char *path = luaL_checkstring(L, 2);
+	struct timespec t[2] = { { 0, UTIME_NOW }, { 0, UTIME_NOW } };
+	char name[256];
+	int own, fd, rc;
+	double t0;
+
+	for (int i = 0; i < 2; i++)
+		if (!lua_isnoneornil(L, 3 + i)) {
+			lua_Number v = luaL_checknumber(L, 3 + i);
+
+			t[i].tv_sec = (time_t)v;
+			t[i].tv_nsec = (long)((v - (double)t[i].tv_sec) * 1e9);
+		}
+	worker_check_path(L, path);
+	fd = worker_parent(w, path, name, sizeof(name), &own, 1);
+	if (fd < 0)
+		return worker_fail(L, path, -fd);
+	t0 = clock_now();
+	rc = utimensat(fd, name, t, AT_SYMLINK_NOFOLLOW) ? errno : 0;
+	worker_record(w, "utime", (uint64_t)((clock_now() - t0) * 1e9), 0);
+	if (own)
+		close(fd);
+	if (rc)
+		return worker_fail(L, path, rc);
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+/*
+ * The DIR w:readdir reads, owned by a userdata made before the directory
+ * is opened: a raise while the names go into the table (no memory)
+ * leaves it to the collector, which closes it. The phase never sees
+ * this userdata (fileapi's check_file counts on that).
+ */
+static const char dir_mt;
+
+static int dir_gc(lua_State *L)
+{
+	DIR **d = lua_touserdata(L, 1);
+
+	if (*d)
+		closedir(*d);
+	*d = NULL;
+	return 0;
+}
+
+static DIR **new_dir(lua_State *L)
+{
+	DIR **d = lua_newuserdatauv(L, sizeof(*d), 0);
+
+	*d = NULL;
+	if (lua_rawgetp(L, LUA_REGISTRYINDEX, &dir_mt) == LUA_TNIL) {
+		lua_pop(L, 1);
+		lua_createtable(L, 0, 1);
+		lua_pushcfunction(L, dir_gc);
+		lua_setfield(L, -2, "__gc");
+		lua_pushvalue(L, -1);
+		lua_rawsetp(L, LUA_REGISTRYINDEX, &dir_mt);
+	}
+	lua_setmetatable(L, -2);
+	return d;
+}
+
+static int w_readdir(lua_State *L)
+{
+	struct worker *w = worker_get(L);
+	const char *path = luaL_optstring(L, 2, ".");
+	struct dirent *de;
+	double t0 = clock_now();
+	DIR **d;
+	int fd, n = 0;
+
+	if (strcmp(path, "."))
+		worker_check_path(L, path);
+	d = new_dir(L);
+	fd = worker_openat(w, w->workfd, path, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return worker_fail(L, path, -fd);
+	*d = fdopendir(fd);
+	if (!*d) {
+		close(fd);
+		return worker_fail(L, path, errno);
+	}
+	lua_newtable(L);
+	while ((de = readdir(*d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		lua_pushstring(L, de->d_name);
+		lua_rawseti(L, -2, ++n);
+	}
+	closedir(*d);
+	*d = NULL;
+	worker_record(w, "readdir", (uint64_t)((clock_now() - t0) * 1e9), 0);
+	return 1;
+}
+
+static int w_statfs(lua_State *L)
+{
+	struct worker *w = worker_get(L);
+	struct statfs sf;
+
+	if (fstatfs(w->workfd, &sf))
+		return worker_fail(L, "statfs", errno);
+	lua_createtable(L, 0, 7);
+	lua_pushinteger(L, sf.f_bsize);
+	lua_setfield(L, -2, "bsize");
+	lua_pushinteger(L, (lua_Integer)sf.f_blocks);
+	lua_setfield(L, -2, "blocks");
+	lua_pushinteger(L, (lua_Integer)sf.f_bfree);
+	lua_setfield(L, -2, "bfree");
+	lua_pushinteger(L, (lua_Integer)sf.f_bavail);
+	lua_setfield(L, -2, "bavail");
+	lua_pushinteger(L, (lua_Integer)sf.f_files);
+	lua_setfield(L, -2, "files");
+	lua_pushinteger(L, (lua_Integer)sf.f_ffree);
+	lua_setfield(L, -2, "ffree");
+	lua_pushinteger(L, sf.f_namelen);
+	lua_setfield(L, -2, "namelen");
+	return 1;
+}
+
+static int w_sync(lua_State *L)
+{
+	struct worker *w = worker_get(L);
+	double t0 = clock_now();
+	int rc = syncfs(w->workfd) ? errno : 0;
+
+	worker_record(w, "sync", (uint64_t)((clock_now() - t0) * 1e9), 0);
+	if (rc)
+		return worker_fail(L, "syncfs", rc);
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+/* ---- timing, counters, randomness, time, log ---- */
+
+static int w_time(lua_State *L)
+{
+	struct worker *w = worker_get(L);
+	const char *name = luaL_checkstring(L, 2);
+	uint64_t t0;
+	int base;
+
+	luaL_checktype(L, 3, LUA_TFUNCTION);
+	if (!worker_op(w, name))
+		worker_bad_name(L, 2, "an op name");
+	base = 2;	/* results are what follows the name */
+	t0 = clock_ns();
+	lua_call(L, lua_gettop(L) - 3, LUA_MULTRET);
+	worker_record(w, name, clock_ns() - t0, 0);
+	return lua_gettop(L) - base;
+}
+
+static int w_count(lua_State *L)
+{
+	struct worker *w = worker_get(L);
+	const char *name = luaL_checkstring(L, 2);
+
+	if (metrics_count(&w->m, name, luaL_optnumber(L, 3, 1)))
+		worker_bad_name(L, 2, "a counter name");
+	return 0;
+}
+
+static int w_random(lua_State *L)
+{
+	struct worker *w = worker_get(L);
+	lua_Integer lo = 1, hi;
+
+	if (lua_isnoneornil(L, 3)) {
+		hi = luaL_checkinteger(L, 2);
+	} else {
+		lo = luaL_checkinteger(L, 2);
+		hi = luaL_checkinteger(L, 3);
+	}
+	luaL_argcheck(L, lo <= hi, 2, "an empty interval");
+	lua_pushinteger(L, lo + (lua_Integer)(worker_random(w) %
+					      ((uint64_t)(hi - lo) + 1)));
+	return 1;
+}
+
+/* CPU seconds of the whole phase child so far (user + sys, all its
+ * threads): a test's CPU% is the difference over the test's wall time. */
+static int w_cpu(lua_State *L)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return worker_fail(L, "getrusage", errno);
+	lua_pushnumber(L, ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+			  ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+	return 1;
+}
+
+static int w_now(lua_State *L)
+{
+	lua_pushnumber(L, clock_now());
+	return 1;
+}
+
+static int w_elapsed(lua_State *L)
+{
+	lua_pushnumber(L, clock_now() - worker_get(L)->t_start);
+	return 1;
+}
+
+static int w_done(lua_State *L)
+{
+	lua_pushboolean(L, worker_done(worker_get(L), clock_now()));
+	return 1;
+}
+
+static int w_log(lua_State *L)
+{
+	struct worker *w = worker_get(L);
+	luaL_Buffer b;
+	int n = lua_gettop(L);
+
+	luaL_buffinit(L, &b);
+	lua_pushfstring(L, "[worker %d]", w->id);
+	luaL_addvalue(&b);
+	for (int i = 2; i <= n; i++) {
+		luaL_addchar(&b, ' ');
+		luaL_tolstring(L, i, NULL);
+		luaL_addvalue(&b);
+	}
+	luaL_addchar(&b, '\n');
+	luaL_pushresult(&b);
+	fputs(lua_tostring(L, -1), stderr);
+	fflush(stderr);
+	return 0;
+}
+
+/* Who the phase runs as, from /proc/self/status: uid, gid, groups,
+ * the five capability sets (hex strings) and no_new_privs. The file is
+ * read whole into C memory first: nothing that can raise runs while it
+ * is open. */
+static int w_identity(lua_State *L)
+{
+	static const char *const keys[] = { "Uid", "Gid", "Groups", "CapInh",
+					    "CapPrm", "CapEff", "CapBnd",
+					    "CapAmb", "NoNewPrivs" };
+	char text[16384], *line, *next;
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC), err;
+	ssize_t n;
+
+	if (fd < 0)
+		return worker_fail(L, "/proc/self/status", errno);
+	n = file_read_into(fd, text, sizeof(text) - 1);
+	err = n < 0 ? errno : EFBIG;
+	close(fd);
+	if (n < 0 || n == sizeof(text) - 1)
+		return worker_fail(L, "/proc/self/status", err);
+	text[n] = '\0';
+	lua_createtable(L, 0, 9);
+	for (line = text; *line; line = next) {
+		char *colon, *v;
+
+		next = line + strcspn(line, "\n");
+		if (*next)
+			*next++ = '\0';
+		colon = strchr(line, ':');
+		if (!colon)
+			continue;
+		*colon = '\0';
+		v = colon + 1;
+		v += strspn(v, " \t");
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+			if (strcmp(line, keys[i]))
+				continue;
+			if (i < 2)	/* real uid/gid: the first field */
+				lua_pushinteger(L, atol(v));
+			else
+				lua_pushstring(L, v);
+			lua_setfield(L, -2, keys[i]);
+		}
+	}
+	return 1;
+}
+
+static const luaL_Reg worker_methods[] = {
+	{ "identity", w_identity },
+	{ "open", fileapi_open },
+	{ "unlink", w_unlink },
+	{ "mkdir", w_mkdir },
+	{ "rmdir", w_rmdir },
+	{ "rename", w_rename },
+	{ "link", w_link },
+	{ "symlink", w_symlink },
+	{ "stat", w_stat },
+	{ "utime", w_utime },
+	{ "readdir", w_readdir },
+	{ "files", loops_files },
+	{ "statfs", w_statfs },
+	{ "sync", w_sync },
+	{ "time", w_time },
+	{ "count", w_count },
+	{ "random", w_random },
+	{ "now", w_now },
+	{ "cpu", w_cpu },
+	{ "elapsed", w_elapsed },
+	{ "done", w_done },
+	{ "log", w_log },
+	{ NULL, NULL }
+};
+
+void wapi_push(lua_State *L, struct worker *w, int params_idx)
+{
+	params_idx = lua_absindex(L, params_idx);
+	*(struct worker **)lua_getextraspace(L) = w;
+	fileapi_register(L);
+	lua_createtable(L, 0, 32);
+	/* methods on the object itself: a call skips the __index hop */
+	luaL_setfuncs(L, worker_methods, 0);
+	lua_pushinteger(L, w->id);
+	lua_setfield(L, -2, "id");
+	lua_pushinteger(L, w->workers);
+	lua_setfield(L, -2, "workers");
+	lua_pushvalue(L, params_idx);
+	lua_setfield(L, -2, "params");
+	lua_createtable(L, 0, 1);
+	lua_pushliteral(L, "fsplan.worker");
+	lua_setfield(L, -2, "__metatable");
+	lua_setmetatable(L, -2);
+}

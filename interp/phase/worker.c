@@ -1,0 +1,387 @@
+/* worker: the core under w and f — a worker's engine, op recording, seeded bytes and the path policy. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <lauxlib.h>
+
+#include "phase/worker.h"
+#include "util/units.h"
+#include "util/clock.h"
+
+#define SRC_BYTES	((size_t)2 << 20)	/* seeded write data */
+#define SRC_SLACK	((size_t)1 << 20)	/* a write may run past */
+
+/*
+ * The op_stat of name, made on first use; NULL for a name the metrics
+ * cannot carry (or no memory). A per-file loop alternates several ops
+ * (open, write, close, the test's own), so the last few are cached by
+ * the name's address — and checked by name, since a Lua string's
+ * address can be reused for another string after it is collected.
+ */
+struct op_stat *worker_op(struct worker *w, const char *name)
+{
+	unsigned slot = (unsigned)((uintptr_t)name >> 4) % 8;
+	int i = w->opc[slot].op;
+	struct op_stat *op;
+
+	if (w->opc[slot].name == name && i < w->m.n_ops &&
+	    !strcmp(w->m.ops[i].name, name))
+		return &w->m.ops[i];
+	op = metrics_op(&w->m, name);
+	if (op) {
+		w->opc[slot].name = name;
+		w->opc[slot].op = (int)(op - w->m.ops);
+	}
+	return op;
+}
+
+void worker_record(struct worker *w, const char *name, uint64_t ns,
+		   uint64_t bytes)
+{
+	struct op_stat *op = worker_op(w, name);
+
+	if (!op)
+		return;
+	op->bytes += bytes;
+	hist_add(&op->lat, ns);
+}
+
+/* xoshiro256** seeded by splitmix64: fast, and the same for a seed. */
+static uint64_t splitmix(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static uint64_t rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+uint64_t worker_random(struct worker *w)
+{
+	uint64_t *s = w->rng, r = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = rotl(s[3], 45);
+	return r;
+}
+
+static int stopping_at(const struct worker *w, double now)
+{
+	return (w->stop && *w->stop) || (w->deadline > 0 && now >= w->deadline);
+}
+
+int worker_stopping(const struct worker *w)
+{
+	return stopping_at(w, clock_now());
+}
+
+int worker_done(const struct worker *w, double now)
+{
+	return stopping_at(w, now) ||
+	       (w->seconds > 0 && now - w->t_start >= w->seconds);
+}
+
+unsigned char *worker_source(uint64_t seed, size_t *src_len)
+{
+	struct worker tmp = { 0 };
+	unsigned char *src;
+	uint64_t x = seed ^ 0x5eed5eed5eedull;
+
+	if (posix_memalign((void **)&src, 4096, SRC_BYTES + SRC_SLACK))
+		return NULL;
+	for (int i = 0; i < 4; i++)
+		tmp.rng[i] = splitmix(&x);
+	/* non-repeating bytes: compression and dedup get nothing for free */
+	for (size_t i = 0; i < (SRC_BYTES + SRC_SLACK) / 8; i++) {
+		uint64_t v = worker_random(&tmp);
+
+		memcpy(src + 8 * i, &v, 8);
+	}
+	*src_len = SRC_BYTES;
+	return src;
+}
+
+int worker_init(struct worker *w, const struct engine_ops *ops,
+		int workfd, const unsigned char *src, size_t src_len,
+		uint64_t seed, int rep, char *why, size_t len)
+{
+	uint64_t x = seed ^ ((uint64_t)w->id << 32) ^ ((uint64_t)rep << 48);
+
+	w->eng = ops;
+	w->workfd = workfd;
+	w->pdir_fd = -1;
+	w->src = src;
+	w->src_len = src_len;
+	w->t_start = clock_now();
+	for (int i = 0; i < 4; i++)
+		w->rng[i] = splitmix(&x);
+	return ops->init(&w->e, 128, why, len) ? -1 : 0;
+}
+
+void worker_free(struct worker *w)
+{
+	if (w->eng)	/* initialised: pdir_fd is set */
+		worker_forget_dir(w);
+	if (w->e)
+		w->eng->cleanup(w->e);
+	w->e = NULL;
+	free(w->buf);
+	w->buf = NULL;
+	metrics_free(&w->m);
+}
+
+
+void *worker_src_at(const struct worker *w, uint64_t off, uint64_t len)
+{
+	/* start pages from which len bytes still fit in the buffer */
+	uint64_t pages = len < w->src_len ? (w->src_len - len) / 4096 + 1 : 1;
+	uint64_t key = (off / 4096) ^ ((uint64_t)w->id << 40);
+	uint64_t page = (key * 0x9e3779b97f4a7c15ull >> 20) % pages;
+
+	/* a write request only reads its buffer: the cast is safe */
+	return (void *)(uintptr_t)(w->src + page * 4096);
+}
+
+/* ---- paths ---- */
+
+const char *worker_path_error(const char *path)
+{
+	const char *p = path;
+
+	if (!*path)
+		return "an empty path";
+	if (*path == '/')
+		return "paths are relative to the work directory";
+	for (;;) {	/* p: the start of a component */
+		if (p[0] == '.' && p[1] == '.' && (!p[2] || p[2] == '/'))
+			return "'..' would leave the work directory";
+		p = strchr(p, '/');
+		if (!p)
+			return NULL;
+		while (*p == '/')
+			p++;
+	}
+}
+
+int worker_openat(struct worker *w, int dirfd, const char *path, int flags)
+{
+	struct engine_req r = { .op = ENGINE_OPEN, .dirfd = dirfd,
+				.path = path, .flags = flags };
+
+	return (int)engine_do(w->eng, w->e, &r);
+}
+
+void worker_forget_dir(struct worker *w)
+{
+	if (w->pdir_fd >= 0)
+		close(w->pdir_fd);
+	w->pdir_fd = -1;
+	w->pdir_len = 0;
+}
+
+/*
+ * The directory holding path's last component, opened beneath the work
+ * directory, and that component. Returns the dir fd (the work directory
+ * itself is not to be closed: *own says), or -errno.
+ */
+int worker_parent(struct worker *w, const char *path, char *name,
+		  size_t len, int *own, int cache)
+{
+	char dir[4096];
+	const char *slash, *base;
+	size_t n = strlen(path), dlen;
+	int fd;
+
+	*own = 0;
+	if (worker_path_error(path))
+		return -EINVAL;
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	slash = memrchr(path, '/', n);
+	base = slash ? slash + 1 : path;
+	if ((size_t)(path + n - base) >= len)
+		return -ENAMETOOLONG;
+	memcpy(name, base, (size_t)(path + n - base));
+	name[path + n - base] = '\0';
+	if (!strcmp(name, ".") || !name[0])
+		return -EINVAL;
+	if (!slash)
+		return w->workfd;
+	/*
+	 * The last directory resolved is kept open: a loop over the files
+	 * of one directory (bonnie's create, stat, delete) then costs one
+	 * syscall per file, as the classic tools' do. This worker's renames
+	 * and rmdirs drop it; another worker renaming the directory
+	 * meanwhile is not seen (its ops would follow the directory).
+	 */
+	dlen = (size_t)(slash - path);
+	if (cache && w->pdir_fd >= 0 && dlen == w->pdir_len &&
+	    !memcmp(path, w->pdir, dlen))
+		return w->pdir_fd;
+	if (dlen >= sizeof(dir))
+		return -ENAMETOOLONG;
+	memcpy(dir, path, dlen);
+	dir[dlen] = '\0';
+	fd = worker_openat(w, w->workfd, dir, O_PATH | O_DIRECTORY);
+	if (fd < 0)
+		return fd;
+	if (cache && dlen < sizeof(w->pdir)) {
+		worker_forget_dir(w);
+		memcpy(w->pdir, dir, dlen);
+		w->pdir_len = dlen;
+		w->pdir_fd = fd;
+		return fd;
+	}
+	*own = 1;
+	return fd;
+}
+
+/*
+ * Beneath the parent directory implies beneath the work directory; the
+ * converse does not hold — a symlink to ../other/file is refused there
+ * with EXDEV — so that is tried again from the work directory, which
+ * decides.
+ */
+int64_t worker_open(struct worker *w, struct engine_req *r, const char *path)
+{
+	size_t len = strlen(path);
+	char name[256];
+	int64_t res = -EXDEV;
+	int own = 0, fd = -1;
+
+	if (worker_path_error(path))
+		return -EINVAL;
+	if (len && path[len - 1] != '/' && strchr(path, '/'))
+		fd = worker_parent(w, path, name, sizeof(name), &own, 1);
+	if (fd >= 0) {
+		r->dirfd = fd;
+		r->path = name;
+		res = engine_do(w->eng, w->e, r);
+		if (own)
+			close(fd);
+	}
+	if (res == -EXDEV) {
+		r->dirfd = w->workfd;
+		r->path = path;
+		r->res = 0;
+		res = engine_do(w->eng, w->e, r);
+	}
+	return res;
+}
+
+/* ---- what the worker and file APIs share in Lua ---- */
+
+/* The worker lives in the state's extra space: no lookup per op, and
+ * coroutines inherit it (lua_newthread copies the main thread's). */
+struct worker *worker_get(lua_State *L)
+{
+	struct worker *w = *(struct worker **)lua_getextraspace(L);
+
+	if (!w)
+		luaL_error(L, "no worker in this state");
+	return w;
+}
+
+void worker_check_path(lua_State *L, const char *path)
+{
+	const char *why = worker_path_error(path);
+
+	if (why && !*path)
+		luaL_error(L, "%s", why);
+	if (why)
+		luaL_error(L, "'%s': %s", path, why);
+}
+
+int worker_fail(lua_State *L, const char *what, int err)
+{
+	lua_pushnil(L);
+	lua_pushfstring(L, "%s: %s", what, strerror(err));
+	lua_pushinteger(L, err);
+	return 3;
+}
+
+/* An op or counter name the metrics cannot carry (metrics_name_ok). */
+void worker_bad_name(lua_State *L, int arg, const char *what)
+{
+	luaL_argerror(L, arg, lua_pushfstring(L, "%s is 1-%d of A-Z a-z 0-9 "
+					      "_ . -", what,
+					      METRICS_NAME_LEN));
+}
+
+uint64_t worker_size(lua_State *L, int idx)
+{
+	uint64_t v;
+	int isint;
+	lua_Integer i = lua_tointegerx(L, idx, &isint);
+
+	if (isint && i >= 0 && lua_type(L, idx) == LUA_TNUMBER)
+		return (uint64_t)i;	/* the common case, cheaply */
+	if (lua_type(L, idx) == LUA_TNUMBER) {
+		lua_Number n = lua_tonumber(L, idx);
+
+		luaL_argcheck(L, n >= 0 && n < 9.2e18, idx, "negative size");
+		return (uint64_t)n;
+	}
+	if (units_size(luaL_checkstring(L, idx), &v))
+		luaL_argerror(L, idx, "a size such as 4096 or \"4k\"");
+	return v;
+}
+
+unsigned char *worker_read_buf(lua_State *L, struct worker *w,
+			       size_t len)
+{
+	if (len > w->buf_len) {
+		size_t n = (len + 4095) & ~(size_t)4095;
+		void *p;
+
+		if (posix_memalign(&p, 4096, n))
+			luaL_error(L, "not enough memory for a %zu-byte read",
+				   len);
+		free(w->buf);
+		w->buf = p;
+		w->buf_len = n;
+	}
+	return w->buf;
+}
+
+static double ts(const struct statx_timestamp *t)
+{
+	return t->tv_sec + t->tv_nsec / 1e9;
+}
+
+void worker_push_stat(lua_State *L, const struct statx *st)
+{
+	lua_createtable(L, 0, 10);
+	lua_pushinteger(L, (lua_Integer)st->stx_size);
+	lua_setfield(L, -2, "size");
+	lua_pushinteger(L, st->stx_mode);
+	lua_setfield(L, -2, "mode");
+	lua_pushinteger(L, st->stx_nlink);
+	lua_setfield(L, -2, "nlink");
+	lua_pushinteger(L, (lua_Integer)st->stx_blocks);
+	lua_setfield(L, -2, "blocks");
+	lua_pushinteger(L, (lua_Integer)st->stx_ino);
+	lua_setfield(L, -2, "ino");
+	lua_pushinteger(L, st->stx_uid);
+	lua_setfield(L, -2, "uid");
+	lua_pushnumber(L, ts(&st->stx_atime));
+	lua_setfield(L, -2, "atime");
+	lua_pushnumber(L, ts(&st->stx_mtime));
+	lua_setfield(L, -2, "mtime");
+	lua_pushnumber(L, ts(&st->stx_ctime));
+	lua_setfield(L, -2, "ctime");
+	lua_pushboolean(L, (st->stx_mode & S_IFMT) == S_IFDIR);
+	lua_setfield(L, -2, "isdir");
+}

@@ -1,0 +1,129 @@
+/* worker: the core under w and f — a worker's engine, op recording, seeded bytes and the path policy. */
+#ifndef FSPLAN_WORKER_H
+#define FSPLAN_WORKER_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include <lua.h>
+
+#include "engine.h"
+#include "results/metrics.h"
+
+struct worker {
+	int id;			/* 1..workers; 0 for setup/teardown */
+	int workers;
+	const struct engine_ops *eng;
+	struct engine *e;
+	int workfd;		/* the work directory (O_RDONLY) */
+	struct metrics m;
+	uint64_t rng[4];
+	const unsigned char *src;	/* seeded bytes writes take from,
+					 * shared by the run's workers */
+	size_t src_len;
+	unsigned char *buf;	/* reads land here */
+	size_t buf_len;
+	double t_start;		/* when the worker began */
+	double seconds;		/* the phase's `seconds` parameter, or 0 */
+	double deadline;	/* the phase run's timeout, absolute */
+	volatile sig_atomic_t *stop;
+	char pdir[256];		/* the last parent directory resolved ... */
+	size_t pdir_len;	/* ... its length (no NUL kept) ... */
+	int pdir_fd;		/* ... and its fd (-1 none): worker_parent */
+	struct {		/* worker_op's cache: name pointer -> m.ops */
+		const char *name;
+		int op;
+	} opc[8];
+};
+
+/* ---- the worker itself: no Lua in these ---- */
+
+/*
+ * The bytes writes take from: src_len seeded, non-repeating bytes (and
+ * slack after them), made once per phase run and shared read-only.
+ */
+unsigned char *worker_source(uint64_t seed, size_t *src_len);
+
+/*
+ * Make the worker: an engine of ops (its ring, made here in this thread),
+ * the RNG from (seed, id, rep). 0 or -1 with why.
+ */
+int worker_init(struct worker *w, const struct engine_ops *ops,
+		int workfd, const unsigned char *src, size_t src_len,
+		uint64_t seed, int rep, char *why, size_t len);
+void worker_free(struct worker *w);
+
+/* The op_stat of name (made on first use), or NULL for a name the
+ * metrics cannot carry (metrics_name_ok) or no memory. */
+struct op_stat *worker_op(struct worker *w, const char *name);
+/* One op of name that took ns and moved bytes (nothing if no op_stat). */
+void worker_record(struct worker *w, const char *name, uint64_t ns,
+		   uint64_t bytes);
+uint64_t worker_random(struct worker *w);
+/* Whether the run must stop now (stop requested, deadline passed), and
+ * whether w:done() is true at now (that, or `seconds` passed). */
+int worker_stopping(const struct worker *w);
+int worker_done(const struct worker *w, double now);
+
+/* Where a write of len at off takes its bytes from: page-aligned, and
+ * different for different offsets. */
+void *worker_src_at(const struct worker *w, uint64_t off, uint64_t len);
+
+/*
+ * The path policy: a phase's path is relative to the work directory and
+ * never leaves it. NULL if path is one a phase may use, else why not
+ * (empty, absolute, a '..' component).
+ */
+const char *worker_path_error(const char *path);
+
+/*
+ * The open policy, the engines' own (engine_open_how: RESOLVE_BENEATH,
+ * no magic links, O_CLOEXEC): open path beneath dirfd through w's
+ * engine, untimed. The fd, or -errno (-EXDEV for a symlink that leads
+ * out).
+ */
+int worker_openat(struct worker *w, int dirfd, const char *path, int flags);
+
+/*
+ * The directory holding path's last component (opened beneath the work
+ * directory, the last one kept open) and that component in name. The
+ * fd is the caller's to close only when *own; -errno on failure (-EINVAL
+ * for a path the policy refuses or that names no entry, such as ".").
+ * cache 0: do not replace the kept directory (a second path of the same
+ * op may need the first's fd).
+ */
+int worker_parent(struct worker *w, const char *path, char *name,
+		  size_t len, int *own, int cache);
+/* Drop the kept parent directory (worker_parent). */
+void worker_forget_dir(struct worker *w);
+
+/*
+ * Open path beneath the work directory through the engine, as the
+ * request r asks (r->op ENGINE_OPEN, flags, mode), timed in r: from the
+ * kept parent directory when there is one (one component per open, as
+ * bonnie++ does from its cwd), else from the work directory. The fd,
+ * or -errno.
+ */
+int64_t worker_open(struct worker *w, struct engine_req *r, const char *path);
+
+/* ---- what the worker and file APIs share in Lua ---- */
+
+/* The worker of this state (raises when there is none). */
+struct worker *worker_get(lua_State *L);
+/* Raise unless path is one a phase may use (worker_path_error). */
+void worker_check_path(lua_State *L, const char *path);
+/* Push nil, "what: strerror", errno; returns 3. */
+int worker_fail(lua_State *L, const char *what, int err);
+/* Raise: argument arg, an op or counter name (what), is not one the
+ * metrics carry (metrics_name_ok). */
+void worker_bad_name(lua_State *L, int arg, const char *what);
+/* A size argument: a number, or a string such as "4k". */
+uint64_t worker_size(lua_State *L, int idx);
+/* Where reads of len bytes land: page-aligned, grown as needed (raises
+ * when out of memory). */
+unsigned char *worker_read_buf(lua_State *L, struct worker *w,
+			       size_t len);
+/* A statx result as the table w:stat and f:stat return. */
+void worker_push_stat(lua_State *L, const struct statx *st);
+
+#endif

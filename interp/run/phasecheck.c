@@ -1,0 +1,162 @@
+/* phasecheck: the plan's phases checked before anything runs — in a dropped child when root. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "host/child.h"
+#include "host/privdrop.h"
+#include "phase/check.h"
+#include "phase/libsrc.h"
+#include "phase/phase.h"
+#include "plan/plan.h"
+#include "run/phasecheck.h"
+
+/*
+ * The child's reply on the report fd: a NUL (so that child_run, which
+ * looks for an "E " line in the report, reads no further), a kind, and
+ * the payload: 'K' and the n_phases phase_checked structs, or 'D' and
+ * the diag (its position kept). Anything else is a broken child.
+ */
+#define REPLY_KEYS 'K'
+#define REPLY_DIAG 'D'
+
+struct check_job {
+	const struct expansion *e;
+	char **text;			/* per phase: the module's source */
+	size_t *tlen;
+	struct phase_checked *got;	/* room for every phase */
+};
+
+/* The child body (host/child.h): check here, send the reply. */
+static int check_body(void *arg)
+{
+	const struct check_job *j = arg;
+	struct diag d = { 0 };
+	int rc = check_phases(j->e, j->text, j->tlen, j->got, &d);
+	char head[2] = { '\0', rc ? REPLY_DIAG : REPLY_KEYS };
+	const void *body = rc ? (const void *)&d : (const void *)j->got;
+	size_t len = rc ? sizeof(d)
+			: (size_t)j->e->plan->n_phases * sizeof(*j->got);
+
+	if (write(CHILD_REPORT_FD, head, 2) != 2 ||
+	    write(CHILD_REPORT_FD, body, len) != (ssize_t)len)
+		return 2;
+	return rc ? 1 : 0;
+}
+
+static int no_memory(const struct expansion *e, struct diag *d)
+{
+	return diag_set(d, e->plan->file, NULL, (struct pos){ 0, 0 },
+			"out of memory");
+}
+
+/* What the child said (res), into e->checked or d. */
+static int take_reply(struct expansion *e, const struct child_result *res,
+		      struct diag *d)
+{
+	size_t ksize = (size_t)e->plan->n_phases * sizeof(*e->checked);
+	const char *p = res->report;
+	size_t n = res->report_len;
+	int sent = n >= 2 && p[0] == '\0';
+
+	if (res->timed_out)
+		return diag_set(d, e->plan->file, NULL, (struct pos){ 0, 0 },
+				"checking the phases: still running after %d "
+				"s, killed (does a module's or a parser's top "
+				"level loop?)", PHASECHECK_TIMEOUT_S);
+	if (sent && p[1] == REPLY_KEYS && n == 2 + ksize && res->ok) {
+		struct phase_checked *got = malloc(ksize ? ksize : 1);
+
+		if (!got)
+			return no_memory(e, d);
+		memcpy(got, p + 2, ksize);	/* aligned for the check */
+		if (!check_sent_ok(got, e->plan->n_phases)) {
+			free(got);
+			sent = 0;
+		} else {
+			memcpy(e->checked, got, ksize);
+			free(got);
+			return 0;
+		}
+	} else if (sent && p[1] == REPLY_DIAG && n == 2 + sizeof(*d) &&
+		   !res->ok) {
+		memcpy(d, p + 2, sizeof(*d));
+		d->file[sizeof(d->file) - 1] = '\0';
+		d->msg[sizeof(d->msg) - 1] = '\0';
+		d->srcline[sizeof(d->srcline) - 1] = '\0';
+		return -1;
+	}
+	if (res->ok)
+		return diag_set(d, e->plan->file, NULL, (struct pos){ 0, 0 },
+				"checking the phases: the check sent back "
+				"nothing");
+	return diag_set(d, e->plan->file, NULL, (struct pos){ 0, 0 },
+			"checking the phases failed: %s", res->reason);
+}
+
+/* As root: the Lua runs in a child that holds nothing, on sources read
+ * here (runas may not reach the plan's directory). */
+static int check_dropped(struct expansion *e, const char *runas,
+			 struct diag *d)
+{
+	static const char *const no_env[] = { NULL };
+	int np = e->plan->n_phases, rc;
+	struct check_job cj = { .e = e };
+	struct child_job job = { 0 };
+	struct child_result res;
+	struct runas who;
+
+	if (privdrop_resolve(runas, &who, d))
+		return -1;
+	cj.got = calloc((size_t)np + 1, sizeof(*cj.got));
+	cj.text = calloc((size_t)np + 1, sizeof(*cj.text));
+	cj.tlen = calloc((size_t)np + 1, sizeof(*cj.tlen));
+	if (!cj.got || !cj.text || !cj.tlen) {
+		rc = no_memory(e, d);
+		goto out;
+	}
+	for (int i = 0; i < np; i++)
+		if (e->plan->phases[i].use.s)
+			cj.text[i] = phase_read_source(
+				e->plan->phases[i].module_path, &cj.tlen[i]);
+	job.runas = &who;
+	job.workdir = "/";
+	job.out_fd = STDOUT_FILENO;
+	job.err_fd = STDERR_FILENO;
+	job.timeout_s = PHASECHECK_TIMEOUT_S;
+	job.env = no_env;
+	job.body = check_body;
+	job.arg = &cj;
+	if (child_run(&job, NULL, &res)) {
+		rc = diag_set(d, e->plan->file, NULL, (struct pos){ 0, 0 },
+			      "cannot check the phases: %s", strerror(errno));
+		goto out;
+	}
+	rc = take_reply(e, &res, d);
+	child_result_free(&res);
+out:
+	for (int i = 0; cj.text && i < np; i++)
+		free(cj.text[i]);
+	free(cj.text);
+	free(cj.tlen);
+	free(cj.got);
+	return rc;
+}
+
+int phasecheck_all(struct expansion *e, const char *runas, struct diag *d)
+{
+	int any = 0;
+
+	/* before any child: runas may not reach the library's directory */
+	if (libsrc_load(plan_library_dir()))
+		return diag_set(d, e->plan->file, NULL, (struct pos){ 0, 0 },
+				"cannot read the phase library %s: %s",
+				plan_library_dir(), strerror(errno));
+	for (int i = 0; i < e->plan->n_phases; i++)
+		any |= e->plan->phases[i].use.s || e->plan->phases[i].parse.s;
+	if (!any || geteuid() != 0)
+		return check_phases(e, NULL, NULL, e->checked, d);
+	return check_dropped(e, runas, d);
+}

@@ -1,0 +1,145 @@
+/* test_lrun: a Lua phase run end to end — typed values, workers, setup, report() and what it may send. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "e2e.h"
+
+static void fini(void)
+{
+	e2e_cleanup();
+}
+
+/* Run module (its source) as the one phase of a plan on a directory
+ * target, with extra YAML for the phase; the run directory in rd. */
+static int run_module(const char *module, const char *with, char *rd,
+		      size_t len)
+{
+	const char *dir = e2e_tmpdir();
+	char text[2048], scratch[400];
+
+	snprintf(scratch, sizeof(scratch), "%s/scratch", dir);
+	cr_assert_eq(mkdir(scratch, 0700), 0);
+	e2e_write(dir, "m.lua", module);
+	snprintf(text, sizeof(text), "fsplan: 1\ntarget: {dir: %s}\n"
+		 "phases:\n  - {use: m.lua, name: m%s}\n", scratch, with);
+	snprintf(rd, len, "%s/run", dir);
+	return e2e_fsplan((const char *[]){ "run",
+					    e2e_write(dir, "plan.yaml", text),
+					    "-o", rd, "-q", NULL });
+}
+
+static const char module[] =
+	"return {\n"
+	"  params = { workers = 2, size = '8k', label = 'x' },\n"
+	"  thresholds = { 1000 },\n"
+	"  setup = function(ctx, w)\n"
+	"    assert(w:mkdir('d'))\n"
+	"    local f = assert(w:open('d/setup', 'w'))\n"
+	"    f:write(0, 4096)\n"
+	"    f:close()\n"
+	"  end,\n"
+	"  worker = function(w, ctx)\n"
+	"    local f = assert(w:open('d/f' .. w.id, 'w'))\n"
+	"    f:write(0, ctx.params.size)\n"
+	"    f:close()\n"
+	"    w:count('seen', w.workers)\n"
+	"  end,\n"
+	"  report = function(r, ctx)\n"
+	"    return {\n"
+	"      seen_by_report = r.seen,\n"
+	"      writes_seen = r.write_ops,\n"
+	"      size_seen = ctx.params.size,\n"
+	"      label_is_y = ctx.params.label == 'y' and 1 or 0,\n"
+	"      a_report_metric_named_with_forty_chars_x = 40,\n"
+	"      [string.rep('n', 64)] = 64,\n"
+	"      not_finite = 0 / 0,\n"
+	"    }\n"
+	"  end,\n"
+	"}\n";
+
+Test(lrun, values_workers_setup_and_report_of_a_real_run, .fini = fini,
+     .timeout = 60)
+{
+	char rd[400];
+	int rc;
+
+	e2e_require_root();
+	rc = run_module(module, ", with: {size: 16k, label: y}", rd,
+			sizeof(rd));
+	cr_assert_eq(rc, 0, "exit %d: %s", rc, e2e_err);
+	cr_expect_str_eq(e2e_metric(rd, "dir/m#1", "status"), "ok", "%s",
+			 e2e_reason(rd, "dir/m#1"));
+	/* the plan's values, typed by the defaults: a size in bytes */
+	cr_expect_str_eq(e2e_metric(rd, "dir/m#1", "size_seen"), "16384");
+	cr_expect_str_eq(e2e_metric(rd, "dir/m#1", "label_is_y"), "1");
+	/* two workers (params.workers), each counted 2; setup's write is
+	 * not the workload's */
+	cr_expect_str_eq(e2e_metric(rd, "dir/m#1", "seen"), "4");
+	cr_expect_str_eq(e2e_metric(rd, "dir/m#1", "seen_by_report"), "4");
+	cr_expect_str_eq(e2e_metric(rd, "dir/m#1", "write_ops"), "2");
+	cr_expect_str_eq(e2e_metric(rd, "dir/m#1", "writes_seen"), "2");
+	cr_expect_str_eq(e2e_metric(rd, "dir/m#1", "write_bytes"), "32768");
+	/* thresholds: a share over 1000 ms per op */
+	cr_expect_str_eq(e2e_metric(rd, "dir/m#1", "write_over_1000ms_pct"),
+			 "0");
+}
+
+Test(lrun, report_values_follow_the_one_metric_name_rule, .fini = fini,
+     .timeout = 60)
+{
+	char rd[400];
+	int rc;
+
+	e2e_require_root();
+	rc = run_module(module, "", rd, sizeof(rd));
+	cr_assert_eq(rc, 0, "exit %d: %s", rc, e2e_err);
+	/* up to 63 characters, as results.csv takes from parsers */
+	cr_expect_str_eq(e2e_metric(rd, "dir/m#1",
+				    "a_report_metric_named_with_forty_chars_x"),
+			 "40");
+	/* longer, or not finite: left out, the rest kept */
+	cr_expect_eq(e2e_count(rd, "nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn"
+				   "nnnnnnnnnnnnnnnnnnnn"), 0);
+	cr_expect_eq(e2e_count(rd, "not_finite"), 0);
+	cr_expect_str_eq(e2e_metric(rd, "dir/m#1", "size_seen"), "8192");
+	cr_expect_str_eq(e2e_metric(rd, "dir/m#1", "label_is_y"), "0");
+}
+
+Test(lrun, a_module_metatable_runs_no_code_outside_protection, .fini = fini,
+     .timeout = 60)
+{
+	char rd[400];
+	int rc;
+
+	e2e_require_root();
+	/* an __index that raises for every missing field (setup, report,
+	 * thresholds, ...): it once aborted the checking child */
+	rc = run_module("return setmetatable({ worker = function(w) "
+			"w:count('ran', 1) end }, { __index = function(t, k) "
+			"error('no ' .. k) end })\n", "", rd, sizeof(rd));
+	cr_expect_eq(rc, 0, "exit %d: %s", rc, e2e_err);
+	cr_expect_str_eq(e2e_metric(rd, "dir/m#1", "status"), "ok", "%s",
+			 e2e_reason(rd, "dir/m#1"));
+	cr_expect_str_eq(e2e_metric(rd, "dir/m#1", "ran"), "1");
+}
+
+Test(lrun, a_failing_setup_or_worker_fails_the_run_saying_which,
+     .fini = fini, .timeout = 60)
+{
+	char rd[400];
+	const char *why;
+	int rc;
+
+	e2e_require_root();
+	rc = run_module("return { params = { workers = 3 },\n"
+			"  worker = function(w)\n"
+			"    if w.id == 2 then error('two is out') end\n"
+			"  end }\n", "", rd, sizeof(rd));
+	cr_expect_eq(rc, 1, "exit %d: %s", rc, e2e_err);
+	cr_expect_str_eq(e2e_metric(rd, "dir/m#1", "status"), "failed");
+	why = e2e_reason(rd, "dir/m#1");
+	cr_expect(why && strstr(why, "worker 2") && strstr(why, "two is out"),
+		  "%s", why);
+}

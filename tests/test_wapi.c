@@ -1,0 +1,181 @@
+/* test_wapi: the w:... methods in a sandbox on a real directory — and nothing they hold leaks when they raise. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <lauxlib.h>
+
+#include "e2e.h"
+#include "engine.h"
+#include "phase/sandbox.h"
+#include "phase/wapi.h"
+#include "phase/worker.h"
+
+static struct sandbox_limits lim = { 64u << 20, 0, NULL, "/nonexistent" };
+static struct worker w;
+static lua_State *L;
+static char dir[64];
+
+static void finish(void)
+{
+	if (L)
+		sandbox_close(L);
+	L = NULL;
+	worker_free(&w);
+	if (w.workfd > 0)
+		close(w.workfd);
+	memset(&w, 0, sizeof(w));
+	e2e_cleanup();
+}
+
+/* How many fds this process has open. */
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	cr_assert_not_null(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+/* A worker on the sync engine in a fresh directory, and a sandbox with
+ * its `w`. */
+static void start(void)
+{
+	char why[256] = "";
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%s", e2e_tmpdir());
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert_geq(fd, 0);
+	w.id = 1;
+	w.workers = 1;
+	cr_assert_eq(worker_init(&w, &engine_sync, fd, NULL, 0, 1, 1, why,
+				 sizeof(why)), 0, "%s", why);
+	L = sandbox_new(&lim);
+	cr_assert_not_null(L);
+}
+
+/* Run code as a function of w; 0, or -1 with its error in err. */
+static int run(const char *code, char *err, size_t len)
+{
+	cr_assert_eq(luaL_loadstring(L, code), LUA_OK, "%s",
+		     lua_tostring(L, -1));
+	lua_newtable(L);
+	wapi_push(L, &w, -1);
+	lua_remove(L, -2);
+	return sandbox_call(L, 1, 1, err, len);
+}
+
+static void make_files(int n, size_t name_len)
+{
+	char path[400];
+
+	for (int i = 0; i < n; i++) {
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/%0*d", dir, (int)name_len, i);
+		fd = open(path, O_WRONLY | O_CREAT, 0644);
+		cr_assert_geq(fd, 0);
+		close(fd);
+	}
+}
+
+Test(wapi, readdir_lists_the_names_and_refuses_dotdot, .fini = finish)
+{
+	char err[1024] = "";
+
+	start();
+	make_files(3, 4);
+	cr_assert_eq(run("local w = ...\n"
+			 "local t = w:readdir()\n"
+			 "table.sort(t)\n"
+			 "return table.concat(t, ',')", err, sizeof(err)), 0,
+		     "%s", err);
+	cr_expect_str_eq(lua_tostring(L, -1), "0000,0001,0002");
+	lua_pop(L, 1);
+	cr_expect_neq(run("local w = ... return w:readdir('..')", err,
+			  sizeof(err)), 0);
+	cr_expect(strstr(err, "'..' would leave the work directory"), "%s",
+		  err);
+	cr_expect_eq(metrics_find_op(&w.m, "readdir")->lat.count, 1);
+}
+
+Test(wapi, readdir_out_of_memory_leaks_no_directory, .fini = finish)
+{
+	char err[1024] = "";
+	int before;
+
+	start();
+	make_files(2000, 200);
+	before = open_fds();
+	/* room for the state, not for 2000 names of 200 bytes */
+	lim.mem_bytes = sandbox_mem(L, NULL) + (64u << 10);
+	cr_expect_neq(run("local w = ... return w:readdir()", err,
+			  sizeof(err)), 0);
+	lim.mem_bytes = 64u << 20;
+	cr_expect(strstr(err, "not enough memory"), "%s", err);
+	lua_gc(L, LUA_GCCOLLECT);
+	cr_expect_eq(open_fds(), before, "the DIR of the raising readdir is "
+		     "still open");
+}
+
+Test(wapi, a_bad_second_path_leaks_no_fd_of_the_first, .fini = finish)
+{
+	char err[1024] = "", sub[128];
+	int before;
+
+	start();
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	cr_assert_eq(mkdir(sub, 0755), 0);
+	before = open_fds();
+	cr_expect_neq(run("local w = ... return w:rename('sub/a', '../b')",
+			  err, sizeof(err)), 0);
+	cr_expect(strstr(err, "'../b'"), "%s", err);
+	lua_gc(L, LUA_GCCOLLECT);
+	cr_expect_eq(open_fds(), before);
+}
+
+Test(wapi, path_ops_and_stat_through_the_engine, .fini = finish)
+{
+	char err[1024] = "";
+
+	start();
+	cr_assert_eq(run("local w = ...\n"
+			 "assert(w:mkdir('a'))\n"
+			 "local f = assert(w:open('a/f', 'w'))\n"
+			 "f:write(0, 'hello')\n"
+			 "f:close()\n"
+			 "assert(w:rename('a/f', 'a/g'))\n"
+			 "assert(w:symlink('g', 'a/l'))\n"
+			 "local st = assert(w:stat('a/l'))\n"
+			 "assert(w:unlink('a/l'))\n"
+			 "local ok, msg, errno = w:stat('a/f')\n"
+			 "assert(ok == nil and errno == 2, msg)\n"
+			 "return st.size", err, sizeof(err)), 0, "%s", err);
+	/* w:stat follows a symlink that stays beneath */
+	cr_expect_eq(lua_tointeger(L, -1), 5);
+	cr_expect_eq(metrics_find_op(&w.m, "rename")->lat.count, 1);
+	cr_expect_eq(metrics_find_op(&w.m, "stat")->lat.count, 2);
+}
+
+Test(wapi, identity_is_who_runs_it, .fini = finish)
+{
+	char err[1024] = "", want[32];
+
+	start();
+	cr_assert_eq(run("local w = ... local id = w:identity()\n"
+			 "return id.Uid .. ' ' .. id.NoNewPrivs", err,
+			 sizeof(err)), 0, "%s", err);
+	snprintf(want, sizeof(want), "%d ", (int)getuid());
+	cr_expect(!strncmp(lua_tostring(L, -1), want, strlen(want)),
+		  "%s, not uid %s", lua_tostring(L, -1), want);
+}
