@@ -95,6 +95,7 @@ deps:
 # ---- tests ---------------------------------------------------------------
 
 check: deps
+	$(Q)bash tests/layers.sh interp
 	$(Q)$(MAKE) --no-print-directory BUILD=$(SAN) CFLAGS="$(SANFLAGS)" \
 		LDFLAGS="-fsanitize=address,undefined" \
 		$(SAN)/fsplan $(SAN)/fsplan-tests

@@ -63,13 +63,13 @@ static int parse(const char *out, const char *err, char *msg, size_t len)
 
 	if (!L) {
 		lim = (struct sandbox_limits){ 64u << 20, now() + 30, NULL,
-					       plan_library_dir() };
+					       libsrc_dir() };
 		L = sandbox_new(&lim);
 		cr_assert(L, "sandbox_new failed");
 	}
 	lua_settop(L, 0);
 	snprintf(path, sizeof(path), "%s/parse/bonnie.lua",
-		 plan_library_dir());
+		 libsrc_dir());
 	cr_assert(!lparse_load(L, path, NULL, msg, len), "%s: %s", path, msg);
 	lua_pushstring(L, out);
 	lua_pushstring(L, err);

@@ -37,7 +37,7 @@ static double now(void)
 static void setup(void)
 {
 	lim = (struct sandbox_limits){ 64u << 20, now() + 30, NULL,
-				       plan_library_dir() };
+				       libsrc_dir() };
 	L = sandbox_new(&lim);
 	cr_assert(L, "sandbox_new failed");
 }
@@ -81,7 +81,7 @@ static int parse_text(const char *parser, const char *out, size_t len,
 {
 	char path[PATH_MAX];
 
-	snprintf(path, sizeof(path), "%s/parse/%s.lua", plan_library_dir(),
+	snprintf(path, sizeof(path), "%s/parse/%s.lua", libsrc_dir(),
 		 parser);
 	cr_assert(!lparse_load(L, path, NULL, err, errlen), "%s: %s", path,
 		  err);
@@ -601,7 +601,7 @@ Test(lparse, report_lines_from_lparse_body)
 	pid_t pid;
 
 	snprintf(parser, sizeof(parser), "%s/parse/fio.lua",
-		 plan_library_dir());
+		 libsrc_dir());
 	job.parser = parser;
 	job.out = text;
 	job.out_len = len;

@@ -44,7 +44,7 @@ static double now(void)
 static void setup(void)
 {
 	lim = (struct sandbox_limits){ 64u << 20, now() + 30, NULL,
-				       plan_library_dir() };
+				       libsrc_dir() };
 	L = sandbox_new(&lim);
 	cr_assert_not_null(L);
 }

@@ -12,6 +12,7 @@
 
 #include "host/proc.h"
 #include "util/clock.h"
+#include "util/exitcode.h"
 
 /* The state of one run: the pipe's end, the log, what was kept. */
 struct watch {
@@ -295,6 +296,6 @@ void proc_result_free(struct proc_result *res)
 int proc_status(const struct proc_result *res)
 {
 	if (WIFSIGNALED(res->status))
-		return 128 + WTERMSIG(res->status);
+		return EXIT_INTERRUPTED(WTERMSIG(res->status));
 	return WEXITSTATUS(res->status);
 }

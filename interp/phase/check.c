@@ -25,7 +25,7 @@ static int exec_key(const struct plan *p, int ph, struct phase_key *key,
 	memset(key, 0, sizeof(*key));
 	if (x->parse.s) {
 		struct sandbox_limits lim = { 256u << 20, clock_now() + CHECK_LOAD_S, NULL,
-					      plan_library_dir() };
+					      libsrc_dir() };
 		lua_State *L = sandbox_new(&lim);
 		char path[4200], err[1024] = "";
 
@@ -33,7 +33,7 @@ static int exec_key(const struct plan *p, int ph, struct phase_key *key,
 			return diag_set(d, p->file, NULL, (struct pos){ 0, 0 },
 					"cannot make a Lua state");
 		snprintf(path, sizeof(path), "%s/parse/%s.lua",
-			 plan_library_dir(), x->parse.s);
+			 libsrc_dir(), x->parse.s);
 		if (lparse_load(L, path, key, err, sizeof(err)))
 			rc = diag_set(d, p->file, p->text, x->parse.pos, "%s",
 				      err);
@@ -71,7 +71,7 @@ int check_phases(const struct expansion *e, char **text, size_t *tlen,
 
 	for (int ph = 0; ph < p->n_phases; ph++) {
 		struct sandbox_limits lim = { 256u << 20, clock_now() + CHECK_LOAD_S, NULL,
-					      plan_library_dir() };
+					      libsrc_dir() };
 		struct phase_decl decl;
 		lua_State *L;
 		char err[1024] = "";

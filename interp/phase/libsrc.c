@@ -87,7 +87,7 @@ static int add_dir(const char *dir)
 	return rc;
 }
 
-const char *plan_library_dir(void)
+const char *libsrc_dir(void)
 {
 	static char dir[PATH_MAX];
 	const char *env = getenv("FSPLAN_LIB");

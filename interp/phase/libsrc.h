@@ -12,7 +12,7 @@
  * $FSPLAN_LIB, else lua/ beside the binary (a build tree runs its own
  * library), else the installed FSPLAN_DATADIR/lua. Found once.
  */
-const char *plan_library_dir(void);
+const char *libsrc_dir(void);
 
 /*
  * Read every .lua file of libdir and libdir/parse into memory (once:

@@ -445,7 +445,7 @@ int lrun_body(void *arg)
 	}
 	sh.deadline = clock_now() + job->timeout_s;
 	sh.lim = (struct sandbox_limits){ job->mem_bytes, sh.deadline, &stop,
-					  plan_library_dir() };
+					  libsrc_dir() };
 	/* not O_PATH: syncfs and fstatfs want a real fd */
 	sh.workfd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	L = sandbox_new(&sh.lim);

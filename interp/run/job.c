@@ -175,7 +175,7 @@ static void parse_output(struct run *r, const struct cell *c,
 		goto out;
 	}
 	snprintf(parser, sizeof(parser), "%s/parse/%s.lua",
-		 plan_library_dir(), ph->parse.s);
+		 libsrc_dir(), ph->parse.s);
 	pj.parser = parser;
 	pj.out = out;
 	pj.err = err;

@@ -14,6 +14,7 @@
 
 #include "run/ns.h"
 #include "run/run.h"
+#include "util/exitcode.h"
 
 /* Wait for pid, passing on the stop signal; its exit status. */
 static int wait_relay(struct run *r, pid_t pid)
@@ -24,13 +25,13 @@ static int wait_relay(struct run *r, pid_t pid)
 		if (waitpid(pid, &status, 0) == pid)
 			break;
 		if (errno != EINTR)
-			return RUN_FAILED;
+			return EXIT_FAILED;
 		/* ESRCH: it has just exited, and the next wait reaps it */
 		if (r->stop && !sent++)
 			(void)kill(pid, r->stop);
 	}
 	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
+		return EXIT_INTERRUPTED(WTERMSIG(status));
 	return WEXITSTATUS(status);
 }
 
@@ -51,7 +52,7 @@ static pid_t fork_tied(void)
 		close(alive[1]);
 		/* unarmed, this child could outlive a killed fsplan */
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || poll(&pf, 1, 0) > 0)
-			_exit(RUN_FAILED);
+			_exit(EXIT_FAILED);
 		close(alive[0]);
 		return 0;
 	}
@@ -112,7 +113,7 @@ int ns_run(struct run *r, int (*init)(struct run *r))
 
 	if (pid < 0) {
 		perror("fsplan run: fork");
-		return RUN_FAILED;
+		return EXIT_FAILED;
 	}
 	/* Only the init keeps the guarded device's fd: mkfs needs it free
 	 * of every other claim (O_EXCL is per open file, shared by fork). */
@@ -125,18 +126,18 @@ int ns_run(struct run *r, int (*init)(struct run *r))
 	if (unshare(CLONE_NEWNS | CLONE_NEWPID)) {
 		fprintf(stderr, "fsplan run: cannot make a private namespace: "
 			"%s\n", strerror(errno));
-		_exit(RUN_REFUSED);
+		_exit(EXIT_REFUSED);
 	}
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
 		fprintf(stderr, "fsplan run: cannot make / private in our "
 			"namespace: %s\n", strerror(errno));
-		_exit(RUN_REFUSED);
+		_exit(EXIT_REFUSED);
 	}
 	if (private_mnt(r))
-		_exit(RUN_FAILED);
+		_exit(EXIT_FAILED);
 	pid = fork_tied();
 	if (pid < 0)
-		_exit(RUN_FAILED);
+		_exit(EXIT_FAILED);
 	if (pid == 0)
 		_exit(init(r));
 	if (r->dev.fd >= 0)

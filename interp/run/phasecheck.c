@@ -150,10 +150,10 @@ int phasecheck_all(struct expansion *e, const char *runas, struct diag *d)
 	int any = 0;
 
 	/* before any child: runas may not reach the library's directory */
-	if (libsrc_load(plan_library_dir()))
+	if (libsrc_load(libsrc_dir()))
 		return diag_set(d, e->plan->file, NULL, (struct pos){ 0, 0 },
 				"cannot read the phase library %s: %s",
-				plan_library_dir(), strerror(errno));
+				libsrc_dir(), strerror(errno));
 	for (int i = 0; i < e->plan->n_phases; i++)
 		any |= e->plan->phases[i].use.s || e->plan->phases[i].parse.s;
 	if (!any || geteuid() != 0)

@@ -65,7 +65,7 @@ static int kernel_nodev(const struct plan *p, struct plan_fs *fs,
 static int module(const struct plan *p, struct plan_phase *ph,
 		  struct diag *d)
 {
-	const char *u = ph->use.s, *lib = plan_library_dir();
+	const char *u = ph->use.s, *lib = libsrc_dir();
 	const char *slash = strrchr(p->file, '/');
 	size_t len = strlen(u);
 	char path[PATH_MAX];
@@ -99,7 +99,7 @@ static int module(const struct plan *p, struct plan_phase *ph,
 static int parser(const struct plan *p, const struct plan_phase *ph,
 		  struct diag *d)
 {
-	const char *lib = plan_library_dir();
+	const char *lib = libsrc_dir();
 	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "%s/parse/%s.lua", lib, ph->parse.s);

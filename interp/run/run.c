@@ -172,7 +172,7 @@ static int guard_target(struct run *r, json_t **identity)
 		if (stat(t->dir, &st) || !S_ISDIR(st.st_mode)) {
 			fprintf(stderr, "fsplan run: target.dir %s is not a "
 				"directory\n", t->dir);
-			return RUN_REFUSED;
+			return EXIT_REFUSED;
 		}
 		return 0;
 	case TARGET_DEVICE:
@@ -182,7 +182,7 @@ static int guard_target(struct run *r, json_t **identity)
 				       r->dir, r->workdir, identity, &refused,
 				       &d)) {
 			diag_print(&d);
-			return refused ? RUN_REFUSED : RUN_USAGE;
+			return refused ? EXIT_REFUSED : EXIT_USAGE;
 		}
 		json_object_set_new(*identity, "kind", json_string("device"));
 		return 0;
@@ -201,7 +201,7 @@ static int begin_manifest(struct run *r, int argc, char **argv,
 			      identity);
 	if (!r->man) {
 		fprintf(stderr, "fsplan run: out of memory\n");
-		return RUN_FAILED;
+		return EXIT_FAILED;
 	}
 	manifest_set(r->man, "runas_uid", json_integer(r->runas.uid));
 	manifest_set(r->man, "runas_gid", json_integer(r->runas.gid));
@@ -209,7 +209,7 @@ static int begin_manifest(struct run *r, int argc, char **argv,
 	if (rc) {
 		fprintf(stderr, "fsplan run: cannot write %s/manifest.json: "
 			"%s\n", r->dir, strerror(-rc));
-		return RUN_FAILED;
+		return EXIT_FAILED;
 	}
 	return 0;
 }
@@ -233,7 +233,7 @@ int run_command(int argc, char **argv)
 			 o.cells.shard_k, o.cells.shard_n, &d) ||
 	    phasecheck_all(r.e, r.plan->runas, &d)) {
 		diag_print(&d);
-		rc = RUN_USAGE;
+		rc = EXIT_USAGE;
 		goto out;
 	}
 	if (!r.e->n_selected) {
@@ -248,19 +248,19 @@ int run_command(int argc, char **argv)
 	}
 	if (privdrop_resolve(r.plan->runas, &r.runas, &d)) {
 		diag_print(&d);
-		rc = RUN_USAGE;
+		rc = EXIT_USAGE;
 		goto out;
 	}
 	execpath_warn(r.e, &r.runas);
 	r.done = calloc(r.e->n_cells, 1);
 	if (!r.done) {
-		rc = RUN_FAILED;
+		rc = EXIT_FAILED;
 		goto out;
 	}
 	r.progress = !r.quiet && (r.verbose || isatty(2));
 	if (open_dir(&r, o.out, o.resume, &d)) {
 		diag_print(&d);
-		rc = RUN_USAGE;
+		rc = EXIT_USAGE;
 		goto out;
 	}
 	if (!realpath(o.workdir ? o.workdir : r.dir, r.workdir)) {

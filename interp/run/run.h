@@ -17,9 +17,6 @@
 /* The mount points live on a tmpfs of the run's namespace here. */
 #define FSPLAN_RUNTIME_DIR "/run/fsplan"
 
-/* The run's names for util/exitcode.h's statuses. */
-enum { RUN_OK = EXIT_OK, RUN_FAILED = EXIT_FAILED, RUN_USAGE = EXIT_USAGE,
-       RUN_REFUSED = EXIT_REFUSED };
 
 struct run {
 	struct plan *plan;

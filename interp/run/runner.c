@@ -22,6 +22,7 @@
 #include "run/run.h"
 #include "run/runlog.h"
 #include "util/clock.h"
+#include "util/exitcode.h"
 
 /* Where one config lives while its cells run. */
 struct live {
@@ -532,8 +533,8 @@ static int run_all(struct run *r)
 	failed = r->n_failed || r->sink.write_errors;
 	sink_free(&r->sink);
 	if (r->stop)
-		return 128 + r->stop;
-	return failed ? RUN_FAILED : RUN_OK;
+		return EXIT_INTERRUPTED(r->stop);
+	return failed ? EXIT_FAILED : EXIT_OK;
 }
 
 int runner_main(struct run *r)
