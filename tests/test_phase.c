@@ -389,12 +389,8 @@ Test(phase, bad_value_in_a_matrix)
 		   "phase 'p': 'size' is a size, not 'huge'");
 }
 
-/*
- * Disabled: a known defect. phase.c's plan_place gives an axis's first
- * value's position for whichever value is bad, so the caret points at
- * 1M (col 21) under a message about 'huge'. Enable when that is fixed.
- */
-Test(phase, bad_value_later_in_a_matrix, .disabled = true)
+/* The caret under the bad value, not under the axis's first one. */
+Test(phase, bad_value_later_in_a_matrix)
 {
 	bad_values("  - name: p\n"
 		   "    use: mod.lua\n"

@@ -19,7 +19,7 @@ struct at {
 	int combo;
 };
 
-static int phase_axis_value(const struct plan_phase *ph, int combo, int a)
+int cell_axis_index(const struct plan_phase *ph, int combo, int a)
 {
 	int stride = 1;
 
@@ -50,7 +50,7 @@ static const char *at_lookup(void *ctx, const char *name, size_t len)
 		for (int i = 0; i < ph->n_matrix; i++)
 			if (name_is(ph->matrix[i].name, name, len))
 				return ph->matrix[i].values[
-				    phase_axis_value(ph, at->combo, i)].s;
+				    cell_axis_index(ph, at->combo, i)].s;
 	}
 	return NULL;
 }
@@ -89,7 +89,7 @@ static const char *at_coord(const struct at *at, const char *key)
 		for (int i = 0; i < ph->n_matrix; i++)
 			if (!strcmp(ph->matrix[i].name, key))
 				return ph->matrix[i].values[
-				    phase_axis_value(ph, at->combo, i)].s;
+				    cell_axis_index(ph, at->combo, i)].s;
 	}
 	return NULL;
 }
@@ -224,7 +224,7 @@ static char *make_id(const struct at *at, int rep)
 		err |= sb_str(&b, sep++ ? "," : "/") |
 		       sb_str(&b, ph->matrix[i].name) | sb_str(&b, "=") |
 		       sb_str(&b, ph->matrix[i].values[
-				phase_axis_value(ph, at->combo, i)].s);
+				cell_axis_index(ph, at->combo, i)].s);
 	}
 	snprintf(num, sizeof(num), "#%d", rep);
 	err |= sb_str(&b, num);

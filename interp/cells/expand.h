@@ -81,6 +81,9 @@ void expansion_free(struct expansion *e);
  * an axis), or NULL when it has none. */
 const char *cell_coord(const struct expansion *e, const struct cell *c,
 		       const char *key);
+/* Which value of the phase's axis a (an index into ph->matrix) the
+ * phase-matrix combination combo takes. */
+int cell_axis_index(const struct plan_phase *ph, int combo, int a);
 /* The phase's `with` parameter key for this cell, ${...} expanded; the
  * caller frees it. NULL if the phase does not set it. */
 char *cell_with(const struct expansion *e, const struct cell *c,

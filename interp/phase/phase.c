@@ -296,9 +296,11 @@ void phase_decl_free(struct phase_decl *decl)
 	memset(decl, 0, sizeof(*decl));
 }
 
-/* Where the plan wrote a phase key: its with value, or its axis. */
+/* Where the plan wrote a phase key: its with value, or the value of its
+ * axis that this cell takes. */
 static const struct pstr *plan_place(const struct plan_phase *ph,
-				     const char *key, struct pos *kpos)
+				     const struct cell *c, const char *key,
+				     struct pos *kpos)
 {
 	for (int i = 0; i < ph->n_with; i++)
 		if (!strcmp(ph->with[i].key, key)) {
@@ -308,7 +310,9 @@ static const struct pstr *plan_place(const struct plan_phase *ph,
 	for (int i = 0; i < ph->n_matrix; i++)
 		if (!strcmp(ph->matrix[i].name, key)) {
 			*kpos = ph->matrix[i].pos;
-			return &ph->matrix[i].values[0];
+			return &ph->matrix[i].values[cell_axis_index(ph,
+								     c->combo,
+								     i)];
 		}
 	return NULL;
 }
@@ -421,7 +425,7 @@ int phase_values(const struct expansion *e, const struct cell *c,
 			return diag_set(d, e->plan->file, NULL,
 					(struct pos){ 0, 0 }, "out of memory");
 		if (parse_value(p->type, v->str, &v->num)) {
-			where = plan_place(ph, p->name, &kpos);
+			where = plan_place(ph, c, p->name, &kpos);
 			return diag_set(d, e->plan->file, e->plan->text,
 					where ? where->pos : ph->pos,
 					"phase '%s': '%s' is a %s, not '%s'",
