@@ -408,6 +408,38 @@ static int read_fail(struct diag *d, const char *path, int line, int err)
 			strerror(-err));
 }
 
+/* Open a results.csv and read its header: 0 with the reader at the
+ * first row (*empty when the file has nothing at all), or -1 with d. */
+static int open_checked(const char *path, struct reader **out, int *empty,
+			struct diag *d)
+{
+	struct reader *r;
+	int rc;
+
+	*out = NULL;
+	*empty = 0;
+	r = rd_open(path, &rc);
+	if (!r)
+		return diag_set(d, path, NULL, NOPOS, "cannot open: %s",
+				strerror(-rc));
+	rc = rd_next(r);
+	if (rc == REC_EOF)
+		*empty = 1;
+	else if (rc < 0)
+		rc = read_fail(d, path, r->line, rc);
+	else if (rc != REC_OK || !is_header(r))
+		rc = diag_set(d, path, NULL, NOPOS,
+			      "not a results.csv (header differs)");
+	else
+		rc = 0;
+	if (rc < 0 && !*empty) {
+		rd_close(r);
+		return -1;
+	}
+	*out = r;
+	return 0;
+}
+
 int csv_read_rows(const char *path,
 		  int (*fn)(void *ctx, const char *const *f, int line),
 		  void *ctx, struct csv_read *info, struct diag *d)
@@ -419,23 +451,10 @@ int csv_read_rows(const char *path,
 	if (!info)
 		info = &dummy;
 	memset(info, 0, sizeof(*info));
-	r = rd_open(path, &rc);
-	if (!r)
-		return diag_set(d, path, NULL, NOPOS, "cannot open: %s",
-				strerror(-rc));
-	rc = rd_next(r);
-	if (rc == REC_EOF) {
-		info->empty = 1;
+	if (open_checked(path, &r, &info->empty, d))
+		return -1;
+	if (info->empty) {
 		rc = 0;
-		goto out;
-	}
-	if (rc < 0) {
-		rc = read_fail(d, path, r->line, rc);
-		goto out;
-	}
-	if (rc != REC_OK || !is_header(r)) {
-		rc = diag_set(d, path, NULL, NOPOS,
-			      "not a results.csv (header differs)");
 		goto out;
 	}
 	while ((rc = rd_next(r)) == REC_OK) {
@@ -537,18 +556,11 @@ static int write_header(struct csv *c, const char *path, struct diag *d)
 static int check_existing(struct csv *c, const char *path, struct diag *d)
 {
 	struct reader *r;
-	int rc;
+	int rc, empty;
 
-	r = rd_open(path, &rc);
-	if (!r)
-		return diag_set(d, path, NULL, NOPOS, "cannot open: %s",
-				strerror(-rc));
-	rc = rd_next(r);
-	if (rc < 0) {
-		rc = read_fail(d, path, r->line, rc);
-		goto out;
-	}
-	if (rc != REC_OK || !is_header(r)) {
+	if (open_checked(path, &r, &empty, d))
+		return -1;
+	if (empty) {
 		rc = diag_set(d, path, NULL, NOPOS,
 			      "not a results.csv (header differs)");
 		goto out;
