@@ -296,8 +296,9 @@ static int wait_for_file(const char *path, double secs)
 	return -1;
 }
 
-/* Each signal's test has its own sleep, so parallel tests cannot
- * mistake one another's processes for survivors. */
+/* Each signal's test has its own sleep, marked with the test process's
+ * pid as well, so parallel tests — and another suite on the machine —
+ * cannot mistake one another's processes for survivors. */
 static const char stubborn_plan[] =
 	"fsplan: 1\n"
 	"target: {image: 64M}\n"
@@ -306,18 +307,18 @@ static const char stubborn_plan[] =
 	"filesystems: [{type: ext4, mount: [defaults, noatime]}]\n"
 	"phases:\n"
 	"  - name: stubborn\n"
-	"    exec: trap '' TERM INT; echo started; sleep 3.0%d & wait\n";
+	"    exec: trap '' TERM INT; echo started; sleep 3.0%d%05d & wait\n";
 
 static void interrupt_then_resume(int sig)
 {
 	const char *dir = e2e_tmpdir();
-	char text[sizeof(stubborn_plan) + 16], token[32], rd[256], first[512];
+	char text[sizeof(stubborn_plan) + 32], token[48], rd[256], first[512];
 	char *plan;
-	int status, rc;
+	int status, rc, mark = (int)(getpid() % 100000);
 	pid_t pid;
 
-	snprintf(text, sizeof(text), stubborn_plan, sig);
-	snprintf(token, sizeof(token), "sleep 3.0%d", sig);
+	snprintf(text, sizeof(text), stubborn_plan, sig, mark);
+	snprintf(token, sizeof(token), "sleep 3.0%d%05d", sig, mark);
 	plan = e2e_write(dir, "plan.yaml", text);
 	snprintf(rd, sizeof(rd), "%s/run", dir);
 	snprintf(first, sizeof(first), "%s/exec/000001-ext4__defaults_"
