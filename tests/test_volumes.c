@@ -141,3 +141,71 @@ Test(volumes, two_mounted_seen_as_directories_and_remounted, .fini = fini,
 	cr_expect_eq(e2e_mounted_under(dir), 0);
 	cr_expect_eq(e2e_loops_under(dir), 0, "a loop device is left");
 }
+
+/* What an exec phase prints about a tree: every entry with its size,
+ * mtime and content checksum, sorted (so equal trees print alike). */
+#define LIST(d) "cd " d " && find . -printf '%P %y %s %T@\\\\n' | sort && " \
+		"find . -type f | sort | xargs sha256sum | sha256sum && " \
+		"find . -type f | wc -l && find . -type f -printf '%s\\\\n' " \
+		"| awk '{s+=$1} END {print s}'"
+
+Test(volumes, tree_steps_keep_the_tree_and_rm_empties, .fini = fini,
+     .timeout = 180)
+{
+	const char *dir, *plan;
+	char rd[256], *src, *dst, *cpy, *mvd, buf[64];
+	const char *s;
+	int rc;
+
+	e2e_require_root();
+	dir = e2e_tmpdir();
+	plan = e2e_write(dir, "plan.yaml",
+		"fsplan: 1\n"
+		"seed: 3\n"
+		"target: {image: 256M, volumes: [source, target]}\n"
+		"between: [sync, remount, drop_caches]\n"
+		"filesystems: [{type: ext4}]\n"
+		"phases:\n"
+		"  - {name: prepare, use: tree, with: {step: prepare, size: 16M}}\n"
+		"  - {name: src, exec: \"" LIST("source/home") "\"}\n"
+		"  - {name: create, use: tree, with: {step: create, size: 16M}}\n"
+		"  - {name: dst, exec: \"" LIST("target/home") "\"}\n"
+		"  - {name: copy, use: tree, with: {step: copy, size: 16M}}\n"
+		"  - {name: cpy, exec: \"" LIST("target/home.copy") "\"}\n"
+		"  - {name: move, use: tree, with: {step: move, size: 16M}}\n"
+		"  - {name: mvd, exec: \"" LIST("target/moved/home.copy") "\"}\n"
+		"  - {name: rm1, use: tree, with: {step: rm1, size: 16M}}\n"
+		"  - {name: rm2, use: tree, with: {step: rm2, size: 16M}}\n"
+		"  - {name: left, exec: 'ls -A target'}\n");
+	snprintf(rd, sizeof(rd), "%s/run", dir);
+	rc = e2e_fsplan((const char *[]){ "run", plan, "-o", rd, "-q",
+					  "--workdir", dir, NULL });
+	cr_assert_eq(rc, 0, "exit %d: %s", rc, e2e_err);
+	src = strdup(out_of(rd, 2, "ext4", "src"));
+	dst = strdup(out_of(rd, 4, "ext4", "dst"));
+	cpy = strdup(out_of(rd, 6, "ext4", "cpy"));
+	mvd = strdup(out_of(rd, 8, "ext4", "mvd"));
+	cr_assert(strlen(src) > 1000, "%s", src);
+	cr_expect_str_eq(dst, src, "create: names, sizes, mtimes, contents");
+	cr_expect_str_eq(cpy, src, "copy");
+	cr_expect_str_eq(mvd, src, "move");
+	s = e2e_metric(rd, "ext4/create#1", "files");
+	cr_assert_not_null(s);
+	snprintf(buf, sizeof(buf), "\n%s\n16777216\n", s);
+	cr_expect(strstr(src, buf), "files %s and 16 MiB: %s", s,
+		  strrchr(src, ':') ? strrchr(src, ':') : src);
+	cr_expect_gt(atoi(s), 50, "a 16M home is many files");
+	cr_expect_str_eq(e2e_metric(rd, "ext4/create#1", "bytes"), "16777216");
+	cr_expect_not_null(e2e_metric(rd, "ext4/create#1", "rate_mbs"));
+	cr_expect_not_null(e2e_metric(rd, "ext4/copy#1", "files_per_s"));
+	cr_expect_not_null(e2e_metric(rd, "ext4/rm2#1",
+				      "fs_used_bytes_target"));
+	cr_expect_str_eq(out_of(rd, 11, "ext4", "left"), "lost+found\n",
+			 "rm1 and rm2 leave the volume empty");
+	free(src);
+	free(dst);
+	free(cpy);
+	free(mvd);
+	cr_expect_eq(e2e_mounted_under(dir), 0);
+	cr_expect_eq(e2e_loops_under(dir), 0);
+}
