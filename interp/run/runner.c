@@ -225,10 +225,16 @@ static int hook(struct run *r, struct live *l, const char *what,
 		const char *cmd)
 {
 	const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
-	char last[256];
+	char last[256], devs[PLAN_MAX_VOLUMES * 257] = "";
+	size_t n = 0;
 	int rc;
 
+	/* every volume's device, space-separated (FSPLAN_DEV: the first) */
+	for (int i = 0; i < l->n_vol; i++)
+		n += snprintf(devs + n, sizeof(devs) - n, "%s%s", i ? " " : "",
+			      l->vol[i].dev);
 	if (setenv("FSPLAN_DEV", l->vol[0].dev, 1) ||
+	    setenv("FSPLAN_DEVS", devs, 1) ||
 	    setenv("FSPLAN_MNT", r->mnt, 1) ||
 	    setenv("FSPLAN_TYPE", l->fc->fs->type.s, 1)) {
 		runlog("%s: %s: %s", l->cid, what, strerror(errno));
