@@ -137,6 +137,9 @@ Test(volumes, two_mounted_seen_as_directories_and_remounted, .fini = fini,
 		  "%s", s);
 	snprintf(path, sizeof(path), "%s/manifest.json", rd);
 	cr_expect(strstr(e2e_read(path), "\"mount_applied_volumes\""));
+	cr_expect(strstr(e2e_read(path), "\"volumes\": [\n   \"source\",\n"
+			 "   \"target\"\n  ]"), "the target's volumes are "
+		  "recorded");
 	cr_expect_eq(e2e_mounted_under("/run/fsplan/mnt/"), 0);
 	cr_expect_eq(e2e_mounted_under(dir), 0);
 	cr_expect_eq(e2e_loops_under(dir), 0, "a loop device is left");
