@@ -568,14 +568,30 @@ static const char *dev_name(const struct plan *p, const char *dev)
 	return p->target.kind == TARGET_DEVICE ? p->target.device : "LOOPDEV";
 }
 
+/* target.volumes: the command is run once per volume, which it says. */
+static void each_volume(const struct plan *p, char *buf, size_t len)
+{
+	size_t n = strlen(buf);
+
+	if (!p->target.n_volumes || n >= len)
+		return;
+	n += snprintf(buf + n, len - n, " (each volume:");
+	for (int i = 0; i < p->target.n_volumes && n < len; i++)
+		n += snprintf(buf + n, len - n, " %s", p->target.volumes[i].s);
+	if (n < len)
+		snprintf(buf + n, len - n, ")");
+}
+
 void fsconf_mkfs_cmd(const struct plan *p, const struct fsconf *fc,
 		     const char *dev, char *buf, size_t len)
 {
-	if (p->target.kind == TARGET_DIR || fc->fs->nodev)
+	if (p->target.kind == TARGET_DIR || fc->fs->nodev) {
 		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "mkfs.%s%s%s %s", fc->fs->type.s,
-			 fc->mkfs[0] ? " " : "", fc->mkfs, dev_name(p, dev));
+		return;
+	}
+	snprintf(buf, len, "mkfs.%s%s%s %s", fc->fs->type.s,
+		 fc->mkfs[0] ? " " : "", fc->mkfs, dev_name(p, dev));
+	each_volume(p, buf, len);
 }
 
 void fsconf_mount_cmd(const struct plan *p, const struct fsconf *fc,
@@ -585,10 +601,12 @@ void fsconf_mount_cmd(const struct plan *p, const struct fsconf *fc,
 
 	if (!dir)
 		dir = "MOUNTPOINT";
-	if (p->target.kind == TARGET_DIR)
+	if (p->target.kind == TARGET_DIR) {
 		snprintf(buf, len, "- (runs in %s)", p->target.dir);
-	else
+	} else {
 		snprintf(buf, len, "mount -t %s%s%s %s %s", type,
 			 fc->mount[0] ? " -o " : "", fc->mount,
 			 fc->fs->nodev ? type : dev_name(p, dev), dir);
+		each_volume(p, buf, len);
+	}
 }

@@ -284,12 +284,25 @@ static int w_statfs(lua_State *L)
 	return 1;
 }
 
+/* w:sync([path]): syncfs of the work directory's filesystem, or of
+ * the one path is on (a volume's directory: target.volumes). */
 static int w_sync(lua_State *L)
 {
 	struct worker *w = worker_get(L);
-	double t0 = clock_now();
-	int rc = syncfs(w->workfd) ? errno : 0;
+	const char *path = luaL_optstring(L, 2, NULL);
+	int fd = w->workfd, rc;
+	double t0;
 
+	if (path) {
+		worker_check_path(L, path);
+		fd = worker_openat(w, w->workfd, path, O_RDONLY | O_DIRECTORY);
+		if (fd < 0)
+			return worker_fail(L, path, -fd);
+	}
+	t0 = clock_now();
+	rc = syncfs(fd) ? errno : 0;
+	if (path)
+		close(fd);
 	worker_record(w, "sync", (uint64_t)((clock_now() - t0) * 1e9), 0);
 	if (rc)
 		return worker_fail(L, "syncfs", rc);

@@ -386,6 +386,7 @@ void plan_free(struct plan *p)
 	free_kvs(p->params, p->n_params);
 	free(p->target.device);
 	free(p->target.dir);
+	free_pstrs(p->target.volumes, p->target.n_volumes);
 	free(p->runas);
 	for (int i = 0; i < p->n_fs; i++) {
 		struct plan_fs *fs = &p->fs[i];

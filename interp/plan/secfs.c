@@ -76,11 +76,57 @@ static int h_wipe(struct loader *L, yaml_node_t *n, void *obj)
 	return rc;
 }
 
+/* volumes: names that become directories in the work directory, so
+ * each is a plain lower-case identifier. One device cannot be several
+ * filesystems, and a directory has nothing to make: images only. */
+static int h_volumes(struct loader *L, yaml_node_t *n, void *obj)
+{
+	struct plan_target *t = obj;
+
+	if (n->type != YAML_SEQUENCE_NODE)
+		return pl_error(L, ydoc_pos(n), "'volumes' is a list of "
+				"names, e.g. [source, target]");
+	if (pl_list(L, n, "volumes", &t->volumes, &t->n_volumes, 1, NULL,
+		    0))
+		return -1;
+	if (t->n_volumes > PLAN_MAX_VOLUMES)
+		return pl_error(L, t->volumes[PLAN_MAX_VOLUMES].pos, "'volumes' "
+				"lists more than %d names", PLAN_MAX_VOLUMES);
+	for (int i = 0; i < t->n_volumes; i++) {
+		const struct pstr *v = &t->volumes[i];
+		const char *c = v->s;
+
+		if (!islower((unsigned char)*c))
+			goto bad;
+		while (*++c)
+			if (!islower((unsigned char)*c) &&
+			    !isdigit((unsigned char)*c) && *c != '_')
+				goto bad;
+		if (strlen(v->s) > 32)
+			return pl_error(L, v->pos, "volume name '%s' is longer "
+					"than 32 characters", v->s);
+		continue;
+bad:
+		return pl_error(L, pl_offset_pos(v, c - v->s), "'%s' is not a "
+				"volume name: use [a-z][a-z0-9_]*", v->s);
+	}
+	if (t->kind == TARGET_DEVICE)
+		return pl_error(L, ydoc_pos(n), "'volumes' needs one device "
+				"per volume, and target.device names one: use "
+				"image (volumes on devices are not supported)");
+	if (t->kind == TARGET_DIR)
+		return pl_error(L, ydoc_pos(n), "'volumes' makes and mounts "
+				"filesystems, and target.dir has none to make: "
+				"use image");
+	return 0;
+}
+
 static const struct pl_field target_fields[] = {
 	{ "image", h_image, 0 },
 	{ "device", h_device, 0 },
 	{ "dir", h_dir, 0 },
 	{ "wipe", h_wipe, 0 },	/* after device: it checks the kind */
+	{ "volumes", h_volumes, 0 },	/* after the kind too */
 	{ NULL, NULL, 0 }
 };
 

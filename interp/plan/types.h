@@ -90,13 +90,18 @@ struct plan_exclude {
 	int n;
 };
 
+/* At most this many volumes (filesystems) per config. */
+#define PLAN_MAX_VOLUMES 8
+
 struct plan_target {
 	enum target_kind kind;
 	struct pos pos;
-	uint64_t image_bytes;
+	uint64_t image_bytes;	/* each volume's image */
 	char *device;
 	int wipe;
 	char *dir;
+	struct pstr *volumes;	/* names, or NULL: one filesystem */
+	int n_volumes;
 };
 
 struct plan {

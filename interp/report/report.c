@@ -10,6 +10,7 @@
 #include "report/classic.h"
 #include "report/rank.h"
 #include "report/report.h"
+#include "report/studies.h"
 #include "results/csv.h"
 #include "results/results.h"
 #include "util/exitcode.h"
@@ -358,7 +359,7 @@ static int write_text(FILE *f, const char *rundir, const struct results *r,
 	}
 	if (configs && pick->view != VIEW_KEY && text_phase(f, r, "", pick))
 		goto out;
-	rc = text_footer(f, r);
+	rc = studies_tree(f, r, pick->phases) < 0 ? -1 : text_footer(f, r);
 out:
 	pick->phases = NULL;
 	json_decref(m);

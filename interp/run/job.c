@@ -35,8 +35,9 @@ static int open_output(struct run *r, const struct cell *c, const char *ext)
 	return open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 }
 
-static void lua_job(struct run *r, const struct fsconf *fc, const char *work,
-		    const struct cell *c, struct lrun_job *lj)
+static void lua_job(struct run *r, const struct fsconf *fc,
+		    const char *fsdir, const struct cell *c,
+		    struct lrun_job *lj)
 {
 	const struct plan_phase *ph = &r->plan->phases[c->phase];
 	struct statfs sf;
@@ -51,7 +52,7 @@ static void lua_job(struct run *r, const struct fsconf *fc, const char *work,
 	lj->fs_mkfs = fc->mkfs;
 	lj->fs_mount = fc->mount;
 	/* unknown sizes stay 0, which ctx shows as such */
-	if (!statfs(work, &sf)) {
+	if (!statfs(fsdir, &sf)) {
 		lj->fs_size_bytes = (uint64_t)sf.f_blocks * sf.f_bsize;
 		lj->fs_block_size = (uint64_t)sf.f_bsize;
 	}
@@ -93,7 +94,8 @@ static void environment(struct job *j, struct run *r, const struct fsconf *fc,
 }
 
 int job_open(struct job *j, struct run *r, const struct fsconf *fc,
-	     const char *work, const struct cell *c, const char **why)
+	     const char *work, const char *fsdir, const struct cell *c,
+	     const char **why)
 {
 	const struct plan_phase *ph = &r->plan->phases[c->phase];
 
@@ -119,7 +121,7 @@ int job_open(struct job *j, struct run *r, const struct fsconf *fc,
 		j->child.body = child_exec_body;
 		j->child.arg = j->cmd;
 	} else {
-		lua_job(r, fc, work, c, &j->lua);
+		lua_job(r, fc, fsdir, c, &j->lua);
 		j->child.body = lrun_body;
 		j->child.arg = &j->lua;
 	}

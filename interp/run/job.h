@@ -21,13 +21,15 @@ struct job {
 };
 
 /*
- * Set j up for cell c of config fc, run in work: the command (an exec
+ * Set j up for cell c of config fc, run in work (ctx.fs's sizes are
+ * those of fsdir's filesystem: work's, or the first volume's): the command (an exec
  * phase) or the Lua job, its stdout and stderr in the run directory's
  * exec/, the environment a phase sees. j must stay where it is until
  * job_close. 0, or -1 with why set (then job_close it too).
  */
 int job_open(struct job *j, struct run *r, const struct fsconf *fc,
-	     const char *work, const struct cell *c, const char **why);
+	     const char *work, const char *fsdir, const struct cell *c,
+	     const char **why);
 
 /* After child_run: a Lua phase's refusal of a parameter points at its
  * value in the plan (file:line:col); a failed command's last stderr line

@@ -165,6 +165,15 @@ static int guard_target(struct run *r, json_t **identity)
 				    json_integer((json_int_t)t->image_bytes));
 		json_object_set_new(*identity, "workdir",
 				    json_string(r->workdir));
+		if (t->n_volumes) {
+			json_t *v = json_array();
+
+			/* each volume an image of image_bytes */
+			for (int i = 0; i < t->n_volumes; i++)
+				json_array_append_new(v, json_string(
+						t->volumes[i].s));
+			json_object_set_new(*identity, "volumes", v);
+		}
 		return 0;
 	case TARGET_DIR:
 		json_object_set_new(*identity, "kind", json_string("dir"));

@@ -24,17 +24,43 @@
 #include "util/clock.h"
 #include "util/exitcode.h"
 
+/* One filesystem of a config: the config's only one, or one of its
+ * target.volumes, mounted on the work directory's NAME/. */
+struct vol {
+	const char *name;	/* NULL: no volumes */
+	char dev[256];		/* the block device, or "" */
+	char mnt[PATH_MAX];	/* where it is mounted */
+	struct target_dev td;	/* its image */
+	int mounted;
+	int point;		/* mnt is a directory we made */
+};
+
 /* Where one config lives while its cells run. */
 struct live {
 	struct fsconf *fc;
 	char cid[1024];		/* the config's id: label[/axes] */
 	char axes[1024];	/* top-level axes as k=v;k=v */
-	char dev[256];		/* the block device, or "" */
+	struct vol vol[PLAN_MAX_VOLUMES];
+	int n_vol;		/* 1 without volumes */
+	int volumes;		/* target.volumes: vol[i].name are set */
 	char work[PATH_MAX];	/* the phases' directory */
-	int mounted;
 	int bound;		/* target.dir's work bound on the mount point */
 	char bound_work[PATH_MAX];	/* the directory bound there */
 };
+
+/* The directory whose filesystem is volume i's. */
+static const char *vol_dir(const struct live *l, int i)
+{
+	return l->volumes ? l->vol[i].mnt : l->work;
+}
+
+static int all_mounted(const struct live *l)
+{
+	for (int i = 0; i < l->n_vol; i++)
+		if (!l->vol[i].mounted)
+			return 0;
+	return 1;
+}
 
 static void axes_of(const struct expansion *e, const struct cell *c,
 		    const struct fsconf *fc, char *buf, size_t len)
@@ -82,6 +108,18 @@ static void conf_metric(struct run *r, const struct live *l,
 	sink_conf_metric(&r->sink, &k, l->fc->index - 1, metric, secs);
 }
 
+/* A per-volume figure (mkfs_s_source); the totals are the caller's. */
+static void vol_metric(struct run *r, const struct live *l, int i,
+		       const char *metric, double secs)
+{
+	char name[128];
+
+	if (!l->volumes)
+		return;
+	snprintf(name, sizeof(name), "%s_%s", metric, l->vol[i].name);
+	conf_metric(r, l, name, secs);
+}
+
 /* The end of one phase run: its rows, its status, the counts. */
 static void finish_cell(struct run *r, const struct live *l, struct cell *c,
 			const struct child_result *res, const char *status,
@@ -90,6 +128,8 @@ static void finish_cell(struct run *r, const struct live *l, struct cell *c,
 	char params[1024];
 	struct csv_key k;
 	struct statfs sf;
+	double used[PLAN_MAX_VOLUMES];
+	const char *names[PLAN_MAX_VOLUMES];
 	struct sink_outcome o = {
 		.key = &k, .cell = c - r->e->cells, .label = l->fc->label,
 		.lua = r->plan->phases[c->phase].use.s != NULL, .res = res,
@@ -98,9 +138,25 @@ static void finish_cell(struct run *r, const struct live *l, struct cell *c,
 	};
 
 	key_for(r, l, c, params, sizeof(params), &k);
-	if (l->work[0] && !statfs(l->work, &sf))
+	if (!l->volumes && l->work[0] && !statfs(l->work, &sf))
 		o.fs_used_bytes = (double)(sf.f_blocks - sf.f_bfree) *
 				  sf.f_bsize;
+	/* each volume's, and their sum as fs_used_bytes */
+	for (int i = 0; l->volumes && i < l->n_vol; i++) {
+		names[i] = l->vol[i].name;
+		used[i] = -1;
+		if (l->vol[i].mounted && !statfs(l->vol[i].mnt, &sf))
+			used[i] = (double)(sf.f_blocks - sf.f_bfree) *
+				  sf.f_bsize;
+		if (used[i] >= 0)
+			o.fs_used_bytes = (o.fs_used_bytes < 0 ? 0 :
+					   o.fs_used_bytes) + used[i];
+	}
+	if (l->volumes) {
+		o.vol_names = names;
+		o.vol_used = used;
+		o.n_vol = l->n_vol;
+	}
 	sink_phase_run(&r->sink, &o);
 	free(r->parsed);
 	r->parsed = NULL;
@@ -169,10 +225,16 @@ static int hook(struct run *r, struct live *l, const char *what,
 		const char *cmd)
 {
 	const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
-	char last[256];
+	char last[256], devs[PLAN_MAX_VOLUMES * 257] = "";
+	size_t n = 0;
 	int rc;
 
-	if (setenv("FSPLAN_DEV", l->dev, 1) ||
+	/* every volume's device, space-separated (FSPLAN_DEV: the first) */
+	for (int i = 0; i < l->n_vol; i++)
+		n += snprintf(devs + n, sizeof(devs) - n, "%s%s", i ? " " : "",
+			      l->vol[i].dev);
+	if (setenv("FSPLAN_DEV", l->vol[0].dev, 1) ||
+	    setenv("FSPLAN_DEVS", devs, 1) ||
 	    setenv("FSPLAN_MNT", r->mnt, 1) ||
 	    setenv("FSPLAN_TYPE", l->fc->fs->type.s, 1)) {
 		runlog("%s: %s: %s", l->cid, what, strerror(errno));
@@ -189,20 +251,22 @@ static int hook(struct run *r, struct live *l, const char *what,
 /* What runs before each phase run. A sync that fails means the next
  * phase would pay for this one's writes: it fails. Caches that cannot be
  * dropped only make the next read warmer, and the log says so. */
-static int between(struct run *r, struct live *l, const struct between *b,
-		   char *err, size_t len)
+static int between(struct live *l, const struct between *b, char *err,
+		   size_t len)
 {
-	int rc;
+	int rc = 0;
 
 	for (int i = 0; i < b->n; i++) {
 		switch (b->act[i]) {
 		case BETWEEN_SYNC:
 		case BETWEEN_DROP_CACHES:
-			rc = fs_syncfs(l->work);
-			if (rc) {
-				snprintf(err, len, "between: sync: %s",
-					 strerror(-rc));
-				return -1;
+			for (int v = 0; v < l->n_vol; v++) {
+				rc = fs_syncfs(vol_dir(l, v));
+				if (rc) {
+					snprintf(err, len, "between: sync: %s",
+						 strerror(-rc));
+					return -1;
+				}
 			}
 			if (b->act[i] == BETWEEN_DROP_CACHES)
 				rc = fs_drop_caches();
@@ -210,7 +274,7 @@ static int between(struct run *r, struct live *l, const struct between *b,
 				runlog("drop_caches: %s", strerror(-rc));
 			break;
 		case BETWEEN_REMOUNT:
-			if (!l->mounted)
+			if (!l->vol[0].mounted)
 				break;	/* target.dir: nothing to remount */
 			if (l->fc->fs->nodev) {
 				/* tmpfs would lose its files; its cache is
@@ -220,15 +284,19 @@ static int between(struct run *r, struct live *l, const struct between *b,
 				       l->fc->fs->type.s);
 				break;
 			}
-			if (fs_umount(r->mnt, err, len))
-				return -1;
-			l->mounted = 0;
-			if (fs_mount(l->fc->fs->type.s, l->fc->mount,
-				     l->fc->fs->nodev ? l->fc->fs->type.s
-						      : l->dev,
-				     r->mnt, err, len))
-				return -1;
-			l->mounted = 1;
+			for (int v = 0; v < l->n_vol; v++) {
+				struct vol *vo = &l->vol[v];
+
+				if (fs_umount(vo->mnt, err, len))
+					return -1;
+				vo->mounted = 0;
+				if (fs_mount(l->fc->fs->type.s, l->fc->mount,
+					     vo->dev, vo->mnt, err, len))
+					return -1;
+				vo->mounted = 1;
+				runlog("%s: remounted %s", l->cid,
+				       vo->name ? vo->name : vo->mnt);
+			}
 			break;
 		}
 	}
@@ -259,11 +327,11 @@ static void run_cell(struct run *r, struct live *l, struct cell *c)
 	char err[512];
 
 	progress(r, c);
-	if (between(r, l, b, err, sizeof(err))) {
+	if (between(l, b, err, sizeof(err))) {
 		finish_cell(r, l, c, NULL, "failed", err);
 		return;
 	}
-	if (job_open(&j, r, l->fc, l->work, c, &why)) {
+	if (job_open(&j, r, l->fc, l->work, vol_dir(l, 0), c, &why)) {
 		finish_cell(r, l, c, NULL, "failed", why);
 		goto out;
 	}
@@ -350,9 +418,12 @@ static void remove_work(struct run *r, struct live *l)
 		       strerror(errno));
 }
 
-static int attach(struct run *r, struct live *l, struct target_dev *dev,
-		  char *err, size_t len)
+/* Volume i's block device: the guarded device, or an image of its own
+ * (numbered so that every volume of every config has its own name). */
+static int attach(struct run *r, struct live *l, int i, char *err,
+		  size_t len)
 {
+	struct vol *v = &l->vol[i];
 	struct diag d = { 0 };
 
 	if (r->plan->target.kind == TARGET_DEVICE) {
@@ -361,59 +432,119 @@ static int attach(struct run *r, struct live *l, struct target_dev *dev,
 			close(r->dev.fd);
 			r->dev.fd = -1;
 		}
-		snprintf(l->dev, sizeof(l->dev), "%s", r->dev.path);
+		snprintf(v->dev, sizeof(v->dev), "%s", r->dev.path);
 		return 0;
 	}
-	if (target_image_create(dev, r->workdir, r->plan->target.image_bytes,
-				l->fc->index, &d)) {
+	if (target_image_create(&v->td, r->workdir,
+				r->plan->target.image_bytes,
+				(l->fc->index - 1) * l->n_vol + i + 1, &d)) {
 		snprintf(err, len, "%s", d.msg);
 		return -1;
 	}
-	snprintf(l->dev, sizeof(l->dev), "%s", dev->path);
+	/* one struct holds both: memcpy, which -Wrestrict does not doubt */
+	_Static_assert(sizeof(v->dev) == sizeof(v->td.path), "dev's size");
+	memcpy(v->dev, v->td.path, sizeof(v->dev));
+	v->dev[sizeof(v->dev) - 1] = '\0';
+	return 0;
+}
+
+/* Volume i mounted (timed) and its applied options read back. The
+ * mount point of a volume is NAME/ in the work directory, its root
+ * given to runas: the phases see it as a directory of their own. */
+static int mount_vol(struct run *r, struct live *l, int i, double *total,
+		     json_t *applied_all, char *err, size_t len)
+{
+	const struct fsconf *fc = l->fc;
+	struct vol *v = &l->vol[i];
+	char applied[1024];
+	double t;
+
+	if (l->volumes) {
+		if (snprintf(v->mnt, sizeof(v->mnt), "%s/%s", l->work,
+			     v->name) >= (int)sizeof(v->mnt) ||
+		    mkdir(v->mnt, 0755)) {
+			snprintf(err, len, "cannot make the mount point of "
+				 "volume %s: %s", v->name, strerror(errno));
+			return -1;
+		}
+		v->point = 1;
+	}
+	t = clock_now();
+	if (fs_mount(fc->fs->type.s, fc->mount,
+		     fc->fs->nodev ? fc->fs->type.s : v->dev, v->mnt, err, len))
+		return -1;
+	v->mounted = 1;
+	t = clock_now() - t;
+	*total += t;
+	vol_metric(r, l, i, "mount_s", t);
+	if (l->volumes && chown(v->mnt, r->runas.uid, r->runas.gid)) {
+		snprintf(err, len, "cannot give volume %s to the phases' "
+			 "user: %s", v->name, strerror(errno));
+		return -1;
+	}
+	/* unknown options leave the manifest without them */
+	if (fs_applied_options(v->mnt, applied, sizeof(applied)))
+		return 0;
+	if (applied_all)
+		json_object_set_new(applied_all, v->name, json_string(applied));
+	if (i == 0)
+		manifest_conf(r->man, fc->index - 1, "mount_applied",
+			      json_string(applied));
+	runlog("%s: mounted%s%s, applied options: %s", l->cid,
+	       v->name ? " " : "", v->name ? v->name : "", applied);
 	return 0;
 }
 
 /* The filesystem made and mounted (or target.dir entered), and a fresh
  * work directory on it for the phases. 0, or -1 with err. */
-static int bring_up(struct run *r, struct live *l, struct target_dev *dev,
-		    char *err, size_t len)
+static int bring_up(struct run *r, struct live *l, char *err, size_t len)
 {
 	const struct plan *p = r->plan;
 	const struct fsconf *fc = l->fc;
 	int is_dir = p->target.kind == TARGET_DIR;
-	char applied[1024];
-	double t;
+	json_t *applied = NULL;
+	double t, total = 0;
+	int rc;
 
-	if (!is_dir && !fc->fs->nodev && attach(r, l, dev, err, len))
-		return -1;
+	for (int i = 0; !is_dir && !fc->fs->nodev && i < l->n_vol; i++)
+		if (attach(r, l, i, err, len))
+			return -1;
 	if (fc->setup && hook(r, l, "setup", fc->setup)) {
 		snprintf(err, len, "setup hook failed");
 		return -1;
 	}
-	if (!is_dir && !fc->fs->nodev) {
+	for (int i = 0; !is_dir && !fc->fs->nodev && i < l->n_vol; i++) {
 		t = clock_now();
-		if (fs_mkfs(fc->fs->type.s, fc->mkfs, l->dev,
+		if (fs_mkfs(fc->fs->type.s, fc->mkfs, l->vol[i].dev,
 			    p->target.kind == TARGET_DEVICE && p->target.wipe,
 			    runlog_fd(), err, len))
 			return -1;
-		conf_metric(r, l, "mkfs_s", clock_now() - t);
+		t = clock_now() - t;
+		total += t;
+		vol_metric(r, l, i, "mkfs_s", t);
 	}
+	if (!is_dir && !fc->fs->nodev)
+		conf_metric(r, l, "mkfs_s", total);
+	/* volumes: the work directory is on our namespace's tmpfs and
+	 * holds their mount points; else it is on the one filesystem */
+	if (l->volumes && make_work(r, l, r->mnt, err, len))
+		return -1;
 	if (!is_dir) {
-		t = clock_now();
-		if (fs_mount(fc->fs->type.s, fc->mount,
-			     fc->fs->nodev ? fc->fs->type.s : l->dev, r->mnt,
-			     err, len))
+		total = 0;
+		if (l->volumes && !(applied = json_object()))
 			return -1;
-		l->mounted = 1;
-		conf_metric(r, l, "mount_s", clock_now() - t);
-		/* unknown options leave the manifest without them */
-		if (!fs_applied_options(r->mnt, applied, sizeof(applied))) {
-			manifest_conf(r->man, fc->index - 1, "mount_applied",
-				      json_string(applied));
-			runlog("%s: mounted, applied options: %s", l->cid,
-			       applied);
-		}
+		rc = 0;
+		for (int i = 0; !rc && i < l->n_vol; i++)
+			rc = mount_vol(r, l, i, &total, applied, err, len);
+		if (applied)
+			manifest_conf(r->man, fc->index - 1,
+				      "mount_applied_volumes", applied);
+		if (rc)
+			return -1;
+		conf_metric(r, l, "mount_s", total);
 	}
+	if (l->volumes)
+		return 0;
 	if (make_work(r, l, is_dir ? p->target.dir : r->mnt, err, len))
 		return -1;
 	/* target.dir's fresh subdirectory is seen through the mount point
@@ -430,34 +561,66 @@ static int bring_up(struct run *r, struct live *l, struct target_dev *dev,
 }
 
 /* Whatever bring_up got to, undone, and the manifest written. */
-static void bring_down(struct run *r, struct live *l, struct target_dev *dev)
+static void bring_down(struct run *r, struct live *l)
 {
 	char err[512];
-	double t;
+	double t, total = 0;
+	int n = 0, failed = 0;
 
 	sweep();
 	if (r->plan->target.kind == TARGET_DIR && l->work[0])
 		remove_work(r, l);
-	if (l->mounted) {
+	for (int i = 0; i < l->n_vol; i++) {
+		struct vol *v = &l->vol[i];
+
+		if (!v->mounted)
+			continue;
 		t = clock_now();
-		if (fs_umount(r->mnt, err, sizeof(err)))
+		if (fs_umount(v->mnt, err, sizeof(err))) {
 			runlog("%s: %s", l->cid, err);
-		else
-			conf_metric(r, l, "umount_s", clock_now() - t);
+			failed = 1;
+			continue;
+		}
+		v->mounted = 0;
+		t = clock_now() - t;
+		total += t;
+		n++;
+		vol_metric(r, l, i, "umount_s", t);
 	}
+	if (n && !failed)
+		conf_metric(r, l, "umount_s", total);
+	/* what phases left in the work directory itself is on our
+	 * namespace's tmpfs, which goes with the namespace */
+	for (int i = 0; i < l->n_vol; i++)
+		if (l->vol[i].point && !l->vol[i].mounted &&
+		    rmdir(l->vol[i].mnt))
+			runlog("%s: cannot remove %s: %s", l->cid,
+			       l->vol[i].mnt, strerror(errno));
+	if (l->volumes && l->work[0] && rmdir(l->work))
+		runlog("%s: %s is left on the namespace's tmpfs: %s", l->cid,
+		       l->work, strerror(errno));
 	/* a failed teardown is in the log: the phase runs are recorded */
 	if (l->fc->teardown)
 		(void)hook(r, l, "teardown", l->fc->teardown);
-	target_release(dev);
+	for (int i = 0; i < l->n_vol; i++)
+		target_release(&l->vol[i].td);
 	sink_save(&r->sink);
 }
 
 static void run_conf(struct run *r, struct fsconf *fc)
 {
-	struct target_dev dev = { .fd = -1, .lock_fd = -1 };
+	const struct plan_target *pt = &r->plan->target;
 	struct live l = { .fc = fc };
 	char err[512];
-	int n = 0, is_dir = r->plan->target.kind == TARGET_DIR;
+	int n = 0, is_dir = pt->kind == TARGET_DIR;
+
+	l.volumes = pt->n_volumes > 0;
+	l.n_vol = l.volumes ? pt->n_volumes : 1;
+	for (int i = 0; i < l.n_vol; i++) {
+		l.vol[i].name = l.volumes ? pt->volumes[i].s : NULL;
+		l.vol[i].td.fd = l.vol[i].td.lock_fd = -1;
+		snprintf(l.vol[i].mnt, sizeof(l.vol[i].mnt), "%s", r->mnt);
+	}
 
 	for (size_t i = 0; i < fc->n_cells; i++)
 		n += todo(r, &r->e->cells[fc->first_cell + i]);
@@ -473,7 +636,7 @@ static void run_conf(struct run *r, struct fsconf *fc)
 		settle_conf(r, &l, "skipped", err);
 		return;
 	}
-	if (bring_up(r, &l, &dev, err, sizeof(err)))
+	if (bring_up(r, &l, err, sizeof(err)))
 		goto fail;
 	manifest_conf(r->man, fc->index - 1, "status", json_string("running"));
 	/* The loop fd stays open to the end: a remount's umount would
@@ -484,7 +647,7 @@ static void run_conf(struct run *r, struct fsconf *fc)
 		if (!todo(r, c))
 			continue;
 		run_cell(r, &l, c);
-		if (!is_dir && !l.mounted) {
+		if (!is_dir && !all_mounted(&l)) {
 			snprintf(err, sizeof(err), "the filesystem could not "
 				 "be mounted again (remount)");
 			goto fail;
@@ -492,12 +655,12 @@ static void run_conf(struct run *r, struct fsconf *fc)
 	}
 	manifest_conf(r->man, fc->index - 1, "status",
 		      json_string(r->stop ? "interrupted" : "done"));
-	bring_down(r, &l, &dev);
+	bring_down(r, &l);
 	return;
 fail:
 	runlog("%s: %s", l.cid, err);
 	settle_conf(r, &l, "failed", err);
-	bring_down(r, &l, &dev);
+	bring_down(r, &l);
 }
 
 /* In the namespace's init: every config and cell, in order. */

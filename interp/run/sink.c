@@ -226,6 +226,15 @@ void sink_phase_run(struct sink *s, struct sink_outcome *o)
 	}
 	if (o->fs_used_bytes >= 0)
 		row(s, k, "fs_used_bytes", "bytes", "%.0f", o->fs_used_bytes);
+	for (int i = 0; i < o->n_vol; i++) {
+		char name[128];
+
+		if (o->vol_used[i] < 0)
+			continue;
+		snprintf(name, sizeof(name), "fs_used_bytes_%s",
+			 o->vol_names[i]);
+		row(s, k, name, "bytes", "%.0f", o->vol_used[i]);
+	}
 	ok = !strcmp(o->status, "ok");
 	if (ok && s->lost) {
 		o->status = "failed";

@@ -35,6 +35,9 @@ struct sink_outcome {
 	const char *parsed;		/* a parser's P lines, or NULL */
 	size_t parsed_len;
 	double fs_used_bytes;		/* < 0: unknown */
+	const char *const *vol_names;	/* target.volumes, n_vol of them */
+	const double *vol_used;		/* each one's used bytes, < 0: unknown */
+	int n_vol;
 	const char *status, *reason;	/* the sink may turn ok to failed */
 };
 
@@ -50,7 +53,8 @@ void sink_conf_metric(struct sink *s, const struct csv_key *k, int conf,
 
 /*
  * The end of one phase run: its process figures, the Lua phase's report
- * or the parser's metrics, fs_used_bytes, its bonnie.csv line (when ok
+ * or the parser's metrics, fs_used_bytes (and fs_used_bytes_NAME per
+ * volume), its bonnie.csv line (when ok
  * and its values ask for one), its status row, synced, and its status in
  * the manifest. A malformed Lua report fails it ("the phase's report was
  * malformed"), and so does a value that could not be kept for the bonnie

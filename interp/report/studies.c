@@ -1,0 +1,109 @@
+/* studies: the seed studies' tables that span phases — the 2008 home tree's steps. */
+#include <string.h>
+
+#include "report/studies.h"
+
+#define MAX_STEPS 32
+
+/* The mean of metric over the ok runs of phase in config label; 0 none. */
+static int mean_of(const struct results *r, const char *label,
+		   const char *phase, const char *metric, double *out)
+{
+	double sum = 0, v;
+	int n = 0;
+
+	for (size_t i = 0; i < r->n_runs; i++) {
+		const struct res_run *x = &r->runs[i];
+
+		if (strcmp(x->fs_label, label) || strcmp(x->phase, phase) ||
+		    (*phase && x->status != RES_OK) ||
+		    !results_value(x, metric, &v))
+			continue;
+		sum += v;
+		n++;
+	}
+	if (n)
+		*out = sum / n;
+	return n;
+}
+
+static void cell(FILE *f, const struct results *r, const char *label,
+		 const char *phase, const char *metric, double scale,
+		 const char *fmt)
+{
+	double v;
+
+	if (mean_of(r, label, phase, metric, &v))
+		fprintf(f, fmt, v / scale);
+	else
+		fprintf(f, "%10s", "-");
+}
+
+static int is_tree(json_t *o)
+{
+	const char *use = json_string_value(json_object_get(o, "use"));
+	size_t n = use ? strlen(use) : 0;
+
+	return use && (!strcmp(use, "tree") ||
+		       (n >= 9 && !strcmp(use + n - 9, "/tree.lua")));
+}
+
+int studies_tree(FILE *f, const struct results *r, json_t *phases)
+{
+	const char *step[MAX_STEPS];
+	int n_step = 0, printed = 0;
+	size_t i;
+	json_t *o;
+
+	json_array_foreach(phases, i, o) {
+		const char *name = json_string_value(json_object_get(o,
+								     "name"));
+
+		if (name && is_tree(o) && n_step < MAX_STEPS)
+			step[n_step++] = name;
+	}
+	if (!n_step)
+		return 0;
+	for (i = 0; i < r->n_runs; i++) {
+		const struct res_run *x = &r->runs[i];
+		const char *label = x->fs_label;
+		int ok = 0, first = 1;
+		double v;
+
+		/* each config once, where its rows first appear */
+		for (size_t j = 0; j < i && first; j++)
+			first = strcmp(r->runs[j].fs_label, label) != 0;
+		for (int s = 0; s < n_step && first; s++)
+			ok += mean_of(r, label, step[s], "seconds", &v);
+		if (!first || !ok)
+			continue;
+		if (!printed++)
+			fputs("\n== the home tree (copy/move/rm study): means "
+			      "of the ok runs; df after each step ==\n", f);
+		fprintf(f, "\n%s", label);
+		if (mean_of(r, label, "", "mkfs_s", &v))
+			fprintf(f, "   mkfs %.3f s", v);
+		if (mean_of(r, label, "", "mount_s", &v))
+			fprintf(f, "   mount %.3f s", v);
+		fprintf(f, "\n  %-10s %10s %10s %10s %10s %10s\n", "step",
+			"seconds", "files/s", "MB/s", "source MB", "target MB");
+		for (int s = 0; s < n_step; s++) {
+			if (!mean_of(r, label, step[s], "seconds", &v))
+				continue;
+			fprintf(f, "  %-10s ", step[s]);
+			cell(f, r, label, step[s], "seconds", 1, "%10.2f");
+			fputc(' ', f);
+			cell(f, r, label, step[s], "files_per_s", 1, "%10.0f");
+			fputc(' ', f);
+			cell(f, r, label, step[s], "rate_mbs", 1, "%10.1f");
+			fputc(' ', f);
+			cell(f, r, label, step[s], "fs_used_bytes_source",
+			     1 << 20, "%10.0f");
+			fputc(' ', f);
+			cell(f, r, label, step[s], "fs_used_bytes_target",
+			     1 << 20, "%10.0f");
+			fputc('\n', f);
+		}
+	}
+	return printed > 0;
+}

@@ -1,0 +1,248 @@
+-- tree: the 2008 copy/move/rm study of a home directory on two
+-- filesystems — a synthetic home (photos, a maildir, films) built from the
+-- plan's seed, then the study's steps, one per phase run:
+--
+--   prepare  build the tree in source/home (untimed: in setup)
+--   create   copy source/home to target/home, then sync target/
+--   copy     copy target/home to target/home.copy, then sync
+--   move     target/home.copy into target/moved/: one rename, as mv does
+--            within one filesystem
+--   rm1      remove target/moved/home.copy, then sync
+--   rm2      remove target/home (and target/moved), then sync
+--
+-- The plan gives target.volumes: [source, target] and lists `use: tree`
+-- once per step, with between: [sync, remount, drop_caches]; the parent
+-- adds fs_used_bytes_source and fs_used_bytes_target after each step (the
+-- study's df lines).
+--
+-- The home, at size 22G (the study's): ~9,000 photos of 0.5-2.5 MiB (most
+-- in photos/, a tenth in album subdirectories), ~160,000 mails of 1-11 KiB
+-- in five maildir folders, and films of ~700 MiB for the rest. Scaled
+-- down, the counts scale with the bytes (a 64M home has ~26 photos, ~450
+-- mails, one film), so file sizes stay those of a home.
+--
+-- Copies go through the worker API as cp -a does them: per file an open,
+-- read + write in 4 MiB blocks, close, and the source's atime and mtime;
+-- directories made first and their times set after their contents.
+-- Engine sync by default: one op in flight, as cp makes them (and ext4
+-- hands io_uring buffered writes to kernel workers). bench/tree.sh, a
+-- 512 MiB home on ext4 in a 256 MiB memory cgroup: create at 0.92 of
+-- cp -a + sync's speed, copy at 0.82 (cp copies with copy_file_range, an
+-- in-kernel splice with no user copy, which the worker API has no op for).
+--
+-- Metrics: files and bytes (the tree's), rate_mbs (MiB of the tree / s),
+-- files_per_s, besides seconds and the automatic rows.
+
+local fsplan = require("fsplan")
+
+local MiB, KiB = fsplan.MiB, fsplan.KiB
+local FULL = 22 * fsplan.GiB
+local BLOCK = 4 * MiB
+local EPOCH = 1200000000	-- early 2008: the tree's times
+
+local FOLDERS = { { "INBOX", 40 }, { "lists.linux-kernel", 30 },
+                  { "lists.debian-devel", 15 }, { "Sent", 10 },
+                  { "Trash", 5 } }
+
+-- A small deterministic generator (xorshift64*): the same tree from the
+-- same seed in every Lua state (setup, workers, report).
+local function rng(seed)
+  local x = (seed * 0x9E3779B97F4A7C15 + 0x2545F4914F6CDD1D) | 1
+  return function(a, b)
+    x = x ~ (x >> 12)
+    x = x ~ (x << 25)
+    x = x ~ (x >> 27)
+    local v = ((x * 0x2545F4914F6CDD1D) >> 11) % (b - a + 1)
+    return a + v
+  end
+end
+
+local function scaled(n, f)
+  return math.max(1, math.floor(n * f + 0.5))
+end
+
+-- Every directory (dir(path, mtime)) and file (file(path, size, mtime)) of
+-- the home under top, parents before children; returns files, bytes.
+local function walk(ctx, top, dir, file)
+  local size = ctx.params.size
+  local f = size / FULL
+  local r = rng(ctx.seed)
+  local files, bytes = 0, 0
+  local function put(path, len)
+    files, bytes = files + 1, bytes + len
+    if file then file(top .. "/" .. path, len, EPOCH + r(0, 86400 * 365)) end
+  end
+  local function mk(path)
+    if dir then dir(top .. (path and "/" .. path or ""), EPOCH + r(0, 86400 * 365)) end
+  end
+  mk(nil)
+  -- photos: one big directory and a few albums
+  local n_photo = scaled(9000, f)
+  local n_album = scaled(20, f)
+  mk("photos")
+  for a = 1, n_album do mk(("photos/album_%02d"):format(a)) end
+  for i = 1, n_photo do
+    local len = r(512 * KiB, 2560 * KiB)
+    if i % 10 == 0 then
+      put(("photos/album_%02d/img_%05d.jpg"):format(i // 10 % n_album + 1, i), len)
+    else
+      put(("photos/img_%05d.jpg"):format(i), len)
+    end
+  end
+  -- the maildir: five folders of cur/new/tmp, most mail read (cur)
+  local n_mail = scaled(160000, f)
+  mk("Maildir")
+  local left = n_mail
+  for k, fo in ipairs(FOLDERS) do
+    local base = "Maildir/." .. fo[1]
+    mk(base)
+    for _, sub in ipairs({ "cur", "new", "tmp" }) do mk(base .. "/" .. sub) end
+    local n = k == #FOLDERS and left or n_mail * fo[2] // 100
+    left = left - n
+    for i = 1, n do
+      local sub = i % 20 == 0 and "new" or "cur"
+      put(("%s/%s/%d.M%dP%d.home:2,S"):format(base, sub, EPOCH + i, i, k),
+          r(KiB, 11 * KiB))
+    end
+  end
+  -- films: what is left of size, in files of about 700 MiB
+  mk("films")
+  local rest = math.max(size - bytes, MiB)
+  local n_film = math.max(1, (rest + 350 * MiB) // (700 * MiB))
+  for i = 1, n_film do
+    local len = i < n_film and rest // n_film or rest - (n_film - 1) * (rest // n_film)
+    put(("films/film_%02d.avi"):format(i), len)
+  end
+  return files, bytes
+end
+
+local function build(w, ctx, top)
+  walk(ctx, top,
+       function(path) assert(w:mkdir(path)) end,
+       function(path, len, mtime)
+         local f = assert(w:open(path, "w", { create = true, excl = true }))
+         local off = 0
+         while off < len do
+           local n = math.min(BLOCK, len - off)
+           assert(f:write(off, n))
+           off = off + n
+         end
+         assert(f:close())
+         assert(w:utime(path, mtime, mtime))
+       end)
+  -- directories' times last: making their entries changed them
+  walk(ctx, top, function(path, mtime)
+         assert(w:utime(path, mtime, mtime))
+       end, nil)
+end
+
+local function names(w, path)
+  local list = assert(w:readdir(path))
+  table.sort(list)
+  return list
+end
+
+local function copy_file(w, src, dst, st)
+  local i = assert(w:open(src, "r"))
+  local o = assert(w:open(dst, "w", { create = true, excl = true }))
+  local off = 0
+  while true do
+    local n, data = assert(i:read(off, BLOCK, true))
+    if n == 0 then break end
+    assert(o:write(off, data))
+    off = off + n
+  end
+  assert(i:close())
+  assert(o:close())
+  assert(w:utime(dst, st.atime, st.mtime))
+end
+
+-- cp -a of a tree of directories and regular files.
+local function copy_tree(w, src, dst)
+  local st = assert(w:stat(src))
+  assert(w:mkdir(dst, st.mode & 0xfff))
+  for _, name in ipairs(names(w, src)) do
+    local s, d = src .. "/" .. name, dst .. "/" .. name
+    local e = assert(w:stat(s))
+    if e.isdir then copy_tree(w, s, d) else copy_file(w, s, d, e) end
+  end
+  assert(w:utime(dst, st.atime, st.mtime))
+end
+
+local function remove_tree(w, path)
+  for _, name in ipairs(names(w, path)) do
+    local p = path .. "/" .. name
+    if assert(w:stat(p)).isdir then remove_tree(w, p) else assert(w:unlink(p)) end
+  end
+  assert(w:rmdir(path))
+end
+
+local STEPS = {
+  prepare = function() end,	-- setup did it, untimed
+  create = function(w)
+    copy_tree(w, "source/home", "target/home")
+    assert(w:sync("target"))
+  end,
+  copy = function(w)
+    copy_tree(w, "target/home", "target/home.copy")
+    assert(w:sync("target"))
+  end,
+  move = function(w)
+    assert(w:rename("target/home.copy", "target/moved/home.copy"))
+    assert(w:sync("target"))
+  end,
+  rm1 = function(w)
+    remove_tree(w, "target/moved/home.copy")
+    assert(w:sync("target"))
+  end,
+  rm2 = function(w)
+    remove_tree(w, "target/home")
+    assert(w:rmdir("target/moved"))
+    assert(w:sync("target"))
+  end,
+}
+
+return {
+  describe = "the copy/move/rm study of a home directory (2008): build "
+             .. "it, copy it across and within a filesystem, move it, "
+             .. "remove it",
+  params = { step = "create", size = "22G", workers = 1, engine = "sync" },
+  key = { "seconds", "rate_mbs" },
+
+  setup = function(ctx, w)
+    local step = ctx.params.step
+    if not STEPS[step] then
+      error(("step: '%s' is not one of prepare, create, copy, move, rm1, "
+             .. "rm2"):format(step), 0)
+    end
+    if ctx.params.workers ~= 1 then
+      error("workers: the tree's steps are one process's, as cp and mv", 0)
+    end
+    for _, v in ipairs({ "source", "target" }) do
+      if not w:stat(v) then
+        error(("no %s/ in the work directory: the plan needs target: "
+               .. "{volumes: [source, target]}"):format(v), 0)
+      end
+    end
+    if step == "prepare" then
+      build(w, ctx, "source/home")
+      assert(w:sync("source"))
+    elseif step == "move" then
+      assert(w:mkdir("target/moved"))
+    end
+  end,
+
+  worker = function(w, ctx)
+    STEPS[ctx.params.step](w, ctx)
+  end,
+
+  report = function(r, ctx)
+    local files, bytes = walk(ctx, "", nil, nil)
+    local out = { files = files, bytes = bytes }
+    if r.seconds > 0 and ctx.params.step ~= "prepare" then
+      out.rate_mbs = bytes / MiB / r.seconds
+      out.files_per_s = files / r.seconds
+    end
+    return out
+  end,
+}
