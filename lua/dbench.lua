@@ -42,6 +42,9 @@
 --              seconds / 5 (whole seconds, as dbench's integer rule)
 --   loadfile   the loadfile (dbench -c), read with ctx.input: parsed
 --              once in setup into a table all workers read (ctx.share)
+--   run_once   replay the loadfile once, all of it measured, no warm-up
+--              (later dbench's --run-once)
+--   skip_cleanup   leave the clients' files (dbench --skip-cleanup)
 --
 -- Metrics (the names lua/parse/dbench.lua gives the real dbench's):
 --   <op>_ops, <op>_lat_avg_ms, <op>_lat_max_ms   dbench's table, op names
@@ -168,8 +171,11 @@ end
 return {
   describe = "dbench 4.0: a NetBench loadfile replayed by N clients "
              .. "(fileio backend), MB/s and per-op latency",
-  params = { workers = 1, seconds = "60s",
-             loadfile = "/usr/share/dbench/client.txt" },
+  -- engine sync: dbench makes plain system calls, one at a time; through
+  -- io_uring each stat and open is punted to a kernel worker thread
+  params = { workers = 1, seconds = "60s", engine = "sync",
+             loadfile = "/usr/share/dbench/client.txt",
+             run_once = false, skip_cleanup = false },
   key = { "throughput_mbs", "max_latency_ms" },
 
   setup = function(ctx, w)
@@ -205,8 +211,9 @@ return {
       local names = dir and w:readdir(dir)
       if not names then return end
       local want = p:match("[^/]*$"):lower()
+      local len = #want
       for _, name in ipairs(names) do
-        if name:lower() == want then return end
+        if #name == len and name:lower() == want then return end
       end
     end
 
@@ -330,11 +337,12 @@ return {
       function(_, _, _, usec) w:sleep(usec / 1e6) end,
     }
 
-    local seconds = ctx.params.seconds
-    local warm_end = w:now() + math.floor(seconds / 5)
-    local stop_at = warm_end + seconds
-    local t_measure
-    while not w:done(stop_at) do
+    local seconds, once = ctx.params.seconds, ctx.params.run_once
+    local warm_end = w:now() + (once and 0 or math.floor(seconds / 5))
+    local stop_at = once and math.huge or warm_end + seconds
+    local t_measure, passes = nil, 0
+    while not w:done(stop_at) and not (once and passes == 1) do
+      passes = passes + 1
       local t0 = w:now()
       for i = 1, n do
         if not measuring and w:now() >= warm_end then
@@ -353,6 +361,7 @@ return {
     if not measuring then t_measure = w:now() end
     w:count("measured_us", math.floor((w:now() - t_measure) * 1e6))
     w:count("status_mismatch", mismatch)
+    if ctx.params.skip_cleanup then return end
     -- dbench's cleanup, untimed: the client's files go
     w:op(false, function()
       for h, f in pairs(files) do f.f:close(); files[h] = nil end
@@ -361,6 +370,7 @@ return {
   end,
 
   teardown = function(ctx, w)
+    if ctx.params.skip_cleanup then return end
     for id = 0, ctx.params.workers - 1 do
       -- the directories deltree leaves, deepest first
       local function rm(dir)
