@@ -55,6 +55,9 @@
 --   throughput_mbs   ReadX and WriteX bytes (their requested sizes, as
 --              dbench counts them) / 10^6 / the measured seconds
 --   max_latency_ms   the slowest op of the measured time
+--   replay_cpu_s   CPU seconds of the clients (warm-up, measured time and
+--              cleanup; not setup's parse): cpu_user_s and cpu_sys_s hold
+--              that parse too
 --   clients, loadfile_ops (lines replayed a loop), status_mismatch
 --   (NTCreateX against its status, as dbench prints them), rw_bytes
 
@@ -164,6 +167,10 @@ local function compile(ctx)
   return n
 end
 
+-- CPU seconds of the child when the clients start and all they used,
+-- warm-up and cleanup included (setup's parse of the loadfile is not)
+local cpu_start, cpu_used
+
 local function parent(path)
   return path:match("^(.*)/[^/]*$")
 end
@@ -181,6 +188,7 @@ return {
   setup = function(ctx, w)
     compile(ctx)
     w:mkdir("clients")
+    cpu_start = assert(w:cpu())
   end,
 
   worker = function(w, ctx)
@@ -370,6 +378,7 @@ return {
   end,
 
   teardown = function(ctx, w)
+    cpu_used = assert(w:cpu()) - cpu_start
     if ctx.params.skip_cleanup then return end
     for id = 0, ctx.params.workers - 1 do
       -- the directories deltree leaves, deepest first
@@ -400,6 +409,7 @@ return {
     end
     out.max_latency_ms = max
     out.measured_s = secs
+    out.replay_cpu_s = cpu_used
     return out
   end,
 }
