@@ -126,14 +126,26 @@ local function rel(p)
   return (p:gsub("^/+", ""))
 end
 
--- The loadfile into the shared table: per op one row of code, whether
--- it must succeed, the time it is due (0: none), path, path2, then its
--- numbers. Returns the number of ops.
+-- The loadfile into the shared table. Rows 1..n are the ops: code,
+-- whether it must succeed, the time it is due (0: none), its path's and
+-- second path's ids (0: none), its numbers, its line in the loadfile.
+-- Rows n+1..n+m are the m distinct paths (client.txt has 261), the last
+-- row is n, m: a worker makes its own clientN paths once, and an op row
+-- is numbers only. Returns n.
 local function compile(ctx)
   local text = assert(ctx.input("loadfile"))
   local t = ctx.share()
-  local n = 0
-  for line in text:gmatch("[^\n]+") do
+  local n, ids, paths, lineno = 0, {}, {}, 0
+  local function id(p)
+    if p == "" then return 0 end
+    if not ids[p] then
+      paths[#paths + 1] = p
+      ids[p] = #paths
+    end
+    return ids[p]
+  end
+  for line in (text .. "\n"):gmatch("([^\n]*)\n") do
+    lineno = lineno + 1
     line = line:gsub("\r$", ""):gsub("\\", "/")
     local tk = tokens(line)
     if #tk >= 2 and tk[1]:sub(1, 1) ~= "#" then
@@ -155,8 +167,8 @@ local function compile(ctx)
         local a = {}
         for j = k, #tk - 1 do a[#a + 1] = math.tointeger(tonumber(tk[j]))
                                           or 0 end
-        t:add(code, status_ok(status) and 1 or 0, due, p1, p2,
-              a[1] or 0, a[2] or 0, a[3] or 0, a[4] or 0)
+        t:add(code, status_ok(status) and 1 or 0, due, id(p1), id(p2),
+              a[1] or 0, a[2] or 0, a[3] or 0, a[4] or 0, lineno)
         n = n + 1
       end
     end
@@ -164,6 +176,8 @@ local function compile(ctx)
   if n == 0 then
     error("loadfile: no NetBench operation in it", 0)
   end
+  for _, p in ipairs(paths) do t:add(p) end
+  t:add(n, #paths)
   return n
 end
 
@@ -193,20 +207,20 @@ return {
 
   worker = function(w, ctx)
     local ops = ctx.shared()
-    local n = #ops
+    local row = ops.row
+    local n, m = row(ops, #ops)
     local me = "client" .. (w.id - 1)
-    local subst = me ~= "client1"
+    -- this client's paths by id, and each as a one-name list for
+    -- w:files' stat (an existence check that makes no table)
+    local path, list = { [0] = "" }, {}
+    for i = 1, m do
+      path[i] = (row(ops, n + i):gsub("client1", me))
+      list[path[i]] = { path[i] }
+    end
     local files = {}             -- handle -> file, path
     local measuring = false
     local line = 0
     local mismatch = 0
-
-    local function path(p)
-      if subst and p ~= "" then
-        return (p:gsub("client1", me))
-      end
-      return p
-    end
 
     local function bad(what)
       error(("%s: line %d of the loadfile: %s"):format(me, line, what), 0)
@@ -214,7 +228,9 @@ return {
 
     -- pvfs_resolve_name: a stat, else a case-insensitive search
     local function resolve(p)
-      if p == "" or w:stat(p) then return end
+      local l = list[p]
+      if p == "" or (l and w:files("stat", l)) or (not l and w:stat(p))
+      then return end
       local dir = parent(p)
       local names = dir and w:readdir(dir)
       if not names then return end
@@ -359,11 +375,11 @@ return {
           mismatch = 0
         end
         if w:done(stop_at) then break end
-        line = i
-        local code, must, due, p1, p2, a, b, c, d = ops:row(i)
+        local code, must, due, p1, p2, a, b, c, d, l = row(ops, i)
+        line = l
         if due > 0 then w:sleep(t0 + due - w:now()) end
         w:op(measuring and NAME[code], RUN[code], must == 1,
-             path(p1), path(p2), a, b, c, d)
+             path[p1], path[p2], a, b, c, d)
       end
     end
     if not measuring then t_measure = w:now() end
@@ -396,8 +412,9 @@ return {
   end,
 
   report = function(r, ctx)
+    local t = ctx.shared()
     local out = { clients = ctx.params.workers,
-                  loadfile_ops = #ctx.shared() }
+                  loadfile_ops = t:row(#t) }
     local secs = (r.measured_us or 0) / 1e6 / ctx.params.workers
     if secs > 0 then
       out.throughput_mbs = (r.rw_bytes or 0) / 1e6 / secs
