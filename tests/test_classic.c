@@ -332,17 +332,84 @@ Test(classic, shows_what_the_tables_print)
 		"ran_del_latency_us", "seq_stat_cpu", NULL };
 
 	for (int i = 0; tio_names[i]; i++) {
-		cr_expect(classic_shows(tio_names[i], 1, 0), "%s", tio_names[i]);
-		cr_expect_not(classic_shows(tio_names[i], 0, 1), "%s",
+		cr_expect(classic_shows(tio_names[i], 1, 0, 0), "%s", tio_names[i]);
+		cr_expect_not(classic_shows(tio_names[i], 0, 1, 1), "%s",
 			      tio_names[i]);
 	}
 	for (int i = 0; bon_names[i]; i++) {
-		cr_expect(classic_shows(bon_names[i], 0, 1), "%s", bon_names[i]);
-		cr_expect_not(classic_shows(bon_names[i], 1, 0), "%s",
+		cr_expect(classic_shows(bon_names[i], 0, 1, 0), "%s", bon_names[i]);
+		cr_expect_not(classic_shows(bon_names[i], 1, 0, 1), "%s",
 			      bon_names[i]);
 	}
 	/* neither shows a figure of its own */
-	cr_expect_not(classic_shows("seconds", 1, 1));
-	cr_expect_not(classic_shows("putc_latency_ms", 1, 1));
-	cr_expect_not(classic_shows("rate_mbs", 0, 0));
+	cr_expect_not(classic_shows("seconds", 1, 1, 1));
+	cr_expect_not(classic_shows("putc_latency_ms", 1, 1, 1));
+	cr_expect_not(classic_shows("rate_mbs", 0, 0, 0));
+	cr_expect(classic_shows("throughput_mbs", 0, 0, 1));
+	cr_expect_not(classic_shows("throughput_mbs", 1, 1, 0));
+}
+
+/* ---- dbench ------------------------------------------------------------- */
+
+static const char *dbench(int want)
+{
+	size_t len;
+	FILE *f = rs_stream(&len);
+
+	cr_assert_eq(classic_dbench(f, rs.run, rs.n), want);
+	return rs_done(f);
+}
+
+static void db(const char *label, const char *params, int rep, double n,
+	       double mbs)
+{
+	rs_num(label, "db", params, rep, "throughput_mbs", mbs, "MB/s");
+	rs_num(label, "db", params, rep, "clients", n, "");
+	rs_status(label, "db", params, rep, "ok");
+}
+
+Test(classic, dbench_average_high_low_per_processes)
+{
+	const char *out, *a, *b, *x;
+
+	rs_begin();
+	/* the study's shape: 64 and 192 clients, repetitions, two configs */
+	db("ext3", "workers=192", 1, 192, 20);
+	db("ext3", "workers=64", 1, 64, 100);
+	db("ext3", "workers=64", 2, 64, 110);
+	db("ext3", "workers=64", 3, 64, 90);
+	db("xfs-log", "workers=64", 1, 64, 50);
+	db("xfs-log", "workers=64", 2, 64, 70);
+	db("ext3", "workers=192", 2, 192, 30);
+	rs_load("db");
+	out = dbench(1);
+	a = strstr(out, "\n  dbench 64 processes ");
+	b = strstr(out, "\n  dbench 192 processes ");
+	cr_assert(a && b && a < b, "64 before 192:\n%s", out);
+	cr_expect(strstr(a, "Average       High        Low  Runs\n"), "%s",
+		  out);
+	/* the means, the highest and the lowest of the repetitions */
+	x = strstr(a, "\n  ext3 ");
+	cr_assert(x && x < b, "%s", out);
+	cr_expect(!strncmp(strchr(x + 3, ' '),
+			   "                         100.00     110.00      "
+			   "90.00     3\n", 60), "%s", out);
+	x = strstr(a, "\n  xfs-log ");
+	cr_assert(x && x < b, "%s", out);
+	cr_expect(strstr(x, " 60.00      70.00      50.00     2\n"), "%s",
+		  out);
+	x = strstr(b, "\n  ext3 ");
+	cr_assert(x, "%s", out);
+	cr_expect(strstr(x, " 25.00      30.00      20.00     2\n"), "%s",
+		  out);
+	/* workers is the heading, not part of a row's name */
+	cr_expect_not(strstr(out, "workers=64"), "%s", out);
+}
+
+Test(classic, dbench_nothing_to_print)
+{
+	rs_begin();
+	tio("ext4", "mode=seq_read;threads=8", 1, 40, 50, -1, 2);
+	rs_load("db");
+	cr_expect_str_eq(dbench(0), "");
 }

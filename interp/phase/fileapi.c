@@ -66,8 +66,10 @@ static void set_closed(lua_State *L, int idx, struct file *f)
 }
 
 /* open's options table, one pass over what it holds: an unknown key is
- * an error (a misspelt "excl" must not silently open without it). */
-static int open_opts(lua_State *L, int idx)
+ * an error (a misspelt "excl" must not silently open without it).
+ * create = false takes O_CREAT from the mode ("rw" of a file that must
+ * exist, as dbench's NTCreateX opens one): *clear says so. */
+static int open_opts(lua_State *L, int idx, int *clear)
 {
 	static const struct { const char *key; int flags; } opt[] = {
 		{ "create", O_CREAT }, { "trunc", O_TRUNC },
@@ -95,6 +97,8 @@ static int open_opts(lua_State *L, int idx)
 				   luaL_typename(L, -2));
 		if (lua_toboolean(L, -1))
 			flags |= opt[i].flags;
+		else if (opt[i].flags == O_CREAT)
+			*clear |= O_CREAT;
 		lua_pop(L, 1);
 	}
 	return flags;
@@ -111,8 +115,11 @@ int fileapi_open(lua_State *L)
 	struct engine_req r = { .op = ENGINE_OPEN, .mode = 0644 };
 	struct file *f;
 	int64_t res;
+	int clear = 0;
 
-	flags |= open_opts(L, 4);
+	flags |= open_opts(L, 4, &clear);
+	if (!(flags & O_EXCL))
+		flags &= ~clear;
 	worker_check_path(L, path);
 	/* the object first, so an error cannot leak the fd (liolib) */
 	f = lua_newuserdatauv(L, sizeof(*f), 0);

@@ -404,7 +404,9 @@ int loops_files(lua_State *L)
 			tag = luaL_checkstring(L, -1);
 		lua_settop(L, 4);	/* opts, on the stack, keeps them */
 	}
-	if (!worker_op(w, tag))
+	/* inside w:op nothing is recorded: no op row made empty either */
+	if (!metrics_name_ok(tag, strlen(tag)) ||
+	    (!w->quiet && !worker_op(w, tag)))
 		worker_bad_name(L, 4, "a tag");
 	if (dir && dlen + 2 > sizeof(path))
 		return worker_fail(L, dir, ENAMETOOLONG);

@@ -16,6 +16,7 @@
 #include "phase/lreport.h"
 #include "phase/lrun.h"
 #include "phase/wapi.h"
+#include "phase/optable.h"
 #include "phase/worker.h"
 #include "phase/phase.h"
 #include "phase/libsrc.h"
@@ -45,6 +46,7 @@ struct shared {
 	double deadline;
 	double seconds_param;
 	struct sandbox_limits lim;
+	struct optable_slot tab;	/* ctx.share's table */
 };
 
 struct wthread {
@@ -223,6 +225,9 @@ static int push_ctx(lua_State *L)
 	lua_pushcclosure(L, ctx_input, 2);
 	lua_setfield(L, -3, "input");
 	lua_setfield(L, -2, "params");
+	optable_push_ctx(L, &sh->tab);
+	lua_setfield(L, -3, "shared");
+	lua_setfield(L, -2, "share");
 	lua_createtable(L, 0, 6);
 	lua_pushstring(L, j->fs_type);
 	lua_setfield(L, -2, "type");
@@ -468,6 +473,7 @@ int lrun_body(void *arg)
 		fail("setup", err);
 		goto out;
 	}
+	sh.tab.frozen = 1;	/* read-only for the workers' threads */
 	if (run_workers(&sh, &total, err, sizeof(err)))
 		goto out;
 	/* setup's and teardown's own ops are not the workload's */

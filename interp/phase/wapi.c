@@ -329,6 +329,66 @@ static int w_time(lua_State *L)
 	return lua_gettop(L) - base;
 }
 
+/* The body of w:op, protected so that quiet is restored on a raise. */
+static int op_body(lua_State *L)
+{
+	lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+	return lua_gettop(L);
+}
+
+/*
+ * w:op(name, fn, ...): fn(...) as one op called name, the worker API's
+ * own ops inside it not recorded on their own (a dbench Close is one
+ * close, not a close and a "close"); name false records nothing at all
+ * (dbench's warm-up). Counters still count.
+ */
+static int w_op(lua_State *L)
+{
+	struct worker *w = worker_get(L);
+	const char *name = lua_toboolean(L, 2) ? luaL_checkstring(L, 2)
+					      : NULL;
+	int quiet = w->quiet, rc, n;
+	uint64_t t0;
+
+	luaL_checktype(L, 3, LUA_TFUNCTION);
+	if (name && !worker_op(w, name))
+		worker_bad_name(L, 2, "an op name");
+	lua_pushcfunction(L, op_body);
+	lua_replace(L, 2);	/* op_body, fn, args... from index 2 */
+	n = lua_gettop(L) - 2;
+	w->quiet = 1;
+	t0 = clock_ns();
+	rc = lua_pcall(L, n, LUA_MULTRET, 0);
+	w->quiet = quiet;
+	/* nested in another w:op, it is part of that one */
+	if (name && !quiet)
+		worker_record(w, name, clock_ns() - t0, 0);
+	if (rc != LUA_OK)
+		return lua_error(L);
+	return lua_gettop(L) - 1;
+}
+
+/* w:sleep(seconds): dbench's Sleep and timed lines; wakes for a stop. */
+static int w_sleep(lua_State *L)
+{
+	struct worker *w = worker_get(L);
+	double until = clock_now() + luaL_checknumber(L, 2);
+
+	while (!worker_stopping(w)) {
+		double left = until - clock_now();
+		struct timespec ts;
+
+		if (left <= 0)
+			break;
+		if (left > 0.1)
+			left = 0.1;
+		ts.tv_sec = (time_t)left;
+		ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
 static int w_count(lua_State *L)
 {
 	struct worker *w = worker_get(L);
@@ -381,9 +441,18 @@ static int w_elapsed(lua_State *L)
 	return 1;
 }
 
+/* w:done([at]): with at (a w:now() time), at takes the place of the
+ * seconds parameter (dbench runs a warm-up and then seconds). */
 static int w_done(lua_State *L)
 {
-	lua_pushboolean(L, worker_done(worker_get(L), clock_now()));
+	struct worker *w = worker_get(L);
+	double now = clock_now();
+
+	if (lua_isnoneornil(L, 2))
+		lua_pushboolean(L, worker_done(w, now));
+	else
+		lua_pushboolean(L, worker_stopping(w) ||
+				now >= luaL_checknumber(L, 2));
 	return 1;
 }
 
@@ -471,6 +540,8 @@ static const luaL_Reg worker_methods[] = {
 	{ "statfs", w_statfs },
 	{ "sync", w_sync },
 	{ "time", w_time },
+	{ "op", w_op },
+	{ "sleep", w_sleep },
 	{ "count", w_count },
 	{ "random", w_random },
 	{ "now", w_now },

@@ -41,8 +41,11 @@ struct op_stat *worker_op(struct worker *w, const char *name)
 void worker_record(struct worker *w, const char *name, uint64_t ns,
 		   uint64_t bytes)
 {
-	struct op_stat *op = worker_op(w, name);
+	struct op_stat *op;
 
+	if (w->quiet)
+		return;
+	op = worker_op(w, name);
 	if (!op)
 		return;
 	op->bytes += bytes;

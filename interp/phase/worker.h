@@ -27,6 +27,7 @@ struct worker {
 	double seconds;		/* the phase's `seconds` parameter, or 0 */
 	double deadline;	/* the phase run's timeout, absolute */
 	volatile sig_atomic_t *stop;
+	int quiet;		/* inside w:op: the API's own ops unrecorded */
 	char pdir[256];		/* the last parent directory resolved ... */
 	size_t pdir_len;	/* ... its length (no NUL kept) ... */
 	int pdir_fd;		/* ... and its fd (-1 none): worker_parent */

@@ -1,4 +1,4 @@
-/* classic: the seed studies' tables — tiobench's and bonnie++'s layouts. */
+/* classic: the seed studies' tables — tiobench's, bonnie++'s and dbench's layouts. */
 #ifndef FSPLAN_CLASSIC_H
 #define FSPLAN_CLASSIC_H
 
@@ -23,10 +23,20 @@ int classic_tiobench(FILE *f, const struct res_run *const *runs, size_t n);
 int classic_bonnie(FILE *f, const struct res_run *const *runs, size_t n);
 
 /*
+ * The 2003 study's dbench table for runs with throughput_mbs and
+ * clients (lua/dbench.lua's and lua/parse/dbench.lua's): "dbench N
+ * processes" and a row per config (its label and parameters but
+ * workers) with the Average, High and Low of its repetitions. Same
+ * returns.
+ */
+int classic_dbench(FILE *f, const struct res_run *const *runs, size_t n);
+
+/*
  * Whether metric name is a figure of the tiobench sections (tio: they
- * were printed) or of the bonnie++ blocks (bon), so that report need not
+ * were printed), of the bonnie++ blocks (bon) or the dbench table (db:
+ * throughput_mbs), so that report need not
  * repeat it as a table of its own.
  */
-int classic_shows(const char *name, int tio, int bon);
+int classic_shows(const char *name, int tio, int bon, int db);
 
 #endif

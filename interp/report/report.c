@@ -185,14 +185,14 @@ static int reported(const struct res_run *const *runs, size_t n,
  */
 static int key_tables(FILE *f, const struct res_run *const *runs, size_t n,
 		      const char *phase, const struct pick *pick, int tio,
-		      int bon)
+		      int bon, int db)
 {
 	const char *key[MAX_KEY + 1], *rest[MAX_KEY + 1];
 	int n_key = manifest_key(pick->phases, phase, key, MAX_KEY);
 	int k = 0, shown = 0, found = 0;
 
 	for (int i = 0; i < n_key; i++) {
-		if (classic_shows(key[i], tio, bon)) {
+		if (classic_shows(key[i], tio, bon, db)) {
 			shown = 1;
 			continue;
 		}
@@ -202,7 +202,7 @@ static int key_tables(FILE *f, const struct res_run *const *runs, size_t n,
 	rest[k] = NULL;
 	if (found || shown)
 		return k ? rank_tables(f, runs, n, rest) : 0;
-	if (!n_key && (tio || bon))
+	if (!n_key && (tio || bon || db))
 		return 0;
 	if (n_key)
 		fputs("\n(no run reported its key metrics: its seconds, _mbs "
@@ -215,7 +215,7 @@ static int text_phase(FILE *f, const struct results *r, const char *phase,
 {
 	size_t n, count[4], all;
 	const struct res_run **runs = ok_runs(r, phase, &n, count);
-	int rc = -1, tio, bon;
+	int rc = -1, tio, bon, db;
 
 	if (!runs)
 		return -1;
@@ -232,10 +232,11 @@ static int text_phase(FILE *f, const struct results *r, const char *phase,
 	}
 	tio = classic_tiobench(f, runs, n);
 	bon = tio < 0 ? -1 : classic_bonnie(f, runs, n);
-	if (tio < 0 || bon < 0)
+	db = bon < 0 ? -1 : classic_dbench(f, runs, n);
+	if (tio < 0 || bon < 0 || db < 0)
 		goto out;
 	if (pick->view == VIEW_KEY && *phase)
-		rc = key_tables(f, runs, n, phase, pick, tio, bon);
+		rc = key_tables(f, runs, n, phase, pick, tio, bon, db);
 	else
 		rc = rank_tables(f, runs, n, pick->view == VIEW_METRIC ?
 				 pick->only : NULL);

@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# bench/dbench: fsplan's dbench phase (lua/dbench.lua) against the real
+# dbench 4.0 (Debian's /usr/bin/dbench, its fileio backend) on one ext4
+# loop mount in one fsplan run, as issue 11's benchmarks ask: the same
+# loadfile (/usr/share/dbench/client.txt), 1, 4 and 16 clients, the same
+# time; the throughput ratio fsplan/dbench (target 0.9-1.1) and the CPU
+# per op ratio (target at most 1.2).
+#
+# ROUNDS rounds, each running both tools for each client count, the order
+# alternating, each phase run after between: [sync, drop_caches]:
+#   fsplan   use: dbench, with: {workers: N, seconds: T}
+#   real     exec: dbench -D . -t T N, parse: dbench
+# CPU per op: the phase's replay_cpu_s (its clients' CPU, warm-up and
+# cleanup included, not setup's parse of the loadfile) and dbench's
+# cpu_user_s + cpu_sys_s (the whole process group: warm-up and cleanup
+# included too), each over the ops of dbench's table (the measured time).
+#
+# Memory: the fsplan run sits in a memory cgroup of RAM_MIB (bench/
+# memcg.bash; without a memory controller the run goes on unlimited and
+# the output says so): dbench's working set is small (a client's files
+# are a few tens of MiB), so what the limit keeps honest is the Flush
+# (fsync) traffic rather than reads. The machine may be shared: both
+# tools run at nice BENCH_NICE, each figure is the median of the rounds,
+# each ratio taken within a round. Needs root and dbench.
+# Last figures (ROUNDS=2, 10 s): throughput ratio 0.68 / 0.72 / 0.66 at
+# 1 / 4 / 16 clients, CPU per op ratio 1.52 / 1.54 / 1.65: both MISS.
+# Environment: ROUNDS (3), SECONDS_RUN (10), CLIENTS ("1 4 16"),
+# RAM_MIB (1024), BENCH_NICE (-10), FSPLAN, KEEP=1 keeps the run directory.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+bin=${FSPLAN:-$root/fsplan}
+rounds=${ROUNDS:-3}
+secs=${SECONDS_RUN:-10}
+clients=${CLIENTS:-1 4 16}
+ram=${RAM_MIB:-1024}
+prio=${BENCH_NICE:--10}
+dbench=/usr/bin/dbench
+loadfile=/usr/share/dbench/client.txt
+if [ "$(id -u)" != 0 ]; then
+	echo "dbench: skipped (needs root)"
+	exit 0
+fi
+if [ ! -x "$dbench" ] || [ ! -r "$loadfile" ]; then
+	echo "dbench: skipped (dbench is not installed: make deps)"
+	exit 0
+fi
+# shellcheck source=bench/memcg.bash
+. "$root/bench/memcg.bash"
+
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+cleanup() {
+	memcg_remove || true
+	if [ -n "${KEEP:-}" ]; then
+		echo "dbench: kept $tmp" >&2
+	else
+		rm -rf "$tmp"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# ---- the plan ---------------------------------------------------------------
+
+{
+	cat <<PLAN
+fsplan: 1
+name: bench-dbench
+target: {image: 4G}
+between: [sync, drop_caches]
+filesystems:
+  - type: ext4
+    setup: "losetup --direct-io=on \$FSPLAN_DEV; echo bench: loop dio=\$(cat /sys/block/\$(basename \$FSPLAN_DEV)/loop/dio)"
+phases:
+PLAN
+	for r in $(seq 1 "$rounds"); do
+		for n in $clients; do
+			a="  - {name: fsplan_n${n}_r$r, use: dbench, with: {workers: $n, seconds: $secs, loadfile: $loadfile}}"
+			b="  - {name: real_n${n}_r$r, exec: '$dbench -D . -c $loadfile -t $secs $n', parse: dbench}"
+			if ((r % 2)); then printf '%s\n%s\n' "$a" "$b"; else printf '%s\n%s\n' "$b" "$a"; fi
+		done
+	done
+} > "$tmp/dbench.yaml"
+"$bin" check "$tmp/dbench.yaml"
+
+# ---- the run ----------------------------------------------------------------
+
+bench_run dbench "$ram" "$prio" "$bin" "$tmp/dbench.yaml" "$tmp/run"
+
+# ---- the figures ------------------------------------------------------------
+
+csv=$tmp/run/results.csv
+echo "dbench: fsplan dbench vs dbench 4.0 (fileio), ext4 on a loop image (loop direct I/O: ${dio:-?})"
+echo "  $memory; peak use $((peak >> 20)) MiB"
+echo "  $loadfile, -t $secs (warm-up $((secs / 5)) s before it), nice $prio, $rounds rounds"
+awk -F, -v clients="$clients" -f <(cat <<'AWK'
+function median(a, n,    i, j, t) {
+	for (i = 2; i <= n; i++)
+		for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
+			t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+		}
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+NF >= 12 && $7 ~ /^(fsplan|real)_n[0-9]+_r[0-9]+$/ {
+	split($7, p, "_")
+	t = p[1]; n = substr(p[2], 2) + 0; r = substr(p[3], 2) + 0
+	if ($10 == "throughput_mbs") mbs[t, n, r] = $11
+	else if ($10 == "replay_cpu_s") cpu[t, n, r] = $11
+	else if ($10 == "cpu_user_s" || $10 == "cpu_sys_s") pcpu[t, n, r] += $11
+	else if ($10 ~ DBOPS)
+		ops[t, n, r] += $11
+	if (r > R) R = r
+}
+BEGIN {
+	DBOPS = "^(ntcreatex|close|rename|unlink|deltree|mkdir|rmdir|qpathinfo|" \
+		"qfileinfo|qfsinfo|sfileinfo|find|writex|readx|lockx|unlockx|" \
+		"flush|sleep)_ops$"
+}
+END {
+	printf "  %-8s %12s %12s  %-22s %10s %10s  %s\n", "clients",
+	       "fsplan MB/s", "dbench MB/s", "ratio [low-high]", "fsplan us", "dbench us",
+	       "CPU/op ratio [low-high]"
+	k = split(clients, C, " ")
+	for (i = 1; i <= k; i++) {
+		n = C[i]; m = 0
+		for (r = 1; r <= R; r++) {
+			if (!((("fsplan", n, r) in mbs) && (("real", n, r) in mbs)))
+				continue
+			m++
+			a[m] = mbs["fsplan", n, r]; b[m] = mbs["real", n, r]
+			q[m] = a[m] / b[m]
+			fu[m] = 1e6 * cpu["fsplan", n, r] / ops["fsplan", n, r]
+			du[m] = 1e6 * pcpu["real", n, r] / ops["real", n, r]
+			c[m] = fu[m] / du[m]
+		}
+		if (!m) { printf "  %-8s (no figures)\n", n; continue }
+		lo = hi = q[1]; clo = chi = c[1]
+		for (j = 1; j <= m; j++) {
+			if (q[j] < lo) lo = q[j]; if (q[j] > hi) hi = q[j]
+			if (c[j] < clo) clo = c[j]; if (c[j] > chi) chi = c[j]
+		}
+		mq = median(q, m); mc = median(c, m)
+		printf "  %-8s %12.1f %12.1f  %5.2f [%.2f-%.2f] %-4s %10.2f %10.2f  %5.2f [%.2f-%.2f] %s\n",
+		       n, median(a, m), median(b, m), mq, lo, hi,
+		       (mq >= 0.9 && mq <= 1.1) ? "ok" : "MISS",
+		       median(fu, m), median(du, m), mc, clo, chi,
+		       mc <= 1.2 ? "ok" : "MISS"
+	}
+	printf "  MB = 10^6 bytes of ReadX and WriteX; ratio = fsplan/dbench within each\n"
+	printf "  round, the median [lowest-highest]; CPU per op in microseconds: the\n"
+	printf "  phase's replay_cpu_s, dbench's user+sys, over the ops of the table\n"
+}
+AWK
+) "$csv"
+printf '  wall time %s s\n' "$wall"
+bench_leftovers "$tmp"

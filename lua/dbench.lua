@@ -1,0 +1,440 @@
+-- dbench: dbench 4.0's fileio backend (the one `dbench` runs) replaying
+-- a NetBench loadfile with N clients, each in its own clients/clientN
+-- directory, for `seconds` after a warm-up of a fifth of that.
+--
+--   phases:
+--     - use: dbench
+--       matrix: {workers: [64, 192]}
+--       with: {seconds: 600}
+--
+-- As dbench 4.0 (Debian's, checked by strace) does it:
+--   - the loadfile is read in a loop until the time is up; "#" lines and
+--     lines of under 2 tokens are skipped, "\" becomes "/", a path's
+--     "client1" becomes the client's own name: clients are numbered
+--     from 0 (client0 .. client{N-1}); a line whose last token is not a
+--     status (NT_STATUS_*, 0x*, SUCCESS, ERROR) is skipped; a leading
+--     number is the time the line is due (from the loop's start)
+--   - the status NT_STATUS_OK or 0x0 says the op succeeds, anything else
+--     that it fails. Unlink, Rmdir and Rename that do otherwise end the
+--     run ("child failed": the phase run fails); an NTCreateX that does
+--     otherwise is only noted (the status_mismatch counter), and a file
+--     opened against its status is closed, not kept
+--   - each op first resolves its path as pvfs does: a stat, and when it
+--     fails a case-insensitive search of the parent directory
+--   - NTCreateX path options disposition handle: read-write; FILE_CREATE
+--     (2) creates, FILE_OVERWRITE(_IF) (4, 5) create and truncate, the
+--     others (0, 1, 3) open what exists; FILE_DIRECTORY_FILE (0x1)
+--     makes the directory (0700) and opens it read-only; a directory
+--     opened read-write is opened read-only
+--   - Close; Rename; Unlink; Mkdir (0777, result ignored); Rmdir;
+--     Deltree (unlinks every file beneath, leaves the directories);
+--     QUERY_PATH_INFORMATION (the resolve only); QUERY_FILE_INFORMATION
+--     (fstat); QUERY_FS_INFORMATION (statfs); SET_FILE_INFORMATION
+--     (fstat, then utime to atime - 10 s, mtime - 12 s); FIND_FIRST (the
+--     parent directory read when the pattern has a wildcard); WriteX and
+--     ReadX (pwrite and pread at the offset); LockX and UnlockX (a POSIX
+--     write lock and its release); Flush (fsync); Sleep usec
+--   - when the time is up each client deltrees its directory, untimed
+--
+-- Speed (bench/dbench.sh, ext4 loop image, 2 CPUs, client.txt, 10 s):
+-- 0.66-0.72 of dbench's MB/s at 1, 4 and 16 clients, 1.5-1.65x its CPU
+-- per op: short of the 0.9-1.1 target. perf puts a quarter of the
+-- phase's CPU in the Lua per op (row, w:op, the op's closure) and some in
+-- the readdirs of resolve and FIND_FIRST, which build a Lua table of the
+-- directory where dbench scans it in C; an op on another directory than
+-- the last also opens that directory (the beneath resolution).
+--
+-- Parameters:
+--   workers    clients (dbench's NPROCS); each a worker thread
+--   seconds    measured time (dbench -t); the warm-up before it is
+--              seconds / 5 (whole seconds, as dbench's integer rule)
+--   loadfile   the loadfile (dbench -c), read with ctx.input: parsed
+--              once in setup into a table all workers read (ctx.share)
+--   run_once   replay the loadfile once, all of it measured, no warm-up
+--              (later dbench's --run-once)
+--   skip_cleanup   leave the clients' files (dbench --skip-cleanup)
+--
+-- Metrics (the names lua/parse/dbench.lua gives the real dbench's):
+--   <op>_ops, <op>_lat_avg_ms, <op>_lat_max_ms   dbench's table, op names
+--              lowercased: ntcreatex, close, rename, unlink, deltree,
+--              mkdir, rmdir, qpathinfo, qfileinfo, qfsinfo, sfileinfo,
+--              find, writex, readx, lockx, unlockx, flush, sleep (only
+--              the ops that ran; measured time only)
+--   throughput_mbs   ReadX and WriteX bytes (their requested sizes, as
+--              dbench counts them) / 10^6 / the measured seconds
+--   max_latency_ms   the slowest op of the measured time
+--   replay_cpu_s   CPU seconds of the clients (warm-up, measured time and
+--              cleanup; not setup's parse): cpu_user_s and cpu_sys_s hold
+--              that parse too
+--   clients, loadfile_ops (lines replayed a loop), status_mismatch
+--   (NTCreateX against its status, as dbench prints them), rw_bytes
+
+-- dbench's op, its metric name, and what its arguments are: paths
+-- (strings) then numbers.
+local OPS = {
+  { "NTCreateX", "ntcreatex" }, { "Close", "close" },
+  { "Rename", "rename" }, { "Unlink", "unlink" },
+  { "Deltree", "deltree" }, { "Mkdir", "mkdir" }, { "Rmdir", "rmdir" },
+  { "QUERY_PATH_INFORMATION", "qpathinfo" },
+  { "QUERY_FILE_INFORMATION", "qfileinfo" },
+  { "QUERY_FS_INFORMATION", "qfsinfo" },
+  { "SET_FILE_INFORMATION", "sfileinfo" },
+  { "FIND_FIRST", "find" }, { "WriteX", "writex" }, { "ReadX", "readx" },
+  { "LockX", "lockx" }, { "UnlockX", "unlockx" }, { "Flush", "flush" },
+  { "Sleep", "sleep" },
+}
+local CODE, NAME = {}, {}
+for i, op in ipairs(OPS) do
+  CODE[op[1]:lower()] = i
+  NAME[i] = op[2]
+end
+
+local STATUS = { "NT_STATUS_", "0x", "SUCCESS", "ERROR" }
+
+local function is_status(s)
+  for _, p in ipairs(STATUS) do
+    if s:sub(1, #p) == p then return true end
+  end
+  return false
+end
+
+local function status_ok(s)
+  return s == "NT_STATUS_OK"
+         or (s:sub(1, 2) == "0x" and tonumber(s:sub(3), 16) == 0)
+end
+
+-- A loadfile line as tokens: quotes group, and are dropped.
+local function tokens(line)
+  local t = {}
+  if line:find('"', 1, true) then
+    local i = 1
+    while i <= #line do
+      local s = line:match("^%s+", i)
+      if s then i = i + #s end
+      if i > #line then break end
+      if line:sub(i, i) == '"' then
+        local e = line:find('"', i + 1, true) or #line + 1
+        t[#t + 1] = line:sub(i + 1, e - 1)
+        i = e + 1
+      else
+        local w = line:match("^%S+", i)
+        t[#t + 1] = w
+        i = i + #w
+      end
+    end
+    return t
+  end
+  for w in line:gmatch("%S+") do t[#t + 1] = w end
+  return t
+end
+
+-- A path as the loadfile gives it ("/clients/client1/x"), relative to
+-- the work directory.
+local function rel(p)
+  return (p:gsub("^/+", ""))
+end
+
+-- The loadfile into the shared table. Rows 1..n are the ops: code,
+-- whether it must succeed, the time it is due (0: none), its path's and
+-- second path's ids (0: none), its numbers, its line in the loadfile.
+-- Rows n+1..n+m are the m distinct paths (client.txt has 261), the last
+-- row is n, m: a worker makes its own clientN paths once, and an op row
+-- is numbers only. Returns n.
+local function compile(ctx)
+  local text = assert(ctx.input("loadfile"))
+  local t = ctx.share()
+  local n, ids, paths, lineno = 0, {}, {}, 0
+  local function id(p)
+    if p == "" then return 0 end
+    if not ids[p] then
+      paths[#paths + 1] = p
+      ids[p] = #paths
+    end
+    return ids[p]
+  end
+  for line in (text .. "\n"):gmatch("([^\n]*)\n") do
+    lineno = lineno + 1
+    line = line:gsub("\r$", ""):gsub("\\", "/")
+    local tk = tokens(line)
+    if #tk >= 2 and tk[1]:sub(1, 1) ~= "#" then
+      local due = 0
+      if tk[1]:match("^%d") then
+        due = tonumber(tk[1]) or 0
+        table.remove(tk, 1)
+      end
+      local status = tk[#tk]
+      local code = CODE[tk[1]:lower()]
+      if code and is_status(status) then
+        local p1, p2, k = "", "", 2
+        if tk[k] and tk[k]:sub(1, 1) == "/" and k < #tk then
+          p1 = rel(tk[k]); k = k + 1
+        end
+        if tk[k] and tk[k]:sub(1, 1) == "/" and k < #tk then
+          p2 = rel(tk[k]); k = k + 1
+        end
+        local a = {}
+        for j = k, #tk - 1 do a[#a + 1] = math.tointeger(tonumber(tk[j]))
+                                          or 0 end
+        t:add(code, status_ok(status) and 1 or 0, due, id(p1), id(p2),
+              a[1] or 0, a[2] or 0, a[3] or 0, a[4] or 0, lineno)
+        n = n + 1
+      end
+    end
+  end
+  if n == 0 then
+    error("loadfile: no NetBench operation in it", 0)
+  end
+  for _, p in ipairs(paths) do t:add(p) end
+  t:add(n, #paths)
+  return n
+end
+
+-- CPU seconds of the child when the clients start and all they used,
+-- warm-up and cleanup included (setup's parse of the loadfile is not)
+local cpu_start, cpu_used
+
+local function parent(path)
+  return path:match("^(.*)/[^/]*$")
+end
+
+return {
+  describe = "dbench 4.0: a NetBench loadfile replayed by N clients "
+             .. "(fileio backend), MB/s and per-op latency",
+  -- engine sync: dbench makes plain system calls, one at a time; through
+  -- io_uring each stat and open is punted to a kernel worker thread
+  params = { workers = 1, seconds = "60s", engine = "sync",
+             loadfile = "/usr/share/dbench/client.txt",
+             run_once = false, skip_cleanup = false },
+  key = { "throughput_mbs", "max_latency_ms" },
+
+  setup = function(ctx, w)
+    compile(ctx)
+    w:mkdir("clients")
+    cpu_start = assert(w:cpu())
+  end,
+
+  worker = function(w, ctx)
+    local ops = ctx.shared()
+    local row = ops.row
+    local n, m = row(ops, #ops)
+    local me = "client" .. (w.id - 1)
+    -- this client's paths by id, and each as a one-name list for
+    -- w:files' stat (an existence check that makes no table)
+    local path, list = { [0] = "" }, {}
+    for i = 1, m do
+      path[i] = (row(ops, n + i):gsub("client1", me))
+      list[path[i]] = { path[i] }
+    end
+    local files = {}             -- handle -> file, path
+    local measuring = false
+    local line = 0
+    local mismatch = 0
+
+    local function bad(what)
+      error(("%s: line %d of the loadfile: %s"):format(me, line, what), 0)
+    end
+
+    -- pvfs_resolve_name: a stat, else a case-insensitive search
+    local function resolve(p)
+      local l = list[p]
+      if p == "" or (l and w:files("stat", l)) or (not l and w:stat(p))
+      then return end
+      local dir = parent(p)
+      local names = dir and w:readdir(dir)
+      if not names then return end
+      local want = p:match("[^/]*$"):lower()
+      local len = #want
+      for _, name in ipairs(names) do
+        if #name == len and name:lower() == want then return end
+      end
+    end
+
+    local function handle(h)
+      local f = files[h]
+      if not f then bad(("handle %d was not found"):format(h)) end
+      return f
+    end
+
+    local function expect(ok, must, what)
+      if (ok and true or false) ~= must then
+        bad(("%s %s (expected %s)"):format(what,
+            ok and "succeeded" or "failed",
+            must and "success" or "failure"))
+      end
+    end
+
+    local function deltree(dir)
+      local names = w:readdir(dir)
+      if not names then return end
+      for _, name in ipairs(names) do
+        local p = dir .. "/" .. name
+        local st = w:stat(p)
+        if st then
+          if st.isdir then deltree(p) else w:unlink(p) end
+        end
+      end
+    end
+
+    local RUN = {
+      -- NTCreateX
+      function(must, p, _, opts, disp, h)
+        resolve(p)
+        local o = { create = disp == 2 or disp == 4 or disp == 5,
+                    trunc = disp == 4 or disp == 5 }
+        local f
+        if opts & 1 ~= 0 then
+          w:mkdir(p, 448)
+          f = w:open(p, "r")
+        else
+          local err
+          f, _, err = w:open(p, "rw", o)
+          if not f and err == 21 then f = w:open(p, "r") end  -- EISDIR
+        end
+        if not f then
+          if must then mismatch = mismatch + 1 end
+          return
+        end
+        if not must then
+          mismatch = mismatch + 1
+          f:close()
+          return
+        end
+        files[h] = { f = f, name = p }
+      end,
+      -- Close
+      function(_, _, _, h)
+        handle(h).f:close()
+        files[h] = nil
+      end,
+      -- Rename
+      function(must, a, b)
+        resolve(a); resolve(b)
+        expect(w:rename(a, b), must, "rename " .. a .. " " .. b)
+      end,
+      -- Unlink
+      function(must, p)
+        resolve(p)
+        expect(w:unlink(p), must, "unlink " .. p)
+      end,
+      -- Deltree
+      function(_, p) deltree(p) end,
+      -- Mkdir
+      function(_, p) resolve(p); w:mkdir(p, 511) end,
+      -- Rmdir
+      function(must, p)
+        resolve(p)
+        expect(w:rmdir(p), must, "rmdir " .. p)
+      end,
+      -- QUERY_PATH_INFORMATION
+      function(_, p) resolve(p) end,
+      -- QUERY_FILE_INFORMATION
+      function(_, _, _, h) handle(h).f:stat() end,
+      -- QUERY_FS_INFORMATION
+      function() w:statfs() end,
+      -- SET_FILE_INFORMATION
+      function(_, _, _, h)
+        local f = handle(h)
+        local st = f.f:stat()
+        if st then w:utime(f.name, st.atime - 10, st.mtime - 12) end
+      end,
+      -- FIND_FIRST
+      function(_, p)
+        resolve(p)
+        if p:find('[<>*?"]') then
+          local dir = parent(p)
+          if dir then w:readdir(dir) end
+        end
+      end,
+      -- WriteX handle offset size ret_size
+      function(_, _, _, h, off, size, ret)
+        local got = handle(h).f:write(off, size)
+        if got ~= ret then
+          bad(("wrote %s bytes, expected to write %d on handle %d")
+              :format(tostring(got), ret, h))
+        end
+        if measuring then w:count("rw_bytes", size) end
+      end,
+      -- ReadX handle offset size ret_size
+      function(_, _, _, h, off, size)
+        handle(h).f:read(off, size)
+        if measuring then w:count("rw_bytes", size) end
+      end,
+      -- LockX handle offset size
+      function(_, _, _, h, off, size) handle(h).f:lock(off, size) end,
+      -- UnlockX
+      function(_, _, _, h, off, size) handle(h).f:unlock(off, size) end,
+      -- Flush
+      function(_, _, _, h) handle(h).f:fsync() end,
+      -- Sleep usec
+      function(_, _, _, usec) w:sleep(usec / 1e6) end,
+    }
+
+    local seconds, once = ctx.params.seconds, ctx.params.run_once
+    local warm_end = w:now() + (once and 0 or math.floor(seconds / 5))
+    local stop_at = once and math.huge or warm_end + seconds
+    local t_measure, passes = nil, 0
+    while not w:done(stop_at) and not (once and passes == 1) do
+      passes = passes + 1
+      local t0 = w:now()
+      for i = 1, n do
+        if not measuring and w:now() >= warm_end then
+          measuring = true
+          t_measure = w:now()
+          mismatch = 0
+        end
+        if w:done(stop_at) then break end
+        local code, must, due, p1, p2, a, b, c, d, l = row(ops, i)
+        line = l
+        if due > 0 then w:sleep(t0 + due - w:now()) end
+        w:op(measuring and NAME[code], RUN[code], must == 1,
+             path[p1], path[p2], a, b, c, d)
+      end
+    end
+    if not measuring then t_measure = w:now() end
+    w:count("measured_us", math.floor((w:now() - t_measure) * 1e6))
+    w:count("status_mismatch", mismatch)
+    if ctx.params.skip_cleanup then return end
+    -- dbench's cleanup, untimed: the client's files go
+    w:op(false, function()
+      for h, f in pairs(files) do f.f:close(); files[h] = nil end
+      deltree("clients/" .. me)
+    end)
+  end,
+
+  teardown = function(ctx, w)
+    cpu_used = assert(w:cpu()) - cpu_start
+    if ctx.params.skip_cleanup then return end
+    for id = 0, ctx.params.workers - 1 do
+      -- the directories deltree leaves, deepest first
+      local function rm(dir)
+        for _, name in ipairs(w:readdir(dir) or {}) do
+          local p = dir .. "/" .. name
+          local st = w:stat(p)
+          if st and st.isdir then rm(p) elseif st then w:unlink(p) end
+        end
+        w:rmdir(dir)
+      end
+      rm("clients/client" .. id)
+    end
+    w:rmdir("clients")
+  end,
+
+  report = function(r, ctx)
+    local t = ctx.shared()
+    local out = { clients = ctx.params.workers,
+                  loadfile_ops = t:row(#t) }
+    local secs = (r.measured_us or 0) / 1e6 / ctx.params.workers
+    if secs > 0 then
+      out.throughput_mbs = (r.rw_bytes or 0) / 1e6 / secs
+    end
+    local max = 0
+    for _, name in ipairs(NAME) do
+      local m = r[name .. "_lat_max_ms"]
+      if m and m > max then max = m end
+    end
+    out.max_latency_ms = max
+    out.measured_s = secs
+    out.replay_cpu_s = cpu_used
+    return out
+  end,
+}
