@@ -153,12 +153,17 @@ Test(classic, tiobench_modes_threads_and_identifiers)
 	rs_num("btrfs", "tio", "mode=seq_write;threads=1", 1, "seconds", 1,
 	       "s");
 	rs_status("btrfs", "tio", "mode=seq_write;threads=1", 1, "ok");
+	/* nor one with rate_mbs but no block (the tree study's) */
+	rs_num("xfs", "tio", "mode=seq_write;threads=1", 1, "rate_mbs", 5,
+	       "MiB/s");
+	rs_status("xfs", "tio", "mode=seq_write;threads=1", 1, "ok");
 	rs_load("tio");
 	out = tiobench(1);
 	t = section(out, "Sequential Writes", buf, sizeof(buf));
 	rs_expect_line(t, "ext4 size=1G 256 4096 4 10.00 50.00% 0.250 1.00 "
 		       "0.50000 0.00000 20");
 	cr_expect_null(strstr(out, "btrfs"), "%s", out);
+	cr_expect_null(strstr(out, "xfs"), "%s", out);
 	t = section(out, "append", buf, sizeof(buf));
 	rs_expect_line(t, "ext4 256 4096 2 7.00 70.00% 0.250 1.00 0.50000 "
 		       "0.00000 10");

@@ -343,3 +343,21 @@ Test(rank, configs_in_order_with_their_own_times)
 	cr_expect_null(strstr(out, "seconds"), "a phase's figure is not the "
 		       "config's:\n%s", out);
 }
+
+/* With volumes, the totals: each volume's own times stay out. */
+Test(rank, configs_show_the_volumes_totals)
+{
+	const char *out;
+
+	rs_begin();
+	rs_conf("ext4", "mkfs_s", 0.5);
+	rs_conf("ext4", "mkfs_s_source", 0.2);
+	rs_conf("ext4", "mkfs_s_target", 0.3);
+	rs_num("ext4", "p", "", 1, "seconds", 1, "s");
+	rs_status("ext4", "p", "", 1, "ok");
+	rs_load(NULL);
+	out = configs();
+	rs_expect_line(out, "config type mkfs options mount options mkfs (s)");
+	rs_expect_line(out, "ext4 ext4 -O x noatime 0.5000");
+	cr_expect_null(strstr(out, "source"), "%s", out);
+}

@@ -224,7 +224,8 @@ static int tio_collect(const struct res_run *const *runs, size_t n,
 		struct tio_row *r;
 		int k, sec;
 
-		if (!has(run, "rate_mbs"))
+		/* rate_mbs alone is no tiobench: the tree study has one */
+		if (!has(run, "rate_mbs") || !has(run, "block_bytes"))
 			continue;
 		mode = results_param(run->params, "mode", mbuf, sizeof(mbuf));
 		mode = mode ? mode : "";

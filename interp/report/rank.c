@@ -488,6 +488,16 @@ int rank_configs(FILE *f, const struct res_run *const *runs, size_t n)
 	names = rank_metric_names(conf, n_conf, 1, &n_names);
 	if (!names)
 		goto out;
+	/* a volume's own times (mkfs_s_source, ...) stay out: the totals
+	 * are here, the rest behind --metric and in the study's table */
+	for (size_t m = 0, k = 0; m < n_names; m++) {
+		const char *u = strstr(names[m], "_s_");
+
+		if (!u || u[3] == '\0')
+			names[k++] = names[m];
+		if (m + 1 == n_names)
+			n_names = k;
+	}
 	if (n_names > MAX_M)
 		n_names = MAX_M;
 	g.ncol = FIXED + (int)n_names;
