@@ -151,7 +151,8 @@ Test(refuse, wipe_and_destroy_run_on_the_device, .init = setup,
 	snprintf(cmd, sizeof(cmd), "mkfs.ext4 -q %s", loopdev);
 	cr_assert_eq(system(cmd), 0);
 	rc = run(plan(1), loopdev);
-	cr_expect_eq(rc, 0, "exit %d: %s", rc, e2e_err);
+	snprintf(path, sizeof(path), "%s/run/log.txt", e2e_tmpdir());
+	cr_expect_eq(rc, 0, "exit %d: %s\n%s", rc, e2e_err, e2e_read(path));
 	snprintf(path, sizeof(path), "%s/run/exec/000001-xfs_fstype_1.out",
 		 e2e_tmpdir());
 	cr_expect_str_eq(e2e_read(path), "xfs\n");

@@ -1,0 +1,431 @@
+/* conf: one filesystem config's filesystems — attached, made, mounted, the work directory, between actions, unmounted, released. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "host/child.h"
+#include "host/execpath.h"
+#include "host/fs.h"
+#include "run/conf.h"
+#include "run/runlog.h"
+#include "util/clock.h"
+
+/* The directory whose filesystem is volume i's. */
+const char *conf_vol_dir(const struct live *l, int i)
+{
+	return l->volumes ? l->vol[i].mnt : l->work;
+}
+
+int conf_mounted(const struct live *l)
+{
+	for (int i = 0; i < l->n_vol; i++)
+		if (!l->vol[i].mounted)
+			return 0;
+	return 1;
+}
+
+void conf_axes(const struct expansion *e, const struct cell *c,
+	       const struct fsconf *fc, char *buf, size_t len)
+{
+	const struct plan *p = e->plan;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < p->n_matrix && n < len; i++)
+		n += snprintf(buf + n, len - n, "%s%s=%s", n ? ";" : "",
+			      p->matrix[i].name,
+			      p->matrix[i].values[fc->axis[i]].s);
+	if (!c)
+		return;
+	for (int i = 0; i < p->phases[c->phase].n_matrix && n < len; i++) {
+		const struct plan_axis *ax = &p->phases[c->phase].matrix[i];
+
+		n += snprintf(buf + n, len - n, "%s%s=%s", n ? ";" : "",
+			      ax->name, cell_coord(e, c, ax->name));
+	}
+}
+
+void conf_key(struct run *r, const struct live *l, const struct cell *c,
+	      char *params, size_t plen, struct csv_key *k)
+{
+	conf_axes(r->e, c, l->fc, params, plen);
+	k->run_id = r->run_id;
+	k->cell = c ? c->id : l->cid;
+	k->fs_label = l->fc->label;
+	k->fs_type = l->fc->fs->type.s;
+	k->mkfs_opts = l->fc->mkfs;
+	k->mount_opts = l->fc->mount;
+	k->phase = c ? r->plan->phases[c->phase].name : "";
+	k->phase_params = params;
+	k->rep = c ? c->rep : 0;
+}
+
+void conf_metric(struct run *r, const struct live *l,
+		 const char *metric, double secs)
+{
+	char params[1024];
+	struct csv_key k;
+
+	conf_key(r, l, NULL, params, sizeof(params), &k);
+	sink_conf_metric(&r->sink, &k, l->fc->index - 1, metric, secs);
+}
+
+/* A per-volume figure (mkfs_s_source); the totals are the caller's. */
+static void vol_metric(struct run *r, const struct live *l, int i,
+		       const char *metric, double secs)
+{
+	char name[128];
+
+	if (!l->volumes)
+		return;
+	snprintf(name, sizeof(name), "%s_%s", metric, l->vol[i].name);
+	conf_metric(r, l, name, secs);
+}
+
+/* Run a root hook (setup/teardown) through the shell, output to log. */
+static int hook(struct run *r, struct live *l, const char *what,
+		const char *cmd)
+{
+	const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	char last[256], devs[PLAN_MAX_VOLUMES * 257] = "";
+	size_t n = 0;
+	int rc;
+
+	/* every volume's device, space-separated (FSPLAN_DEV: the first) */
+	for (int i = 0; i < l->n_vol; i++)
+		n += snprintf(devs + n, sizeof(devs) - n, "%s%s", i ? " " : "",
+			      l->vol[i].dev);
+	if (setenv("FSPLAN_DEV", l->vol[0].dev, 1) ||
+	    setenv("FSPLAN_DEVS", devs, 1) ||
+	    setenv("FSPLAN_MNT", r->mnt, 1) ||
+	    setenv("FSPLAN_TYPE", l->fc->fs->type.s, 1)) {
+		runlog("%s: %s: %s", l->cid, what, strerror(errno));
+		/* it would run with another config's values */
+		return -1;
+	}
+	runlog("%s: %s: %s", l->cid, what, cmd);
+	rc = fs_run(argv, runlog_fd(), 3600, last, sizeof(last));
+	if (rc)
+		runlog("%s: %s failed (status %d): %s", l->cid, what, rc, last);
+	return rc;
+}
+
+/* What runs before each phase run. A sync that fails means the next
+ * phase would pay for this one's writes: it fails. Caches that cannot be
+ * dropped only make the next read warmer, and the log says so. */
+int conf_between(struct live *l, const struct between *b, char *err,
+		 size_t len)
+{
+	int rc = 0;
+
+	for (int i = 0; i < b->n; i++) {
+		switch (b->act[i]) {
+		case BETWEEN_SYNC:
+		case BETWEEN_DROP_CACHES:
+			for (int v = 0; v < l->n_vol; v++) {
+				rc = fs_syncfs(conf_vol_dir(l, v));
+				if (rc) {
+					snprintf(err, len, "between: sync: %s",
+						 strerror(-rc));
+					return -1;
+				}
+			}
+			if (b->act[i] == BETWEEN_DROP_CACHES)
+				rc = fs_drop_caches();
+			if (rc)
+				runlog("drop_caches: %s", strerror(-rc));
+			break;
+		case BETWEEN_REMOUNT:
+			if (!l->vol[0].mounted)
+				break;	/* target.dir: nothing to remount */
+			if (l->fc->fs->nodev) {
+				/* tmpfs would lose its files; its cache is
+				 * its storage, so there is nothing to drop */
+				runlog("%s: remount skipped: %s keeps its data "
+				       "only while mounted", l->cid,
+				       l->fc->fs->type.s);
+				break;
+			}
+			for (int v = 0; v < l->n_vol; v++) {
+				struct vol *vo = &l->vol[v];
+
+				if (fs_umount(vo->mnt, err, len))
+					return -1;
+				vo->mounted = 0;
+				if (fs_mount(l->fc->fs->type.s, l->fc->mount,
+					     vo->dev, vo->mnt, err, len))
+					return -1;
+				vo->mounted = 1;
+				runlog("%s: remounted %s", l->cid,
+				       vo->name ? vo->name : vo->mnt);
+			}
+			break;
+		}
+	}
+	return 0;
+}
+
+/* Processes a phase left behind outside its group die with it: we are
+ * the namespace's init, and kill(-1) reaches all but ourselves. */
+void conf_sweep(void)
+{
+	if (getpid() != 1)
+		return;
+	(void)kill(-1, SIGKILL);	/* ESRCH: there was none */
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+}
+
+/* A fresh directory for the phases, owned by runas. */
+static int make_work(struct run *r, struct live *l, const char *parent,
+		     char *err, size_t len)
+{
+	if (snprintf(l->work, sizeof(l->work), "%s/fsplan-work-%d", parent,
+		     l->fc->index) >= (int)sizeof(l->work)) {
+		snprintf(err, len, "the work directory's path is too long");
+		l->work[0] = '\0';
+		return -1;
+	}
+	if (mkdir(l->work, 0700) ||
+	    chown(l->work, r->runas.uid, r->runas.gid)) {
+		snprintf(err, len, "cannot make %.300s: %s", l->work,
+			 strerror(errno));
+		l->work[0] = '\0';
+		return -1;
+	}
+	return 0;
+}
+
+/* target.dir: what the phases made goes, removed as runas (so a planted
+ * symlink can reach nothing root could), then the empty top as root. */
+static void remove_work(struct run *r, struct live *l)
+{
+	static char cmd[] = "find . -mindepth 1 -delete";
+	const char *env[] = { execpath_env, NULL };
+	struct child_job job = { .runas = &r->runas, .workdir = l->work,
+				 .timeout_s = 600, .env = env,
+				 .body = child_exec_body, .arg = cmd };
+	struct child_result res;
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	char err[512];
+
+	job.out_fd = job.err_fd = null;
+	if (null < 0 || child_run(&job, NULL, &res)) {
+		runlog("%s: cannot empty %s: %s", l->cid, l->work,
+		       strerror(errno));
+	} else {
+		conf_sweep();
+		if (!res.ok)	/* then the rmdir below says what is left */
+			runlog("%s: emptying %s: %s", l->cid, l->work,
+			       res.reason);
+		child_result_free(&res);
+	}
+	if (null >= 0)
+		close(null);
+	if (l->bound) {
+		if (fs_umount(r->mnt, err, sizeof(err))) {
+			runlog("%s: %s", l->cid, err);
+			return;
+		}
+		l->bound = 0;
+		snprintf(l->work, sizeof(l->work), "%s", l->bound_work);
+	}
+	if (rmdir(l->work))
+		runlog("%s: cannot remove %s: %s", l->cid, l->work,
+		       strerror(errno));
+}
+
+/* Volume i's block device: the guarded device, or an image of its own
+ * (numbered so that every volume of every config has its own name). */
+static int attach(struct run *r, struct live *l, int i, char *err,
+		  size_t len)
+{
+	struct vol *v = &l->vol[i];
+	struct diag d = { 0 };
+
+	if (r->plan->target.kind == TARGET_DEVICE) {
+		/* mkfs and mount open it exclusively: let go of ours */
+		if (r->dev.fd >= 0) {
+			close(r->dev.fd);
+			r->dev.fd = -1;
+		}
+		snprintf(v->dev, sizeof(v->dev), "%s", r->dev.path);
+		return 0;
+	}
+	if (target_image_create(&v->td, r->workdir,
+				r->plan->target.image_bytes,
+				(l->fc->index - 1) * l->n_vol + i + 1, &d)) {
+		snprintf(err, len, "%s", d.msg);
+		return -1;
+	}
+	/* one struct holds both: memcpy, which -Wrestrict does not doubt */
+	_Static_assert(sizeof(v->dev) == sizeof(v->td.path), "dev's size");
+	memcpy(v->dev, v->td.path, sizeof(v->dev));
+	v->dev[sizeof(v->dev) - 1] = '\0';
+	return 0;
+}
+
+/* Volume i mounted (timed) and its applied options read back. The
+ * mount point of a volume is NAME/ in the work directory, its root
+ * given to runas: the phases see it as a directory of their own. */
+static int mount_vol(struct run *r, struct live *l, int i, double *total,
+		     json_t *applied_all, char *err, size_t len)
+{
+	const struct fsconf *fc = l->fc;
+	struct vol *v = &l->vol[i];
+	char applied[1024];
+	double t;
+
+	if (l->volumes) {
+		if (snprintf(v->mnt, sizeof(v->mnt), "%s/%s", l->work,
+			     v->name) >= (int)sizeof(v->mnt) ||
+		    mkdir(v->mnt, 0755)) {
+			snprintf(err, len, "cannot make the mount point of "
+				 "volume %s: %s", v->name, strerror(errno));
+			return -1;
+		}
+		v->point = 1;
+	}
+	t = clock_now();
+	if (fs_mount(fc->fs->type.s, fc->mount,
+		     fc->fs->nodev ? fc->fs->type.s : v->dev, v->mnt, err, len))
+		return -1;
+	v->mounted = 1;
+	t = clock_now() - t;
+	*total += t;
+	vol_metric(r, l, i, "mount_s", t);
+	if (l->volumes && chown(v->mnt, r->runas.uid, r->runas.gid)) {
+		snprintf(err, len, "cannot give volume %s to the phases' "
+			 "user: %s", v->name, strerror(errno));
+		return -1;
+	}
+	/* unknown options leave the manifest without them */
+	if (fs_applied_options(v->mnt, applied, sizeof(applied)))
+		return 0;
+	if (applied_all)
+		json_object_set_new(applied_all, v->name, json_string(applied));
+	if (i == 0)
+		manifest_conf(r->man, fc->index - 1, "mount_applied",
+			      json_string(applied));
+	runlog("%s: mounted%s%s, applied options: %s", l->cid,
+	       v->name ? " " : "", v->name ? v->name : "", applied);
+	return 0;
+}
+
+/* The filesystem made and mounted (or target.dir entered), and a fresh
+ * work directory on it for the phases. 0, or -1 with err. */
+int conf_up(struct run *r, struct live *l, char *err, size_t len)
+{
+	const struct plan *p = r->plan;
+	const struct fsconf *fc = l->fc;
+	int is_dir = p->target.kind == TARGET_DIR;
+	json_t *applied = NULL;
+	double t, total = 0;
+	int rc;
+
+	for (int i = 0; !is_dir && !fc->fs->nodev && i < l->n_vol; i++)
+		if (attach(r, l, i, err, len))
+			return -1;
+	if (fc->setup && hook(r, l, "setup", fc->setup)) {
+		snprintf(err, len, "setup hook failed");
+		return -1;
+	}
+	for (int i = 0; !is_dir && !fc->fs->nodev && i < l->n_vol; i++) {
+		t = clock_now();
+		if (fs_mkfs(fc->fs->type.s, fc->mkfs, l->vol[i].dev,
+			    p->target.kind == TARGET_DEVICE && p->target.wipe,
+			    runlog_fd(), err, len))
+			return -1;
+		t = clock_now() - t;
+		total += t;
+		vol_metric(r, l, i, "mkfs_s", t);
+	}
+	if (!is_dir && !fc->fs->nodev)
+		conf_metric(r, l, "mkfs_s", total);
+	/* volumes: the work directory is on our namespace's tmpfs and
+	 * holds their mount points; else it is on the one filesystem */
+	if (l->volumes && make_work(r, l, r->mnt, err, len))
+		return -1;
+	if (!is_dir) {
+		total = 0;
+		if (l->volumes && !(applied = json_object()))
+			return -1;
+		rc = 0;
+		for (int i = 0; !rc && i < l->n_vol; i++)
+			rc = mount_vol(r, l, i, &total, applied, err, len);
+		if (applied)
+			manifest_conf(r->man, fc->index - 1,
+				      "mount_applied_volumes", applied);
+		if (rc)
+			return -1;
+		conf_metric(r, l, "mount_s", total);
+	}
+	if (l->volumes)
+		return 0;
+	if (make_work(r, l, is_dir ? p->target.dir : r->mnt, err, len))
+		return -1;
+	/* target.dir's fresh subdirectory is seen through the mount point
+	 * when runas cannot reach where it lies (then `..` is not the
+	 * target's directory); else where it is */
+	if (is_dir && !privdrop_can_reach(&r->runas, p->target.dir)) {
+		if (fs_bind(l->work, r->mnt, err, len))
+			return -1;
+		l->bound = 1;
+		snprintf(l->bound_work, sizeof(l->bound_work), "%s", l->work);
+		snprintf(l->work, sizeof(l->work), "%s", r->mnt);
+	}
+	return 0;
+}
+
+/* Whatever bring_up got to, undone, and the manifest written. */
+void conf_down(struct run *r, struct live *l)
+{
+	char err[512];
+	double t, total = 0;
+	int n = 0, failed = 0;
+
+	conf_sweep();
+	if (r->plan->target.kind == TARGET_DIR && l->work[0])
+		remove_work(r, l);
+	for (int i = 0; i < l->n_vol; i++) {
+		struct vol *v = &l->vol[i];
+
+		if (!v->mounted)
+			continue;
+		t = clock_now();
+		if (fs_umount(v->mnt, err, sizeof(err))) {
+			runlog("%s: %s", l->cid, err);
+			failed = 1;
+			continue;
+		}
+		v->mounted = 0;
+		t = clock_now() - t;
+		total += t;
+		n++;
+		vol_metric(r, l, i, "umount_s", t);
+	}
+	if (n && !failed)
+		conf_metric(r, l, "umount_s", total);
+	/* what phases left in the work directory itself is on our
+	 * namespace's tmpfs, which goes with the namespace */
+	for (int i = 0; i < l->n_vol; i++)
+		if (l->vol[i].point && !l->vol[i].mounted &&
+		    rmdir(l->vol[i].mnt))
+			runlog("%s: cannot remove %s: %s", l->cid,
+			       l->vol[i].mnt, strerror(errno));
+	if (l->volumes && l->work[0] && rmdir(l->work))
+		runlog("%s: %s is left on the namespace's tmpfs: %s", l->cid,
+		       l->work, strerror(errno));
+	/* a failed teardown is in the log: the phase runs are recorded */
+	if (l->fc->teardown)
+		(void)hook(r, l, "teardown", l->fc->teardown);
+	for (int i = 0; i < l->n_vol; i++)
+		target_release(&l->vol[i].td);
+	sink_save(&r->sink);
+}

@@ -1,0 +1,58 @@
+/* conf: one filesystem config's filesystems — attached, made, mounted, the work directory, between actions, unmounted, released. */
+#ifndef FSPLAN_CONF_H
+#define FSPLAN_CONF_H
+
+#include <limits.h>
+#include <stddef.h>
+
+#include "run/run.h"
+
+/* One filesystem of a config: the config's only one, or one of its
+ * target.volumes, mounted on the work directory's NAME/. */
+struct vol {
+	const char *name;	/* NULL: no volumes */
+	char dev[256];		/* the block device, or "" */
+	char mnt[PATH_MAX];	/* where it is mounted */
+	struct target_dev td;	/* its image */
+	int mounted;
+	int point;		/* mnt is a directory we made */
+};
+
+/* Where one config lives while its cells run. */
+struct live {
+	struct fsconf *fc;
+	char cid[1024];		/* the config's id: label[/axes] */
+	char axes[1024];	/* top-level axes as k=v;k=v */
+	struct vol vol[PLAN_MAX_VOLUMES];
+	int n_vol;		/* 1 without volumes */
+	int volumes;		/* target.volumes: vol[i].name are set */
+	char work[PATH_MAX];	/* the phases' directory */
+	int bound;		/* target.dir's work bound on the mount point */
+	char bound_work[PATH_MAX];	/* the directory bound there */
+};
+
+/* The directory whose filesystem is volume i's. */
+const char *conf_vol_dir(const struct live *l, int i);
+/* Whether every volume is mounted (after a remount, say). */
+int conf_mounted(const struct live *l);
+/* The top-level axes of a config (and a cell's own, with c) as k=v;k=v. */
+void conf_axes(const struct expansion *e, const struct cell *c,
+	       const struct fsconf *fc, char *buf, size_t len);
+/* The results.csv key of a cell, or of the config itself (c NULL). */
+void conf_key(struct run *r, const struct live *l, const struct cell *c,
+	      char *params, size_t plen, struct csv_key *k);
+/* A config's own figure (mkfs_s, ...). */
+void conf_metric(struct run *r, const struct live *l, const char *metric,
+		 double secs);
+/* The between actions before a phase run. 0, or -1 with err. */
+int conf_between(struct live *l, const struct between *b, char *err,
+		 size_t len);
+/* Every process a phase left behind killed and reaped (we are init). */
+void conf_sweep(void);
+/* The filesystems made and mounted (or target.dir entered), and a fresh
+ * work directory for the phases. 0, or -1 with err. */
+int conf_up(struct run *r, struct live *l, char *err, size_t len);
+/* Whatever conf_up got to, undone, and the manifest written. */
+void conf_down(struct run *r, struct live *l);
+
+#endif
