@@ -1,5 +1,6 @@
 /* test_classic: tiobench's sections and bon_csv2txt's blocks, a row per config, from a hand-made results set. */
 #include "report/classic.h"
+#include "report/dbench.h"
 #include "resset.h"
 
 TestSuite(classic, .fini = rs_free);
@@ -361,7 +362,7 @@ static const char *dbench(int want)
 	size_t len;
 	FILE *f = rs_stream(&len);
 
-	cr_assert_eq(classic_dbench(f, rs.run, rs.n), want);
+	cr_assert_eq(dbench_table(f, rs.run, rs.n), want);
 	return rs_done(f);
 }
 

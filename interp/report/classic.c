@@ -1,4 +1,4 @@
-/* classic: tiobench's sections, bonnie++'s blocks and dbench's Average/High/Low from the runs. */
+/* classic: the seed studies' tables — tiobench's and bonnie++'s layouts, and the helpers the study tables share. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +40,7 @@ static int has(const struct res_run *run, const char *name)
  * The row name of a run: its filesystem label, then its parameters other
  * than those in skip (NULL-ended), space-separated. Caller frees.
  */
-static char *ident_of(const struct res_run *run, const char *const *skip)
+char *classic_ident(const struct res_run *run, const char *const *skip)
 {
 	size_t len = strlen(run->fs_label) + strlen(run->params) + 2, n;
 	const char *p = run->params;
@@ -64,7 +64,7 @@ static char *ident_of(const struct res_run *run, const char *const *skip)
 }
 
 /* Where each distinct name first appeared, so rows keep the run's order. */
-static int name_order(char **names, size_t n, const char *name)
+int classic_order(char **names, size_t n, const char *name)
 {
 	for (size_t i = 0; i < n; i++)
 		if (names[i] && !strcmp(names[i], name))
@@ -229,18 +229,18 @@ static int tio_collect(const struct res_run *const *runs, size_t n,
 			continue;
 		mode = results_param(run->params, "mode", mbuf, sizeof(mbuf));
 		mode = mode ? mode : "";
-		ident = ident_of(run, tio_skip);
+		ident = classic_ident(run, tio_skip);
 		if (!ident)
 			return -1;
-		if (name_order(idents, n_idents, ident) < 0)
+		if (classic_order(idents, n_idents, ident) < 0)
 			idents[n_idents++] = strdup(ident);
 		for (sec = 0; sec < N_TIO_SECTIONS; sec++)
 			if (!strcmp(mode, tio_sections[sec].mode))
 				break;
 		if (sec == N_TIO_SECTIONS) {
-			if (name_order(modes, n_modes, mode) < 0)
+			if (classic_order(modes, n_modes, mode) < 0)
 				modes[n_modes++] = strdup(mode);
-			sec += name_order(modes, n_modes, mode);
+			sec += classic_order(modes, n_modes, mode);
 		}
 		k = tio_find(rows, *n_rows, mode, ident, thr);
 		if (k >= 0) {
@@ -252,7 +252,7 @@ static int tio_collect(const struct res_run *const *runs, size_t n,
 			r->ident = ident;
 			r->mode = strdup(mode);
 			r->section = sec;
-			r->order = name_order(idents, n_idents, ident);
+			r->order = classic_order(idents, n_idents, ident);
 			r->threads = thr;
 			if (!r->mode || r->order < 0)
 				return -1;
@@ -520,7 +520,7 @@ int classic_bonnie(FILE *f, const struct res_run *const *runs, size_t n)
 
 		if (!has(runs[i], "bonnie_line"))
 			continue;
-		ident = ident_of(runs[i], NULL);
+		ident = classic_ident(runs[i], NULL);
 		if (!ident)
 			goto out;
 		for (k = 0; k < n_rows; k++)
@@ -550,107 +550,6 @@ out:
 	for (size_t k = 0; k < n_rows; k++)
 		free(rows[k].ident);
 	free(rows);
-	return rc;
-}
-
-/* ---- dbench ------------------------------------------------------------- */
-
-/* The 2003 study's dbench table: per client count, a row per config with
- * the average, highest and lowest throughput of its repetitions. */
-struct db_row {
-	double clients;
-	char *ident;
-	int order;		/* where the ident first appeared */
-	double sum, hi, lo;
-	int n;
-};
-
-static const char *const db_skip[] = { "workers", "clients", NULL };
-
-static int db_cmp(const void *a, const void *b)
-{
-	const struct db_row *x = a, *y = b;
-
-	if (x->clients != y->clients)
-		return x->clients < y->clients ? -1 : 1;
-	return x->order - y->order;
-}
-
-int classic_dbench(FILE *f, const struct res_run *const *runs, size_t n)
-{
-	struct db_row *rows = calloc(n + 1, sizeof(*rows));
-	char **idents = calloc(n + 1, sizeof(*idents));
-	size_t n_rows = 0, n_idents = 0;
-	int rc = -1, w = 24;
-
-	if (!rows || !idents)
-		goto out;
-	for (size_t i = 0; i < n; i++) {
-		double mbs, clients;
-		char *ident;
-		size_t k;
-		int order;
-
-		if (!results_value(runs[i], "throughput_mbs", &mbs) ||
-		    !results_value(runs[i], "clients", &clients))
-			continue;
-		ident = ident_of(runs[i], db_skip);
-		if (!ident)
-			goto out;
-		order = name_order(idents, n_idents, ident);
-		if (order < 0) {
-			order = (int)n_idents;
-			idents[n_idents++] = strdup(ident);
-			if (!idents[order]) {
-				free(ident);
-				goto out;
-			}
-		}
-		for (k = 0; k < n_rows; k++)
-			if (rows[k].clients == clients && rows[k].order == order)
-				break;
-		if (k == n_rows) {
-			rows[k] = (struct db_row){ clients, ident, order, 0,
-						   mbs, mbs, 0 };
-			n_rows++;
-		} else {
-			free(ident);
-		}
-		rows[k].sum += mbs;
-		rows[k].hi = fmax(rows[k].hi, mbs);
-		rows[k].lo = fmin(rows[k].lo, mbs);
-		rows[k].n++;
-	}
-	rc = n_rows > 0;
-	if (!rc)
-		goto out;
-	qsort(rows, n_rows, sizeof(*rows), db_cmp);
-	for (size_t i = 0; i < n_rows; i++)
-		if ((int)strlen(rows[i].ident) > w)
-			w = (int)strlen(rows[i].ident);
-	fputs("\ndbench: throughput over the repetitions, MB/s (10^6 bytes "
-	      "of ReadX and WriteX)\n", f);
-	for (size_t i = 0; i < n_rows; i++) {
-		const struct db_row *r = &rows[i];
-
-		if (!i || r->clients != rows[i - 1].clients) {
-			char title[64];
-
-			snprintf(title, sizeof(title), "dbench %g processes",
-				 r->clients);
-			fprintf(f, "\n  %-*s %10s %10s %10s %5s\n", w, title,
-				"Average", "High", "Low", "Runs");
-		}
-		fprintf(f, "  %-*s %10.2f %10.2f %10.2f %5d\n", w, r->ident,
-			r->sum / r->n, r->hi, r->lo, r->n);
-	}
-out:
-	for (size_t i = 0; i < n_rows; i++)
-		free(rows[i].ident);
-	for (size_t i = 0; i < n_idents; i++)
-		free(idents[i]);
-	free(rows);
-	free(idents);
 	return rc;
 }
 

@@ -1,4 +1,4 @@
-/* classic: the seed studies' tables — tiobench's, bonnie++'s and dbench's layouts. */
+/* classic: the seed studies' tables — tiobench's and bonnie++'s layouts, and the helpers the study tables share. */
 #ifndef FSPLAN_CLASSIC_H
 #define FSPLAN_CLASSIC_H
 
@@ -10,8 +10,9 @@
  * tiobench's layout for the phase runs in runs (the ok runs of one
  * phase): Sequential Reads, Random Reads, Sequential Writes, Random
  * Writes (from the mode parameter), a row per filesystem config and
- * thread count, the means over repetitions. Runs without rate_mbs are
- * left out. Returns 1 printed, 0 nothing to print, -1 out of memory.
+ * thread count, the means over repetitions. Runs without rate_mbs and
+ * block_bytes are left out. Returns 1 printed, 0 nothing to print, -1
+ * out of memory.
  */
 int classic_tiobench(FILE *f, const struct res_run *const *runs, size_t n);
 
@@ -23,20 +24,16 @@ int classic_tiobench(FILE *f, const struct res_run *const *runs, size_t n);
 int classic_bonnie(FILE *f, const struct res_run *const *runs, size_t n);
 
 /*
- * The 2003 study's dbench table for runs with throughput_mbs and
- * clients (lua/dbench.lua's and lua/parse/dbench.lua's): "dbench N
- * processes" and a row per config (its label and parameters but
- * workers) with the Average, High and Low of its repetitions. Same
- * returns.
- */
-int classic_dbench(FILE *f, const struct res_run *const *runs, size_t n);
-
-/*
  * Whether metric name is a figure of the tiobench sections (tio: they
  * were printed), of the bonnie++ blocks (bon) or the dbench table (db:
  * throughput_mbs), so that report need not
  * repeat it as a table of its own.
  */
 int classic_shows(const char *name, int tio, int bon, int db);
+
+/* A run's identifier for the tables: its label and its parameters but
+ * those in skip (malloc'd), and the index of name in names, or -1. */
+char *classic_ident(const struct res_run *run, const char *const *skip);
+int classic_order(char **names, size_t n, const char *name);
 
 #endif

@@ -459,6 +459,22 @@ static const char *config_unit(const struct res_run *const *runs, size_t n,
 	return "";
 }
 
+/* A volume's own times (mkfs_s_source, ...) left out of names: the
+ * totals are in the config table, the rest behind --metric and in the
+ * study's table. The count kept. */
+static size_t totals_only(const char **names, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t m = 0; m < n; m++) {
+		const char *u = strstr(names[m], "_s_");
+
+		if (!u || u[3] == '\0')
+			names[k++] = names[m];
+	}
+	return k;
+}
+
 int rank_configs(FILE *f, const struct res_run *const *runs, size_t n)
 {
 	enum { FIXED = 4, MAX_M = GRID_COLS - FIXED };
@@ -488,16 +504,7 @@ int rank_configs(FILE *f, const struct res_run *const *runs, size_t n)
 	names = rank_metric_names(conf, n_conf, 1, &n_names);
 	if (!names)
 		goto out;
-	/* a volume's own times (mkfs_s_source, ...) stay out: the totals
-	 * are here, the rest behind --metric and in the study's table */
-	for (size_t m = 0, k = 0; m < n_names; m++) {
-		const char *u = strstr(names[m], "_s_");
-
-		if (!u || u[3] == '\0')
-			names[k++] = names[m];
-		if (m + 1 == n_names)
-			n_names = k;
-	}
+	n_names = totals_only(names, n_names);
 	if (n_names > MAX_M)
 		n_names = MAX_M;
 	g.ncol = FIXED + (int)n_names;

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "report/classic.h"
+#include "report/dbench.h"
 #include "report/rank.h"
 #include "report/report.h"
 #include "report/studies.h"
@@ -233,7 +234,7 @@ static int text_phase(FILE *f, const struct results *r, const char *phase,
 	}
 	tio = classic_tiobench(f, runs, n);
 	bon = tio < 0 ? -1 : classic_bonnie(f, runs, n);
-	db = bon < 0 ? -1 : classic_dbench(f, runs, n);
+	db = bon < 0 ? -1 : dbench_table(f, runs, n);
 	if (tio < 0 || bon < 0 || db < 0)
 		goto out;
 	if (pick->view == VIEW_KEY && *phase)
