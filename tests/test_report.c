@@ -450,6 +450,22 @@ Test(report, bonnie_blocks)
 	cr_expect(strstr(t, want), "no\n%s\nin\n%s", want, t);
 }
 
+/* A config skipped whole is one line, however many phases it has. */
+Test(report, a_skipped_config_is_one_line)
+{
+	const char *t;
+
+	fixture();
+	row("jfs/other#1", "jfs", "other", "", 1, "status", "skipped",
+	    "this kernel has no jfs filesystem");
+	write_results();
+	cr_assert_eq(report(NULL, NULL), 0);
+	t = section("== phase runs: 11 ok, 1 failed, 2 skipped ==");
+	expect_line(t, "skipped jfs (all) 2 runs this kernel has no jfs "
+		    "filesystem");
+	expect_line(t, "failed ext4::defaults tio 1 run exit status 1");
+}
+
 Test(report, footer_counts_what_did_not_count)
 {
 	const char *t;

@@ -264,6 +264,9 @@ static int text_configs(FILE *f, const struct results *r)
 }
 
 /* Runs that did not count, by status, config, phase and reason. */
+/* In a group's count: its runs are of more than one phase. */
+#define SEVERAL ((size_t)1 << (sizeof(size_t) * 8 - 1))
+
 static int text_footer(FILE *f, const struct results *r)
 {
 	size_t count[4] = { 0 }, *group = calloc(r->n_runs + 1, sizeof(*group));
@@ -287,15 +290,19 @@ static int text_footer(FILE *f, const struct results *r)
 		for (g = 0; g < ng; g++) {
 			const struct res_run *y = &r->runs[group[g]];
 
+			/* a skipped config is one line, whatever its phases */
 			if (y->status == x->status &&
 			    !strcmp(y->fs_label, x->fs_label) &&
-			    !strcmp(y->phase, x->phase) &&
+			    (x->status == RES_SKIPPED ||
+			     !strcmp(y->phase, x->phase)) &&
 			    !strcmp(y->reason ? y->reason : "",
 				    x->reason ? x->reason : ""))
 				break;
 		}
 		if (g == ng)
 			group[ng++] = i;
+		else if (strcmp(r->runs[group[g]].phase, x->phase))
+			times[g] |= SEVERAL;
 		times[g]++;
 	}
 	fprintf(f, "\n== phase runs: %zu ok, %zu failed, %zu skipped",
@@ -305,14 +312,18 @@ static int text_footer(FILE *f, const struct results *r)
 	fputs(" ==\n", f);
 	for (size_t g = 0; g < ng; g++) {
 		wl = MAX(wl, (int)strlen(r->runs[group[g]].fs_label));
-		wp = MAX(wp, (int)strlen(r->runs[group[g]].phase));
+		wp = MAX(wp, times[g] & SEVERAL ? 5 :
+			 (int)strlen(r->runs[group[g]].phase));
 	}
 	for (size_t g = 0; g < ng; g++) {
 		const struct res_run *y = &r->runs[group[g]];
 
+		size_t k = times[g] & ~SEVERAL;
+
 		fprintf(f, "%-10s  %-*s  %-*s  %3zu run%s  %s\n",
-			status_name[y->status], wl, y->fs_label, wp, y->phase,
-			times[g], times[g] == 1 ? " " : "s", y->reason ?
+			status_name[y->status], wl, y->fs_label, wp,
+			times[g] & SEVERAL ? "(all)" : y->phase,
+			k, k == 1 ? " " : "s", y->reason ?
 			y->reason : y->status == RES_NONE ?
 			"no status row (interrupted)" : "no reason given");
 	}
