@@ -307,3 +307,15 @@ int e2e_processes_with(const char *token)
 		closedir(d);
 	return hit;
 }
+
+double e2e_num(const char *rundir, const char *cell, const char *metric)
+{
+	const char *v = e2e_metric(rundir, cell, metric);
+	char *end;
+	double d;
+
+	cr_assert_not_null(v, "%s: no %s row", cell, metric);
+	d = strtod(v, &end);
+	cr_assert(end != v && !*end, "%s: %s is '%s'", cell, metric, v);
+	return d;
+}

@@ -24,6 +24,9 @@ extern char e2e_out[65536], e2e_err[16384];
 /* The value of metric for cell in rundir/results.csv, or NULL (static). */
 const char *e2e_metric(const char *rundir, const char *cell,
 		       const char *metric);
+/* The value of metric for cell as a number; a missing row or a value
+ * that is not a number fails the test. */
+double e2e_num(const char *rundir, const char *cell, const char *metric);
 /* How many rows of results.csv have this metric. */
 int e2e_count(const char *rundir, const char *metric);
 /* The unit column of the status row of cell (the reason), or NULL. */

@@ -600,19 +600,6 @@ static int run_plan(const char *body, char *rd, size_t len)
 					    NULL });
 }
 
-/* A metric of the cell as a number; absent fails the test. */
-static double result(const char *rd, const char *cell, const char *name)
-{
-	const char *v = e2e_metric(rd, cell, name);
-	char *end;
-	double d;
-
-	cr_assert(v, "%s: no %s in results.csv", cell, name);
-	d = strtod(v, &end);
-	cr_assert(end != v && !*end, "%s: %s is '%s'", cell, name, v);
-	return d;
-}
-
 Test(bonnie_lua, phase_on_ext4, .timeout = 600)
 {
 	static const struct { const char *test; double amount, ops; } t[] = {
@@ -645,44 +632,44 @@ Test(bonnie_lua, phase_on_ext4, .timeout = 600)
 			 e2e_reason(rd, cell));
 
 	/* the line's header fields */
-	cr_expect_eq(result(rd, cell, "bonnie_line"), 1);
-	cr_expect_eq(result(rd, cell, "concurrency"), 1);
-	cr_expect_eq(result(rd, cell, "seed"), 1);	/* the plan's */
-	cr_expect_eq(result(rd, cell, "file_size_mib"), 64);
-	cr_expect_eq(result(rd, cell, "seeks_count"), 8192);
-	cr_expect_eq(result(rd, cell, "seek_procs"), 5);
-	cr_expect_eq(result(rd, cell, "num_files"), 1);
-	cr_expect_eq(result(rd, cell, "ram_mib"), 32);
-	cr_expect_eq(result(rd, cell, "ram_given"), 1);
-	cr_expect_eq(result(rd, cell, "char_size_mib"), 1);
+	cr_expect_eq(e2e_num(rd, cell, "bonnie_line"), 1);
+	cr_expect_eq(e2e_num(rd, cell, "concurrency"), 1);
+	cr_expect_eq(e2e_num(rd, cell, "seed"), 1);	/* the plan's */
+	cr_expect_eq(e2e_num(rd, cell, "file_size_mib"), 64);
+	cr_expect_eq(e2e_num(rd, cell, "seeks_count"), 8192);
+	cr_expect_eq(e2e_num(rd, cell, "seek_procs"), 5);
+	cr_expect_eq(e2e_num(rd, cell, "num_files"), 1);
+	cr_expect_eq(e2e_num(rd, cell, "ram_mib"), 32);
+	cr_expect_eq(e2e_num(rd, cell, "ram_given"), 1);
+	cr_expect_eq(e2e_num(rd, cell, "char_size_mib"), 1);
 	cr_expect_null(e2e_metric(rd, cell, "max_size"));
 	cr_expect_null(e2e_metric(rd, cell, "num_dirs"));
 	cr_expect_null(e2e_metric(rd, cell, "max_size_link"));
 	/* per char is a byte an op */
-	cr_expect_eq(result(rd, cell, "putc_byte_ops"), 1 << 20);
-	cr_expect_eq(result(rd, cell, "getc_byte_ops"), 1 << 20);
+	cr_expect_eq(e2e_num(rd, cell, "putc_byte_ops"), 1 << 20);
+	cr_expect_eq(e2e_num(rd, cell, "getc_byte_ops"), 1 << 20);
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		const char *T = t[i].test;
-		double rate = result(rd, cell, T), lat, max_ms;
+		double rate = e2e_num(rd, cell, T), lat, max_ms;
 
 		cr_expect(rate > 0, "%s: rate %g", T, rate);
 		snprintf(name, sizeof(name), "%s_cpu", T);
-		cr_expect(result(rd, cell, name) >= 0);
+		cr_expect(e2e_num(rd, cell, name) >= 0);
 		snprintf(name, sizeof(name), "%s_ops", T);
-		cr_expect_eq(result(rd, cell, name), t[i].ops, "%s: %g ops",
-			     T, result(rd, cell, name));
+		cr_expect_eq(e2e_num(rd, cell, name), t[i].ops, "%s: %g ops",
+			     T, e2e_num(rd, cell, name));
 		/* the longest op, in us, from the op histogram */
 		snprintf(name, sizeof(name), "%s_latency_us", T);
-		lat = result(rd, cell, name);
+		lat = e2e_num(rd, cell, name);
 		snprintf(name, sizeof(name), "%s_lat_max_ms", T);
-		max_ms = result(rd, cell, name);
+		max_ms = e2e_num(rd, cell, name);
 		cr_expect(lat > 0 && fabs(lat - 1000 * max_ms) <= 1e-3 * lat,
 			  "%s: latency %g us, max %g ms", T, lat, max_ms);
 		/* +++++ exactly when the test took under half a second */
 		snprintf(name, sizeof(name), "%s_fast", T);
 		if (e2e_metric(rd, cell, name)) {
-			cr_expect_eq(result(rd, cell, name), 1);
+			cr_expect_eq(e2e_num(rd, cell, name), 1);
 			cr_expect(t[i].amount / rate < 0.5, "%s fast in %g s",
 				  T, t[i].amount / rate);
 			fast++;
@@ -692,7 +679,7 @@ Test(bonnie_lua, phase_on_ext4, .timeout = 600)
 		}
 	}
 	/* 1024 stats of empty files take milliseconds */
-	cr_expect_eq(result(rd, cell, "seq_stat_fast"), 1);
+	cr_expect_eq(e2e_num(rd, cell, "seq_stat_fast"), 1);
 	cr_expect(fast >= 1);
 }
 
@@ -771,11 +758,11 @@ Test(bonnie_lua, real_bonnie_through_the_parser, .timeout = 300)
 	cr_assert_eq(rc, 0, "exit %d: %s", rc, e2e_err);
 	cr_assert_str_eq(e2e_metric(rd, cell, "status"), "ok", "%s",
 			 e2e_reason(rd, cell));
-	cr_expect_eq(result(rd, cell, "bonnie_line"), 1);
-	cr_expect_eq(result(rd, cell, "seed"), 4242);
-	cr_expect_eq(result(rd, cell, "file_size_mib"), 64);
-	cr_expect_eq(result(rd, cell, "seeks_count"), 8192);
-	cr_expect_eq(result(rd, cell, "num_files"), 1);
+	cr_expect_eq(e2e_num(rd, cell, "bonnie_line"), 1);
+	cr_expect_eq(e2e_num(rd, cell, "seed"), 4242);
+	cr_expect_eq(e2e_num(rd, cell, "file_size_mib"), 64);
+	cr_expect_eq(e2e_num(rd, cell, "seeks_count"), 8192);
+	cr_expect_eq(e2e_num(rd, cell, "num_files"), 1);
 	/* -f: no per-char tests */
 	cr_expect_null(e2e_metric(rd, cell, "putc"));
 	cr_expect_null(e2e_metric(rd, cell, "putc_fast"));
@@ -792,7 +779,7 @@ Test(bonnie_lua, real_bonnie_through_the_parser, .timeout = 300)
 			cr_expect(e2e_metric(rd, cell, ran[i]) ||
 				  e2e_metric(rd, cell, name), "%s", ran[i]);
 			snprintf(name, sizeof(name), "%s_latency_us", ran[i]);
-			cr_expect(result(rd, cell, name) > 0, "%s", name);
+			cr_expect(e2e_num(rd, cell, name) > 0, "%s", name);
 		}
 	}
 }

@@ -152,18 +152,6 @@ static int run_plan(const char *dir, const char *body, char *rd, size_t len)
 					    NULL });
 }
 
-static double num(const char *rd, const char *cell, const char *metric)
-{
-	const char *v = e2e_metric(rd, cell, metric);
-	char *end;
-	double d;
-
-	cr_assert_not_null(v, "%s: no %s row", cell, metric);
-	d = strtod(v, &end);
-	cr_assert(end != v && !*end, "%s: %s is '%s'", cell, metric, v);
-	return d;
-}
-
 /* Every op once, each with an effect the checker phase below can see. */
 static const char loadfile[] =
 	"# every NetBench op the fileio backend knows\n"
@@ -262,35 +250,35 @@ Test(dbench, every_op_on_the_filesystem, .fini = fini, .timeout = 120)
 	cr_assert_str_eq(e2e_metric(rd, cell, "status"), "ok", "%s",
 			 e2e_reason(rd, cell));
 	/* each op once a client, two clients: dbench's table */
-	cr_expect_eq(num(rd, cell, "ntcreatex_ops"), 2 * 8);
-	cr_expect_eq(num(rd, cell, "writex_ops"), 2 * 4);
-	cr_expect_eq(num(rd, cell, "readx_ops"), 2 * 1);
-	cr_expect_eq(num(rd, cell, "close_ops"), 2 * 6);
-	cr_expect_eq(num(rd, cell, "unlink_ops"), 2 * 2);
-	cr_expect_eq(num(rd, cell, "rename_ops"), 2 * 1);
-	cr_expect_eq(num(rd, cell, "deltree_ops"), 2 * 2);
-	cr_expect_eq(num(rd, cell, "mkdir_ops"), 2 * 5);
-	cr_expect_eq(num(rd, cell, "rmdir_ops"), 2 * 1);
-	cr_expect_eq(num(rd, cell, "qpathinfo_ops"), 2 * 1);
-	cr_expect_eq(num(rd, cell, "qfileinfo_ops"), 2 * 1);
-	cr_expect_eq(num(rd, cell, "qfsinfo_ops"), 2 * 1);
-	cr_expect_eq(num(rd, cell, "sfileinfo_ops"), 2 * 1);
-	cr_expect_eq(num(rd, cell, "find_ops"), 2 * 1);
-	cr_expect_eq(num(rd, cell, "lockx_ops"), 2 * 1);
-	cr_expect_eq(num(rd, cell, "unlockx_ops"), 2 * 1);
-	cr_expect_eq(num(rd, cell, "flush_ops"), 2 * 1);
-	cr_expect_eq(num(rd, cell, "sleep_ops"), 2 * 1);
-	cr_expect_geq(num(rd, cell, "sleep_lat_avg_ms"), 1.0);
-	cr_expect_eq(num(rd, cell, "loadfile_ops"), 39, "the bad line "
+	cr_expect_eq(e2e_num(rd, cell, "ntcreatex_ops"), 2 * 8);
+	cr_expect_eq(e2e_num(rd, cell, "writex_ops"), 2 * 4);
+	cr_expect_eq(e2e_num(rd, cell, "readx_ops"), 2 * 1);
+	cr_expect_eq(e2e_num(rd, cell, "close_ops"), 2 * 6);
+	cr_expect_eq(e2e_num(rd, cell, "unlink_ops"), 2 * 2);
+	cr_expect_eq(e2e_num(rd, cell, "rename_ops"), 2 * 1);
+	cr_expect_eq(e2e_num(rd, cell, "deltree_ops"), 2 * 2);
+	cr_expect_eq(e2e_num(rd, cell, "mkdir_ops"), 2 * 5);
+	cr_expect_eq(e2e_num(rd, cell, "rmdir_ops"), 2 * 1);
+	cr_expect_eq(e2e_num(rd, cell, "qpathinfo_ops"), 2 * 1);
+	cr_expect_eq(e2e_num(rd, cell, "qfileinfo_ops"), 2 * 1);
+	cr_expect_eq(e2e_num(rd, cell, "qfsinfo_ops"), 2 * 1);
+	cr_expect_eq(e2e_num(rd, cell, "sfileinfo_ops"), 2 * 1);
+	cr_expect_eq(e2e_num(rd, cell, "find_ops"), 2 * 1);
+	cr_expect_eq(e2e_num(rd, cell, "lockx_ops"), 2 * 1);
+	cr_expect_eq(e2e_num(rd, cell, "unlockx_ops"), 2 * 1);
+	cr_expect_eq(e2e_num(rd, cell, "flush_ops"), 2 * 1);
+	cr_expect_eq(e2e_num(rd, cell, "sleep_ops"), 2 * 1);
+	cr_expect_geq(e2e_num(rd, cell, "sleep_lat_avg_ms"), 1.0);
+	cr_expect_eq(e2e_num(rd, cell, "loadfile_ops"), 39, "the bad line "
 		     "and the comment are skipped");
 	/* the worker API's own calls inside an op are not rows of their own */
 	cr_expect_null(e2e_metric(rd, cell, "open_ops"));
 	cr_expect_null(e2e_metric(rd, cell, "stat_ops"));
 	/* ReadX and WriteX bytes: 65536 + 1000 + 100 + 10 + 4096 a client */
-	cr_expect_eq(num(rd, cell, "rw_bytes"), 2 * 70742.0);
-	cr_expect_gt(num(rd, cell, "throughput_mbs"), 0);
+	cr_expect_eq(e2e_num(rd, cell, "rw_bytes"), 2 * 70742.0);
+	cr_expect_gt(e2e_num(rd, cell, "throughput_mbs"), 0);
 	/* NTCreateX of c.txt must fail and opens: noted, as dbench does */
-	cr_expect_eq(num(rd, cell, "status_mismatch"), 2);
+	cr_expect_eq(e2e_num(rd, cell, "status_mismatch"), 2);
 
 	cr_assert_str_eq(e2e_metric(rd, chk, "status"), "ok", "%s",
 			 e2e_reason(rd, chk));
@@ -301,22 +289,22 @@ Test(dbench, every_op_on_the_filesystem, .fini = fini, .timeout = 120)
 			"tree_sub_x", "tree_y" };
 
 #define M(s) (snprintf(m, sizeof(m), "c%d_%s", c, s), m)
-		cr_expect_eq(num(rd, chk, M("a_size")), 66536, "client%d", c);
-		cr_expect_eq(num(rd, chk, M("c_size")), 100, "client%d", c);
-		cr_expect_eq(num(rd, chk, M("a_mtime_back")), 1,
+		cr_expect_eq(e2e_num(rd, chk, M("a_size")), 66536, "client%d", c);
+		cr_expect_eq(e2e_num(rd, chk, M("c_size")), 100, "client%d", c);
+		cr_expect_eq(e2e_num(rd, chk, M("a_mtime_back")), 1,
 			     "client%d: SET_FILE_INFORMATION's utime", c);
-		cr_expect_eq(num(rd, chk, M("tree_sub_dir")), 1,
+		cr_expect_eq(e2e_num(rd, chk, M("tree_sub_dir")), 1,
 			     "client%d: Deltree leaves directories", c);
 		for (size_t i = 0; i < sizeof(gone) / sizeof(gone[0]); i++) {
 			char what[48];
 
 			snprintf(what, sizeof(what), "%s_there", gone[i]);
-			cr_expect_eq(num(rd, chk, M(what)), 0, "client%d: %s",
+			cr_expect_eq(e2e_num(rd, chk, M(what)), 0, "client%d: %s",
 				     c, gone[i]);
 		}
 #undef M
 	}
-	cr_expect_eq(num(rd, chk, "client2_there"), 0);
+	cr_expect_eq(e2e_num(rd, chk, "client2_there"), 0);
 }
 
 /* An Unlink, Rmdir or Rename that does not do what its status says
@@ -386,24 +374,24 @@ Test(dbench, client_txt_on_ext4_and_xfs, .fini = fini, .timeout = 180)
 
 		cr_assert_str_eq(e2e_metric(rd, cell, "status"), "ok", "%s",
 				 e2e_reason(rd, cell));
-		cr_expect_eq(num(rd, cell, "clients"), 2);
-		cr_expect_eq(num(rd, cell, "loadfile_ops"), 458344 - 0,
+		cr_expect_eq(e2e_num(rd, cell, "clients"), 2);
+		cr_expect_eq(e2e_num(rd, cell, "loadfile_ops"), 458344 - 0,
 			     "%s", cell);
-		secs = num(rd, cell, "measured_s");
+		secs = e2e_num(rd, cell, "measured_s");
 		cr_expect(secs > 4.9 && secs < 5.5, "%s: measured %g s", cell,
 			  secs);
 		/* warm-up (1 s) + 5 s, and the cleanup */
-		cr_expect_gt(num(rd, cell, "seconds"), 5.9, "%s", cell);
-		cr_expect(fabs(num(rd, cell, "throughput_mbs") -
-			       num(rd, cell, "rw_bytes") / 1e6 / secs) <
-			  1e-6 * num(rd, cell, "throughput_mbs"), "%s", cell);
+		cr_expect_gt(e2e_num(rd, cell, "seconds"), 5.9, "%s", cell);
+		cr_expect(fabs(e2e_num(rd, cell, "throughput_mbs") -
+			       e2e_num(rd, cell, "rw_bytes") / 1e6 / secs) <
+			  1e-6 * e2e_num(rd, cell, "throughput_mbs"), "%s", cell);
 		for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++) {
 			snprintf(m, sizeof(m), "%s_ops", ops[k]);
-			cr_expect_gt(num(rd, cell, m), 0, "%s: %s", cell, m);
+			cr_expect_gt(e2e_num(rd, cell, m), 0, "%s: %s", cell, m);
 			snprintf(m, sizeof(m), "%s_lat_max_ms", ops[k]);
-			cr_expect_leq(num(rd, cell, m),
-				      num(rd, cell, "max_latency_ms"), "%s", m);
+			cr_expect_leq(e2e_num(rd, cell, m),
+				      e2e_num(rd, cell, "max_latency_ms"), "%s", m);
 		}
-		cr_expect_eq(num(rd, cell, "status_mismatch"), 0, "%s", cell);
+		cr_expect_eq(e2e_num(rd, cell, "status_mismatch"), 0, "%s", cell);
 	}
 }

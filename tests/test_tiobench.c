@@ -26,19 +26,6 @@ static int run_plan(const char *body, char *rd, size_t len)
 					    NULL });
 }
 
-/* A metric that must be there, as a number. */
-static double num(const char *rd, const char *cell, const char *metric)
-{
-	const char *v = e2e_metric(rd, cell, metric);
-	char *end;
-	double d;
-
-	cr_assert_not_null(v, "%s: no %s row", cell, metric);
-	d = strtod(v, &end);
-	cr_assert(end != v && !*end, "%s: %s is '%s'", cell, metric, v);
-	return d;
-}
-
 static int near(double a, double b, double rel)
 {
 	return fabs(a - b) <= rel * fmax(fabs(a), fabs(b));
@@ -56,43 +43,43 @@ static void check_cell(const char *rd, const char *cell, double ops,
 
 	cr_assert_str_eq(e2e_metric(rd, cell, "status"), "ok", "%s: %s",
 			 cell, e2e_reason(rd, cell));
-	cr_expect_eq(num(rd, cell, "tio_ops"), ops, "%s: %.0f ops, want %.0f",
-		     cell, num(rd, cell, "tio_ops"), ops);
-	bytes = num(rd, cell, "tio_bytes");
+	cr_expect_eq(e2e_num(rd, cell, "tio_ops"), ops, "%s: %.0f ops, want %.0f",
+		     cell, e2e_num(rd, cell, "tio_ops"), ops);
+	bytes = e2e_num(rd, cell, "tio_bytes");
 	cr_expect_eq(bytes, ops * 4096, "%s: %.0f bytes", cell, bytes);
-	cr_expect_eq(num(rd, cell, "threads"), threads, "%s", cell);
-	cr_expect_eq(num(rd, cell, "block_bytes"), 4096, "%s", cell);
+	cr_expect_eq(e2e_num(rd, cell, "threads"), threads, "%s", cell);
+	cr_expect_eq(e2e_num(rd, cell, "block_bytes"), 4096, "%s", cell);
 
 	/* Rate: MiB over the wall time from all started to all joined;
 	 * seconds is written to the microsecond */
-	secs = num(rd, cell, "seconds");
-	rate = num(rd, cell, "rate_mbs");
+	secs = e2e_num(rd, cell, "seconds");
+	rate = e2e_num(rd, cell, "rate_mbs");
 	cr_assert_gt(secs, 0, "%s", cell);
 	cr_expect(near(rate, bytes / 1048576 / secs, 1e-6 / secs + 1e-9),
 		  "%s: rate_mbs %.9g, bytes/2^20/seconds %.9g", cell, rate,
 		  bytes / 1048576 / secs);
 
 	/* Latency: the run's own histogram, per op, avg never above max */
-	avg = num(rd, cell, "avg_lat_ms");
-	max = num(rd, cell, "max_lat_ms");
+	avg = e2e_num(rd, cell, "avg_lat_ms");
+	max = e2e_num(rd, cell, "max_lat_ms");
 	cr_expect(avg > 0 && avg <= max, "%s: avg %g max %g", cell, avg, max);
-	cr_expect(near(avg, num(rd, cell, "tio_lat_avg_ms"), 1e-8), "%s",
+	cr_expect(near(avg, e2e_num(rd, cell, "tio_lat_avg_ms"), 1e-8), "%s",
 		  cell);
-	cr_expect(near(max, num(rd, cell, "tio_lat_max_ms"), 1e-8), "%s",
+	cr_expect(near(max, e2e_num(rd, cell, "tio_lat_max_ms"), 1e-8), "%s",
 		  cell);
 	/* Lat% >2s and >10s: nothing on a loop image this small */
-	cr_expect_eq(num(rd, cell, "tio_over_2000ms_pct"), 0, "%s", cell);
-	cr_expect_eq(num(rd, cell, "tio_over_10000ms_pct"), 0, "%s", cell);
+	cr_expect_eq(e2e_num(rd, cell, "tio_over_2000ms_pct"), 0, "%s", cell);
+	cr_expect_eq(e2e_num(rd, cell, "tio_over_10000ms_pct"), 0, "%s", cell);
 	if (e2e_metric(rd, cell, "over_2s_pct"))
-		cr_expect_eq(num(rd, cell, "over_2s_pct"),
-			     num(rd, cell, "tio_over_2000ms_pct"), "%s", cell);
+		cr_expect_eq(e2e_num(rd, cell, "over_2s_pct"),
+			     e2e_num(rd, cell, "tio_over_2000ms_pct"), "%s", cell);
 
 	/* CPU% over the test itself, and CPU Eff = Rate / (CPU% / 100) */
-	cpu = num(rd, cell, "test_cpu_pct");
+	cpu = e2e_num(rd, cell, "test_cpu_pct");
 	cr_expect(cpu > 0 && cpu <= 110 * sysconf(_SC_NPROCESSORS_ONLN),
 		  "%s: CPU%% %g", cell, cpu);
-	cr_expect(near(num(rd, cell, "cpu_eff"), rate / (cpu / 100), 1e-12),
-		  "%s: cpu_eff %g", cell, num(rd, cell, "cpu_eff"));
+	cr_expect(near(e2e_num(rd, cell, "cpu_eff"), rate / (cpu / 100), 1e-12),
+		  "%s: cpu_eff %g", cell, e2e_num(rd, cell, "cpu_eff"));
 }
 
 Test(tiobench, four_modes_one_and_four_threads, .fini = fini,
@@ -130,9 +117,9 @@ Test(tiobench, four_modes_one_and_four_threads, .fini = fini,
 				 "ext4/tiobench/workers=%d,mode=%s#1", n,
 				 modes[m]);
 			check_cell(rd, cell, ops, n);
-			cr_expect_eq(num(rd, cell, "file_size_mib"), 64);
-			cr_expect_eq(num(rd, cell, "ram_mib"), 32);
-			cr_expect_eq(num(rd, cell, "ram_given"), 1);
+			cr_expect_eq(e2e_num(rd, cell, "file_size_mib"), 64);
+			cr_expect_eq(e2e_num(rd, cell, "ram_mib"), 32);
+			cr_expect_eq(e2e_num(rd, cell, "ram_given"), 1);
 		}
 }
 
@@ -164,10 +151,10 @@ Test(tiobench, repetitions_report_their_own_values, .fini = fini,
 		check_cell(rd, cells[i], i < 2 ? 4000 : 8192, 2);
 	/* two measurements, not one reported twice */
 	for (int i = 0; i < 4; i += 2)
-		cr_expect(num(rd, cells[i], "seconds") !=
-			  num(rd, cells[i + 1], "seconds") ||
-			  num(rd, cells[i], "tio_lat_avg_ms") !=
-			  num(rd, cells[i + 1], "tio_lat_avg_ms"),
+		cr_expect(e2e_num(rd, cells[i], "seconds") !=
+			  e2e_num(rd, cells[i + 1], "seconds") ||
+			  e2e_num(rd, cells[i], "tio_lat_avg_ms") !=
+			  e2e_num(rd, cells[i + 1], "tio_lat_avg_ms"),
 			  "%s and its repetition have the same figures",
 			  cells[i]);
 }
@@ -205,8 +192,8 @@ Test(tiobench, sizes_split_and_refusals, .fini = fini, .timeout = 120)
 
 	/* auto: twice the ram given */
 	check_cell(rd, "ext4/auto#1", 16 << 8, 1);
-	cr_expect_eq(num(rd, "ext4/auto#1", "file_size_mib"), 16);
-	cr_expect_eq(num(rd, "ext4/auto#1", "ram_mib"), 8);
+	cr_expect_eq(e2e_num(rd, "ext4/auto#1", "file_size_mib"), 16);
+	cr_expect_eq(e2e_num(rd, "ext4/auto#1", "ram_mib"), 8);
 
 	/* tiobench.pl: int(64/3) = 21 MiB a thread, int(4000/3) ops */
 	check_cell(rd, "ext4/thirds/mode=seq_read#1", 3 * 21 * 256, 3);
