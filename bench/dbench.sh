@@ -48,19 +48,7 @@ fi
 # shellcheck source=bench/memcg.bash
 . "$root/bench/memcg.bash"
 
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
-cleanup() {
-	memcg_remove || true
-	if [ -n "${KEEP:-}" ]; then
-		echo "dbench: kept $tmp" >&2
-	else
-		rm -rf "$tmp"
-	fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+bench_tmpdir dbench
 
 # ---- the plan ---------------------------------------------------------------
 

@@ -145,3 +145,24 @@ bench_leftovers() {
 	if [ -n "$memcg_dir" ]; then left="$left cgroup"; fi
 	echo "  leftovers: ${left:-none} (loop devices, mounts, cgroup)"
 }
+
+# $tmp: a fresh directory for a bench named $1, removed at exit with the
+# bench's memory cgroup unless KEEP is set (a failed bench sets it, so
+# its run directory can be read); INT and TERM exit 130 and 143.
+bench_tmpdir() {
+	bench_name=$1
+	tmp=$(mktemp -d)
+	chmod 755 "$tmp"
+	trap bench_tmpdir_cleanup EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+}
+
+bench_tmpdir_cleanup() {
+	memcg_remove || true
+	if [ -n "${KEEP:-}" ]; then
+		echo "$bench_name: kept $tmp" >&2
+	else
+		rm -rf "$tmp"
+	fi
+}

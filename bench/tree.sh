@@ -40,19 +40,7 @@ fi
 . "$root/bench/memcg.bash"
 export FSPLAN_LIB=${FSPLAN_LIB:-$root/lua}
 
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
-cleanup() {
-	memcg_remove || true
-	if [ -n "${KEEP:-}" ]; then
-		echo "tree: kept $tmp" >&2
-	else
-		rm -rf "$tmp"
-	fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+bench_tmpdir tree
 
 plan() {
 	local with="size: ${size}M"
