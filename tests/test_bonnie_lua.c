@@ -13,24 +13,18 @@
 #include <lauxlib.h>
 
 #include "e2e.h"
+#include "luacount.h"
 #include "phase/libsrc.h"
 #include "phase/lparse.h"
 #include "plan/plan.h"
 #include "phase/sandbox.h"
+#include "util/clock.h"
 
 #define FIXTURES	"fixtures/bonnie"
 #define FIELDS		50
 
 static struct sandbox_limits lim;
 static lua_State *L;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void fini(void)
 {
@@ -62,7 +56,7 @@ static int parse(const char *out, const char *err, char *msg, size_t len)
 	char path[PATH_MAX];
 
 	if (!L) {
-		lim = (struct sandbox_limits){ 64u << 20, now() + 30, NULL,
+		lim = (struct sandbox_limits){ 64u << 20, clock_now() + 30, NULL,
 					       libsrc_dir() };
 		L = sandbox_new(&lim);
 		cr_assert(L, "sandbox_new failed");
@@ -139,18 +133,6 @@ static void expect_unit(const char *name, const char *want)
 	cr_assert(metric(name, &v, &unit), "no metric %s", name);
 	cr_expect(unit && !strcmp(unit, want), "%s: unit '%s', want '%s'",
 		  name, unit ? unit : "(none)", want);
-}
-
-static int n_metrics(void)
-{
-	int n = 0;
-
-	lua_pushnil(L);
-	while (lua_next(L, -2)) {
-		n++;
-		lua_pop(L, 1);
-	}
-	return n;
 }
 
 /* ---- what the parser should say, worked out here from bonnie-csv.md ------ */
@@ -320,8 +302,8 @@ static void expect_line(const struct line *l, const char *what)
 			expect_absent(name);
 		}
 	}
-	cr_expect_eq(n_metrics(), want, "%s: %d metrics, the line calls for "
-		     "%d", what, n_metrics(), want);
+	cr_expect_eq(lua_count_keys(L), want, "%s: %d metrics, the line calls for "
+		     "%d", what, lua_count_keys(L), want);
 }
 
 /* ---- the parser on every sample ------------------------------------------ */

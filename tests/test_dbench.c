@@ -11,6 +11,7 @@
 #include <lauxlib.h>
 
 #include "e2e.h"
+#include "luacount.h"
 #include "phase/libsrc.h"
 #include "phase/lparse.h"
 #include "phase/sandbox.h"
@@ -68,18 +69,6 @@ static void expect(const char *name, double want, const char *unit)
 	lua_pop(L, 3);
 }
 
-static int n_metrics(void)
-{
-	int n = 0;
-
-	lua_pushnil(L);
-	while (lua_next(L, -2)) {
-		n++;
-		lua_pop(L, 1);
-	}
-	return n;
-}
-
 Test(dbench, parser_on_the_sample, .fini = parse_fini)
 {
 	/* dbench_ext4_t10_4.txt: its table, every row */
@@ -119,7 +108,7 @@ Test(dbench, parser_on_the_sample, .fini = parse_fini)
 		expect(name, rows[i].max, "ms");
 	}
 	/* nothing else: not the progress lines, no op dbench did not run */
-	cr_expect_eq(n_metrics(), 4 + 14 * 3, "%d metrics", n_metrics());
+	cr_expect_eq(lua_count_keys(L), 4 + 14 * 3, "%d metrics", lua_count_keys(L));
 }
 
 Test(dbench, parser_without_the_throughput_line, .fini = parse_fini)

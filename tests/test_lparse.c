@@ -14,10 +14,12 @@
 
 #include "host/child.h"
 #include "e2e.h"
+#include "luacount.h"
 #include "phase/libsrc.h"
 #include "phase/lparse.h"
 #include "plan/plan.h"
 #include "phase/sandbox.h"
+#include "util/clock.h"
 
 #define FIXTURES	"fixtures/parse"
 #define MIB		1048576.0
@@ -26,17 +28,9 @@
 static struct sandbox_limits lim;
 static lua_State *L;
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void setup(void)
 {
-	lim = (struct sandbox_limits){ 64u << 20, now() + 30, NULL,
+	lim = (struct sandbox_limits){ 64u << 20, clock_now() + 30, NULL,
 				       libsrc_dir() };
 	L = sandbox_new(&lim);
 	cr_assert(L, "sandbox_new failed");
@@ -169,18 +163,6 @@ static void expect_absent(const char *name)
 		  "metric %s = %g should be absent", name, v);
 }
 
-static int n_metrics(void)
-{
-	int n = 0;
-
-	lua_pushnil(L);
-	while (lua_next(L, -2)) {
-		n++;
-		lua_pop(L, 1);
-	}
-	return n;
-}
-
 /* ---- fio ----------------------------------------------------------------- */
 
 /* Every metric of a one-job read report: the values come from jobs[0]. */
@@ -206,7 +188,7 @@ static void expect_fio_read(const struct fio_read *r)
 	expect_absent("write_bytes");
 	expect_absent("trim_iops");
 	expect_absent("trim_lat_mean_ms");
-	cr_expect_eq(n_metrics(), 10, "%d metrics, expected 10", n_metrics());
+	cr_expect_eq(lua_count_keys(L), 10, "%d metrics, expected 10", lua_count_keys(L));
 }
 
 /* fio_ext4_iouring_randread_direct1.json, jobs[0] */
@@ -323,7 +305,7 @@ Test(lparse, fio_two_jobs_merged_like_group_reporting)
 	expect_metric("usr_cpu_pct", (2.1 + 2.0) / 2, "%");
 	expect_metric("sys_cpu_pct", (18.4 + 17.0) / 2, "%");
 	expect_absent("write_iops");
-	cr_expect_eq(n_metrics(), 10);
+	cr_expect_eq(lua_count_keys(L), 10);
 	/* fio's own aggregate in the normal report: "READ: bw=73.0MiB/s" */
 	cr_assert(metric("read_bw_mbs", &v, unit, sizeof(unit)));
 	cr_expect(fabs(v - 73.0) < 0.05, "read_bw_mbs %f vs fio's 73.0", v);
@@ -393,7 +375,7 @@ Test(lparse, fio_several_jobs_without_histograms)
 	expect_absent("read_clat_p50_ms");
 	expect_absent("read_clat_p99_ms");
 	expect_absent("read_clat_p999_ms");
-	cr_expect_eq(n_metrics(), 7);
+	cr_expect_eq(lua_count_keys(L), 7);
 }
 
 /* Jobs in different groups (stonewall) are reported group by group. */
@@ -407,7 +389,7 @@ Test(lparse, fio_groups_are_prefixed)
 	expect_metric("g0.read_iops", 50, "ops/s");
 	expect_metric("g0.read_bw_mbs", 204800 / MIB, "MiB/s");
 	expect_metric("g0.read_clat_p99_ms", 2000 / NS_PER_MS, "ms");
-	cr_expect_eq(n_metrics(), 20);
+	cr_expect_eq(lua_count_keys(L), 20);
 }
 
 Test(lparse, fio_failed_job)
@@ -474,7 +456,7 @@ Test(lparse, sysbench_seqwr)
 	expect_metric("lat_avg_ms", 0.06, "ms");	/* avg */
 	expect_metric("lat_max_ms", 23.80, "ms");	/* max */
 	expect_metric("lat_p95_ms", 0.10, "ms");	/* 95th percentile */
-	cr_expect_eq(n_metrics(), 11);
+	cr_expect_eq(lua_count_keys(L), 11);
 }
 
 Test(lparse, sysbench_rndrw)
@@ -492,7 +474,7 @@ Test(lparse, sysbench_rndrw)
 	expect_metric("lat_avg_ms", 0.09, "ms");
 	expect_metric("lat_max_ms", 13.61, "ms");
 	expect_metric("lat_p95_ms", 0.32, "ms");
-	cr_expect_eq(n_metrics(), 11);
+	cr_expect_eq(lua_count_keys(L), 11);
 }
 
 /* The rndrw report with one section cut out: from its header to the
@@ -524,7 +506,7 @@ Test(lparse, sysbench_without_latency)
 	expect_metric("reads_per_s", 2983.12, "ops/s");
 	expect_metric("written_mibs", 31.07, "MiB/s");
 	expect_metric("events", 113464, "events");
-	cr_expect_eq(n_metrics(), 7);
+	cr_expect_eq(lua_count_keys(L), 7);
 	free(text);
 }
 
@@ -537,7 +519,7 @@ Test(lparse, sysbench_without_throughput)
 	expect_absent("read_mibs");
 	expect_absent("written_mibs");
 	expect_metric("lat_p95_ms", 0.32, "ms");
-	cr_expect_eq(n_metrics(), 9);
+	cr_expect_eq(lua_count_keys(L), 9);
 	free(text);
 }
 

@@ -14,6 +14,7 @@
 #include "plan/plan.h"
 #include "run/phasecheck.h"
 #include "run/resolve.h"
+#include "util/clock.h"
 
 static const char module_text[] =
 	"return {\n"
@@ -33,17 +34,9 @@ static struct expansion *ex;
 static struct param_val vals[16];
 static int n_vals;
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void setup(void)
 {
-	lim = (struct sandbox_limits){ 64u << 20, now() + 30, NULL,
+	lim = (struct sandbox_limits){ 64u << 20, clock_now() + 30, NULL,
 				       libsrc_dir() };
 	L = sandbox_new(&lim);
 	cr_assert_not_null(L);

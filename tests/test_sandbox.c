@@ -16,6 +16,7 @@
 #include <lualib.h>
 
 #include "phase/sandbox.h"
+#include "util/clock.h"
 
 /*
  * Not in the corpus, on purpose: a pathological pattern such as
@@ -30,14 +31,6 @@
 static char libdir[256];
 static volatile sig_atomic_t stop_flag;
 static struct sandbox_limits lim;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void put_file(const char *name, const char *text)
 {
@@ -83,7 +76,7 @@ static void setup(void)
 	for (size_t i = 0; i < N_LIB_FILES; i++)
 		put_file(lib_files[i].name, lib_files[i].text);
 	stop_flag = 0;
-	lim = (struct sandbox_limits){ 32 * MIB, now() + 2, &stop_flag,
+	lim = (struct sandbox_limits){ 32 * MIB, clock_now() + 2, &stop_flag,
 				       libdir };
 }
 
@@ -215,9 +208,9 @@ ParameterizedTest(struct hostile *h, sandbox, hostile)
 	cr_assert(want[0], "%s: no '-- expect: ' first line", h->name);
 
 	L = new_state();
-	t0 = now();
+	t0 = clock_now();
 	rc = sandbox_dofile(L, path, err, sizeof(err));
-	took = now() - t0;
+	took = clock_now() - t0;
 	sandbox_mem(L, &peak);
 	cr_expect_eq(rc, -1, "%s: ran to the end", h->name);
 	cr_expect(strstr(err, want), "%s: message \"%s\" lacks \"%s\"",
@@ -230,7 +223,7 @@ ParameterizedTest(struct hostile *h, sandbox, hostile)
 	sandbox_close(L);
 
 	/* Nothing leaked into the process: a new state works. */
-	lim.deadline = now() + 2;
+	lim.deadline = clock_now() + 2;
 	L = new_state();
 	run_ok(L, "return 6 * 7");
 	cr_expect_eq(lua_tointeger(L, -1), 42);
@@ -610,11 +603,11 @@ Test(sandbox, stop_flag_set_before)
 
 	lim.deadline = 0;
 	stop_flag = 1;
-	t0 = now();
+	t0 = clock_now();
 	cr_assert_eq(run(L, "while true do end", 0, err, sizeof(err)), -1);
 	cr_expect(strstr(err, "test:1: phase stopped: stop requested"), "%s",
 		  err);
-	cr_expect(now() - t0 < 1, "took %.2f s", now() - t0);
+	cr_expect(clock_now() - t0 < 1, "took %.2f s", clock_now() - t0);
 	/* Lifting the stop lets the state run again. */
 	stop_flag = 0;
 	run_ok(L, "return 5");
@@ -638,12 +631,12 @@ Test(sandbox, stop_flag_from_another_thread)
 	lua_State *L = new_state();
 
 	lim.deadline = 0;
-	t0 = now();
+	t0 = clock_now();
 	cr_assert(!pthread_create(&t, NULL, stop_later, NULL));
 	cr_assert_eq(run(L, "while true do pcall(function()\n"
 			    "  while true do end end) end", 0, err,
 			 sizeof(err)), -1);
-	took = now() - t0;
+	took = clock_now() - t0;
 	pthread_join(t, NULL);
 	cr_expect(strstr(err, "phase stopped: stop requested"), "%s", err);
 	cr_expect(took >= 0.15 && took < 2, "took %.2f s", took);
@@ -656,11 +649,11 @@ Test(sandbox, deadline_stops_with_place_and_traceback)
 	double t0, took;
 	lua_State *L = new_state();
 
-	lim.deadline = now() + 0.3;
-	t0 = now();
+	lim.deadline = clock_now() + 0.3;
+	t0 = clock_now();
 	cr_assert_eq(run(L, "local n = 0\nwhile true do n = n + 1 end", 0,
 			 err, sizeof(err)), -1);
-	took = now() - t0;
+	took = clock_now() - t0;
 	cr_expect(!strncmp(err, "test:2: phase stopped: deadline passed", 38),
 		  "%s", err);
 	cr_expect(strstr(err, "stack traceback:"), "%s", err);
