@@ -189,13 +189,17 @@ local function compile(ctx)
   return n
 end
 
+-- NTCreateX's dispositions as w:open's options: FILE_CREATE (2)
+-- creates, FILE_OVERWRITE(_IF) (4, 5) create and truncate, the others
+-- open what exists
+local OPEN_EXISTING = { create = false }
+local DISPOSITION = { [2] = { create = true },
+                      [4] = { create = true, trunc = true },
+                      [5] = { create = true, trunc = true } }
+
 -- CPU seconds of the child when the clients start and all they used,
 -- warm-up and cleanup included (setup's parse of the loadfile is not)
 local cpu_start, cpu_used
-
-local function parent(path)
-  return path:match("^(.*)/[^/]*$")
-end
 
 return {
   describe = "dbench 4.0: a NetBench loadfile replayed by N clients "
@@ -218,14 +222,20 @@ return {
     local row = ops.row
     local n, m = row(ops, #ops)
     local me = "client" .. (w.id - 1)
-    -- this client's paths by id, and each as a one-name list for
-    -- w:files' stat (an existence check that makes no table)
-    local path, list = { [0] = "" }, {}
+    -- this client's paths by id; for each, a one-name list for w:files'
+    -- stat (an existence check that makes no table), its directory and
+    -- its last component (the case-insensitive search), and whether it
+    -- is a FIND_FIRST pattern
+    local path, list, dir_of, leaf_of, wild = { [0] = "" }, {}, {}, {}, {}
     for i = 1, m do
-      path[i] = (row(ops, n + i):gsub("client1", me))
-      list[path[i]] = { path[i] }
+      local p = (row(ops, n + i):gsub("client1", me))
+      path[i] = p
+      list[p] = { p }
+      dir_of[p], leaf_of[p] = p:match("^(.*)/([^/]*)$")
+      wild[p] = p:find('[<>*?"]') ~= nil
     end
-    local files = {}             -- handle -> file, path
+    local files, names = {}, {}  -- handle -> file, its path
+    local rw_bytes = 0           -- ReadX and WriteX bytes measured
     local measuring = false
     local line = 0
     local mismatch = 0
@@ -234,19 +244,12 @@ return {
       error(("%s: line %d of the loadfile: %s"):format(me, line, what), 0)
     end
 
-    -- pvfs_resolve_name: a stat, else a case-insensitive search
+    -- pvfs_resolve_name: a stat, else a case-insensitive search of
+    -- the directory
     local function resolve(p)
-      local l = list[p]
-      if p == "" or (l and w:files("stat", l)) or (not l and w:stat(p))
-      then return end
-      local dir = parent(p)
-      local names = dir and w:readdir(dir)
-      if not names then return end
-      local want = p:match("[^/]*$"):lower()
-      local len = #want
-      for _, name in ipairs(names) do
-        if #name == len and name:lower() == want then return end
-      end
+      if p == "" or w:files("stat", list[p]) then return end
+      local dir = dir_of[p]
+      if dir then w:scandir(dir, leaf_of[p]) end
     end
 
     local function handle(h)
@@ -279,8 +282,7 @@ return {
       -- NTCreateX
       function(must, p, _, opts, disp, h)
         resolve(p)
-        local o = { create = disp == 2 or disp == 4 or disp == 5,
-                    trunc = disp == 4 or disp == 5 }
+        local o = DISPOSITION[disp] or OPEN_EXISTING
         local f
         if opts & 1 ~= 0 then
           w:mkdir(p, 448)
@@ -299,12 +301,12 @@ return {
           f:close()
           return
         end
-        files[h] = { f = f, name = p }
+        files[h], names[h] = f, p
       end,
       -- Close
       function(_, _, _, h)
-        handle(h).f:close()
-        files[h] = nil
+        handle(h):close()
+        files[h], names[h] = nil, nil
       end,
       -- Rename
       function(must, a, b)
@@ -328,43 +330,40 @@ return {
       -- QUERY_PATH_INFORMATION
       function(_, p) resolve(p) end,
       -- QUERY_FILE_INFORMATION
-      function(_, _, _, h) handle(h).f:stat() end,
+      function(_, _, _, h) handle(h):stat() end,
       -- QUERY_FS_INFORMATION
       function() w:statfs() end,
       -- SET_FILE_INFORMATION
       function(_, _, _, h)
-        local f = handle(h)
-        local st = f.f:stat()
-        if st then w:utime(f.name, st.atime - 10, st.mtime - 12) end
+        local st = handle(h):stat()
+        if st then w:utime(names[h], st.atime - 10, st.mtime - 12) end
       end,
       -- FIND_FIRST
       function(_, p)
         resolve(p)
-        if p:find('[<>*?"]') then
-          local dir = parent(p)
-          if dir then w:readdir(dir) end
-        end
+        local dir = wild[p] and dir_of[p]
+        if dir then w:scandir(dir) end
       end,
       -- WriteX handle offset size ret_size
       function(_, _, _, h, off, size, ret)
-        local got = handle(h).f:write(off, size)
+        local got = handle(h):write(off, size)
         if got ~= ret then
           bad(("wrote %s bytes, expected to write %d on handle %d")
               :format(tostring(got), ret, h))
         end
-        if measuring then w:count("rw_bytes", size) end
+        if measuring then rw_bytes = rw_bytes + size end
       end,
       -- ReadX handle offset size ret_size
       function(_, _, _, h, off, size)
-        handle(h).f:read(off, size)
-        if measuring then w:count("rw_bytes", size) end
+        handle(h):read(off, size)
+        if measuring then rw_bytes = rw_bytes + size end
       end,
       -- LockX handle offset size
-      function(_, _, _, h, off, size) handle(h).f:lock(off, size) end,
+      function(_, _, _, h, off, size) handle(h):lock(off, size) end,
       -- UnlockX
-      function(_, _, _, h, off, size) handle(h).f:unlock(off, size) end,
+      function(_, _, _, h, off, size) handle(h):unlock(off, size) end,
       -- Flush
-      function(_, _, _, h) handle(h).f:fsync() end,
+      function(_, _, _, h) handle(h):fsync() end,
       -- Sleep usec
       function(_, _, _, usec) w:sleep(usec / 1e6) end,
     }
@@ -378,8 +377,10 @@ return {
       local t0 = w:now()
       for i = 1, n do
         if not measuring and w:now() >= warm_end then
+          -- timed from the warm-up's end, as dbench's parent times it:
+          -- an op that straddles it is neither counted nor waited for
           measuring = true
-          t_measure = w:now()
+          t_measure = warm_end
           mismatch = 0
         end
         if w:done(stop_at) then break end
@@ -391,12 +392,13 @@ return {
       end
     end
     if not measuring then t_measure = w:now() end
+    w:count("rw_bytes", rw_bytes)
     w:count("measured_us", math.floor((w:now() - t_measure) * 1e6))
     w:count("status_mismatch", mismatch)
     if ctx.params.skip_cleanup then return end
     -- dbench's cleanup, untimed: the client's files go
     w:op(false, function()
-      for h, f in pairs(files) do f.f:close(); files[h] = nil end
+      for h, f in pairs(files) do f:close(); files[h] = nil end
       deltree("clients/" .. me)
     end)
   end,

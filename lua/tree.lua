@@ -21,14 +21,14 @@
 -- down, the counts scale with the bytes (a 64M home has ~26 photos, ~450
 -- mails, one film), so file sizes stay those of a home.
 --
--- Copies go through the worker API as cp -a does them: per file an open,
--- read + write in 4 MiB blocks, close, and the source's atime and mtime;
--- directories made first and their times set after their contents.
--- Engine sync by default: one op in flight, as cp makes them (and ext4
--- hands io_uring buffered writes to kernel workers). bench/tree.sh, a
--- 512 MiB home on ext4 in a 256 MiB memory cgroup: create at 0.92 of
--- cp -a + sync's speed, copy at 0.82 (cp copies with copy_file_range, an
--- in-kernel splice with no user copy, which the worker API has no op for).
+-- Copies go through the worker API as cp -a (coreutils 9) does them: per
+-- file an open of each, f:copy (copy_file_range: in the kernel within one
+-- filesystem, the copy step; across the two volumes the kernel refuses,
+-- EXDEV, and it reads and writes 128 KiB at a time, the create step),
+-- close, and the source's atime and mtime; directories made first and
+-- their times set after their contents. Engine sync by default: one op
+-- in flight, as cp makes them (and ext4 hands io_uring buffered writes
+-- to kernel workers).
 --
 -- Metrics: files and bytes (the tree's), rate_mbs (MiB of the tree / s),
 -- files_per_s, besides seconds and the automatic rows.
@@ -145,13 +145,7 @@ end
 local function copy_file(w, src, dst, st)
   local i = assert(w:open(src, "r"))
   local o = assert(w:open(dst, "w", { create = true, excl = true }))
-  local off = 0
-  while true do
-    local n, data = assert(i:read(off, BLOCK, true))
-    if n == 0 then break end
-    assert(o:write(off, data))
-    off = off + n
-  end
+  assert(i:copy(o))
   assert(i:close())
   assert(o:close())
   assert(w:utime(dst, st.atime, st.mtime))

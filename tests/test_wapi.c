@@ -179,3 +179,60 @@ Test(wapi, identity_is_who_runs_it, .fini = finish)
 	cr_expect(!strncmp(lua_tostring(L, -1), want, strlen(want)),
 		  "%s, not uid %s", lua_tostring(L, -1), want);
 }
+
+Test(wapi, scandir_counts_and_finds_a_name_ignoring_case, .fini = finish)
+{
+	char err[1024] = "", sub[128];
+	int before;
+
+	start();
+	make_files(300, 12);	/* several getdents64 buffers' worth */
+	snprintf(sub, sizeof(sub), "%s/MixedCase", dir);
+	cr_assert_eq(mkdir(sub, 0755), 0);
+	before = open_fds();
+	cr_assert_eq(run("local w = ...\n"
+			 "local n, hit = w:scandir('.', 'mixedcase')\n"
+			 "local m, miss = w:scandir('.', 'nothere')\n"
+			 "local k, none = w:scandir('.')\n"
+			 "assert(m == n and k == n and miss == nil and "
+			 "none == nil)\n"
+			 "assert(select('#', w:scandir('gone')) == 3)\n"
+			 "return n .. ' ' .. hit", err, sizeof(err)), 0, "%s",
+		     err);
+	cr_expect_str_eq(lua_tostring(L, -1), "301 MixedCase");
+	cr_expect_eq(open_fds(), before, "a scan left its directory open");
+	cr_expect_eq(metrics_find_op(&w.m, "readdir")->lat.count, 3);
+	cr_expect_neq(run("local w = ... return w:scandir('../x')", err,
+			  sizeof(err)), 0);
+	cr_expect(strstr(err, "'..' would leave the work directory"), "%s",
+		  err);
+}
+
+Test(wapi, copy_copies_the_bytes_at_the_offset, .fini = finish)
+{
+	char err[1024] = "";
+
+	start();
+	cr_assert_eq(run("local w = ...\n"
+			 "local a = assert(w:open('a', 'w'))\n"
+			 "assert(a:write(0, '0123456789'))\n"
+			 "a:close()\n"
+			 "a = assert(w:open('a', 'r'))\n"
+			 "local b = assert(w:open('b', 'w'))\n"
+			 "assert(a:copy(b) == 10)\n"
+			 "local c = assert(w:open('c', 'w'))\n"
+			 "assert(a:copy(c, 4, 3) == 3)\n"
+			 "assert(a:copy(c, 20) == 0)\n"
+			 "local ok, msg = pcall(a.copy, a, 'c')\n"
+			 "assert(not ok and msg:find('fsplan.file'), msg)\n"
+			 "for _, f in ipairs({ a, b, c }) do f:close() end\n"
+			 "b = assert(w:open('b', 'r'))\n"
+			 "c = assert(w:open('c', 'r'))\n"
+			 "local _, x = b:read(0, 100, true)\n"
+			 "local _, y = c:read(0, 100, true)\n"
+			 "return x .. '|' .. y:gsub('%z', '.')", err,
+			 sizeof(err)), 0, "%s", err);
+	cr_expect_str_eq(lua_tostring(L, -1), "0123456789|....456");
+	cr_expect_eq(metrics_find_op(&w.m, "copy")->lat.count, 3);
+	cr_expect_eq(metrics_find_op(&w.m, "copy")->bytes, 13);
+}

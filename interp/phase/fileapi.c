@@ -25,8 +25,8 @@ struct file {
  * registry (fileapi_register). */
 static const char open_mt, closed_mt;
 
-/* The file at index 1. */
-static struct file *check_file(lua_State *L)
+/* The open file at index idx. */
+static struct file *file_at(lua_State *L, int idx)
 {
 	struct file *f;
 
@@ -34,12 +34,18 @@ static struct file *check_file(lua_State *L)
 	 * has no io library, no C modules): the type settles it, without
 	 * a metatable lookup per op. A second userdata type must bring
 	 * back the metatable check. */
-	if (lua_type(L, 1) != LUA_TUSERDATA)
-		luaL_typeerror(L, 1, FILE_MT);
-	f = lua_touserdata(L, 1);
+	if (lua_type(L, idx) != LUA_TUSERDATA)
+		luaL_typeerror(L, idx, FILE_MT);
+	f = lua_touserdata(L, idx);
 	if (f->fd < 0)
 		luaL_error(L, "'%s' is closed", f->name);
 	return f;
+}
+
+/* The file at index 1: the method's own. */
+static struct file *check_file(lua_State *L)
+{
+	return file_at(L, 1);
 }
 
 static int mode_flags(lua_State *L, const char *mode)
@@ -324,6 +330,83 @@ static int f_unlock(lua_State *L)
 	return lock(L, F_UNLCK, "unlock");
 }
 
+/*
+ * Copy through the engine: a read of up to COPY_BLOCK into the worker's
+ * buffer, then its write, until len or the end of in. What cp does when
+ * the kernel cannot copy (files on two filesystems). Bytes, or -errno.
+ */
+#define COPY_BLOCK	((uint64_t)128 << 10)	/* cp's buffer */
+
+static int64_t copy_by_buffer(lua_State *L, struct worker *w, int in,
+			      int out, uint64_t off, uint64_t len)
+{
+	unsigned char *buf = worker_read_buf(L, w, COPY_BLOCK);
+	uint64_t done = 0;
+
+	while (done < len) {
+		struct engine_req r = { .op = ENGINE_READ, .fd = in,
+					.off = off + done, .buf = buf,
+					.len = len - done < COPY_BLOCK ?
+					       len - done : COPY_BLOCK };
+		int64_t got = engine_do(w->eng, w->e, &r), put;
+
+		if (got <= 0)
+			return got < 0 ? got : (int64_t)done;
+		r = (struct engine_req){ .op = ENGINE_WRITE, .fd = out,
+					 .off = off + done, .buf = buf,
+					 .len = (uint64_t)got };
+		put = engine_do(w->eng, w->e, &r);
+		if (put < 0)
+			return put;
+		done += (uint64_t)put;
+	}
+	return (int64_t)done;
+}
+
+/*
+ * f:copy(out [, off [, len]]) -> bytes: len bytes of f (default: to its
+ * end) from off (default 0) to the same offset of out, as cp copies a
+ * file: in the kernel (copy_file_range, no copy through the process)
+ * where the two files' filesystem allows it, else a read and a write of
+ * 128 KiB at a time. One op, "copy", with its bytes.
+ */
+static int f_copy(lua_State *L)
+{
+	struct file *in = check_file(L), *out = file_at(L, 2);
+	struct worker *w = worker_get(L);
+	uint64_t off = luaL_opt(L, worker_size, 3, 0);
+	uint64_t len = luaL_opt(L, worker_size, 4, INT64_MAX);
+	uint64_t t0 = clock_ns(), done = 0;
+	int64_t res = 0;
+
+	while (done < len) {
+		loff_t a = (loff_t)(off + done), b = a;
+		ssize_t n = copy_file_range(in->fd, &a, out->fd, &b,
+					    len - done, 0);
+
+		if (n > 0) {
+			done += (uint64_t)n;
+			continue;
+		}
+		if (n == 0)
+			break;
+		if (done == 0 && (errno == EXDEV || errno == EOPNOTSUPP ||
+				  errno == ENOSYS || errno == EINVAL)) {
+			res = copy_by_buffer(L, w, in->fd, out->fd, off, len);
+			if (res > 0)
+				done = (uint64_t)res;
+		} else {
+			res = -errno;
+		}
+		break;
+	}
+	worker_record(w, "copy", clock_ns() - t0, done);
+	if (res < 0)
+		return worker_fail(L, in->name, (int)-res);
+	lua_pushinteger(L, (lua_Integer)done);
+	return 1;
+}
+
 static int f_stream(lua_State *L)
 {
 	struct file *f = check_file(L);
@@ -356,6 +439,7 @@ static const luaL_Reg file_methods[] = {
 	{ "stat", f_stat },
 	{ "lock", f_lock },
 	{ "unlock", f_unlock },
+	{ "copy", f_copy },
 	{ "stream", f_stream },
 	{ "putc_stream", f_putc_stream },
 	{ "getc_stream", f_getc_stream },
