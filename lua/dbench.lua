@@ -66,6 +66,7 @@
 --   replay_cpu_s   CPU seconds of the clients (warm-up, measured time and
 --              cleanup; not setup's parse): cpu_user_s and cpu_sys_s hold
 --              that parse too
+--   parse_cpu_s   CPU seconds of setup's parse of the loadfile
 --   clients, loadfile_ops (lines replayed a loop), status_mismatch
 --   (NTCreateX against its status, as dbench prints them), rw_bytes
 
@@ -91,47 +92,57 @@ end
 
 local STATUS = { "NT_STATUS_", "0x", "SUCCESS", "ERROR" }
 
-local function is_status(s)
-  for _, p in ipairs(STATUS) do
-    if s:sub(1, #p) == p then return true end
-  end
-  return false
-end
-
-local function status_ok(s)
-  return s == "NT_STATUS_OK"
-         or (s:sub(1, 2) == "0x" and tonumber(s:sub(3), 16) == 0)
-end
-
--- A loadfile line as tokens: quotes group, and are dropped.
-local function tokens(line)
-  local t = {}
-  if line:find('"', 1, true) then
-    local i = 1
-    while i <= #line do
-      local s = line:match("^%s+", i)
-      if s then i = i + #s end
-      if i > #line then break end
-      if line:sub(i, i) == '"' then
-        local e = line:find('"', i + 1, true) or #line + 1
-        t[#t + 1] = line:sub(i + 1, e - 1)
-        i = e + 1
-      else
-        local w = line:match("^%S+", i)
-        t[#t + 1] = w
-        i = i + #w
+-- A status token: 1 (the op succeeds), 0 (it fails), or nil (not a
+-- status: the line is skipped). A loadfile has a few dozen distinct
+-- ones, so each is worked out once.
+local status_memo = {}
+local function status_of(s)
+  local v = status_memo[s]
+  if v == nil then
+    v = false
+    for _, p in ipairs(STATUS) do
+      if s:sub(1, #p) == p then
+        v = (s == "NT_STATUS_OK"
+             or (s:sub(1, 2) == "0x" and tonumber(s:sub(3), 16) == 0))
+            and 1 or 0
+        break
       end
     end
-    return t
+    status_memo[s] = v
   end
-  for w in line:gmatch("%S+") do t[#t + 1] = w end
-  return t
+  return v or nil
 end
 
--- A path as the loadfile gives it ("/clients/client1/x"), relative to
--- the work directory.
-local function rel(p)
-  return (p:gsub("^/+", ""))
+-- An op's code from its name, any case (memoized as status_of).
+local code_memo = {}
+local function code_of(s)
+  local v = code_memo[s]
+  if v == nil then
+    v = CODE[s:lower()] or false
+    code_memo[s] = v
+  end
+  return v or nil
+end
+
+-- A loadfile line's tokens into tk (reused from line to line: the parse
+-- makes no table per line); quotes group, and are dropped. The count.
+local function tokens(line, tk)
+  local n = 0
+  if not line:find('"', 1, true) then
+    for w in line:gmatch("%S+") do n = n + 1; tk[n] = w end
+    return n
+  end
+  -- between quotes (every second piece) one token, outside them words
+  local quoted = false
+  for piece in (line .. '"'):gmatch('([^"]*)"') do
+    if quoted then
+      n = n + 1; tk[n] = piece
+    else
+      for w in piece:gmatch("%S+") do n = n + 1; tk[n] = w end
+    end
+    quoted = not quoted
+  end
+  return n
 end
 
 -- The loadfile into the shared table. Rows 1..n are the ops: code,
@@ -139,44 +150,49 @@ end
 -- second path's ids (0: none), its numbers, its line in the loadfile.
 -- Rows n+1..n+m are the m distinct paths (client.txt has 261), the last
 -- row is n, m: a worker makes its own clientN paths once, and an op row
--- is numbers only. Returns n.
+-- is numbers only. Paths are relative to the work directory
+-- ("\clients\client1\x" is clients/client1/x). Returns n.
 local function compile(ctx)
-  local text = assert(ctx.input("loadfile"))
+  local text = assert(ctx.input("loadfile")):gsub("\\", "/")
   local t = ctx.share()
   local n, ids, paths, lineno = 0, {}, {}, 0
+  local tk, num = {}, {}
   local function id(p)
     if p == "" then return 0 end
-    if not ids[p] then
-      paths[#paths + 1] = p
-      ids[p] = #paths
+    local i = ids[p]
+    if not i then
+      paths[#paths + 1] = (p:gsub("^/+", ""))
+      i = #paths
+      ids[p] = i
     end
-    return ids[p]
+    return i
   end
   for line in (text .. "\n"):gmatch("([^\n]*)\n") do
     lineno = lineno + 1
-    line = line:gsub("\r$", ""):gsub("\\", "/")
-    local tk = tokens(line)
-    if #tk >= 2 and tk[1]:sub(1, 1) ~= "#" then
+    local k = tokens(line, tk)
+    local first = 1
+    if k >= 2 and tk[1]:sub(1, 1) ~= "#" then
       local due = 0
       if tk[1]:match("^%d") then
         due = tonumber(tk[1]) or 0
-        table.remove(tk, 1)
+        first = 2
       end
-      local status = tk[#tk]
-      local code = CODE[tk[1]:lower()]
-      if code and is_status(status) then
-        local p1, p2, k = "", "", 2
-        if tk[k] and tk[k]:sub(1, 1) == "/" and k < #tk then
-          p1 = rel(tk[k]); k = k + 1
+      local code = code_of(tk[first])
+      local ok = code and status_of(tk[k])
+      if ok then
+        local p1, p2, j = 0, 0, first + 1
+        if j < k and tk[j]:sub(1, 1) == "/" then
+          p1 = id(tk[j]); j = j + 1
         end
-        if tk[k] and tk[k]:sub(1, 1) == "/" and k < #tk then
-          p2 = rel(tk[k]); k = k + 1
+        if j < k and tk[j]:sub(1, 1) == "/" then
+          p2 = id(tk[j]); j = j + 1
         end
-        local a = {}
-        for j = k, #tk - 1 do a[#a + 1] = math.tointeger(tonumber(tk[j]))
-                                          or 0 end
-        t:add(code, status_ok(status) and 1 or 0, due, id(p1), id(p2),
-              a[1] or 0, a[2] or 0, a[3] or 0, a[4] or 0, lineno)
+        for i = 1, 4 do
+          num[i] = j < k and (math.tointeger(tonumber(tk[j])) or 0) or 0
+          j = j + 1
+        end
+        t:add(code, ok, due, p1, p2, num[1], num[2], num[3], num[4],
+              lineno)
         n = n + 1
       end
     end
@@ -199,7 +215,7 @@ local DISPOSITION = { [2] = { create = true },
 
 -- CPU seconds of the child when the clients start and all they used,
 -- warm-up and cleanup included (setup's parse of the loadfile is not)
-local cpu_start, cpu_used
+local cpu_start, cpu_used, parse_cpu
 
 return {
   describe = "dbench 4.0: a NetBench loadfile replayed by N clients "
@@ -212,9 +228,11 @@ return {
   key = { "throughput_mbs", "max_latency_ms" },
 
   setup = function(ctx, w)
+    local c0 = assert(w:cpu())
     compile(ctx)
-    w:mkdir("clients")
     cpu_start = assert(w:cpu())
+    parse_cpu = cpu_start - c0
+    w:mkdir("clients")
   end,
 
   worker = function(w, ctx)
@@ -437,6 +455,7 @@ return {
     out.max_latency_ms = max
     out.measured_s = secs
     out.replay_cpu_s = cpu_used
+    out.parse_cpu_s = parse_cpu
     return out
   end,
 }
