@@ -75,7 +75,7 @@ PLAN
 plan > "$tmp/tree.yaml"
 bench_run tree "$ram" "$prio" "$bin" "$tmp/tree.yaml" "$tmp/run"
 
-echo "tree: fsplan tree (worker API read+write per file, utime) vs cp -a + sync, ext4 on two loop images (loop direct I/O: ${dio:-?})"
+echo "tree: fsplan tree (f:copy per file as cp does: copy_file_range, or read+write across volumes; utime) vs cp -a + sync, ext4 on two loop images (loop direct I/O: ${dio:-?})"
 echo "  $memory; peak use $((peak >> 20)) MiB"
 echo "  a ${size} MiB home (seed 3: $(awk -F, '$10 == "files" && $7 == "prepare" { print $11 }' "$tmp/run/results.csv") files), $rounds rounds, order alternating, between: sync, remount, drop_caches, nice $prio"
 awk -F, -v tests="create copy" -f "$root/bench/table.awk" -f <(cat <<'AWK'
