@@ -26,9 +26,17 @@
 -- filesystem, the copy step; across the two volumes the kernel refuses,
 -- EXDEV, and it reads and writes 128 KiB at a time, the create step),
 -- close, and the source's atime and mtime; directories made first and
--- their times set after their contents. Engine sync by default: one op
--- in flight, as cp makes them (and ext4 hands io_uring buffered writes
--- to kernel workers).
+-- their times set after their contents. On xfs (reflink on by default
+-- since xfsprogs 5.1) and btrfs copy_file_range shares the blocks, as
+-- cp -a (coreutils 9: --reflink=auto) does there today: the copy step
+-- then writes no data, where the 2008 study's cp copied it. Engine sync
+-- by default: one op in flight, as cp makes them (and ext4 hands
+-- io_uring buffered writes to kernel workers).
+--
+-- Parameters: step (above), size (the home, default 22G), reflink
+-- ("auto": f:copy in the kernel, as cp -a; "never": the bytes read and
+-- written on every filesystem, as cp -a --reflink=never and the 2008
+-- study's cp).
 --
 -- Metrics: files and bytes (the tree's), rate_mbs (MiB of the tree / s),
 -- files_per_s, besides seconds and the automatic rows.
@@ -142,23 +150,27 @@ local function names(w, path)
   return list
 end
 
-local function copy_file(w, src, dst, st)
+-- How f:copy copies (the reflink parameter, as cp's --reflink=auto and
+-- never): "kernel" or "buffer".
+local COPY_BY = { auto = "kernel", never = "buffer" }
+
+local function copy_file(w, src, dst, st, by)
   local i = assert(w:open(src, "r"))
   local o = assert(w:open(dst, "w", { create = true, excl = true }))
-  assert(i:copy(o))
+  assert(i:copy(o, 0, nil, by))
   assert(i:close())
   assert(o:close())
   assert(w:utime(dst, st.atime, st.mtime))
 end
 
 -- cp -a of a tree of directories and regular files.
-local function copy_tree(w, src, dst)
+local function copy_tree(w, src, dst, by)
   local st = assert(w:stat(src))
   assert(w:mkdir(dst, st.mode & 0xfff))
   for _, name in ipairs(names(w, src)) do
     local s, d = src .. "/" .. name, dst .. "/" .. name
     local e = assert(w:stat(s))
-    if e.isdir then copy_tree(w, s, d) else copy_file(w, s, d, e) end
+    if e.isdir then copy_tree(w, s, d, by) else copy_file(w, s, d, e, by) end
   end
   assert(w:utime(dst, st.atime, st.mtime))
 end
@@ -173,12 +185,13 @@ end
 
 local STEPS = {
   prepare = function() end,	-- setup did it, untimed
-  create = function(w)
-    copy_tree(w, "source/home", "target/home")
+  create = function(w, ctx)
+    copy_tree(w, "source/home", "target/home", COPY_BY[ctx.params.reflink])
     assert(w:sync("target"))
   end,
-  copy = function(w)
-    copy_tree(w, "target/home", "target/home.copy")
+  copy = function(w, ctx)
+    copy_tree(w, "target/home", "target/home.copy",
+              COPY_BY[ctx.params.reflink])
     assert(w:sync("target"))
   end,
   move = function(w)
@@ -200,7 +213,8 @@ return {
   describe = "the copy/move/rm study of a home directory (2008): build "
              .. "it, copy it across and within a filesystem, move it, "
              .. "remove it",
-  params = { step = "create", size = "22G", workers = 1, engine = "sync" },
+  params = { step = "create", size = "22G", workers = 1, engine = "sync",
+             reflink = "auto" },
   key = { "seconds", "rate_mbs" },
 
   setup = function(ctx, w)
@@ -208,6 +222,10 @@ return {
     if not STEPS[step] then
       error(("step: '%s' is not one of prepare, create, copy, move, rm1, "
              .. "rm2"):format(step), 0)
+    end
+    if not COPY_BY[ctx.params.reflink] then
+      error(("reflink: '%s' is not auto or never (cp's --reflink)")
+            :format(ctx.params.reflink), 0)
     end
     if ctx.params.workers ~= 1 then
       error("workers: the tree's steps are one process's, as cp and mv", 0)

@@ -223,6 +223,11 @@ Test(wapi, copy_copies_the_bytes_at_the_offset, .fini = finish)
 			 "local c = assert(w:open('c', 'w'))\n"
 			 "assert(a:copy(c, 4, 3) == 3)\n"
 			 "assert(a:copy(c, 20) == 0)\n"
+			 "local d = assert(w:open('d', 'w'))\n"
+			 "assert(a:copy(d, 2, nil, 'buffer') == 8)\n"
+			 "d:close()\n"
+			 "local ok, msg = pcall(a.copy, a, c, 0, 1, 'reflink')\n"
+			 "assert(not ok and msg:find('invalid option'), msg)\n"
 			 "local ok, msg = pcall(a.copy, a, 'c')\n"
 			 "assert(not ok and msg:find('fsplan.file'), msg)\n"
 			 "for _, f in ipairs({ a, b, c }) do f:close() end\n"
@@ -233,6 +238,6 @@ Test(wapi, copy_copies_the_bytes_at_the_offset, .fini = finish)
 			 "return x .. '|' .. y:gsub('%z', '.')", err,
 			 sizeof(err)), 0, "%s", err);
 	cr_expect_str_eq(lua_tostring(L, -1), "0123456789|....456");
-	cr_expect_eq(metrics_find_op(&w.m, "copy")->lat.count, 3);
-	cr_expect_eq(metrics_find_op(&w.m, "copy")->bytes, 13);
+	cr_expect_eq(metrics_find_op(&w.m, "copy")->lat.count, 4);
+	cr_expect_eq(metrics_find_op(&w.m, "copy")->bytes, 21);
 }

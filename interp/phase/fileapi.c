@@ -364,22 +364,31 @@ static int64_t copy_by_buffer(lua_State *L, struct worker *w, int in,
 }
 
 /*
- * f:copy(out [, off [, len]]) -> bytes: len bytes of f (default: to its
- * end) from off (default 0) to the same offset of out, as cp copies a
- * file: in the kernel (copy_file_range, no copy through the process)
- * where the two files' filesystem allows it, else a read and a write of
- * 128 KiB at a time. One op, "copy", with its bytes.
+ * f:copy(out [, off [, len [, by]]]) -> bytes: len bytes of f (default:
+ * to its end) from off (default 0) to the same offset of out, as cp
+ * copies a file: by "kernel" (the default) copy_file_range, where the
+ * two files' filesystem allows it (no copy through the process; xfs and
+ * btrfs share the blocks, as cp --reflink=auto), else a read and a
+ * write of 128 KiB at a time; by "buffer" always the read and write (cp
+ * --reflink=never). One op, "copy", with its bytes.
  */
 static int f_copy(lua_State *L)
 {
+	static const char *const by[] = { "kernel", "buffer", NULL };
 	struct file *in = check_file(L), *out = file_at(L, 2);
 	struct worker *w = worker_get(L);
 	uint64_t off = luaL_opt(L, worker_size, 3, 0);
 	uint64_t len = luaL_opt(L, worker_size, 4, INT64_MAX);
+	int buffer = luaL_checkoption(L, 5, "kernel", by);
 	uint64_t t0 = clock_ns(), done = 0;
 	int64_t res = 0;
 
-	while (done < len) {
+	if (buffer) {
+		res = copy_by_buffer(L, w, in->fd, out->fd, off, len);
+		if (res > 0)
+			done = (uint64_t)res;
+	}
+	while (!buffer && done < len) {
 		loff_t a = (loff_t)(off + done), b = a;
 		ssize_t n = copy_file_range(in->fd, &a, out->fd, &b,
 					    len - done, 0);
