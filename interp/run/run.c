@@ -14,6 +14,7 @@
 #include "phase/phase.h"
 #include "run/phasecheck.h"
 #include "host/execpath.h"
+#include "host/memcg.h"
 #include "phase/libsrc.h"
 #include "run/resolve.h"
 #include "run/run.h"
@@ -284,6 +285,9 @@ int run_command(int argc, char **argv)
 	}
 	if (target_clean_stale(r.workdir) > 0)
 		runlog("removed stale images from %s", r.workdir);
+	r.pid = getpid();
+	if (memcg_clean_stale() > 0)
+		runlog("removed the memory cgroups of killed runs");
 	rc = begin_manifest(&r, argc, argv, identity);
 	identity = NULL;
 	if (rc)

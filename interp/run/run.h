@@ -4,6 +4,7 @@
 
 #include <limits.h>
 #include <signal.h>
+#include <sys/types.h>
 
 #include "results/csv.h"
 #include "cells/expand.h"
@@ -24,6 +25,8 @@ struct run {
 	struct runas runas;
 	char dir[PATH_MAX];		/* the run directory, absolute */
 	char run_id[256];
+	pid_t pid;			/* fsplan's, on the host: it names the
+					 * run's cgroups */
 	char workdir[PATH_MAX];		/* where images go */
 	char mnt[PATH_MAX];		/* the mount point, under
 					 * FSPLAN_RUNTIME_DIR in our namespace */

@@ -19,6 +19,7 @@
 #include "host/fs.h"
 #include "run/conf.h"
 #include "run/job.h"
+#include "run/measure.h"
 #include "run/ns.h"
 #include "run/run.h"
 #include "run/runlog.h"
@@ -27,7 +28,8 @@
 
 /* The end of one phase run: its rows, its status, the counts. */
 static void finish_cell(struct run *r, const struct live *l, struct cell *c,
-			const struct child_result *res, const char *status,
+			const struct child_result *res,
+			const struct measured *ms, const char *status,
 			const char *reason)
 {
 	char params[1024];
@@ -39,7 +41,7 @@ static void finish_cell(struct run *r, const struct live *l, struct cell *c,
 		.key = &k, .cell = c - r->e->cells, .label = l->fc->label,
 		.lua = r->plan->phases[c->phase].use.s != NULL, .res = res,
 		.parsed = r->parsed, .parsed_len = r->parsed_len,
-		.fs_used_bytes = -1, .status = status, .reason = reason,
+		.measured = ms, .fs_used_bytes = -1, .status = status, .reason = reason,
 	};
 
 	conf_key(r, l, c, params, sizeof(params), &k);
@@ -92,7 +94,7 @@ static void settle_conf(struct run *r, struct live *l, const char *status,
 		if (!todo(r, c))
 			continue;
 		r->done[c - r->e->cells] = 1;
-		finish_cell(r, l, c, NULL, status, reason);
+		finish_cell(r, l, c, NULL, NULL, status, reason);
 	}
 	manifest_conf(r->man, l->fc->index - 1, "status", json_string(status));
 	if (reason)
@@ -133,27 +135,36 @@ static void run_cell(struct run *r, struct live *l, struct cell *c)
 	const struct between *b = ph->between.n >= 0 ? &ph->between
 						     : &r->plan->between;
 	struct child_result res;
+	struct measure ms;
 	struct job j;
 	const char *why;
 	char err[512];
 
 	progress(r, c);
 	if (conf_between(l, b, err, sizeof(err))) {
-		finish_cell(r, l, c, NULL, "failed", err);
+		finish_cell(r, l, c, NULL, NULL, "failed", err);
 		return;
 	}
 	if (job_open(&j, r, l->fc, l->work, conf_vol_dir(l, 0), c, &why)) {
-		finish_cell(r, l, c, NULL, "failed", why);
+		finish_cell(r, l, c, NULL, NULL, "failed", why);
+		goto out;
+	}
+	if (measure_open(&ms, r, l, c, &j.child, &j.lua.ram_bytes, err,
+			 sizeof(err))) {
+		finish_cell(r, l, c, NULL, NULL, "failed", err);
 		goto out;
 	}
 	j.child.tick = tick;
 	j.child.tick_ctx = r;
 	r->current = c;
 	runlog("%s: run: %s", c->id, j.cmd);
+	measure_start(&ms);
 	if (child_run(&j.child, &r->stop, &res)) {
-		finish_cell(r, l, c, NULL, "failed", "cannot fork the phase");
-		goto out;
+		finish_cell(r, l, c, NULL, NULL, "failed",
+			    "cannot fork the phase");
+		goto close;
 	}
+	measure_stop(&ms, c, &res);
 	conf_sweep();
 	job_after(&j, r, c, &res);
 	if (res.interrupted && !res.ok) {
@@ -162,10 +173,12 @@ static void run_cell(struct run *r, struct live *l, struct cell *c)
 		sink_save(&r->sink);
 	} else {
 		r->done[c - r->e->cells] = 1;
-		finish_cell(r, l, c, &res, res.ok ? "ok" : "failed",
+		finish_cell(r, l, c, &res, &ms.out, res.ok ? "ok" : "failed",
 			    res.reason);
 	}
 	child_result_free(&res);
+close:
+	measure_close(&ms, c);
 out:
 	job_close(&j);
 }

@@ -8,6 +8,7 @@
 #include "results/bonniecsv.h"
 #include "results/csv.h"
 #include "results/manifest.h"
+#include "run/measure.h"
 
 struct sink {
 	struct csv *csv;		/* results.csv, the caller's */
@@ -19,6 +20,8 @@ struct sink {
 	struct bonnie_metric *kept;	/* the phase run's values so far */
 	size_t n_kept, cap_kept;
 	int lost;			/* a value could not be kept */
+	double written;			/* the Lua phase's written bytes, or
+					 * -1 */
 	int bonnie_fd;			/* bonnie.csv, or -1 until used */
 	int write_errors;		/* writes that are not on disk */
 	int first_error;		/* the errno of the first of them */
@@ -34,6 +37,7 @@ struct sink_outcome {
 	const struct child_result *res;	/* NULL: it never ran */
 	const char *parsed;		/* a parser's P lines, or NULL */
 	size_t parsed_len;
+	const struct measured *measured;	/* NULL: it never ran */
 	double fs_used_bytes;		/* < 0: unknown */
 	const char *const *vol_names;	/* target.volumes, n_vol of them */
 	const double *vol_used;		/* each one's used bytes, < 0: unknown */
