@@ -81,6 +81,7 @@ int measure_open(struct measure *m, struct run *r, const struct live *l,
 
 	memset(m, 0, sizeof(*m));
 	m->out.peak_bytes = m->out.load_1m = m->out.others_cpu_s = -1;
+	m->out.others_cores = -1;
 	m->out.ram_mib = -1;
 	if (!sysinfo(&si))
 		m->out.ram_mib = (double)si.totalram * si.mem_unit / 1048576;
@@ -183,6 +184,9 @@ void measure_stop(struct measure *m, const struct cell *c,
 				      res->sys_s;
 		if (m->out.others_cpu_s < 0)	/* ticks against rusage */
 			m->out.others_cpu_s = 0;
+		if (res->seconds > 0)
+			m->out.others_cores = m->out.others_cpu_s /
+					      res->seconds;
 	}
 	if (!read_small("/proc/loadavg", buf, sizeof(buf)))
 		m->out.load_1m = strtod(buf, NULL);

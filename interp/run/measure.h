@@ -29,6 +29,7 @@ struct measured {
 	double load_1m;
 	double others_cpu_s;		/* the machine's busy CPU time outside
 					 * the phase child */
+	double others_cores;		/* that over the child's wall time */
 };
 
 struct measure {
