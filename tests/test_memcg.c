@@ -1,6 +1,7 @@
 /* test_memcg: `ram` as a memory cgroup around the phase child, what the device saw, the run's conditions — end to end. */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,7 +115,8 @@ static void expect_no_cgroups(void)
 /*
  * The issue's test: a 256M tiobench read under ram 64M must reach the
  * device (at most a quarter of the file fits in the cgroup), and the
- * same read without a limit, from a file the page cache holds, must not.
+ * same kind of read without a limit, of a 64M file the page cache holds,
+ * must not.
  */
 Test(memcg, ram_makes_reads_reach_the_device, .fini = fini, .timeout = 240)
 {
@@ -133,9 +135,9 @@ Test(memcg, ram_makes_reads_reach_the_device, .fini = fini, .timeout = 240)
 		      "    with: {file_size: 256M, ram: 64M, mode: seq_read,"
 		      " block: 64k}\n"
 		      "  - name: free\n"
-		      "    repeat: 3\n"
+		      "    repeat: 5\n"
 		      "    use: tiobench\n"
-		      "    with: {file_size: 256M, ram: 0, mode: seq_read,"
+		      "    with: {file_size: 64M, ram: 0, mode: seq_read,"
 		      " block: 64k}\n", rd, sizeof(rd));
 	cr_assert_eq(rc, 0, "exit %d: %s", rc, e2e_err);
 	cr_assert_str_eq(e2e_metric(rd, cell, "status"), "ok", "%s",
@@ -155,10 +157,10 @@ Test(memcg, ram_makes_reads_reach_the_device, .fini = fini, .timeout = 240)
 	/*
 	 * Another run's drop_caches (the machine is shared) can empty the
 	 * page cache between a repetition's write and its read: the best
-	 * of three must have read from the cache.
+	 * of five must have read from the cache.
 	 */
 	dev = -1;
-	for (int i = 1; i <= 3; i++) {
+	for (int i = 1; i <= 5; i++) {
 		char c[64];
 		double d;
 
@@ -359,4 +361,151 @@ Test(memcg, each_volume_has_its_device_rows, .fini = fini, .timeout = 120)
 	cr_expect_eq(sum, a + b);
 	cr_expect_null(e2e_metric(rd, "ext4/w#1", "write_amp"),
 		       "an exec phase's own writes are not known");
+}
+
+/* The stop rule's verdict, computed here from the rows: the first
+ * repetition k >= min whose 95% CI half-width of seconds 1..k is within
+ * ci of their mean, else max. */
+static int expected_stop(const char *rd, const char *base, int min, int max,
+			 double ci)
+{
+	double v[64], sum, mean, ss, t[] = { 0, 12.706, 4.303, 3.182, 2.776,
+					     2.571, 2.447, 2.365, 2.306,
+					     2.262, 2.228, 2.201, 2.179 };
+	char cell[128];
+
+	for (int k = 1; k <= max; k++) {
+		snprintf(cell, sizeof(cell), "%s#%d", base, k);
+		v[k - 1] = e2e_num(rd, cell, "seconds");
+		if (k < min)
+			continue;
+		sum = ss = 0;
+		for (int i = 0; i < k; i++)
+			sum += v[i];
+		mean = sum / k;
+		for (int i = 0; i < k; i++)
+			ss += (v[i] - mean) * (v[i] - mean);
+		if (t[k - 1] * sqrt(ss / (k - 1)) / sqrt(k) <= ci * mean)
+			return k;
+	}
+	return max;
+}
+
+/* repeat: {min, max, ci} on an exec phase whose sleep has a seeded jitter
+ * (awk's srand(7), the n-th draw for repetition n): it stops at the
+ * repetition the rule says, and at max when the rule cannot be met. */
+Test(memcg, stop_rule_stops_where_the_rule_says, .fini = fini,
+     .timeout = 180)
+{
+	char rd[256], cell[128];
+	int k, rc;
+
+	e2e_require_root();
+	rc = run_plan("target: {image: 64M}\n"
+		      "filesystems: [{type: ext4}]\n"
+		      "phases:\n"
+		      "  - name: j\n"
+		      "    repeat: {min: 3, max: 12, ci: 20%}\n"
+		      "    exec: \"sleep $(awk -v r=$FSPLAN_REP 'BEGIN { srand(7);"
+		      " for (i = 0; i < r; i++) x = rand(); printf \\\"%.3f\\\","
+		      " 0.3 + 0.1 * x }')\"\n"
+		      "  - name: m\n"
+		      "    repeat: {min: 2, max: 4, ci: 0.001%}\n"
+		      "    exec: \"sleep 0.0$FSPLAN_REP\"\n", rd, sizeof(rd));
+	cr_assert_eq(rc, 0, "exit %d: %s", rc, e2e_err);
+	k = expected_stop(rd, "ext4/j", 3, 12, 0.20);
+	snprintf(cell, sizeof(cell), "ext4/j#%d", k);
+	cr_expect_eq(e2e_num(rd, cell, "reps_run"), k);
+	cr_expect_str_eq(e2e_metric(rd, cell, "stop_reason"),
+			 k < 12 ? "ci" : "max");
+	cr_expect_eq(e2e_count(rd, "reps_run"), 2, "one verdict a cell");
+	snprintf(cell, sizeof(cell), "ext4/j#%d", k + 1);
+	cr_expect_null(e2e_metric(rd, cell, "status"),
+		       "repetition %d ran after the rule was met", k + 1);
+	/* max honoured */
+	cr_expect_eq(e2e_num(rd, "ext4/m#4", "reps_run"), 4);
+	cr_expect_str_eq(e2e_metric(rd, "ext4/m#4", "stop_reason"), "max");
+	cr_expect_null(e2e_metric(rd, "ext4/m#3", "stop_reason"));
+	cr_expect_null(e2e_metric(rd, "ext4/m#5", "status"));
+}
+
+/* --resume continues a cell's repetitions: those results.csv has count
+ * toward the rule, and are not run again. */
+Test(memcg, stop_rule_resume_continues_the_repetitions, .fini = fini,
+     .timeout = 180)
+{
+	const char *dir = e2e_tmpdir();
+	char rd[256], log[300], cell[64], *plan;
+	pid_t pid;
+	int status, rc, k;
+
+	e2e_require_root();
+	plan = e2e_write(dir, "plan.yaml",
+			 "fsplan: 1\nname: resumed\n"
+			 "params: {hold: 30}\n"
+			 "target: {image: 64M}\n"
+			 "filesystems: [{type: ext4}]\n"
+			 "phases:\n"
+			 "  - name: j\n"
+			 "    repeat: {min: 3, max: 5, ci: 90%}\n"
+			 "    exec: \"[ $FSPLAN_REP != 3 ] || sleep ${hold}; "
+			 "sleep 0.2\"\n");
+	snprintf(rd, sizeof(rd), "%s/run", dir);
+	pid = e2e_fsplan_bg((const char *[]){ "run", plan, "-o", rd, "-q",
+					      "--workdir", dir, NULL });
+	/* repetition 3's output file is made as it starts */
+	snprintf(log, sizeof(log), "%s/exec/000003-ext4_j_3.out", rd);
+	for (int i = 0; i < 300 && access(log, F_OK); i++)
+		usleep(50000);
+	cr_assert_eq(access(log, F_OK), 0, "repetition 3 never began");
+	usleep(200000);
+	kill(pid, SIGTERM);
+	waitpid(pid, &status, 0);
+	cr_expect_eq(e2e_count(rd, "status"), 2, "%s",
+		     e2e_read(strcat(strcpy(log, rd), "/results.csv")));
+	rc = e2e_fsplan((const char *[]){ "run", plan, "--resume", rd, "-q",
+					  "--workdir", dir, "-D", "hold=0",
+					  NULL });
+	cr_assert_eq(rc, 0, "resume: exit %d: %s", rc, e2e_err);
+	/* 1 and 2 ran once each and count: the verdict's repetition k
+	 * says k ran, and the rule, met or not, is the one over all k */
+	k = expected_stop(rd, "ext4/j", 3, 5, 0.9);
+	snprintf(cell, sizeof(cell), "ext4/j#%d", k);
+	cr_expect_eq(e2e_count(rd, "status"), k);
+	cr_expect_eq(e2e_num(rd, cell, "reps_run"), k);
+	cr_expect_str_eq(e2e_metric(rd, cell, "stop_reason"),
+			 k < 5 ? "ci" : "max");
+	/* resumed again, nothing is left to run */
+	rc = e2e_fsplan((const char *[]){ "run", plan, "--resume", rd, "-q",
+					  "--workdir", dir, "-D", "hold=0",
+					  NULL });
+	cr_expect_eq(rc, 0);
+	cr_expect_eq(e2e_count(rd, "status"), k);
+}
+
+Test(memcg, bad_stop_rules_name_their_place, .fini = fini, .timeout = 60)
+{
+	char rd[256];
+
+	cr_expect_eq(run_plan("repeat: {min: 3, max: 10, ci: 5}\n"
+			      "filesystems: [{type: ext4}]\n"
+			      "phases: [{exec: \"true\"}]\n", rd, sizeof(rd)),
+		     2);
+	cr_expect(strstr(e2e_err, "plan.yaml:3:") &&
+		  strstr(e2e_err, "as a percentage of the mean"), "%s",
+		  e2e_err);
+	cr_expect_eq(run_plan("filesystems: [{type: ext4}]\n"
+			      "phases:\n"
+			      "  - exec: \"true\"\n"
+			      "    repeat: {min: 5, max: 4, ci: 5%}\n", rd,
+			      sizeof(rd)), 2);
+	cr_expect(strstr(e2e_err, "plan.yaml:6:") &&
+		  strstr(e2e_err, "max (4) is less than its min (5)"), "%s",
+		  e2e_err);
+	cr_expect_eq(run_plan("filesystems: [{type: ext4}]\n"
+			      "phases:\n"
+			      "  - exec: \"true\"\n"
+			      "    repeat: {max: 4, ci: 5%, mn: 2}\n", rd,
+			      sizeof(rd)), 2);
+	cr_expect(strstr(e2e_err, "did you mean 'min'"), "%s", e2e_err);
 }

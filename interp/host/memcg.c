@@ -282,6 +282,7 @@ static int live_fsplan(long pid)
 
 int memcg_clean_stale(void)
 {
+	const struct timespec tick = { 0, 10 * 1000 * 1000 };
 	char top[PATH_MAX], path[PATH_MAX + 256];
 	struct dirent *de;
 	int count = 0;
@@ -298,9 +299,18 @@ int memcg_clean_stale(void)
 		if (pid <= 0 || pid == getpid() || live_fsplan(pid))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", top, de->d_name);
-		/* a cgroup with processes in it is not removed: EBUSY */
-		if (!rmdir(path))
-			count++;
+		/* the processes of a run killed a moment ago may still be
+		 * on their way out: up to a second for them; a cgroup with
+		 * processes in it is not removed (EBUSY) */
+		for (int i = 0; i < 100; i++) {
+			if (!rmdir(path)) {
+				count++;
+				break;
+			}
+			if (errno != EBUSY)
+				break;
+			nanosleep(&tick, NULL);
+		}
 	}
 	closedir(d);
 	return count;

@@ -171,8 +171,9 @@ static int h_ph_timeout(struct loader *L, yaml_node_t *n, void *obj)
 
 static int h_ph_repeat(struct loader *L, yaml_node_t *n, void *obj)
 {
-	return pl_int(L, n, "repeat", 1, 1000000,
-		      &((struct plan_phase *)obj)->repeat);
+	struct plan_phase *ph = obj;
+
+	return pl_repeat(L, n, &ph->repeat, &ph->repeat_min, &ph->repeat_ci);
 }
 
 static int h_ph_between(struct loader *L, yaml_node_t *n, void *obj)

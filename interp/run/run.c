@@ -1,5 +1,6 @@
 /* run: `fsplan run` — options, the plan checked, the target guarded, then the run in its namespace. */
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
@@ -20,6 +21,7 @@
 #include "run/run.h"
 #include "run/rundir.h"
 #include "run/runlog.h"
+#include "run/stoprule.h"
 #include "cells/cellopts.h"
 #include "cells/select.h"
 #include "host/sysinfo.h"
@@ -136,7 +138,8 @@ static int open_dir(struct run *r, const char *out, const char *resume,
 		return -1;
 	snprintf(r->run_id, sizeof(r->run_id), "%s", strrchr(r->dir, '/') + 1);
 	snprintf(path, sizeof(path), "%s/results.csv", r->dir);
-	if (resume && csv_read_status(path, mark_done, r, d))
+	if (resume && (csv_read_status(path, mark_done, r, d) ||
+		       stoprule_resume(r, path, d)))
 		return -1;
 	if (csv_open(&r->csv, path, d))
 		return -1;
@@ -263,7 +266,10 @@ int run_command(int argc, char **argv)
 	}
 	execpath_warn(r.e, &r.runas);
 	r.done = calloc(r.e->n_cells, 1);
-	if (!r.done) {
+	r.keyval = malloc((r.e->n_cells + 1) * sizeof(*r.keyval));
+	for (size_t i = 0; r.keyval && i < r.e->n_cells; i++)
+		r.keyval[i] = NAN;
+	if (!r.done || !r.keyval) {
 		rc = EXIT_FAILED;
 		goto out;
 	}
@@ -305,6 +311,7 @@ out:
 	if (r.dev.fd >= 0)
 		close(r.dev.fd);
 	free(r.done);
+	free(r.keyval);
 	expansion_free(r.e);
 	plan_free(r.plan);
 	opts_free(&run_cmd, &o);

@@ -34,7 +34,11 @@ struct run {
 	struct target_dev dev;		/* target.device, guarded */
 	struct csv *csv;		/* results.csv: the sink writes it */
 	struct manifest *man;		/* manifest.json's contents */
-	unsigned char *done;		/* per cell: already in results.csv */
+	unsigned char *done;		/* per cell: already in results.csv
+					 * (1), or not to run: its stop
+					 * rule was met (2) */
+	double *keyval;			/* per cell: its stop rule's watched
+					 * value, NAN if none */
 	int verbose, quiet, progress;
 	int n_ok, n_failed, n_skipped;
 	size_t n_todo, n_run;

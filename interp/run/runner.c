@@ -23,8 +23,21 @@
 #include "run/ns.h"
 #include "run/run.h"
 #include "run/runlog.h"
+#include "run/stoprule.h"
 #include "util/clock.h"
 #include "util/exitcode.h"
+
+struct verdict {
+	struct run *r;
+	const struct cell *c;
+};
+
+static void decide(void *ctx, double v, int *reps_run, const char **reason)
+{
+	struct verdict *vd = ctx;
+
+	stoprule_after(vd->r, vd->c, v, reps_run, reason);
+}
 
 /* The end of one phase run: its rows, its status, the counts. */
 static void finish_cell(struct run *r, const struct live *l, struct cell *c,
@@ -37,6 +50,7 @@ static void finish_cell(struct run *r, const struct live *l, struct cell *c,
 	struct statfs sf;
 	double used[PLAN_MAX_VOLUMES];
 	const char *names[PLAN_MAX_VOLUMES];
+	struct verdict vd = { r, c };
 	struct sink_outcome o = {
 		.key = &k, .cell = c - r->e->cells, .label = l->fc->label,
 		.lua = r->plan->phases[c->phase].use.s != NULL, .res = res,
@@ -45,6 +59,11 @@ static void finish_cell(struct run *r, const struct live *l, struct cell *c,
 	};
 
 	conf_key(r, l, c, params, sizeof(params), &k);
+	o.watch = stoprule_watch(r, c);
+	if (o.watch && res) {
+		o.decide = decide;
+		o.decide_ctx = &vd;
+	}
 	if (!l->volumes && l->work[0] && !statfs(l->work, &sf))
 		o.fs_used_bytes = (double)(sf.f_blocks - sf.f_bfree) *
 				  sf.f_bsize;

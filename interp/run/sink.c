@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -280,6 +281,25 @@ static void bonnie_line(struct sink *s, const char *label)
 		lost_write(s, "bonnie.csv", errno);
 }
 
+/* The stop rule's verdict after this repetition, from its watched value
+ * among those kept. */
+static void stop_rows(struct sink *s, const struct csv_key *k,
+		      const struct sink_outcome *o, int ok)
+{
+	const char *reason = NULL;
+	double v = NAN;
+	int reps = 0;
+
+	for (size_t i = 0; ok && o->watch && i < s->n_kept; i++)
+		if (!strcmp(s->kept[i].name, o->watch))
+			v = s->kept[i].value;
+	o->decide(o->decide_ctx, v, &reps, &reason);
+	if (!reason)
+		return;
+	put(s, k, "reps_run", "", "%.0f", reps);
+	text_row(s, k, "stop_reason", reason);
+}
+
 void sink_phase_run(struct sink *s, struct sink_outcome *o)
 {
 	const struct csv_key *k = o->key;
@@ -310,6 +330,8 @@ void sink_phase_run(struct sink *s, struct sink_outcome *o)
 		row(s, k, name, "bytes", "%.0f", o->vol_used[i]);
 	}
 	ok = !strcmp(o->status, "ok");
+	if (o->decide)
+		stop_rows(s, k, o, ok);
 	if (ok && s->lost) {
 		o->status = "failed";
 		o->reason = "out of memory keeping metrics";

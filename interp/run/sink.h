@@ -43,6 +43,13 @@ struct sink_outcome {
 	const double *vol_used;		/* each one's used bytes, < 0: unknown */
 	int n_vol;
 	const char *status, *reason;	/* the sink may turn ok to failed */
+	/* A stop rule's (stoprule.h): the metric it watches, and what
+	 * decides, given its value (NAN: not reported or not ok), the rows
+	 * reps_run and stop_reason (when *reason is set). */
+	const char *watch;
+	void (*decide)(void *ctx, double v, int *reps_run,
+		       const char **reason);
+	void *decide_ctx;
 };
 
 void sink_init(struct sink *s, struct csv *csv, struct manifest *man,
