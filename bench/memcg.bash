@@ -52,12 +52,13 @@ bench_load() {
 		END { if (n) printf "  load: 1-min load average %.2f, outside the phase child %.2f cores (means over the %d phase runs; %d over a quarter core)\n", s / n, o / n, n, busy }' "$1"
 }
 
-# The cgroups of fsplan runs that have ended (fsplan-<pid>-*, pid gone).
+# The cgroups of fsplan runs that have ended (fsplan-<pid>-<n>, pid gone)
+# where fsplan makes them: our own v1 memory cgroup, the unified root.
 bench_cgroups_left() {
-	local d pid
-	for d in /sys/fs/cgroup/fsplan-* /sys/fs/cgroup/unified/fsplan-* \
-		 /sys/fs/cgroup/memory/fsplan-* /sys/fs/cgroup/memory/*/fsplan-* \
-		 /sys/fs/cgroup/memory/*/*/fsplan-*; do
+	local d pid own
+	own=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ { print $3 }' /proc/self/cgroup)
+	for d in "/sys/fs/cgroup/memory${own%/}"/fsplan-[0-9]* \
+		 /sys/fs/cgroup/unified/fsplan-[0-9]* /sys/fs/cgroup/fsplan-[0-9]*; do
 		[ -d "$d" ] || continue
 		pid=${d##*/fsplan-}
 		pid=${pid%%-*}
