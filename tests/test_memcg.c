@@ -106,6 +106,19 @@ static int run_plan(const char *body, char *rd, size_t len)
 					    "--workdir", dir, NULL });
 }
 
+/* The phases given on one small ext4 image, as root with a memory
+ * controller (else the test skips). */
+static int run_small(const char *phases, char *rd, size_t len)
+{
+	char text[2048];
+
+	e2e_require_root();
+	require_memcg();
+	snprintf(text, sizeof(text), "target: {image: 64M}\n"
+		 "filesystems: [{type: ext4}]\nphases:\n%s", phases);
+	return run_plan(text, rd, len);
+}
+
 static void expect_no_cgroups(void)
 {
 	cr_expect_eq(cgroups_left(), 0, "a memory cgroup is left: %s",
@@ -191,12 +204,7 @@ Test(memcg, exec_phase_and_its_children_are_inside, .fini = fini,
 	const char *out;
 	int rc;
 
-	e2e_require_root();
-	require_memcg();
-	rc = run_plan("target: {image: 64M}\n"
-		      "filesystems: [{type: ext4}]\n"
-		      "phases:\n"
-		      "  - name: where\n"
+	rc = run_small("  - name: where\n"
 		      "    exec: \"sh -c 'cat /proc/self/cgroup; id -u'\"\n"
 		      "    with: {ram: 32M}\n", rd, sizeof(rd));
 	cr_assert_eq(rc, 0, "exit %d: %s", rc, e2e_err);
@@ -216,12 +224,7 @@ Test(memcg, too_small_a_limit_is_a_clear_failure, .fini = fini,
 	const char *why;
 	int rc;
 
-	e2e_require_root();
-	require_memcg();
-	rc = run_plan("target: {image: 64M}\n"
-		      "filesystems: [{type: ext4}]\n"
-		      "phases:\n"
-		      "  - use: tiobench\n"
+	rc = run_small("  - use: tiobench\n"
 		      "    with: {file_size: 8M, ram: 1M, mode: seq_write}\n",
 		      rd, sizeof(rd));
 	cr_expect_eq(rc, 1, "exit %d: %s", rc, e2e_err);
@@ -234,25 +237,21 @@ Test(memcg, too_small_a_limit_is_a_clear_failure, .fini = fini,
 
 Test(memcg, bad_ram_values_name_their_place, .fini = fini, .timeout = 60)
 {
-	char rd[256];
-	int rc;
+	static const char *const bad[][2] = {
+		{ "{ram: lots}", "'ram' is the phase's memory limit" },
+		{ "{ram: 8M, size: 1M}", "an 'exec' command takes ${...}" },
+	};
+	char rd[256], text[256];
 
-	rc = run_plan("filesystems: [{type: ext4}]\n"
-		      "phases:\n"
-		      "  - exec: \"true\"\n"
-		      "    with: {ram: lots}\n", rd, sizeof(rd));
-	cr_expect_eq(rc, 2);
-	cr_expect(strstr(e2e_err, "plan.yaml:6:") &&
-		  strstr(e2e_err, "'ram' is the phase's memory limit"),
-		  "%s", e2e_err);
-	rc = run_plan("filesystems: [{type: ext4}]\n"
-		      "phases:\n"
-		      "  - exec: \"true\"\n"
-		      "    with: {ram: 8M, size: 1M}\n", rd, sizeof(rd));
-	cr_expect_eq(rc, 2);
-	cr_expect(strstr(e2e_err, "plan.yaml:6:") &&
-		  strstr(e2e_err, "an 'exec' command takes ${...}"),
-		  "%s", e2e_err);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		snprintf(text, sizeof(text), "filesystems: [{type: ext4}]\n"
+			 "phases:\n  - exec: \"true\"\n    with: %s\n",
+			 bad[i][0]);
+		cr_expect_eq(run_plan(text, rd, sizeof(rd)), 2, "%s",
+			     bad[i][0]);
+		cr_expect(strstr(e2e_err, "plan.yaml:6:") &&
+			  strstr(e2e_err, bad[i][1]), "%s", e2e_err);
+	}
 }
 
 /* A SIGKILL of fsplan in a ram-limited phase leaves its cgroup (nobody

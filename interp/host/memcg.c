@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "host/memcg.h"
+#include "util/file.h"
 
 const char *memcg_kind_name(enum memcg_kind kind)
 {
@@ -39,19 +40,9 @@ static int put(const char *dir, const char *file, const char *s)
 static ssize_t get(const char *dir, const char *file, char *buf, size_t len)
 {
 	char path[PATH_MAX + 64];
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	return n;
+	return file_read_text(path, buf, len);
 }
 
 static int has_word(const char *list, const char *word, const char *seps)
@@ -264,18 +255,10 @@ int memcg_remove(struct memcg *m)
 static int live_fsplan(long pid)
 {
 	char path[64], comm[32];
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (file_read_text(path, comm, sizeof(comm)) < 0)
 		return errno != ENOENT;	/* unknown: leave its cgroups be */
-	n = read(fd, comm, sizeof(comm) - 1);
-	close(fd);
-	if (n <= 0)
-		return 1;
-	comm[n] = '\0';
 	comm[strcspn(comm, "\n")] = '\0';
 	return !strncmp(comm, "fsplan", 6);
 }

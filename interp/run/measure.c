@@ -13,22 +13,13 @@
 #include "run/measure.h"
 #include "run/run.h"
 #include "run/runlog.h"
+#include "util/file.h"
 #include "util/units.h"
 
 /* A small proc or sysfs file, NUL-ended; -1 if it cannot be read. */
 static int read_small(const char *path, char *buf, size_t len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	return 0;
+	return file_read_text(path, buf, len) < 0 ? -1 : 0;
 }
 
 /* The cell's ram: "auto" or 0 is none. 0, or -1 with err. */

@@ -7,30 +7,11 @@
 #include "host/child.h"
 #include "host/memcg.h"
 #include "plan/types.h"
+#include "run/sink.h"
 
 struct run;
 struct live;
 struct cell;
-
-/* /sys/block/<dev>/stat's counters (sectors are 512 bytes). */
-struct devstat {
-	uint64_t rd_ios, rd_sect, wr_ios, wr_sect, io_ticks;
-};
-
-/* What the sink writes of it: ram_*, memory_peak_bytes, dev_*, and the
- * conditions (load_1m, others_cpu_s). Unknown values are < 0. */
-struct measured {
-	double ram_mib;
-	const char *ram_limit;		/* memcg_kind_name */
-	double peak_bytes;
-	int n_dev;			/* devices with counters */
-	const char *dev_vol[PLAN_MAX_VOLUMES];	/* their volume, or NULL */
-	struct devstat dev[PLAN_MAX_VOLUMES];	/* after minus before */
-	double load_1m;
-	double others_cpu_s;		/* the machine's busy CPU time outside
-					 * the phase child */
-	double others_cores;		/* that over the child's wall time */
-};
 
 struct measure {
 	struct memcg mc;

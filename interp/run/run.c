@@ -21,7 +21,6 @@
 #include "run/run.h"
 #include "run/rundir.h"
 #include "run/runlog.h"
-#include "run/stoprule.h"
 #include "cells/cellopts.h"
 #include "cells/select.h"
 #include "host/sysinfo.h"
@@ -138,8 +137,7 @@ static int open_dir(struct run *r, const char *out, const char *resume,
 		return -1;
 	snprintf(r->run_id, sizeof(r->run_id), "%s", strrchr(r->dir, '/') + 1);
 	snprintf(path, sizeof(path), "%s/results.csv", r->dir);
-	if (resume && (csv_read_status(path, mark_done, r, d) ||
-		       stoprule_resume(r, path, d)))
+	if (resume && csv_read_status(path, mark_done, r, d))
 		return -1;
 	if (csv_open(&r->csv, path, d))
 		return -1;

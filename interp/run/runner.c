@@ -258,12 +258,31 @@ fail:
 	conf_down(r, &l);
 }
 
+/* --resume: the stop rules' cells go on from what results.csv holds. */
+static int resume_rules(struct run *r)
+{
+	char path[PATH_MAX + 16];
+	struct diag d = { 0 };
+	int resumed = 0;
+
+	for (size_t i = 0; i < r->e->n_cells && !resumed; i++)
+		resumed = r->done[i];
+	snprintf(path, sizeof(path), "%s/results.csv", r->dir);
+	if (resumed && stoprule_resume(r, path, &d)) {
+		diag_print(&d);
+		return -1;
+	}
+	return 0;
+}
+
 /* In the namespace's init: every config and cell, in order. */
 static int run_all(struct run *r)
 {
 	int failed;
 
 	r->t_start = clock_now();
+	if (resume_rules(r))
+		return EXIT_FAILED;
 	sink_init(&r->sink, r->csv, r->man, r->dir);
 	for (size_t i = 0; i < r->e->n_cells; i++)
 		r->n_todo += todo(r, &r->e->cells[i]);

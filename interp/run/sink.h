@@ -8,7 +8,7 @@
 #include "results/bonniecsv.h"
 #include "results/csv.h"
 #include "results/manifest.h"
-#include "run/measure.h"
+#include "plan/types.h"
 
 struct sink {
 	struct csv *csv;		/* results.csv, the caller's */
@@ -26,6 +26,26 @@ struct sink {
 	int write_errors;		/* writes that are not on disk */
 	int first_error;		/* the errno of the first of them */
 	double saved_at;		/* when manifest.json was written */
+};
+
+/* /sys/block/<dev>/stat's counters (sectors are 512 bytes). */
+struct devstat {
+	uint64_t rd_ios, rd_sect, wr_ios, wr_sect, io_ticks;
+};
+
+/* What surrounded a phase run (run/measure.h), as the sink writes it: ram_*, memory_peak_bytes, dev_*, and the
+ * conditions (load_1m, others_cpu_s). Unknown values are < 0. */
+struct measured {
+	double ram_mib;
+	const char *ram_limit;		/* memcg_kind_name */
+	double peak_bytes;
+	int n_dev;			/* devices with counters */
+	const char *dev_vol[PLAN_MAX_VOLUMES];	/* their volume, or NULL */
+	struct devstat dev[PLAN_MAX_VOLUMES];	/* after minus before */
+	double load_1m;
+	double others_cpu_s;		/* the machine's busy CPU time outside
+					 * the phase child */
+	double others_cores;		/* that over the child's wall time */
 };
 
 /* One phase run as it ended, for sink_phase_run. */
