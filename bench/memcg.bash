@@ -22,8 +22,10 @@ bench_run() {
 	local label=$1 ram=$2 prio=$3 bin=$4 plan=$5 out=$6 t0 bad kinds
 	t0=$EPOCHREALTIME
 	nice -n "$prio" "$bin" run "$plan" -o "$out" -q || {
-		echo "$label: fsplan run failed; its log:" >&2
-		tail -n 30 "$out/log.txt" >&2 || true
+		echo "$label: fsplan run failed; its failed phase runs and its log's end:" >&2
+		awk -F, '$10 == "status" && $11 != "ok" { print "  " $2 ": " $11 " " $12 }' \
+			"$out/results.csv" >&2 || true
+		tail -n 10 "$out/log.txt" >&2 || true
 		exit 1
 	}
 	wall=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }')
