@@ -18,12 +18,13 @@
 # wider than the 0.9-1.1 band on a shared machine, so the medians need
 # more rounds than the 1 GiB block tests can afford.
 #
-# Memory: the whole fsplan run sits in a memory cgroup of RAM_MIB (the page
-# cache it may use is limited for real: see bench/memcg.bash), and both
-# tools are told that RAM (ram: / -r) with a file of SIZE_MIB, at least
-# twice it (4x by default: less of the file can stay cached between tests,
-# which steadies the figures). Without a usable memory controller the run
-# falls back to the `ram` override alone, and the output says so. The loop
+# Memory: every phase run, bonnie++'s included, says `ram:` RAM_MIB, so
+# fsplan runs its child in a memory cgroup of that size (the page cache it
+# may use is limited for real: see bench/memcg.bash; the output says which
+# limit applied), and both tools are told that RAM (ram: / -r) with a file
+# of SIZE_MIB, at least twice it (4x by default: less of the file can stay
+# cached between tests, which steadies the figures). dev_read_bytes of the
+# loop device per tool shows the reads reached it. The loop
 # device reads and writes its image with O_DIRECT (losetup --direct-io=on
 # in the filesystem's setup hook): otherwise a read that misses the limited
 # cache would be served from the image's page cache, outside the cgroup.
@@ -87,14 +88,14 @@ PLAN
 			case $t in
 			uring) echo "  - {name: uring_r$r, use: bonnie, with: {engine: uring, $native}}" ;;
 			sync) echo "  - {name: sync_r$r, use: bonnie, with: {engine: sync, $native}}" ;;
-			real) echo "  - {name: real_r$r, exec: '$real', parse: bonnie}" ;;
+			real) echo "  - {name: real_r$r, exec: '$real', parse: bonnie, with: {ram: ${ram}M}}" ;;
 			esac
 		done
 	done
 	# the file tests alone, rounds numbered on from the full ones
 	for r in $(seq $((rounds + 1)) $((rounds + frounds))); do
-		a="  - {name: sync_r$r, use: bonnie, with: {engine: sync, size: 0, files: $files, skip_char: true}}"
-		b="  - {name: real_r$r, exec: '$bonniepp -q -f -d . -s 0 -n $files', parse: bonnie}"
+		a="  - {name: sync_r$r, use: bonnie, with: {engine: sync, size: 0, ram: ${ram}M, files: $files, skip_char: true}}"
+		b="  - {name: real_r$r, exec: '$bonniepp -q -f -d . -s 0 -n $files', parse: bonnie, with: {ram: ${ram}M}}"
 		if ((r % 2)); then printf '%s\n%s\n' "$a" "$b"; else printf '%s\n%s\n' "$b" "$a"; fi
 	done
 } > "$tmp/bonnie.yaml"
@@ -139,5 +140,20 @@ END {
 }
 AWK
 ) "$csv"
+# what the loop device saw: the block reads reached it
+awk -F, -v R="$rounds" -v size="$size" '
+NF >= 12 && $7 ~ /^(uring|real|sync)_r[0-9]+$/ && $10 == "dev_read_bytes" {
+	k = match($7, /_r[0-9]+$/); r = substr($7, k + 2) + 0
+	if (r > R) next	# the file tests alone read no file
+	t = substr($7, 1, k - 1); s[t] += $11 / 1048576; n[t]++
+}
+END {
+	printf "  device reads per phase run (dev_read_bytes, MiB, mean):"
+	if (n["sync"]) printf " fsplan %.0f", s["sync"] / n["sync"]
+	if (n["real"]) printf ", bonnie++ %.0f", s["real"] / n["real"]
+	if (n["uring"]) printf ", fsplan uring %.0f", s["uring"] / n["uring"]
+	printf ", of a %d MiB file\n", size
+}' "$csv"
+bench_load "$csv"
 printf '  wall time %s s\n' "$wall"
 bench_leftovers "$tmp"

@@ -15,9 +15,9 @@
 # cpu_user_s + cpu_sys_s (the whole process group: warm-up and cleanup
 # included too), each over the ops of dbench's table (the measured time).
 #
-# Memory: the fsplan run sits in a memory cgroup of RAM_MIB (bench/
-# memcg.bash; without a memory controller the run goes on unlimited and
-# the output says so): dbench's working set is small (a client's files
+# Memory: each phase run, dbench's included, sits in a memory cgroup of
+# RAM_MIB made by fsplan (ram:; bench/memcg.bash; without a memory
+# controller it goes on unlimited and the output says so): dbench's working set is small (a client's files
 # are a few tens of MiB), so what the limit keeps honest is the Flush
 # (fsync) traffic rather than reads. The machine may be shared: both
 # tools run at nice BENCH_NICE, each figure is the median of the rounds,
@@ -65,8 +65,8 @@ phases:
 PLAN
 	for r in $(seq 1 "$rounds"); do
 		for n in $clients; do
-			a="  - {name: fsplan_n${n}_r$r, use: dbench, with: {workers: $n, seconds: $secs, loadfile: $loadfile}}"
-			b="  - {name: real_n${n}_r$r, exec: '$dbench -D . -c $loadfile -t $secs $n', parse: dbench}"
+			a="  - {name: fsplan_n${n}_r$r, use: dbench, with: {workers: $n, seconds: $secs, loadfile: $loadfile, ram: ${ram}M}}"
+			b="  - {name: real_n${n}_r$r, exec: '$dbench -D . -c $loadfile -t $secs $n', parse: dbench, with: {ram: ${ram}M}}"
 			if ((r % 2)); then printf '%s\n%s\n' "$a" "$b"; else printf '%s\n%s\n' "$b" "$a"; fi
 		done
 	done

@@ -1,134 +1,42 @@
 # shellcheck shell=bash disable=SC2034
-# bench/memcg.bash: sourced by bench/bonnie.sh and bench/tiobench.sh (not
-# run by `make bench`: it is not a *.sh). A memory cgroup for one fsplan run,
-# so the page cache of the filesystem under test really is limited to what
-# the phases' `ram` says, plus the loop image set up the same way for both
-# tools.
+# bench/memcg.bash: sourced by the benches (not run by `make bench`: it is
+# not a *.sh). The memory limit of a bench is fsplan's own: every phase of
+# a bench plan says `ram:` (native phases in their with, exec phases with
+# `with: {ram: ...}`), so each phase child, the real tool's included, runs
+# in a memory cgroup of that size made by fsplan (cgroup v2 memory.max, or
+# the v1 memory controller's limit_in_bytes on hybrid hosts), and the rows
+# say what applied (ram_limit) and what the device saw (dev_read_bytes).
 #
-#   memcg_make NAME BYTES   make the cgroup; 1 (memcg_why says why) if there
-#                           is no memory controller to use
-#   "${memcg_run[@]}" CMD...  run CMD inside it (a command prefix: only CMD
-#                           and its children move in, the calling shell
-#                           stays where it is)
-#   memcg_peak              the most it held, in bytes
-#   memcg_remove            remove it (waits for its processes to go)
-#   memcg_desc              how it was made, for the output
 #   bench_run LABEL RAM_MIB PRIO BIN PLAN OUT
-#                           run the plan in such a cgroup (the `ram`
-#                           override alone without one) at nice PRIO; exits
-#                           with the log's tail if the run or a phase run
-#                           failed; sets memory, peak, dio, wall
+#                           run the plan at nice PRIO; exits with the
+#                           log's tail if the run or a phase run failed;
+#                           sets memory (what limit applied), peak (the
+#                           highest memory_peak_bytes of a phase run),
+#                           dio, wall
+#   bench_load CSV          the line saying how busy the machine was
 #   bench_leftovers DIR     the line saying what of DIR is still mounted,
-#                           attached or in a cgroup
-#
-# cgroup v2 (memory in /sys/fs/cgroup/cgroup.controllers): /sys/fs/cgroup/
-# NAME with memory.max, +memory enabled in the root's subtree_control when
-# it is not (and left enabled). cgroup v1 (a memory hierarchy mounted at
-# /sys/fs/cgroup/memory, as on hybrid systems): a child of this shell's own
-# memory cgroup with memory.limit_in_bytes, so whatever limits the caller
-# still applies.
-memcg_dir=
-memcg_kind=
-memcg_why=
-memcg_run=()
-
-memcg_make() {
-	local name=$1 bytes=$2 rel
-	if grep -qw memory /sys/fs/cgroup/cgroup.controllers 2> /dev/null; then
-		if ! grep -qw memory /sys/fs/cgroup/cgroup.subtree_control &&
-		   ! echo +memory > /sys/fs/cgroup/cgroup.subtree_control; then
-			memcg_why="cannot enable +memory in /sys/fs/cgroup"
-			return 1
-		fi
-		memcg_dir=/sys/fs/cgroup/$name
-		memcg_kind=v2
-		mkdir "$memcg_dir" || { memcg_dir=; memcg_why="mkdir failed"; return 1; }
-		if ! echo "$bytes" > "$memcg_dir/memory.max"; then
-			memcg_why="cannot set memory.max"
-			rmdir "$memcg_dir"
-			memcg_dir=
-			return 1
-		fi
-		if [ -e "$memcg_dir/memory.swap.max" ]; then
-			echo 0 > "$memcg_dir/memory.swap.max" || true
-		fi
-		memcg_prefix
-		return 0
-	fi
-	if [ -f /sys/fs/cgroup/memory/memory.limit_in_bytes ]; then
-		rel=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ { print $3 }' /proc/self/cgroup)
-		memcg_dir=/sys/fs/cgroup/memory${rel%/}/$name
-		memcg_kind=v1
-		mkdir "$memcg_dir" || { memcg_dir=; memcg_why="mkdir failed"; return 1; }
-		if ! echo "$bytes" > "$memcg_dir/memory.limit_in_bytes"; then
-			memcg_why="cannot set memory.limit_in_bytes"
-			rmdir "$memcg_dir"
-			memcg_dir=
-			return 1
-		fi
-		memcg_prefix
-		return 0
-	fi
-	memcg_why="no cgroup memory controller (v2 or v1)"
-	return 1
-}
-
-memcg_prefix() {
-	# shellcheck disable=SC2016
-	memcg_run=(sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$memcg_dir")
-}
-
-memcg_peak() {
-	local f
-	for f in memory.peak memory.max_usage_in_bytes; do
-		if [ -r "$memcg_dir/$f" ]; then
-			cat "$memcg_dir/$f"
-			return 0
-		fi
-	done
-	echo 0
-}
-
-memcg_desc() {
-	case $memcg_kind in
-	v2) echo "cgroup v2 $memcg_dir, memory.max" ;;
-	v1) echo "cgroup v1 $memcg_dir, memory.limit_in_bytes (page cache charged)" ;;
-	esac
-}
-
-memcg_remove() {
-	[ -n "$memcg_dir" ] && [ -d "$memcg_dir" ] || return 0
-	for _ in $(seq 1 100); do
-		if [ -z "$(cat "$memcg_dir/cgroup.procs" 2> /dev/null)" ] &&
-		   rmdir "$memcg_dir" 2> /dev/null; then
-			memcg_dir=
-			return 0
-		fi
-		sleep 0.1
-	done
-	echo "memcg: could not remove $memcg_dir" >&2
-	return 1
-}
+#                           attached, or which of fsplan's cgroups is left
+#   bench_tmpdir NAME       $tmp, removed at exit (below)
 
 bench_run() {
-	local label=$1 ram=$2 prio=$3 bin=$4 plan=$5 out=$6 t0 bad
-	local run
-	if memcg_make "fsplan-bench-$$" $((ram << 20)); then
-		memory="memory cgroup: $ram MiB ($(memcg_desc))"
-		run=("${memcg_run[@]}" "$bin")
-	else
-		memory="ram override: $ram MiB (the page cache is not limited: both tools see the same cache; $memcg_why)"
-		run=("$bin")
-	fi
+	local label=$1 ram=$2 prio=$3 bin=$4 plan=$5 out=$6 t0 bad kinds
 	t0=$EPOCHREALTIME
-	nice -n "$prio" "${run[@]}" run "$plan" -o "$out" -q || {
-		echo "$label: fsplan run failed; its log:" >&2
-		tail -n 30 "$out/log.txt" >&2 || true
+	nice -n "$prio" "$bin" run "$plan" -o "$out" -q || {
+		echo "$label: fsplan run failed; its failed phase runs and its log's end:" >&2
+		awk -F, '$10 == "status" && $11 != "ok" { print "  " $2 ": " $11 " " $12 }' \
+			"$out/results.csv" >&2 || true
+		tail -n 10 "$out/log.txt" >&2 || true
 		exit 1
 	}
 	wall=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }')
-	peak=$(memcg_peak 2> /dev/null || echo 0)
-	memcg_remove
+	peak=$(awk -F, '$10 == "memory_peak_bytes" && $11 > p { p = $11 } END { printf "%.0f", p }' "$out/results.csv")
+	kinds=$(awk -F, '$10 == "ram_limit" { k[$11] = 1 } END { for (x in k) printf "%s%s", n++ ? "+" : "", x }' "$out/results.csv")
+	case $kinds in
+	cgroup-v1|cgroup-v2)
+		memory="memory cgroup per phase run: $ram MiB (fsplan's ram, $kinds; swap 0)" ;;
+	*)
+		memory="ram $ram MiB NOT enforced for every phase run (ram_limit: ${kinds:-no rows}): the page cache is not limited" ;;
+	esac
 	dio=$(sed -n 's/^bench: loop dio=//p' "$out/log.txt" | head -n 1)
 	bad=$(awk -F, '$10 == "status" && $11 != "ok" { print $7 ": " $11 " " $12 }' "$out/results.csv")
 	if [ -n "$bad" ]; then
@@ -138,16 +46,38 @@ bench_run() {
 	fi
 }
 
+# The machine while the phases ran: the mean 1-minute load average, and
+# the cores used outside the phase child (others_cores).
+bench_load() {
+	awk -F, '$10 == "load_1m" { s += $11; n++ }
+		$10 == "others_cores" { o += $11; if ($11 > 0.25) busy++ }
+		END { if (n) printf "  load: 1-min load average %.2f, outside the phase child %.2f cores (means over the %d phase runs; %d over a quarter core)\n", s / n, o / n, n, busy }' "$1"
+}
+
+# The cgroups of fsplan runs that have ended (fsplan-<pid>-<n>, pid gone)
+# where fsplan makes them: our own v1 memory cgroup, the unified root.
+bench_cgroups_left() {
+	local d pid own
+	own=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ { print $3 }' /proc/self/cgroup)
+	for d in "/sys/fs/cgroup/memory${own%/}"/fsplan-[0-9]* \
+		 /sys/fs/cgroup/unified/fsplan-[0-9]* /sys/fs/cgroup/fsplan-[0-9]*; do
+		[ -d "$d" ] || continue
+		pid=${d##*/fsplan-}
+		pid=${pid%%-*}
+		kill -0 "$pid" 2> /dev/null || echo "$d"
+	done
+}
+
 bench_leftovers() {
 	local left=
 	if losetup -a | grep -qF "$1"; then left="$left loop"; fi
 	if findmnt -rn -o TARGET | grep -qF "$1"; then left="$left mount"; fi
-	if [ -n "$memcg_dir" ]; then left="$left cgroup"; fi
+	if [ -n "$(bench_cgroups_left)" ]; then left="$left cgroup"; fi
 	echo "  leftovers: ${left:-none} (loop devices, mounts, cgroup)"
 }
 
-# $tmp: a fresh directory for a bench named $1, removed at exit with the
-# bench's memory cgroup unless KEEP is set (a failed bench sets it, so
+# $tmp: a fresh directory for a bench named $1, removed at exit unless
+# KEEP is set (a failed bench sets it, so
 # its run directory can be read); INT and TERM exit 130 and 143.
 bench_tmpdir() {
 	bench_name=$1
@@ -159,7 +89,6 @@ bench_tmpdir() {
 }
 
 bench_tmpdir_cleanup() {
-	memcg_remove || true
 	if [ -n "${KEEP:-}" ]; then
 		echo "$bench_name: kept $tmp" >&2
 	else

@@ -36,10 +36,11 @@
 #          merged over the jobs like group_reporting)
 #   uring  the tiobench phase with engine: uring, for comparison
 #
-# Memory: the whole fsplan run sits in a memory cgroup of RAM_MIB
-# (bench/memcg.bash), `ram:` says RAM_MIB, file size SIZE_MIB at least
-# twice it (4x by default); without a usable memory controller, the `ram`
-# override alone (the output says which). The loop device does direct I/O
+# Memory: every phase run, fio's included, says `ram:` RAM_MIB, so fsplan
+# runs its child in a memory cgroup of that size (bench/memcg.bash; the
+# output says which limit applied), file size SIZE_MIB at least twice it
+# (4x by default); dev_read_bytes of the loop device, per case and tool,
+# shows that the reads reached it. The loop device does direct I/O
 # on its image (losetup --direct-io=on in the setup hook) so reads that
 # miss the limited cache reach the disk.
 #
@@ -127,7 +128,7 @@ PLAN
 					case $t in
 					uring) echo "  - {name: $p, use: tiobench, with: {engine: uring, $w}}" ;;
 					sync) echo "  - {name: $p, use: tiobench, with: {engine: sync, $w}}" ;;
-					fio) echo "  - {name: $p, parse: fio, exec: '$(fio_cmd "$n" "$m")'}" ;;
+					fio) echo "  - {name: $p, parse: fio, with: {ram: ${ram}M}, exec: '$(fio_cmd "$n" "$m")'}" ;;
 					esac
 				done
 				k=$((k + 1))
@@ -172,5 +173,25 @@ END {
 }
 AWK
 ) "$csv"
+# what the loop device saw: the reads reached it, not the page cache
+awk -F, -v modes="$modes" -v threads="$threads" '
+NF >= 12 && $7 ~ /^t[0-9]+_[a-z_]+_(uring|fio|sync)_r[0-9]+$/ && $10 == "dev_read_bytes" {
+	k = match($7, /_r[0-9]+$/); t = m = substr($7, 1, k - 1)
+	sub(/.*_/, "", t); sub(/_[a-z]+$/, "", m)
+	s[t, m] += $11 / 1048576; n[t, m]++
+}
+END {
+	printf "  device reads (dev_read_bytes, MiB, mean of the rounds):\n"
+	nm = split(modes, M, " "); nt = split(threads, T, " ")
+	for (j = 1; j <= nt; j++)
+		for (i = 1; i <= nm; i++) {
+			m = "t" T[j] "_" M[i]
+			if (M[i] !~ /read/ || !n["sync", m]) continue
+			printf "    %-16s fsplan %7.0f  fio %7.0f  fsplan uring %7.0f\n", M[i] ", " T[j],
+			    s["sync", m] / n["sync", m], n["fio", m] ? s["fio", m] / n["fio", m] : -1,
+			    n["uring", m] ? s["uring", m] / n["uring", m] : -1
+		}
+}' "$csv"
+bench_load "$csv"
 printf '  wall time %s s\n' "$wall"
 bench_leftovers "$tmp"

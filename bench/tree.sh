@@ -16,9 +16,9 @@
 # for the tree phase, the command's for cp); per round the ratio
 # cp_seconds / tree_seconds (> 1: the phase is faster), median and range.
 #
-# Memory: the fsplan run sits in a memory cgroup of RAM_MIB (bench/
-# memcg.bash; without one, only the machine's RAM limits the cache, and the
-# output says so); remount + drop_caches before each step empties the cache
+# Memory: each timed phase run, cp's included, sits in a memory cgroup of
+# RAM_MIB made by fsplan (ram:; bench/memcg.bash; without one, only the
+# machine's RAM limits the cache, and the output says so); remount + drop_caches before each step empties the cache
 # anyway, so the cgroup keeps the copies' own cache from growing past it.
 # Both loop devices do direct I/O to their images (setup hook), so cache
 # outside the cgroup serves no reads.
@@ -43,7 +43,7 @@ export FSPLAN_LIB=${FSPLAN_LIB:-$root/lua}
 bench_tmpdir tree
 
 plan() {
-	local with="size: ${size}M"
+	local with="size: ${size}M, ram: ${ram}M"
 	cat <<PLAN
 fsplan: 1
 name: bench-tree
@@ -65,8 +65,8 @@ PLAN
 				echo "  - {name: tree_create_r$r, use: tree, with: {step: create, $with}}"
 				echo "  - {name: tree_copy_r$r, use: tree, with: {step: copy, $with}}" ;;
 			cp)
-				echo "  - {name: cp_create_r$r, exec: 'cp -a source/home target/home && sync'}"
-				echo "  - {name: cp_copy_r$r, exec: 'cp -a target/home target/home.copy && sync'}" ;;
+				echo "  - {name: cp_create_r$r, exec: 'cp -a source/home target/home && sync', with: {ram: ${ram}M}}"
+				echo "  - {name: cp_copy_r$r, exec: 'cp -a target/home target/home.copy && sync', with: {ram: ${ram}M}}" ;;
 			esac
 			echo "  - {name: clean_${t}_r$r, exec: 'rm -rf target/home target/home.copy && sync', between: none}"
 		done

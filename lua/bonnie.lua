@@ -36,7 +36,8 @@
 --               300M, rounded up to whole GiB past half of one, as bonnie++
 --               sizes it; 0 skips the IO tests. Whole MiB.
 --   ram         the memory the size is judged against [-r]: "auto" is the
---               machine's; 0 turns the 2×RAM rule off
+--               machine's; a size is also the phase's memory cgroup limit,
+--               which fsplan enforces; 0 turns the 2×RAM rule off
 --   chunk       the IO block [-s size:chunk], a power of two, 256 to 1M
 --   char_size   the per-char tests' size [-f N]; 0 skips them
 --   skip_char   skip the per-char tests [-f]
@@ -70,7 +71,8 @@
 --                   file (create with its writes; stat with its reads;
 --                   unlink)
 -- and bonnie_line (1), concurrency (1), seed (the plan's seed: it drives
--- every random choice here), ram_mib, ram_given (1 when `ram` was set);
+-- every random choice here), ram_given (1 when `ram` was set; fsplan adds
+-- ram_mib and ram_limit, the memory cgroup that applied);
 -- with the IO tests file_size_mib, seeks_count, seek_procs, chunk_bytes,
 -- char_size_mib; with the file tests num_files, max_size, min_size (when
 -- not 0), num_dirs (when more than one), max_size_link (1 hard, 2
@@ -538,7 +540,6 @@ return {
   report = function(r, ctx)
     local s = shape(ctx)
     local out = { bonnie_line = 1, concurrency = 1, seed = ctx.seed,
-                  ram_mib = fsplan.mib(s.ram),
                   ram_given = s.ram_given and 1 or 0 }
     if s.size > 0 then
       out.file_size_mib = fsplan.mib(s.size)

@@ -69,7 +69,7 @@ function M.human(bytes, up)
 end
 
 -- The memory a run is judged against: the machine's ("auto"), or what the
--- plan says it may use (a cgroup's limit, say). The second result says
+-- plan says it may use (`ram`, the phase's memory cgroup limit). The second result says
 -- whether the plan gave it, for the report: a run with a smaller `ram`
 -- than the machine has is honest only when it says so.
 function M.ram(ctx, value)
@@ -87,7 +87,7 @@ function M.twice_ram(name, size, ram)
     error(("%s %s is less than twice the RAM (%s): the page cache could "
            .. "hold the file and the reads would not reach the disk; use "
            .. "a size of at least %s, or set ram: to the memory the run "
-           .. "may really use (a cgroup limit) — ram_mib in the results "
+           .. "may really use (fsplan limits the phase to it) — ram_mib in the results "
            .. "says what the size was judged against")
           :format(name, M.human(size), M.human(ram), M.human(2 * ram, true)),
           0)

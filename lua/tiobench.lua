@@ -29,9 +29,10 @@
 --               tiobench.pl hands tiotest -f in MiB), or whole blocks when
 --               that is under 1 MiB
 --   ram         the memory file_size is judged against: "auto" is the
---               machine's; a file_size under twice it is refused, unless
---               ram says what the run may really use (a cgroup's limit);
---               0 turns the rule off. ram_mib in the output says which.
+--               machine's; a file_size under twice it is refused. A size
+--               is also the phase's memory cgroup limit (fsplan enforces
+--               it: page cache beyond it is reclaimed); 0 turns the rule
+--               off. ram_mib and ram_limit in the output say which.
 --   block       the I/O size [--block]
 --   mode        seq_write, seq_read, rand_write or rand_read
 --   random_ops  random ops of all threads [--random]: int(random_ops /
@@ -50,7 +51,8 @@
 --   Lat% >2s and >10s           the rows tio_over_2000ms_pct and
 --                   tio_over_10000ms_pct (thresholds below); copied to
 --                   over_2s_pct and over_10s_pct when report() is given them
---   file_size_mib, block_bytes, threads, ram_mib, ram_given
+--   file_size_mib, block_bytes, threads, ram_given (fsplan adds ram_mib
+--                   and ram_limit: the memory cgroup that applied)
 -- Each phase run reports its own figures: repetitions are rows of their
 -- own, never summed (tiobench's --numruns bug).
 
@@ -172,7 +174,6 @@ return {
       file_size_mib = mib(s.total),
       block_bytes = s.block,
       threads = s.threads,
-      ram_mib = mib(s.ram),
       ram_given = s.ram_given and 1 or 0,
       avg_lat_ms = r.tio_lat_avg_ms,
       max_lat_ms = r.tio_lat_max_ms,

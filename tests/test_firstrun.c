@@ -78,7 +78,7 @@ Test(firstrun, run_from_private_directories, .fini = fini, .timeout = 180)
 			 "  - use: mine.lua\n"
 			 "    with: {other: more.txt}\n"
 			 "  - use: bonnie\n"
-			 "    with: {size: 8M, files: 1, ram: 4M}\n"
+			 "    with: {size: 8M, files: 1, ram: 0}\n"
 			 "  - name: real-bonnie\n"
 			 "    exec: bonnie++ -d . -s 8M -r 4 -n 0 -q\n"
 			 "    parse: bonnie\n"

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "host/child.h"
+#include "host/memcg.h"
 #include "host/proc.h"
 
 static void report_error(const char *fmt, const char *a, const char *b)
@@ -33,7 +34,14 @@ static int dropped(void *arg)
 {
 	const struct child_job *job = arg;
 	char err[256];
+	int rc;
 
+	/* as root: a dropped process may not move itself */
+	if (job->cgroup && (rc = memcg_join(job->cgroup))) {
+		report_error("cannot join the memory cgroup %s: %s",
+			     job->cgroup, strerror(-rc));
+		return 125;
+	}
 	if (privdrop_apply(job->runas, CHILD_REPORT_FD, err, sizeof(err))) {
 		report_error("privilege drop failed: %s%s", err, "");
 		return 125;

@@ -17,6 +17,8 @@ struct child_job {
 	int out_fd, err_fd;		/* its stdout and stderr */
 	double timeout_s;
 	const char *const *env;		/* the whole environment, NULL-ended */
+	const char *cgroup;		/* a memory cgroup it joins before
+					 * the drop (memcg.h), or NULL */
 	/*
 	 * Runs in the child after the privilege drop, single-threaded
 	 * until it makes threads itself, with stdin /dev/null, stdout and

@@ -230,6 +230,7 @@ static int f_write(lua_State *L)
 			return worker_fail(L, f->name, (int)-res);
 		}
 		total += (uint64_t)res;
+		w->m.written += (uint64_t)res;
 		if (len == 0 || res == 0)
 			break;
 	}

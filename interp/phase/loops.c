@@ -197,6 +197,8 @@ static void stream_reaped(struct flight *fl, struct engine_req *r)
 		if (r->res > 0 || !fl->eof) {
 			hist_add(&fl->st->lat, lat);
 			fl->st->bytes += (uint64_t)r->res;
+			if (r->op == ENGINE_WRITE)
+				w->m.written += (uint64_t)r->res;
 			fl->bytes += (uint64_t)r->res;
 			fl->ops++;
 		}
@@ -267,6 +269,8 @@ static ssize_t ck_io(struct cookie *ck, enum engine_op op, void *buf,
 		return -1;
 	}
 	worker_record(ck->w, ck->tag, r.t_done - r.t_submit, (uint64_t)res);
+	if (op == ENGINE_WRITE)
+		ck->w->m.written += (uint64_t)res;
 	ck->off += (uint64_t)res;
 	return res;
 }

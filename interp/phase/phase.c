@@ -370,6 +370,7 @@ static int unknown_keys(const struct expansion *e, const struct plan_phase *ph,
 
 	names[n++] = "workers";
 	names[n++] = "engine";
+	names[n++] = "ram";
 	for (int i = 0; i < decl->n_params && n < 130; i++)
 		names[n++] = decl->params[i].name;
 	for (int k = 0; k < ph->n_with + ph->n_matrix; k++) {

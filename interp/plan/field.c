@@ -147,6 +147,70 @@ int pl_int(struct loader *L, yaml_node_t *n, const char *key, int min,
 	return rc;
 }
 
+struct rule {
+	int max, min;
+	double ci;
+	struct pos pos;
+};
+
+static int h_rule_min(struct loader *L, yaml_node_t *n, void *obj)
+{
+	return pl_int(L, n, "min", 2, 1000000, &((struct rule *)obj)->min);
+}
+
+static int h_rule_max(struct loader *L, yaml_node_t *n, void *obj)
+{
+	return pl_int(L, n, "max", 2, 1000000, &((struct rule *)obj)->max);
+}
+
+/* ci: a percentage of the mean, "5%" (a bare number is ambiguous). */
+static int h_rule_ci(struct loader *L, yaml_node_t *n, void *obj)
+{
+	struct rule *r = obj;
+	struct pstr ps;
+	char *end;
+	int rc = 0;
+
+	if (pl_pstr_params(L, n, "ci", &ps))
+		return -1;
+	r->ci = strtod(ps.s, &end) / 100;
+	if (end == ps.s || strcmp(end, "%") || !(r->ci > 0) || r->ci >= 10)
+		rc = pl_error(L, ps.pos, "'ci' is the 95%% confidence "
+			      "interval's half-width as a percentage of the "
+			      "mean, e.g. 5%%, not '%s'", ps.s);
+	free(ps.s);
+	return rc;
+}
+
+static const struct pl_field rule_fields[] = {
+	{ "min", h_rule_min, 0 },
+	{ "max", h_rule_max, 0 },
+	{ "ci", h_rule_ci, 1 },
+	{ NULL, NULL, 0 }
+};
+
+int pl_repeat(struct loader *L, yaml_node_t *n, int *count, int *min,
+	      double *ci)
+{
+	struct rule r = { 10, 3, 0, ydoc_pos(n) };
+
+	if (n->type != YAML_MAPPING_NODE) {
+		*min = 0;
+		*ci = 0;
+		return pl_int(L, n, "repeat", 1, 1000000, count);
+	}
+	if (pl_mapping(L, n, rule_fields, &r, "a stop rule (repeat: {min, "
+		       "max, ci})"))
+		return -1;
+	if (r.max < r.min)
+		return pl_error(L, r.pos, "the stop rule's max (%d) is less "
+				"than its min (%d)", r.max, r.min);
+	*count = r.max;
+	*min = r.min;
+	*ci = r.ci;
+	return 0;
+}
+
 int pl_ident(struct loader *L, yaml_node_t *n, const char *what)
 {
 	const char *s = ydoc_scalar(n);

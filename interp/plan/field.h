@@ -56,6 +56,10 @@ int pl_list(struct loader *L, yaml_node_t *n, const char *key,
 int pl_seq_len(yaml_node_t *n);
 /* between: a list of actions, or none. */
 int pl_between(struct loader *L, yaml_node_t *n, struct between *out);
+/* repeat: a count, or a stop rule {min, max, ci: 5%}: *count is then max
+ * (default 10), *min (default 3), *ci the half-width as a fraction. */
+int pl_repeat(struct loader *L, yaml_node_t *n, int *count, int *min,
+	      double *ci);
 
 /* ${...}: check against a scope, or expand parameters in place. */
 int pl_check_refs(struct loader *L, const struct pstr *ps,

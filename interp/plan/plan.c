@@ -157,14 +157,11 @@ static int h_runas(struct loader *L, yaml_node_t *n, void *obj)
 	return 0;
 }
 
-static int h_repeat(struct loader *L, yaml_node_t *n, void *obj)
-{
-	return pl_int(L, n, "repeat", 1, 1000000, (int *)obj);
-}
-
 static int h_plan_repeat(struct loader *L, yaml_node_t *n, void *obj)
 {
-	return h_repeat(L, n, &((struct plan *)obj)->repeat);
+	struct plan *p = obj;
+
+	return pl_repeat(L, n, &p->repeat, &p->repeat_min, &p->repeat_ci);
 }
 
 static int h_plan_between(struct loader *L, yaml_node_t *n, void *obj)

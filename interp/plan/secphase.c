@@ -90,9 +90,11 @@ static int h_ph_parse(struct loader *L, yaml_node_t *n, void *obj)
 	return 0;	/* resolve_plan finds it in the library */
 }
 
-/* workers and engine belong to every Lua phase: check them early. */
+/* workers and engine belong to every Lua phase, ram to every phase:
+ * check them early. */
 static int check_common(struct loader *L, const struct kv *kv)
 {
+	uint64_t sz;
 	int64_t v;
 
 	if (subst_has_ref(kv->val.s))
@@ -105,6 +107,11 @@ static int check_common(struct loader *L, const struct kv *kv)
 	    strcmp(kv->val.s, "sync"))
 		return pl_error(L, kv->val.pos, "'engine' is uring or sync, "
 				"not '%s'", kv->val.s);
+	if (!strcmp(kv->key, "ram") && strcmp(kv->val.s, "auto") &&
+	    units_size(kv->val.s, &sz))
+		return pl_error(L, kv->val.pos, "'ram' is the phase's memory "
+				"limit, a size (e.g. 64M, 2G) or auto, not "
+				"'%s'", kv->val.s);
 	return 0;
 }
 
@@ -164,8 +171,9 @@ static int h_ph_timeout(struct loader *L, yaml_node_t *n, void *obj)
 
 static int h_ph_repeat(struct loader *L, yaml_node_t *n, void *obj)
 {
-	return pl_int(L, n, "repeat", 1, 1000000,
-		      &((struct plan_phase *)obj)->repeat);
+	struct plan_phase *ph = obj;
+
+	return pl_repeat(L, n, &ph->repeat, &ph->repeat_min, &ph->repeat_ci);
 }
 
 static int h_ph_between(struct loader *L, yaml_node_t *n, void *obj)
@@ -244,10 +252,12 @@ static int finish_phase(struct loader *L, yaml_node_t *n,
 	if (ph->use.s && ph->exec.s)
 		return pl_error(L, ph->exec.pos, "a phase has 'use' or "
 				"'exec', not both");
-	if (ph->with && ph->exec.s)
-		return pl_error(L, ph->with[0].kpos, "'with' sets a Lua "
-				"module's parameters; an 'exec' command takes "
-				"${...} values instead");
+	for (int i = 0; ph->exec.s && i < ph->n_with; i++)
+		if (strcmp(ph->with[i].key, "ram"))
+			return pl_error(L, ph->with[i].kpos, "'with' sets a "
+					"Lua module's parameters (and ram, "
+					"which every phase takes); an 'exec' "
+					"command takes ${...} values instead");
 	if (!ph->name) {
 		ph->name = derive_name(L, ph);
 		ph->name_pos = ph->pos;

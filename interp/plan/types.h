@@ -71,7 +71,10 @@ struct plan_phase {
 	struct plan_axis *matrix;
 	int n_matrix;
 	double timeout_s;
-	int repeat;		/* 0: the plan's */
+	int repeat;		/* 0: the plan's (with its rule); a stop
+				 * rule's max */
+	int repeat_min;		/* a stop rule's: at least this many */
+	double repeat_ci;	/* its CI half-width / mean; 0: no rule */
 	struct between between;	/* n < 0: the plan's */
 	uint64_t memory;	/* Lua allocator cap per worker; 0 default */
 };
@@ -119,7 +122,9 @@ struct plan {
 	struct plan_target target;
 	char *runas;
 	struct pos runas_pos;	/* line 0: the default */
-	int repeat;
+	int repeat;		/* a stop rule's max */
+	int repeat_min;
+	double repeat_ci;	/* 0: repeat times, no rule */
 	struct between between;
 	struct plan_fs *fs;
 	int n_fs;

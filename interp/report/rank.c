@@ -24,7 +24,8 @@ static const char *const lower_suffix[] = {
 	"_s", "_ms", "_us", "seconds", "_latency", "_pct", "_cpu", NULL,
 };
 static const char *const lower_unit[] = { "s", "ms", "us", NULL };
-static const char *const lower_name[] = { "fs_used_bytes", NULL };
+static const char *const lower_name[] = { "fs_used_bytes", "write_amp",
+					   NULL };
 
 /* Not measurements: the status, and the shape a phase reports about itself. */
 static const char *const shape_name[] = {

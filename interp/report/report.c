@@ -201,6 +201,9 @@ static int key_tables(FILE *f, const struct res_run *const *runs, size_t n,
 		found |= reported(runs, n, key[i]);
 		rest[k++] = key[i];
 	}
+	/* what the device wrote per byte the phase wrote, beside its rate */
+	if (n_key && reported(runs, n, "write_amp"))
+		rest[k++] = "write_amp";
 	rest[k] = NULL;
 	if (found || shown)
 		return k ? rank_tables(f, runs, n, rest) : 0;
@@ -210,6 +213,32 @@ static int key_tables(FILE *f, const struct res_run *const *runs, size_t n,
 		fputs("\n(no run reported its key metrics: its seconds, _mbs "
 		      "and _iops figures instead)\n", f);
 	return rank_tables(f, runs, n, fallback_key);
+}
+
+/* Phase runs the rest of the machine disturbed: more than a quarter of
+ * a core used outside the phase child while it ran (others_cores). */
+static void noisy_runs(FILE *f, const struct res_run *const *runs, size_t n)
+{
+	size_t busy = 0;
+	double v;
+
+	for (size_t i = 0; i < n; i++)
+		busy += results_value(runs[i], "others_cores", &v) && v > 0.25;
+	if (!busy)
+		return;
+	fprintf(f, "\n! %zu of %zu phase runs had more than a quarter of a "
+		"core used outside the phase child (others_cores; load_1m "
+		"beside it):", busy, n);
+	for (size_t i = 0, k = 0; i < n && k < 8; i++) {
+		double load = -1;
+
+		if (!results_value(runs[i], "others_cores", &v) || v <= 0.25)
+			continue;
+		results_value(runs[i], "load_1m", &load);
+		fprintf(f, "%s %s (%.2f, load %.2f)", k++ ? "," : "",
+			runs[i]->cell, v, load);
+	}
+	fprintf(f, "%s\n", busy > 8 ? ", ..." : "");
 }
 
 static int text_phase(FILE *f, const struct results *r, const char *phase,
@@ -242,6 +271,8 @@ static int text_phase(FILE *f, const struct results *r, const char *phase,
 	else
 		rc = rank_tables(f, runs, n, pick->view == VIEW_METRIC ?
 				 pick->only : NULL);
+	if (!rc && *phase)
+		noisy_runs(f, runs, n);
 out:
 	free(runs);
 	return rc;

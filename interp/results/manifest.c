@@ -146,6 +146,10 @@ struct manifest *manifest_new(const struct expansion *e, const char *run_id,
 	json_object_set_new(m->root, "seed", json_integer((json_int_t)p->seed));
 	json_object_set_new(m->root, "runas", json_string(p->runas));
 	json_object_set_new(m->root, "repeat", json_integer(p->repeat));
+	if (p->repeat_ci > 0)	/* the plan's stop rule; repeat is its max */
+		json_object_set_new(m->root, "stop_rule", json_pack(
+			"{s:i, s:i, s:f}", "min", p->repeat_min, "max",
+			p->repeat, "ci", p->repeat_ci));
 	json_object_set_new(m->root, "system", sysinfo ? sysinfo
 							: json_null());
 	json_object_set_new(m->root, "target", target ? target : json_null());

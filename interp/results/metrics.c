@@ -321,6 +321,7 @@ int metrics_merge(struct metrics *dst, const struct metrics *src)
 	}
 	if (src->seconds > dst->seconds)
 		dst->seconds = src->seconds;
+	dst->written += src->written;
 	return 0;
 }
 

@@ -55,6 +55,9 @@ struct metrics {
 	struct counter *counters;	/* w:count() */
 	int n_counters;
 	double seconds;			/* wall time of the phase's workers */
+	uint64_t written;		/* bytes its write requests wrote, for
+					 * write_amp: every op, recorded or
+					 * not */
 };
 
 /* The op_stat named name, made on first use; NULL if out of memory. */
@@ -84,7 +87,8 @@ void *metrics_grow(void *arr, int n, size_t sz);
  * so a torn report is detectable and a hostile child can only send
  * numbers. "M seconds <s>", "O <name> <bytes>", "H <name> <count> <sum>
  * <min> <max> <bucket>:<n> ...", "C <name> <value>", "R <metric> <value>"
- * (a report() metric), ending with "END". Op and counter names follow
+ * (a report() metric), ending with "END"; "M written <bytes>" may follow
+ * the first line. Op and counter names follow
  * metrics_name_ok, an R line's metric metrics_metric_name_ok.
  */
 char *metrics_encode(const struct metrics *m, size_t *len);

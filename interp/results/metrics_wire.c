@@ -44,7 +44,7 @@ char *metrics_encode(const struct metrics *m, size_t *len)
 	int i;
 
 	/* An upper bound first, then one allocation. */
-	o.cap = sizeof("M seconds \nEND\n") + DBL_CHARS;
+	o.cap = sizeof("M seconds \nM written \nEND\n") + DBL_CHARS + 21;
 	if (!isfinite(m->seconds) || m->seconds < 0)
 		goto inval;
 	for (i = 0; i < m->n_ops; i++) {
@@ -72,6 +72,8 @@ char *metrics_encode(const struct metrics *m, size_t *len)
 	}
 
 	put(&o, "M seconds %.17g\n", m->seconds);
+	if (m->written)
+		put(&o, "M written %llu\n", (unsigned long long)m->written);
 	for (i = 0; i < m->n_ops; i++) {
 		const struct op_stat *s = &m->ops[i];
 		const struct hist *h = &s->lat;
@@ -118,7 +120,7 @@ struct decoder {
 	struct metrics m;
 	struct rep_value *rep;		/* R lines, delivered at the end */
 	int n_rep;
-	int have_seconds;
+	int have_seconds, have_written;
 	unsigned char h_seen[MAX_NAMES];	/* per op: its H line came */
 };
 
@@ -328,7 +330,17 @@ static int decode_line(struct decoder *d, const char *p, const char *end)
 	if (token(&l, &t, &n) != 1)
 		return -1;
 	if (is_word(t, n, "M")) {
-		if (token(&l, &t, &n) != 1 || !is_word(t, n, "seconds") ||
+		if (token(&l, &t, &n) != 1)
+			return -1;
+		if (is_word(t, n, "written")) {
+			if (!d->have_seconds || d->have_written ||
+			    get_u64(&l, &u))
+				return -1;
+			d->have_written = 1;
+			d->m.written = u;
+			return at_end(&l);
+		}
+		if (!is_word(t, n, "seconds") ||
 		    d->have_seconds || get_double(&l, &v) || v < 0)
 			return -1;
 		d->have_seconds = 1;

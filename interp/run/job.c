@@ -183,6 +183,7 @@ static void parse_output(struct run *r, const struct cell *c,
 	pj.err = err;
 	job.body = lparse_body;
 	job.arg = &pj;
+	job.cgroup = NULL;	/* the phase's limit is not the parser's */
 	job.timeout_s = 120;
 	if (child_run(&job, &r->stop, &pres)) {
 		snprintf(res->reason, sizeof(res->reason), "cannot fork the "

@@ -1,5 +1,6 @@
 /* run: `fsplan run` — options, the plan checked, the target guarded, then the run in its namespace. */
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
@@ -14,6 +15,7 @@
 #include "phase/phase.h"
 #include "run/phasecheck.h"
 #include "host/execpath.h"
+#include "host/memcg.h"
 #include "phase/libsrc.h"
 #include "run/resolve.h"
 #include "run/run.h"
@@ -262,7 +264,10 @@ int run_command(int argc, char **argv)
 	}
 	execpath_warn(r.e, &r.runas);
 	r.done = calloc(r.e->n_cells, 1);
-	if (!r.done) {
+	r.keyval = malloc((r.e->n_cells + 1) * sizeof(*r.keyval));
+	for (size_t i = 0; r.keyval && i < r.e->n_cells; i++)
+		r.keyval[i] = NAN;
+	if (!r.done || !r.keyval) {
 		rc = EXIT_FAILED;
 		goto out;
 	}
@@ -284,6 +289,9 @@ int run_command(int argc, char **argv)
 	}
 	if (target_clean_stale(r.workdir) > 0)
 		runlog("removed stale images from %s", r.workdir);
+	r.pid = getpid();
+	if (memcg_clean_stale() > 0)
+		runlog("removed the memory cgroups of killed runs");
 	rc = begin_manifest(&r, argc, argv, identity);
 	identity = NULL;
 	if (rc)
@@ -301,6 +309,7 @@ out:
 	if (r.dev.fd >= 0)
 		close(r.dev.fd);
 	free(r.done);
+	free(r.keyval);
 	expansion_free(r.e);
 	plan_free(r.plan);
 	opts_free(&run_cmd, &o);

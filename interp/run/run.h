@@ -4,6 +4,7 @@
 
 #include <limits.h>
 #include <signal.h>
+#include <sys/types.h>
 
 #include "results/csv.h"
 #include "cells/expand.h"
@@ -24,6 +25,8 @@ struct run {
 	struct runas runas;
 	char dir[PATH_MAX];		/* the run directory, absolute */
 	char run_id[256];
+	pid_t pid;			/* fsplan's, on the host: it names the
+					 * run's cgroups */
 	char workdir[PATH_MAX];		/* where images go */
 	char mnt[PATH_MAX];		/* the mount point, under
 					 * FSPLAN_RUNTIME_DIR in our namespace */
@@ -31,7 +34,11 @@ struct run {
 	struct target_dev dev;		/* target.device, guarded */
 	struct csv *csv;		/* results.csv: the sink writes it */
 	struct manifest *man;		/* manifest.json's contents */
-	unsigned char *done;		/* per cell: already in results.csv */
+	unsigned char *done;		/* per cell: already in results.csv
+					 * (1), or not to run: its stop
+					 * rule was met (2) */
+	double *keyval;			/* per cell: its stop rule's watched
+					 * value, NAN if none */
 	int verbose, quiet, progress;
 	int n_ok, n_failed, n_skipped;
 	size_t n_todo, n_run;

@@ -19,15 +19,30 @@
 #include "host/fs.h"
 #include "run/conf.h"
 #include "run/job.h"
+#include "run/measure.h"
 #include "run/ns.h"
 #include "run/run.h"
 #include "run/runlog.h"
+#include "run/stoprule.h"
 #include "util/clock.h"
 #include "util/exitcode.h"
 
+struct verdict {
+	struct run *r;
+	const struct cell *c;
+};
+
+static void decide(void *ctx, double v, int *reps_run, const char **reason)
+{
+	struct verdict *vd = ctx;
+
+	stoprule_after(vd->r, vd->c, v, reps_run, reason);
+}
+
 /* The end of one phase run: its rows, its status, the counts. */
 static void finish_cell(struct run *r, const struct live *l, struct cell *c,
-			const struct child_result *res, const char *status,
+			const struct child_result *res,
+			const struct measured *ms, const char *status,
 			const char *reason)
 {
 	char params[1024];
@@ -35,14 +50,20 @@ static void finish_cell(struct run *r, const struct live *l, struct cell *c,
 	struct statfs sf;
 	double used[PLAN_MAX_VOLUMES];
 	const char *names[PLAN_MAX_VOLUMES];
+	struct verdict vd = { r, c };
 	struct sink_outcome o = {
 		.key = &k, .cell = c - r->e->cells, .label = l->fc->label,
 		.lua = r->plan->phases[c->phase].use.s != NULL, .res = res,
 		.parsed = r->parsed, .parsed_len = r->parsed_len,
-		.fs_used_bytes = -1, .status = status, .reason = reason,
+		.measured = ms, .fs_used_bytes = -1, .status = status, .reason = reason,
 	};
 
 	conf_key(r, l, c, params, sizeof(params), &k);
+	o.watch = stoprule_watch(r, c);
+	if (o.watch && res) {
+		o.decide = decide;
+		o.decide_ctx = &vd;
+	}
 	if (!l->volumes && l->work[0] && !statfs(l->work, &sf))
 		o.fs_used_bytes = (double)(sf.f_blocks - sf.f_bfree) *
 				  sf.f_bsize;
@@ -92,7 +113,7 @@ static void settle_conf(struct run *r, struct live *l, const char *status,
 		if (!todo(r, c))
 			continue;
 		r->done[c - r->e->cells] = 1;
-		finish_cell(r, l, c, NULL, status, reason);
+		finish_cell(r, l, c, NULL, NULL, status, reason);
 	}
 	manifest_conf(r->man, l->fc->index - 1, "status", json_string(status));
 	if (reason)
@@ -133,27 +154,36 @@ static void run_cell(struct run *r, struct live *l, struct cell *c)
 	const struct between *b = ph->between.n >= 0 ? &ph->between
 						     : &r->plan->between;
 	struct child_result res;
+	struct measure ms;
 	struct job j;
 	const char *why;
 	char err[512];
 
 	progress(r, c);
 	if (conf_between(l, b, err, sizeof(err))) {
-		finish_cell(r, l, c, NULL, "failed", err);
+		finish_cell(r, l, c, NULL, NULL, "failed", err);
 		return;
 	}
 	if (job_open(&j, r, l->fc, l->work, conf_vol_dir(l, 0), c, &why)) {
-		finish_cell(r, l, c, NULL, "failed", why);
+		finish_cell(r, l, c, NULL, NULL, "failed", why);
+		goto out;
+	}
+	if (measure_open(&ms, r, l, c, &j.child, &j.lua.ram_bytes, err,
+			 sizeof(err))) {
+		finish_cell(r, l, c, NULL, NULL, "failed", err);
 		goto out;
 	}
 	j.child.tick = tick;
 	j.child.tick_ctx = r;
 	r->current = c;
 	runlog("%s: run: %s", c->id, j.cmd);
+	measure_start(&ms);
 	if (child_run(&j.child, &r->stop, &res)) {
-		finish_cell(r, l, c, NULL, "failed", "cannot fork the phase");
-		goto out;
+		finish_cell(r, l, c, NULL, NULL, "failed",
+			    "cannot fork the phase");
+		goto close;
 	}
+	measure_stop(&ms, c, &res);
 	conf_sweep();
 	job_after(&j, r, c, &res);
 	if (res.interrupted && !res.ok) {
@@ -162,10 +192,12 @@ static void run_cell(struct run *r, struct live *l, struct cell *c)
 		sink_save(&r->sink);
 	} else {
 		r->done[c - r->e->cells] = 1;
-		finish_cell(r, l, c, &res, res.ok ? "ok" : "failed",
+		finish_cell(r, l, c, &res, &ms.out, res.ok ? "ok" : "failed",
 			    res.reason);
 	}
 	child_result_free(&res);
+close:
+	measure_close(&ms, c);
 out:
 	job_close(&j);
 }
@@ -226,12 +258,31 @@ fail:
 	conf_down(r, &l);
 }
 
+/* --resume: the stop rules' cells go on from what results.csv holds. */
+static int resume_rules(struct run *r)
+{
+	char path[PATH_MAX + 16];
+	struct diag d = { 0 };
+	int resumed = 0;
+
+	for (size_t i = 0; i < r->e->n_cells && !resumed; i++)
+		resumed = r->done[i];
+	snprintf(path, sizeof(path), "%s/results.csv", r->dir);
+	if (resumed && stoprule_resume(r, path, &d)) {
+		diag_print(&d);
+		return -1;
+	}
+	return 0;
+}
+
 /* In the namespace's init: every config and cell, in order. */
 static int run_all(struct run *r)
 {
 	int failed;
 
 	r->t_start = clock_now();
+	if (resume_rules(r))
+		return EXIT_FAILED;
 	sink_init(&r->sink, r->csv, r->man, r->dir);
 	for (size_t i = 0; i < r->e->n_cells; i++)
 		r->n_todo += todo(r, &r->e->cells[i]);

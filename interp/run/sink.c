@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@ void sink_init(struct sink *s, struct csv *csv, struct manifest *man,
 	s->man = man;
 	s->dir = dir;
 	s->bonnie_fd = -1;
+	s->written = -1;
 }
 
 static void forget(struct sink *s)
@@ -151,6 +153,7 @@ static int lua_rows(struct sink *s, const struct csv_key *k,
 		return -1;
 	}
 	row(s, k, "seconds", "s", "%.6f", m.seconds);
+	s->written = (double)m.written;
 	rows = metrics_rows(&m, NULL, 0, &n);
 	if (!rows && errno == ENOMEM)
 		s->lost = 1;
@@ -181,6 +184,76 @@ static void process_rows(struct sink *s, const struct csv_key *k, int lua,
 	    res->seconds > 0 ? 100 * cpu / res->seconds : 0);
 }
 
+/* A text row (ram_limit): kept for no bonnie line. */
+static void text_row(struct sink *s, const struct csv_key *k,
+		     const char *metric, const char *value)
+{
+	int rc = csv_row(s->csv, k, metric, value, "");
+
+	if (rc)
+		lost_write(s, "results.csv", -rc);
+}
+
+/* One device's counters as rows, suffixed _NAME for a volume's. */
+static void dev_rows(struct sink *s, const struct csv_key *k,
+		     const struct devstat *d, const char *vol, double written)
+{
+	static const char *const names[] = {
+		"dev_read_bytes", "dev_write_bytes", "dev_read_ios",
+		"dev_write_ios", "dev_busy_ms", "write_amp",
+	};
+	static const char *const units[] = {
+		"bytes", "bytes", "", "", "ms", "",
+	};
+	double v[6] = {
+		512.0 * d->rd_sect, 512.0 * d->wr_sect, (double)d->rd_ios,
+		(double)d->wr_ios, (double)d->io_ticks,
+		written > 0 ? 512.0 * d->wr_sect / written : -1,
+	};
+	char name[128];
+
+	for (int i = 0; i < 6; i++) {
+		if (v[i] < 0)
+			continue;
+		snprintf(name, sizeof(name), "%s%s%s", names[i],
+			 vol ? "_" : "", vol ? vol : "");
+		row(s, k, name, units[i], i == 5 ? "%.4f" : "%.0f", v[i]);
+	}
+}
+
+/* What surrounded the phase run (measure.h): its memory limit and
+ * peak, its devices (their sum, and each volume's), the machine. */
+static void measured_rows(struct sink *s, const struct csv_key *k,
+			  const struct measured *ms)
+{
+	struct devstat sum = { 0 };
+
+	if (ms->ram_mib >= 0)
+		row(s, k, "ram_mib", "MiB", "%.0f", ms->ram_mib);
+	text_row(s, k, "ram_limit", ms->ram_limit);
+	if (ms->peak_bytes >= 0)
+		row(s, k, "memory_peak_bytes", "bytes", "%.0f",
+		    ms->peak_bytes);
+	for (int i = 0; i < ms->n_dev; i++) {
+		sum.rd_ios += ms->dev[i].rd_ios;
+		sum.rd_sect += ms->dev[i].rd_sect;
+		sum.wr_ios += ms->dev[i].wr_ios;
+		sum.wr_sect += ms->dev[i].wr_sect;
+		sum.io_ticks += ms->dev[i].io_ticks;
+	}
+	if (ms->n_dev)
+		dev_rows(s, k, &sum, NULL, s->written);
+	for (int i = 0; ms->n_dev > 1 && i < ms->n_dev; i++)
+		if (ms->dev_vol[i])
+			dev_rows(s, k, &ms->dev[i], ms->dev_vol[i], -1);
+	if (ms->load_1m >= 0)
+		row(s, k, "load_1m", "", "%.2f", ms->load_1m);
+	if (ms->others_cpu_s >= 0)
+		row(s, k, "others_cpu_s", "s", "%.3f", ms->others_cpu_s);
+	if (ms->others_cores >= 0)
+		row(s, k, "others_cores", "", "%.3f", ms->others_cores);
+}
+
 /* A bonnie-style phase run's line in bonnie.csv: one write, synced. */
 static void bonnie_line(struct sink *s, const char *label)
 {
@@ -208,6 +281,25 @@ static void bonnie_line(struct sink *s, const char *label)
 		lost_write(s, "bonnie.csv", errno);
 }
 
+/* The stop rule's verdict after this repetition, from its watched value
+ * among those kept. */
+static void stop_rows(struct sink *s, const struct csv_key *k,
+		      const struct sink_outcome *o, int ok)
+{
+	const char *reason = NULL;
+	double v = NAN;
+	int reps = 0;
+
+	for (size_t i = 0; ok && o->watch && i < s->n_kept; i++)
+		if (!strcmp(s->kept[i].name, o->watch))
+			v = s->kept[i].value;
+	o->decide(o->decide_ctx, v, &reps, &reason);
+	if (!reason)
+		return;
+	put(s, k, "reps_run", "", "%.0f", reps);
+	text_row(s, k, "stop_reason", reason);
+}
+
 void sink_phase_run(struct sink *s, struct sink_outcome *o)
 {
 	const struct csv_key *k = o->key;
@@ -219,6 +311,8 @@ void sink_phase_run(struct sink *s, struct sink_outcome *o)
 	}
 	if (o->res)
 		process_rows(s, k, o->lua, o->res);
+	if (o->measured)
+		measured_rows(s, k, o->measured);
 	if (o->parsed) {
 		struct reported rep = { s, k };
 
@@ -236,6 +330,8 @@ void sink_phase_run(struct sink *s, struct sink_outcome *o)
 		row(s, k, name, "bytes", "%.0f", o->vol_used[i]);
 	}
 	ok = !strcmp(o->status, "ok");
+	if (o->decide)
+		stop_rows(s, k, o, ok);
 	if (ok && s->lost) {
 		o->status = "failed";
 		o->reason = "out of memory keeping metrics";
@@ -243,6 +339,7 @@ void sink_phase_run(struct sink *s, struct sink_outcome *o)
 		bonnie_line(s, o->label);
 	}
 	forget(s);
+	s->written = -1;
 	rc = csv_row(s->csv, k, "status", o->status,
 		     o->reason ? o->reason : "");
 	if (!rc)

@@ -8,6 +8,7 @@
 #include "results/bonniecsv.h"
 #include "results/csv.h"
 #include "results/manifest.h"
+#include "plan/types.h"
 
 struct sink {
 	struct csv *csv;		/* results.csv, the caller's */
@@ -19,10 +20,32 @@ struct sink {
 	struct bonnie_metric *kept;	/* the phase run's values so far */
 	size_t n_kept, cap_kept;
 	int lost;			/* a value could not be kept */
+	double written;			/* the Lua phase's written bytes, or
+					 * -1 */
 	int bonnie_fd;			/* bonnie.csv, or -1 until used */
 	int write_errors;		/* writes that are not on disk */
 	int first_error;		/* the errno of the first of them */
 	double saved_at;		/* when manifest.json was written */
+};
+
+/* /sys/block/<dev>/stat's counters (sectors are 512 bytes). */
+struct devstat {
+	uint64_t rd_ios, rd_sect, wr_ios, wr_sect, io_ticks;
+};
+
+/* What surrounded a phase run (run/measure.h), as the sink writes it: ram_*, memory_peak_bytes, dev_*, and the
+ * conditions (load_1m, others_cpu_s). Unknown values are < 0. */
+struct measured {
+	double ram_mib;
+	const char *ram_limit;		/* memcg_kind_name */
+	double peak_bytes;
+	int n_dev;			/* devices with counters */
+	const char *dev_vol[PLAN_MAX_VOLUMES];	/* their volume, or NULL */
+	struct devstat dev[PLAN_MAX_VOLUMES];	/* after minus before */
+	double load_1m;
+	double others_cpu_s;		/* the machine's busy CPU time outside
+					 * the phase child */
+	double others_cores;		/* that over the child's wall time */
 };
 
 /* One phase run as it ended, for sink_phase_run. */
@@ -34,11 +57,19 @@ struct sink_outcome {
 	const struct child_result *res;	/* NULL: it never ran */
 	const char *parsed;		/* a parser's P lines, or NULL */
 	size_t parsed_len;
+	const struct measured *measured;	/* NULL: it never ran */
 	double fs_used_bytes;		/* < 0: unknown */
 	const char *const *vol_names;	/* target.volumes, n_vol of them */
 	const double *vol_used;		/* each one's used bytes, < 0: unknown */
 	int n_vol;
 	const char *status, *reason;	/* the sink may turn ok to failed */
+	/* A stop rule's (stoprule.h): the metric it watches, and what
+	 * decides, given its value (NAN: not reported or not ok), the rows
+	 * reps_run and stop_reason (when *reason is set). */
+	const char *watch;
+	void (*decide)(void *ctx, double v, int *reps_run,
+		       const char **reason);
+	void *decide_ctx;
 };
 
 void sink_init(struct sink *s, struct csv *csv, struct manifest *man,

@@ -1,5 +1,6 @@
 /* file: whole-file reads, the one way fsplan takes a file or a pipe in. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -65,4 +66,22 @@ ssize_t file_read_into(int fd, void *buf, size_t len)
 		n += (size_t)r;
 	}
 	return (ssize_t)n;
+}
+
+ssize_t file_read_text(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = file_read_into(fd, buf, len - 1);
+	err = errno;
+	close(fd);
+	if (n < 0) {
+		errno = err;
+		return -1;
+	}
+	buf[n] = '\0';
+	return n;
 }

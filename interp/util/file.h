@@ -19,4 +19,8 @@ char *file_read_all(int fd, size_t max, size_t *len, int *more);
  */
 ssize_t file_read_into(int fd, void *buf, size_t len);
 
+/* The file at path (a proc, sysfs or cgroup value), up to len - 1 bytes,
+ * NUL-ended in buf. Its length, or -1 with errno. */
+ssize_t file_read_text(const char *path, char *buf, size_t len);
+
 #endif

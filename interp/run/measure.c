@@ -1,0 +1,206 @@
+/* measure: what surrounds one phase run — its memory cgroup (`ram`), what its devices saw, what else the machine did. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysinfo.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "run/conf.h"
+#include "run/measure.h"
+#include "run/run.h"
+#include "run/runlog.h"
+#include "util/file.h"
+#include "util/units.h"
+
+/* A small proc or sysfs file, NUL-ended; -1 if it cannot be read. */
+static int read_small(const char *path, char *buf, size_t len)
+{
+	return file_read_text(path, buf, len) < 0 ? -1 : 0;
+}
+
+/* The cell's ram: "auto" or 0 is none. 0, or -1 with err. */
+static int cell_ram(struct run *r, const struct cell *c, uint64_t *ram,
+		    char *err, size_t len)
+{
+	char *v = cell_with(r->e, c, "ram");
+	int rc = 0;
+
+	*ram = 0;
+	if (v && strcmp(v, "auto") && units_size(v, ram)) {
+		snprintf(err, len, "ram: '%s' is not a size (e.g. 64M, 2G) "
+			 "or auto", v);
+		rc = -1;
+	}
+	free(v);
+	return rc;
+}
+
+/* The sysfs name of the block device at path ("loop3", "sdb1"), from its
+ * device number: by-id links and partitions alike. */
+static int sysfs_name(const char *path, char *name, size_t len)
+{
+	char link[128], target[256], *base;
+	struct stat st;
+	ssize_t n;
+
+	if (!*path || stat(path, &st) || !S_ISBLK(st.st_mode))
+		return -1;
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u",
+		 major(st.st_rdev), minor(st.st_rdev));
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n <= 0)
+		return -1;
+	target[n] = '\0';
+	base = strrchr(target, '/');
+	base = base ? base + 1 : target;
+	if (strlen(base) >= len)
+		return -1;
+	memcpy(name, base, strlen(base) + 1);
+	return 0;
+}
+
+int measure_open(struct measure *m, struct run *r, const struct live *l,
+		 const struct cell *c, struct child_job *job,
+		 uint64_t *ram_bytes, char *err, size_t len)
+{
+	struct sysinfo si;
+	char why[512];
+
+	memset(m, 0, sizeof(*m));
+	m->out.peak_bytes = m->out.load_1m = m->out.others_cpu_s = -1;
+	m->out.others_cores = -1;
+	m->out.ram_mib = -1;
+	if (!sysinfo(&si))
+		m->out.ram_mib = (double)si.totalram * si.mem_unit / 1048576;
+	for (int i = 0; i < l->n_vol; i++) {
+		if (sysfs_name(l->vol[i].dev, m->dev[m->n_dev],
+			       sizeof(m->dev[0])))
+			continue;	/* tmpfs, target.dir: no device */
+		m->dev_vol[m->n_dev++] = l->volumes ? l->vol[i].name : NULL;
+	}
+	if (cell_ram(r, c, &m->ram, err, len))
+		return -1;
+	if (!m->ram) {
+		m->out.ram_limit = memcg_kind_name(MEMCG_NONE);
+		return 0;
+	}
+	m->out.ram_mib = (double)m->ram / 1048576;
+	if (memcg_make(&m->mc, m->ram, r->pid, (unsigned)(c - r->e->cells),
+		       why, sizeof(why))) {
+		if (m->mc.kind != MEMCG_NONE || strncmp(why, "no memory", 9)) {
+			snprintf(err, len, "ram: %s", why);
+			return -1;
+		}
+		/* the host cannot limit it: the rows say none applied */
+		runlog("%s: ram is not enforced: %s", c->id, why);
+		m->out.ram_limit = memcg_kind_name(MEMCG_NONE);
+		*ram_bytes = m->ram;
+		return 0;
+	}
+	m->out.ram_limit = memcg_kind_name(m->mc.kind);
+	job->cgroup = m->mc.dir;
+	*ram_bytes = m->ram;
+	return 0;
+}
+
+/* The machine's busy CPU time so far, in seconds (/proc/stat's cpu line:
+ * user, nice, system, irq, softirq, steal; guest is inside user). */
+static double busy_s(void)
+{
+	unsigned long long v[8] = { 0 };
+	char buf[512];
+	long hz = sysconf(_SC_CLK_TCK);
+
+	if (read_small("/proc/stat", buf, sizeof(buf)) ||
+	    sscanf(buf, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
+		   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) != 8 ||
+	    hz <= 0)
+		return -1;
+	return (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / hz;
+}
+
+static int dev_read(const char *name, struct devstat *d)
+{
+	unsigned long long f[10];
+	char path[128], buf[512];
+
+	snprintf(path, sizeof(path), "/sys/class/block/%s/stat", name);
+	if (read_small(path, buf, sizeof(buf)) ||
+	    sscanf(buf, "%llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
+		   &f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6], &f[7],
+		   &f[8], &f[9]) != 10)
+		return -1;
+	d->rd_ios = f[0];
+	d->rd_sect = f[2];
+	d->wr_ios = f[4];
+	d->wr_sect = f[6];
+	d->io_ticks = f[9];
+	return 0;
+}
+
+void measure_start(struct measure *m)
+{
+	for (int i = 0; i < m->n_dev; i++)
+		if (dev_read(m->dev[i], &m->before[i]))
+			m->dev[i][0] = '\0';
+	m->busy_before = busy_s();
+}
+
+void measure_stop(struct measure *m, const struct cell *c,
+		  struct child_result *res)
+{
+	double busy = busy_s();
+	char buf[128];
+	long kills;
+
+	for (int i = 0; i < m->n_dev; i++) {
+		struct devstat a, *b = &m->before[i];
+		struct devstat *o = &m->out.dev[m->out.n_dev];
+
+		if (!m->dev[i][0] || dev_read(m->dev[i], &a))
+			continue;
+		o->rd_ios = a.rd_ios - b->rd_ios;
+		o->rd_sect = a.rd_sect - b->rd_sect;
+		o->wr_ios = a.wr_ios - b->wr_ios;
+		o->wr_sect = a.wr_sect - b->wr_sect;
+		o->io_ticks = a.io_ticks - b->io_ticks;
+		m->out.dev_vol[m->out.n_dev++] = m->dev_vol[i];
+	}
+	if (busy >= 0 && m->busy_before >= 0) {
+		m->out.others_cpu_s = busy - m->busy_before - res->user_s -
+				      res->sys_s;
+		if (m->out.others_cpu_s < 0)	/* ticks against rusage */
+			m->out.others_cpu_s = 0;
+		if (res->seconds > 0)
+			m->out.others_cores = m->out.others_cpu_s /
+					      res->seconds;
+	}
+	if (!read_small("/proc/loadavg", buf, sizeof(buf)))
+		m->out.load_1m = strtod(buf, NULL);
+	if (!m->mc.dir[0])
+		return;
+	m->out.peak_bytes = memcg_peak(&m->mc);
+	kills = memcg_oom_kills(&m->mc);
+	if (kills > 0 && !res->ok)
+		snprintf(res->reason, sizeof(res->reason), "ram %.0f MiB is "
+			 "too small for this phase: the memory cgroup's OOM "
+			 "killer ended it (peak %.1f MiB)",
+			 (double)m->ram / 1048576,
+			 m->out.peak_bytes / 1048576);
+	else if (kills > 0)
+		runlog("%s: the memory cgroup's OOM killer killed %ld of its "
+		       "processes", c->id, kills);
+}
+
+void measure_close(struct measure *m, const struct cell *c)
+{
+	int rc = memcg_remove(&m->mc);
+
+	if (rc)
+		runlog("%s: cannot remove the memory cgroup %s: %s", c->id,
+		       m->mc.dir, strerror(-rc));
+}

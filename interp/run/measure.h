@@ -1,0 +1,50 @@
+/* measure: what surrounds one phase run — its memory cgroup (`ram`), what its devices saw, what else the machine did. */
+#ifndef FSPLAN_MEASURE_H
+#define FSPLAN_MEASURE_H
+
+#include <stdint.h>
+
+#include "host/child.h"
+#include "host/memcg.h"
+#include "plan/types.h"
+#include "run/sink.h"
+
+struct run;
+struct live;
+struct cell;
+
+struct measure {
+	struct memcg mc;
+	uint64_t ram;			/* the limit asked for; 0: none */
+	int n_dev;
+	char dev[PLAN_MAX_VOLUMES][64];	/* the block device's sysfs name */
+	const char *dev_vol[PLAN_MAX_VOLUMES];
+	struct devstat before[PLAN_MAX_VOLUMES];
+	double busy_before;		/* /proc/stat, seconds */
+	struct measured out;
+};
+
+/*
+ * Before the fork of cell c: its `ram` (a size; "auto" or 0: none), the
+ * memory cgroup made for it and named in job (ctx.ram_bytes becomes the
+ * limit), the devices its config's filesystems are on. 0, or -1 with
+ * err (a bad ram value, a cgroup that could not be made).
+ */
+int measure_open(struct measure *m, struct run *r, const struct live *l,
+		 const struct cell *c, struct child_job *job,
+		 uint64_t *ram_bytes, char *err, size_t len);
+
+/* Right before the fork (after the between actions, whose writes are
+ * not the phase's): the devices' and the machine's counters. */
+void measure_start(struct measure *m);
+
+/* Right after the child is reaped: the counters' differences, the
+ * cgroup's peak; a child the limit's OOM killer ended gets a reason
+ * that says so (res->reason). */
+void measure_stop(struct measure *m, const struct cell *c,
+		  struct child_result *res);
+
+/* The cgroup removed. */
+void measure_close(struct measure *m, const struct cell *c);
+
+#endif
