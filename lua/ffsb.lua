@@ -19,8 +19,9 @@
 --     anew. Without reuse, teardown removes it.
 --   - each thread, until `seconds` have passed since it started, draws
 --     1..sum of the weights and walks the weights in ffsb's op order to
---     its op, does it on a random file (open, the I/O, close), then sleeps
---     op_delay ms; then it syncs (syncfs): the phase run's seconds end
+--     its op, does it on a random file (open; a stat for the file's size
+--     before a read, readall, write or writeall; the I/O; close), then
+--     sleeps op_delay ms; then it syncs (syncfs): the phase run's seconds end
 --     after the last thread's sync, as ffsb's run time ends after its
 --     sync().
 --   - the ops: read (read_size from a random offset, in read_blocksize
@@ -332,8 +333,9 @@ return {
     local read_bytes, written = 0, 0
 
     local function read_op()
-      local _, path, size = pick()
+      local _, path = pick()
       local f = open(path, "r")
+      local size = assert(w:stat(path)).size  -- ffsb_get_filesize
       local trans
       if p.read_random then
         trans = p.read_size // rbs
@@ -357,8 +359,9 @@ return {
       return trans
     end
     local function readall()
-      local _, path, size = pick()
+      local _, path = pick()
       local f = open(path, "r")
+      local size = assert(w:stat(path)).size  -- ffsb_get_filesize
       local got = assert(f:stream{ op = "read", block = rbs })
       assert(f:close())
       if got ~= size then
@@ -368,8 +371,9 @@ return {
       return size // rbs
     end
     local function write_op(sync)
-      local _, path, size = pick()
+      local _, path = pick()
       local f = open(path, "rw", { create = false })
+      local size = assert(w:stat(path)).size
       local trans
       if p.write_random then
         trans = p.write_size // wbs
@@ -384,8 +388,9 @@ return {
       return trans
     end
     local function writeall(sync)
-      local _, path, size = pick()
+      local _, path = pick()
       local f = open(path, "rw", { create = false })
+      local size = assert(w:stat(path)).size
       local trans = fill(f, 0, size, wbs)
       written = written + size
       if sync then assert(f:fsync()) end
