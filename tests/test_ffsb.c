@@ -345,6 +345,14 @@ Test(ffsb, the_2008_plan_runs_tiny, .fini = fini, .timeout = 240)
 		}
 	/* every run on a filesystem made for it: 18 mkfs */
 	cr_expect_eq(e2e_count(rd, "mkfs_s"), 18);
+	/* and the report prints the study's table */
+	rc = e2e_fsplan((const char *[]){ "report", rd, NULL });
+	cr_expect_eq(rc, 0, "report: exit %d: %s", rc, e2e_err);
+	cr_expect(strstr(e2e_out, "\nlarge_file: write MB/s (MiB) and %CPU\n"
+			 "threads  "), "%s", e2e_out);
+	cr_expect(strstr(e2e_out, "\nsmall_file: transactions/s and %CPU\n"),
+		  "%s", e2e_out);
+	cr_expect(strstr(e2e_out, "\nxfs:-f:defaults    "), "%s", e2e_out);
 	man = e2e_read(strcat(rd, "/manifest.json"));
 	cr_expect(strstr(man, "nobarrier,data=writeback"),
 		  "ext3/ext4's applied options are in the manifest");

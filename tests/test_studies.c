@@ -86,3 +86,69 @@ Test(studies, tree_steps_as_the_study_printed_them)
 		cr_expect_eq(system(cmd), 0);
 	}
 }
+
+#define FFSB(label, phase, t, rep, fig, figv, cpu, status) \
+	"t," label "/" phase "/threads=" t "#" rep "," label ",ext4,,," \
+	phase ",threads=" t "," rep ",threads," t ",\n" \
+	"t," label "/" phase "/threads=" t "#" rep "," label ",ext4,,," \
+	phase ",threads=" t "," rep "," fig "," figv ",\n" \
+	"t," label "/" phase "/threads=" t "#" rep "," label ",ext4,,," \
+	phase ",threads=" t "," rep ",test_cpu_pct," cpu ",%\n" \
+	"t," label "/" phase "/threads=" t "#" rep "," label ",ext4,,," \
+	phase ",threads=" t "," rep ",status," status ",\n"
+
+/*
+ * The 2008 ext4 study's ffsb table: per profile a row per config, the
+ * thread counts ascending as columns, the means of the ok runs; the
+ * large-file create (nothing read) in write MB/s, the small-file
+ * profile (it reads) in transactions/s.
+ */
+Test(studies, ffsb_profiles_by_threads)
+{
+	char *argv[] = { (char *)"report", home, (char *)"-o", out, NULL };
+	const char *s, *large, *small;
+
+	snprintf(home, sizeof(home), "/tmp/fsplan-studies-XXXXXX");
+	cr_assert_not_null(mkdtemp(home));
+	snprintf(out, sizeof(out), "%s/out", home);
+	put("manifest.json", "{\"run_id\": \"t\", \"status\": \"complete\", "
+	    "\"phases\": [{\"name\": \"large\", \"use\": \"ffsb\"}, "
+	    "{\"name\": \"small\", \"use\": \"lib/ffsb.lua\"}, "
+	    "{\"name\": \"other\", \"use\": \"tiobench\"}]}\n");
+	put("results.csv", HEAD
+	    FFSB("ext4", "large", "16", "1", "write_mbs", "100", "20", "ok")
+	    FFSB("ext4", "large", "16", "2", "write_mbs", "120", "30", "ok")
+	    FFSB("ext4", "large", "16", "3", "write_mbs", "999", "99",
+		 "failed")
+	    FFSB("ext4", "large", "1", "1", "write_mbs", "80.25", "10", "ok")
+	    FFSB("xfs", "large", "1", "1", "write_mbs", "60", "5", "ok")
+	    "t,ext4/small/threads=1#1,ext4,ext4,,,small,threads=1,1,"
+	    "read_mbs,2.5,MiB/s\n"
+	    FFSB("ext4", "small", "1", "1", "transactions_per_s", "5000",
+		 "40", "ok")
+	    FFSB("ext4", "other", "1", "1", "write_mbs", "7", "7", "ok"));
+	cr_assert_eq(report_command(4, argv), 0);
+	s = e2e_read(out);
+	large = strstr(s, "== ffsb");
+	cr_assert_not_null(large, "%s", s);
+	large = strstr(large, "\nlarge: write MB/s (MiB) and %CPU\n");
+	cr_assert_not_null(large, "%s", s);
+	cr_expect(strstr(large, "\nthreads                  1                 16\n"
+			 "config         MB/s   %CPU        MB/s   %CPU\n"),
+		  "thread counts ascending: %s", large);
+	cr_expect(strstr(large, "\next4           80.2   10.0       110.0   "
+			 "25.0\n"), "the means of the ok runs: %s", large);
+	cr_expect(strstr(large, "\nxfs            60.0    5.0           -      "
+			 "-\n"), "no run is a dash: %s", large);
+	small = strstr(large, "\nsmall: transactions/s and %CPU\n");
+	cr_assert_not_null(small, "%s", s);
+	cr_expect(strstr(small, "\nconfig      trans/s   %CPU\n"
+			 "ext4           5000   40.0\n"), "%s", small);
+	cr_expect(!strstr(s, "\nother:"), "a tiobench phase: %s", s);
+	{
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", home);
+		cr_expect_eq(system(cmd), 0);
+	}
+}
