@@ -193,6 +193,7 @@ end
 -- n blocks of bs at random offsets in [0, size - bs): returns bytes done.
 local function scatter(w, f, op, n, bs, size, aligned)
   local range = size - bs
+  if n == 0 then return 0 end
   if aligned and bs == ALIGN and range // ALIGN > 0 then
     -- the same offsets as the loop below, drawn in C
     local bytes, ops = assert(f:stream{ op = op, pattern = "random",
