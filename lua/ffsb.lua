@@ -207,7 +207,9 @@ local function scatter(w, f, op, n, bs, size, aligned)
     local off = offset(w, range, aligned)
     local got = op == "read" and assert(f:read(off, bs))
                 or assert(f:write(off, bs))
-    if got ~= bs then error(("%s of %d bytes at %d: %d"):format(op, bs, off, got)) end
+    if got ~= bs then
+      error(("%s of %d bytes at %d: %d"):format(op, bs, off, got))
+    end
     bytes = bytes + got
   end
   return bytes

@@ -190,8 +190,8 @@ Test(wapi, cpu_gives_user_and_system_apart, .fini = finish)
 			 "local x = 0\n"
 			 "for i = 1, 3e6 do x = x + i % 7 end\n"
 			 "local t, u, s = assert(w:cpu())\n"
-			 "assert(math.abs(t - (u + s)) < 1e-9, t .. ' ' .. u .. "
-			 "' ' .. s)\n"
+			 "assert(math.abs(t - (u + s)) < 1e-9,\n"
+			 "       t .. ' ' .. u .. ' ' .. s)\n"
 			 "return u", err, sizeof(err)), 0, "%s", err);
 	cr_expect_gt(lua_tonumber(L, -1), 0, "a busy loop used no user time");
 }
@@ -209,12 +209,13 @@ Test(wapi, a_stream_inside_an_op_is_the_ops, .fini = finish)
 			 "f:close()\n"
 			 "f = assert(w:open('s', 'r'))\n"
 			 "local b, n = w:op('create', function()\n"
-			 "  return f:stream{ op = 'read', block = 4096, count = 4 }\n"
+			 "  return f:stream{ op = 'read', block = 4096,\n"
+			 "                   count = 4 }\n"
 			 "end)\n"
 			 "assert(b == 16384 and n == 4, tostring(b) .. ' ' .. "
 			 "tostring(n))\n"
-			 "assert(f:stream{ op = 'read', block = 4096, count = 2,\n"
-			 "                 tag = 'plain' })\n"
+			 "assert(f:stream{ op = 'read', block = 4096,\n"
+			 "                 count = 2, tag = 'plain' })\n"
 			 "f:close()", err, sizeof(err)), 0, "%s", err);
 	cr_expect_eq(metrics_find_op(&w.m, "create")->lat.count, 1);
 	cr_expect_null(metrics_find_op(&w.m, "read"));

@@ -7,11 +7,13 @@
 #define MAX_THREADS 16
 #define MAX_CONFIGS 64
 
-/* The mean of metric over the ok runs of phase in config label; 0 none. */
-static int mean_of(const struct results *r, const char *label,
-		   const char *phase, const char *metric, double *out)
+/* The mean of metric over the ok runs of phase in config label (with
+ * `threads` threads, unless it is NULL); 0 none. */
+static int mean_where(const struct results *r, const char *label,
+		      const char *phase, const double *threads,
+		      const char *metric, double *out)
 {
-	double sum = 0, v;
+	double sum = 0, v, t;
 	int n = 0;
 
 	for (size_t i = 0; i < r->n_runs; i++) {
@@ -19,6 +21,8 @@ static int mean_of(const struct results *r, const char *label,
 
 		if (strcmp(x->fs_label, label) || strcmp(x->phase, phase) ||
 		    (*phase && x->status != RES_OK) ||
+		    (threads && (!results_value(x, "threads", &t) ||
+				 t != *threads)) ||
 		    !results_value(x, metric, &v))
 			continue;
 		sum += v;
@@ -27,6 +31,12 @@ static int mean_of(const struct results *r, const char *label,
 	if (n)
 		*out = sum / n;
 	return n;
+}
+
+static int mean_of(const struct results *r, const char *label,
+		   const char *phase, const char *metric, double *out)
+{
+	return mean_where(r, label, phase, NULL, metric, out);
 }
 
 static void cell(FILE *f, const struct results *r, const char *label,
@@ -118,30 +128,6 @@ int studies_tree(FILE *f, const struct results *r, json_t *phases)
 	return printed > 0;
 }
 
-/* The mean of metric over the ok runs of phase in config label with
- * `threads` threads; 0 none. */
-static int mean_threads(const struct results *r, const char *label,
-			const char *phase, double threads, const char *metric,
-			double *out)
-{
-	double sum = 0, v, t;
-	int n = 0;
-
-	for (size_t i = 0; i < r->n_runs; i++) {
-		const struct res_run *x = &r->runs[i];
-
-		if (strcmp(x->fs_label, label) || strcmp(x->phase, phase) ||
-		    x->status != RES_OK || !results_value(x, "threads", &t) ||
-		    t != threads || !results_value(x, metric, &v))
-			continue;
-		sum += v;
-		n++;
-	}
-	if (n)
-		*out = sum / n;
-	return n;
-}
-
 /* One ffsb phase's block: a row per config, a figure and %CPU per
  * thread count. Returns 1 printed, 0 no ok run with threads. */
 static int ffsb_block(FILE *f, const struct results *r, const char *phase,
@@ -199,13 +185,13 @@ static int ffsb_block(FILE *f, const struct results *r, const char *phase,
 	for (int c = 0; c < n_c; c++) {
 		fprintf(f, "%-*s", (int)w, label[c]);
 		for (int j = 0; j < n_t; j++) {
-			if (mean_threads(r, label[c], phase, threads[j], fig,
-					 &v))
+			if (mean_where(r, label[c], phase, &threads[j], fig,
+				       &v))
 				fprintf(f, "  %10.*f", reads ? 0 : 1, v);
 			else
 				fprintf(f, "  %10s", "-");
-			if (mean_threads(r, label[c], phase, threads[j],
-					 "test_cpu_pct", &v))
+			if (mean_where(r, label[c], phase, &threads[j],
+				       "test_cpu_pct", &v))
 				fprintf(f, " %6.1f", v);
 			else
 				fprintf(f, " %6s", "-");
