@@ -90,16 +90,7 @@ small_fio() {	# threads
 	echo "rm -f S.*; ${fill}sync -f . && $c; rc=\$?; rm -f S.*; exit \$rc"
 }
 {
-	cat <<PLAN
-fsplan: 1
-name: bench-ffsb
-target: {image: $(((total + nfiles * fmib) * 2 / 1024 + 2))G}
-between: [sync, drop_caches]
-filesystems:
-  - type: ext4
-    setup: "losetup --direct-io=on \$FSPLAN_DEV; echo bench: loop dio=\$(cat /sys/block/\$(basename \$FSPLAN_DEV)/loop/dio)"
-phases:
-PLAN
+	bench_plan_head bench-ffsb "$(((total + nfiles * fmib) * 2 / 1024 + 2))G"
 	for r in $(seq 1 "$rounds"); do
 		for n in $threads; do
 			la="  - {name: large_ffsb_n${n}_r$r, use: ffsb, with: {workers: $n, seconds: 3600s, max_ops: 1, num_files: 0, min_filesize: $((total / n))M, max_filesize: $((total / n))M, create_weight: 1, write_size: 64k, write_blocksize: 64k}}"

@@ -1,5 +1,5 @@
 # shellcheck shell=bash disable=SC2034
-# bench/memcg.bash: sourced by bench/bonnie.sh and bench/tiobench.sh (not
+# bench/memcg.bash: sourced by the bench scripts that run plans (not
 # run by `make bench`: it is not a *.sh). A memory cgroup for one fsplan run,
 # so the page cache of the filesystem under test really is limited to what
 # the phases' `ram` says, plus the loop image set up the same way for both
@@ -20,6 +20,12 @@
 #                           failed; sets memory, peak, dio, wall
 #   bench_leftovers DIR     the line saying what of DIR is still mounted,
 #                           attached or in a cgroup
+#   bench_plan_head NAME IMAGE  a plan's head up to "phases:": one ext4
+#                           config on a loop image of IMAGE whose loop
+#                           device does direct I/O on its image (reads
+#                           that miss the limited cache reach the disk;
+#                           the log says "bench: loop dio=1", bench_run
+#                           sets dio from it), between: [sync, drop_caches]
 #
 # cgroup v2 (memory in /sys/fs/cgroup/cgroup.controllers): /sys/fs/cgroup/
 # NAME with memory.max, +memory enabled in the root's subtree_control when
@@ -136,6 +142,19 @@ bench_run() {
 		echo "$bad" >&2
 		exit 1
 	fi
+}
+
+bench_plan_head() {
+	cat <<PLAN
+fsplan: 1
+name: $1
+target: {image: $2}
+between: [sync, drop_caches]
+filesystems:
+  - type: ext4
+    setup: "losetup --direct-io=on \$FSPLAN_DEV; echo bench: loop dio=\$(cat /sys/block/\$(basename \$FSPLAN_DEV)/loop/dio)"
+phases:
+PLAN
 }
 
 bench_leftovers() {
