@@ -30,7 +30,10 @@
 # min) / max), each ratio taken within a round. The run sits in a memory
 # cgroup of RAM_MIB (bench/memcg.bash); the small fileset is twice that by
 # default, so reads reach the disk; the loop device does direct I/O on its
-# image. A missed target is printed, not a failure. Needs root and fio.
+# image. Beside each figure, the CPU microseconds per I/O of both (ffsb's
+# %CPU over its seconds; fio's usr+sys over its jobs' runtime), which
+# other load on a shared machine moves much less than the rates. A missed
+# target is printed, not a failure. Needs root and fio.
 # Environment: ROUNDS (3), THREADS ("1 4"), TOTAL_MIB (512), NFILES (64),
 # FILE_MIB (8), SECONDS_RUN (10), RAM_MIB (256), BENCH_NICE (-10), FSPLAN,
 # KEEP=1 keeps the run directory.
@@ -132,9 +135,39 @@ NF >= 12 && $7 ~ /^(large|small)_(ffsb|fio)_n[0-9]+_r[0-9]+$/ {
 	else if (p[1] == "small" && t == "fio" &&
 		 ($10 == "read_iops" || $10 == "write_iops"))
 		v[t, c, r] += $11
+	# for the CPU per I/O
+	n[c] = substr(p[3], 2) + 0
+	x[t, c, r, $10] = $11 + 0
 	if (r > R) R = r
 }
+# CPU microseconds per I/O (a 64 KiB write, a 4 KiB read or write) of
+# one run: ffsb's %CPU over its seconds; fio's usr+sys over its jobs'
+# runtime (the parser's CPU% is over all the jobs' runtime), the runtime
+# from the bytes and the rate
+function cpu_io(t, c, r,    ios, rt, cpu) {
+	if (t == "ffsb") {
+		ios = x[t, c, r, "transactions"]
+		cpu = x[t, c, r, "test_cpu_pct"] * x[t, c, r, "seconds"]
+		return ios ? 1e4 * cpu / ios : 0
+	}
+	if (c ~ /^large/) {
+		ios = x[t, c, r, "write_bytes"] / 65536
+		rt = x[t, c, r, "write_bw_mbs"]
+		if (rt) rt = x[t, c, r, "write_bytes"] / 1048576 / rt
+	} else {
+		ios = x[t, c, r, "read_bytes"] + x[t, c, r, "write_bytes"]
+		ios /= 4096
+		rt = x[t, c, r, "read_iops"]
+		if (rt) rt = x[t, c, r, "read_bytes"] / 4096 / rt
+	}
+	cpu = x[t, c, r, "usr_cpu_pct"] + x[t, c, r, "sys_cpu_pct"]
+	return ios ? 1e4 * cpu * n[c] * rt / ios : 0
+}
 END {
+	for (k in v) {
+		split(k, q, SUBSEP)
+		u[q[1], q[2], q[3]] = cpu_io(q[1], q[2], q[3])
+	}
 	printf "  %-24s %13s %13s  %-19s\n", "case, threads", "ffsb", "fio",
 	       "ratio [range] n"
 	nt = split(threads, T, " ")
@@ -146,6 +179,19 @@ END {
 			       fig("ffsb", c, 13, i == 1 ? 1 : 0),
 			       fig("fio", c, 13, i == 1 ? 1 : 0),
 			       rtxt("ffsb", "fio", c), mark("ffsb", "fio", c)
+		}
+	# the same rows for the CPU per I/O, which other load moves less
+	for (k in v) w[k] = v[k]
+	for (k in u) v[k] = u[k]
+	printf "  %-24s %13s %13s  %-19s\n", "CPU us per I/O", "ffsb", "fio",
+	       "ratio [range] n"
+	for (i = 1; i <= 2; i++)
+		for (j = 1; j <= nt; j++) {
+			c = (i == 1 ? "large" : "small") "_n" T[j]
+			printf "  %-24s %s %s  %s\n",
+			       (i == 1 ? "large 64 KiB write, " : "small 4 KiB I/O, ") T[j],
+			       fig("ffsb", c, 13, 2), fig("fio", c, 13, 2),
+			       rtxt("ffsb", "fio", c)
 		}
 	printf "  the median of the rounds (spread = (max-min)/max); ratio = ffsb/fio\n"
 	printf "  within each round: the median [lowest-highest] of n rounds, ok/MISS\n"
