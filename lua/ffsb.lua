@@ -50,6 +50,12 @@
 -- really written. An op that needs a file when the thread owns none is
 -- skipped and counted (no_file_skips).
 --
+-- Speed (bench/ffsb.sh, ext4 loop image in a 256 MiB memory cgroup, 2
+-- CPUs under a load average of 4-11, 3 rounds): the large-file write at
+-- 0.88 / 1.07 of fio's MiB/s with 1 / 4 threads, the small-file random
+-- rw at 0.93 / 1.27 of fio's I/Os a second (spreads of 80-90% between
+-- rounds: the disk is shared); CPU per I/O 0.83-1.02 of fio's.
+--
 -- Parameters: ffsb's names — num_files, num_dirs, min_filesize,
 -- max_filesize, reuse; <op>_weight for read, readall, write, write_fsync,
 -- writeall, writeall_fsync, create, create_fsync, append, append_fsync,
@@ -312,7 +318,8 @@ return {
     local direct = p.directio
     local aligned = p.alignio
     local rbs, wbs = p.read_blocksize, p.write_blocksize
-    -- this thread's files: paths and sizes, and the next new file's index
+    -- this thread's files, paths and sizes: the shared fileset's rows
+    -- id, id + n, id + 2n, ... (setup's), and what its creates add
     local paths, sizes = {}, {}
     local t = ctx.shared()
     for i = id, t and #t or 0, n do
