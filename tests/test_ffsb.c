@@ -206,7 +206,7 @@ static const char census[] =
 	"  worker = function(w, ctx)\n"
 	"    local n, total, lo, hi = 0, 0, nil, 0\n"
 	"    local function scan(d)\n"
-	"      for _, name in ipairs(assert(w:readdir(d))) do\n"
+	"      for _, name in ipairs(w:readdir(d) or {}) do\n"
 	"        local st = assert(w:stat(d .. '/' .. name))\n"
 	"        if st.isdir then scan(d .. '/' .. name) else\n"
 	"          n, total = n + 1, total + st.size\n"
@@ -265,6 +265,43 @@ Test(ffsb, large_file_profile_writes_the_files_it_says, .fini = fini,
 	cr_expect_eq(e2e_num(rd, "ext4/census#1", "total_bytes"), 6 * size);
 	cr_expect_eq(e2e_num(rd, "ext4/census#1", "min_size"), size);
 	cr_expect_eq(e2e_num(rd, "ext4/census#1", "max_size"), size);
+}
+
+/*
+ * reuse: a fileset a phase run left is kept when it has num_files files
+ * within the sizes (4 KiB files within 1-8 KiB: all still 4 KiB), made
+ * anew when not (within 8-16 KiB), and without reuse teardown removes it.
+ */
+Test(ffsb, reuse_keeps_a_fileset_that_fits, .fini = fini, .timeout = 120)
+{
+	char rd[600];
+	int rc;
+
+	e2e_require_root();
+	snprintf(dir, sizeof(dir), "%s", e2e_tmpdir());
+	e2e_write(dir, "census.lua", census);
+#define STAT "stat_weight: 1, max_ops: 1, num_files: 3"
+	rc = run_plan("phases:\n"
+		      "  - {name: a, use: ffsb, with: {" STAT ", reuse: true,"
+		      " min_filesize: 4k, max_filesize: 4k}}\n"
+		      "  - {name: b, use: ffsb, with: {" STAT ", reuse: true,"
+		      " min_filesize: 1k, max_filesize: 8k}}\n"
+		      "  - {name: kept, use: census.lua}\n"
+		      "  - {name: c, use: ffsb, with: {" STAT ", reuse: true,"
+		      " min_filesize: 8k, max_filesize: 16k}}\n"
+		      "  - {name: remade, use: census.lua}\n"
+		      "  - {name: d, use: ffsb, with: {" STAT ","
+		      " min_filesize: 8k, max_filesize: 16k}}\n"
+		      "  - {name: gone, use: census.lua}\n", rd, sizeof(rd));
+#undef STAT
+	cr_assert_eq(rc, 0, "exit %d: %s", rc, e2e_err);
+	cr_expect_eq(e2e_num(rd, "ext4/kept#1", "files"), 3);
+	cr_expect_eq(e2e_num(rd, "ext4/kept#1", "min_size"), 4096);
+	cr_expect_eq(e2e_num(rd, "ext4/kept#1", "max_size"), 4096);
+	cr_expect_eq(e2e_num(rd, "ext4/remade#1", "files"), 3);
+	cr_expect_geq(e2e_num(rd, "ext4/remade#1", "min_size"), 8192);
+	cr_expect_lt(e2e_num(rd, "ext4/remade#1", "max_size"), 16384);
+	cr_expect_eq(e2e_num(rd, "ext4/gone#1", "files"), 0);
 }
 
 /* What ffsb would assert or run forever on is a failed run that says why. */
