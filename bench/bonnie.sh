@@ -71,16 +71,7 @@ bench_tmpdir bonnie
 native="size: ${size}M, ram: ${ram}M, files: $files, skip_char: true"
 real="$bonniepp -q -f -d . -s $size -r $ram -n $files"
 {
-	cat <<PLAN
-fsplan: 1
-name: bench-bonnie
-target: {image: $((size * 2 / 1024 + 2))G}
-between: [sync, drop_caches]
-filesystems:
-  - type: ext4
-    setup: "losetup --direct-io=on \$FSPLAN_DEV; echo bench: loop dio=\$(cat /sys/block/\$(basename \$FSPLAN_DEV)/loop/dio)"
-phases:
-PLAN
+	bench_plan_head bench-bonnie "$((size * 2 / 1024 + 2))G"
 	tools=(uring real sync)
 	for r in $(seq 1 "$rounds"); do
 		for i in 0 1 2; do

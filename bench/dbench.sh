@@ -53,16 +53,7 @@ bench_tmpdir dbench
 # ---- the plan ---------------------------------------------------------------
 
 {
-	cat <<PLAN
-fsplan: 1
-name: bench-dbench
-target: {image: 4G}
-between: [sync, drop_caches]
-filesystems:
-  - type: ext4
-    setup: "losetup --direct-io=on \$FSPLAN_DEV; echo bench: loop dio=\$(cat /sys/block/\$(basename \$FSPLAN_DEV)/loop/dio)"
-phases:
-PLAN
+	bench_plan_head bench-dbench "4G"
 	for r in $(seq 1 "$rounds"); do
 		for n in $clients; do
 			a="  - {name: fsplan_n${n}_r$r, use: dbench, with: {workers: $n, seconds: $secs, loadfile: $loadfile, ram: ${ram}M}}"

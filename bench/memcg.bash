@@ -17,6 +17,12 @@
 #   bench_leftovers DIR     the line saying what of DIR is still mounted,
 #                           attached, or which of fsplan's cgroups is left
 #   bench_tmpdir NAME       $tmp, removed at exit (below)
+#   bench_plan_head NAME IMAGE  a plan's head up to "phases:": one ext4
+#                           config on a loop image of IMAGE whose loop
+#                           device does direct I/O on its image (reads
+#                           that miss the limited cache reach the disk;
+#                           the log says "bench: loop dio=1", bench_run
+#                           sets dio from it), between: [sync, drop_caches]
 
 bench_run() {
 	local label=$1 ram=$2 prio=$3 bin=$4 plan=$5 out=$6 t0 bad kinds
@@ -66,6 +72,19 @@ bench_cgroups_left() {
 		pid=${pid%%-*}
 		kill -0 "$pid" 2> /dev/null || echo "$d"
 	done
+}
+
+bench_plan_head() {
+	cat <<PLAN
+fsplan: 1
+name: $1
+target: {image: $2}
+between: [sync, drop_caches]
+filesystems:
+  - type: ext4
+    setup: "losetup --direct-io=on \$FSPLAN_DEV; echo bench: loop dio=\$(cat /sys/block/\$(basename \$FSPLAN_DEV)/loop/dio)"
+phases:
+PLAN
 }
 
 bench_leftovers() {

@@ -106,16 +106,7 @@ fio_cmd() {	# threads mode: fio's command line for that case
 	echo "rm -f tio.*; ${fill}$c; rc=\$?; rm -f tio.*; exit \$rc"
 }
 {
-	cat <<PLAN
-fsplan: 1
-name: bench-tiobench
-target: {image: $((size * 2 / 1024 + 2))G}
-between: [sync, drop_caches]
-filesystems:
-  - type: ext4
-    setup: "losetup --direct-io=on \$FSPLAN_DEV; echo bench: loop dio=\$(cat /sys/block/\$(basename \$FSPLAN_DEV)/loop/dio)"
-phases:
-PLAN
+	bench_plan_head bench-tiobench "$((size * 2 / 1024 + 2))G"
 	tools=(uring fio sync)
 	k=0
 	for r in $(seq 1 "$rounds"); do

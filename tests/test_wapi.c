@@ -241,3 +241,46 @@ Test(wapi, copy_copies_the_bytes_at_the_offset, .fini = finish)
 	cr_expect_eq(metrics_find_op(&w.m, "copy")->lat.count, 4);
 	cr_expect_eq(metrics_find_op(&w.m, "copy")->bytes, 21);
 }
+
+/* w:cpu: the total, then user and system apart (ffsb's %User, %System). */
+Test(wapi, cpu_gives_user_and_system_apart, .fini = finish)
+{
+	char err[1024] = "";
+
+	start();
+	cr_assert_eq(run("local w = ...\n"
+			 "local x = 0\n"
+			 "for i = 1, 3e6 do x = x + i % 7 end\n"
+			 "local t, u, s = assert(w:cpu())\n"
+			 "assert(math.abs(t - (u + s)) < 1e-9,\n"
+			 "       t .. ' ' .. u .. ' ' .. s)\n"
+			 "return u", err, sizeof(err)), 0, "%s", err);
+	cr_expect_gt(lua_tonumber(L, -1), 0, "a busy loop used no user time");
+}
+
+/* A stream inside w:op is the op's: no row of its own (ffsb's create is
+ * its writes), while outside one each request is a row's. */
+Test(wapi, a_stream_inside_an_op_is_the_ops, .fini = finish)
+{
+	char err[1024] = "";
+
+	start();
+	cr_assert_eq(run("local w = ...\n"
+			 "local f = assert(w:open('s', 'w'))\n"
+			 "f:write(0, string.rep('x', 16384))\n"
+			 "f:close()\n"
+			 "f = assert(w:open('s', 'r'))\n"
+			 "local b, n = w:op('create', function()\n"
+			 "  return f:stream{ op = 'read', block = 4096,\n"
+			 "                   count = 4 }\n"
+			 "end)\n"
+			 "assert(b == 16384 and n == 4, tostring(b) .. ' ' .. "
+			 "tostring(n))\n"
+			 "assert(f:stream{ op = 'read', block = 4096,\n"
+			 "                 count = 2, tag = 'plain' })\n"
+			 "f:close()", err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(metrics_find_op(&w.m, "create")->lat.count, 1);
+	cr_expect_null(metrics_find_op(&w.m, "read"));
+	cr_expect_eq(metrics_find_op(&w.m, "plain")->lat.count, 2);
+	cr_expect_eq(metrics_find_op(&w.m, "plain")->bytes, 8192);
+}

@@ -195,8 +195,10 @@ static void stream_reaped(struct flight *fl, struct engine_req *r)
 		if ((uint64_t)r->res < fl->s.block)
 			fl->eof = 1;
 		if (r->res > 0 || !fl->eof) {
-			hist_add(&fl->st->lat, lat);
-			fl->st->bytes += (uint64_t)r->res;
+			if (fl->st) {
+				hist_add(&fl->st->lat, lat);
+				fl->st->bytes += (uint64_t)r->res;
+			}
 			if (r->op == ENGINE_WRITE)
 				w->m.written += (uint64_t)r->res;
 			fl->bytes += (uint64_t)r->res;
@@ -215,11 +217,17 @@ int loops_stream(lua_State *L, int fd, const char *name)
 	fl->w = w;
 	fl->fd = fd;
 	stream_args(L, &fl->s, fd, w);
-	fl->st = metrics_op(&w->m, fl->s.tag);
-	if (!fl->st && errno == EINVAL)
-		worker_bad_name(L, 2, "a tag");
-	if (!fl->st)
-		return luaL_error(L, "not enough memory");
+	/* inside w:op the requests are the op's: none recorded on its own */
+	if (w->quiet) {
+		if (!metrics_name_ok(fl->s.tag, strlen(fl->s.tag)))
+			worker_bad_name(L, 2, "a tag");
+	} else {
+		fl->st = metrics_op(&w->m, fl->s.tag);
+		if (!fl->st && errno == EINVAL)
+			worker_bad_name(L, 2, "a tag");
+		if (!fl->st)
+			return luaL_error(L, "not enough memory");
+	}
 	fl->rbuf = worker_read_buf(L, w, (size_t)fl->s.block * fl->s.depth);
 	for (fl->nfree = 0; fl->nfree < fl->s.depth; fl->nfree++)
 		fl->free_[fl->nfree] = &fl->req[fl->nfree];

@@ -519,16 +519,21 @@ static int w_random(lua_State *L)
 }
 
 /* CPU seconds of the whole phase child so far (user + sys, all its
- * threads): a test's CPU% is the difference over the test's wall time. */
+ * threads), then user and sys apart (ffsb prints both): a test's CPU% is
+ * the difference over the test's wall time. */
 static int w_cpu(lua_State *L)
 {
 	struct rusage ru;
+	double user, sys;
 
 	if (getrusage(RUSAGE_SELF, &ru))
 		return worker_fail(L, "getrusage", errno);
-	lua_pushnumber(L, ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
-			  ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
-	return 1;
+	user = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
+	sys = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	lua_pushnumber(L, user + sys);
+	lua_pushnumber(L, user);
+	lua_pushnumber(L, sys);
+	return 3;
 }
 
 static int w_now(lua_State *L)

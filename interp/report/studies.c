@@ -1,15 +1,19 @@
-/* studies: the seed studies' tables that span phases — the 2008 home tree's steps. */
+/* studies: the seed studies' tables that span phases or cells — the 2008 home tree's steps, the 2008 ext4 study's ffsb profiles by threads. */
 #include <string.h>
 
 #include "report/studies.h"
 
 #define MAX_STEPS 32
+#define MAX_THREADS 16
+#define MAX_CONFIGS 64
 
-/* The mean of metric over the ok runs of phase in config label; 0 none. */
-static int mean_of(const struct results *r, const char *label,
-		   const char *phase, const char *metric, double *out)
+/* The mean of metric over the ok runs of phase in config label (with
+ * `threads` threads, unless it is NULL); 0 none. */
+static int mean_where(const struct results *r, const char *label,
+		      const char *phase, const double *threads,
+		      const char *metric, double *out)
 {
-	double sum = 0, v;
+	double sum = 0, v, t;
 	int n = 0;
 
 	for (size_t i = 0; i < r->n_runs; i++) {
@@ -17,6 +21,8 @@ static int mean_of(const struct results *r, const char *label,
 
 		if (strcmp(x->fs_label, label) || strcmp(x->phase, phase) ||
 		    (*phase && x->status != RES_OK) ||
+		    (threads && (!results_value(x, "threads", &t) ||
+				 t != *threads)) ||
 		    !results_value(x, metric, &v))
 			continue;
 		sum += v;
@@ -25,6 +31,12 @@ static int mean_of(const struct results *r, const char *label,
 	if (n)
 		*out = sum / n;
 	return n;
+}
+
+static int mean_of(const struct results *r, const char *label,
+		   const char *phase, const char *metric, double *out)
+{
+	return mean_where(r, label, phase, NULL, metric, out);
 }
 
 static void cell(FILE *f, const struct results *r, const char *label,
@@ -39,13 +51,21 @@ static void cell(FILE *f, const struct results *r, const char *label,
 		fprintf(f, "%10s", "-");
 }
 
-static int is_tree(json_t *o)
+/* Whether phase o (manifest.json's) uses the library module name. */
+static int uses(json_t *o, const char *name)
 {
 	const char *use = json_string_value(json_object_get(o, "use"));
-	size_t n = use ? strlen(use) : 0;
+	size_t n = use ? strlen(use) : 0, k = strlen(name);
 
-	return use && (!strcmp(use, "tree") ||
-		       (n >= 9 && !strcmp(use + n - 9, "/tree.lua")));
+	return use && (!strcmp(use, name) ||
+		       (n >= k + 5 && use[n - k - 5] == '/' &&
+			!strncmp(use + n - k - 4, name, k) &&
+			!strcmp(use + n - 4, ".lua")));
+}
+
+static int is_tree(json_t *o)
+{
+	return uses(o, "tree");
 }
 
 int studies_tree(FILE *f, const struct results *r, json_t *phases)
@@ -104,6 +124,95 @@ int studies_tree(FILE *f, const struct results *r, json_t *phases)
 			     1 << 20, "%10.0f");
 			fputc('\n', f);
 		}
+	}
+	return printed > 0;
+}
+
+/* One ffsb phase's block: a row per config, a figure and %CPU per
+ * thread count. Returns 1 printed, 0 no ok run with threads. */
+static int ffsb_block(FILE *f, const struct results *r, const char *phase,
+		      int first)
+{
+	const char *label[MAX_CONFIGS], *fig;
+	double threads[MAX_THREADS], v;
+	int n_t = 0, n_c = 0, reads = 0;
+	size_t w = 7;	/* "threads" */
+
+	for (size_t i = 0; i < r->n_runs; i++) {
+		const struct res_run *x = &r->runs[i];
+		int j;
+
+		if (strcmp(x->phase, phase) || x->status != RES_OK ||
+		    !results_value(x, "threads", &v))
+			continue;
+		for (j = 0; j < n_t && threads[j] != v; j++)
+			;
+		if (j == n_t && n_t < MAX_THREADS) {
+			/* ascending, as the study's columns */
+			while (j > 0 && threads[j - 1] > v) {
+				threads[j] = threads[j - 1];
+				j--;
+			}
+			threads[j] = v;
+			n_t++;
+		}
+		for (j = 0; j < n_c && strcmp(label[j], x->fs_label); j++)
+			;
+		if (j == n_c && n_c < MAX_CONFIGS) {
+			label[n_c++] = x->fs_label;
+			if (strlen(x->fs_label) > w)
+				w = strlen(x->fs_label);
+		}
+		reads |= results_value(x, "read_mbs", &v) && v > 0;
+	}
+	if (!n_t)
+		return 0;
+	/* the large-file create only writes: the study gave its MB/s; the
+	 * small-file profile its transactions/s */
+	fig = reads ? "transactions_per_s" : "write_mbs";
+	if (first)
+		fputs("\n== ffsb (the 2008 ext4 study): means of the ok runs, "
+		      "by threads ==\n", f);
+	fprintf(f, "\n%s: %s and %%CPU\n%-*s", phase,
+		reads ? "transactions/s" : "write MB/s (MiB)", (int)w,
+		"threads");
+	for (int j = 0; j < n_t; j++)
+		fprintf(f, "  %17.0f", threads[j]);
+	fprintf(f, "\n%-*s", (int)w, "config");
+	for (int j = 0; j < n_t; j++)
+		fprintf(f, "  %10s %6s", reads ? "trans/s" : "MB/s", "%CPU");
+	fputc('\n', f);
+	for (int c = 0; c < n_c; c++) {
+		fprintf(f, "%-*s", (int)w, label[c]);
+		for (int j = 0; j < n_t; j++) {
+			if (mean_where(r, label[c], phase, &threads[j], fig,
+				       &v))
+				fprintf(f, "  %10.*f", reads ? 0 : 1, v);
+			else
+				fprintf(f, "  %10s", "-");
+			if (mean_where(r, label[c], phase, &threads[j],
+				       "test_cpu_pct", &v))
+				fprintf(f, " %6.1f", v);
+			else
+				fprintf(f, " %6s", "-");
+		}
+		fputc('\n', f);
+	}
+	return 1;
+}
+
+int studies_ffsb(FILE *f, const struct results *r, json_t *phases)
+{
+	int printed = 0;
+	size_t i;
+	json_t *o;
+
+	json_array_foreach(phases, i, o) {
+		const char *name = json_string_value(json_object_get(o,
+								     "name"));
+
+		if (name && uses(o, "ffsb"))
+			printed += ffsb_block(f, r, name, !printed);
 	}
 	return printed > 0;
 }

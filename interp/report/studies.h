@@ -1,4 +1,4 @@
-/* studies: the seed studies' tables that span phases — the 2008 home tree's steps. */
+/* studies: the seed studies' tables that span phases or cells — the 2008 home tree's steps, the 2008 ext4 study's ffsb profiles by threads. */
 #ifndef FSPLAN_STUDIES_H
 #define FSPLAN_STUDIES_H
 
@@ -16,5 +16,15 @@
  * volumes after it (df). Returns 1 printed, 0 nothing to print.
  */
 int studies_tree(FILE *f, const struct results *r, json_t *phases);
+
+/*
+ * The 2008 ext4 study's table for the phases that use the ffsb module: per
+ * phase a row per filesystem config and, per thread count (the runs'
+ * `threads`, ascending), the mean over the ok runs of the study's figure
+ * and of %CPU (test_cpu_pct): write MB/s (MiB) for a profile that reads
+ * nothing (the large-file create), else transactions/s. Returns 1
+ * printed, 0 nothing to print.
+ */
+int studies_ffsb(FILE *f, const struct results *r, json_t *phases);
 
 #endif
