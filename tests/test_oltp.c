@@ -334,6 +334,35 @@ Test(oltp, mariadb_stopped_when_fsplan_is_interrupted, .fini = fini,
 	cr_expect_eq(e2e_mounted_under(dir), 0);
 }
 
+/* The script itself where its programs are not: it says which one and
+ * exits 127 at once (the phase run's reason: "exit status 127:
+ * mariadb.sh: 'mariadb-install-db' is not installed ..."), no hang. */
+Test(oltp, mariadb_script_without_its_programs, .fini = fini,
+     .timeout = 30)
+{
+	const char *dir = e2e_tmpdir();
+	char cmd[1024], out[1024] = "";
+	size_t n;
+	FILE *p;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "cd %s && env -i PATH=/nonexistent "
+		 "FSPLAN_P_workers=1 /bin/sh -c \"$(cat %s/lua/exec/mariadb.sh)\" "
+		 "mariadb.sh 2>&1", dir, getenv("FSPLAN_ROOT") ?
+		 getenv("FSPLAN_ROOT") : "..");
+	p = popen(cmd, "r");
+	cr_assert(p);
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	st = pclose(p);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 127, "status %#x: %s",
+		  st, out);
+	cr_expect(strstr(out, "mariadb.sh: 'mariadb-install-db' is not "
+			 "installed"), "%s", out);
+	snprintf(cmd, sizeof(cmd), "%s/mariadb", dir);
+	cr_expect(access(cmd, F_OK) != 0, "it left %s", cmd);
+}
+
 /* ---- exec modules: what the check refuses ---------------------------- */
 
 static int check_module(const char *dir, const char *module)
