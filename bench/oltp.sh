@@ -121,12 +121,12 @@ END {
 		}
 		nat[c] = med["native", c]; mdb[c] = med["mariadb", c]
 		printf "  %-8s %14.1f %14.1f %8.2f\n", c, nat[c], mdb[c],
-		       mdb[c] > 0 ? nat[c] / mdb[c] : 0
+		       (mdb[c] > 0 ? nat[c] / mdb[c] : 0)
 	}
 	rn = ranking(nat, C, k); rm = ranking(mdb, C, k)
 	printf "  ranking, native:  %s\n", rn
 	printf "  ranking, mariadb: %s\n", rm
-	printf "  same ranking: %s\n", rn == rm ? "yes" : "NO"
+	printf "  same ranking: %s\n", (rn == rm ? "yes" : "NO")
 	printf "  txn/s: medians of the rounds; ratio = native/mariadb (different\n"
 	printf "  engines: the ranking is the claim, not the ratio)\n"
 }

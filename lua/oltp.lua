@@ -10,9 +10,11 @@
 --                 written with O_DIRECT (InnoDB's default since 10.6)
 --   ibdata1       the system tablespace, holding the doublewrite area
 --                 (128 pages: two batches of 64), O_DIRECT
---   ib_logfile0   the redo log, log_size bytes, buffered, made durable
---                 by an fdatasync at every commit
---                 (innodb_flush_log_at_trx_commit=1)
+--   ib_logfile0   the redo log, log_size bytes, O_DIRECT in 4 KiB blocks
+--                 and made durable by an fdatasync at every commit
+--                 (innodb_flush_log_at_trx_commit=1; 10.11's log says
+--                 "File system buffers for log disabled (block size=4096
+--                 bytes)")
 -- setup writes and syncs all three, untimed; teardown removes them.
 --
 -- One transaction is sysbench oltp_read_write's: BEGIN, 10 point
@@ -22,9 +24,12 @@
 -- pool: a miss is a 16 KiB O_DIRECT read of the tablespace. Pages are
 -- chosen by sysbench's default "special" distribution: 75% of the
 -- choices fall in the hottest 1% of the pages, the rest anywhere. Each
--- change appends a redo record (128 bytes) to the transaction; the
--- commit writes them, rounded up to 512-byte log blocks, at the
--- worker's head of the redo log, and waits until the log is durable:
+-- change adds a redo record (128 bytes) to the transaction, the commit
+-- one of 64; the commit writes them at the worker's head of the redo
+-- log from the start of the 4 KiB block the head is in, so the last,
+-- partly filled block is written again by the next commit (what strace
+-- shows MariaDB doing: 4-28 KiB writes, the tail block rewritten), and
+-- waits until the log is durable:
 -- group commit — while one worker's fdatasync of the log is in flight
 -- the others queue, and the next sync serves them all (f:group_sync),
 -- so with many workers the log has fewer syncs than commits, as
@@ -33,11 +38,15 @@
 --
 -- The buffer pool is buffer_pool bytes split among the workers (each
 -- worker caches buffer_pool / workers of pages, evicting the oldest).
--- Changed pages are flushed as InnoDB's page cleaner does, 64 at a time
--- once 64 are dirty or a dirty page must leave the pool: first all of
--- them into the doublewrite area (one write, then an fdatasync of
--- ibdata1), then each to its place in the tablespace (then an fdatasync
--- of sbtest.ibd): every flushed page is written twice.
+-- Changed pages are flushed 64 at a time, as InnoDB's page cleaner
+-- writes batches, when a dirty page must leave the pool, when more than
+-- 90% of the pool is dirty (innodb_max_dirty_pages_pct), and all of them
+-- at a checkpoint, when the redo written since the last one reaches 3/4
+-- of the worker's share of the log (the log must not wrap over changes
+-- not yet in the tablespace). A batch goes first into the doublewrite
+-- area (one write, then an fdatasync of ibdata1), then each page to its
+-- place in the tablespace (then an fdatasync of sbtest.ibd): every
+-- flushed page is written twice.
 --
 -- Parameters:
 --   workers      sysbench's --threads
@@ -62,7 +71,7 @@ local fsplan = require("fsplan")
 
 local PAGE = 16 * 1024
 local DBLWR_PAGES, BATCH = 128, 64
-local REDO_RECORD, LOG_BLOCK = 128, 512
+local REDO_RECORD, COMMIT_RECORD, LOG_BLOCK = 128, 64, 4096
 local POINT, RANGES, CHANGES = 10, 4, 4
 local REQUESTS, READS, WRITES, OTHER = 20, 14, 4, 2
 
@@ -75,7 +84,7 @@ local function shape(ctx)
   end
   local stretch = p.log_size // p.workers // LOG_BLOCK * LOG_BLOCK
   if stretch < 4 * LOG_BLOCK then
-    error(("log_size: %s leaves a worker less than 2 KiB of redo log")
+    error(("log_size: %s leaves a worker less than 16 KiB of redo log")
           :format(fsplan.human(p.log_size)), 0)
   end
   return {
@@ -161,22 +170,29 @@ local function transaction(w, s, bp, files, log)
     get(w, bp, files, (page + 1) % s.pages)
   end
   for _ = 1, CHANGES do change(w, bp, files, s, pick(w, s)) end
-  -- COMMIT: the redo records, in whole log blocks, durable
-  local len = (CHANGES * REDO_RECORD + LOG_BLOCK - 1) // LOG_BLOCK * LOG_BLOCK
+  -- COMMIT: the redo records, in whole log blocks from the head's, durable
+  local len = CHANGES * REDO_RECORD + COMMIT_RECORD
+  if log.since + len > log.checkpoint then
+    while bp.n_dirty > 0 do flush(w, bp, files) end
+    log.since = 0
+  end
+  log.since = log.since + len
   if log.head + len > log.stop then log.head = log.start end
+  local from = log.head // LOG_BLOCK * LOG_BLOCK
+  local to = (log.head + len + LOG_BLOCK - 1) // LOG_BLOCK * LOG_BLOCK
   w:op("redo_write", function()
-    assert(files.log:write(log.head, len))
+    assert(files.log:write(from, to - from))
   end)
   log.head = log.head + len
   assert(files.log:group_sync("redo_fsync"))
-  if bp.n_dirty >= BATCH then flush(w, bp, files) end
+  if bp.n_dirty > bp.cap * 0.9 then flush(w, bp, files) end
 end
 
 local function open_all(w)
   return {
     ibd = assert(w:open("sbtest.ibd", "rw", { direct = true })),
     ibdata = assert(w:open("ibdata1", "rw", { direct = true })),
-    log = assert(w:open("ib_logfile0", "rw")),
+    log = assert(w:open("ib_logfile0", "rw", { direct = true })),
   }
 end
 
@@ -201,7 +217,7 @@ return {
     make(w, "sbtest.ibd", s.pages * PAGE, true)
     make(w, "ibdata1", DBLWR_PAGES * PAGE, true)
     make(w, "ib_logfile0", ctx.params.log_size // LOG_BLOCK * LOG_BLOCK,
-         false)
+         true)
   end,
 
   worker = function(w, ctx)
@@ -209,7 +225,8 @@ return {
     local files = open_all(w)
     local bp = new_pool(s.pool)
     local start = (w.id - 1) * s.stretch
-    local log = { start = start, stop = start + s.stretch, head = start }
+    local log = { start = start, stop = start + s.stretch, head = start,
+                  since = 0, checkpoint = s.stretch * 3 // 4 }
     while not w:done() do
       w:time("txn", transaction, w, s, bp, files, log)
     end
