@@ -102,18 +102,6 @@ static void fini(void)
 	e2e_cleanup();
 }
 
-static int run_plan(const char *dir, const char *body, char *rd, size_t len)
-{
-	char text[8192];
-	char *plan;
-
-	snprintf(text, sizeof(text), "fsplan: 1\nname: oltp\n%s", body);
-	plan = e2e_write(dir, "plan.yaml", text);
-	snprintf(rd, len, "%s/run", dir);
-	return e2e_fsplan((const char *[]){ "run", plan, "-o", rd, "-q",
-					    NULL });
-}
-
 Test(oltp, redo_syncs_per_commit_and_pages_written_twice, .fini = fini,
      .timeout = 120)
 {
@@ -125,14 +113,14 @@ Test(oltp, redo_syncs_per_commit_and_pages_written_twice, .fini = fini,
 
 	e2e_require_root();
 	/* a pool of 16 pages a worker: evictions and flushes all along */
-	rc = run_plan(dir, "target: {image: 256M}\n"
-		      "filesystems: [{type: ext4}]\n"
-		      "phases:\n"
-		      "  - {use: oltp, name: one, with: {workers: 1, seconds: 1,"
-		      " size: 8M, buffer_pool: 256K, log_size: 2M}}\n"
-		      "  - {use: oltp, name: four, with: {workers: 4,"
-		      " seconds: 1, size: 8M, buffer_pool: 1M, log_size: 2M}}\n",
-		      rd, sizeof(rd));
+	rc = e2e_run_plan(dir, "oltp", "target: {image: 256M}\n"
+			  "filesystems: [{type: ext4}]\n"
+			  "phases:\n"
+			  "  - {use: oltp, name: one, with: {workers: 1, seconds: 1,"
+			  " size: 8M, buffer_pool: 256K, log_size: 2M}}\n"
+			  "  - {use: oltp, name: four, with: {workers: 4,"
+			  " seconds: 1, size: 8M, buffer_pool: 1M, log_size: 2M}}\n",
+			  rd, sizeof(rd));
 	cr_expect_eq(rc, 0, "exit %d: %s", rc, e2e_err);
 	cr_assert_str_eq(e2e_metric(rd, one, "status"), "ok", "%s",
 			 e2e_reason(rd, one));
@@ -209,7 +197,7 @@ Test(oltp, mariadb_on_ext4, .fini = fini, .timeout = 180)
 		 "phases:\n"
 		 "  - {use: mariadb, with: {workers: 2, seconds: 2, " SMALL
 		 "}}\n%s", leftover);
-	rc = run_plan(dir, body, rd, sizeof(rd));
+	rc = e2e_run_plan(dir, "oltp", body, rd, sizeof(rd));
 	cr_expect_eq(rc, 0, "exit %d: %s", rc, e2e_err);
 	cr_assert_str_eq(e2e_metric(rd, cell, "status"), "ok", "%s",
 			 e2e_reason(rd, cell));
@@ -237,7 +225,7 @@ Test(oltp, mariadb_killed_at_its_timeout, .fini = fini, .timeout = 180)
 		 "phases:\n"
 		 "  - {use: mariadb, timeout: 5s, with: {workers: 2, "
 		 "seconds: 60, " SMALL "}}\n%s", leftover);
-	run_plan(dir, body, rd, sizeof(rd));
+	e2e_run_plan(dir, "oltp", body, rd, sizeof(rd));
 	cr_expect_str_eq(e2e_metric(rd, cell, "status"), "failed");
 	why = e2e_reason(rd, cell);
 	cr_expect(why && strstr(why, "timeout"), "%s", why ? why : "(none)");
