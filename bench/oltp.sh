@@ -83,14 +83,7 @@ bench_run oltp "$ram" "$prio" "$bin" "$tmp/oltp.yaml" "$tmp/run"
 echo "oltp: native (lua/oltp.lua) vs sysbench oltp_read_write on MariaDB, loop images"
 echo "  $memory; peak use $((peak >> 20)) MiB; load average before: $load"
 echo "  $threads threads, $secs s, 2 tables x $rows rows (native: ${size_kib} KiB tablespace), buffer pool $pool, redo log $logsz, nice $prio, $rounds rounds"
-awk -F, -v configs="$configs" -f <(cat <<'AWK'
-function median(a, n,    i, j, t) {
-	for (i = 2; i <= n; i++)
-		for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
-			t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
-		}
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
+awk -F, -v configs="$configs" -f "$root/bench/table.awk" -f <(cat <<'AWK'
 # the configs ordered best first by v (insertion sort), as a string
 function ranking(v, names, k,    i, j, t, o) {
 	for (i = 1; i <= k; i++) o[i] = names[i]
