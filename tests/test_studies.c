@@ -24,19 +24,17 @@ static void put(const char *name, const char *text)
 
 #define HEAD "run_id,cell,fs_label,fs_type,mkfs_opts,mount_opts,phase," \
 	     "phase_params,rep,metric,value,unit\n"
+/* One row of results.csv: a metric of a phase run of config label. */
+#define ROW(label, phase, rep, metric, value, unit) \
+	"t," label "/" phase "#" rep "," label ",ext4,,," phase ",," rep \
+	"," metric "," value "," unit "\n"
 #define STEP(label, phase, rep, secs, fps, mbs, src, dst, status) \
-	"t," label "/" phase "#" rep "," label ",ext4,,," phase ",," rep \
-	",seconds," secs ",s\n" \
-	"t," label "/" phase "#" rep "," label ",ext4,,," phase ",," rep \
-	",files_per_s," fps ",\n" \
-	"t," label "/" phase "#" rep "," label ",ext4,,," phase ",," rep \
-	",rate_mbs," mbs ",\n" \
-	"t," label "/" phase "#" rep "," label ",ext4,,," phase ",," rep \
-	",fs_used_bytes_source," src ",bytes\n" \
-	"t," label "/" phase "#" rep "," label ",ext4,,," phase ",," rep \
-	",fs_used_bytes_target," dst ",bytes\n" \
-	"t," label "/" phase "#" rep "," label ",ext4,,," phase ",," rep \
-	",status," status ",\n"
+	ROW(label, phase, rep, "seconds", secs, "s") \
+	ROW(label, phase, rep, "files_per_s", fps, "") \
+	ROW(label, phase, rep, "rate_mbs", mbs, "") \
+	ROW(label, phase, rep, "fs_used_bytes_source", src, "bytes") \
+	ROW(label, phase, rep, "fs_used_bytes_target", dst, "bytes") \
+	ROW(label, phase, rep, "status", status, "")
 
 Test(studies, tree_steps_as_the_study_printed_them)
 {
@@ -88,24 +86,15 @@ Test(studies, tree_steps_as_the_study_printed_them)
 }
 
 #define OLTP(label, phase, rep, secs, ev, tps, rps, ops, mn, av, mx, status) \
-	"t," label "/" phase "#" rep "," label ",ext4,,," phase ",," rep \
-	",total_time_s," secs ",s\n" \
-	"t," label "/" phase "#" rep "," label ",ext4,,," phase ",," rep \
-	",events," ev ",\n" \
-	"t," label "/" phase "#" rep "," label ",ext4,,," phase ",," rep \
-	",transactions_per_s," tps ",\n" \
-	"t," label "/" phase "#" rep "," label ",ext4,,," phase ",," rep \
-	",requests_per_s," rps ",\n" \
-	"t," label "/" phase "#" rep "," label ",ext4,,," phase ",," rep \
-	",other_per_s," ops ",\n" \
-	"t," label "/" phase "#" rep "," label ",ext4,,," phase ",," rep \
-	",lat_min_ms," mn ",ms\n" \
-	"t," label "/" phase "#" rep "," label ",ext4,,," phase ",," rep \
-	",lat_avg_ms," av ",ms\n" \
-	"t," label "/" phase "#" rep "," label ",ext4,,," phase ",," rep \
-	",lat_max_ms," mx ",ms\n" \
-	"t," label "/" phase "#" rep "," label ",ext4,,," phase ",," rep \
-	",status," status ",\n"
+	ROW(label, phase, rep, "total_time_s", secs, "s") \
+	ROW(label, phase, rep, "events", ev, "") \
+	ROW(label, phase, rep, "transactions_per_s", tps, "") \
+	ROW(label, phase, rep, "requests_per_s", rps, "") \
+	ROW(label, phase, rep, "other_per_s", ops, "") \
+	ROW(label, phase, rep, "lat_min_ms", mn, "ms") \
+	ROW(label, phase, rep, "lat_avg_ms", av, "ms") \
+	ROW(label, phase, rep, "lat_max_ms", mx, "ms") \
+	ROW(label, phase, rep, "status", status, "")
 
 Test(studies, oltp_engines_side_by_side_as_the_study_printed_them)
 {
