@@ -77,8 +77,11 @@ DEB_PKGS := build-essential pkg-config libyaml-dev liblua5.4-dev \
             liburing-dev libcap-dev libcriterion-dev libjansson-dev \
             libblkid-dev e2fsprogs xfsprogs btrfs-progs util-linux \
             bonnie++ dbench fio time clang libclang-rt-14-dev \
-            groff-base mandoc
+            groff-base mandoc mariadb-server sysbench
 
+# A service package (mariadb-server) must leave no daemon running or
+# enabled: a policy-rc.d refuses the start during the install (unless
+# one is there already), and the service is disabled after it.
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
@@ -88,8 +91,20 @@ deps:
 		if [ "$$(id -u)" != 0 ]; then \
 			echo "make deps: run as root (sudo make deps)" >&2; exit 1; \
 		fi; \
+		policy=/usr/sbin/policy-rc.d; made=; \
+		if [ ! -e $$policy ]; then \
+			printf '#!/bin/sh\nexit 101\n' > $$policy && \
+			chmod 755 $$policy && made=1; \
+		fi; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-			apt-get install -y -qq --no-install-recommends $$missing; \
+			apt-get install -y -qq --no-install-recommends \
+			$$missing; rc=$$?; \
+		[ -z "$$made" ] || rm -f $$policy; \
+		case " $$missing " in *" mariadb-server "*) \
+			systemctl disable --now mariadb >/dev/null 2>&1 || :; \
+			update-rc.d mariadb disable >/dev/null 2>&1 || :; \
+		esac; \
+		exit $$rc; \
 	fi
 
 # ---- tests ---------------------------------------------------------------

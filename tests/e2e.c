@@ -113,6 +113,19 @@ int e2e_fsplan(const char *const *args)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+int e2e_run_plan(const char *dir, const char *name, const char *body,
+		 char *rd, size_t len)
+{
+	char text[8192];
+	char *plan;
+
+	snprintf(text, sizeof(text), "fsplan: 1\nname: %s\n%s", name, body);
+	plan = e2e_write(dir, "plan.yaml", text);
+	snprintf(rd, len, "%s/run", dir);
+	return e2e_fsplan((const char *[]){ "run", plan, "-o", rd, "-q",
+					    NULL });
+}
+
 pid_t e2e_fsplan_bg(const char *const *args)
 {
 	int null = open("/dev/null", O_WRONLY);

@@ -17,6 +17,10 @@ char *e2e_write(const char *dir, const char *name, const char *text);
 
 /* Run fsplan with args (NULL-ended); output kept in e2e_out/e2e_err. */
 int e2e_fsplan(const char *const *args);
+/* Write "fsplan: 1", "name: NAME" and body as dir/plan.yaml and run it
+ * into dir/run (its path in rd), quietly; fsplan's exit status. */
+int e2e_run_plan(const char *dir, const char *name, const char *body,
+		 char *rd, size_t len);
 /* Start fsplan in the background; returns its pid. */
 pid_t e2e_fsplan_bg(const char *const *args);
 extern char e2e_out[65536], e2e_err[16384];

@@ -477,6 +477,32 @@ Test(lparse, sysbench_rndrw)
 	cr_expect_eq(lua_count_keys(L), 11);
 }
 
+Test(lparse, sysbench_oltp)
+{
+	/* sysbench_oltp_rw_ext4.txt: oltp_read_write against MariaDB */
+	parse_fixture("sysbench", "sysbench_oltp_rw_ext4.txt");
+	expect_metric("reads", 38962, "queries");	/* read: */
+	expect_metric("writes", 11095, "queries");	/* write: */
+	expect_metric("other", 5551, "queries");	/* other: */
+	expect_metric("queries", 55608, "queries");	/* total:, queries: */
+	expect_metric("transactions", 2768, "transactions");
+	expect_metric("transactions_per_s", 921.09, "transactions/s");
+	expect_metric("requests_per_s", 18504.36, "queries/s");
+	expect_metric("ignored_errors", 15, "errors");
+	expect_metric("ignored_errors_per_s", 4.99, "errors/s");
+	expect_metric("reconnects", 0, "reconnects");
+	expect_metric("reconnects_per_s", 0.00, "reconnects/s");
+	expect_metric("total_time_s", 3.0036, "s");
+	expect_metric("events", 2768, "events");
+	expect_metric("lat_min_ms", 0.85, "ms");
+	expect_metric("lat_avg_ms", 4.34, "ms");
+	expect_metric("lat_max_ms", 43.81, "ms");
+	expect_metric("lat_p95_ms", 9.91, "ms");
+	/* other / total time, the study's other/s */
+	expect_metric("other_per_s", 5551 / 3.0036, "queries/s");
+	cr_expect_eq(lua_count_keys(L), 18);
+}
+
 /* The rndrw report with one section cut out: from its header to the
  * blank line after it. */
 static char *without_section(const char *header, size_t *len)

@@ -1,4 +1,4 @@
-/* test_studies: `fsplan report`'s study tables that span phases (the home tree's steps). */
+/* test_studies: `fsplan report`'s study tables that span phases (the home tree's steps, the OLTP engines side by side). */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,19 +53,17 @@ static void fini(void)
 
 #define HEAD "run_id,cell,fs_label,fs_type,mkfs_opts,mount_opts,phase," \
 	     "phase_params,rep,metric,value,unit\n"
+/* One row of results.csv: a metric of a phase run of config label. */
+#define ROW(label, phase, rep, metric, value, unit) \
+	"t," label "/" phase "#" rep "," label ",ext4,,," phase ",," rep \
+	"," metric "," value "," unit "\n"
 #define STEP(label, phase, rep, secs, fps, mbs, src, dst, status) \
-	"t," label "/" phase "#" rep "," label ",ext4,,," phase ",," rep \
-	",seconds," secs ",s\n" \
-	"t," label "/" phase "#" rep "," label ",ext4,,," phase ",," rep \
-	",files_per_s," fps ",\n" \
-	"t," label "/" phase "#" rep "," label ",ext4,,," phase ",," rep \
-	",rate_mbs," mbs ",\n" \
-	"t," label "/" phase "#" rep "," label ",ext4,,," phase ",," rep \
-	",fs_used_bytes_source," src ",bytes\n" \
-	"t," label "/" phase "#" rep "," label ",ext4,,," phase ",," rep \
-	",fs_used_bytes_target," dst ",bytes\n" \
-	"t," label "/" phase "#" rep "," label ",ext4,,," phase ",," rep \
-	",status," status ",\n"
+	ROW(label, phase, rep, "seconds", secs, "s") \
+	ROW(label, phase, rep, "files_per_s", fps, "") \
+	ROW(label, phase, rep, "rate_mbs", mbs, "") \
+	ROW(label, phase, rep, "fs_used_bytes_source", src, "bytes") \
+	ROW(label, phase, rep, "fs_used_bytes_target", dst, "bytes") \
+	ROW(label, phase, rep, "status", status, "")
 
 Test(studies, tree_steps_as_the_study_printed_them, .fini = fini)
 {
@@ -160,4 +158,67 @@ Test(studies, ffsb_profiles_by_threads, .fini = fini)
 	cr_expect(strstr(small, "\nconfig      trans/s   %CPU\n"
 			 "ext4           5000   40.0\n"), "%s", small);
 	cr_expect(!strstr(s, "\nother:"), "a tiobench phase: %s", s);
+}
+
+#define OLTP(label, phase, rep, secs, ev, tps, rps, ops, mn, av, mx, status) \
+	ROW(label, phase, rep, "total_time_s", secs, "s") \
+	ROW(label, phase, rep, "events", ev, "") \
+	ROW(label, phase, rep, "transactions_per_s", tps, "") \
+	ROW(label, phase, rep, "requests_per_s", rps, "") \
+	ROW(label, phase, rep, "other_per_s", ops, "") \
+	ROW(label, phase, rep, "lat_min_ms", mn, "ms") \
+	ROW(label, phase, rep, "lat_avg_ms", av, "ms") \
+	ROW(label, phase, rep, "lat_max_ms", mx, "ms") \
+	ROW(label, phase, rep, "status", status, "")
+
+Test(studies, oltp_engines_side_by_side_as_the_study_printed_them)
+{
+	char *argv[] = { (char *)"report", home, (char *)"-o", out, NULL };
+	const char *s, *t;
+
+	snprintf(home, sizeof(home), "/tmp/fsplan-studies-XXXXXX");
+	cr_assert_not_null(mkdtemp(home));
+	snprintf(out, sizeof(out), "%s/out", home);
+	put("manifest.json", "{\"run_id\": \"t\", \"status\": \"complete\", "
+	    "\"phases\": [{\"name\": \"native\", \"use\": \"oltp\"}, "
+	    "{\"name\": \"real\", \"use\": \"mariadb\"}, "
+	    "{\"name\": \"other\", \"use\": \"bonnie\"}]}\n");
+	put("results.csv", HEAD
+	    OLTP("ext4", "native", "1", "60", "1000", "100", "2000", "200",
+		 "1", "10", "100", "ok")
+	    OLTP("ext4", "native", "2", "60", "3000", "300", "6000", "600",
+		 "3", "30", "300", "ok")
+	    OLTP("ext4", "native", "3", "1", "1", "9999", "1", "1", "1", "1",
+		 "1", "failed")
+	    OLTP("ext4", "real", "1", "61", "500", "50", "1000", "100",
+		 "2", "20", "200", "ok")
+	    OLTP("ext4", "other", "1", "7", "7", "7", "7", "7", "7", "7",
+		 "7", "ok")
+	    OLTP("xfs", "real", "1", "60", "400", "40", "800", "80",
+		 "4", "25", "250", "ok"));
+	cr_assert_eq(report_command(4, argv), 0);
+	s = e2e_read(out);
+	t = strstr(s, "== OLTP (the 2008 sysbench study)");
+	cr_assert_not_null(t, "%s", s);
+	cr_expect(strstr(t, "config phase        time s    events   trans/s "
+			 "    req/s   other/s      min      avg      max\n"),
+		  "%s", t);
+	cr_expect(strstr(t, "\next4   native        60.00      2000     200.0"
+			 "    4000.0     400.0     2.00    20.00   200.00\n"),
+		  "the means of the ok runs: %s", t);
+	cr_expect(strstr(t, "\next4   real          61.00       500      50.0"
+			 "    1000.0     100.0     2.00    20.00   200.00\n"),
+		  "%s", t);
+	cr_expect(strstr(t, "\nxfs    real          60.00       400      40.0"
+			 "     800.0      80.0     4.00    25.00   250.00\n"),
+		  "%s", t);
+	cr_expect(!strstr(t, " other "), "another module's phase: %s", t);
+	cr_expect(!strstr(t, "\nxfs    native"), "no native run on xfs: %s",
+		  t);
+	{
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", home);
+		cr_expect_eq(system(cmd), 0);
+	}
 }

@@ -49,13 +49,17 @@ struct phase_key {
 /*
  * What checking a phase's module found, for the root parent: its key,
  * and the string defaults of its parameters that may name files (a
- * module's own ctx.input default), which root reads before the drop.
+ * module's own ctx.input default), which root reads before the drop;
+ * for an exec module (lua/mariadb.lua), its script's and its parser's
+ * names ("" otherwise).
  */
 #define PHASE_INPUTS 8
 struct phase_checked {
 	struct phase_key key;
 	int n_inputs;
 	char input[PHASE_INPUTS][256];
+	char exec[64];
+	char parse[64];
 };
 
 struct expansion {

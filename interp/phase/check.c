@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "phase/check.h"
 #include "phase/libsrc.h"
@@ -44,6 +45,30 @@ static int exec_key(const struct plan *p, int ph, struct phase_key *key,
 			return rc;
 	snprintf(key->name[key->n++], sizeof(key->name[0]), "seconds");
 	return rc;
+}
+
+/* An exec module's script and parser are files of the library: read
+ * by root into it (libsrc_load), or at least there. */
+static int exec_files(const struct phase_decl *decl, char *err, size_t len)
+{
+	char path[4200];
+	struct stat st;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/exec/%s", libsrc_dir(), decl->exec);
+	if (!libsrc_get(path, &n) && (stat(path, &st) || !S_ISREG(st.st_mode))) {
+		snprintf(err, len, "exec: no script '%s' in the library (%s/exec)",
+			 decl->exec, libsrc_dir());
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/parse/%s.lua", libsrc_dir(),
+		 decl->parse);
+	if (!libsrc_get(path, &n) && (stat(path, &st) || !S_ISREG(st.st_mode))) {
+		snprintf(err, len, "parse: no parser '%s' in the library "
+			 "(%s/parse)", decl->parse, libsrc_dir());
+		return -1;
+	}
+	return 0;
 }
 
 /* String defaults that could name a file, for ctx.input: root reads
@@ -96,6 +121,11 @@ int check_phases(const struct expansion *e, char **text, size_t *tlen,
 		}
 		out[ph].key = decl.key;
 		input_defaults(&decl, &out[ph]);
+		if (decl.exec[0] && (rc = exec_files(&decl, err, sizeof(err))))
+			diag_set(d, p->file, p->text, p->phases[ph].use.pos,
+				 "%s: %s", p->phases[ph].module_path, err);
+		memcpy(out[ph].exec, decl.exec, sizeof(out[ph].exec));
+		memcpy(out[ph].parse, decl.parse, sizeof(out[ph].parse));
 		for (size_t i = 0; i < e->n_cells && !rc; i++) {
 			const struct cell *c = &e->cells[i];
 			struct param_val *vals;
@@ -138,6 +168,13 @@ int check_sent_ok(const struct phase_checked *c, int n)
 			    !metrics_metric_name_ok(s, len))
 				return 0;
 		}
+		if (strnlen(c[ph].exec, sizeof(c[ph].exec)) ==
+			    sizeof(c[ph].exec) ||
+		    strnlen(c[ph].parse, sizeof(c[ph].parse)) ==
+			    sizeof(c[ph].parse) ||
+		    strchr(c[ph].exec, '/') || strchr(c[ph].parse, '/') ||
+		    c[ph].exec[0] == '.' || c[ph].parse[0] == '.')
+			return 0;
 		for (int i = 0; i < c[ph].n_inputs; i++)
 			if (strnlen(c[ph].input[i], sizeof(c[ph].input[i])) ==
 			    sizeof(c[ph].input[i]))

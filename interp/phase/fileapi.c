@@ -9,6 +9,7 @@
 #include <lauxlib.h>
 
 #include "phase/fileapi.h"
+#include "phase/gsync.h"
 #include "phase/loops.h"
 #include "phase/worker.h"
 #include "util/clock.h"
@@ -265,6 +266,44 @@ static int f_fdatasync(lua_State *L)
 	return simple(L, ENGINE_FDATASYNC, "fdatasync", 0, 0, 0);
 }
 
+/* The leader's sync of f:group_sync, measured as an op of its own. */
+struct leader {
+	struct worker *w;
+	int fd;
+	const char *name;
+};
+
+static int leader_sync(void *ctx)
+{
+	struct leader *l = ctx;
+	struct engine_req r = { .op = ENGINE_FDATASYNC, .fd = l->fd };
+	int64_t res = engine_do(l->w->eng, l->w->e, &r);
+
+	worker_record(l->w, l->name, r.t_done - r.t_submit, 0);
+	return res < 0 ? (int)res : 0;
+}
+
+/* f:group_sync([name]) -> true, led: group commit (phase/gsync.h). Only
+ * the leaders' fdatasyncs are ops (called name, default "group_sync"),
+ * so <name>_ops counts the syncs the file really had, however many
+ * workers waited on them. */
+static int f_group_sync(lua_State *L)
+{
+	struct file *f = check_file(L);
+	struct worker *w = worker_get(L);
+	struct leader l = { w, f->fd, luaL_optstring(L, 2, "group_sync") };
+	int rc;
+
+	if (!worker_op(w, l.name))
+		worker_bad_name(L, 2, "an op name");
+	rc = gsync_wait(f->fd, leader_sync, &l);
+	if (rc < 0)
+		return worker_fail(L, f->name, -rc);
+	lua_pushboolean(L, 1);
+	lua_pushboolean(L, rc);
+	return 2;
+}
+
 static int f_truncate(lua_State *L)
 {
 	return simple(L, ENGINE_FTRUNCATE, "truncate", worker_size(L, 2), 0, 0);
@@ -443,6 +482,7 @@ static const luaL_Reg file_methods[] = {
 	{ "write", f_write },
 	{ "fsync", f_fsync },
 	{ "fdatasync", f_fdatasync },
+	{ "group_sync", f_group_sync },
 	{ "truncate", f_truncate },
 	{ "allocate", f_allocate },
 	{ "size", f_size },

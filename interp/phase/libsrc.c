@@ -67,7 +67,7 @@ static int add(const char *path)
 	return 0;
 }
 
-static int add_dir(const char *dir)
+static int add_dir(const char *dir, const char *suffix)
 {
 	char path[4096];
 	struct dirent *de;
@@ -77,7 +77,7 @@ static int add_dir(const char *dir)
 	if (!d)
 		return errno == ENOENT ? 0 : -1;
 	while (!rc && (de = readdir(d))) {
-		if (!has_suffix(de->d_name, ".lua") ||
+		if (!has_suffix(de->d_name, suffix) ||
 		    snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >=
 			    (int)sizeof(path))
 			continue;
@@ -121,12 +121,14 @@ const char *libsrc_dir(void)
 
 int libsrc_load(const char *libdir)
 {
-	char parse[4096];
+	char parse[4096], exec[4096];
 
 	if (srcs || !libdir)
 		return 0;
 	snprintf(parse, sizeof(parse), "%s/parse", libdir);
-	if (add_dir(libdir) || add_dir(parse)) {
+	snprintf(exec, sizeof(exec), "%s/exec", libdir);
+	if (add_dir(libdir, ".lua") || add_dir(parse, ".lua") ||
+	    add_dir(exec, ".sh")) {
 		libsrc_free();
 		return -1;
 	}

@@ -15,7 +15,8 @@
 const char *libsrc_dir(void);
 
 /*
- * Read every .lua file of libdir and libdir/parse into memory (once:
+ * Read every .lua file of libdir and libdir/parse, and every .sh file of
+ * libdir/exec (the scripts of exec modules, phase.h), into memory (once:
  * later calls do nothing), before the phase children fork, so require()
  * and the parsers work in a child whose runas cannot reach the library
  * (a checkout in a 0700 home). 0, or -1 with errno.

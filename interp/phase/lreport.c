@@ -50,6 +50,21 @@ static int push_results(lua_State *L)
 		lua_pushnumber(L, res->rows[i].value);
 		lua_setfield(L, -2, res->rows[i].name);
 	}
+	/* and, for report() only, what sysbench prints besides: the
+	 * fastest op and the 95th percentile */
+	for (int i = 0; i < res->m->n_ops; i++) {
+		const struct op_stat *o = &res->m->ops[i];
+		char name[METRICS_METRIC_LEN + 16];
+
+		if (!o->lat.count)
+			continue;
+		snprintf(name, sizeof(name), "%.31s_lat_min_ms", o->name);
+		lua_pushnumber(L, (double)o->lat.min / 1e6);
+		lua_setfield(L, -2, name);
+		snprintf(name, sizeof(name), "%.31s_lat_p95_ms", o->name);
+		lua_pushnumber(L, (double)hist_quantile(&o->lat, 0.95) / 1e6);
+		lua_setfield(L, -2, name);
+	}
 	return 1;
 }
 

@@ -14,6 +14,7 @@
 
 #include "cells/expand.h"
 #include "results/metrics.h"
+#include "phase/lexec.h"
 #include "phase/lreport.h"
 #include "phase/lrun.h"
 #include "phase/wapi.h"
@@ -472,6 +473,11 @@ int lrun_body(void *arg)
 	}
 	if (prepare(L, &sh))
 		goto out;
+	if (sh.decl.exec[0]) {		/* an exec module: no Lua runs */
+		lexec_run(&sh.decl, sh.vals, sh.workers, err, sizeof(err));
+		fail("exec", err);
+		goto out;
+	}
 	n_thr = lreport_thresholds(L, thr, 16);
 	w0.workers = sh.workers;
 	w0.deadline = sh.deadline;

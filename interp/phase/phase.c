@@ -133,6 +133,63 @@ oom:
 	return -1;
 }
 
+/* A name of a library file: letters, digits, '_', '.', '-', no leading
+ * dot (so no ".." and no hidden file). */
+static int file_name_ok(const char *s, size_t n)
+{
+	if (!n || s[0] == '.')
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("_.-", s[i]))
+			return 0;
+	return 1;
+}
+
+/* exec = "NAME.sh" and parse = "NAME" of an exec module: both strings,
+ * both names, and no worker beside them. */
+static int exec_module(lua_State *L, int mod, struct phase_decl *decl,
+		       const char *path, char *err, size_t len)
+{
+	static const char *const keys[] = { "exec", "parse" };
+	char *dst[] = { decl->exec, decl->parse };
+	int t[2];
+
+	for (int i = 0; i < 2; i++) {
+		size_t n = 0;
+		const char *s = NULL;
+
+		t[i] = phase_field(L, mod, keys[i]);
+		if (t[i] == LUA_TSTRING)
+			s = lua_tolstring(L, -1, &n);
+		if (t[i] != LUA_TNIL && (!s || n >= sizeof(decl->exec) ||
+					 !file_name_ok(s, n))) {
+			lua_pop(L, 1);
+			snprintf(err, len, "%s: '%s' names a file of the "
+				 "library (letters, digits, '_', '.', '-')",
+				 path, keys[i]);
+			return -1;
+		}
+		if (s)
+			memcpy(dst[i], s, n + 1);
+		lua_pop(L, 1);
+	}
+	if (t[0] == LUA_TNIL && t[1] == LUA_TNIL)
+		return 0;
+	if (t[0] == LUA_TNIL || t[1] == LUA_TNIL) {
+		snprintf(err, len, "%s: an exec module names both its script "
+			 "(exec) and the parser of its output (parse)", path);
+		return -1;
+	}
+	if (phase_field(L, mod, "worker") != LUA_TNIL) {
+		lua_pop(L, 1);
+		snprintf(err, len, "%s: a module has a worker function or an "
+			 "exec script, not both", path);
+		return -1;
+	}
+	lua_pop(L, 1);
+	return 0;
+}
+
 static int optional_fn(lua_State *L, int mod, const char *name, int *has,
 		       const char *path, char *err, size_t len)
 {
@@ -267,18 +324,28 @@ int phase_load(lua_State *L, const char *path, const char *text,
 			 luaL_typename(L, mod));
 		return -1;
 	}
-	if (phase_field(L, mod, "worker") != LUA_TFUNCTION) {
+	if (exec_module(L, mod, decl, path, err, len))
+		return -1;
+	if (!decl->exec[0] &&
+	    phase_field(L, mod, "worker") != LUA_TFUNCTION) {
 		lua_pop(L, 1);
 		snprintf(err, len, "%s: the module has no worker function",
 			 path);
 		return -1;
 	}
-	lua_pop(L, 1);
+	if (!decl->exec[0])
+		lua_pop(L, 1);
 	if (optional_fn(L, mod, "setup", &decl->has_setup, path, err, len) ||
 	    optional_fn(L, mod, "teardown", &decl->has_teardown, path, err,
 			len) ||
 	    optional_fn(L, mod, "report", &decl->has_report, path, err, len))
 		return -1;
+	if (decl->exec[0] && (decl->has_setup || decl->has_teardown ||
+			      decl->has_report)) {
+		snprintf(err, len, "%s: an exec module runs its script, not "
+			 "Lua: it has no setup, teardown or report", path);
+		return -1;
+	}
 	if (phase_field(L, mod, "describe") == LUA_TSTRING)
 		decl->describe = strdup(lua_tostring(L, -1));
 	lua_pop(L, 1);

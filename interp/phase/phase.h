@@ -23,6 +23,11 @@ struct phase_decl {
 	int n_params;
 	int has_setup, has_teardown, has_report;
 	struct phase_key key;	/* key = { "rate_mbs", ... }; n 0: none */
+	/* An exec module: no Lua runs, its script (lua/exec/<exec>) does,
+	 * with the typed values in its environment, and the parser
+	 * lua/parse/<parse>.lua reads what it prints. "" in a Lua module. */
+	char exec[64];
+	char parse[64];
 };
 
 /* A parameter's value for one cell, typed. */
@@ -36,7 +41,9 @@ struct param_val {
 /*
  * Load the module in a fresh sandbox (L, already made by the caller) and
  * read what it declares: a table with a worker function and optional
- * params, setup, teardown, report, describe. The source is text (read
+ * params, setup, teardown, report, describe — or, for an exec module,
+ * exec and parse (names, checked here: the files by check_phases) in
+ * place of the functions. The source is text (read
  * by the parent, which may reach files the runas user cannot), named
  * path in messages; NULL text reads path. Leaves the module table on the
  * stack. 0, or -1 with err.

@@ -405,7 +405,8 @@ static int write_text(FILE *f, const char *rundir, const struct results *r,
 	if (configs && pick->view != VIEW_KEY && text_phase(f, r, "", pick))
 		goto out;
 	rc = studies_tree(f, r, pick->phases) < 0 ||
-	     studies_ffsb(f, r, pick->phases) < 0 ? -1 : text_footer(f, r);
+	     studies_ffsb(f, r, pick->phases) < 0 ||
+	     studies_oltp(f, r, pick->phases) < 0 ? -1 : text_footer(f, r);
 out:
 	pick->phases = NULL;
 	json_decref(m);

@@ -1,4 +1,4 @@
-/* studies: the seed studies' tables that span phases or cells — the 2008 home tree's steps, the 2008 ext4 study's ffsb profiles by threads. */
+/* studies: the seed studies' tables that span phases or cells — the 2008 home tree's steps, the 2008 ext4 study's ffsb profiles by threads, the 2008 OLTP study's engines. */
 #include <string.h>
 
 #include "report/studies.h"
@@ -213,6 +213,75 @@ int studies_ffsb(FILE *f, const struct results *r, json_t *phases)
 
 		if (name && uses(o, "ffsb"))
 			printed += ffsb_block(f, r, name, !printed);
+	}
+	return printed > 0;
+}
+
+/* The first run of each config: where its rows first appear. */
+static int first_of_label(const struct results *r, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (!strcmp(r->runs[j].fs_label, r->runs[i].fs_label))
+			return 0;
+	return 1;
+}
+
+int studies_oltp(FILE *f, const struct results *r, json_t *phases)
+{
+	static const struct { const char *metric, *fmt; } col[] = {
+		{ "total_time_s", " %8.2f" }, { "events", " %9.0f" },
+		{ "transactions_per_s", " %9.1f" },
+		{ "requests_per_s", " %9.1f" }, { "other_per_s", " %9.1f" },
+		{ "lat_min_ms", " %8.2f" }, { "lat_avg_ms", " %8.2f" },
+		{ "lat_max_ms", " %8.2f" },
+	};
+	const char *eng[MAX_STEPS];
+	int n_eng = 0, width = 6, printed = 0;
+	size_t i;
+	json_t *o;
+
+	json_array_foreach(phases, i, o) {
+		const char *name = json_string_value(json_object_get(o,
+								     "name"));
+
+		if (name && (uses(o, "oltp") || uses(o, "mariadb")) &&
+		    n_eng < MAX_STEPS)
+			eng[n_eng++] = name;
+	}
+	if (!n_eng)
+		return 0;
+	for (i = 0; i < r->n_runs; i++)
+		if ((int)strlen(r->runs[i].fs_label) > width)
+			width = (int)strlen(r->runs[i].fs_label);
+	for (i = 0; i < r->n_runs; i++) {
+		const char *label = r->runs[i].fs_label;
+		double v;
+
+		if (!first_of_label(r, i))
+			continue;
+		for (int e = 0; e < n_eng; e++) {
+			if (!mean_of(r, label, eng[e], "transactions_per_s",
+				     &v))
+				continue;
+			if (!printed++)
+				fprintf(f, "\n== OLTP (the 2008 sysbench study): "
+					"means of the ok runs; latency in ms "
+					"==\n\n%-*s %-10s %8s %9s %9s %9s %9s "
+					"%8s %8s %8s\n", width, "config",
+					"phase", "time s", "events",
+					"trans/s", "req/s", "other/s", "min",
+					"avg", "max");
+			fprintf(f, "%-*s %-10s", width, label, eng[e]);
+			for (size_t c = 0; c < sizeof(col) / sizeof(*col);
+			     c++) {
+				if (mean_of(r, label, eng[e], col[c].metric,
+					    &v))
+					fprintf(f, col[c].fmt, v);
+				else
+					fprintf(f, " %8s", "-");
+			}
+			fputc('\n', f);
+		}
 	}
 	return printed > 0;
 }

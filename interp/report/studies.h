@@ -1,4 +1,4 @@
-/* studies: the seed studies' tables that span phases or cells — the 2008 home tree's steps, the 2008 ext4 study's ffsb profiles by threads. */
+/* studies: the seed studies' tables that span phases or cells — the 2008 home tree's steps, the 2008 ext4 study's ffsb profiles by threads, the 2008 OLTP study's engines. */
 #ifndef FSPLAN_STUDIES_H
 #define FSPLAN_STUDIES_H
 
@@ -26,5 +26,15 @@ int studies_tree(FILE *f, const struct results *r, json_t *phases);
  * printed, 0 nothing to print.
  */
 int studies_ffsb(FILE *f, const struct results *r, json_t *phases);
+
+/*
+ * The 2008 OLTP study's table for the phases that use oltp (lua/oltp.lua)
+ * or mariadb (sysbench against MariaDB): a row per filesystem config and
+ * phase with the means over the ok repetitions of the total time, events,
+ * transactions/s, requests/s, other/s and the min, avg and max latency
+ * (ms), so the native load and the real one sit side by side. Returns 1
+ * printed, 0 nothing to print.
+ */
+int studies_oltp(FILE *f, const struct results *r, json_t *phases);
 
 #endif

@@ -83,6 +83,13 @@ static json_t *phases_json(const struct expansion *e)
 		if (ph->parse.s)
 			json_object_set_new(o, "parse",
 					    json_string(ph->parse.s));
+		/* an exec module: its script (lua/exec/) and its parser */
+		if (e->checked && e->checked[i].exec[0]) {
+			json_object_set_new(o, "exec_script",
+					    json_string(e->checked[i].exec));
+			json_object_set_new(o, "parse",
+					    json_string(e->checked[i].parse));
+		}
 		if (e->checked && e->checked[i].key.n)
 			json_object_set_new(o, "key",
 					    key_json(&e->checked[i].key));

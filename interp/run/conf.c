@@ -172,14 +172,22 @@ int conf_between(struct live *l, const struct between *b, char *err,
 }
 
 /* Processes a phase left behind outside its group die with it: we are
- * the namespace's init, and kill(-1) reaches all but ourselves. */
+ * the namespace's init, and kill(-1) reaches all but ourselves. They
+ * are waited for (a server with many threads takes a moment to die: a
+ * MariaDB killed at its phase's timeout), so none is left, not even as
+ * a zombie, when the next phase starts; a process that will not die
+ * (stuck in the kernel) is left after 10 s to the next sweep. */
 void conf_sweep(void)
 {
+	double until = clock_now() + 10;
+	pid_t pid;
+
 	if (getpid() != 1)
 		return;
 	(void)kill(-1, SIGKILL);	/* ESRCH: there was none */
-	while (waitpid(-1, NULL, WNOHANG) > 0)
-		;
+	while ((pid = waitpid(-1, NULL, WNOHANG)) >= 0 && clock_now() < until)
+		if (pid == 0)
+			usleep(1000);
 }
 
 /* A fresh directory for the phases, owned by runas. */

@@ -35,6 +35,22 @@ static int open_output(struct run *r, const struct cell *c, const char *ext)
 	return open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 }
 
+/* What the check found of an exec module (lua/mariadb.lua), or NULL for
+ * a Lua module and an exec: phase. */
+static const struct phase_checked *exec_module(const struct run *r,
+					       const struct cell *c)
+{
+	const struct phase_checked *chk = r->e->checked ?
+					  &r->e->checked[c->phase] : NULL;
+
+	return chk && chk->exec[0] ? chk : NULL;
+}
+
+int job_measured(const struct run *r, const struct cell *c)
+{
+	return r->plan->phases[c->phase].use.s && !exec_module(r, c);
+}
+
 static void lua_job(struct run *r, const struct fsconf *fc,
 		    const char *fsdir, const struct cell *c,
 		    struct lrun_job *lj)
@@ -98,6 +114,7 @@ int job_open(struct job *j, struct run *r, const struct fsconf *fc,
 	     const char **why)
 {
 	const struct plan_phase *ph = &r->plan->phases[c->phase];
+	const struct phase_checked *mod = exec_module(r, c);
 
 	memset(j, 0, sizeof(*j));
 	j->child.out_fd = open_output(r, c, "out");
@@ -107,7 +124,12 @@ int job_open(struct job *j, struct run *r, const struct fsconf *fc,
 		*why = "cannot open exec/ output files";
 		return -1;
 	}
-	j->cmd = ph->exec.s ? cell_exec(r->e, c) : strdup(ph->module_path);
+	if (ph->exec.s)
+		j->cmd = cell_exec(r->e, c);
+	else if (!mod)
+		j->cmd = strdup(ph->module_path);
+	else if (asprintf(&j->cmd, "%s/exec/%s", libsrc_dir(), mod->exec) < 0)
+		j->cmd = NULL;
 	if (!j->cmd) {
 		*why = "out of memory";
 		return -1;
@@ -158,10 +180,9 @@ static char *slurp(int fd, const struct cell *c, const char *what,
 /* parse: the library's parser reads what the command printed, in a
  * dropped child of its own; its metrics join the phase run's rows. */
 static void parse_output(struct run *r, const struct cell *c,
-			 const struct child_job *exec_job,
+			 const char *name, const struct child_job *exec_job,
 			 struct child_result *res)
 {
-	const struct plan_phase *ph = &r->plan->phases[c->phase];
 	struct lparse_job pj = { .parser = NULL };
 	struct child_job job = *exec_job;
 	struct child_result pres;
@@ -177,7 +198,7 @@ static void parse_output(struct run *r, const struct cell *c,
 		goto out;
 	}
 	snprintf(parser, sizeof(parser), "%s/parse/%s.lua",
-		 libsrc_dir(), ph->parse.s);
+		 libsrc_dir(), name);
 	pj.parser = parser;
 	pj.out = out;
 	pj.err = err;
@@ -192,7 +213,7 @@ static void parse_output(struct run *r, const struct cell *c,
 	}
 	if (!pres.ok) {
 		snprintf(res->reason, sizeof(res->reason),
-			 "parse %.40s: %.400s", ph->parse.s, pres.reason);
+			 "parse %.40s: %.400s", name, pres.reason);
 	} else {
 		res->ok = 1;
 		free(r->parsed);
@@ -291,11 +312,15 @@ void job_after(struct job *j, struct run *r, const struct cell *c,
 	       struct child_result *res)
 {
 	const struct plan_phase *ph = &r->plan->phases[c->phase];
+	const struct phase_checked *mod = exec_module(r, c);
+	const char *parser = ph->parse.s ? ph->parse.s :
+			     mod ? mod->parse : NULL;
 
 	if (!res->ok && !ph->exec.s && !res->interrupted)
 		place_refusal(r, c, res);
-	if (!res->ok && ph->exec.s && !strncmp(res->reason, "exit status", 11))
+	if (!res->ok && (ph->exec.s || mod) &&
+	    !strncmp(res->reason, "exit status", 11))
 		say_why(j->child.err_fd, res->reason, sizeof(res->reason));
-	if (res->ok && ph->parse.s)
-		parse_output(r, c, &j->child, res);
+	if (res->ok && parser)
+		parse_output(r, c, parser, &j->child, res);
 }

@@ -41,4 +41,8 @@ void job_after(struct job *j, struct run *r, const struct cell *c,
 
 void job_close(struct job *j);
 
+/* Whether the phase run's child sends measurements (a Lua phase), not
+ * an exit status and output (an exec: phase, or an exec module). */
+int job_measured(const struct run *r, const struct cell *c);
+
 #endif

@@ -53,7 +53,7 @@ static void finish_cell(struct run *r, const struct live *l, struct cell *c,
 	struct verdict vd = { r, c };
 	struct sink_outcome o = {
 		.key = &k, .cell = c - r->e->cells, .label = l->fc->label,
-		.lua = r->plan->phases[c->phase].use.s != NULL, .res = res,
+		.lua = job_measured(r, c), .res = res,
 		.parsed = r->parsed, .parsed_len = r->parsed_len,
 		.measured = ms, .fs_used_bytes = -1, .status = status, .reason = reason,
 	};

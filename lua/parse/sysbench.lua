@@ -1,6 +1,17 @@
--- parse/sysbench: the report of sysbench 1.0 fileio (also the general
--- statistics and latency of its other tests) as metrics.
+-- parse/sysbench: the report of sysbench 1.0 fileio and of its OLTP
+-- tests (oltp_read_write and the others: the SQL statistics), with the
+-- general statistics and latency every test prints, as metrics.
 --
+--   SQL statistics:      queries performed: read, write, other, total
+--                        -> reads, writes, other, queries
+--                        transactions, queries, ignored errors,
+--                        reconnects: "N (X per sec.)"
+--                        -> transactions, transactions_per_s,
+--                           queries, requests_per_s (queries a second,
+--                           the 2008 study's requests/s),
+--                           ignored_errors, ignored_errors_per_s,
+--                           reconnects, reconnects_per_s
+--                        and other_per_s: other / total time
 --   File operations:     reads/s, writes/s, fsyncs/s
 --                        -> reads_per_s, writes_per_s, fsyncs_per_s (ops/s)
 --   Throughput:          read, MiB/s, written, MiB/s
@@ -17,7 +28,21 @@
 -- one counts. Other lines (prepare's and cleanup's, thread fairness) are
 -- ignored.
 
+-- A label's metric, its unit, and the metric of the "(X per sec.)"
+-- that follows the count (or nil).
 local SECTIONS = {
+	["SQL statistics"] = {
+		read = { "reads", "queries" },
+		write = { "writes", "queries" },
+		other = { "other", "queries" },
+		total = { "queries", "queries" },
+		transactions = { "transactions", "transactions",
+				 "transactions_per_s" },
+		queries = { "queries", "queries", "requests_per_s" },
+		["ignored errors"] = { "ignored_errors", "errors",
+				       "ignored_errors_per_s" },
+		reconnects = { "reconnects", "reconnects", "reconnects_per_s" },
+	},
 	["File operations"] = {
 		["reads/s"] = { "reads_per_s", "ops/s" },
 		["writes/s"] = { "writes_per_s", "ops/s" },
@@ -38,11 +63,12 @@ local SECTIONS = {
 	},
 }
 
--- The metric name and unit of a label in a section, or nil.
+-- The metric name and unit of a label in a section, and the name of
+-- its rate, or nil.
 local function field(section, label)
 	local known = SECTIONS[section][label]
 	if known then
-		return known[1], known[2]
+		return known[1], known[2], known[3]
 	end
 	local p = section == "Latency (ms)" and label:match("^(%d+)th percentile$")
 	if p then
@@ -61,21 +87,32 @@ local function parse(stdout)
 			section = nil
 		elseif section then
 			local label, number = line:match("^%s+(.-):%s*(%-?[%d.]+)")
-			local name, unit = field(section, label or "")
+			local name, unit, rate = field(section, label or "")
 			if name and tonumber(number) then
 				out[name] = { value = tonumber(number), unit = unit }
+			end
+			local per_sec = rate and line:match("%(([%d.]+) per sec%.%)")
+			if per_sec and tonumber(per_sec) then
+				out[rate] = { value = tonumber(per_sec),
+					      unit = unit .. "/s" }
 			end
 		end
 	end
 	if not found then
 		error("sysbench: no report in the output (none of the sections "
-		      .. "File operations, Throughput, General statistics, "
-		      .. "Latency (ms))", 0)
+		      .. "SQL statistics, File operations, Throughput, General "
+		      .. "statistics, Latency (ms))", 0)
+	end
+	local other, secs = out.other, out.total_time_s
+	if other and secs and secs.value > 0 then
+		out.other_per_s = { value = other.value / secs.value,
+				    unit = "queries/s" }
 	end
 	return out
 end
 
--- fileio's rates, then the latency every test reports.
+-- fileio's rates, then the latency every test reports (an OLTP run's
+-- key is its module's: lua/mariadb.lua).
 return {
 	parse = parse,
 	key = { "reads_per_s", "writes_per_s", "read_mibs", "written_mibs",

@@ -1,0 +1,19 @@
+/* lexec: an exec module's script run in the dropped child, its parameters in its environment. */
+#ifndef FSPLAN_LEXEC_H
+#define FSPLAN_LEXEC_H
+
+#include "phase/phase.h"
+
+/*
+ * Replace this process (the dropped child, in the work directory) with
+ * /bin/sh running the module's script, lua/exec/<decl->exec> (the text
+ * libsrc_load read, else the file), with the environment it has plus
+ * FSPLAN_P_<name>=<value> for every declared parameter, typed (sizes in
+ * bytes, durations in seconds, booleans 1 or 0) and FSPLAN_P_workers.
+ * The report fd closes at the exec: the parent reads its exit status.
+ * Returns only on failure, with err set.
+ */
+void lexec_run(const struct phase_decl *decl, const struct param_val *vals,
+	       int workers, char *err, size_t len);
+
+#endif

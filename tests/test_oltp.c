@@ -1,0 +1,402 @@
+/* test_oltp: lua/oltp.lua's InnoDB-like I/O and its group commit, and `use: mariadb` (the exec module) — a real server, stopped on every path. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "e2e.h"
+#include "phase/gsync.h"
+#include "procwatch.h"
+
+/* ---- group commit (phase/gsync.h) ----------------------------------- */
+
+/* Each thread "writes" (takes the next number), then waits for a sync;
+ * a sync makes durable what was written when it began. */
+struct log {
+	pthread_mutex_t m;
+	long written, durable, syncs;
+	int fd;
+	int bad;
+};
+
+static int slow_sync(void *ctx)
+{
+	struct log *l = ctx;
+	long upto;
+
+	pthread_mutex_lock(&l->m);
+	upto = l->written;
+	l->syncs++;
+	pthread_mutex_unlock(&l->m);
+	usleep(2000);		/* an fdatasync's time: others queue */
+	pthread_mutex_lock(&l->m);
+	if (upto > l->durable)
+		l->durable = upto;
+	pthread_mutex_unlock(&l->m);
+	return 0;
+}
+
+static void *committer(void *arg)
+{
+	struct log *l = arg;
+
+	for (int i = 0; i < 50; i++) {
+		long mine;
+
+		pthread_mutex_lock(&l->m);
+		mine = ++l->written;
+		pthread_mutex_unlock(&l->m);
+		if (gsync_wait(l->fd, slow_sync, l) < 0)
+			l->bad = 1;
+		pthread_mutex_lock(&l->m);
+		if (l->durable < mine)	/* returned before its write was synced */
+			l->bad = 1;
+		pthread_mutex_unlock(&l->m);
+	}
+	return NULL;
+}
+
+Test(oltp, group_commit_covers_every_commit_with_fewer_syncs)
+{
+	struct log l = { PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, -1, 0 };
+	FILE *f = tmpfile();
+	pthread_t t[8];
+
+	cr_assert(f);
+	l.fd = fileno(f);
+	for (int i = 0; i < 8; i++)
+		cr_assert_eq(pthread_create(&t[i], NULL, committer, &l), 0);
+	for (int i = 0; i < 8; i++)
+		pthread_join(t[i], NULL);
+	fclose(f);
+	cr_expect_eq(l.bad, 0, "a commit returned before a sync covered it");
+	cr_expect_eq(l.written, 400);
+	/* 8 threads queue behind 2 ms syncs: far fewer than one each */
+	cr_expect(l.syncs > 0 && l.syncs < 200, "%ld syncs for 400 commits",
+		  l.syncs);
+}
+
+Test(oltp, group_commit_alone_is_one_sync_a_commit)
+{
+	struct log l = { PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, -1, 0 };
+	FILE *f = tmpfile();
+
+	cr_assert(f);
+	l.fd = fileno(f);
+	committer(&l);
+	fclose(f);
+	cr_expect_eq(l.bad, 0);
+	cr_expect_eq(l.syncs, 50);
+}
+
+/* ---- lua/oltp.lua, end to end --------------------------------------- */
+
+static void fini(void)
+{
+	e2e_cleanup();
+}
+
+Test(oltp, redo_syncs_per_commit_and_pages_written_twice, .fini = fini,
+     .timeout = 120)
+{
+	const char *dir = e2e_tmpdir();
+	const char *one = "ext4/one#1", *four = "ext4/four#1";
+	double txn, pages;
+	char rd[300];
+	int rc;
+
+	e2e_require_root();
+	/* a pool of 16 pages a worker: evictions and flushes all along */
+	rc = e2e_run_plan(dir, "oltp", "target: {image: 256M}\n"
+			  "filesystems: [{type: ext4}]\n"
+			  "phases:\n"
+			  "  - {use: oltp, name: one, with: {workers: 1, seconds: 1,"
+			  " size: 8M, buffer_pool: 256K, log_size: 2M}}\n"
+			  "  - {use: oltp, name: four, with: {workers: 4,"
+			  " seconds: 1, size: 8M, buffer_pool: 1M, log_size: 2M}}\n",
+			  rd, sizeof(rd));
+	cr_expect_eq(rc, 0, "exit %d: %s", rc, e2e_err);
+	cr_assert_str_eq(e2e_metric(rd, one, "status"), "ok", "%s",
+			 e2e_reason(rd, one));
+	txn = e2e_num(rd, one, "transactions");
+	cr_assert(txn > 10, "%g transactions", txn);
+	cr_expect_eq(e2e_num(rd, one, "txn_ops"), txn);
+	/* one worker: one redo write and one fdatasync of the log a commit */
+	cr_expect_eq(e2e_num(rd, one, "redo_write_ops"), txn);
+	cr_expect_eq(e2e_num(rd, one, "redo_fsync_ops"), txn);
+	cr_expect_eq(e2e_num(rd, one, "fsyncs_per_commit"), 1);
+	/* every flushed page: once into the doublewrite area, once home */
+	pages = e2e_num(rd, one, "page_writes");
+	cr_expect(pages > 0);
+	cr_expect_eq(e2e_num(rd, one, "dblwr_pages"), pages);
+	cr_expect_eq(e2e_num(rd, one, "page_write_ops"), pages);
+	cr_expect_eq(e2e_num(rd, one, "dblwr_sync_ops"),
+		     e2e_num(rd, one, "dblwr_write_ops"));
+	cr_expect_eq(e2e_num(rd, one, "data_sync_ops"),
+		     e2e_num(rd, one, "dblwr_write_ops"));
+	cr_expect(e2e_num(rd, one, "page_reads") > 0);
+	/* 20 requests a transaction, as sysbench counts them (the rows
+	 * are printed to 17 digits) */
+	cr_expect(fabs(e2e_num(rd, one, "requests_per_s") -
+		       20 * e2e_num(rd, one, "transactions_per_s")) <=
+		  1e-9 * e2e_num(rd, one, "requests_per_s"));
+	cr_expect(e2e_num(rd, one, "lat_min_ms") <=
+		  e2e_num(rd, one, "lat_avg_ms"));
+	cr_expect(e2e_num(rd, one, "lat_p95_ms") <=
+		  e2e_num(rd, one, "lat_max_ms"));
+
+	/* four workers: a sync per commit at most, each commit covered */
+	cr_assert_str_eq(e2e_metric(rd, four, "status"), "ok", "%s",
+			 e2e_reason(rd, four));
+	txn = e2e_num(rd, four, "transactions");
+	cr_expect(txn > 0);
+	cr_expect(e2e_num(rd, four, "redo_fsync_ops") > 0);
+	cr_expect(e2e_num(rd, four, "redo_fsync_ops") <= txn);
+	cr_expect_eq(e2e_num(rd, four, "dblwr_pages"),
+		     e2e_num(rd, four, "page_writes"));
+}
+
+/* ---- use: mariadb ---------------------------------------------------- */
+
+static void require_mariadb(void)
+{
+	e2e_require_root();
+	if (access("/usr/sbin/mariadbd", X_OK) ||
+	    access("/usr/bin/sysbench", X_OK) ||
+	    access("/usr/bin/mariadb-install-db", X_OK))
+		cr_skip_test("mariadb-server or sysbench is not installed "
+			     "(make deps)");
+}
+
+/* After the phase under test: none of the run's own mariadbd (its PID
+ * namespace's; other tests may run theirs) is left, not even a zombie. */
+static const char leftover[] =
+	"  - name: left\n"
+	"    exec: \"pgrep -a --ns $$ --nslist pid -x mariadbd; "
+	"test $? = 1\"\n";
+
+/* A small server: 1 table of 500 rows, a 16M redo log. */
+#define SMALL "tables: 1, table_size: 500, buffer_pool: 16M, log_size: 16M"
+
+Test(oltp, mariadb_on_ext4, .fini = fini, .timeout = 180)
+{
+	const char *dir = e2e_tmpdir();
+	const char *cell = "ext4/mariadb#1";
+	char rd[300], body[1024];
+	int rc;
+
+	require_mariadb();
+	snprintf(body, sizeof(body), "target: {image: 512M}\n"
+		 "filesystems: [{type: ext4}]\n"
+		 "phases:\n"
+		 "  - {use: mariadb, with: {workers: 2, seconds: 2, " SMALL
+		 "}}\n%s", leftover);
+	rc = e2e_run_plan(dir, "oltp", body, rd, sizeof(rd));
+	cr_expect_eq(rc, 0, "exit %d: %s", rc, e2e_err);
+	cr_assert_str_eq(e2e_metric(rd, cell, "status"), "ok", "%s",
+			 e2e_reason(rd, cell));
+	cr_expect(e2e_num(rd, cell, "transactions") > 0);
+	cr_expect(e2e_num(rd, cell, "transactions_per_s") > 0);
+	cr_expect(e2e_num(rd, cell, "queries") >=
+		  e2e_num(rd, cell, "transactions"));
+	cr_expect(e2e_num(rd, cell, "total_time_s") >= 1.9);
+	cr_expect(e2e_num(rd, cell, "lat_avg_ms") > 0);
+	cr_expect_str_eq(e2e_metric(rd, "ext4/left#1", "status"), "ok",
+			 "a mariadbd was left: %s",
+			 e2e_reason(rd, "ext4/left#1"));
+}
+
+Test(oltp, mariadb_killed_at_its_timeout, .fini = fini, .timeout = 180)
+{
+	const char *dir = e2e_tmpdir();
+	const char *cell = "ext4/mariadb#1";
+	char rd[300], body[1024];
+	const char *why;
+
+	require_mariadb();
+	snprintf(body, sizeof(body), "target: {image: 512M}\n"
+		 "filesystems: [{type: ext4}]\n"
+		 "phases:\n"
+		 "  - {use: mariadb, timeout: 5s, with: {workers: 2, "
+		 "seconds: 60, " SMALL "}}\n%s", leftover);
+	e2e_run_plan(dir, "oltp", body, rd, sizeof(rd));
+	cr_expect_str_eq(e2e_metric(rd, cell, "status"), "failed");
+	why = e2e_reason(rd, cell);
+	cr_expect(why && strstr(why, "timeout"), "%s", why ? why : "(none)");
+	cr_expect_str_eq(e2e_metric(rd, "ext4/left#1", "status"), "ok",
+			 "a mariadbd was left: %s",
+			 e2e_reason(rd, "ext4/left#1"));
+}
+
+/* Whether pid descends from anc (by the PPid chain in /proc). */
+static int descends(long pid, long anc)
+{
+	for (int depth = 0; pid > 1 && depth < 64; depth++) {
+		char path[64], line[256];
+		FILE *f;
+		long pp = 0;
+
+		if (pid == anc)
+			return 1;
+		snprintf(path, sizeof(path), "/proc/%ld/status", pid);
+		f = fopen(path, "r");
+		if (!f)
+			return 0;
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "PPid: %ld", &pp) == 1)
+				break;
+		fclose(f);
+		pid = pp;
+	}
+	return 0;
+}
+
+/* A running mariadbd that fsplan (pid) started, or 0. */
+static long server_of(long fsplan)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	long found = 0;
+
+	while (d && !found && (de = readdir(d))) {
+		char path[300], comm[64] = "";
+		long pid = strtol(de->d_name, NULL, 10);
+		FILE *f;
+
+		if (pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = '\0';
+		fclose(f);
+		if (!strcmp(comm, "mariadbd\n") && !watch_dead(pid) &&
+		    descends(pid, fsplan))
+			found = pid;
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+Test(oltp, mariadb_stopped_when_fsplan_is_interrupted, .fini = fini,
+     .timeout = 180)
+{
+	const char *dir = e2e_tmpdir();
+	char rd[300], text[1024], *plan;
+	long server = 0;
+	int status;
+	pid_t pid;
+
+	require_mariadb();
+	snprintf(text, sizeof(text), "fsplan: 1\nname: oltp\n"
+		 "target: {image: 512M}\n"
+		 "filesystems: [{type: ext4}]\n"
+		 "phases:\n"
+		 "  - {use: mariadb, with: {workers: 2, seconds: 60, " SMALL
+		 "}}\n");
+	plan = e2e_write(dir, "plan.yaml", text);
+	snprintf(rd, sizeof(rd), "%s/run", dir);
+	pid = e2e_fsplan_bg((const char *[]){ "run", plan, "-o", rd, "-q",
+					      NULL });
+	cr_assert(pid > 0);
+	for (double t0 = watch_seconds(); !server && watch_seconds() - t0 < 60;)
+		if (!(server = server_of(pid)))
+			usleep(50000);
+	if (!server)
+		kill(pid, SIGKILL);
+	cr_assert(server, "no mariadbd of the run's within 60 s");
+	kill(pid, SIGINT);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 130,
+		  "status %#x", status);
+	cr_expect(watch_gone(server), "mariadbd %ld outlived fsplan", server);
+	cr_expect_eq(e2e_mounted_under(dir), 0);
+}
+
+/* The script itself where its programs are not: it says which one and
+ * exits 127 at once (the phase run's reason: "exit status 127:
+ * mariadb.sh: 'mariadb-install-db' is not installed ..."), no hang. */
+Test(oltp, mariadb_script_without_its_programs, .fini = fini,
+     .timeout = 30)
+{
+	const char *dir = e2e_tmpdir();
+	char cmd[1024], out[1024] = "";
+	size_t n;
+	FILE *p;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "cd %s && env -i PATH=/nonexistent "
+		 "FSPLAN_P_workers=1 /bin/sh -c \"$(cat %s/lua/exec/mariadb.sh)\" "
+		 "mariadb.sh 2>&1", dir, getenv("FSPLAN_ROOT") ?
+		 getenv("FSPLAN_ROOT") : "..");
+	p = popen(cmd, "r");
+	cr_assert(p);
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	st = pclose(p);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 127, "status %#x: %s",
+		  st, out);
+	cr_expect(strstr(out, "mariadb.sh: 'mariadb-install-db' is not "
+			 "installed"), "%s", out);
+	snprintf(cmd, sizeof(cmd), "%s/mariadb", dir);
+	cr_expect(access(cmd, F_OK) != 0, "it left %s", cmd);
+}
+
+/* ---- exec modules: what the check refuses ---------------------------- */
+
+static int check_module(const char *dir, const char *module)
+{
+	char *plan;
+
+	e2e_write(dir, "m.lua", module);
+	plan = e2e_write(dir, "plan.yaml", "fsplan: 1\nname: m\n"
+			 "target: {dir: /tmp}\nphases:\n  - use: m.lua\n");
+	return e2e_fsplan((const char *[]){ "check", plan, NULL });
+}
+
+Test(oltp, exec_module_names_a_script_of_the_library, .fini = fini)
+{
+	const char *dir = e2e_tmpdir();
+	int rc = check_module(dir, "return { exec = 'nosuch.sh', "
+			      "parse = 'sysbench' }\n");
+
+	cr_expect_eq(rc, 2, "exit %d", rc);
+	cr_expect(strstr(e2e_err, "no script 'nosuch.sh'"), "%s", e2e_err);
+	rc = check_module(dir, "return { exec = '../x.sh', parse = 'x' }\n");
+	cr_expect_eq(rc, 2);
+	cr_expect(strstr(e2e_err, "names a file of the library"), "%s",
+		  e2e_err);
+	rc = check_module(dir, "return { exec = 'mariadb.sh' }\n");
+	cr_expect_eq(rc, 2);
+	cr_expect(strstr(e2e_err, "names both"), "%s", e2e_err);
+	rc = check_module(dir, "return { exec = 'mariadb.sh', parse = "
+			  "'sysbench', worker = function() end }\n");
+	cr_expect_eq(rc, 2);
+	cr_expect(strstr(e2e_err, "not both"), "%s", e2e_err);
+	rc = check_module(dir, "return { exec = 'mariadb.sh', parse = "
+			  "'sysbench' }\n");
+	cr_expect_eq(rc, 0, "exit %d: %s", rc, e2e_err);
+}
+
+Test(oltp, mariadb_parameters_are_checked, .fini = fini)
+{
+	const char *dir = e2e_tmpdir();
+	char *plan = e2e_write(dir, "plan.yaml", "fsplan: 1\nname: m\n"
+			       "target: {dir: /tmp}\nphases:\n"
+			       "  - use: mariadb\n"
+			       "    with: {table_sise: 10}\n");
+	int rc = e2e_fsplan((const char *[]){ "check", plan, NULL });
+
+	cr_expect_eq(rc, 2, "exit %d", rc);
+	cr_expect(strstr(e2e_err, "plan.yaml:6:12"), "%s", e2e_err);
+	cr_expect(strstr(e2e_err, "table_size"), "%s", e2e_err);
+}
