@@ -265,52 +265,97 @@ static int tio_collect(const struct res_run *const *runs, size_t n,
 	return 0;
 }
 
+/* The rows of runs, sorted as tiobench prints them; -1 on ENOMEM. */
+struct tio_set {
+	struct tio_row *rows;
+	char **idents, **modes;
+	size_t n_rows, n;
+};
+
+static int tio_build(struct tio_set *t, const struct res_run *const *runs,
+		     size_t n)
+{
+	t->n = n;
+	t->n_rows = 0;
+	t->rows = calloc(n + 1, sizeof(*t->rows));
+	t->idents = calloc(n + 1, sizeof(*t->idents));
+	t->modes = calloc(n + 1, sizeof(*t->modes));
+	if (!t->rows || !t->idents || !t->modes ||
+	    tio_collect(runs, n, t->rows, &t->n_rows, t->idents, t->modes))
+		return -1;
+	qsort(t->rows, t->n_rows, sizeof(*t->rows), tio_cmp);
+	return 0;
+}
+
+static void tio_free(struct tio_set *t)
+{
+	for (size_t i = 0; i < t->n_rows; i++) {
+		free(t->rows[i].ident);
+		free(t->rows[i].mode);
+	}
+	for (size_t i = 0; i <= t->n; i++) {
+		free(t->idents ? t->idents[i] : NULL);
+		free(t->modes ? t->modes[i] : NULL);
+	}
+	free(t->rows);
+	free(t->idents);
+	free(t->modes);
+}
+
+static const char *tio_title(const struct tio_row *r)
+{
+	return r->section < N_TIO_SECTIONS ? tio_sections[r->section].title :
+	       *r->mode ? r->mode : "(no mode)";
+}
+
 int classic_tiobench(FILE *f, const struct res_run *const *runs, size_t n)
 {
-	struct tio_row *rows = calloc(n + 1, sizeof(*rows));
-	char **idents = calloc(n + 1, sizeof(*idents));
-	char **modes = calloc(n + 1, sizeof(*modes));
-	size_t n_rows = 0;
+	struct tio_set t;
 	int rc = -1, w = 28;
 
-	if (!rows || !idents || !modes ||
-	    tio_collect(runs, n, rows, &n_rows, idents, modes))
+	if (tio_build(&t, runs, n))
 		goto out;
-	rc = n_rows > 0;
+	rc = t.n_rows > 0;
 	if (!rc)
 		goto out;
-	qsort(rows, n_rows, sizeof(*rows), tio_cmp);
-	for (size_t i = 0; i < n_rows; i++)
-		if ((int)strlen(rows[i].ident) > w)
-			w = (int)strlen(rows[i].ident);
+	for (size_t i = 0; i < t.n_rows; i++)
+		if ((int)strlen(t.rows[i].ident) > w)
+			w = (int)strlen(t.rows[i].ident);
 	fputs("\ntiobench: means over the repetitions\n"
 	      "  File Size = MiB   Blk Size = bytes   Rate = MiB/s\n"
 	      "  CPU% = (user + sys) / wall time, the test's own "
 	      "(test_cpu_pct) where the phase reports it\n"
 	      "  Latency = ms   Lat% = % of requests slower than 2 s / 10 s\n"
 	      "  CPU Eff = Rate / (CPU% / 100)\n", f);
-	for (size_t i = 0; i < n_rows; i++) {
-		int sec = rows[i].section;
-
-		if (!i || sec != rows[i - 1].section)
-			tio_header(f, sec < N_TIO_SECTIONS ?
-				   tio_sections[sec].title :
-				   *rows[i].mode ? rows[i].mode : "(no mode)",
-				   w);
-		tio_print_row(f, w, &rows[i]);
+	for (size_t i = 0; i < t.n_rows; i++) {
+		if (!i || t.rows[i].section != t.rows[i - 1].section)
+			tio_header(f, tio_title(&t.rows[i]), w);
+		tio_print_row(f, w, &t.rows[i]);
 	}
 out:
-	for (size_t i = 0; i < n_rows; i++) {
-		free(rows[i].ident);
-		free(rows[i].mode);
+	tio_free(&t);
+	return rc;
+}
+
+int classic_tio_rates(const struct res_run *const *runs, size_t n,
+		      classic_tio_fn fn, void *ctx)
+{
+	struct tio_set t;
+	int rc = -1;
+
+	if (tio_build(&t, runs, n))
+		goto out;
+	rc = 0;
+	for (size_t i = 0; i < t.n_rows && !rc; i++) {
+		const struct tio_row *r = &t.rows[i];
+		double rate;
+
+		if (acc_mean(&r->col[T_RATE], &rate))
+			rc = fn(ctx, tio_title(r), r->ident, r->threads,
+				rate) ? -1 : 0;
 	}
-	for (size_t i = 0; i <= n; i++) {
-		free(idents ? idents[i] : NULL);
-		free(modes ? modes[i] : NULL);
-	}
-	free(rows);
-	free(idents);
-	free(modes);
+out:
+	tio_free(&t);
 	return rc;
 }
 

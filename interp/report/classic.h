@@ -17,6 +17,18 @@
 int classic_tiobench(FILE *f, const struct res_run *const *runs, size_t n);
 
 /*
+ * The Rate column of classic_tiobench's rows, in its order, given to fn:
+ * the section's title ("Sequential Reads"), the row's identifier, its
+ * thread count (NAN when none) and the mean rate (MiB/s). A nonzero
+ * return from fn stops it. Returns 0, or -1 out of memory or when fn
+ * failed.
+ */
+typedef int (*classic_tio_fn)(void *ctx, const char *section,
+			      const char *ident, double threads, double rate);
+int classic_tio_rates(const struct res_run *const *runs, size_t n,
+		      classic_tio_fn fn, void *ctx);
+
+/*
  * bon_csv2txt's layout for runs with bonnie_line: the sequential
  * output/input and seeks block and the create block, a row per
  * filesystem config, the means over repetitions. Same returns.

@@ -12,6 +12,7 @@
 #include "report/rank.h"
 #include "report/report.h"
 #include "report/studies.h"
+#include "report/view.h"
 #include "results/csv.h"
 #include "results/results.h"
 #include "util/exitcode.h"
@@ -65,44 +66,9 @@ static const char report_help[] =
 
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 
-#define MAX_KEY 32	/* metrics of a phase's key that report reads */
-
 enum format { FMT_TEXT, FMT_CSV, FMT_HTML };
 
-/* Which tables a phase gets: its key metrics, --metric's, or --all. */
-enum view { VIEW_KEY, VIEW_METRIC, VIEW_ALL };
-
-struct pick {
-	enum view view;
-	const char *const *only;	/* --metric's globs */
-	json_t *phases;			/* manifest.json's, or NULL */
-};
-
-/* A phase without a key: its time and its throughput figures. */
-static const char *const fallback_key[] = { "seconds", "*_mbs", "*_iops",
-					    NULL };
-
-static const char *const status_name[] = {
-	[RES_NONE] = "incomplete", [RES_OK] = "ok",
-	[RES_FAILED] = "failed", [RES_SKIPPED] = "skipped",
-};
-
 /* ---- text --------------------------------------------------------------- */
-
-/* The string at a dotted path of o, or dflt. */
-static const char *jstr(json_t *o, const char *path, const char *dflt)
-{
-	const char *s, *dot;
-	char key[64];
-
-	while (o && (dot = strchr(path, '.'))) {
-		snprintf(key, sizeof(key), "%.*s", (int)(dot - path), path);
-		o = json_object_get(o, key);
-		path = dot + 1;
-	}
-	s = json_string_value(json_object_get(o, path));
-	return s ? s : dflt;
-}
 
 /* Who ran what where, from manifest.json (m) when there is one. */
 static void text_header(FILE *f, const char *rundir, const struct results *r,
@@ -115,69 +81,15 @@ static void text_header(FILE *f, const char *rundir, const struct results *r,
 		return;
 	}
 	fprintf(f, "run %s: plan %s (%s), %s, started %s, ended %s\n",
-		r->run_id ? r->run_id : "?", jstr(m, "plan.name", "?"),
-		jstr(m, "plan.path", "?"), jstr(m, "status", "?"),
-		jstr(m, "started", "?"), jstr(m, "ended", "-"));
+		r->run_id ? r->run_id : "?", view_str(m, "plan.name", "?"),
+		view_str(m, "plan.path", "?"), view_str(m, "status", "?"),
+		view_str(m, "started", "?"), view_str(m, "ended", "-"));
 	fprintf(f, "system: %s; %s; %s, %lld cores\n",
-		jstr(m, "system.kernel", "?"),
-		jstr(m, "system.distribution", "?"),
-		jstr(m, "system.cpu_model", "?"),
+		view_str(m, "system.kernel", "?"),
+		view_str(m, "system.distribution", "?"),
+		view_str(m, "system.cpu_model", "?"),
 		(long long)json_integer_value(json_object_get(
 			json_object_get(m, "system"), "cores")));
-}
-
-/* The ok runs of phase; the counts of every status in count[]. */
-static const struct res_run **ok_runs(const struct results *r,
-				      const char *phase, size_t *n,
-				      size_t count[4])
-{
-	const struct res_run **runs = calloc(r->n_runs + 1, sizeof(*runs));
-
-	*n = 0;
-	memset(count, 0, 4 * sizeof(*count));
-	for (size_t i = 0; runs && i < r->n_runs; i++) {
-		if (strcmp(r->runs[i].phase, phase))
-			continue;
-		count[r->runs[i].status]++;
-		if (r->runs[i].status == RES_OK)
-			runs[(*n)++] = &r->runs[i];
-	}
-	return runs;
-}
-
-/* The key of phase as the manifest's phases record it, into names
- * (NULL-ended, borrowed from phases); how many, 0 when none. */
-static int manifest_key(json_t *phases, const char *phase,
-			const char **names, int max)
-{
-	size_t i, k;
-	json_t *o, *v;
-	int n = 0;
-
-	json_array_foreach(phases, i, o) {
-		const char *name = json_string_value(json_object_get(o,
-								     "name"));
-
-		if (!name || strcmp(name, phase))
-			continue;
-		json_array_foreach(json_object_get(o, "key"), k, v)
-			if (json_is_string(v) && n < max)
-				names[n++] = json_string_value(v);
-		break;
-	}
-	names[n] = NULL;
-	return n;
-}
-
-static int reported(const struct res_run *const *runs, size_t n,
-		    const char *name)
-{
-	double v;
-
-	for (size_t i = 0; i < n; i++)
-		if (results_value(runs[i], name, &v))
-			return 1;
-	return 0;
 }
 
 /*
@@ -189,34 +101,23 @@ static int key_tables(FILE *f, const struct res_run *const *runs, size_t n,
 		      const char *phase, const struct pick *pick, int tio,
 		      int bon, int db)
 {
-	const char *key[MAX_KEY + 1], *rest[MAX_KEY + 1];
-	int n_key = manifest_key(pick->phases, phase, key, MAX_KEY);
-	int k = 0, shown = 0, found = 0;
+	const char *buf[VIEW_MAX_KEY + 1];
+	const char *const *globs;
+	int fallback;
 
-	for (int i = 0; i < n_key; i++) {
-		if (classic_shows(key[i], tio, bon, db)) {
-			shown = 1;
-			continue;
-		}
-		found |= reported(runs, n, key[i]);
-		rest[k++] = key[i];
-	}
-	rest[k] = NULL;
-	if (found || shown)
-		return k ? rank_tables(f, runs, n, rest) : 0;
-	if (!n_key && (tio || bon || db))
-		return 0;
-	if (n_key)
+	globs = view_tables(pick, runs, n, phase, tio, bon, db, buf,
+			    &fallback);
+	if (fallback)
 		fputs("\n(no run reported its key metrics: its seconds, _mbs "
 		      "and _iops figures instead)\n", f);
-	return rank_tables(f, runs, n, fallback_key);
+	return *globs ? rank_tables(f, runs, n, globs) : 0;
 }
 
 static int text_phase(FILE *f, const struct results *r, const char *phase,
 		      const struct pick *pick)
 {
 	size_t n, count[4], all;
-	const struct res_run **runs = ok_runs(r, phase, &n, count);
+	const struct res_run **runs = view_ok_runs(r, phase, &n, count);
 	int rc = -1, tio, bon, db;
 
 	if (!runs)
@@ -237,11 +138,7 @@ static int text_phase(FILE *f, const struct results *r, const char *phase,
 	db = bon < 0 ? -1 : dbench_table(f, runs, n);
 	if (tio < 0 || bon < 0 || db < 0)
 		goto out;
-	if (pick->view == VIEW_KEY && *phase)
-		rc = key_tables(f, runs, n, phase, pick, tio, bon, db);
-	else
-		rc = rank_tables(f, runs, n, pick->view == VIEW_METRIC ?
-				 pick->only : NULL);
+	rc = key_tables(f, runs, n, phase, pick, tio, bon, db);
 out:
 	free(runs);
 	return rc;
@@ -264,74 +161,37 @@ static int text_configs(FILE *f, const struct results *r)
 }
 
 /* Runs that did not count, by status, config, phase and reason. */
-/* In a group's count: its runs are of more than one phase. */
-#define SEVERAL ((size_t)1 << (sizeof(size_t) * 8 - 1))
-
 static int text_footer(FILE *f, const struct results *r)
 {
-	size_t count[4] = { 0 }, *group = calloc(r->n_runs + 1, sizeof(*group));
-	size_t *times = calloc(r->n_runs + 1, sizeof(*times)), ng = 0;
+	size_t count[4], ng;
+	struct view_group *group = view_not_ok(r, &ng, count);
 	int wl = 0, wp = 0;
 
-	if (!group || !times) {
-		free(group);
-		free(times);
+	if (!group)
 		return -1;
-	}
-	for (size_t i = 0; i < r->n_runs; i++) {
-		const struct res_run *x = &r->runs[i];
-		size_t g;
-
-		if (!*x->phase)
-			continue;
-		count[x->status]++;
-		if (x->status == RES_OK)
-			continue;
-		for (g = 0; g < ng; g++) {
-			const struct res_run *y = &r->runs[group[g]];
-
-			/* a skipped config is one line, whatever its phases */
-			if (y->status == x->status &&
-			    !strcmp(y->fs_label, x->fs_label) &&
-			    (x->status == RES_SKIPPED ||
-			     !strcmp(y->phase, x->phase)) &&
-			    !strcmp(y->reason ? y->reason : "",
-				    x->reason ? x->reason : ""))
-				break;
-		}
-		if (g == ng)
-			group[ng++] = i;
-		else if (strcmp(r->runs[group[g]].phase, x->phase))
-			times[g] |= SEVERAL;
-		times[g]++;
-	}
 	fprintf(f, "\n== phase runs: %zu ok, %zu failed, %zu skipped",
 		count[RES_OK], count[RES_FAILED], count[RES_SKIPPED]);
 	if (count[RES_NONE])
 		fprintf(f, ", %zu incomplete", count[RES_NONE]);
 	fputs(" ==\n", f);
 	for (size_t g = 0; g < ng; g++) {
-		wl = MAX(wl, (int)strlen(r->runs[group[g]].fs_label));
-		wp = MAX(wp, times[g] & SEVERAL ? 5 :
-			 (int)strlen(r->runs[group[g]].phase));
+		wl = MAX(wl, (int)strlen(r->runs[group[g].first].fs_label));
+		wp = MAX(wp, group[g].several ? 5 :
+			 (int)strlen(r->runs[group[g].first].phase));
 	}
 	for (size_t g = 0; g < ng; g++) {
-		const struct res_run *y = &r->runs[group[g]];
-
-		size_t k = times[g] & ~SEVERAL;
+		const struct res_run *y = &r->runs[group[g].first];
+		size_t k = group[g].times;
 
 		fprintf(f, "%-10s  %-*s  %-*s  %3zu run%s  %s\n",
-			status_name[y->status], wl, y->fs_label, wp,
-			times[g] & SEVERAL ? "(all)" : y->phase,
-			k, k == 1 ? " " : "s", y->reason ?
-			y->reason : y->status == RES_NONE ?
-			"no status row (interrupted)" : "no reason given");
+			view_status[y->status], wl, y->fs_label, wp,
+			group[g].several ? "(all)" : y->phase, k,
+			k == 1 ? " " : "s", view_reason(y));
 	}
 	if (r->n_torn)
 		fputs("(the last row of results.csv was cut short and is "
 		      "left out)\n", f);
 	free(group);
-	free(times);
 	return 0;
 }
 
@@ -428,7 +288,7 @@ static int write_csv(FILE *f, const struct results *r)
 		v[6] = x->phase;
 		v[7] = x->params;
 		v[8] = *x->phase || x->status != RES_OK ?
-		       status_name[x->status] : "";
+		       view_status[x->status] : "";
 		v[9] = x->reason ? x->reason : "";
 		for (size_t k = 0; k < 10; k++)
 			rc |= csv_field(f, v[k], k == 9 && !n_names);
