@@ -9,6 +9,7 @@
 
 #include "report/classic.h"
 #include "report/dbench.h"
+#include "report/htmlpage.h"
 #include "report/rank.h"
 #include "report/report.h"
 #include "report/studies.h"
@@ -51,7 +52,14 @@ static const char report_help[] =
 "                  fs_type, mkfs_opts, mount_opts, phase, phase_params,\n"
 "                  status, reason, then one column per metric, sorted\n"
 "                  (every metric: --metric and --all are for text)\n"
-"  --format html   not yet (exit 2)\n"
+"  --format html   one self-contained HTML page (inline SVG charts, no\n"
+"                  script, nothing fetched): the machine, kernel, tool\n"
+"                  versions and mount options from manifest.json; per\n"
+"                  phase a bar chart per key metric (per parameter set)\n"
+"                  of the configs, best first, with 95% CI whiskers and\n"
+"                  n; tiobench's rate against threads per mode; the\n"
+"                  study tables and bonnie++ blocks; the metric tables;\n"
+"                  the runs that failed or were skipped, with reasons\n"
 "  -o, --output FILE\n"
 "                  write to FILE instead of standard output\n"
 "  --metric GLOB   instead of the key metrics, the tables of the metrics\n"
@@ -387,11 +395,6 @@ static int report(const struct report_opts *o, struct pick *pick)
 	FILE *f;
 	int rc, bad;
 
-	if (o->fmt == FMT_HTML) {
-		fputs("fsplan report: --format html is not implemented yet; "
-		      "use text or csv\n", stderr);
-		return EXIT_USAGE;
-	}
 	snprintf(path, sizeof(path), "%s/results.csv", rundir);
 	if (results_load(&r, path, &d)) {
 		diag_format(&d, msg, sizeof(msg));
@@ -412,8 +415,9 @@ static int report(const struct report_opts *o, struct pick *pick)
 		results_free(&r);
 		return EXIT_USAGE;
 	}
-	rc = o->fmt == FMT_CSV ? write_csv(f, &r) : write_text(f, rundir, &r,
-								    pick);
+	rc = o->fmt == FMT_CSV ? write_csv(f, &r) :
+	     o->fmt == FMT_HTML ? htmlpage_write(f, rundir, &r, pick) :
+	     write_text(f, rundir, &r, pick);
 	bad = ferror(f);
 	if (rc && !bad)
 		fputs("fsplan report: out of memory\n", stderr);

@@ -1,0 +1,526 @@
+/* htmlpage: `fsplan report --format html` — a run directory as one self-contained page. */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/classic.h"
+#include "report/dbench.h"
+#include "report/html.h"
+#include "report/htmlpage.h"
+#include "report/rank.h"
+#include "report/studies.h"
+
+/* ---- text tables as <pre> ---------------------------------------------- */
+
+/* A text table printed into memory, shown as <pre> after the charts. */
+struct capture {
+	char *buf;
+	size_t len;
+	int rc;			/* what the table's function returned */
+};
+
+typedef int (*text_table)(FILE *f, const struct res_run *const *runs,
+			  size_t n);
+
+/* fn's table of runs into c; c->rc is fn's return (1 printed), -1 when
+ * memory ran out. */
+static int capture(struct capture *c, text_table fn,
+		   const struct res_run *const *runs, size_t n)
+{
+	FILE *m = open_memstream(&c->buf, &c->len);
+
+	c->rc = -1;
+	if (!m)
+		return -1;
+	c->rc = fn(m, runs, n);
+	if (fclose(m))
+		c->rc = -1;
+	return c->rc;
+}
+
+static void capture_show(FILE *f, struct capture *c)
+{
+	if (c->rc > 0)
+		html_pre(f, c->buf);
+	free(c->buf);
+	c->buf = NULL;
+}
+
+/* ---- the manifest ------------------------------------------------------- */
+
+static void fact(FILE *f, const char *name, const char *value)
+{
+	fputs("<tr><th>", f);
+	html_text(f, name);
+	fputs("</th><td>", f);
+	html_text(f, value);
+	fputs("</td></tr>\n", f);
+}
+
+/* A JSON scalar as text into buf. */
+static const char *scalar(json_t *v, char *buf, size_t len)
+{
+	if (json_is_string(v))
+		return json_string_value(v);
+	if (json_is_integer(v))
+		snprintf(buf, len, "%lld", (long long)json_integer_value(v));
+	else if (json_is_real(v))
+		snprintf(buf, len, "%g", json_real_value(v));
+	else if (json_is_boolean(v))
+		snprintf(buf, len, "%s", json_is_true(v) ? "true" : "false");
+	else
+		return NULL;
+	return buf;
+}
+
+/* Every scalar (and list of strings) of o as a row. */
+static void facts_of(FILE *f, json_t *o, const char *prefix)
+{
+	const char *key;
+	json_t *v;
+	char buf[64], name[128];
+
+	json_object_foreach(o, key, v) {
+		const char *s = scalar(v, buf, sizeof(buf));
+
+		snprintf(name, sizeof(name), "%s%s", prefix, key);
+		if (s)
+			fact(f, name, s);
+	}
+}
+
+static void header(FILE *f, const char *rundir, const struct results *r,
+		   json_t *m)
+{
+	json_t *sys = json_object_get(m, "system");
+	char buf[64];
+
+	fputs("<h1>fsplan report: ", f);
+	html_text(f, view_str(m, "plan.name", rundir));
+	fputs("</h1>\n<table>\n", f);
+	fact(f, "run directory", rundir);
+	fact(f, "run", r->run_id ? r->run_id : "?");
+	if (!m) {
+		fputs("</table>\n<p class=\"note\">no readable manifest.json: "
+		      "no machine facts</p>\n", f);
+		return;
+	}
+	fact(f, "plan", view_str(m, "plan.path", "?"));
+	fact(f, "plan sha256", view_str(m, "plan.sha256", "?"));
+	if (json_is_string(json_object_get(json_object_get(m, "plan"),
+					   "description")))
+		fact(f, "description", view_str(m, "plan.description", ""));
+	fact(f, "status", view_str(m, "status", "?"));
+	fact(f, "started", view_str(m, "started", "?"));
+	fact(f, "ended", view_str(m, "ended", "-"));
+	fact(f, "fsplan", view_str(m, "fsplan_version", "?"));
+	fact(f, "phases run as", view_str(m, "runas", "?"));
+	snprintf(buf, sizeof(buf), "%lld", (long long)json_integer_value(
+		 json_object_get(m, "repeat")));
+	fact(f, "repeat", buf);
+	fputs("</table>\n<h2 id=\"machine\">Machine</h2>\n<table>\n", f);
+	fact(f, "kernel", view_str(sys, "kernel", "?"));
+	fact(f, "host", view_str(sys, "hostname", "?"));
+	fact(f, "distribution", view_str(sys, "distribution", "?"));
+	fact(f, "CPU", view_str(sys, "cpu_model", "?"));
+	snprintf(buf, sizeof(buf), "%lld", (long long)json_integer_value(
+		 json_object_get(sys, "cores")));
+	fact(f, "cores", buf);
+	snprintf(buf, sizeof(buf), "%.1f GiB", (double)json_integer_value(
+		 json_object_get(sys, "mem_bytes")) / (1 << 30));
+	fact(f, "memory", buf);
+	facts_of(f, json_object_get(m, "target"), "target ");
+	fputs("</table>\n<h3>Tool versions</h3>\n<table>\n", f);
+	facts_of(f, json_object_get(sys, "tools"), "");
+	fputs("</table>\n", f);
+}
+
+/* The configs as the manifest has them: options requested and applied. */
+static void manifest_configs(FILE *f, json_t *m)
+{
+	static const char *const col[][2] = { { "label", "config" },
+		{ "type", "type" }, { "mkfs", "mkfs options" },
+		{ "mkfs_cmd", "mkfs command" },
+		{ "mount_requested", "mount options requested" },
+		{ "mount_applied", "mount options applied" },
+		{ "status", "status" } };
+	json_t *o, *configs = json_object_get(m, "configs");
+	size_t i;
+
+	if (!json_array_size(configs))
+		return;
+	fputs("<table>\n<thead><tr>", f);
+	for (size_t c = 0; c < sizeof(col) / sizeof(col[0]); c++)
+		fprintf(f, "<th>%s</th>", col[c][1]);
+	fputs("</tr></thead>\n<tbody>\n", f);
+	json_array_foreach(configs, i, o) {
+		fputs("<tr>", f);
+		for (size_t c = 0; c < sizeof(col) / sizeof(col[0]); c++) {
+			const char *s = view_str(o, col[c][0], "-");
+
+			fputs("<td>", f);
+			html_text(f, *s ? s : "-");
+			if (!strcmp(col[c][0], "status") &&
+			    json_is_string(json_object_get(o, "reason"))) {
+				fputs(": ", f);
+				html_text(f, view_str(o, "reason", ""));
+			}
+			fputs("</td>", f);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</tbody>\n</table>\n", f);
+}
+
+static int configs(FILE *f, const struct results *r, json_t *m)
+{
+	const struct res_run **runs = calloc(r->n_runs + 1, sizeof(*runs));
+	struct grid g = { 0 };
+	int rc;
+
+	if (!runs)
+		return -1;
+	for (size_t i = 0; i < r->n_runs; i++)
+		runs[i] = &r->runs[i];
+	fputs("<h2 id=\"configs\">Filesystem configs</h2>\n", f);
+	manifest_configs(f, m);
+	rc = rank_configs_grid(&g, runs, r->n_runs);
+	if (!rc && r->n_runs) {
+		fputs("<h3>mkfs, mount and umount times (means)</h3>\n", f);
+		html_grid(f, &g);
+	}
+	grid_free(&g);
+	free(runs);
+	return rc;
+}
+
+/* ---- charts ------------------------------------------------------------- */
+
+/* The rows of t with params, as a bar chart; rows in t's (best) order. */
+static int bar_group(FILE *f, const struct rank_table *t, const char *params)
+{
+	const char **label = calloc(t->n + 1, sizeof(*label));
+	double *mean = calloc(t->n + 1, sizeof(*mean));
+	double *ci = calloc(t->n + 1, sizeof(*ci));
+	int *count = calloc(t->n + 1, sizeof(*count));
+	char title[512], note[64], *p = strdup(params);
+	struct html_bars b = { title, note, 0, label, mean, ci, count,
+			       t->decimals };
+	int rc = -1;
+
+	if (!label || !mean || !ci || !count || !p)
+		goto out;
+	for (char *q = p; *q; q++)
+		*q = *q == ';' ? ' ' : *q;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct rank_row *x = &t->row[i];
+
+		if (strcmp(x->first->params, params))
+			continue;
+		label[b.n] = x->first->fs_label;
+		mean[b.n] = x->s.mean;
+		ci[b.n] = x->s.n < 2 ? NAN : x->s.ci;
+		count[b.n++] = x->s.n;
+	}
+	snprintf(title, sizeof(title), "%s%s%s%s%s", t->name,
+		 strcmp(t->title, t->name) ? ": " : "",
+		 strcmp(t->title, t->name) ? t->title : "",
+		 *p ? ", for " : "", p);
+	snprintf(note, sizeof(note), "%s is better; whiskers: 95%% CI",
+		 t->lower ? "lower" : "higher");
+	html_bar_chart(f, &b);
+	rc = 0;
+out:
+	free(label);
+	free(mean);
+	free(ci);
+	free(count);
+	free(p);
+	return rc;
+}
+
+/* A chart per parameter set of t, in the order the sets first appear. */
+static int bar_charts(void *ctx, const struct rank_table *t,
+		      const struct grid *g)
+{
+	FILE *f = ctx;
+
+	(void)g;
+	for (size_t i = 0; i < t->n; i++) {
+		size_t j;
+
+		for (j = 0; j < i; j++)
+			if (!strcmp(t->row[j].first->params,
+				    t->row[i].first->params))
+				break;
+		if (j == i && bar_group(f, t, t->row[i].first->params))
+			return -1;
+	}
+	return 0;
+}
+
+static int table(void *ctx, const struct rank_table *t, const struct grid *g)
+{
+	FILE *f = ctx;
+
+	fputs("<h3>", f);
+	html_text(f, t->name);
+	if (strcmp(t->title, t->name)) {
+		fputs(": ", f);
+		html_text(f, t->title);
+	}
+	fprintf(f, " <span class=\"note\">(%s is better)</span></h3>\n",
+		t->lower ? "lower" : "higher");
+	html_grid(f, g);
+	return 0;
+}
+
+/* tiobench's rows, gathered into a line chart per section. */
+struct tio_lines {
+	FILE *f;
+	char section[64];
+	struct html_series s[32];
+	double x[32][64], y[32][64];
+	char label[32][256];
+	size_t n;
+};
+
+static void tio_flush(struct tio_lines *t)
+{
+	char title[128];
+
+	if (!t->n)
+		return;
+	snprintf(title, sizeof(title), "tiobench %s: rate against threads",
+		 t->section);
+	html_line_chart(t->f, title, "threads", "rate (MiB/s)", t->s, t->n);
+	t->n = 0;
+}
+
+static int tio_point(void *ctx, const char *section, const char *ident,
+		     double threads, double rate)
+{
+	struct tio_lines *t = ctx;
+	size_t i;
+
+	if (strcmp(section, t->section)) {
+		tio_flush(t);
+		snprintf(t->section, sizeof(t->section), "%s", section);
+	}
+	for (i = 0; i < t->n; i++)
+		if (!strcmp(t->label[i], ident))
+			break;
+	if (i == t->n) {
+		if (t->n == 32)
+			return 0;	/* more lines than a chart can tell */
+		snprintf(t->label[i], sizeof(t->label[i]), "%s", ident);
+		t->s[i] = (struct html_series){ t->label[i], t->x[i],
+						t->y[i], 0 };
+		t->n++;
+	}
+	if (t->s[i].n < 64) {
+		t->x[i][t->s[i].n] = threads;
+		t->y[i][t->s[i].n++] = rate;
+	}
+	return 0;
+}
+
+static int tio_charts(FILE *f, const struct res_run *const *runs, size_t n)
+{
+	struct tio_lines *t = calloc(1, sizeof(*t));
+	int rc;
+
+	if (!t)
+		return -1;
+	t->f = f;
+	rc = classic_tio_rates(runs, n, tio_point, t);
+	tio_flush(t);
+	free(t);
+	return rc;
+}
+
+/* ---- a phase ------------------------------------------------------------ */
+
+/* The metrics to chart: the key's (but what tiobench's charts show),
+ * or the tables' when there is no key or the view is not the key's. */
+static const char *const *chart_globs(const struct pick *pick,
+				      const char *phase, int tio,
+				      const char *const *tables,
+				      int fallback, const char **buf)
+{
+	const char *key[VIEW_MAX_KEY + 1];
+	int n_key, k = 0;
+
+	if (pick->view != VIEW_KEY || fallback)
+		return tables;
+	n_key = view_key(pick->phases, phase, key, VIEW_MAX_KEY);
+	if (!n_key)
+		return tables;
+	for (int i = 0; i < n_key; i++)
+		if (!classic_shows(key[i], tio, 0, 0))
+			buf[k++] = key[i];
+	buf[k] = NULL;
+	return buf;
+}
+
+static int phase_section(FILE *f, const struct results *r,
+			 const char *phase, const struct pick *pick)
+{
+	const char *buf[VIEW_MAX_KEY + 1], *cbuf[VIEW_MAX_KEY + 1];
+	const char *const *tables, *const *charts;
+	size_t n, count[4];
+	const struct res_run **runs = view_ok_runs(r, phase, &n, count);
+	struct capture c[3] = { { NULL, 0, 0 }, { NULL, 0, 0 },
+				{ NULL, 0, 0 } };
+	int rc = -1, tio, bon, db, fallback;
+
+	if (!runs)
+		return -1;
+	fputs("<h2>phase ", f);
+	html_text(f, phase);
+	fprintf(f, ": %zu of %zu phase runs ok</h2>\n", n,
+		count[0] + count[1] + count[2] + count[3]);
+	if (!n) {
+		fputs("<p>no phase run of it succeeded (see the end)</p>\n",
+		      f);
+		rc = 0;
+		goto out;
+	}
+	if (capture(&c[0], classic_tiobench, runs, n) < 0 ||
+	    capture(&c[1], classic_bonnie, runs, n) < 0 ||
+	    capture(&c[2], dbench_table, runs, n) < 0)
+		goto out;
+	tio = c[0].rc, bon = c[1].rc, db = c[2].rc;
+	tables = view_tables(pick, runs, n, phase, tio, bon, db, buf,
+			     &fallback);
+	charts = chart_globs(pick, phase, tio, tables, fallback, cbuf);
+	if (fallback)
+		fputs("<p class=\"note\">no run reported its key metrics: "
+		      "its seconds, _mbs and _iops figures instead</p>\n", f);
+	if ((tio && tio_charts(f, runs, n)) ||
+	    (*charts && rank_each(runs, n, charts, bar_charts, f)))
+		goto out;
+	for (int i = 0; i < 3; i++)
+		capture_show(f, &c[i]);
+	if (*tables && rank_each(runs, n, tables, table, f))
+		goto out;
+	rc = 0;
+out:
+	for (int i = 0; i < 3; i++)
+		free(c[i].buf);
+	free(runs);
+	return rc;
+}
+
+/* ---- what did not count ------------------------------------------------- */
+
+static int not_ok(FILE *f, const struct results *r)
+{
+	size_t count[4], ng;
+	struct view_group *group = view_not_ok(r, &ng, count);
+
+	if (!group)
+		return -1;
+	fprintf(f, "<h2 id=\"not-ok\">Phase runs: %zu ok, %zu failed, %zu "
+		"skipped", count[RES_OK], count[RES_FAILED],
+		count[RES_SKIPPED]);
+	if (count[RES_NONE])
+		fprintf(f, ", %zu incomplete", count[RES_NONE]);
+	fputs("</h2>\n", f);
+	if (ng) {
+		fputs("<table>\n<thead><tr><th>status</th><th>config</th>"
+		      "<th>phase</th><th>runs</th><th>reason</th></tr>"
+		      "</thead>\n<tbody>\n", f);
+		for (size_t g = 0; g < ng; g++) {
+			const struct res_run *y = &r->runs[group[g].first];
+
+			fprintf(f, "<tr><td>%s</td><td>",
+				view_status[y->status]);
+			html_text(f, y->fs_label);
+			fputs("</td><td>", f);
+			html_text(f, group[g].several ? "(all)" : y->phase);
+			fprintf(f, "</td><td class=\"num\">%zu</td><td>",
+				group[g].times);
+			html_text(f, view_reason(y));
+			fputs("</td></tr>\n", f);
+		}
+		fputs("</tbody>\n</table>\n", f);
+	}
+	if (r->n_torn)
+		fputs("<p class=\"note\">the last row of results.csv was cut "
+		      "short and is left out</p>\n", f);
+	free(group);
+	return 0;
+}
+
+/* The home tree study's table, which spans phases. */
+static int tree_study(FILE *f, const struct results *r, json_t *phases)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int rc;
+
+	if (!m)
+		return -1;
+	rc = studies_tree(m, r, phases);
+	if (fclose(m))
+		rc = -1;
+	if (rc > 0) {
+		fputs("<h2 id=\"tree\">The home tree (copy/move/rm study)</h2>\n",
+		      f);
+		html_pre(f, buf);
+	}
+	free(buf);
+	return rc < 0 ? -1 : 0;
+}
+
+/* ---- the page ----------------------------------------------------------- */
+
+int htmlpage_write(FILE *f, const char *rundir, const struct results *r,
+		   struct pick *pick)
+{
+	const char **seen = calloc(r->n_runs + 1, sizeof(*seen));
+	char path[4096], title[512];
+	size_t n_seen = 0;
+	json_t *m;
+	int rc = -1;
+
+	if (!seen)
+		return -1;
+	snprintf(path, sizeof(path), "%s/manifest.json", rundir);
+	m = json_load_file(path, 0, NULL);
+	pick->phases = json_object_get(m, "phases");
+	snprintf(title, sizeof(title), "fsplan report: %s",
+		 view_str(m, "plan.name", rundir));
+	html_begin(f, title);
+	header(f, rundir, r, m);
+	if (!r->n_runs)
+		fputs("<p>results.csv has no rows yet</p>\n", f);
+	if (configs(f, r, m))
+		goto out;
+	for (size_t i = 0; i < r->n_runs; i++) {
+		const char *phase = r->runs[i].phase;
+		size_t j;
+
+		for (j = 0; j < n_seen; j++)
+			if (!strcmp(seen[j], phase))
+				break;
+		if (!*phase || j < n_seen)
+			continue;
+		seen[n_seen++] = phase;
+		if (phase_section(f, r, phase, pick))
+			goto out;
+	}
+	if (tree_study(f, r, pick->phases) || not_ok(f, r))
+		goto out;
+	html_end(f);
+	rc = 0;
+out:
+	pick->phases = NULL;
+	json_decref(m);
+	free(seen);
+	return rc;
+}
