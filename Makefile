@@ -77,7 +77,7 @@ DEB_PKGS := build-essential pkg-config libyaml-dev liblua5.4-dev \
             liburing-dev libcap-dev libcriterion-dev libjansson-dev \
             libblkid-dev e2fsprogs xfsprogs btrfs-progs util-linux \
             bonnie++ dbench fio time clang libclang-rt-14-dev \
-            groff-base mandoc
+            groff-base mandoc chromium fonts-dejavu-core tidy
 
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do \
