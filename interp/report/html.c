@@ -70,7 +70,7 @@ static int chars_of(const char *s)
 /* ---- the page ----------------------------------------------------------- */
 
 static const char style[] =
-"body{font:14px/1.4 sans-serif;margin:1em 2em;color:#222;max-width:75em}\n"
+"body{font:14px/1.4 sans-serif;margin:1em 2em;color:#222;max-width:100em}\n"
 "h1{font-size:1.5em}h2{font-size:1.25em;border-bottom:1px solid #ccc;"
 "margin-top:2em}h3{font-size:1.05em;margin-bottom:.3em}\n"
 "table{border-collapse:collapse;margin:.5em 0}\n"
@@ -79,7 +79,8 @@ static const char style[] =
 "font-variant-numeric:tabular-nums}\n"
 "pre{background:#f8f8f8;border:1px solid #ddd;padding:.5em;"
 "overflow-x:auto;font-size:12px}\n"
-"figure{margin:1em 0}figcaption{font-size:.9em;color:#555}\n"
+"figure{display:inline-block;vertical-align:top;margin:1em 2em 1em 0}\n"
+"figcaption{font-weight:bold;margin-bottom:.2em}\n"
 ".fsplan-chart text{font:12px sans-serif;fill:#222}\n"
 ".fsplan-chart .fsplan-tick{fill:#666;font-size:11px}\n"
 ".fsplan-grid{stroke:#e4e4e4}.fsplan-axis{stroke:#888}\n"
@@ -190,10 +191,18 @@ static double at(const struct axis *a, double v)
 	return a->p0 + (v - a->lo) / (a->hi - a->lo) * (a->p1 - a->p0);
 }
 
+/* The figure, its caption (title, then note in grey) above the chart. */
 static void svg_begin(FILE *f, const char *cls, double w, double h,
-		      const char *title)
+		      const char *title, const char *note)
 {
-	fprintf(f, "<figure>\n<svg class=\"fsplan-chart %s\" "
+	fputs("<figure>\n<figcaption>", f);
+	html_text(f, title);
+	if (note) {
+		fputs(" <span class=\"note\">(", f);
+		html_text(f, note);
+		fputs(")</span>", f);
+	}
+	fprintf(f, "</figcaption>\n<svg class=\"fsplan-chart %s\" "
 		"xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
 		"height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
 		"aria-label=\"", cls, w, h, w, h);
@@ -203,16 +212,9 @@ static void svg_begin(FILE *f, const char *cls, double w, double h,
 	fputs("</title>\n", f);
 }
 
-static void svg_end(FILE *f, const char *title, const char *note)
+static void svg_end(FILE *f)
 {
-	fputs("</svg>\n<figcaption>", f);
-	html_text(f, title);
-	if (note) {
-		fputs(" <span class=\"note\">(", f);
-		html_text(f, note);
-		fputs(")</span>", f);
-	}
-	fputs("</figcaption>\n</figure>\n", f);
+	fputs("</svg>\n</figure>\n", f);
 }
 
 /* ---- bars --------------------------------------------------------------- */
@@ -231,8 +233,11 @@ void html_bar_chart(FILE *f, const struct html_bars *b)
 	struct axis ax;
 	int chars = 6;
 
+	/* the axis spans the means and the upper whiskers: a CI that
+	 * reaches below zero (n = 2 has t = 12.7) is cut at the axis, its
+	 * end left open, rather than push the axis below a rate's zero */
 	for (size_t i = 0; i < b->n; i++) {
-		lo = fmin(lo, b->mean[i] - half(b, i));
+		lo = fmin(lo, b->mean[i]);
 		hi = fmax(hi, b->mean[i] + half(b, i));
 		chars = chars_of(b->label[i]) > chars ?
 			chars_of(b->label[i]) : chars;
@@ -241,7 +246,7 @@ void html_bar_chart(FILE *f, const struct html_bars *b)
 	w = lw + PLOT + VALUE;
 	h = TOP + ROW * (double)b->n + BOTTOM;
 	axis_fit(&ax, lo, hi, lw, lw + PLOT);
-	svg_begin(f, "fsplan-bars", w, h, b->title);
+	svg_begin(f, "fsplan-bars", w, h, b->title, b->note);
 	for (double t = ax.lo; t <= ax.hi + ax.step / 2; t += ax.step) {
 		double x = at(&ax, t);
 
@@ -269,13 +274,18 @@ void html_bar_chart(FILE *f, const struct html_bars *b)
 		if (c > 0)
 			fprintf(f, " \xc2\xb1%.*f", b->decimals, c);
 		fprintf(f, ", n=%d</title></rect>\n", b->count[i]);
-		if (c > 0)
+		if (c > 0) {
+			double l = at(&ax, fmax(ax.lo, b->mean[i] - c));
+			double r = at(&ax, b->mean[i] + c);
+
 			fprintf(f, "<path class=\"fsplan-ci\" d=\"M%.1f %.1fH%.1f"
-				"M%.1f %.1fV%.1fM%.1f %.1fV%.1f\"/>\n",
-				at(&ax, b->mean[i] - c), mid,
-				at(&ax, b->mean[i] + c),
-				at(&ax, b->mean[i] - c), mid - 5, mid + 5,
-				at(&ax, b->mean[i] + c), mid - 5, mid + 5);
+				"M%.1f %.1fV%.1f", l, mid, r, r, mid - 5,
+				mid + 5);
+			if (b->mean[i] - c >= ax.lo)
+				fprintf(f, "M%.1f %.1fV%.1f", l, mid - 5,
+					mid + 5);
+			fputs("\"/>\n", f);
+		}
 		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%.*f", lw + PLOT + 8,
 			mid + 4, b->decimals, b->mean[i]);
 		if (c > 0)
@@ -285,7 +295,7 @@ void html_bar_chart(FILE *f, const struct html_bars *b)
 	fprintf(f, "<line class=\"fsplan-axis\" x1=\"%.1f\" y1=\"%d\" "
 		"x2=\"%.1f\" y2=\"%.0f\"/>\n", at(&ax, 0), TOP, at(&ax, 0),
 		h - BOTTOM);
-	svg_end(f, b->title, b->note);
+	svg_end(f);
 }
 
 /* ---- lines -------------------------------------------------------------- */
@@ -295,7 +305,7 @@ static const char *const palette[] = { "#1f77b4", "#d62728", "#2ca02c",
 	"#bcbd22" };
 #define N_PALETTE (sizeof(palette) / sizeof(palette[0]))
 
-enum { LW = 620, LH = 300, LLEFT = 64, LRIGHT = 16, LTOP = 12, LBOTTOM = 44,
+enum { LW = 540, LH = 300, LLEFT = 64, LRIGHT = 16, LTOP = 12, LBOTTOM = 44,
        LEGEND = 22 };
 
 static int cmp_double(const void *a, const void *b)
@@ -341,7 +351,7 @@ void html_line_chart(FILE *f, const char *title, const char *xtitle,
 	ax.p0 = LLEFT + (nx > 1 ? 10 : (LW - LLEFT - LRIGHT) / 2.0);
 	ax.p1 = LW - LRIGHT - 10;
 	ax.step = 1;
-	svg_begin(f, "fsplan-lines", LW, h, title);
+	svg_begin(f, "fsplan-lines", LW, h, title, NULL);
 	for (double t = ay.lo; t <= ay.hi + ay.step / 2; t += ay.step)
 		fprintf(f, "<line class=\"fsplan-grid\" x1=\"%d\" y1=\"%.1f\" "
 			"x2=\"%d\" y2=\"%.1f\"/><text class=\"fsplan-tick\" "
@@ -390,5 +400,5 @@ void html_line_chart(FILE *f, const char *title, const char *xtitle,
 		text_cut(f, s[i].label, 70);
 		fputs("</text>\n", f);
 	}
-	svg_end(f, title, NULL);
+	svg_end(f);
 }

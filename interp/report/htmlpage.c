@@ -198,14 +198,58 @@ static int configs(FILE *f, const struct results *r, json_t *m)
 
 /* ---- charts ------------------------------------------------------------- */
 
+/* What the bar charts of a phase are drawn from. */
+struct charts {
+	FILE *f;
+	const struct res_run *const *runs;	/* the phase's ok runs */
+	size_t n;
+};
+
+/* Whether label is one of the n labels. */
+static int among(const char *const *label, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(label[i], s))
+			return 1;
+	return 0;
+}
+
+/* The configs of c's runs with params that have no bar, appended to
+ * note ("; no value: a, b"): their runs gave no value of the metric. */
+static void no_value(const struct charts *c, const char *params,
+		     const char *const *label, size_t n, char *note,
+		     size_t len)
+{
+	size_t k = strlen(note);
+	int first = 1;
+
+	for (size_t i = 0; i < c->n && k < len; i++) {
+		const struct res_run *x = c->runs[i];
+		size_t j;
+
+		if (strcmp(x->params, params) || among(label, n, x->fs_label))
+			continue;
+		for (j = 0; j < i; j++)
+			if (!strcmp(c->runs[j]->params, params) &&
+			    !strcmp(c->runs[j]->fs_label, x->fs_label))
+				break;
+		if (j < i)
+			continue;
+		k += snprintf(note + k, len - k, "%s%s", first ?
+			      "; no value: " : ", ", x->fs_label);
+		first = 0;
+	}
+}
+
 /* The rows of t with params, as a bar chart; rows in t's (best) order. */
-static int bar_group(FILE *f, const struct rank_table *t, const char *params)
+static int bar_group(const struct charts *c, const struct rank_table *t,
+		     const char *params)
 {
 	const char **label = calloc(t->n + 1, sizeof(*label));
 	double *mean = calloc(t->n + 1, sizeof(*mean));
 	double *ci = calloc(t->n + 1, sizeof(*ci));
 	int *count = calloc(t->n + 1, sizeof(*count));
-	char title[512], note[64], *p = strdup(params);
+	char title[512], note[1024], *p = strdup(params);
 	struct html_bars b = { title, note, 0, label, mean, ci, count,
 			       t->decimals };
 	int rc = -1;
@@ -230,7 +274,8 @@ static int bar_group(FILE *f, const struct rank_table *t, const char *params)
 		 *p ? ", for " : "", p);
 	snprintf(note, sizeof(note), "%s is better; whiskers: 95%% CI",
 		 t->lower ? "lower" : "higher");
-	html_bar_chart(f, &b);
+	no_value(c, params, label, b.n, note, sizeof(note));
+	html_bar_chart(c->f, &b);
 	rc = 0;
 out:
 	free(label);
@@ -245,8 +290,6 @@ out:
 static int bar_charts(void *ctx, const struct rank_table *t,
 		      const struct grid *g)
 {
-	FILE *f = ctx;
-
 	(void)g;
 	for (size_t i = 0; i < t->n; i++) {
 		size_t j;
@@ -255,7 +298,7 @@ static int bar_charts(void *ctx, const struct rank_table *t,
 			if (!strcmp(t->row[j].first->params,
 				    t->row[i].first->params))
 				break;
-		if (j == i && bar_group(f, t, t->row[i].first->params))
+		if (j == i && bar_group(ctx, t, t->row[i].first->params))
 			return -1;
 	}
 	return 0;
@@ -372,6 +415,7 @@ static int phase_section(FILE *f, const struct results *r,
 	const char *const *tables, *const *charts;
 	size_t n, count[4];
 	const struct res_run **runs = view_ok_runs(r, phase, &n, count);
+	struct charts cc = { f, runs, n };
 	struct capture c[3] = { { NULL, 0, 0 }, { NULL, 0, 0 },
 				{ NULL, 0, 0 } };
 	int rc = -1, tio, bon, db, fallback;
@@ -400,7 +444,7 @@ static int phase_section(FILE *f, const struct results *r,
 		fputs("<p class=\"note\">no run reported its key metrics: "
 		      "its seconds, _mbs and _iops figures instead</p>\n", f);
 	if ((tio && tio_charts(f, runs, n)) ||
-	    (*charts && rank_each(runs, n, charts, bar_charts, f)))
+	    (*charts && rank_each(runs, n, charts, bar_charts, &cc)))
 		goto out;
 	for (int i = 0; i < 3; i++)
 		capture_show(f, &c[i]);
