@@ -59,7 +59,7 @@ static void fact(FILE *f, const char *name, const char *value)
 	fputs("</td></tr>\n", f);
 }
 
-/* A JSON scalar as text into buf. */
+/* A JSON scalar as text into buf; NULL for anything else. */
 static const char *scalar(json_t *v, char *buf, size_t len)
 {
 	if (json_is_string(v))
@@ -75,7 +75,7 @@ static const char *scalar(json_t *v, char *buf, size_t len)
 	return buf;
 }
 
-/* Every scalar (and list of strings) of o as a row. */
+/* Every scalar of o as a row, its key after prefix. */
 static void facts_of(FILE *f, json_t *o, const char *prefix)
 {
 	const char *key;
@@ -91,10 +91,39 @@ static void facts_of(FILE *f, json_t *o, const char *prefix)
 	}
 }
 
+/* What the page says of the run and the machine: a row per fact that
+ * the manifest has, {name, dotted path}. */
+static const char *const run_facts[][2] = {
+	{ "plan", "plan.path" }, { "plan sha256", "plan.sha256" },
+	{ "description", "plan.description" }, { "status", "status" },
+	{ "started", "started" }, { "ended", "ended" },
+	{ "fsplan", "fsplan_version" }, { "phases run as", "runas" },
+	{ "repeat", "repeat" }, { "seed", "seed" }, { NULL, NULL },
+};
+static const char *const machine_facts[][2] = {
+	{ "kernel", "system.kernel" }, { "host", "system.hostname" },
+	{ "distribution", "system.distribution" },
+	{ "CPU", "system.cpu_model" }, { "cores", "system.cores" },
+	{ NULL, NULL },
+};
+
+static void facts(FILE *f, json_t *m, const char *const (*list)[2])
+{
+	char buf[64];
+
+	for (; (*list)[0]; list++) {
+		const char *s = scalar(view_get(m, (*list)[1]), buf,
+				       sizeof(buf));
+
+		if (s)
+			fact(f, (*list)[0], s);
+	}
+}
+
 static void header(FILE *f, const char *rundir, const struct results *r,
 		   json_t *m)
 {
-	json_t *sys = json_object_get(m, "system");
+	json_t *mem = view_get(m, "system.mem_bytes");
 	char buf[64];
 
 	fputs("<h1>fsplan report: ", f);
@@ -107,33 +136,17 @@ static void header(FILE *f, const char *rundir, const struct results *r,
 		      "no machine facts</p>\n", f);
 		return;
 	}
-	fact(f, "plan", view_str(m, "plan.path", "?"));
-	fact(f, "plan sha256", view_str(m, "plan.sha256", "?"));
-	if (json_is_string(json_object_get(json_object_get(m, "plan"),
-					   "description")))
-		fact(f, "description", view_str(m, "plan.description", ""));
-	fact(f, "status", view_str(m, "status", "?"));
-	fact(f, "started", view_str(m, "started", "?"));
-	fact(f, "ended", view_str(m, "ended", "-"));
-	fact(f, "fsplan", view_str(m, "fsplan_version", "?"));
-	fact(f, "phases run as", view_str(m, "runas", "?"));
-	snprintf(buf, sizeof(buf), "%lld", (long long)json_integer_value(
-		 json_object_get(m, "repeat")));
-	fact(f, "repeat", buf);
+	facts(f, m, run_facts);
 	fputs("</table>\n<h2 id=\"machine\">Machine</h2>\n<table>\n", f);
-	fact(f, "kernel", view_str(sys, "kernel", "?"));
-	fact(f, "host", view_str(sys, "hostname", "?"));
-	fact(f, "distribution", view_str(sys, "distribution", "?"));
-	fact(f, "CPU", view_str(sys, "cpu_model", "?"));
-	snprintf(buf, sizeof(buf), "%lld", (long long)json_integer_value(
-		 json_object_get(sys, "cores")));
-	fact(f, "cores", buf);
-	snprintf(buf, sizeof(buf), "%.1f GiB", (double)json_integer_value(
-		 json_object_get(sys, "mem_bytes")) / (1 << 30));
-	fact(f, "memory", buf);
+	facts(f, m, machine_facts);
+	if (json_is_integer(mem)) {
+		snprintf(buf, sizeof(buf), "%.1f GiB",
+			 (double)json_integer_value(mem) / (1 << 30));
+		fact(f, "memory", buf);
+	}
 	facts_of(f, json_object_get(m, "target"), "target ");
 	fputs("</table>\n<h3>Tool versions</h3>\n<table>\n", f);
-	facts_of(f, json_object_get(sys, "tools"), "");
+	facts_of(f, view_get(m, "system.tools"), "");
 	fputs("</table>\n", f);
 }
 
@@ -176,14 +189,12 @@ static void manifest_configs(FILE *f, json_t *m)
 
 static int configs(FILE *f, const struct results *r, json_t *m)
 {
-	const struct res_run **runs = calloc(r->n_runs + 1, sizeof(*runs));
+	const struct res_run **runs = view_all_runs(r);
 	struct grid g = { 0 };
 	int rc;
 
 	if (!runs)
 		return -1;
-	for (size_t i = 0; i < r->n_runs; i++)
-		runs[i] = &r->runs[i];
 	fputs("<h2 id=\"configs\">Filesystem configs</h2>\n", f);
 	manifest_configs(f, m);
 	rc = rank_configs_grid(&g, runs, r->n_runs);
@@ -526,13 +537,12 @@ static int tree_study(FILE *f, const struct results *r, json_t *phases)
 int htmlpage_write(FILE *f, const char *rundir, const struct results *r,
 		   struct pick *pick)
 {
-	const char **seen = calloc(r->n_runs + 1, sizeof(*seen));
+	const char **names = view_phases(r);
 	char path[4096], title[512];
-	size_t n_seen = 0;
 	json_t *m;
 	int rc = -1;
 
-	if (!seen)
+	if (!names)
 		return -1;
 	snprintf(path, sizeof(path), "%s/manifest.json", rundir);
 	m = json_load_file(path, 0, NULL);
@@ -545,19 +555,9 @@ int htmlpage_write(FILE *f, const char *rundir, const struct results *r,
 		fputs("<p>results.csv has no rows yet</p>\n", f);
 	if (configs(f, r, m))
 		goto out;
-	for (size_t i = 0; i < r->n_runs; i++) {
-		const char *phase = r->runs[i].phase;
-		size_t j;
-
-		for (j = 0; j < n_seen; j++)
-			if (!strcmp(seen[j], phase))
-				break;
-		if (!*phase || j < n_seen)
-			continue;
-		seen[n_seen++] = phase;
-		if (phase_section(f, r, phase, pick))
+	for (size_t i = 0; names[i]; i++)
+		if (phase_section(f, r, names[i], pick))
 			goto out;
-	}
 	if (tree_study(f, r, pick->phases) || not_ok(f, r))
 		goto out;
 	html_end(f);
@@ -565,6 +565,6 @@ int htmlpage_write(FILE *f, const char *rundir, const struct results *r,
 out:
 	pick->phases = NULL;
 	json_decref(m);
-	free(seen);
+	free(names);
 	return rc;
 }

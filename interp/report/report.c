@@ -155,13 +155,11 @@ out:
 /* Every filesystem config of the run, with its own metrics. */
 static int text_configs(FILE *f, const struct results *r)
 {
-	const struct res_run **runs = calloc(r->n_runs + 1, sizeof(*runs));
+	const struct res_run **runs = view_all_runs(r);
 	int rc;
 
 	if (!runs)
 		return -1;
-	for (size_t i = 0; i < r->n_runs; i++)
-		runs[i] = &r->runs[i];
 	fputs("\n== filesystem configs ==\n", f);
 	rc = rank_configs(f, runs, r->n_runs);
 	free(runs);
@@ -206,13 +204,12 @@ static int text_footer(FILE *f, const struct results *r)
 static int write_text(FILE *f, const char *rundir, const struct results *r,
 		      struct pick *pick)
 {
-	const char **seen = calloc(r->n_runs + 1, sizeof(*seen));
+	const char **names = view_phases(r);
 	char path[4096];
-	size_t n_seen = 0;
 	json_t *m;
 	int configs = 0, rc = -1;
 
-	if (!seen)
+	if (!names)
 		return -1;
 	snprintf(path, sizeof(path), "%s/manifest.json", rundir);
 	m = json_load_file(path, 0, NULL);
@@ -225,27 +222,18 @@ static int write_text(FILE *f, const char *rundir, const struct results *r,
 		fputs("\nresults.csv has no rows yet\n", f);
 	else if (text_configs(f, r))
 		goto out;
-	for (size_t i = 0; i < r->n_runs; i++) {
-		const char *phase = r->runs[i].phase;
-		size_t j;
-
-		configs |= !*phase;
-		for (j = 0; j < n_seen; j++)
-			if (!strcmp(seen[j], phase))
-				break;
-		if (!*phase || j < n_seen)
-			continue;
-		seen[n_seen++] = phase;
-		if (text_phase(f, r, phase, pick))
+	for (size_t i = 0; i < r->n_runs; i++)
+		configs |= !*r->runs[i].phase;
+	for (size_t i = 0; names[i]; i++)
+		if (text_phase(f, r, names[i], pick))
 			goto out;
-	}
 	if (configs && pick->view != VIEW_KEY && text_phase(f, r, "", pick))
 		goto out;
 	rc = studies_tree(f, r, pick->phases) < 0 ? -1 : text_footer(f, r);
 out:
 	pick->phases = NULL;
 	json_decref(m);
-	free(seen);
+	free(names);
 	return rc;
 }
 
@@ -264,15 +252,13 @@ static int write_csv(FILE *f, const struct results *r)
 	static const char *const fixed[] = { "cell", "rep", "fs_label",
 		"fs_type", "mkfs_opts", "mount_opts", "phase", "phase_params",
 		"status", "reason" };
-	const struct res_run **runs = calloc(r->n_runs + 1, sizeof(*runs));
+	const struct res_run **runs = view_all_runs(r);
 	const char **names = NULL;
 	size_t n_names = 0;
 	int rc = 0;
 
 	if (!runs)
 		return -1;
-	for (size_t i = 0; i < r->n_runs; i++)
-		runs[i] = &r->runs[i];
 	names = rank_metric_names(runs, r->n_runs, 0, &n_names);
 	free(runs);
 	if (!names)

@@ -16,9 +16,9 @@ static const char *const fallback_key[] = { "seconds", "*_mbs", "*_iops",
 					    NULL };
 static const char *const every[] = { "*", NULL };
 
-const char *view_str(json_t *o, const char *path, const char *dflt)
+json_t *view_get(json_t *o, const char *path)
 {
-	const char *s, *dot;
+	const char *dot;
 	char key[64];
 
 	while (o && (dot = strchr(path, '.'))) {
@@ -26,8 +26,41 @@ const char *view_str(json_t *o, const char *path, const char *dflt)
 		o = json_object_get(o, key);
 		path = dot + 1;
 	}
-	s = json_string_value(json_object_get(o, path));
+	return json_object_get(o, path);
+}
+
+const char *view_str(json_t *o, const char *path, const char *dflt)
+{
+	const char *s = json_string_value(view_get(o, path));
+
 	return s ? s : dflt;
+}
+
+const char **view_phases(const struct results *r)
+{
+	const char **seen = calloc(r->n_runs + 1, sizeof(*seen));
+	size_t n = 0;
+
+	for (size_t i = 0; seen && i < r->n_runs; i++) {
+		const char *phase = r->runs[i].phase;
+		size_t j;
+
+		for (j = 0; j < n; j++)
+			if (!strcmp(seen[j], phase))
+				break;
+		if (*phase && j == n)
+			seen[n++] = phase;
+	}
+	return seen;
+}
+
+const struct res_run **view_all_runs(const struct results *r)
+{
+	const struct res_run **runs = calloc(r->n_runs + 1, sizeof(*runs));
+
+	for (size_t i = 0; runs && i < r->n_runs; i++)
+		runs[i] = &r->runs[i];
+	return runs;
 }
 
 const struct res_run **view_ok_runs(const struct results *r,

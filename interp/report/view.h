@@ -20,8 +20,19 @@ struct pick {
 
 extern const char *const view_status[4];	/* "ok", "failed", ... */
 
-/* The string at a dotted path of o ("system.kernel"), or dflt. */
+/* The value at a dotted path of o ("system.kernel"), or NULL; the
+ * string there, or dflt. */
+json_t *view_get(json_t *o, const char *path);
 const char *view_str(json_t *o, const char *path, const char *dflt);
+
+/* The phases of r (not the configs' own rows, phase ""), each once, in
+ * the order they first appear: NULL-ended, borrowed from r; free the
+ * array. NULL out of memory. */
+const char **view_phases(const struct results *r);
+
+/* Every run of r, configs' own rows too, as an array (NULL-ended; free
+ * it). NULL out of memory. */
+const struct res_run **view_all_runs(const struct results *r);
 
 /* The ok runs of phase (NULL-ended; free it); the counts of every
  * status in count[]. NULL out of memory. */
