@@ -298,6 +298,11 @@ Test(html, a_real_run_renders_in_chromium, .timeout = 300)
 		lines++;
 	}
 	cr_expect_eq(lines, 1, "one mode, one chart:\n%s", dom);
+	/* and its table: a row per config and thread count */
+	chart = part(dom, "<h3>Sequential Writes</h3>", "</table>", 0);
+	cr_assert_not_null(chart, "no tiobench table in:\n%s", dom);
+	cr_expect_eq(count(chart, "<tr>"), 1 + 3 * 2, "%s", chart);
+	free(chart);
 	cr_expect(strstr(dom, "ext4 &lt;&amp;&gt;"), "the label, escaped");
 	cr_expect_null(strstr(dom, "ext4 <&>"));
 	/* a screenshot: a PNG as wide as the window */

@@ -38,11 +38,9 @@ static void put(const char *name, const char *text)
 	"t," label "/" phase "#" rep "," label ",ext4,,," phase ",," rep \
 	",status," status ",\n"
 
-Test(studies, tree_steps_as_the_study_printed_them)
+/* A run of two configs whose create and rm1 phases use the tree module. */
+static void tree_run(void)
 {
-	char *argv[] = { (char *)"report", home, (char *)"-o", out, NULL };
-	const char *s, *ext4, *xfs;
-
 	snprintf(home, sizeof(home), "/tmp/fsplan-studies-XXXXXX");
 	cr_assert_not_null(mkdtemp(home));
 	snprintf(out, sizeof(out), "%s/out", home);
@@ -62,6 +60,22 @@ Test(studies, tree_steps_as_the_study_printed_them)
 	    STEP("ext4", "other", "1", "7", "7", "7", "0", "0", "ok")
 	    STEP("xfs", "create", "1", "4", "400", "40", "1048576", "1048576",
 		 "ok"));
+}
+
+static void tree_fini(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", home);
+	cr_expect_eq(system(cmd), 0);
+}
+
+Test(studies, tree_steps_as_the_study_printed_them, .fini = tree_fini)
+{
+	char *argv[] = { (char *)"report", home, (char *)"-o", out, NULL };
+	const char *s, *ext4, *xfs;
+
+	tree_run();
 	cr_assert_eq(report_command(4, argv), 0);
 	s = e2e_read(out);
 	cr_assert(strstr(s, "== the home tree"), "%s", s);
@@ -79,10 +93,28 @@ Test(studies, tree_steps_as_the_study_printed_them)
 	cr_expect(strstr(xfs, "  create           4.00        400       40.0"
 			 "          1          1\n"), "%s", xfs);
 	cr_expect(!strstr(xfs, "  rm1 "), "xfs has no rm1 run: %s", xfs);
-	{
-		char cmd[128];
+}
 
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", home);
-		cr_expect_eq(system(cmd), 0);
-	}
+/* The page has the same table, a grid per config. */
+Test(studies, tree_steps_in_the_html_page, .fini = tree_fini)
+{
+	char *argv[] = { (char *)"report", home, (char *)"--format",
+			 (char *)"html", (char *)"-o", out, NULL };
+	const char *s, *ext4, *xfs;
+
+	tree_run();
+	cr_assert_eq(report_command(6, argv), 0);
+	s = strstr(e2e_read(out), "<h2 id=\"tree\">");
+	cr_assert_not_null(s, "%s", e2e_read(out));
+	ext4 = strstr(s, "<h3>ext4: mkfs 1.500 s, mount 0.250 s</h3>");
+	xfs = strstr(s, "<h3>xfs</h3>");
+	cr_assert(ext4 && xfs && ext4 < xfs, "%s", s);
+	cr_expect(strstr(ext4, "<tr><td>create</td><td class=\"num\">15.00"
+			 "</td><td class=\"num\">150</td><td class=\"num\">"
+			 "60.0</td><td class=\"num\">2</td><td class=\"num"
+			 "\">3</td></tr>"), "%s", ext4);
+	cr_expect(strstr(xfs, "<tr><td>create</td><td class=\"num\">4.00"),
+		  "%s", xfs);
+	cr_expect_null(strstr(xfs, "<td>rm1</td>"));
+	cr_expect_null(strstr(s, "<td>other</td>"));
 }

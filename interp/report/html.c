@@ -77,8 +77,6 @@ static const char style[] =
 "th,td{border:1px solid #ccc;padding:.15em .5em;vertical-align:top}\n"
 "th{background:#f0f0f0;text-align:left}td.num{text-align:right;"
 "font-variant-numeric:tabular-nums}\n"
-"pre{background:#f8f8f8;border:1px solid #ddd;padding:.5em;"
-"overflow-x:auto;font-size:12px}\n"
 "figure{display:inline-block;vertical-align:top;margin:1em 2em 1em 0}\n"
 "figcaption{font-weight:bold;margin-bottom:.2em}\n"
 ".fsplan-chart text{font:12px sans-serif;fill:#222}\n"
@@ -103,19 +101,6 @@ void html_end(FILE *f)
 	fputs("</body>\n</html>\n", f);
 }
 
-/* A cell is a number when it reads as one, "±" and "%" allowed. */
-static int numeric(const char *s)
-{
-	char *end;
-
-	if (!strncmp(s, "\xc2\xb1", 2))
-		s += 2;
-	if (!strcmp(s, "-"))
-		return 1;
-	strtod(s, &end);
-	return end != s && (!*end || !strcmp(end, "%"));
-}
-
 void html_grid(FILE *f, const struct grid *g)
 {
 	size_t rows = g->ncol ? g->n / g->ncol : 0;
@@ -134,24 +119,13 @@ void html_grid(FILE *f, const struct grid *g)
 		for (int c = 0; c < g->ncol; c++) {
 			const char *s = g->cell[r * g->ncol + c];
 
-			fputs(c >= g->left && numeric(s) ? "<td class=\"num\">"
-			      : "<td>", f);
+			fputs(c >= g->left ? "<td class=\"num\">" : "<td>", f);
 			html_text(f, s);
 			fputs("</td>", f);
 		}
 		fputs("</tr>\n", f);
 	}
 	fputs("</tbody>\n</table>\n", f);
-}
-
-void html_pre(FILE *f, const char *text)
-{
-	/* the tables' text begins with a blank line */
-	while (*text == '\n')
-		text++;
-	fputs("<pre>", f);
-	html_text(f, text);
-	fputs("</pre>\n", f);
 }
 
 /* ---- axes ----------------------------------------------------------- */

@@ -19,10 +19,9 @@ void html_textf(FILE *f, const char *fmt, ...)
 void html_begin(FILE *f, const char *title);
 void html_end(FILE *f);
 
-/* A grid as a <table>: row 0 the head, text columns left, numbers right. */
+/* A grid as a <table>: row 0 the head, its text columns (the first
+ * g->left) left-aligned, the others right-aligned as grid_print does. */
 void html_grid(FILE *f, const struct grid *g);
-/* text (a fixed-width table) as a <pre> block. */
-void html_pre(FILE *f, const char *text);
 
 /*
  * A horizontal bar chart: a bar per entry, in the order given (sort

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/bonnie.h"
 #include "report/classic.h"
 #include "report/dbench.h"
 #include "report/html.h"
@@ -12,40 +13,18 @@
 #include "report/rank.h"
 #include "report/studies.h"
 
-/* ---- text tables as <pre> ---------------------------------------------- */
+/* ---- the study tables --------------------------------------------- */
 
-/* A text table printed into memory, shown as <pre> after the charts. */
-struct capture {
-	char *buf;
-	size_t len;
-	int rc;			/* what the table's function returned */
-};
-
-typedef int (*text_table)(FILE *f, const struct res_run *const *runs,
-			  size_t n);
-
-/* fn's table of runs into c; c->rc is fn's return (1 printed), -1 when
- * memory ran out. */
-static int capture(struct capture *c, text_table fn,
-		   const struct res_run *const *runs, size_t n)
+/* A study's table: its title, then the grid. */
+static int study_table(void *ctx, const char *title, const struct grid *g)
 {
-	FILE *m = open_memstream(&c->buf, &c->len);
+	FILE *f = ctx;
 
-	c->rc = -1;
-	if (!m)
-		return -1;
-	c->rc = fn(m, runs, n);
-	if (fclose(m))
-		c->rc = -1;
-	return c->rc;
-}
-
-static void capture_show(FILE *f, struct capture *c)
-{
-	if (c->rc > 0)
-		html_pre(f, c->buf);
-	free(c->buf);
-	c->buf = NULL;
+	fputs("<h3>", f);
+	html_text(f, title);
+	fputs("</h3>\n", f);
+	html_grid(f, g);
+	return 0;
 }
 
 /* ---- the manifest ------------------------------------------------------- */
@@ -413,7 +392,7 @@ static const char *const *chart_globs(const struct pick *pick,
 	if (!n_key)
 		return tables;
 	for (int i = 0; i < n_key; i++)
-		if (!classic_shows(key[i], tio, 0, 0))
+		if (!tio || !classic_tio_shows(key[i]))
 			buf[k++] = key[i];
 	buf[k] = NULL;
 	return buf;
@@ -427,8 +406,9 @@ static int phase_section(FILE *f, const struct results *r,
 	size_t n, count[4];
 	const struct res_run **runs = view_ok_runs(r, phase, &n, count);
 	struct charts cc = { f, runs, n };
-	struct capture c[3] = { { NULL, 0, 0 }, { NULL, 0, 0 },
-				{ NULL, 0, 0 } };
+	char *studies = NULL;
+	size_t len = 0;
+	FILE *m;
 	int rc = -1, tio, bon, db, fallback;
 
 	if (!runs)
@@ -443,11 +423,14 @@ static int phase_section(FILE *f, const struct results *r,
 		rc = 0;
 		goto out;
 	}
-	if (capture(&c[0], classic_tiobench, runs, n) < 0 ||
-	    capture(&c[1], classic_bonnie, runs, n) < 0 ||
-	    capture(&c[2], dbench_table, runs, n) < 0)
+	/* the study tables into memory: the charts come first */
+	if (!(m = open_memstream(&studies, &len)))
 		goto out;
-	tio = c[0].rc, bon = c[1].rc, db = c[2].rc;
+	tio = classic_tio_grids(runs, n, study_table, m);
+	bon = tio < 0 ? -1 : bonnie_grids(runs, n, study_table, m);
+	db = bon < 0 ? -1 : dbench_grids(runs, n, study_table, m);
+	if (fclose(m) || tio < 0 || bon < 0 || db < 0)
+		goto out;
 	tables = view_tables(pick, runs, n, phase, tio, bon, db, buf,
 			     &fallback);
 	charts = chart_globs(pick, phase, tio, tables, fallback, cbuf);
@@ -457,14 +440,18 @@ static int phase_section(FILE *f, const struct results *r,
 	if ((tio && tio_charts(f, runs, n)) ||
 	    (*charts && rank_each(runs, n, charts, bar_charts, &cc)))
 		goto out;
-	for (int i = 0; i < 3; i++)
-		capture_show(f, &c[i]);
+	if (tio)
+		fputs("<p class=\"note\">tiobench: means over the "
+		      "repetitions. CPU% = (user + sys) / wall time, the "
+		      "test's own (test_cpu_pct) where the phase reports it; "
+		      "Lat% = % of requests slower than 2 s / 10 s; CPU Eff "
+		      "= Rate / (CPU% / 100).</p>\n", f);
+	fputs(studies, f);
 	if (*tables && rank_each(runs, n, tables, table, f))
 		goto out;
 	rc = 0;
 out:
-	for (int i = 0; i < 3; i++)
-		free(c[i].buf);
+	free(studies);
 	free(runs);
 	return rc;
 }
@@ -510,7 +497,7 @@ static int not_ok(FILE *f, const struct results *r)
 	return 0;
 }
 
-/* The home tree study's table, which spans phases. */
+/* The home tree study's tables, which span phases. */
 static int tree_study(FILE *f, const struct results *r, json_t *phases)
 {
 	char *buf = NULL;
@@ -520,14 +507,14 @@ static int tree_study(FILE *f, const struct results *r, json_t *phases)
 
 	if (!m)
 		return -1;
-	rc = studies_tree(m, r, phases);
+	rc = studies_tree_grids(r, phases, study_table, m);
 	if (fclose(m))
 		rc = -1;
-	if (rc > 0) {
-		fputs("<h2 id=\"tree\">The home tree (copy/move/rm study)</h2>\n",
-		      f);
-		html_pre(f, buf);
-	}
+	if (rc > 0)
+		fprintf(f, "<h2 id=\"tree\">The home tree (copy/move/rm "
+			"study)</h2>\n<p class=\"note\">Means of the ok runs; "
+			"source and target MB: df after each step.</p>\n%s",
+			buf);
 	free(buf);
 	return rc < 0 ? -1 : 0;
 }

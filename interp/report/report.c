@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "report/bonnie.h"
 #include "report/classic.h"
 #include "report/dbench.h"
 #include "report/htmlpage.h"
@@ -142,7 +143,7 @@ static int text_phase(FILE *f, const struct results *r, const char *phase,
 		goto out;
 	}
 	tio = classic_tiobench(f, runs, n);
-	bon = tio < 0 ? -1 : classic_bonnie(f, runs, n);
+	bon = tio < 0 ? -1 : bonnie_table(f, runs, n);
 	db = bon < 0 ? -1 : dbench_table(f, runs, n);
 	if (tio < 0 || bon < 0 || db < 0)
 		goto out;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/bonnie.h"
 #include "report/classic.h"
 #include "report/view.h"
 
@@ -102,6 +103,12 @@ int view_key(json_t *phases, const char *phase, const char **names, int max)
 	return n;
 }
 
+int view_shown(const char *name, int tio, int bon, int db)
+{
+	return (db && !strcmp(name, "throughput_mbs")) ||
+	       (tio && classic_tio_shows(name)) || (bon && bonnie_shows(name));
+}
+
 static int reported(const struct res_run *const *runs, size_t n,
 		    const char *name)
 {
@@ -129,7 +136,7 @@ const char *const *view_tables(const struct pick *pick,
 		return every;
 	n_key = view_key(pick->phases, phase, key, VIEW_MAX_KEY);
 	for (int i = 0; i < n_key; i++) {
-		if (classic_shows(key[i], tio, bon, db)) {
+		if (view_shown(key[i], tio, bon, db)) {
 			shown = 1;
 			continue;
 		}

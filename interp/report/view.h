@@ -44,6 +44,11 @@ const struct res_run **view_ok_runs(const struct results *r,
  * (NULL-ended, borrowed from phases); how many, 0 when none. */
 int view_key(json_t *phases, const char *phase, const char **names, int max);
 
+/* Whether metric name is a figure that the tiobench (tio), bonnie++
+ * (bon) or dbench (db: throughput_mbs) tables showed, so that a report
+ * need not repeat it as a table of its own. */
+int view_shown(const char *name, int tio, int bon, int db);
+
 /*
  * The metric globs whose tables phase shows (runs: its ok runs; tio,
  * bon, db: whether the tiobench, bonnie++ and dbench tables showed):
