@@ -75,7 +75,7 @@ Test(html, a_bar_per_entry_in_the_given_order_with_whiskers_and_n)
 	const double mean[] = { 30, 20.5, 10 }, ci[] = { 2, NAN, 0.5 };
 	const int n[] = { 3, 1, 2 };
 	struct html_bars b = { "rate_mbs: rate (MiB/s)", "higher is better",
-			       3, label, mean, ci, n, 1 };
+			       3, label, mean, ci, n, 1, NULL };
 	FILE *f = mem();
 	const char *s, *x, *e, *bt;
 
@@ -92,6 +92,25 @@ Test(html, a_bar_per_entry_in_the_given_order_with_whiskers_and_n)
 	cr_expect(strstr(s, "(n=3)</text>"));
 	cr_expect_null(strstr(s, "xfs <1>"));
 	cr_expect_null(strstr(s, "ext4 & co"));
+}
+
+/* compare's verdicts colour the bars; an unknown kind is left plain. */
+Test(html, bars_coloured_by_verdict)
+{
+	const char *label[] = { "a", "b", "c" }, *kind[] = { "better", NULL,
+		"x\" onload=\"y" };
+	const double mean[] = { 3, 2, 1 }, ci[] = { 0, 0, 0 };
+	const int n[] = { 1, 1, 1 };
+	struct html_bars b = { "t", NULL, 3, label, mean, ci, n, 0, kind };
+	FILE *f = mem();
+	const char *s;
+
+	html_bar_chart(f, &b);
+	s = done(f);
+	cr_expect_eq(count(s, "<rect class=\"fsplan-bar"), 3, "%s", s);
+	cr_expect_eq(count(s, "<rect class=\"fsplan-bar fsplan-better\""), 1);
+	cr_expect_eq(count(s, "<rect class=\"fsplan-bar\""), 2, "%s", s);
+	cr_expect_null(strstr(s, "onload"));
 }
 
 Test(html, a_line_per_series)
@@ -166,6 +185,15 @@ Test(html, a_page_escapes_what_comes_from_the_plan_and_the_results)
 	cr_expect(strstr(page, "Linux 6 &lt;x&gt;"), "the kernel");
 	cr_expect(strstr(page, "mkfs.xfs &amp; co"), "the tool versions");
 	cr_expect(strstr(page, "rw,relatime"), "the applied options");
+	/* every link of the contents goes to a section of the page */
+	for (const char *h = page; (h = strstr(h, "href=\"#")); h++) {
+		char id[80];
+
+		snprintf(id, sizeof(id), "id=\"%.*s\"",
+			 (int)strcspn(h + 7, "\""), h + 7);
+		cr_expect(strstr(page, id), "no %s for %.40s", id, h);
+	}
+	cr_expect(strstr(page, "href=\"#phase-1\">w</a>"), "%s", page);
 	/* self-contained: nothing fetched, nothing run */
 	cr_expect_eq(count(page, "http"), count(page,
 		     "xmlns=\"http://www.w3.org/2000/svg\""), "a link: %s",

@@ -82,7 +82,9 @@ static const char style[] =
 ".fsplan-chart text{font:12px sans-serif;fill:#222}\n"
 ".fsplan-chart .fsplan-tick{fill:#666;font-size:11px}\n"
 ".fsplan-grid{stroke:#e4e4e4}.fsplan-axis{stroke:#888}\n"
-".fsplan-bar{fill:#4a7ebb}.fsplan-ci{stroke:#222;stroke-width:1.5;"
+".fsplan-bar{fill:#4a7ebb}.fsplan-better{fill:#3a9a4a}"
+".fsplan-worse{fill:#c8413b}.fsplan-same{fill:#9a9a9a}\n"
+".fsplan-ci{stroke:#222;stroke-width:1.5;"
 "fill:none}\n"
 ".fsplan-line{fill:none;stroke-width:2}\n"
 ".note{color:#555}\n";
@@ -201,6 +203,13 @@ static double half(const struct html_bars *b, size_t i)
 	return b->ci && isfinite(b->ci[i]) && b->ci[i] > 0 ? b->ci[i] : 0;
 }
 
+/* The verdicts the style sheet colours; anything else is left plain. */
+static int kind_known(const char *kind)
+{
+	return kind && (!strcmp(kind, "better") || !strcmp(kind, "worse") ||
+			!strcmp(kind, "same"));
+}
+
 void html_bar_chart(FILE *f, const struct html_bars *b)
 {
 	double lo = 0, hi = 0, w, h, lw;
@@ -240,9 +249,11 @@ void html_bar_chart(FILE *f, const struct html_bars *b)
 		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">",
 			lw - 6, mid + 4);
 		text_cut(f, b->label[i], MAX_LABEL);
-		fprintf(f, "</text>\n<rect class=\"fsplan-bar\" x=\"%.1f\" "
-			"y=\"%.1f\" width=\"%.1f\" height=\"%d\"><title>",
-			x0, y, x1 - x0, BAR);
+		fputs("</text>\n<rect class=\"fsplan-bar", f);
+		if (kind_known(b->kind ? b->kind[i] : NULL))
+			fprintf(f, " fsplan-%s", b->kind[i]);
+		fprintf(f, "\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+			"height=\"%d\"><title>", x0, y, x1 - x0, BAR);
 		html_text(f, b->label[i]);
 		fprintf(f, ": %.*f", b->decimals, b->mean[i]);
 		if (c > 0)

@@ -28,7 +28,9 @@ void html_grid(FILE *f, const struct grid *g);
  * best first before), its 95% confidence interval as a whisker (ci[i] is
  * the half-width; 0 or NAN: none, as for n < 2) and "mean ±ci (n=N)" at
  * its end. Each bar is <rect class="fsplan-bar">, so a test can count
- * them; the chart is <svg class="fsplan-chart fsplan-bars">.
+ * them; the chart is <svg class="fsplan-chart fsplan-bars">. kind, when
+ * not NULL, colours bar i by kind[i]: "better" green, "worse" red,
+ * "same" grey (a verdict, as compare gives), NULL the default blue.
  */
 struct html_bars {
 	const char *title;		/* "rate_mbs: rate (MiB/s)" */
@@ -39,6 +41,7 @@ struct html_bars {
 	const double *ci;
 	const int *count;		/* the n of each mean */
 	int decimals;			/* of the figures shown */
+	const char *const *kind;	/* NULL, or each bar's verdict */
 };
 void html_bar_chart(FILE *f, const struct html_bars *b);
 

@@ -102,9 +102,6 @@ static void facts(FILE *f, json_t *m, const char *const (*list)[2])
 static void header(FILE *f, const char *rundir, const struct results *r,
 		   json_t *m)
 {
-	json_t *mem = view_get(m, "system.mem_bytes");
-	char buf[64];
-
 	fputs("<h1>fsplan report: ", f);
 	html_text(f, view_str(m, "plan.name", rundir));
 	fputs("</h1>\n<table>\n", f);
@@ -116,7 +113,18 @@ static void header(FILE *f, const char *rundir, const struct results *r,
 		return;
 	}
 	facts(f, m, run_facts);
-	fputs("</table>\n<h2 id=\"machine\">Machine</h2>\n<table>\n", f);
+	fputs("</table>\n", f);
+}
+
+/* The machine's facts, the target's and the tools' versions. */
+static void machine(FILE *f, json_t *m)
+{
+	json_t *mem = view_get(m, "system.mem_bytes");
+	char buf[64];
+
+	if (!m)
+		return;
+	fputs("<h2 id=\"machine\">Machine</h2>\n<table>\n", f);
 	facts(f, m, machine_facts);
 	if (json_is_integer(mem)) {
 		snprintf(buf, sizeof(buf), "%.1f GiB",
@@ -241,7 +249,7 @@ static int bar_group(const struct charts *c, const struct rank_table *t,
 	int *count = calloc(t->n + 1, sizeof(*count));
 	char title[512], note[1024], *p = strdup(params);
 	struct html_bars b = { title, note, 0, label, mean, ci, count,
-			       t->decimals };
+			       t->decimals, NULL };
 	int rc = -1;
 
 	if (!label || !mean || !ci || !count || !p)
@@ -398,7 +406,7 @@ static const char *const *chart_globs(const struct pick *pick,
 	return buf;
 }
 
-static int phase_section(FILE *f, const struct results *r,
+static int phase_section(FILE *f, const struct results *r, size_t index,
 			 const char *phase, const struct pick *pick)
 {
 	const char *buf[VIEW_MAX_KEY + 1], *cbuf[VIEW_MAX_KEY + 1];
@@ -413,7 +421,7 @@ static int phase_section(FILE *f, const struct results *r,
 
 	if (!runs)
 		return -1;
-	fputs("<h2>phase ", f);
+	fprintf(f, "<h2 id=\"phase-%zu\">phase ", index + 1);
 	html_text(f, phase);
 	fprintf(f, ": %zu of %zu phase runs ok</h2>\n", n,
 		count[0] + count[1] + count[2] + count[3]);
@@ -519,6 +527,22 @@ static int tree_study(FILE *f, const struct results *r, json_t *phases)
 	return rc < 0 ? -1 : 0;
 }
 
+/* Links to the sections: the page of a big plan is long. */
+static void contents(FILE *f, json_t *m, const char *const *names)
+{
+	fputs("<nav>\n<p>", f);
+	if (m)
+		fputs("<a href=\"#machine\">Machine</a> | ", f);
+	fputs("<a href=\"#configs\">Filesystem configs</a>", f);
+	for (size_t i = 0; names[i]; i++) {
+		fprintf(f, " | <a href=\"#phase-%zu\">", i + 1);
+		html_text(f, names[i]);
+		fputs("</a>", f);
+	}
+	fputs(" | <a href=\"#not-ok\">Failed and skipped</a></p>\n</nav>\n",
+	      f);
+}
+
 /* ---- the page ----------------------------------------------------------- */
 
 int htmlpage_write(FILE *f, const char *rundir, const struct results *r,
@@ -538,12 +562,14 @@ int htmlpage_write(FILE *f, const char *rundir, const struct results *r,
 		 view_str(m, "plan.name", rundir));
 	html_begin(f, title);
 	header(f, rundir, r, m);
+	contents(f, m, names);
+	machine(f, m);
 	if (!r->n_runs)
 		fputs("<p>results.csv has no rows yet</p>\n", f);
 	if (configs(f, r, m))
 		goto out;
 	for (size_t i = 0; names[i]; i++)
-		if (phase_section(f, r, names[i], pick))
+		if (phase_section(f, r, i, names[i], pick))
 			goto out;
 	if (tree_study(f, r, pick->phases) || not_ok(f, r))
 		goto out;
