@@ -346,6 +346,9 @@ static int tio_point(void *ctx, const char *section, const char *ident,
 	struct tio_lines *t = ctx;
 	size_t i;
 
+	if (isnan(threads))
+		return 0;	/* no thread count: no point on a line */
+
 	if (strcmp(section, t->section)) {
 		tio_flush(t);
 		snprintf(t->section, sizeof(t->section), "%s", section);
