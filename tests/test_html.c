@@ -144,7 +144,8 @@ static const char results_csv[] =
 "t,xfs#1,xfs,xfs,,defaults,w,,1,status,ok,\n"
 "t,xfs#2,xfs,xfs,,defaults,w,,2,seconds,1.5,s\n"
 "t,xfs#2,xfs,xfs,,defaults,w,,2,status,failed,\"exit <1> & \"\"more\"\"\"\n"
-"t,jfs#1,jfs,jfs,,,w,,1,status,skipped,no jfs <here>\n";
+"t,jfs#1,jfs,jfs,,,w,,1,status,skipped,no jfs <here>\n"
+"t,xfs,xfs,xfs,,defaults,,,0,mkfs_s,0.5,s\n";
 
 static const char manifest_json[] =
 "{\"run_id\": \"t\", \"status\": \"complete\", \"started\": \"now\",\n"
@@ -210,11 +211,36 @@ Test(html, a_page_escapes_what_comes_from_the_plan_and_the_results)
 		     strstr(chart, "<title>a&lt;b&amp;c: 2.250 \xc2\xb1"),
 		     "%s", chart);
 	free(chart);
+	cr_expect_null(strstr(page, "config-metrics"), "only with --all");
+	cr_expect(strstr(page, "<th>mkfs (s)</th>"), "the configs' times");
 	if (system("command -v tidy > /dev/null"))
 		cr_skip_test("no tidy here to validate the page (make deps)");
 	snprintf(cmd, sizeof(cmd), "tidy -q -e -utf8 '%s' 2>&1", out);
 	rc = system(cmd);
 	cr_expect_eq(rc, 0, "tidy: exit %d (see above)", WEXITSTATUS(rc));
+}
+
+/* --all: every metric's chart and table, the configs' own ones too. */
+Test(html, all_charts_every_metric_and_the_configs)
+{
+	const char *dir = e2e_tmpdir(), *page;
+	char out[512], *part_of;
+
+	e2e_write(dir, "results.csv", results_csv);
+	e2e_write(dir, "manifest.json", manifest_json);
+	snprintf(out, sizeof(out), "%s/page.html", dir);
+	cr_assert_eq(report_command(7, (char *[]){ (char *)"report",
+		(char *)dir, (char *)"--format", (char *)"html", (char *)"--all",
+		(char *)"-o", out, NULL }), 0);
+	page = e2e_read(out);
+	/* the last section before the runs that did not count */
+	part_of = part(page, "<h2 id=\"config-metrics\">", "id=\"not-ok\"",
+		       0);
+	cr_assert_not_null(part_of, "%s", page);
+	cr_expect(strstr(part_of, "mkfs_s: mkfs (s)"), "%s", part_of);
+	cr_expect_eq(count(part_of, "<rect class=\"fsplan-bar\""), 1,
+		     "xfs alone has a mkfs time: %s", part_of);
+	free(part_of);
 }
 
 /* ---- a real run in a real browser --------------------------------------- */

@@ -424,10 +424,15 @@ static int phase_section(FILE *f, const struct results *r, size_t index,
 
 	if (!runs)
 		return -1;
-	fprintf(f, "<h2 id=\"phase-%zu\">phase ", index + 1);
-	html_text(f, phase);
-	fprintf(f, ": %zu of %zu phase runs ok</h2>\n", n,
-		count[0] + count[1] + count[2] + count[3]);
+	if (*phase) {
+		fprintf(f, "<h2 id=\"phase-%zu\">phase ", index + 1);
+		html_text(f, phase);
+		fprintf(f, ": %zu of %zu phase runs ok</h2>\n", n,
+			count[0] + count[1] + count[2] + count[3]);
+	} else {
+		fputs("<h2 id=\"config-metrics\">filesystem configs: mkfs, "
+		      "mount, umount</h2>\n", f);
+	}
 	if (!n) {
 		fputs("<p>no phase run of it succeeded (see the end)</p>\n",
 		      f);
@@ -554,7 +559,7 @@ int htmlpage_write(FILE *f, const char *rundir, const struct results *r,
 	const char **names = view_phases(r);
 	char path[4096], title[512];
 	json_t *m;
-	int rc = -1;
+	int rc = -1, configs_rows = 0;
 
 	if (!names)
 		return -1;
@@ -574,6 +579,12 @@ int htmlpage_write(FILE *f, const char *rundir, const struct results *r,
 	for (size_t i = 0; names[i]; i++)
 		if (phase_section(f, r, i, names[i], pick))
 			goto out;
+	/* with --metric or --all, the configs' own figures too, as text */
+	for (size_t i = 0; i < r->n_runs; i++)
+		configs_rows |= !*r->runs[i].phase;
+	if (configs_rows && pick->view != VIEW_KEY &&
+	    phase_section(f, r, 0, "", pick))
+		goto out;
 	if (tree_study(f, r, pick->phases) || not_ok(f, r))
 		goto out;
 	html_end(f);
