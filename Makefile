@@ -77,7 +77,8 @@ DEB_PKGS := build-essential pkg-config libyaml-dev liblua5.4-dev \
             liburing-dev libcap-dev libcriterion-dev libjansson-dev \
             libblkid-dev e2fsprogs xfsprogs btrfs-progs util-linux \
             bonnie++ dbench fio time clang libclang-rt-14-dev \
-            groff-base mandoc mariadb-server sysbench
+            groff-base mandoc mariadb-server sysbench chromium \
+            fonts-dejavu-core tidy
 
 # A service package (mariadb-server) must leave no daemon running or
 # enabled: a policy-rc.d refuses the start during the install (unless

@@ -1,6 +1,8 @@
 /* test_classic: tiobench's sections and bon_csv2txt's blocks, a row per config, from a hand-made results set. */
+#include "report/bonnie.h"
 #include "report/classic.h"
 #include "report/dbench.h"
+#include "report/view.h"
 #include "resset.h"
 
 TestSuite(classic, .fini = rs_free);
@@ -19,7 +21,7 @@ static const char *bonnie(int want)
 	size_t len;
 	FILE *f = rs_stream(&len);
 
-	cr_assert_eq(classic_bonnie(f, rs.run, rs.n), want);
+	cr_assert_eq(bonnie_table(f, rs.run, rs.n), want);
 	return rs_done(f);
 }
 
@@ -338,21 +340,21 @@ Test(classic, shows_what_the_tables_print)
 		"ran_del_latency_us", "seq_stat_cpu", NULL };
 
 	for (int i = 0; tio_names[i]; i++) {
-		cr_expect(classic_shows(tio_names[i], 1, 0, 0), "%s", tio_names[i]);
-		cr_expect_not(classic_shows(tio_names[i], 0, 1, 1), "%s",
+		cr_expect(view_shown(tio_names[i], 1, 0, 0), "%s", tio_names[i]);
+		cr_expect_not(view_shown(tio_names[i], 0, 1, 1), "%s",
 			      tio_names[i]);
 	}
 	for (int i = 0; bon_names[i]; i++) {
-		cr_expect(classic_shows(bon_names[i], 0, 1, 0), "%s", bon_names[i]);
-		cr_expect_not(classic_shows(bon_names[i], 1, 0, 1), "%s",
+		cr_expect(view_shown(bon_names[i], 0, 1, 0), "%s", bon_names[i]);
+		cr_expect_not(view_shown(bon_names[i], 1, 0, 1), "%s",
 			      bon_names[i]);
 	}
 	/* neither shows a figure of its own */
-	cr_expect_not(classic_shows("seconds", 1, 1, 1));
-	cr_expect_not(classic_shows("putc_latency_ms", 1, 1, 1));
-	cr_expect_not(classic_shows("rate_mbs", 0, 0, 0));
-	cr_expect(classic_shows("throughput_mbs", 0, 0, 1));
-	cr_expect_not(classic_shows("throughput_mbs", 1, 1, 0));
+	cr_expect_not(view_shown("seconds", 1, 1, 1));
+	cr_expect_not(view_shown("putc_latency_ms", 1, 1, 1));
+	cr_expect_not(view_shown("rate_mbs", 0, 0, 0));
+	cr_expect(view_shown("throughput_mbs", 0, 0, 1));
+	cr_expect_not(view_shown("throughput_mbs", 1, 1, 0));
 }
 
 /* ---- dbench ------------------------------------------------------------- */
@@ -418,4 +420,91 @@ Test(classic, dbench_nothing_to_print)
 	tio("ext4", "mode=seq_read;threads=8", 1, 40, 50, -1, 2);
 	rs_load("db");
 	cr_expect_str_eq(dbench(0), "");
+}
+
+/* ---- the tables as grids, for html -------------------------------------- */
+
+struct seen {
+	const char *text;	/* the tables as text */
+	int grids, rows;
+	char titles[512];
+};
+
+/* Each row of a grid is a line of the text: the same figures, in order
+ * (blank cells are the text's blank columns). */
+static int in_text(void *ctx, const char *title, const struct grid *g)
+{
+	struct seen *s = ctx;
+
+	s->grids++;
+	snprintf(s->titles + strlen(s->titles),
+		 sizeof(s->titles) - strlen(s->titles), "%s|", title);
+	for (size_t r = 1; r < g->n / g->ncol; r++) {
+		char line[1024];
+		size_t k = 0;
+
+		for (int c = 0; c < g->ncol; c++) {
+			const char *x = g->cell[r * g->ncol + c];
+
+			if (*x)
+				k += snprintf(line + k, sizeof(line) - k,
+					      "%s%s", k ? " " : "", x);
+		}
+		rs_expect_line(s->text, line);
+		s->rows++;
+	}
+	return 0;
+}
+
+Test(classic, tiobench_grids_are_the_sections)
+{
+	struct seen s = { NULL, 0, 0, "" };
+
+	rs_begin();
+	tio("ext4", "mode=seq_read;threads=16", 1, 80, 50, -1, 2);
+	tio("ext4", "mode=seq_read;threads=8", 1, 40, 50, -1, 2);
+	tio("xfs", "mode=rand_write;threads=1", 1, 5, 25, -1, 3);
+	tio("xfs", "mode=seq_read;threads=8", 1, 20, 90, 40, 1);
+	rs_load("tio");
+	s.text = tiobench(1);
+	cr_assert_eq(classic_tio_grids(rs.run, rs.n, in_text, &s), 1);
+	cr_expect_eq(s.grids, 2);
+	cr_expect_eq(s.rows, 4);
+	cr_expect_str_eq(s.titles, "Sequential Reads|Random Writes|");
+	rs.n = 0;
+	cr_expect_eq(classic_tio_grids(rs.run, rs.n, in_text, &s), 0);
+}
+
+Test(classic, bonnie_grids_are_the_blocks)
+{
+	struct seen s = { NULL, 0, 0, "" };
+
+	rs_begin();
+	bon("ext4", 1, 0, 1, 1);
+	bon("ext4", 2, 1, 1, 1);
+	bon("xfs", 1, 10, 0, 1);
+	rs_load("bon");
+	s.text = bonnie(1);
+	cr_assert_eq(bonnie_grids(rs.run, rs.n, in_text, &s), 1);
+	cr_expect_eq(s.grids, 2, "the IO block and the files block");
+	/* each block: two configs, each with its latency row */
+	cr_expect_eq(s.rows, 4 + 4);
+}
+
+Test(classic, dbench_grids_are_the_tables)
+{
+	struct seen s = { NULL, 0, 0, "" };
+
+	rs_begin();
+	db("ext3", "workers=192", 1, 192, 20);
+	db("ext3", "workers=64", 1, 64, 100);
+	db("ext3", "workers=64", 2, 64, 110);
+	db("xfs-log", "workers=64", 1, 64, 50);
+	rs_load("db");
+	s.text = dbench(1);
+	cr_assert_eq(dbench_grids(rs.run, rs.n, in_text, &s), 1);
+	cr_expect_eq(s.grids, 2);
+	cr_expect_eq(s.rows, 3);
+	cr_expect(strstr(s.titles, "dbench 64 processes") <
+		  strstr(s.titles, "dbench 192 processes"), "%s", s.titles);
 }

@@ -361,3 +361,27 @@ Test(rank, configs_show_the_volumes_totals)
 	rs_expect_line(out, "ext4 ext4 -O x noatime 0.5000");
 	cr_expect_null(strstr(out, "source"), "%s", out);
 }
+
+/* bonnie++'s "+++++": a test timed too fast (name_fast = 1) gives no value. */
+Test(rank, a_value_too_fast_to_time_does_not_count)
+{
+	char buf[4096];
+	const char *t;
+
+	rs_begin();
+	rs_num("ext4", "bon", "", 1, "rewrite", 999999, "");
+	rs_num("ext4", "bon", "", 1, "rewrite_fast", 1, "");
+	rs_status("ext4", "bon", "", 1, "ok");
+	rs_num("ext4", "bon", "", 2, "rewrite", 500, "");
+	rs_num("ext4", "bon", "", 2, "rewrite_fast", 0, "");
+	rs_status("ext4", "bon", "", 2, "ok");
+	rs_num("xfs", "bon", "", 1, "rewrite", 888888, "");
+	rs_num("xfs", "bon", "", 1, "rewrite_fast", 1, "");
+	rs_status("xfs", "bon", "", 1, "ok");
+	rs_load("bon");
+	t = table(tables((const char *[]){ "rewrite", NULL }), "\nrewrite",
+		  buf, sizeof(buf));
+	cr_expect_not_null(rs_line(t, "ext4 1 500.0 - - 500.0 500.0"), "%s", t);
+	cr_expect_null(strstr(t, "xfs"), "xfs was always too fast:\n%s", t);
+	cr_expect_null(strstr(t, "999999"));
+}

@@ -22,11 +22,14 @@ static void put(const char *name, const char *text)
 	cr_assert_eq(fclose(f), 0);
 }
 
-/* The report of a run directory made of manifest.json's phases (JSON
- * objects) and results.csv's rows; fini removes the directory. */
-static const char *report_of(const char *phases, const char *rows)
+/* The report (format "text" or "html") of a run directory made of
+ * manifest.json's phases (JSON objects) and results.csv's rows; fini
+ * removes the directory. */
+static const char *report_as(const char *format, const char *phases,
+			     const char *rows)
 {
-	char *argv[] = { (char *)"report", home, (char *)"-o", out, NULL };
+	char *argv[] = { (char *)"report", home, (char *)"--format",
+			 (char *)format, (char *)"-o", out, NULL };
 	char manifest[1024];
 
 	snprintf(home, sizeof(home), "/tmp/fsplan-studies-XXXXXX");
@@ -36,8 +39,13 @@ static const char *report_of(const char *phases, const char *rows)
 		 "\"status\": \"complete\", \"phases\": [%s]}\n", phases);
 	put("manifest.json", manifest);
 	put("results.csv", rows);
-	cr_assert_eq(report_command(4, argv), 0);
+	cr_assert_eq(report_command(6, argv), 0);
 	return e2e_read(out);
+}
+
+static const char *report_of(const char *phases, const char *rows)
+{
+	return report_as("text", phases, rows);
 }
 
 static void fini(void)
@@ -65,26 +73,28 @@ static void fini(void)
 	ROW(label, phase, rep, "fs_used_bytes_target", dst, "bytes") \
 	ROW(label, phase, rep, "status", status, "")
 
+/* Two configs whose create and rm1 phases use the tree module. */
+#define TREE_PHASES "{\"name\": \"create\", \"use\": \"tree\"}, " \
+	"{\"name\": \"rm1\", \"use\": \"examples/tree.lua\"}, " \
+	"{\"name\": \"other\", \"use\": \"bonnie\"}"
+#define TREE_ROWS HEAD \
+	"t,ext4,ext4,ext4,,,,,0,mkfs_s,1.5,s\n" \
+	"t,ext4,ext4,ext4,,,,,0,mount_s,0.25,s\n" \
+	STEP("ext4", "create", "1", "10", "100", "50", "2097152", "3145728", \
+	     "ok") \
+	STEP("ext4", "create", "2", "20", "200", "70", "2097152", "3145728", \
+	     "ok") \
+	STEP("ext4", "create", "3", "999", "1", "1", "0", "0", "failed") \
+	STEP("ext4", "rm1", "1", "3", "300", "0.5", "2097152", "0", "ok") \
+	STEP("ext4", "other", "1", "7", "7", "7", "0", "0", "ok") \
+	STEP("xfs", "create", "1", "4", "400", "40", "1048576", "1048576", \
+	     "ok")
+
 Test(studies, tree_steps_as_the_study_printed_them, .fini = fini)
 {
 	const char *s, *ext4, *xfs;
 
-	s = report_of("{\"name\": \"create\", \"use\": \"tree\"}, "
-		      "{\"name\": \"rm1\", \"use\": \"examples/tree.lua\"}, "
-		      "{\"name\": \"other\", \"use\": \"bonnie\"}", HEAD
-		      "t,ext4,ext4,ext4,,,,,0,mkfs_s,1.5,s\n"
-		      "t,ext4,ext4,ext4,,,,,0,mount_s,0.25,s\n"
-		      STEP("ext4", "create", "1", "10", "100", "50", "2097152",
-			   "3145728", "ok")
-		      STEP("ext4", "create", "2", "20", "200", "70", "2097152",
-			   "3145728", "ok")
-		      STEP("ext4", "create", "3", "999", "1", "1", "0", "0",
-			   "failed")
-		      STEP("ext4", "rm1", "1", "3", "300", "0.5", "2097152",
-			   "0", "ok")
-		      STEP("ext4", "other", "1", "7", "7", "7", "0", "0", "ok")
-		      STEP("xfs", "create", "1", "4", "400", "40", "1048576",
-			   "1048576", "ok"));
+	s = report_of(TREE_PHASES, TREE_ROWS);
 	cr_assert(strstr(s, "== the home tree"), "%s", s);
 	ext4 = strstr(s, "\next4   mkfs 1.500 s   mount 0.250 s\n");
 	cr_assert_not_null(ext4, "%s", s);
@@ -100,6 +110,27 @@ Test(studies, tree_steps_as_the_study_printed_them, .fini = fini)
 	cr_expect(strstr(xfs, "  create           4.00        400       40.0"
 			 "          1          1\n"), "%s", xfs);
 	cr_expect(!strstr(xfs, "  rm1 "), "xfs has no rm1 run: %s", xfs);
+}
+
+/* The page has the same table, a grid per config. */
+Test(studies, tree_steps_in_the_html_page, .fini = fini)
+{
+	const char *s, *ext4, *xfs;
+
+	s = strstr(report_as("html", TREE_PHASES, TREE_ROWS),
+		   "<h2 id=\"tree\">");
+	cr_assert_not_null(s, "%s", e2e_read(out));
+	ext4 = strstr(s, "<h3>ext4: mkfs 1.500 s, mount 0.250 s</h3>");
+	xfs = strstr(s, "<h3>xfs</h3>");
+	cr_assert(ext4 && xfs && ext4 < xfs, "%s", s);
+	cr_expect(strstr(ext4, "<tr><td>create</td><td class=\"num\">15.00"
+			 "</td><td class=\"num\">150</td><td class=\"num\">"
+			 "60.0</td><td class=\"num\">2</td><td class=\"num"
+			 "\">3</td></tr>"), "%s", ext4);
+	cr_expect(strstr(xfs, "<tr><td>create</td><td class=\"num\">4.00"),
+		  "%s", xfs);
+	cr_expect_null(strstr(xfs, "<td>rm1</td>"));
+	cr_expect_null(strstr(s, "<td>other</td>"));
 }
 
 #define FFSB(label, phase, t, rep, fig, figv, cpu, status) \

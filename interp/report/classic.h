@@ -1,9 +1,10 @@
-/* classic: the seed studies' tables — tiobench's and bonnie++'s layouts, and the helpers the study tables share. */
+/* classic: the seed studies' tables — tiobench's layout, and the helpers the study tables share. */
 #ifndef FSPLAN_CLASSIC_H
 #define FSPLAN_CLASSIC_H
 
 #include <stdio.h>
 
+#include "report/grid.h"
 #include "results/results.h"
 
 /*
@@ -17,19 +18,45 @@
 int classic_tiobench(FILE *f, const struct res_run *const *runs, size_t n);
 
 /*
- * bon_csv2txt's layout for runs with bonnie_line: the sequential
- * output/input and seeks block and the create block, a row per
- * filesystem config, the means over repetitions. Same returns.
+ * The Rate column of classic_tiobench's rows, in its order, given to fn:
+ * the section's title ("Sequential Reads"), the row's identifier, its
+ * thread count (NAN when none) and the mean rate (MiB/s). A nonzero
+ * return from fn stops it. Returns 0, or -1 out of memory or when fn
+ * failed.
  */
-int classic_bonnie(FILE *f, const struct res_run *const *runs, size_t n);
+typedef int (*classic_tio_fn)(void *ctx, const char *section,
+			      const char *ident, double threads, double rate);
+int classic_tio_rates(const struct res_run *const *runs, size_t n,
+		      classic_tio_fn fn, void *ctx);
 
 /*
- * Whether metric name is a figure of the tiobench sections (tio: they
- * were printed), of the bonnie++ blocks (bon) or the dbench table (db:
- * throughput_mbs), so that report need not
- * repeat it as a table of its own.
+ * The study tables as grids, for formats other than text: fn is called
+ * with each table's title and its grid (row 0 the head), in the order
+ * the text prints them; a nonzero return from fn stops it. Returns 1
+ * when there was a table, 0 none, -1 out of memory or when fn failed.
  */
-int classic_shows(const char *name, int tio, int bon, int db);
+typedef int (*classic_grid_fn)(void *ctx, const char *title,
+			       const struct grid *g);
+
+/* classic_tiobench's sections: a grid each, titled "Sequential Reads". */
+int classic_tio_grids(const struct res_run *const *runs, size_t n,
+		      classic_grid_fn fn, void *ctx);
+
+/* Whether metric name is a figure of the tiobench sections, so that
+ * report need not repeat it as a table of its own. */
+int classic_tio_shows(const char *name);
+
+/* A mean built one repetition at a time; n == 0 means "not measured". */
+struct classic_acc {
+	double sum;
+	int n;
+};
+
+/* Add run's value of name, when it has one; 1 and the mean in *v, or 0
+ * when nothing was added. */
+void classic_acc_add(struct classic_acc *a, const struct res_run *run,
+		     const char *name);
+int classic_acc_mean(const struct classic_acc *a, double *v);
 
 /* A run's identifier for the tables: its label and its parameters but
  * those in skip (malloc'd), and the index of name in names, or -1. */

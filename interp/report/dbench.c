@@ -28,15 +28,13 @@ static int db_cmp(const void *a, const void *b)
 	return x->order - y->order;
 }
 
-int dbench_table(FILE *f, const struct res_run *const *runs, size_t n)
+/* The rows of runs, sorted by client count then first appearance; their
+ * number, or -1 out of memory (rows and idents freed by db_free). */
+static int db_collect(const struct res_run *const *runs, size_t n,
+		      struct db_row *rows, char **idents, size_t *n_idents)
 {
-	struct db_row *rows = calloc(n + 1, sizeof(*rows));
-	char **idents = calloc(n + 1, sizeof(*idents));
-	size_t n_rows = 0, n_idents = 0;
-	int rc = -1, w = 24;
+	size_t n_rows = 0;
 
-	if (!rows || !idents)
-		goto out;
 	for (size_t i = 0; i < n; i++) {
 		double mbs, clients;
 		char *ident;
@@ -48,14 +46,14 @@ int dbench_table(FILE *f, const struct res_run *const *runs, size_t n)
 			continue;
 		ident = classic_ident(runs[i], db_skip);
 		if (!ident)
-			goto out;
-		order = classic_order(idents, n_idents, ident);
+			return -1;
+		order = classic_order(idents, *n_idents, ident);
 		if (order < 0) {
-			order = (int)n_idents;
-			idents[n_idents++] = strdup(ident);
+			order = (int)*n_idents;
+			idents[(*n_idents)++] = strdup(ident);
 			if (!idents[order]) {
 				free(ident);
-				goto out;
+				return -1;
 			}
 		}
 		for (k = 0; k < n_rows; k++)
@@ -73,16 +71,39 @@ int dbench_table(FILE *f, const struct res_run *const *runs, size_t n)
 		rows[k].lo = fmin(rows[k].lo, mbs);
 		rows[k].n++;
 	}
+	qsort(rows, n_rows, sizeof(*rows), db_cmp);
+	return (int)n_rows;
+}
+
+static void db_free(struct db_row *rows, char **idents, size_t n)
+{
+	for (size_t i = 0; rows && i < n; i++)
+		free(rows[i].ident);
+	for (size_t i = 0; idents && i < n; i++)
+		free(idents[i]);
+	free(rows);
+	free(idents);
+}
+
+int dbench_table(FILE *f, const struct res_run *const *runs, size_t n)
+{
+	struct db_row *rows = calloc(n + 1, sizeof(*rows));
+	char **idents = calloc(n + 1, sizeof(*idents));
+	size_t n_idents = 0;
+	int rc = -1, w = 24, n_rows;
+
+	if (!rows || !idents ||
+	    (n_rows = db_collect(runs, n, rows, idents, &n_idents)) < 0)
+		goto out;
 	rc = n_rows > 0;
 	if (!rc)
 		goto out;
-	qsort(rows, n_rows, sizeof(*rows), db_cmp);
-	for (size_t i = 0; i < n_rows; i++)
+	for (int i = 0; i < n_rows; i++)
 		if ((int)strlen(rows[i].ident) > w)
 			w = (int)strlen(rows[i].ident);
 	fputs("\ndbench: throughput over the repetitions, MB/s (10^6 bytes "
 	      "of ReadX and WriteX)\n", f);
-	for (size_t i = 0; i < n_rows; i++) {
+	for (int i = 0; i < n_rows; i++) {
 		const struct db_row *r = &rows[i];
 
 		if (!i || r->clients != rows[i - 1].clients) {
@@ -97,11 +118,51 @@ int dbench_table(FILE *f, const struct res_run *const *runs, size_t n)
 			r->sum / r->n, r->hi, r->lo, r->n);
 	}
 out:
-	for (size_t i = 0; i < n_rows; i++)
-		free(rows[i].ident);
-	for (size_t i = 0; i < n_idents; i++)
-		free(idents[i]);
-	free(rows);
-	free(idents);
+	db_free(rows, idents, n);
+	return rc;
+}
+
+int dbench_grids(const struct res_run *const *runs, size_t n,
+		 classic_grid_fn fn, void *ctx)
+{
+	static const char *const head[5] = { "config", "Average", "High",
+		"Low", "Runs" };
+	struct db_row *rows = calloc(n + 1, sizeof(*rows));
+	char **idents = calloc(n + 1, sizeof(*idents));
+	struct grid g = { 5, 1, NULL, 0, 0 };
+	size_t n_idents = 0;
+	int rc = -1, n_rows;
+
+	if (!rows || !idents ||
+	    (n_rows = db_collect(runs, n, rows, idents, &n_idents)) < 0)
+		goto out;
+	for (int i = 0; i < n_rows; i++) {
+		const struct db_row *r = &rows[i];
+		char num[4][32], title[96];
+
+		if ((!i || r->clients != rows[i - 1].clients) &&
+		    grid_row(&g, head))
+			goto out;
+		snprintf(num[0], sizeof(num[0]), "%.2f", r->sum / r->n);
+		snprintf(num[1], sizeof(num[1]), "%.2f", r->hi);
+		snprintf(num[2], sizeof(num[2]), "%.2f", r->lo);
+		snprintf(num[3], sizeof(num[3]), "%d", r->n);
+		if (grid_row(&g, (const char *[]){ r->ident, num[0], num[1],
+			     num[2], num[3] }))
+			goto out;
+		if (i + 1 < n_rows && rows[i + 1].clients == r->clients)
+			continue;
+		snprintf(title, sizeof(title), "dbench %g processes: "
+			 "throughput (MB/s, 10^6 bytes of ReadX and WriteX)",
+			 r->clients);
+		if (fn(ctx, title, &g))
+			goto out;
+		grid_free(&g);
+		g = (struct grid){ 5, 1, NULL, 0, 0 };
+	}
+	rc = n_rows > 0;
+out:
+	grid_free(&g);
+	db_free(rows, idents, n);
 	return rc;
 }

@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 
+#include "report/classic.h"
 #include "results/results.h"
 
 /*
@@ -14,5 +15,8 @@
  * table, 0 when no run had one, -1 on error (as classic_tiobench).
  */
 int dbench_table(FILE *f, const struct res_run *const *runs, size_t n);
+/* The same tables as grids, one per client count (see classic_grid_fn). */
+int dbench_grids(const struct res_run *const *runs, size_t n,
+		 classic_grid_fn fn, void *ctx);
 
 #endif

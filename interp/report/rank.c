@@ -282,31 +282,50 @@ static void metric_title(const char *name, const char *unit, double top,
 		snprintf(t->label + k, sizeof(t->label) - k, " (%s)", u);
 }
 
-static int metric_table(FILE *f, const struct view *v, const char *name)
+/*
+ * The values of name in run i: none when the run timed the test too
+ * fast to give one (name_fast, as bonnie++ prints "+++++").
+ */
+static const struct res_metric *measured(const struct res_run *run,
+					 const char *name)
 {
-	static const char *const head[] = { "config", "params", "n", "mean",
-		"stdev", "95% CI", "high", "low" };
+	const struct res_metric *x = results_metric(run, name);
+	char fast[96];
+	double v;
+
+	snprintf(fast, sizeof(fast), "%s_fast", name);
+	if (!x || !x->numeric || (results_value(run, fast, &v) && v))
+		return NULL;
+	return x;
+}
+
+/* The table of name over v into t (its rows best first); 0 when no run
+ * has a value of it, -1 out of memory. */
+static int metric_rows(const struct view *v, const char *name,
+		       struct rank_table *t, struct ranked **out)
+{
 	double *vals = calloc(v->n + 1, sizeof(*vals));
 	struct ranked *rk = calloc(v->n_keys + 1, sizeof(*rk));
-	struct grid g = { 0 };
 	const char *unit = NULL;
-	struct title t;
+	struct title tt;
 	double top = 0;
 	size_t nr = 0;
-	int rc = -1, params = 0, lower;
 
-	if (!vals || !rk)
-		goto out;
+	*out = NULL;
+	if (!vals || !rk) {
+		free(vals);
+		free(rk);
+		return -1;
+	}
+	memset(t, 0, sizeof(*t));
 	for (size_t k = 0; k < v->n_keys; k++) {
 		int m = 0;
 
 		for (size_t i = 0; i < v->n; i++) {
 			const struct res_metric *x;
 
-			if (v->key[i] != k)
-				continue;
-			x = results_metric(v->run[i], name);
-			if (!x || !x->numeric)
+			if (v->key[i] != k ||
+			    !(x = measured(v->run[i], name)))
 				continue;
 			vals[m++] = x->v;
 			unit = unit ? unit : x->unit;
@@ -315,48 +334,89 @@ static int metric_table(FILE *f, const struct view *v, const char *name)
 			continue;
 		rk[nr].key = k;
 		results_stats(vals, m, &rk[nr].s);
-		params |= *v->first[k]->params != '\0';
+		t->params |= *v->first[k]->params != '\0';
 		nr++;
 	}
-	rc = 0;
-	if (!nr)
-		goto out;
-	lower = rank_lower_is_better(name, unit);
+	free(vals);
+	if (!nr) {
+		free(rk);
+		return 0;
+	}
+	t->name = name;
+	t->lower = rank_lower_is_better(name, unit);
 	for (size_t i = 0; i < nr; i++) {
-		rk[i].order = lower ? rk[i].s.mean : -rk[i].s.mean;
+		rk[i].order = t->lower ? rk[i].s.mean : -rk[i].s.mean;
 		top = fmax(top, fmax(fabs(rk[i].s.hi), fabs(rk[i].s.lo)));
 	}
-	metric_title(name, unit, top, &t);
-	for (size_t i = 0; t.scale != 1 && i < nr; i++) {
+	metric_title(name, unit, top, &tt);
+	snprintf(t->title, sizeof(t->title), "%s", tt.label);
+	for (size_t i = 0; tt.scale != 1 && i < nr; i++) {
 		struct res_stats *s = &rk[i].s;
 
-		s->mean /= t.scale;
-		s->sd /= t.scale;
-		s->ci /= t.scale;
-		s->hi /= t.scale;
-		s->lo /= t.scale;
+		s->mean /= tt.scale;
+		s->sd /= tt.scale;
+		s->ci /= tt.scale;
+		s->hi /= tt.scale;
+		s->lo /= tt.scale;
 	}
 	qsort(rk, nr, sizeof(*rk), by_rank);
-	g.ncol = params ? 8 : 7;
-	g.left = params ? 2 : 1;
+	t->decimals = decimals(rk, nr);
+	t->n = nr;
+	*out = rk;
+	return 1;
+}
+
+/* The table t of name over v: its rows, and them as the text grid. */
+static int metric_table(const struct view *v, const char *name,
+			rank_fn fn, void *ctx)
+{
+	static const char *const head[] = { "config", "params", "n", "mean",
+		"stdev", "95% CI", "high", "low" };
+	struct rank_table t;
+	struct rank_row *row = NULL;
+	struct ranked *rk;
+	struct grid g = { 0 };
+	int rc = metric_rows(v, name, &t, &rk);
+
+	if (rc <= 0)
+		return rc;
 	rc = -1;
-	if (grid_row(&g, params ? head : (const char *[]){ head[0], head[2],
-		     head[3], head[4], head[5], head[6], head[7] }) ||
-	    table_rows(&g, v, rk, nr, params))
+	row = calloc(t.n + 1, sizeof(*row));
+	if (!row)
 		goto out;
-	if (strcmp(t.label, name))
-		fprintf(f, "\n%s: %s, %s is better\n", name, t.label,
-			lower ? "lower" : "higher");
-	else
-		fprintf(f, "\n%s, %s is better\n", name,
-			lower ? "lower" : "higher");
-	grid_print(f, &g);
-	rc = 0;
+	for (size_t i = 0; i < t.n; i++) {
+		row[i].first = v->first[rk[i].key];
+		row[i].s = rk[i].s;
+	}
+	t.row = row;
+	g.ncol = t.params ? 8 : 7;
+	g.left = t.params ? 2 : 1;
+	if (grid_row(&g, t.params ? head : (const char *[]){ head[0],
+		     head[2], head[3], head[4], head[5], head[6], head[7] }) ||
+	    table_rows(&g, v, rk, t.n, t.params))
+		goto out;
+	rc = fn(ctx, &t, &g);
 out:
 	grid_free(&g);
-	free(vals);
+	free(row);
 	free(rk);
 	return rc;
+}
+
+/* rank_tables' way of showing a table: its title line and the grid. */
+static int print_table(void *ctx, const struct rank_table *t,
+		       const struct grid *g)
+{
+	FILE *f = ctx;
+
+	if (strcmp(t->title, t->name))
+		fprintf(f, "\n%s: %s, %s is better\n", t->name, t->title,
+			t->lower ? "lower" : "higher");
+	else
+		fprintf(f, "\n%s, %s is better\n", t->name,
+			t->lower ? "lower" : "higher");
+	grid_print(f, g);
+	return 0;
 }
 
 static int by_name(const void *a, const void *b)
@@ -394,8 +454,8 @@ const char **rank_metric_names(const struct res_run *const *runs,
 	return names;
 }
 
-int rank_tables(FILE *f, const struct res_run *const *runs, size_t n,
-		const char *const *only)
+int rank_each(const struct res_run *const *runs, size_t n,
+	      const char *const *only, rank_fn fn, void *ctx)
 {
 	const char *const every[] = { "*", NULL };
 	struct view v = { 0 };
@@ -417,13 +477,20 @@ int rank_tables(FILE *f, const struct res_run *const *runs, size_t n,
 		for (size_t i = 0; i < n_names && !rc; i++)
 			if (!done[i] && !fnmatch(*only, names[i], 0)) {
 				done[i] = 1;
-				rc = metric_table(f, &v, names[i]);
+				rc = metric_table(&v, names[i], fn,
+						  ctx) < 0 ? -1 : 0;
 			}
 out:
 	free(done);
 	free(names);
 	view_free(&v);
 	return rc;
+}
+
+int rank_tables(FILE *f, const struct res_run *const *runs, size_t n,
+		const char *const *only)
+{
+	return rank_each(runs, n, only, print_table, f);
 }
 
 /* ---- the filesystem configs --------------------------------------------- */
@@ -476,7 +543,8 @@ static size_t totals_only(const char **names, size_t n)
 	return k;
 }
 
-int rank_configs(FILE *f, const struct res_run *const *runs, size_t n)
+int rank_configs_grid(struct grid *g, const struct res_run *const *runs,
+		      size_t n)
 {
 	enum { FIXED = 4, MAX_M = GRID_COLS - FIXED };
 	const struct res_run **conf = calloc(n + 1, sizeof(*conf));
@@ -485,7 +553,6 @@ int rank_configs(FILE *f, const struct res_run *const *runs, size_t n)
 	struct title t[MAX_M];
 	char num[MAX_M][48];
 	int dec[MAX_M];
-	struct grid g = { 0 };
 	size_t n_conf = 0, n_first = 0, n_names = 0;
 	int rc = -1;
 
@@ -508,8 +575,8 @@ int rank_configs(FILE *f, const struct res_run *const *runs, size_t n)
 	n_names = totals_only(names, n_names);
 	if (n_names > MAX_M)
 		n_names = MAX_M;
-	g.ncol = FIXED + (int)n_names;
-	g.left = FIXED;
+	g->ncol = FIXED + (int)n_names;
+	g->left = FIXED;
 	row[0] = "config";
 	row[1] = "type";
 	row[2] = "mkfs options";
@@ -526,7 +593,7 @@ int rank_configs(FILE *f, const struct res_run *const *runs, size_t n)
 		dec[m] = digits(top / t[m].scale);
 		row[FIXED + m] = t[m].label;
 	}
-	if (grid_row(&g, row))
+	if (grid_row(g, row))
 		goto out;
 	for (size_t k = 0; k < n_first; k++) {
 		const struct res_run *x = first[k];
@@ -546,15 +613,24 @@ int rank_configs(FILE *f, const struct res_run *const *runs, size_t n)
 				snprintf(num[m], sizeof(num[m]), "-");
 			row[FIXED + m] = num[m];
 		}
-		if (grid_row(&g, row))
+		if (grid_row(g, row))
 			goto out;
 	}
-	grid_print(f, &g);
 	rc = 0;
 out:
-	grid_free(&g);
 	free(names);
 	free(conf);
 	free(first);
+	return rc;
+}
+
+int rank_configs(FILE *f, const struct res_run *const *runs, size_t n)
+{
+	struct grid g = { 0 };
+	int rc = rank_configs_grid(&g, runs, n);
+
+	if (!rc)
+		grid_print(f, &g);
+	grid_free(&g);
 	return rc;
 }

@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 
+#include "report/grid.h"
 #include "results/results.h"
 
 /*
@@ -19,6 +20,41 @@
  */
 int rank_tables(FILE *f, const struct res_run *const *runs, size_t n,
 		const char *const *only);
+
+/* One metric's table, as rank_tables prints it. */
+struct rank_row {
+	const struct res_run *first;	/* the row's config and params */
+	struct res_stats s;		/* in the title's unit */
+};
+
+struct rank_table {
+	const char *name;		/* the metric */
+	char title[160];		/* "average latency (ms)" */
+	int lower;			/* lower is better */
+	int decimals;			/* the table's figures have these */
+	int params;			/* some row has parameters */
+	const struct rank_row *row;	/* best first */
+	size_t n;
+};
+
+/* Called with each table and it as text (grid: head, then t's rows);
+ * a nonzero return stops rank_each, which returns -1. */
+typedef int (*rank_fn)(void *ctx, const struct rank_table *t,
+		       const struct grid *g);
+
+/*
+ * The tables rank_tables prints, given to fn instead: the same metrics,
+ * the same order. A value of name in a run that also says name_fast
+ * (bonnie++'s "+++++", too fast to time) is not counted. Returns 0, or
+ * -1 out of memory or when fn failed.
+ */
+int rank_each(const struct res_run *const *runs, size_t n,
+	      const char *const *only, rank_fn fn, void *ctx);
+
+/* rank_configs' table as a grid (zeroed by the caller, freed with
+ * grid_free); 0, or -1 out of memory. */
+int rank_configs_grid(struct grid *g, const struct res_run *const *runs,
+		      size_t n);
 
 /*
  * The filesystem configs of runs (all of a run's), a row each in order of

@@ -7,11 +7,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "report/bonnie.h"
 #include "report/classic.h"
 #include "report/dbench.h"
+#include "report/htmlpage.h"
 #include "report/rank.h"
 #include "report/report.h"
 #include "report/studies.h"
+#include "report/view.h"
 #include "results/csv.h"
 #include "results/results.h"
 #include "util/exitcode.h"
@@ -49,8 +52,16 @@ static const char report_help[] =
 "  --format csv    wide CSV, one row per phase run: cell, rep, fs_label,\n"
 "                  fs_type, mkfs_opts, mount_opts, phase, phase_params,\n"
 "                  status, reason, then one column per metric, sorted\n"
-"                  (every metric: --metric and --all are for text)\n"
-"  --format html   not yet (exit 2)\n"
+"                  (every metric: --metric and --all are for text\n"
+"                  and html)\n"
+"  --format html   one self-contained HTML page (inline SVG charts, no\n"
+"                  script, nothing fetched): the machine, kernel, tool\n"
+"                  versions and mount options from manifest.json; per\n"
+"                  phase a bar chart per key metric (per parameter set)\n"
+"                  of the configs, best first, with 95% CI whiskers and\n"
+"                  n; tiobench's rate against threads per mode; the\n"
+"                  study tables and bonnie++ blocks; the metric tables;\n"
+"                  the runs that failed or were skipped, with reasons\n"
 "  -o, --output FILE\n"
 "                  write to FILE instead of standard output\n"
 "  --metric GLOB   instead of the key metrics, the tables of the metrics\n"
@@ -65,44 +76,9 @@ static const char report_help[] =
 
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 
-#define MAX_KEY 32	/* metrics of a phase's key that report reads */
-
 enum format { FMT_TEXT, FMT_CSV, FMT_HTML };
 
-/* Which tables a phase gets: its key metrics, --metric's, or --all. */
-enum view { VIEW_KEY, VIEW_METRIC, VIEW_ALL };
-
-struct pick {
-	enum view view;
-	const char *const *only;	/* --metric's globs */
-	json_t *phases;			/* manifest.json's, or NULL */
-};
-
-/* A phase without a key: its time and its throughput figures. */
-static const char *const fallback_key[] = { "seconds", "*_mbs", "*_iops",
-					    NULL };
-
-static const char *const status_name[] = {
-	[RES_NONE] = "incomplete", [RES_OK] = "ok",
-	[RES_FAILED] = "failed", [RES_SKIPPED] = "skipped",
-};
-
 /* ---- text --------------------------------------------------------------- */
-
-/* The string at a dotted path of o, or dflt. */
-static const char *jstr(json_t *o, const char *path, const char *dflt)
-{
-	const char *s, *dot;
-	char key[64];
-
-	while (o && (dot = strchr(path, '.'))) {
-		snprintf(key, sizeof(key), "%.*s", (int)(dot - path), path);
-		o = json_object_get(o, key);
-		path = dot + 1;
-	}
-	s = json_string_value(json_object_get(o, path));
-	return s ? s : dflt;
-}
 
 /* Who ran what where, from manifest.json (m) when there is one. */
 static void text_header(FILE *f, const char *rundir, const struct results *r,
@@ -115,69 +91,15 @@ static void text_header(FILE *f, const char *rundir, const struct results *r,
 		return;
 	}
 	fprintf(f, "run %s: plan %s (%s), %s, started %s, ended %s\n",
-		r->run_id ? r->run_id : "?", jstr(m, "plan.name", "?"),
-		jstr(m, "plan.path", "?"), jstr(m, "status", "?"),
-		jstr(m, "started", "?"), jstr(m, "ended", "-"));
+		r->run_id ? r->run_id : "?", view_str(m, "plan.name", "?"),
+		view_str(m, "plan.path", "?"), view_str(m, "status", "?"),
+		view_str(m, "started", "?"), view_str(m, "ended", "-"));
 	fprintf(f, "system: %s; %s; %s, %lld cores\n",
-		jstr(m, "system.kernel", "?"),
-		jstr(m, "system.distribution", "?"),
-		jstr(m, "system.cpu_model", "?"),
+		view_str(m, "system.kernel", "?"),
+		view_str(m, "system.distribution", "?"),
+		view_str(m, "system.cpu_model", "?"),
 		(long long)json_integer_value(json_object_get(
 			json_object_get(m, "system"), "cores")));
-}
-
-/* The ok runs of phase; the counts of every status in count[]. */
-static const struct res_run **ok_runs(const struct results *r,
-				      const char *phase, size_t *n,
-				      size_t count[4])
-{
-	const struct res_run **runs = calloc(r->n_runs + 1, sizeof(*runs));
-
-	*n = 0;
-	memset(count, 0, 4 * sizeof(*count));
-	for (size_t i = 0; runs && i < r->n_runs; i++) {
-		if (strcmp(r->runs[i].phase, phase))
-			continue;
-		count[r->runs[i].status]++;
-		if (r->runs[i].status == RES_OK)
-			runs[(*n)++] = &r->runs[i];
-	}
-	return runs;
-}
-
-/* The key of phase as the manifest's phases record it, into names
- * (NULL-ended, borrowed from phases); how many, 0 when none. */
-static int manifest_key(json_t *phases, const char *phase,
-			const char **names, int max)
-{
-	size_t i, k;
-	json_t *o, *v;
-	int n = 0;
-
-	json_array_foreach(phases, i, o) {
-		const char *name = json_string_value(json_object_get(o,
-								     "name"));
-
-		if (!name || strcmp(name, phase))
-			continue;
-		json_array_foreach(json_object_get(o, "key"), k, v)
-			if (json_is_string(v) && n < max)
-				names[n++] = json_string_value(v);
-		break;
-	}
-	names[n] = NULL;
-	return n;
-}
-
-static int reported(const struct res_run *const *runs, size_t n,
-		    const char *name)
-{
-	double v;
-
-	for (size_t i = 0; i < n; i++)
-		if (results_value(runs[i], name, &v))
-			return 1;
-	return 0;
 }
 
 /*
@@ -189,30 +111,16 @@ static int key_tables(FILE *f, const struct res_run *const *runs, size_t n,
 		      const char *phase, const struct pick *pick, int tio,
 		      int bon, int db)
 {
-	const char *key[MAX_KEY + 1], *rest[MAX_KEY + 1];
-	int n_key = manifest_key(pick->phases, phase, key, MAX_KEY);
-	int k = 0, shown = 0, found = 0;
+	const char *buf[VIEW_MAX_KEY + 1];
+	const char *const *globs;
+	int fallback;
 
-	for (int i = 0; i < n_key; i++) {
-		if (classic_shows(key[i], tio, bon, db)) {
-			shown = 1;
-			continue;
-		}
-		found |= reported(runs, n, key[i]);
-		rest[k++] = key[i];
-	}
-	/* what the device wrote per byte the phase wrote, beside its rate */
-	if (n_key && reported(runs, n, "write_amp"))
-		rest[k++] = "write_amp";
-	rest[k] = NULL;
-	if (found || shown)
-		return k ? rank_tables(f, runs, n, rest) : 0;
-	if (!n_key && (tio || bon || db))
-		return 0;
-	if (n_key)
+	globs = view_tables(pick, runs, n, phase, tio, bon, db, buf,
+			    &fallback);
+	if (fallback)
 		fputs("\n(no run reported its key metrics: its seconds, _mbs "
 		      "and _iops figures instead)\n", f);
-	return rank_tables(f, runs, n, fallback_key);
+	return *globs ? rank_tables(f, runs, n, globs) : 0;
 }
 
 /* Phase runs the rest of the machine disturbed: more than a quarter of
@@ -245,7 +153,7 @@ static int text_phase(FILE *f, const struct results *r, const char *phase,
 		      const struct pick *pick)
 {
 	size_t n, count[4], all;
-	const struct res_run **runs = ok_runs(r, phase, &n, count);
+	const struct res_run **runs = view_ok_runs(r, phase, &n, count);
 	int rc = -1, tio, bon, db;
 
 	if (!runs)
@@ -262,15 +170,11 @@ static int text_phase(FILE *f, const struct results *r, const char *phase,
 		goto out;
 	}
 	tio = classic_tiobench(f, runs, n);
-	bon = tio < 0 ? -1 : classic_bonnie(f, runs, n);
+	bon = tio < 0 ? -1 : bonnie_table(f, runs, n);
 	db = bon < 0 ? -1 : dbench_table(f, runs, n);
 	if (tio < 0 || bon < 0 || db < 0)
 		goto out;
-	if (pick->view == VIEW_KEY && *phase)
-		rc = key_tables(f, runs, n, phase, pick, tio, bon, db);
-	else
-		rc = rank_tables(f, runs, n, pick->view == VIEW_METRIC ?
-				 pick->only : NULL);
+	rc = key_tables(f, runs, n, phase, pick, tio, bon, db);
 	if (!rc && *phase)
 		noisy_runs(f, runs, n);
 out:
@@ -281,13 +185,11 @@ out:
 /* Every filesystem config of the run, with its own metrics. */
 static int text_configs(FILE *f, const struct results *r)
 {
-	const struct res_run **runs = calloc(r->n_runs + 1, sizeof(*runs));
+	const struct res_run **runs = view_all_runs(r);
 	int rc;
 
 	if (!runs)
 		return -1;
-	for (size_t i = 0; i < r->n_runs; i++)
-		runs[i] = &r->runs[i];
 	fputs("\n== filesystem configs ==\n", f);
 	rc = rank_configs(f, runs, r->n_runs);
 	free(runs);
@@ -295,87 +197,49 @@ static int text_configs(FILE *f, const struct results *r)
 }
 
 /* Runs that did not count, by status, config, phase and reason. */
-/* In a group's count: its runs are of more than one phase. */
-#define SEVERAL ((size_t)1 << (sizeof(size_t) * 8 - 1))
-
 static int text_footer(FILE *f, const struct results *r)
 {
-	size_t count[4] = { 0 }, *group = calloc(r->n_runs + 1, sizeof(*group));
-	size_t *times = calloc(r->n_runs + 1, sizeof(*times)), ng = 0;
+	size_t count[4], ng;
+	struct view_group *group = view_not_ok(r, &ng, count);
 	int wl = 0, wp = 0;
 
-	if (!group || !times) {
-		free(group);
-		free(times);
+	if (!group)
 		return -1;
-	}
-	for (size_t i = 0; i < r->n_runs; i++) {
-		const struct res_run *x = &r->runs[i];
-		size_t g;
-
-		if (!*x->phase)
-			continue;
-		count[x->status]++;
-		if (x->status == RES_OK)
-			continue;
-		for (g = 0; g < ng; g++) {
-			const struct res_run *y = &r->runs[group[g]];
-
-			/* a skipped config is one line, whatever its phases */
-			if (y->status == x->status &&
-			    !strcmp(y->fs_label, x->fs_label) &&
-			    (x->status == RES_SKIPPED ||
-			     !strcmp(y->phase, x->phase)) &&
-			    !strcmp(y->reason ? y->reason : "",
-				    x->reason ? x->reason : ""))
-				break;
-		}
-		if (g == ng)
-			group[ng++] = i;
-		else if (strcmp(r->runs[group[g]].phase, x->phase))
-			times[g] |= SEVERAL;
-		times[g]++;
-	}
 	fprintf(f, "\n== phase runs: %zu ok, %zu failed, %zu skipped",
 		count[RES_OK], count[RES_FAILED], count[RES_SKIPPED]);
 	if (count[RES_NONE])
 		fprintf(f, ", %zu incomplete", count[RES_NONE]);
 	fputs(" ==\n", f);
 	for (size_t g = 0; g < ng; g++) {
-		wl = MAX(wl, (int)strlen(r->runs[group[g]].fs_label));
-		wp = MAX(wp, times[g] & SEVERAL ? 5 :
-			 (int)strlen(r->runs[group[g]].phase));
+		wl = MAX(wl, (int)strlen(r->runs[group[g].first].fs_label));
+		wp = MAX(wp, group[g].several ? 5 :
+			 (int)strlen(r->runs[group[g].first].phase));
 	}
 	for (size_t g = 0; g < ng; g++) {
-		const struct res_run *y = &r->runs[group[g]];
-
-		size_t k = times[g] & ~SEVERAL;
+		const struct res_run *y = &r->runs[group[g].first];
+		size_t k = group[g].times;
 
 		fprintf(f, "%-10s  %-*s  %-*s  %3zu run%s  %s\n",
-			status_name[y->status], wl, y->fs_label, wp,
-			times[g] & SEVERAL ? "(all)" : y->phase,
-			k, k == 1 ? " " : "s", y->reason ?
-			y->reason : y->status == RES_NONE ?
-			"no status row (interrupted)" : "no reason given");
+			view_status[y->status], wl, y->fs_label, wp,
+			group[g].several ? "(all)" : y->phase, k,
+			k == 1 ? " " : "s", view_reason(y));
 	}
 	if (r->n_torn)
 		fputs("(the last row of results.csv was cut short and is "
 		      "left out)\n", f);
 	free(group);
-	free(times);
 	return 0;
 }
 
 static int write_text(FILE *f, const char *rundir, const struct results *r,
 		      struct pick *pick)
 {
-	const char **seen = calloc(r->n_runs + 1, sizeof(*seen));
+	const char **names = view_phases(r);
 	char path[4096];
-	size_t n_seen = 0;
 	json_t *m;
 	int configs = 0, rc = -1;
 
-	if (!seen)
+	if (!names)
 		return -1;
 	snprintf(path, sizeof(path), "%s/manifest.json", rundir);
 	m = json_load_file(path, 0, NULL);
@@ -388,20 +252,11 @@ static int write_text(FILE *f, const char *rundir, const struct results *r,
 		fputs("\nresults.csv has no rows yet\n", f);
 	else if (text_configs(f, r))
 		goto out;
-	for (size_t i = 0; i < r->n_runs; i++) {
-		const char *phase = r->runs[i].phase;
-		size_t j;
-
-		configs |= !*phase;
-		for (j = 0; j < n_seen; j++)
-			if (!strcmp(seen[j], phase))
-				break;
-		if (!*phase || j < n_seen)
-			continue;
-		seen[n_seen++] = phase;
-		if (text_phase(f, r, phase, pick))
+	for (size_t i = 0; i < r->n_runs; i++)
+		configs |= !*r->runs[i].phase;
+	for (size_t i = 0; names[i]; i++)
+		if (text_phase(f, r, names[i], pick))
 			goto out;
-	}
 	if (configs && pick->view != VIEW_KEY && text_phase(f, r, "", pick))
 		goto out;
 	rc = studies_tree(f, r, pick->phases) < 0 ||
@@ -410,7 +265,7 @@ static int write_text(FILE *f, const char *rundir, const struct results *r,
 out:
 	pick->phases = NULL;
 	json_decref(m);
-	free(seen);
+	free(names);
 	return rc;
 }
 
@@ -429,15 +284,13 @@ static int write_csv(FILE *f, const struct results *r)
 	static const char *const fixed[] = { "cell", "rep", "fs_label",
 		"fs_type", "mkfs_opts", "mount_opts", "phase", "phase_params",
 		"status", "reason" };
-	const struct res_run **runs = calloc(r->n_runs + 1, sizeof(*runs));
+	const struct res_run **runs = view_all_runs(r);
 	const char **names = NULL;
 	size_t n_names = 0;
 	int rc = 0;
 
 	if (!runs)
 		return -1;
-	for (size_t i = 0; i < r->n_runs; i++)
-		runs[i] = &r->runs[i];
 	names = rank_metric_names(runs, r->n_runs, 0, &n_names);
 	free(runs);
 	if (!names)
@@ -461,7 +314,7 @@ static int write_csv(FILE *f, const struct results *r)
 		v[6] = x->phase;
 		v[7] = x->params;
 		v[8] = *x->phase || x->status != RES_OK ?
-		       status_name[x->status] : "";
+		       view_status[x->status] : "";
 		v[9] = x->reason ? x->reason : "";
 		for (size_t k = 0; k < 10; k++)
 			rc |= csv_field(f, v[k], k == 9 && !n_names);
@@ -560,11 +413,6 @@ static int report(const struct report_opts *o, struct pick *pick)
 	FILE *f;
 	int rc, bad;
 
-	if (o->fmt == FMT_HTML) {
-		fputs("fsplan report: --format html is not implemented yet; "
-		      "use text or csv\n", stderr);
-		return EXIT_USAGE;
-	}
 	snprintf(path, sizeof(path), "%s/results.csv", rundir);
 	if (results_load(&r, path, &d)) {
 		diag_format(&d, msg, sizeof(msg));
@@ -585,8 +433,9 @@ static int report(const struct report_opts *o, struct pick *pick)
 		results_free(&r);
 		return EXIT_USAGE;
 	}
-	rc = o->fmt == FMT_CSV ? write_csv(f, &r) : write_text(f, rundir, &r,
-								    pick);
+	rc = o->fmt == FMT_CSV ? write_csv(f, &r) :
+	     o->fmt == FMT_HTML ? htmlpage_write(f, rundir, &r, pick) :
+	     write_text(f, rundir, &r, pick);
 	bad = ferror(f);
 	if (rc && !bad)
 		fputs("fsplan report: out of memory\n", stderr);

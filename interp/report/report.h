@@ -10,7 +10,7 @@ extern const struct opts_cmd report_cmd;
 /*
  * fsplan report RUNDIR [--format text|csv|html] [-o FILE]; argv[0] is
  * "report". Returns the exit status: 0, or 2 (usage error, no readable
- * RUNDIR/results.csv, output not writable, --format html).
+ * RUNDIR/results.csv, output not writable).
  */
 int report_command(int argc, char **argv);
 

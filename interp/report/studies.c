@@ -39,16 +39,24 @@ static int mean_of(const struct results *r, const char *label,
 	return mean_where(r, label, phase, NULL, metric, out);
 }
 
-static void cell(FILE *f, const struct results *r, const char *label,
-		 const char *phase, const char *metric, double scale,
-		 const char *fmt)
+/* The columns of a step's row: metric, scale, decimals. */
+static const struct { const char *metric; double scale; int dec; } col[5] = {
+	{ "seconds", 1, 2 }, { "files_per_s", 1, 0 }, { "rate_mbs", 1, 1 },
+	{ "fs_used_bytes_source", 1 << 20, 0 },
+	{ "fs_used_bytes_target", 1 << 20, 0 },
+};
+
+/* Column c of step in config label, formatted ("-" when none). */
+static const char *cell(const struct results *r, const char *label,
+			const char *phase, int c, char *buf, size_t len)
 {
 	double v;
 
-	if (mean_of(r, label, phase, metric, &v))
-		fprintf(f, fmt, v / scale);
+	if (mean_of(r, label, phase, col[c].metric, &v))
+		snprintf(buf, len, "%.*f", col[c].dec, v / col[c].scale);
 	else
-		fprintf(f, "%10s", "-");
+		snprintf(buf, len, "-");
+	return buf;
 }
 
 /* Whether phase o (manifest.json's) uses the library module name. */
@@ -68,10 +76,10 @@ static int is_tree(json_t *o)
 	return uses(o, "tree");
 }
 
-int studies_tree(FILE *f, const struct results *r, json_t *phases)
+/* The tree steps of phases (names borrowed), how many. */
+static int tree_steps(json_t *phases, const char **step)
 {
-	const char *step[MAX_STEPS];
-	int n_step = 0, printed = 0;
+	int n_step = 0;
 	size_t i;
 	json_t *o;
 
@@ -82,20 +90,36 @@ int studies_tree(FILE *f, const struct results *r, json_t *phases)
 		if (name && is_tree(o) && n_step < MAX_STEPS)
 			step[n_step++] = name;
 	}
-	if (!n_step)
-		return 0;
-	for (i = 0; i < r->n_runs; i++) {
-		const struct res_run *x = &r->runs[i];
-		const char *label = x->fs_label;
-		int ok = 0, first = 1;
+	return n_step;
+}
+
+/* Whether run i is the first of its config and the config ran a step. */
+static int tree_config(const struct results *r, size_t i,
+		       const char *const *step, int n_step)
+{
+	const char *label = r->runs[i].fs_label;
+	double v;
+	int ok = 0;
+
+	for (size_t j = 0; j < i; j++)
+		if (!strcmp(r->runs[j].fs_label, label))
+			return 0;
+	for (int s = 0; s < n_step; s++)
+		ok += mean_of(r, label, step[s], "seconds", &v);
+	return ok > 0;
+}
+
+int studies_tree(FILE *f, const struct results *r, json_t *phases)
+{
+	const char *step[MAX_STEPS];
+	int n_step = tree_steps(phases, step), printed = 0;
+	char buf[5][48];
+
+	for (size_t i = 0; n_step && i < r->n_runs; i++) {
+		const char *label = r->runs[i].fs_label;
 		double v;
 
-		/* each config once, where its rows first appear */
-		for (size_t j = 0; j < i && first; j++)
-			first = strcmp(r->runs[j].fs_label, label) != 0;
-		for (int s = 0; s < n_step && first; s++)
-			ok += mean_of(r, label, step[s], "seconds", &v);
-		if (!first || !ok)
+		if (!tree_config(r, i, step, n_step))
 			continue;
 		if (!printed++)
 			fputs("\n== the home tree (copy/move/rm study): means "
@@ -110,22 +134,59 @@ int studies_tree(FILE *f, const struct results *r, json_t *phases)
 		for (int s = 0; s < n_step; s++) {
 			if (!mean_of(r, label, step[s], "seconds", &v))
 				continue;
-			fprintf(f, "  %-10s ", step[s]);
-			cell(f, r, label, step[s], "seconds", 1, "%10.2f");
-			fputc(' ', f);
-			cell(f, r, label, step[s], "files_per_s", 1, "%10.0f");
-			fputc(' ', f);
-			cell(f, r, label, step[s], "rate_mbs", 1, "%10.1f");
-			fputc(' ', f);
-			cell(f, r, label, step[s], "fs_used_bytes_source",
-			     1 << 20, "%10.0f");
-			fputc(' ', f);
-			cell(f, r, label, step[s], "fs_used_bytes_target",
-			     1 << 20, "%10.0f");
+			fprintf(f, "  %-10s", step[s]);
+			for (int c = 0; c < 5; c++)
+				fprintf(f, " %10s", cell(r, label, step[s], c,
+							 buf[c], sizeof(buf[c])));
 			fputc('\n', f);
 		}
 	}
 	return printed > 0;
+}
+
+int studies_tree_grids(const struct results *r, json_t *phases,
+		       classic_grid_fn fn, void *ctx)
+{
+	static const char *const head[6] = { "step", "seconds", "files/s",
+		"MB/s", "source MB", "target MB" };
+	const char *step[MAX_STEPS];
+	int n_step = tree_steps(phases, step), shown = 0;
+	char buf[5][48], title[512];
+
+	for (size_t i = 0; n_step && i < r->n_runs; i++) {
+		const char *label = r->runs[i].fs_label;
+		struct grid g = { 6, 1, NULL, 0, 0 };
+		size_t k;
+		double v;
+		int bad;
+
+		if (!tree_config(r, i, step, n_step))
+			continue;
+		k = snprintf(title, sizeof(title), "%s", label);
+		if (mean_of(r, label, "", "mkfs_s", &v) && k < sizeof(title))
+			k += snprintf(title + k, sizeof(title) - k,
+				      ": mkfs %.3f s", v);
+		if (mean_of(r, label, "", "mount_s", &v) && k < sizeof(title))
+			snprintf(title + k, sizeof(title) - k, ", mount %.3f s",
+				 v);
+		bad = grid_row(&g, head);
+		for (int s = 0; s < n_step && !bad; s++) {
+			const char *row[6] = { step[s] };
+
+			if (!mean_of(r, label, step[s], "seconds", &v))
+				continue;
+			for (int c = 0; c < 5; c++)
+				row[c + 1] = cell(r, label, step[s], c, buf[c],
+						  sizeof(buf[c]));
+			bad = grid_row(&g, row);
+		}
+		bad = bad || fn(ctx, title, &g);
+		grid_free(&g);
+		if (bad)
+			return -1;
+		shown = 1;
+	}
+	return shown;
 }
 
 /* One ffsb phase's block: a row per config, a figure and %CPU per
@@ -228,7 +289,7 @@ static int first_of_label(const struct results *r, size_t i)
 
 int studies_oltp(FILE *f, const struct results *r, json_t *phases)
 {
-	static const struct { const char *metric, *fmt; } col[] = {
+	static const struct { const char *metric, *fmt; } cols[] = {
 		{ "total_time_s", " %8.2f" }, { "events", " %9.0f" },
 		{ "transactions_per_s", " %9.1f" },
 		{ "requests_per_s", " %9.1f" }, { "other_per_s", " %9.1f" },
@@ -272,11 +333,11 @@ int studies_oltp(FILE *f, const struct results *r, json_t *phases)
 					"trans/s", "req/s", "other/s", "min",
 					"avg", "max");
 			fprintf(f, "%-*s %-10s", width, label, eng[e]);
-			for (size_t c = 0; c < sizeof(col) / sizeof(*col);
+			for (size_t c = 0; c < sizeof(cols) / sizeof(*cols);
 			     c++) {
-				if (mean_of(r, label, eng[e], col[c].metric,
+				if (mean_of(r, label, eng[e], cols[c].metric,
 					    &v))
-					fprintf(f, col[c].fmt, v);
+					fprintf(f, cols[c].fmt, v);
 				else
 					fprintf(f, " %8s", "-");
 			}

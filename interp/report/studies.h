@@ -5,6 +5,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "report/classic.h"
 #include "results/results.h"
 
 /*
@@ -16,6 +17,10 @@
  * volumes after it (df). Returns 1 printed, 0 nothing to print.
  */
 int studies_tree(FILE *f, const struct results *r, json_t *phases);
+/* The same tables as grids, one per config, titled with its label and
+ * its mkfs and mount seconds (see classic_grid_fn); -1 on error. */
+int studies_tree_grids(const struct results *r, json_t *phases,
+		       classic_grid_fn fn, void *ctx);
 
 /*
  * The 2008 ext4 study's table for the phases that use the ffsb module: per

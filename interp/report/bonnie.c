@@ -1,0 +1,372 @@
+/* bonnie: bon_csv2txt's two blocks for the runs of a bonnie++ phase — sequential output, input and seeks, then creates. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/bonnie.h"
+
+static int has(const struct res_run *run, const char *name)
+{
+	return results_metric(run, name) != NULL;
+}
+
+/* bonnie++'s tests in its CSV order: the IO block, then the file block. */
+static const char *const bon_test[12] = {
+	"putc", "put_block", "rewrite", "getc", "get_block", "seeks",
+	"seq_create", "seq_stat", "seq_del", "ran_create", "ran_stat",
+	"ran_del",
+};
+enum { B_SEEKS = 5, B_FILES = 6, N_BTESTS = 12 };
+
+/*
+ * A test's figures over the repetitions. A repetition under 0.5 s (T_fast)
+ * gives no rate or %CPU, as bonnie++ prints none: the means are of the
+ * others, and "+++++ +++" shows when every repetition was that fast.
+ */
+struct bon_cell {
+	struct classic_acc rate, cpu, lat;
+	int fast;		/* repetitions that ran under 0.5 s */
+};
+
+struct bon_row {
+	char *ident;
+	const struct res_run *first;	/* its shape: size, seeks, files */
+	struct bon_cell t[N_BTESTS];
+};
+
+static void bon_add(struct bon_row *r, const struct res_run *run)
+{
+	char name[64];
+	double v;
+
+	for (int i = 0; i < N_BTESTS; i++) {
+		struct bon_cell *c = &r->t[i];
+
+		snprintf(name, sizeof(name), "%s_latency_us", bon_test[i]);
+		classic_acc_add(&c->lat, run, name);
+		snprintf(name, sizeof(name), "%s_fast", bon_test[i]);
+		if (results_value(run, name, &v) && v) {
+			c->fast++;
+			continue;
+		}
+		classic_acc_add(&c->rate, run, bon_test[i]);
+		snprintf(name, sizeof(name), "%s_cpu", bon_test[i]);
+		classic_acc_add(&c->cpu, run, name);
+	}
+}
+
+static int bon_ran(const struct bon_row *r, int from, int to)
+{
+	for (int i = from; i < to; i++)
+		if (r->t[i].rate.n || r->t[i].cpu.n || r->t[i].fast)
+			return 1;
+	return 0;
+}
+
+/* K/s as bon_csv2txt shows it: k under 10000, then m, then g. */
+static void bon_speed(double k, char *buf, size_t len)
+{
+	double m = k / 1024;
+
+	if (k < 10000)
+		snprintf(buf, len, "%.0fk", k);
+	else if (m < 100)
+		snprintf(buf, len, "%.1fm", m);
+	else if (m < 1000)
+		snprintf(buf, len, "%.0fm", m);
+	else
+		snprintf(buf, len, "%.1fg", m / 1024);
+}
+
+/* bonnie++'s latency: us under 0.1 s, ms under 100 s, else s. */
+static void bon_latency(double us, char *buf, size_t len)
+{
+	if (!(us > 0))
+		buf[0] = '\0';
+	else if (us < 100000)
+		snprintf(buf, len, "%.0fus", us);
+	else if (us < 100000000)
+		snprintf(buf, len, "%.0fms", us / 1000);
+	else
+		snprintf(buf, len, "%.0fs", us / 1000000);
+}
+
+static void bon_figures(const struct bon_row *r, int i, char *rate,
+			char *cpu, char *lat, size_t len)
+{
+	const struct bon_cell *c = &r->t[i];
+	double v;
+
+	rate[0] = cpu[0] = '\0';
+	if (classic_acc_mean(&c->rate, &v)) {
+		if (i >= B_FILES)
+			snprintf(rate, len, "%.0f", v);
+		else if (i == B_SEEKS)
+			snprintf(rate, len, v >= 1000 ? "%.0f" : "%.1f", v);
+		else
+			bon_speed(v, rate, len);
+	} else if (c->fast) {
+		snprintf(rate, len, "+++++");
+	}
+	if (classic_acc_mean(&c->cpu, &v))
+		snprintf(cpu, len, "%.0f", v);
+	else if (c->fast)
+		snprintf(cpu, len, "+++");
+	bon_latency(classic_acc_mean(&c->lat, &v) ? v : 0, lat, len);
+}
+
+/* "256M::8192:5" (size:chunk:seeks:procs) or "16:4096:1024/4". */
+static void bon_shape(const struct res_run *run, int files, char *buf,
+		      size_t len)
+{
+	double size, a, b, dirs, link;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (!files) {
+		if (!results_value(run, "file_size_mib", &size))
+			return;
+		n = snprintf(buf, len, fmod(size, 1024) ? "%.0fM" : "%.0fG",
+			     fmod(size, 1024) ? size : size / 1024);
+		if (results_value(run, "seeks_count", &a) &&
+		    results_value(run, "seek_procs", &b))
+			snprintf(buf + n, len - n, "::%.0f:%.0f", a, b);
+		return;
+	}
+	if (!results_value(run, "num_files", &a))
+		return;
+	n = snprintf(buf, len, "%.0f", a);
+	if (results_value(run, "max_size_link", &link) && link)
+		n += snprintf(buf + n, len - n, ":%s",
+			      link == 1 ? "link" : "symlink");
+	else if (results_value(run, "max_size", &a) && a) {
+		n += snprintf(buf + n, len - n, ":%.0f", a);
+		if (results_value(run, "min_size", &b) && b)
+			n += snprintf(buf + n, len - n, ":%.0f", b);
+	}
+	if (results_value(run, "num_dirs", &dirs) && dirs > 1)
+		snprintf(buf + n, len - n, "/%.0f", dirs);
+}
+
+static void bon_block(FILE *f, const struct bon_row *rows, size_t n,
+		      int files)
+{
+	static const char *const head[2][2] = {
+		{ "------Sequential Output------ --Sequential Input- "
+		  "--Random-",
+		  "-Per Chr- --Block-- -Rewrite- -Per Chr- --Block-- "
+		  "--Seeks--" },
+		{ "------Sequential Create------ --------Random Create"
+		  "--------",
+		  "-Create-- --Read--- -Delete-- -Create-- --Read--- "
+		  "-Delete--" },
+	};
+	int from = files ? B_FILES : 0, w = 19;
+	char shape[128], rate[32], cpu[32], lat[6][32];
+
+	for (size_t i = 0; i < n; i++) {
+		bon_shape(rows[i].first, files, shape, sizeof(shape));
+		if ((int)(strlen(rows[i].ident) + 1 + strlen(shape)) > w)
+			w = (int)(strlen(rows[i].ident) + 1 + strlen(shape));
+	}
+	fprintf(f, "\n%-*s %s\n%-*s %s\n", w, files ? "" : "fsplan bonnie",
+		head[files][0], w, "", head[files][1]);
+	fprintf(f, files ? "%*s" : "%-*s", w,
+		files ? "files:max:min" : "Name:Size etc");
+	for (int i = 0; i < 6; i++)
+		fprintf(f, " %5s %3s", "/sec", "%CP");
+	fputc('\n', f);
+	for (size_t r = 0; r < n; r++) {
+		int any_lat = 0;
+
+		if (!bon_ran(&rows[r], from, from + 6))
+			continue;
+		bon_shape(rows[r].first, files, shape, sizeof(shape));
+		fprintf(f, "%-*s%s", w - (int)strlen(shape), rows[r].ident,
+			shape);
+		for (int i = 0; i < 6; i++) {
+			bon_figures(&rows[r], from + i, rate, cpu, lat[i],
+				    sizeof(rate));
+			fprintf(f, " %5s %3s", rate, cpu);
+			any_lat |= lat[i][0] != '\0';
+		}
+		fputc('\n', f);
+		if (!any_lat)
+			continue;	/* bon_csv2txt leaves the line out too */
+		fprintf(f, "%-*s", w - 1, "Latency");
+		for (int i = 0; i < 6; i++)
+			fprintf(f, "%s%9s", i ? " " : "", lat[i]);
+		fputc('\n', f);
+	}
+}
+
+/* The rows of runs with bonnie_line, a row per identifier; -1 on
+ * ENOMEM. *io and *files: whether a row has a test of the block. */
+static int bon_collect(const struct res_run *const *runs, size_t n,
+		       struct bon_row *rows, size_t *n_rows, int *io,
+		       int *files)
+{
+	*n_rows = 0;
+	for (size_t i = 0; i < n; i++) {
+		char *ident;
+		size_t k;
+
+		if (!has(runs[i], "bonnie_line"))
+			continue;
+		ident = classic_ident(runs[i], NULL);
+		if (!ident)
+			return -1;
+		for (k = 0; k < *n_rows; k++)
+			if (!strcmp(rows[k].ident, ident))
+				break;
+		if (k < *n_rows) {
+			free(ident);
+		} else {
+			rows[*n_rows].ident = ident;
+			rows[(*n_rows)++].first = runs[i];
+		}
+		bon_add(&rows[k], runs[i]);
+	}
+	*io = *files = 0;
+	for (size_t k = 0; k < *n_rows; k++) {
+		*io |= bon_ran(&rows[k], 0, B_FILES);
+		*files |= bon_ran(&rows[k], B_FILES, N_BTESTS);
+	}
+	return 0;
+}
+
+static void bon_free(struct bon_row *rows, size_t n_rows)
+{
+	for (size_t k = 0; k < n_rows; k++)
+		free(rows[k].ident);
+	free(rows);
+}
+
+int bonnie_table(FILE *f, const struct res_run *const *runs, size_t n)
+{
+	struct bon_row *rows = calloc(n + 1, sizeof(*rows));
+	size_t n_rows = 0;
+	int rc = -1, io = 0, files = 0;
+
+	if (!rows || bon_collect(runs, n, rows, &n_rows, &io, &files))
+		goto out;
+	if (io || files)
+		fputs("\nbonnie++: means over the repetitions (K/sec, "
+		      "seeks/sec, files/sec; %CP; the longest op)\n", f);
+	if (io)
+		bon_block(f, rows, n_rows, 0);
+	if (files)
+		bon_block(f, rows, n_rows, 1);
+	rc = io || files;
+out:
+	bon_free(rows, n_rows);
+	return rc;
+}
+
+/* One block as a grid: config, shape, then /sec and %CP per test, and
+ * under a row its Latency row when it has one. */
+static int bon_grid(struct grid *g, const struct bon_row *rows, size_t n,
+		    int files)
+{
+	static const char *const test[N_BTESTS] = { "Out Per Chr",
+		"Out Block", "Rewrite", "In Per Chr", "In Block", "Seeks",
+		"Seq Create", "Seq Read", "Seq Delete", "Ran Create",
+		"Ran Read", "Ran Delete" };
+	int from = files ? B_FILES : 0;
+	char head[12][32], shape[128], rate[6][32], cpu[6][32], lat[6][32];
+	const char *row[14];
+
+	g->ncol = 14;
+	g->left = 2;
+	row[0] = "config";
+	row[1] = files ? "files:max:min" : "size::seeks:procs";
+	for (int i = 0; i < 6; i++) {
+		snprintf(head[2 * i], sizeof(head[0]), "%s /sec",
+			 test[from + i]);
+		snprintf(head[2 * i + 1], sizeof(head[0]), "%s %%CP",
+			 test[from + i]);
+		row[2 + 2 * i] = head[2 * i];
+		row[3 + 2 * i] = head[2 * i + 1];
+	}
+	if (grid_row(g, row))
+		return -1;
+	for (size_t r = 0; r < n; r++) {
+		int any_lat = 0;
+
+		if (!bon_ran(&rows[r], from, from + 6))
+			continue;
+		bon_shape(rows[r].first, files, shape, sizeof(shape));
+		row[0] = rows[r].ident;
+		row[1] = shape;
+		for (int i = 0; i < 6; i++) {
+			bon_figures(&rows[r], from + i, rate[i], cpu[i],
+				    lat[i], sizeof(rate[i]));
+			row[2 + 2 * i] = rate[i];
+			row[3 + 2 * i] = cpu[i];
+			any_lat |= lat[i][0] != '\0';
+		}
+		if (grid_row(g, row))
+			return -1;
+		if (!any_lat)
+			continue;
+		row[0] = "Latency";
+		row[1] = "";
+		for (int i = 0; i < 6; i++) {
+			row[2 + 2 * i] = lat[i];
+			row[3 + 2 * i] = "";
+		}
+		if (grid_row(g, row))
+			return -1;
+	}
+	return 0;
+}
+
+int bonnie_grids(const struct res_run *const *runs, size_t n,
+			 classic_grid_fn fn, void *ctx)
+{
+	static const char *const title[2] = {
+		"bonnie++ Sequential Output, Sequential Input, Random Seeks "
+		"(K/sec, seeks/sec; %CP; the longest op)",
+		"bonnie++ Sequential Create, Random Create (files/sec; %CP; "
+		"the longest op)" };
+	struct bon_row *rows = calloc(n + 1, sizeof(*rows));
+	size_t n_rows = 0;
+	int rc = -1, ran[2] = { 0, 0 };
+
+	if (!rows || bon_collect(runs, n, rows, &n_rows, &ran[0], &ran[1]))
+		goto out;
+	for (int b = 0; b < 2; b++) {
+		struct grid g = { 0 };
+		int bad;
+
+		if (!ran[b])
+			continue;
+		bad = bon_grid(&g, rows, n_rows, b) || fn(ctx, title[b], &g);
+		grid_free(&g);
+		if (bad)
+			goto out;
+	}
+	rc = ran[0] || ran[1];
+out:
+	bon_free(rows, n_rows);
+	return rc;
+}
+
+/* ---- what the blocks show ---------------------------------------------- */
+
+int bonnie_shows(const char *name)
+{
+	static const char *const suffix[] = { "", "_cpu", "_latency_us",
+					      "_fast" };
+	char want[64];
+
+	for (int i = 0; i < N_BTESTS; i++)
+		for (int k = 0; k < 4; k++) {
+			snprintf(want, sizeof(want), "%s%s", bon_test[i],
+				 suffix[k]);
+			if (!strcmp(name, want))
+				return 1;
+		}
+	return 0;
+}

@@ -1,0 +1,61 @@
+/* html: the pieces of a self-contained HTML page — escaping, the style, tables, and SVG charts drawn here (no script, nothing fetched). */
+#ifndef FSPLAN_REPORT_HTML_H
+#define FSPLAN_REPORT_HTML_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "report/grid.h"
+
+/* s with & < > " ' as entities and other control characters but tab and
+ * newline as U+FFFD: safe in text and in a quoted attribute. */
+void html_text(FILE *f, const char *s);
+/* printf's format, the result escaped as html_text does. */
+void html_textf(FILE *f, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* The doctype, the head (charset, title, the inline style sheet), <body>;
+ * and the end of the page. */
+void html_begin(FILE *f, const char *title);
+void html_end(FILE *f);
+
+/* A grid as a <table>: row 0 the head, its text columns (the first
+ * g->left) left-aligned, the others right-aligned as grid_print does. */
+void html_grid(FILE *f, const struct grid *g);
+
+/*
+ * A horizontal bar chart: a bar per entry, in the order given (sort
+ * best first before), its 95% confidence interval as a whisker (ci[i] is
+ * the half-width; 0 or NAN: none, as for n < 2) and "mean ±ci (n=N)" at
+ * its end. Each bar is <rect class="fsplan-bar">, so a test can count
+ * them; the chart is <svg class="fsplan-chart fsplan-bars">. kind, when
+ * not NULL, colours bar i by kind[i]: "better" green, "worse" red,
+ * "same" grey (a verdict, as compare gives), NULL the default blue.
+ */
+struct html_bars {
+	const char *title;		/* "rate_mbs: rate (MiB/s)" */
+	const char *note;		/* "higher is better", or NULL */
+	size_t n;
+	const char *const *label;	/* each bar's config */
+	const double *mean;
+	const double *ci;
+	const int *count;		/* the n of each mean */
+	int decimals;			/* of the figures shown */
+	const char *const *kind;	/* NULL, or each bar's verdict */
+};
+void html_bar_chart(FILE *f, const struct html_bars *b);
+
+/*
+ * A line chart of y over x, a line per series with its points marked
+ * (<polyline class="fsplan-line">), a legend, and the axes' titles.
+ */
+struct html_series {
+	const char *label;
+	const double *x, *y;		/* n points, x ascending */
+	size_t n;
+};
+void html_line_chart(FILE *f, const char *title, const char *xtitle,
+		     const char *ytitle, const struct html_series *s,
+		     size_t n);
+
+#endif

@@ -1,0 +1,597 @@
+/* htmlpage: `fsplan report --format html` — a run directory as one self-contained page. */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/bonnie.h"
+#include "report/classic.h"
+#include "report/dbench.h"
+#include "report/html.h"
+#include "report/htmlpage.h"
+#include "report/rank.h"
+#include "report/studies.h"
+
+/* ---- the study tables --------------------------------------------- */
+
+/* A study's table: its title, then the grid. */
+static int study_table(void *ctx, const char *title, const struct grid *g)
+{
+	FILE *f = ctx;
+
+	fputs("<h3>", f);
+	html_text(f, title);
+	fputs("</h3>\n", f);
+	html_grid(f, g);
+	return 0;
+}
+
+/* ---- the manifest ------------------------------------------------------- */
+
+static void fact(FILE *f, const char *name, const char *value)
+{
+	fputs("<tr><th>", f);
+	html_text(f, name);
+	fputs("</th><td>", f);
+	html_text(f, value);
+	fputs("</td></tr>\n", f);
+}
+
+/* A JSON scalar as text into buf; NULL for anything else. */
+static const char *scalar(json_t *v, char *buf, size_t len)
+{
+	if (json_is_string(v))
+		return json_string_value(v);
+	if (json_is_integer(v))
+		snprintf(buf, len, "%lld", (long long)json_integer_value(v));
+	else if (json_is_real(v))
+		snprintf(buf, len, "%g", json_real_value(v));
+	else if (json_is_boolean(v))
+		snprintf(buf, len, "%s", json_is_true(v) ? "true" : "false");
+	else
+		return NULL;
+	return buf;
+}
+
+/* Every scalar of o as a row, its key after prefix. */
+static void facts_of(FILE *f, json_t *o, const char *prefix)
+{
+	const char *key;
+	json_t *v;
+	char buf[64], name[128];
+
+	json_object_foreach(o, key, v) {
+		const char *s = scalar(v, buf, sizeof(buf));
+
+		snprintf(name, sizeof(name), "%s%s", prefix, key);
+		if (s)
+			fact(f, name, s);
+	}
+}
+
+/* What the page says of the run and the machine: a row per fact that
+ * the manifest has, {name, dotted path}. */
+static const char *const run_facts[][2] = {
+	{ "plan", "plan.path" }, { "plan sha256", "plan.sha256" },
+	{ "description", "plan.description" }, { "status", "status" },
+	{ "started", "started" }, { "ended", "ended" },
+	{ "fsplan", "fsplan_version" }, { "phases run as", "runas" },
+	{ "repeat", "repeat" }, { "seed", "seed" }, { NULL, NULL },
+};
+static const char *const machine_facts[][2] = {
+	{ "kernel", "system.kernel" }, { "host", "system.hostname" },
+	{ "distribution", "system.distribution" },
+	{ "CPU", "system.cpu_model" }, { "cores", "system.cores" },
+	{ NULL, NULL },
+};
+
+static void facts(FILE *f, json_t *m, const char *const (*list)[2])
+{
+	char buf[64];
+
+	for (; (*list)[0]; list++) {
+		const char *s = scalar(view_get(m, (*list)[1]), buf,
+				       sizeof(buf));
+
+		if (s)
+			fact(f, (*list)[0], s);
+	}
+}
+
+static void header(FILE *f, const char *rundir, const struct results *r,
+		   json_t *m)
+{
+	fputs("<h1>fsplan report: ", f);
+	html_text(f, view_str(m, "plan.name", rundir));
+	fputs("</h1>\n<table>\n", f);
+	fact(f, "run directory", rundir);
+	fact(f, "run", r->run_id ? r->run_id : "?");
+	if (!m) {
+		fputs("</table>\n<p class=\"note\">no readable manifest.json: "
+		      "no machine facts</p>\n", f);
+		return;
+	}
+	facts(f, m, run_facts);
+	fputs("</table>\n", f);
+}
+
+/* The machine's facts, the target's and the tools' versions. */
+static void machine(FILE *f, json_t *m)
+{
+	json_t *mem = view_get(m, "system.mem_bytes");
+	char buf[64];
+
+	if (!m)
+		return;
+	fputs("<h2 id=\"machine\">Machine</h2>\n<table>\n", f);
+	facts(f, m, machine_facts);
+	if (json_is_integer(mem)) {
+		snprintf(buf, sizeof(buf), "%.1f GiB",
+			 (double)json_integer_value(mem) / (1 << 30));
+		fact(f, "memory", buf);
+	}
+	facts_of(f, json_object_get(m, "target"), "target ");
+	fputs("</table>\n<h3>Tool versions</h3>\n<table>\n", f);
+	facts_of(f, view_get(m, "system.tools"), "");
+	fputs("</table>\n", f);
+}
+
+/* The configs as the manifest has them: options requested and applied. */
+static void manifest_configs(FILE *f, json_t *m)
+{
+	static const char *const col[][2] = { { "label", "config" },
+		{ "type", "type" }, { "mkfs", "mkfs options" },
+		{ "mkfs_cmd", "mkfs command" },
+		{ "mount_requested", "mount options requested" },
+		{ "mount_applied", "mount options applied" },
+		{ "status", "status" } };
+	json_t *o, *configs = json_object_get(m, "configs");
+	size_t i;
+
+	if (!json_array_size(configs))
+		return;
+	fputs("<table>\n<thead><tr>", f);
+	for (size_t c = 0; c < sizeof(col) / sizeof(col[0]); c++)
+		fprintf(f, "<th>%s</th>", col[c][1]);
+	fputs("</tr></thead>\n<tbody>\n", f);
+	json_array_foreach(configs, i, o) {
+		fputs("<tr>", f);
+		for (size_t c = 0; c < sizeof(col) / sizeof(col[0]); c++) {
+			const char *s = view_str(o, col[c][0], "-");
+
+			fputs("<td>", f);
+			html_text(f, *s ? s : "-");
+			if (!strcmp(col[c][0], "status") &&
+			    json_is_string(json_object_get(o, "reason"))) {
+				fputs(": ", f);
+				html_text(f, view_str(o, "reason", ""));
+			}
+			fputs("</td>", f);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</tbody>\n</table>\n", f);
+}
+
+static int configs(FILE *f, const struct results *r, json_t *m)
+{
+	const struct res_run **runs = view_all_runs(r);
+	struct grid g = { 0 };
+	int rc;
+
+	if (!runs)
+		return -1;
+	fputs("<h2 id=\"configs\">Filesystem configs</h2>\n", f);
+	manifest_configs(f, m);
+	rc = rank_configs_grid(&g, runs, r->n_runs);
+	if (!rc && r->n_runs) {
+		fputs("<h3>mkfs, mount and umount times (means)</h3>\n", f);
+		html_grid(f, &g);
+	}
+	grid_free(&g);
+	free(runs);
+	return rc;
+}
+
+/* ---- charts ------------------------------------------------------------- */
+
+/* What the bar charts of a phase are drawn from. */
+struct charts {
+	FILE *f;
+	const struct res_run *const *runs;	/* the phase's ok runs */
+	size_t n;
+};
+
+/* Whether label is one of the n labels. */
+static int among(const char *const *label, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(label[i], s))
+			return 1;
+	return 0;
+}
+
+/* The configs of c's runs with params that have no bar, appended to
+ * note ("; no value: a, b"): their runs gave no value of the metric. */
+static void no_value(const struct charts *c, const char *params,
+		     const char *const *label, size_t n, char *note,
+		     size_t len)
+{
+	size_t k = strlen(note);
+	int first = 1;
+
+	for (size_t i = 0; i < c->n && k < len; i++) {
+		const struct res_run *x = c->runs[i];
+		size_t j;
+
+		if (strcmp(x->params, params) || among(label, n, x->fs_label))
+			continue;
+		for (j = 0; j < i; j++)
+			if (!strcmp(c->runs[j]->params, params) &&
+			    !strcmp(c->runs[j]->fs_label, x->fs_label))
+				break;
+		if (j < i)
+			continue;
+		k += snprintf(note + k, len - k, "%s%s", first ?
+			      "; no value: " : ", ", x->fs_label);
+		first = 0;
+	}
+}
+
+/* The rows of t with params, as a bar chart; rows in t's (best) order. */
+static int bar_group(const struct charts *c, const struct rank_table *t,
+		     const char *params)
+{
+	const char **label = calloc(t->n + 1, sizeof(*label));
+	double *mean = calloc(t->n + 1, sizeof(*mean));
+	double *ci = calloc(t->n + 1, sizeof(*ci));
+	int *count = calloc(t->n + 1, sizeof(*count));
+	char title[512], note[1024], *p = strdup(params);
+	struct html_bars b = { title, note, 0, label, mean, ci, count,
+			       t->decimals, NULL };
+	int rc = -1;
+
+	if (!label || !mean || !ci || !count || !p)
+		goto out;
+	for (char *q = p; *q; q++)
+		*q = *q == ';' ? ' ' : *q;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct rank_row *x = &t->row[i];
+
+		if (strcmp(x->first->params, params))
+			continue;
+		label[b.n] = x->first->fs_label;
+		mean[b.n] = x->s.mean;
+		ci[b.n] = x->s.n < 2 ? NAN : x->s.ci;
+		count[b.n++] = x->s.n;
+	}
+	snprintf(title, sizeof(title), "%s%s%s%s%s", t->name,
+		 strcmp(t->title, t->name) ? ": " : "",
+		 strcmp(t->title, t->name) ? t->title : "",
+		 *p ? ", for " : "", p);
+	snprintf(note, sizeof(note), "%s is better; whiskers: 95%% CI",
+		 t->lower ? "lower" : "higher");
+	no_value(c, params, label, b.n, note, sizeof(note));
+	html_bar_chart(c->f, &b);
+	rc = 0;
+out:
+	free(label);
+	free(mean);
+	free(ci);
+	free(count);
+	free(p);
+	return rc;
+}
+
+/* A chart per parameter set of t, in the order the sets first appear. */
+static int bar_charts(void *ctx, const struct rank_table *t,
+		      const struct grid *g)
+{
+	(void)g;
+	for (size_t i = 0; i < t->n; i++) {
+		size_t j;
+
+		for (j = 0; j < i; j++)
+			if (!strcmp(t->row[j].first->params,
+				    t->row[i].first->params))
+				break;
+		if (j == i && bar_group(ctx, t, t->row[i].first->params))
+			return -1;
+	}
+	return 0;
+}
+
+static int table(void *ctx, const struct rank_table *t, const struct grid *g)
+{
+	FILE *f = ctx;
+
+	fputs("<h3>", f);
+	html_text(f, t->name);
+	if (strcmp(t->title, t->name)) {
+		fputs(": ", f);
+		html_text(f, t->title);
+	}
+	fprintf(f, " <span class=\"note\">(%s is better)</span></h3>\n",
+		t->lower ? "lower" : "higher");
+	html_grid(f, g);
+	return 0;
+}
+
+/* tiobench's rows, gathered into a line chart per section. */
+struct tio_lines {
+	FILE *f;
+	char section[64];
+	struct html_series s[32];
+	double x[32][64], y[32][64];
+	char label[32][256];
+	size_t n;
+};
+
+static void tio_flush(struct tio_lines *t)
+{
+	char title[128];
+
+	if (!t->n)
+		return;
+	snprintf(title, sizeof(title), "tiobench %s: rate against threads",
+		 t->section);
+	html_line_chart(t->f, title, "threads", "rate (MiB/s)", t->s, t->n);
+	t->n = 0;
+}
+
+static int tio_point(void *ctx, const char *section, const char *ident,
+		     double threads, double rate)
+{
+	struct tio_lines *t = ctx;
+	size_t i;
+
+	if (isnan(threads))
+		return 0;	/* no thread count: no point on a line */
+
+	if (strcmp(section, t->section)) {
+		tio_flush(t);
+		snprintf(t->section, sizeof(t->section), "%s", section);
+	}
+	for (i = 0; i < t->n; i++)
+		if (!strcmp(t->label[i], ident))
+			break;
+	if (i == t->n) {
+		if (t->n == 32)
+			return 0;	/* more lines than a chart can tell */
+		snprintf(t->label[i], sizeof(t->label[i]), "%s", ident);
+		t->s[i] = (struct html_series){ t->label[i], t->x[i],
+						t->y[i], 0 };
+		t->n++;
+	}
+	if (t->s[i].n < 64) {
+		t->x[i][t->s[i].n] = threads;
+		t->y[i][t->s[i].n++] = rate;
+	}
+	return 0;
+}
+
+static int tio_charts(FILE *f, const struct res_run *const *runs, size_t n)
+{
+	struct tio_lines *t = calloc(1, sizeof(*t));
+	int rc;
+
+	if (!t)
+		return -1;
+	t->f = f;
+	rc = classic_tio_rates(runs, n, tio_point, t);
+	tio_flush(t);
+	free(t);
+	return rc;
+}
+
+/* ---- a phase ------------------------------------------------------------ */
+
+/* The metrics to chart: the key's (but what tiobench's charts show),
+ * or the tables' when there is no key or the view is not the key's. */
+static const char *const *chart_globs(const struct pick *pick,
+				      const char *phase, int tio,
+				      const char *const *tables,
+				      int fallback, const char **buf)
+{
+	const char *key[VIEW_MAX_KEY + 1];
+	int n_key, k = 0;
+
+	if (pick->view != VIEW_KEY || fallback)
+		return tables;
+	n_key = view_key(pick->phases, phase, key, VIEW_MAX_KEY);
+	if (!n_key)
+		return tables;
+	for (int i = 0; i < n_key; i++)
+		if (!tio || !classic_tio_shows(key[i]))
+			buf[k++] = key[i];
+	buf[k] = NULL;
+	return buf;
+}
+
+static int phase_section(FILE *f, const struct results *r, size_t index,
+			 const char *phase, const struct pick *pick)
+{
+	const char *buf[VIEW_MAX_KEY + 1], *cbuf[VIEW_MAX_KEY + 1];
+	const char *const *tables, *const *charts;
+	size_t n, count[4];
+	const struct res_run **runs = view_ok_runs(r, phase, &n, count);
+	struct charts cc = { f, runs, n };
+	char *studies = NULL;
+	size_t len = 0;
+	FILE *m;
+	int rc = -1, tio, bon, db, fallback;
+
+	if (!runs)
+		return -1;
+	if (*phase) {
+		fprintf(f, "<h2 id=\"phase-%zu\">phase ", index + 1);
+		html_text(f, phase);
+		fprintf(f, ": %zu of %zu phase runs ok</h2>\n", n,
+			count[0] + count[1] + count[2] + count[3]);
+	} else {
+		fputs("<h2 id=\"config-metrics\">filesystem configs: mkfs, "
+		      "mount, umount</h2>\n", f);
+	}
+	if (!n) {
+		fputs("<p>no phase run of it succeeded (see the end)</p>\n",
+		      f);
+		rc = 0;
+		goto out;
+	}
+	/* the study tables into memory: the charts come first */
+	if (!(m = open_memstream(&studies, &len)))
+		goto out;
+	tio = classic_tio_grids(runs, n, study_table, m);
+	bon = tio < 0 ? -1 : bonnie_grids(runs, n, study_table, m);
+	db = bon < 0 ? -1 : dbench_grids(runs, n, study_table, m);
+	if (fclose(m) || tio < 0 || bon < 0 || db < 0)
+		goto out;
+	tables = view_tables(pick, runs, n, phase, tio, bon, db, buf,
+			     &fallback);
+	charts = chart_globs(pick, phase, tio, tables, fallback, cbuf);
+	if (fallback)
+		fputs("<p class=\"note\">no run reported its key metrics: "
+		      "its seconds, _mbs and _iops figures instead</p>\n", f);
+	if ((tio && tio_charts(f, runs, n)) ||
+	    (*charts && rank_each(runs, n, charts, bar_charts, &cc)))
+		goto out;
+	if (tio)
+		fputs("<p class=\"note\">tiobench: means over the "
+		      "repetitions. CPU% = (user + sys) / wall time, the "
+		      "test's own (test_cpu_pct) where the phase reports it; "
+		      "Lat% = % of requests slower than 2 s / 10 s; CPU Eff "
+		      "= Rate / (CPU% / 100).</p>\n", f);
+	fputs(studies, f);
+	if (*tables && rank_each(runs, n, tables, table, f))
+		goto out;
+	rc = 0;
+out:
+	free(studies);
+	free(runs);
+	return rc;
+}
+
+/* ---- what did not count ------------------------------------------------- */
+
+static int not_ok(FILE *f, const struct results *r)
+{
+	size_t count[4], ng;
+	struct view_group *group = view_not_ok(r, &ng, count);
+
+	if (!group)
+		return -1;
+	fprintf(f, "<h2 id=\"not-ok\">Phase runs: %zu ok, %zu failed, %zu "
+		"skipped", count[RES_OK], count[RES_FAILED],
+		count[RES_SKIPPED]);
+	if (count[RES_NONE])
+		fprintf(f, ", %zu incomplete", count[RES_NONE]);
+	fputs("</h2>\n", f);
+	if (ng) {
+		fputs("<table>\n<thead><tr><th>status</th><th>config</th>"
+		      "<th>phase</th><th>runs</th><th>reason</th></tr>"
+		      "</thead>\n<tbody>\n", f);
+		for (size_t g = 0; g < ng; g++) {
+			const struct res_run *y = &r->runs[group[g].first];
+
+			fprintf(f, "<tr><td>%s</td><td>",
+				view_status[y->status]);
+			html_text(f, y->fs_label);
+			fputs("</td><td>", f);
+			html_text(f, group[g].several ? "(all)" : y->phase);
+			fprintf(f, "</td><td class=\"num\">%zu</td><td>",
+				group[g].times);
+			html_text(f, view_reason(y));
+			fputs("</td></tr>\n", f);
+		}
+		fputs("</tbody>\n</table>\n", f);
+	}
+	if (r->n_torn)
+		fputs("<p class=\"note\">the last row of results.csv was cut "
+		      "short and is left out</p>\n", f);
+	free(group);
+	return 0;
+}
+
+/* The home tree study's tables, which span phases. */
+static int tree_study(FILE *f, const struct results *r, json_t *phases)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int rc;
+
+	if (!m)
+		return -1;
+	rc = studies_tree_grids(r, phases, study_table, m);
+	if (fclose(m))
+		rc = -1;
+	if (rc > 0)
+		fprintf(f, "<h2 id=\"tree\">The home tree (copy/move/rm "
+			"study)</h2>\n<p class=\"note\">Means of the ok runs; "
+			"source and target MB: df after each step.</p>\n%s",
+			buf);
+	free(buf);
+	return rc < 0 ? -1 : 0;
+}
+
+/* Links to the sections: the page of a big plan is long. */
+static void contents(FILE *f, json_t *m, const char *const *names)
+{
+	fputs("<nav>\n<p>", f);
+	if (m)
+		fputs("<a href=\"#machine\">Machine</a> | ", f);
+	fputs("<a href=\"#configs\">Filesystem configs</a>", f);
+	for (size_t i = 0; names[i]; i++) {
+		fprintf(f, " | <a href=\"#phase-%zu\">", i + 1);
+		html_text(f, names[i]);
+		fputs("</a>", f);
+	}
+	fputs(" | <a href=\"#not-ok\">Failed and skipped</a></p>\n</nav>\n",
+	      f);
+}
+
+/* ---- the page ----------------------------------------------------------- */
+
+int htmlpage_write(FILE *f, const char *rundir, const struct results *r,
+		   struct pick *pick)
+{
+	const char **names = view_phases(r);
+	char path[4096], title[512];
+	json_t *m;
+	int rc = -1, configs_rows = 0;
+
+	if (!names)
+		return -1;
+	snprintf(path, sizeof(path), "%s/manifest.json", rundir);
+	m = json_load_file(path, 0, NULL);
+	pick->phases = json_object_get(m, "phases");
+	snprintf(title, sizeof(title), "fsplan report: %s",
+		 view_str(m, "plan.name", rundir));
+	html_begin(f, title);
+	header(f, rundir, r, m);
+	contents(f, m, names);
+	machine(f, m);
+	if (!r->n_runs)
+		fputs("<p>results.csv has no rows yet</p>\n", f);
+	if (configs(f, r, m))
+		goto out;
+	for (size_t i = 0; names[i]; i++)
+		if (phase_section(f, r, i, names[i], pick))
+			goto out;
+	/* with --metric or --all, the configs' own figures too, as text */
+	for (size_t i = 0; i < r->n_runs; i++)
+		configs_rows |= !*r->runs[i].phase;
+	if (configs_rows && pick->view != VIEW_KEY &&
+	    phase_section(f, r, 0, "", pick))
+		goto out;
+	if (tree_study(f, r, pick->phases) || not_ok(f, r))
+		goto out;
+	html_end(f);
+	rc = 0;
+out:
+	pick->phases = NULL;
+	json_decref(m);
+	free(names);
+	return rc;
+}

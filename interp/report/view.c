@@ -1,0 +1,204 @@
+/* view: what a report shows, whatever its format — each phase's ok runs, the metrics it tables, the runs that did not count. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/bonnie.h"
+#include "report/classic.h"
+#include "report/view.h"
+
+const char *const view_status[4] = {
+	[RES_NONE] = "incomplete", [RES_OK] = "ok",
+	[RES_FAILED] = "failed", [RES_SKIPPED] = "skipped",
+};
+
+/* A phase without a key: its time and its throughput figures. */
+static const char *const fallback_key[] = { "seconds", "*_mbs", "*_iops",
+					    NULL };
+static const char *const every[] = { "*", NULL };
+
+json_t *view_get(json_t *o, const char *path)
+{
+	const char *dot;
+	char key[64];
+
+	while (o && (dot = strchr(path, '.'))) {
+		snprintf(key, sizeof(key), "%.*s", (int)(dot - path), path);
+		o = json_object_get(o, key);
+		path = dot + 1;
+	}
+	return json_object_get(o, path);
+}
+
+const char *view_str(json_t *o, const char *path, const char *dflt)
+{
+	const char *s = json_string_value(view_get(o, path));
+
+	return s ? s : dflt;
+}
+
+const char **view_phases(const struct results *r)
+{
+	const char **seen = calloc(r->n_runs + 1, sizeof(*seen));
+	size_t n = 0;
+
+	for (size_t i = 0; seen && i < r->n_runs; i++) {
+		const char *phase = r->runs[i].phase;
+		size_t j;
+
+		for (j = 0; j < n; j++)
+			if (!strcmp(seen[j], phase))
+				break;
+		if (*phase && j == n)
+			seen[n++] = phase;
+	}
+	return seen;
+}
+
+const struct res_run **view_all_runs(const struct results *r)
+{
+	const struct res_run **runs = calloc(r->n_runs + 1, sizeof(*runs));
+
+	for (size_t i = 0; runs && i < r->n_runs; i++)
+		runs[i] = &r->runs[i];
+	return runs;
+}
+
+const struct res_run **view_ok_runs(const struct results *r,
+				    const char *phase, size_t *n,
+				    size_t count[4])
+{
+	const struct res_run **runs = calloc(r->n_runs + 1, sizeof(*runs));
+
+	*n = 0;
+	memset(count, 0, 4 * sizeof(*count));
+	for (size_t i = 0; runs && i < r->n_runs; i++) {
+		if (strcmp(r->runs[i].phase, phase))
+			continue;
+		count[r->runs[i].status]++;
+		if (r->runs[i].status == RES_OK)
+			runs[(*n)++] = &r->runs[i];
+	}
+	return runs;
+}
+
+int view_key(json_t *phases, const char *phase, const char **names, int max)
+{
+	size_t i, k;
+	json_t *o, *v;
+	int n = 0;
+
+	json_array_foreach(phases, i, o) {
+		const char *name = json_string_value(json_object_get(o,
+								     "name"));
+
+		if (!name || strcmp(name, phase))
+			continue;
+		json_array_foreach(json_object_get(o, "key"), k, v)
+			if (json_is_string(v) && n < max)
+				names[n++] = json_string_value(v);
+		break;
+	}
+	names[n] = NULL;
+	return n;
+}
+
+int view_shown(const char *name, int tio, int bon, int db)
+{
+	return (db && !strcmp(name, "throughput_mbs")) ||
+	       (tio && classic_tio_shows(name)) || (bon && bonnie_shows(name));
+}
+
+static int reported(const struct res_run *const *runs, size_t n,
+		    const char *name)
+{
+	double v;
+
+	for (size_t i = 0; i < n; i++)
+		if (results_value(runs[i], name, &v))
+			return 1;
+	return 0;
+}
+
+const char *const *view_tables(const struct pick *pick,
+			       const struct res_run *const *runs, size_t n,
+			       const char *phase, int tio, int bon, int db,
+			       const char **buf, int *fallback)
+{
+	const char *key[VIEW_MAX_KEY + 1];
+	int n_key, k = 0, shown = 0, found = 0;
+
+	*fallback = 0;
+	buf[0] = NULL;
+	if (pick->view == VIEW_METRIC)
+		return pick->only;
+	if (pick->view == VIEW_ALL || !*phase)
+		return every;
+	/* room for write_amp beside them */
+	n_key = view_key(pick->phases, phase, key, VIEW_MAX_KEY - 1);
+	for (int i = 0; i < n_key; i++) {
+		if (view_shown(key[i], tio, bon, db)) {
+			shown = 1;
+			continue;
+		}
+		found |= reported(runs, n, key[i]);
+		buf[k++] = key[i];
+	}
+	/* what the device wrote per byte the phase wrote, beside its rate */
+	if (n_key && reported(runs, n, "write_amp"))
+		buf[k++] = "write_amp";
+	buf[k] = NULL;
+	if (found || shown)
+		return buf;
+	buf[0] = NULL;
+	if (!n_key && (tio || bon || db))
+		return buf;
+	*fallback = n_key > 0;
+	return fallback_key;
+}
+
+struct view_group *view_not_ok(const struct results *r, size_t *n_groups,
+			       size_t count[4])
+{
+	struct view_group *group = calloc(r->n_runs + 1, sizeof(*group));
+	size_t ng = 0;
+
+	memset(count, 0, 4 * sizeof(*count));
+	for (size_t i = 0; group && i < r->n_runs; i++) {
+		const struct res_run *x = &r->runs[i];
+		size_t g;
+
+		if (!*x->phase)
+			continue;
+		count[x->status]++;
+		if (x->status == RES_OK)
+			continue;
+		for (g = 0; g < ng; g++) {
+			const struct res_run *y = &r->runs[group[g].first];
+
+			/* a skipped config is one line, whatever its phases */
+			if (y->status == x->status &&
+			    !strcmp(y->fs_label, x->fs_label) &&
+			    (x->status == RES_SKIPPED ||
+			     !strcmp(y->phase, x->phase)) &&
+			    !strcmp(y->reason ? y->reason : "",
+				    x->reason ? x->reason : ""))
+				break;
+		}
+		if (g == ng)
+			group[ng++].first = i;
+		else if (strcmp(r->runs[group[g].first].phase, x->phase))
+			group[g].several = 1;
+		group[g].times++;
+	}
+	*n_groups = ng;
+	return group;
+}
+
+const char *view_reason(const struct res_run *x)
+{
+	if (x->reason)
+		return x->reason;
+	return x->status == RES_NONE ? "no status row (interrupted)" :
+	       "no reason given";
+}

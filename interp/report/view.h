@@ -1,0 +1,83 @@
+/* view: what a report shows, whatever its format — each phase's ok runs, the metrics it tables, the runs that did not count. */
+#ifndef FSPLAN_REPORT_VIEW_H
+#define FSPLAN_REPORT_VIEW_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "results/results.h"
+
+/* Which tables a phase gets: its key metrics, --metric's, or --all. */
+enum view_mode { VIEW_KEY, VIEW_METRIC, VIEW_ALL };
+
+struct pick {
+	enum view_mode view;
+	const char *const *only;	/* --metric's globs */
+	json_t *phases;			/* manifest.json's, or NULL */
+};
+
+#define VIEW_MAX_KEY 32	/* metrics of a phase's key that report reads */
+
+extern const char *const view_status[4];	/* "ok", "failed", ... */
+
+/* The value at a dotted path of o ("system.kernel"), or NULL; the
+ * string there, or dflt. */
+json_t *view_get(json_t *o, const char *path);
+const char *view_str(json_t *o, const char *path, const char *dflt);
+
+/* The phases of r (not the configs' own rows, phase ""), each once, in
+ * the order they first appear: NULL-ended, borrowed from r; free the
+ * array. NULL out of memory. */
+const char **view_phases(const struct results *r);
+
+/* Every run of r, configs' own rows too, as an array (NULL-ended; free
+ * it). NULL out of memory. */
+const struct res_run **view_all_runs(const struct results *r);
+
+/* The ok runs of phase (NULL-ended; free it); the counts of every
+ * status in count[]. NULL out of memory. */
+const struct res_run **view_ok_runs(const struct results *r,
+				    const char *phase, size_t *n,
+				    size_t count[4]);
+
+/* The key of phase as the manifest's phases record it, into names
+ * (NULL-ended, borrowed from phases); how many, 0 when none. */
+int view_key(json_t *phases, const char *phase, const char **names, int max);
+
+/* Whether metric name is a figure that the tiobench (tio), bonnie++
+ * (bon) or dbench (db: throughput_mbs) tables showed, so that a report
+ * need not repeat it as a table of its own. */
+int view_shown(const char *name, int tio, int bon, int db);
+
+/*
+ * The metric globs whose tables phase shows (runs: its ok runs; tio,
+ * bon, db: whether the tiobench, bonnie++ and dbench tables showed):
+ * --metric's, every one ("*"), or the key's but for what those tables
+ * showed; without a key reported, the fallback (seconds, *_mbs, *_iops)
+ * and *fallback = 1 when the phase has a key. NULL-ended, in buf (room
+ * for VIEW_MAX_KEY + 1) or borrowed; an empty list shows nothing.
+ */
+const char *const *view_tables(const struct pick *pick,
+			       const struct res_run *const *runs, size_t n,
+			       const char *phase, int tio, int bon, int db,
+			       const char **buf, int *fallback);
+
+/*
+ * The runs that did not count, one group per status, config, phase and
+ * reason (a skipped config's phases are one group): runs[first] is the
+ * group's first, times how many, several whether of more than one phase.
+ */
+struct view_group {
+	size_t first, times;
+	int several;
+};
+
+/* The groups (free them) and their number in *n_groups, the counts of
+ * each status over the phase runs in count[]; NULL out of memory. */
+struct view_group *view_not_ok(const struct results *r, size_t *n_groups,
+			       size_t count[4]);
+
+/* A group's reason, or what stands for it. */
+const char *view_reason(const struct res_run *x);
+
+#endif
