@@ -8,6 +8,7 @@
 
 #include "results/csv.h"
 #include "results/results.h"
+#include "results/stats.h"
 
 #define NOPOS ((struct pos){ 0, 0 })
 
@@ -290,34 +291,9 @@ const char *results_param(const char *params, const char *key, char *buf,
 
 /* ---- statistics --------------------------------------------------------- */
 
-/* t(0.975, df) for df 1..30, then 40, 60, 120 and infinity. */
-static const double t_small[] = {
-	12.7062, 4.3027, 3.1824, 2.7764, 2.5706, 2.4469, 2.3646, 2.3060,
-	2.2622, 2.2281, 2.2010, 2.1788, 2.1604, 2.1448, 2.1314, 2.1199,
-	2.1098, 2.1009, 2.0930, 2.0860, 2.0796, 2.0739, 2.0687, 2.0639,
-	2.0595, 2.0555, 2.0518, 2.0484, 2.0452, 2.0423,
-};
-static const struct { int df; double t; } t_large[] = {
-	{ 30, 2.0423 }, { 40, 2.0211 }, { 60, 2.0003 }, { 120, 1.9799 },
-	{ 0, 1.9600 },	/* df = infinity */
-};
-
 double results_t975(int df)
 {
-	if (df < 1)
-		return NAN;
-	if (df <= 30)
-		return t_small[df - 1];
-	/* Between table points t is close to linear in 1/df. */
-	for (size_t i = 1; i < sizeof(t_large) / sizeof(t_large[0]); i++) {
-		double x0 = 1.0 / t_large[i - 1].df, x1, x = 1.0 / df;
-
-		x1 = t_large[i].df ? 1.0 / t_large[i].df : 0.0;
-		if (x >= x1)
-			return t_large[i - 1].t + (t_large[i].t -
-			       t_large[i - 1].t) * (x0 - x) / (x0 - x1);
-	}
-	return 1.9600;
+	return df < 1 ? NAN : stats_t_quantile(0.975, df);
 }
 
 void results_stats(const double *v, int n, struct res_stats *s)
