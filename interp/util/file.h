@@ -1,4 +1,4 @@
-/* file: whole-file reads, the one way fsplan takes a file or a pipe in. */
+/* file: whole-file reads, the one way fsplan takes a file or a pipe in, and the one atomic replace. */
 #ifndef FSPLAN_FILE_H
 #define FSPLAN_FILE_H
 
@@ -18,5 +18,13 @@ char *file_read_all(int fd, size_t max, size_t *len, int *more);
  * owns: a Lua userdata, a stack buffer). How many, or -1 with errno.
  */
 ssize_t file_read_into(int fd, void *buf, size_t len);
+
+/*
+ * Replace dir/name with len bytes of text atomically: dir/.name.tmp
+ * written and fsync'd, renamed over dir/name, dir fsync'd. 0 or -errno
+ * (the temp file removed).
+ */
+int file_replace(const char *dir, const char *name, const char *text,
+		 size_t len);
 
 #endif

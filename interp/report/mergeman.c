@@ -1,0 +1,400 @@
+/* mergeman: refuse shards of different plan runs, and join the manifests of those that match. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/mergeman.h"
+#include "util/diag.h"
+
+static const char *jstr(json_t *o, const char *k1, const char *k2)
+{
+	if (k2)
+		o = json_object_get(o, k1), k1 = k2;
+	return json_string_value(json_object_get(o, k1));
+}
+
+static const char *or(const char *s, const char *dflt)
+{
+	return s ? s : dflt;
+}
+
+int mergeman_load(struct merge_shard *s, const char *dir)
+{
+	struct diag d = { 0 };
+	json_error_t err;
+	char path[PATH_MAX], msg[1024];
+
+	s->dir = dir;
+	snprintf(path, sizeof(path), "%s/manifest.json", dir);
+	s->man = json_load_file(path, 0, &err);
+	if (!s->man) {
+		fprintf(stderr, "fsplan merge: %s: %s (merge needs each "
+			"shard's manifest: its plan and parameters)\n", path,
+			err.text);
+		return -1;
+	}
+	if (!jstr(s->man, "plan", "sha256")) {
+		fprintf(stderr, "fsplan merge: %s names no plan sha256: not a "
+			"manifest of 'fsplan run'\n", path);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/results.csv", dir);
+	if (results_load(&s->r, path, &d)) {
+		diag_format(&d, msg, sizeof(msg));
+		fprintf(stderr, "fsplan merge: %s\n", msg);
+		return -1;
+	}
+	s->loaded = 1;
+	if (s->r.n_torn)
+		fprintf(stderr, "fsplan merge: %s: its last row was cut short "
+			"(an interrupted run) and is left out\n", path);
+	s->host = or(jstr(s->man, "system", "hostname"), dir);
+	s->run_id = or(jstr(s->man, "run_id", NULL), dir);
+	return 0;
+}
+
+void mergeman_free(struct merge_shard *s)
+{
+	if (s->loaded)
+		results_free(&s->r);
+	json_decref(s->man);
+	memset(s, 0, sizeof(*s));
+}
+
+/* ---- one plan run alike ------------------------------------------------- */
+
+static void params_text(json_t *o, char *buf, size_t len)
+{
+	const char *k;
+	json_t *v;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	json_object_foreach(o, k, v)
+		if (n < len)
+			n += snprintf(buf + n, len - n, "%s%s=%s", n ? " " : "",
+				      k, or(json_string_value(v), "?"));
+	if (!buf[0])
+		snprintf(buf, len, "(none)");
+}
+
+/* What of a phase must agree between shards. */
+static const char *const phase_keys[] = { "name", "use", "exec", "parse",
+					  "module_sha256", NULL };
+
+static int same_phases(const struct merge_shard *a,
+		       const struct merge_shard *b)
+{
+	json_t *pa = json_object_get(a->man, "phases");
+	json_t *pb = json_object_get(b->man, "phases");
+
+	if (json_array_size(pa) != json_array_size(pb)) {
+		fprintf(stderr, "fsplan merge: %s has %zu phases and %s %zu\n",
+			a->dir, json_array_size(pa), b->dir,
+			json_array_size(pb));
+		return 0;
+	}
+	for (size_t i = 0; i < json_array_size(pa); i++)
+		for (int k = 0; phase_keys[k]; k++) {
+			json_t *x = json_array_get(pa, i);
+			json_t *y = json_array_get(pb, i);
+			const char *f = phase_keys[k];
+
+			if (json_equal(json_object_get(x, f),
+				       json_object_get(y, f)) ||
+			    (!json_object_get(x, f) && !json_object_get(y, f)))
+				continue;
+			fprintf(stderr, "fsplan merge: phase %zu (%s) differs "
+				"in its %s: '%s' in %s, '%s' in %s%s\n", i + 1,
+				or(jstr(x, "name", NULL), "?"), f,
+				or(jstr(x, f, NULL), "-"), a->dir,
+				or(jstr(y, f, NULL), "-"), b->dir,
+				!strcmp(f, "module_sha256") ? " (install the "
+				"same fsplan on every host)" : "");
+			return 0;
+		}
+	return 1;
+}
+
+int mergeman_check(const struct merge_shard *sh, size_t n)
+{
+	const struct merge_shard *a = &sh[0];
+	char pa[1024], pb[1024];
+
+	for (size_t s = 1; s < n; s++) {
+		const struct merge_shard *b = &sh[s];
+		const char *sa = jstr(a->man, "plan", "sha256");
+		const char *sb = jstr(b->man, "plan", "sha256");
+
+		if (strcmp(sa, sb)) {
+			fprintf(stderr, "fsplan merge: %s is a run of plan %s "
+				"(sha256 %.12s) and %s of plan %s (sha256 "
+				"%.12s): merge joins the shards of one plan\n",
+				a->dir, or(jstr(a->man, "plan", "path"), "?"),
+				sa, b->dir,
+				or(jstr(b->man, "plan", "path"), "?"), sb);
+			return -1;
+		}
+		if (!json_equal(json_object_get(json_object_get(a->man, "plan"),
+						"params"),
+				json_object_get(json_object_get(b->man, "plan"),
+						"params"))) {
+			params_text(json_object_get(json_object_get(a->man,
+				    "plan"), "params"), pa, sizeof(pa));
+			params_text(json_object_get(json_object_get(b->man,
+				    "plan"), "params"), pb, sizeof(pb));
+			fprintf(stderr, "fsplan merge: %s ran with parameters "
+				"%s and %s with %s: the shards of one run take "
+				"the same -D\n", a->dir, pa, b->dir, pb);
+			return -1;
+		}
+		if (!same_phases(a, b))
+			return -1;
+		for (size_t t = 0; t < s; t++)
+			if (!strcmp(sh[t].run_id, b->run_id) &&
+			    !strcmp(sh[t].dir, b->dir)) {
+				fprintf(stderr, "fsplan merge: %s is given "
+					"twice\n", b->dir);
+				return -1;
+			}
+	}
+	return 0;
+}
+
+/* ---- plan order --------------------------------------------------------- */
+
+static int by_id(const void *a, const void *b)
+{
+	return strcmp(((const struct merge_cell *)a)->id,
+		      ((const struct merge_cell *)b)->id);
+}
+
+int mergeman_index(struct merge_index *ix, const struct merge_shard *sh,
+		   size_t n)
+{
+	size_t total = 0, i;
+	json_t *c;
+
+	for (size_t s = 0; s < n; s++)
+		total += json_array_size(json_object_get(sh[s].man, "cells"));
+	ix->cells = calloc(total + 1, sizeof(*ix->cells));
+	if (!ix->cells) {
+		fprintf(stderr, "fsplan merge: out of memory\n");
+		return -1;
+	}
+	for (size_t s = 0; s < n; s++)
+		json_array_foreach(json_object_get(sh[s].man, "cells"), i, c)
+			if (jstr(c, "id", NULL)) {
+				ix->cells[ix->n_cells].id = jstr(c, "id", NULL);
+				ix->cells[ix->n_cells++].index = (long)
+					json_integer_value(json_object_get(
+						c, "index"));
+			}
+	qsort(ix->cells, ix->n_cells, sizeof(*ix->cells), by_id);
+	ix->configs = json_object_get(sh[0].man, "configs");
+	return 0;
+}
+
+void mergeman_index_free(struct merge_index *ix)
+{
+	free(ix->cells);
+	memset(ix, 0, sizeof(*ix));
+}
+
+long mergeman_conf_index(const struct merge_index *ix, const char *label)
+{
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(ix->configs, i, c)
+		if (!strcmp(or(jstr(c, "label", NULL), ""), label))
+			return (long)json_integer_value(json_object_get(c,
+								"index"));
+	return LONG_MAX;
+}
+
+long mergeman_cell_index(const struct merge_index *ix, const char *cell)
+{
+	struct merge_cell key = { cell, 0 }, *hit;
+
+	hit = bsearch(&key, ix->cells, ix->n_cells, sizeof(key), by_id);
+	return hit ? hit->index : LONG_MAX;
+}
+
+/* ---- the merged manifest ------------------------------------------------ */
+
+/* The shard that ran config index (1-based): one of its cells is of it. */
+static const struct merge_shard *runner_of(const struct merge_shard *sh,
+					   size_t n, json_int_t index)
+{
+	for (size_t s = 0; s < n; s++) {
+		size_t i;
+		json_t *c;
+
+		json_array_foreach(json_object_get(sh[s].man, "cells"), i, c)
+			if (json_integer_value(json_object_get(c, "config")) ==
+			    index)
+				return &sh[s];
+	}
+	return NULL;
+}
+
+/* The system facts every shard has alike. */
+static json_t *shared_system(const struct merge_shard *sh, size_t n)
+{
+	json_t *sys = json_deep_copy(json_object_get(sh[0].man, "system"));
+	const char *k;
+	json_t *v, *tmp;
+
+	if (!json_is_object(sys))
+		return sys ? sys : json_null();
+	json_object_foreach_safe(sys, tmp, k, v)
+		for (size_t s = 1; s < n; s++)
+			if (!json_equal(v, json_object_get(json_object_get(
+					sh[s].man, "system"), k))) {
+				json_object_del(sys, k);
+				break;
+			}
+	return sys;
+}
+
+static json_t *shard_entry(const struct merge_shard *s)
+{
+	static const char *const keys[] = { "run_id", "status", "started",
+		"ended", "command", "fsplan_version", "system", "target",
+		NULL };
+	json_t *o = json_object();
+
+	json_object_set_new(o, "dir", json_string(s->dir));
+	json_object_set_new(o, "host", json_string(s->host));
+	for (int k = 0; keys[k]; k++) {
+		json_t *v = json_object_get(s->man, keys[k]);
+
+		if (v)
+			json_object_set(o, keys[k], v);
+	}
+	return o;
+}
+
+static int by_index(const void *a, const void *b)
+{
+	json_int_t x = json_integer_value(json_object_get(*(json_t *const *)a,
+							  "index"));
+	json_int_t y = json_integer_value(json_object_get(*(json_t *const *)b,
+							  "index"));
+
+	return (x > y) - (x < y);
+}
+
+/* The union of the shards' cells, each id once, in plan order. */
+static json_t *all_cells(const struct merge_shard *sh, size_t n)
+{
+	json_t *a = json_array(), **v;
+	size_t total = 0, k = 0, i;
+	json_t *c;
+
+	for (size_t s = 0; s < n; s++)
+		total += json_array_size(json_object_get(sh[s].man, "cells"));
+	v = calloc(total + 1, sizeof(*v));
+	if (!v || !a) {
+		free(v);
+		json_decref(a);
+		return NULL;
+	}
+	for (size_t s = 0; s < n; s++)
+		json_array_foreach(json_object_get(sh[s].man, "cells"), i, c)
+			v[k++] = c;
+	qsort(v, k, sizeof(*v), by_index);
+	for (i = 0; i < k; i++)
+		if (!i || !json_equal(json_object_get(v[i], "id"),
+				      json_object_get(v[i - 1], "id")))
+			json_array_append(a, v[i]);
+	free(v);
+	return a;
+}
+
+/* The earliest (least) or latest of a time key over the shards. */
+static json_t *bound(const struct merge_shard *sh, size_t n, const char *key,
+		     int latest)
+{
+	const char *best = NULL;
+
+	for (size_t s = 0; s < n; s++) {
+		const char *t = jstr(sh[s].man, key, NULL);
+
+		if (!t)
+			return latest ? json_null() : json_string("?");
+		if (!best || (latest ? strcmp(t, best) > 0 :
+			      strcmp(t, best) < 0))
+			best = t;
+	}
+	return json_string(best);
+}
+
+int mergeman_build(const struct merge_shard *sh, size_t n,
+		   const char *run_id, int argc, char **argv, char **text,
+		   size_t *len)
+{
+	json_t *root = json_deep_copy(sh[0].man), *cmd = json_array();
+	json_t *merged = json_array(), *confs, *c, *target;
+	int complete = 1;
+	size_t i;
+
+	if (!root || !cmd || !merged) {
+		json_decref(root);
+		json_decref(cmd);
+		json_decref(merged);
+		return -1;
+	}
+	for (int k = 0; k < argc; k++)
+		json_array_append_new(cmd, json_string(argv[k]));
+	target = json_deep_copy(json_object_get(sh[0].man, "target"));
+	for (size_t s = 0; s < n; s++) {
+		complete &= !strcmp(or(jstr(sh[s].man, "status", NULL), ""),
+				    "complete");
+		if (!json_equal(target, json_object_get(sh[s].man, "target"))) {
+			json_decref(target);
+			target = json_null();
+		}
+		json_array_append_new(merged, shard_entry(&sh[s]));
+	}
+	json_object_set_new(root, "run_id", json_string(run_id));
+	json_object_set_new(root, "command", cmd);
+	json_object_set_new(root, "status", json_string(complete ? "complete" :
+							"incomplete"));
+	json_object_set_new(root, "started", bound(sh, n, "started", 0));
+	json_object_set_new(root, "ended", bound(sh, n, "ended", 1));
+	json_object_set_new(root, "system", shared_system(sh, n));
+	json_object_set_new(root, "target", target ? target : json_null());
+	confs = json_object_get(root, "configs");
+	json_array_foreach(confs, i, c) {
+		json_int_t index = json_integer_value(json_object_get(c,
+								      "index"));
+		const struct merge_shard *s = runner_of(sh, n, index);
+		json_t *mine;
+
+		if (!s)
+			continue;
+		mine = json_deep_copy(json_array_get(json_object_get(s->man,
+							"configs"), i));
+		if (!mine)
+			continue;
+		json_object_set_new(mine, "host", json_string(s->host));
+		json_object_set_new(mine, "shard", json_string(s->run_id));
+		json_object_set(mine, "system",
+				json_object_get(s->man, "system"));
+		json_object_set(mine, "target",
+				json_object_get(s->man, "target"));
+		json_array_set_new(confs, i, mine);
+	}
+	json_object_set_new(root, "cells", all_cells(sh, n));
+	json_object_set_new(root, "merged", merged);
+	*text = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+	json_decref(root);
+	if (!*text)
+		return -1;
+	*len = strlen(*text);
+	(*text)[(*len)++] = '\n';	/* json_dumps leaves room: replaces the NUL */
+	return 0;
+}
