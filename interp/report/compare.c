@@ -319,8 +319,9 @@ static int write_text(FILE *f, const struct table *t,
 	if (!t->n)
 		fputs("\nno metric to compare: no pair has a key metric (or "
 		      "one --metric matches)\n", f);
-	fprintf(f, "\n== %zu comparisons: %zu better, %zu worse, %zu no "
+	fprintf(f, "\n== %zu comparison%s: %zu better, %zu worse, %zu no "
 		"significant difference, %zu cannot tell ==\n", t->n,
+		t->n == 1 ? "" : "s",
 		t->count[V_BETTER], t->count[V_WORSE], t->count[V_SAME],
 		t->count[V_UNKNOWN]);
 	pairing_footer(f, pg);
@@ -478,7 +479,7 @@ static int compare(const struct compare_opts *o)
 		return EXIT_USAGE;
 	}
 	for (size_t i = 0; i < pg.n_pairs; i++)
-		if (pg.pairs[i].n_a || pg.pairs[i].n_b)
+		if (pairing_both(&pg.pairs[i]))
 			bad |= pair_rows(&t, &pg.pairs[i], &pg, o);
 	if (bad) {
 		fputs("fsplan compare: out of memory\n", stderr);

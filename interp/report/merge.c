@@ -370,10 +370,15 @@ static int write_file(struct written *w, const char *name, const char *s,
 	char path[PATH_MAX + 64];
 	int rc;
 
+	const char *slash = strrchr(name, '/');
+	char dir[PATH_MAX + 64];
+
 	snprintf(path, sizeof(path), "%s/%s", w->out, name);
+	snprintf(dir, sizeof(dir), "%s/%.*s", w->out,
+		 slash ? (int)(slash - name) : 0, name);
 	if (wrote(w, path))
 		return fail("out of memory");
-	rc = file_replace(w->out, name, s, n);
+	rc = file_replace(dir, slash ? slash + 1 : name, s, n);
 	return rc ? fail("%s: %s", path, strerror(-rc)) : 0;
 }
 

@@ -390,6 +390,11 @@ static int list_phases(struct pairing *pg)
 	return 0;
 }
 
+int pairing_both(const struct pair *p)
+{
+	return (p->n_a || p->bad_a) && (p->n_b || p->bad_b);
+}
+
 int pairing_build(struct pairing *pg, const char *const *dirs, int n_dirs,
 		  const char *const *labels, char *msg, size_t len)
 {
@@ -410,8 +415,7 @@ int pairing_build(struct pairing *pg, const char *const *dirs, int n_dirs,
 	if (pair_side(pg, 0) || pair_side(pg, 1) || list_phases(pg))
 		return fail(msg, len, "out of memory");
 	for (size_t i = 0; i < pg->n_pairs; i++)
-		both += (pg->pairs[i].n_a || pg->pairs[i].bad_a) &&
-			(pg->pairs[i].n_b || pg->pairs[i].bad_b);
+		both += pairing_both(&pg->pairs[i]);
 	if (!both && labels)
 		return fail(msg, len, "configs '%s' and '%s' have no phase "
 			    "and parameters in common: nothing to compare",
@@ -484,7 +488,7 @@ void pairing_footer(FILE *f, const struct pairing *pg)
 		const struct pair *p = &pg->pairs[i];
 		int b = !(p->n_a || p->bad_a);
 
-		if ((p->n_a || p->bad_a) && (p->n_b || p->bad_b))
+		if (pairing_both(p))
 			continue;
 		if (shown[0]++ >= MAX_FOOTER) {
 			more[0]++;

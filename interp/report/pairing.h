@@ -61,6 +61,9 @@ void pairing_free(struct pairing *pg);
 int pairing_key(const struct pairing *pg, const char *phase,
 		const char **key);
 
+/* Whether both sides ran pair's cell (ok or not). */
+int pairing_both(const struct pair *p);
+
 /* What was not compared: cells on one side only, runs not ok. */
 void pairing_footer(FILE *f, const struct pairing *pg);
 
