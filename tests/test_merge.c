@@ -9,30 +9,13 @@
 #include "e2e.h"
 #include "runcmp.h"
 
-/* Three configs, a phase matrix, repetitions, and a phase that fails:
- * ok and failed cells, config records, exec/ files, in a second. */
-static const char plan_text[] =
-	"fsplan: 1\n"
-	"name: shards\n"
-	"params: {count: 4}\n"
-	"repeat: 2\n"
-	"filesystems:\n"
-	"  - type: tmpfs\n"
-	"    mount: [size=8M, size=16M, \"size=16M,noatime\"]\n"
-	"phases:\n"
-	"  - name: write\n"
-	"    matrix: {bs: [4k, 64k]}\n"
-	"    exec: dd if=/dev/zero of=f bs=${bs} count=${count} status=none\n"
-	"  - name: bad\n"
-	"    repeat: 1\n"
-	"    exec: \"exit 3\"\n";
+/* The plan: tests/fixtures/shards.yaml (three tmpfs configs). */
+static const char plan[] = "fixtures/shards.yaml";
 
 static void fini(void)
 {
 	e2e_cleanup();
 }
-
-static char plan[512];
 
 /* dir/name; with shard "K/3" a shard of the plan, else all of it. */
 static const char *run(const char *name, const char *shard,
@@ -43,9 +26,6 @@ static const char *run(const char *name, const char *shard,
 	char *p = path[slot++ % 8];
 	int rc;
 
-	if (!plan[0])
-		snprintf(plan, sizeof(plan), "%s",
-			 e2e_write(e2e_tmpdir(), "plan.yaml", plan_text));
 	snprintf(p, 512, "%s/%s", e2e_tmpdir(), name);
 	rc = e2e_fsplan((const char *[]){ "run", plan, "-o", p, "-q",
 			shard ? "--shard" : "-D", shard ? shard : define ?
@@ -157,7 +137,7 @@ Test(merge, shards_that_do_not_match_are_refused, .fini = fini,
      .timeout = 120)
 {
 	const char *s1, *s2, *again, *other, *m = in("out");
-	char text[sizeof(plan_text) + 64], *other_plan;
+	char *text, *other_plan;
 	struct stat st;
 
 	e2e_require_root();
@@ -176,8 +156,12 @@ Test(merge, shards_that_do_not_match_are_refused, .fini = fini,
 	cr_expect_neq(stat(m, &st), 0, "nothing is written on a refusal");
 
 	/* another plan */
-	snprintf(text, sizeof(text), "%s# another plan\n", plan_text);
+	text = e2e_slurp(plan, NULL);
+	text = realloc(text, strlen(text) + 32);
+	cr_assert_not_null(text);
+	strcat(text, "# another plan\n");
 	other_plan = e2e_write(e2e_tmpdir(), "other.yaml", text);
+	free(text);
 	other = in("other");
 	cr_assert_eq(e2e_fsplan((const char *[]){ "run", other_plan, "-o",
 				other, "-q", "--shard", "2/3", NULL }), 1);

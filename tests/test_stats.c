@@ -93,7 +93,7 @@ static const struct pair pairs[] = {
 	    1.8412166388344951, -0.38557269206502246, 2.3272393587316891 } },
 };
 
-Test(stats, welch_against_scipy)
+Test(stats, welch_against_mpmath)
 {
 	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
 		const struct pair *x = &pairs[i];
