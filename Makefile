@@ -77,8 +77,11 @@ DEB_PKGS := build-essential pkg-config libyaml-dev liblua5.4-dev \
             liburing-dev libcap-dev libcriterion-dev libjansson-dev \
             libblkid-dev e2fsprogs xfsprogs btrfs-progs util-linux \
             bonnie++ dbench fio time clang libclang-rt-14-dev \
-            groff-base mandoc
+            groff-base mandoc slurm-wlm munge parallel
 
+# Service packages (munge, slurmctld, slurmd: the scale-out test starts its
+# own) must not leave a daemon running: a policy-rc.d that says no while
+# apt installs, unless the machine has one already.
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
@@ -88,8 +91,14 @@ deps:
 		if [ "$$(id -u)" != 0 ]; then \
 			echo "make deps: run as root (sudo make deps)" >&2; exit 1; \
 		fi; \
+		rc=/usr/sbin/policy-rc.d; own=; \
+		if [ ! -e $$rc ]; then \
+			printf '#!/bin/sh\nexit 101\n' > $$rc && chmod 755 $$rc && \
+			own=1; \
+		fi; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
 			apt-get install -y -qq --no-install-recommends $$missing; \
+		st=$$?; [ -z "$$own" ] || rm -f $$rc; exit $$st; \
 	fi
 
 # ---- tests ---------------------------------------------------------------
@@ -181,7 +190,7 @@ install:
 		install -m 644 $$p $(DESTDIR)$(MANDIR)/man$${p##*.}/ || exit 1; \
 	done
 	install -m 644 plans/*.yaml $(DESTDIR)$(DOCDIR)/plans/
-	install -m 644 examples/* $(DESTDIR)$(DOCDIR)/examples/
+	cp -r examples/. $(DESTDIR)$(DOCDIR)/examples/
 
 # Removes what install put there, by the names in this tree, and then
 # the directories that are left empty.
@@ -193,9 +202,11 @@ uninstall:
 	for f in $$(cd lua && find . -type f); do \
 		rm -f "$(DESTDIR)$(DATADIR)/lua/$$f"; \
 	done
-	for f in plans/*.yaml examples/*; do \
+	for f in plans/*.yaml $$(find examples -type f); do \
 		rm -f "$(DESTDIR)$(DOCDIR)/$$f"; \
 	done
+	find $(DESTDIR)$(DATADIR)/lua $(DESTDIR)$(DOCDIR)/examples -depth \
+		-mindepth 1 -type d -empty -delete 2>/dev/null || true
 	find $(DESTDIR)$(DATADIR)/lua -depth -type d -empty -delete 2>/dev/null || true
 	rmdir $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)/plans \
 		$(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR) \
