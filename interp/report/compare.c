@@ -10,6 +10,7 @@
 
 #include "report/compare.h"
 #include "report/grid.h"
+#include "report/outfmt.h"
 #include "report/pairing.h"
 #include "report/rank.h"
 #include "results/csv.h"
@@ -54,14 +55,12 @@ static const char compare_help[] =
 "Exit 0; 1 with --fail-on-regression and a significant regression; 2 on\n"
 "a usage error, unreadable or mismatched runs, or an unwritable output.\n";
 
-enum format { FMT_TEXT, FMT_CSV, FMT_HTML };
-
 struct compare_opts {
 	struct opt_list dirs;		/* one or two RUNDIRs */
 	struct opt_list label;
 	struct opt_list metric;
 	double alpha;
-	enum format fmt;
+	enum out_format fmt;
 	const char *out;
 	int fail_on_regression;
 };
@@ -394,20 +393,6 @@ static int write_csv(FILE *f, const struct table *t)
 
 /* ---- the command -------------------------------------------------------- */
 
-static int take_format(const char *arg, void *slot, char *why, size_t len)
-{
-	static const char *const names[] = { [FMT_TEXT] = "text",
-		[FMT_CSV] = "csv", [FMT_HTML] = "html" };
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(arg, names[i])) {
-			*(enum format *)slot = (enum format)i;
-			return 0;
-		}
-	snprintf(why, len, "--format takes text, csv or html, not '%s'", arg);
-	return -1;
-}
-
 static int take_alpha(const char *arg, void *slot, char *why, size_t len)
 {
 	char *end;
@@ -428,7 +413,7 @@ static const struct opt compare_opts_table[] = {
 	OPT_LIST_OF("label", 0, struct compare_opts, label),
 	OPT_LIST_OF("metric", 0, struct compare_opts, metric),
 	OPT_CALL_OF("alpha", 0, struct compare_opts, alpha, take_alpha),
-	OPT_CALL_OF("format", 0, struct compare_opts, fmt, take_format),
+	OPT_CALL_OF("format", 0, struct compare_opts, fmt, outfmt_take),
 	OPT_STRING_OF("output", 'o', struct compare_opts, out),
 	OPT_FLAG_OF("fail-on-regression", 0, struct compare_opts,
 		    fail_on_regression),

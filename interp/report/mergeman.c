@@ -5,19 +5,8 @@
 #include <string.h>
 
 #include "report/mergeman.h"
+#include "report/mfread.h"
 #include "util/diag.h"
-
-static const char *jstr(json_t *o, const char *k1, const char *k2)
-{
-	if (k2)
-		o = json_object_get(o, k1), k1 = k2;
-	return json_string_value(json_object_get(o, k1));
-}
-
-static const char *or(const char *s, const char *dflt)
-{
-	return s ? s : dflt;
-}
 
 int mergeman_load(struct merge_shard *s, const char *dir)
 {
@@ -34,7 +23,7 @@ int mergeman_load(struct merge_shard *s, const char *dir)
 			err.text);
 		return -1;
 	}
-	if (!jstr(s->man, "plan", "sha256")) {
+	if (!mfread_str(s->man, "plan.sha256", NULL)) {
 		fprintf(stderr, "fsplan merge: %s names no plan sha256: not a "
 			"manifest of 'fsplan run'\n", path);
 		return -1;
@@ -49,8 +38,8 @@ int mergeman_load(struct merge_shard *s, const char *dir)
 	if (s->r.n_torn)
 		fprintf(stderr, "fsplan merge: %s: its last row was cut short "
 			"(an interrupted run) and is left out\n", path);
-	s->host = or(jstr(s->man, "system", "hostname"), dir);
-	s->run_id = or(jstr(s->man, "run_id", NULL), dir);
+	s->host = mfread_str(s->man, "system.hostname", dir);
+	s->run_id = mfread_str(s->man, "run_id", dir);
 	return 0;
 }
 
@@ -63,21 +52,6 @@ void mergeman_free(struct merge_shard *s)
 }
 
 /* ---- one plan run alike ------------------------------------------------- */
-
-static void params_text(json_t *o, char *buf, size_t len)
-{
-	const char *k;
-	json_t *v;
-	size_t n = 0;
-
-	buf[0] = '\0';
-	json_object_foreach(o, k, v)
-		if (n < len)
-			n += snprintf(buf + n, len - n, "%s%s=%s", n ? " " : "",
-				      k, or(json_string_value(v), "?"));
-	if (!buf[0])
-		snprintf(buf, len, "(none)");
-}
 
 /* What of a phase must agree between shards. */
 static const char *const phase_keys[] = { "name", "use", "exec", "parse",
@@ -107,9 +81,9 @@ static int same_phases(const struct merge_shard *a,
 				continue;
 			fprintf(stderr, "fsplan merge: phase %zu (%s) differs "
 				"in its %s: '%s' in %s, '%s' in %s%s\n", i + 1,
-				or(jstr(x, "name", NULL), "?"), f,
-				or(jstr(x, f, NULL), "-"), a->dir,
-				or(jstr(y, f, NULL), "-"), b->dir,
+				mfread_str(x, "name", "?"), f,
+				mfread_str(x, f, "-"), a->dir,
+				mfread_str(y, f, "-"), b->dir,
 				!strcmp(f, "module_sha256") ? " (install the "
 				"same fsplan on every host)" : "");
 			return 0;
@@ -124,26 +98,21 @@ int mergeman_check(const struct merge_shard *sh, size_t n)
 
 	for (size_t s = 1; s < n; s++) {
 		const struct merge_shard *b = &sh[s];
-		const char *sa = jstr(a->man, "plan", "sha256");
-		const char *sb = jstr(b->man, "plan", "sha256");
+		const char *sa = mfread_str(a->man, "plan.sha256", NULL);
+		const char *sb = mfread_str(b->man, "plan.sha256", NULL);
 
 		if (strcmp(sa, sb)) {
 			fprintf(stderr, "fsplan merge: %s is a run of plan %s "
 				"(sha256 %.12s) and %s of plan %s (sha256 "
 				"%.12s): merge joins the shards of one plan\n",
-				a->dir, or(jstr(a->man, "plan", "path"), "?"),
+				a->dir, mfread_str(a->man, "plan.path", "?"),
 				sa, b->dir,
-				or(jstr(b->man, "plan", "path"), "?"), sb);
+				mfread_str(b->man, "plan.path", "?"), sb);
 			return -1;
 		}
-		if (!json_equal(json_object_get(json_object_get(a->man, "plan"),
-						"params"),
-				json_object_get(json_object_get(b->man, "plan"),
-						"params"))) {
-			params_text(json_object_get(json_object_get(a->man,
-				    "plan"), "params"), pa, sizeof(pa));
-			params_text(json_object_get(json_object_get(b->man,
-				    "plan"), "params"), pb, sizeof(pb));
+		if (!mfread_same_params(a->man, b->man)) {
+			mfread_params(a->man, pa, sizeof(pa));
+			mfread_params(b->man, pb, sizeof(pb));
 			fprintf(stderr, "fsplan merge: %s ran with parameters "
 				"%s and %s with %s: the shards of one run take "
 				"the same -D\n", a->dir, pa, b->dir, pb);
@@ -185,8 +154,8 @@ int mergeman_index(struct merge_index *ix, const struct merge_shard *sh,
 	}
 	for (size_t s = 0; s < n; s++)
 		json_array_foreach(json_object_get(sh[s].man, "cells"), i, c)
-			if (jstr(c, "id", NULL)) {
-				ix->cells[ix->n_cells].id = jstr(c, "id", NULL);
+			if (mfread_str(c, "id", NULL)) {
+				ix->cells[ix->n_cells].id = mfread_str(c, "id", NULL);
 				ix->cells[ix->n_cells++].index = (long)
 					json_integer_value(json_object_get(
 						c, "index"));
@@ -208,7 +177,7 @@ long mergeman_conf_index(const struct merge_index *ix, const char *label)
 	json_t *c;
 
 	json_array_foreach(ix->configs, i, c)
-		if (!strcmp(or(jstr(c, "label", NULL), ""), label))
+		if (!strcmp(mfread_str(c, "label", ""), label))
 			return (long)json_integer_value(json_object_get(c,
 								"index"));
 	return LONG_MAX;
@@ -321,7 +290,7 @@ static json_t *bound(const struct merge_shard *sh, size_t n, const char *key,
 	const char *best = NULL;
 
 	for (size_t s = 0; s < n; s++) {
-		const char *t = jstr(sh[s].man, key, NULL);
+		const char *t = mfread_str(sh[s].man, key, NULL);
 
 		if (!t)
 			return latest ? json_null() : json_string("?");
@@ -351,7 +320,7 @@ int mergeman_build(const struct merge_shard *sh, size_t n,
 		json_array_append_new(cmd, json_string(argv[k]));
 	target = json_deep_copy(json_object_get(sh[0].man, "target"));
 	for (size_t s = 0; s < n; s++) {
-		complete &= !strcmp(or(jstr(sh[s].man, "status", NULL), ""),
+		complete &= !strcmp(mfread_str(sh[s].man, "status", ""),
 				    "complete");
 		if (!json_equal(target, json_object_get(sh[s].man, "target"))) {
 			json_decref(target);

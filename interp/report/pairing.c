@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "report/pairing.h"
+#include "report/mfread.h"
 #include "util/diag.h"
 
 #define MAX_FOOTER 20	/* lines of each kind in the footer */
@@ -38,18 +39,6 @@ static void note(struct pairing *pg, const char *fmt, ...)
 	va_end(ap);
 }
 
-static const char *jstr(json_t *o, const char *k1, const char *k2)
-{
-	if (k2)
-		o = json_object_get(o, k1), k1 = k2;
-	return json_string_value(json_object_get(o, k1));
-}
-
-static const char *or(const char *s, const char *dflt)
-{
-	return s ? s : dflt;
-}
-
 /* ---- loading and checking ----------------------------------------------- */
 
 static int load_side(struct pairing_side *s, const char *dir, char *msg,
@@ -65,7 +54,7 @@ static int load_side(struct pairing_side *s, const char *dir, char *msg,
 		return fail(msg, len, "%s\n(RUNDIR is a directory that 'fsplan "
 			    "run' or 'fsplan merge' wrote)", why);
 	}
-	s->run_id = or(s->r.run_id, "?");
+	s->run_id = s->r.run_id ? s->r.run_id : "?";
 	snprintf(path, sizeof(path), "%s/manifest.json", dir);
 	s->man = json_load_file(path, 0, NULL);
 	return 0;
@@ -74,12 +63,11 @@ static int load_side(struct pairing_side *s, const char *dir, char *msg,
 /* What phase i runs: its module, or its command and parser. */
 static void phase_what(json_t *ph, char *buf, size_t len)
 {
-	if (jstr(ph, "use", NULL))
-		snprintf(buf, len, "use %s", jstr(ph, "use", NULL));
+	if (mfread_str(ph, "use", NULL))
+		snprintf(buf, len, "use %s", mfread_str(ph, "use", NULL));
 	else
-		snprintf(buf, len, "exec '%s'%s%s", or(jstr(ph, "exec", NULL),
-			 "?"), jstr(ph, "parse", NULL) ? " parse " : "",
-			 or(jstr(ph, "parse", NULL), ""));
+		snprintf(buf, len, "exec '%s'%s%s", mfread_str(ph, "exec", "?"), mfread_str(ph, "parse", NULL) ? " parse " : "",
+			 mfread_str(ph, "parse", ""));
 }
 
 /* Two manifests' phases: the same names running the same things, or
@@ -93,14 +81,14 @@ static int same_phases(struct pairing *pg, json_t *pa, json_t *pb, char *msg,
 
 	for (size_t i = 0; i < na && i < nb; i++) {
 		json_t *x = json_array_get(pa, i), *y = json_array_get(pb, i);
-		const char *n = or(jstr(x, "name", NULL), "?");
-		const char *sx = jstr(x, "module_sha256", NULL);
-		const char *sy = jstr(y, "module_sha256", NULL);
+		const char *n = mfread_str(x, "name", "?");
+		const char *sx = mfread_str(x, "module_sha256", NULL);
+		const char *sy = mfread_str(y, "module_sha256", NULL);
 
-		if (strcmp(n, or(jstr(y, "name", NULL), "?")))
+		if (strcmp(n, mfread_str(y, "name", "?")))
 			return fail(msg, len, "phase %zu is '%s' in A and "
 				    "'%s' in B", i + 1, n,
-				    or(jstr(y, "name", NULL), "?"));
+				    mfread_str(y, "name", "?"));
 		phase_what(x, wa, sizeof(wa));
 		phase_what(y, wb, sizeof(wb));
 		if (strcmp(wa, wb))
@@ -114,22 +102,6 @@ static int same_phases(struct pairing *pg, json_t *pa, json_t *pb, char *msg,
 		return fail(msg, len, "A's plan has %zu phases and B's %zu",
 			    na, nb);
 	return 0;
-}
-
-/* The parameters after -D, as "k=v k=v". */
-static void params_text(json_t *o, char *buf, size_t len)
-{
-	const char *k;
-	json_t *v;
-	size_t n = 0;
-
-	buf[0] = '\0';
-	json_object_foreach(o, k, v)
-		n += snprintf(buf + (n < len ? n : len), n < len ? len - n : 0,
-			      "%s%s=%s", n ? " " : "", k,
-			      or(json_string_value(v), "?"));
-	if (!buf[0])
-		snprintf(buf, len, "(none)");
 }
 
 /* The distinct phase names of r's rows, first appearance first. */
@@ -155,14 +127,14 @@ static void phases_of(const struct results *r, char *buf, size_t len)
 static int check_plans(struct pairing *pg, char *msg, size_t len)
 {
 	json_t *ma = pg->side[0].man, *mb = pg->side[1].man;
-	const char *sa = jstr(ma, "plan", "sha256");
-	const char *sb = jstr(mb, "plan", "sha256");
+	const char *sa = mfread_str(ma, "plan.sha256", NULL);
+	const char *sb = mfread_str(mb, "plan.sha256", NULL);
 	char pa[1024], pb[1024];
 
 	if (pg->one_run) {
 		snprintf(pg->plans, sizeof(pg->plans), "plan %s (%s)",
-			 or(jstr(ma, "plan", "name"), "?"),
-			 or(jstr(ma, "plan", "path"), "no manifest.json"));
+			 mfread_str(ma, "plan.name", "?"),
+			 mfread_str(ma, "plan.path", "no manifest.json"));
 		return 0;
 	}
 	if (!ma || !mb) {
@@ -183,25 +155,20 @@ static int check_plans(struct pairing *pg, char *msg, size_t len)
 		return fail(msg, len, "A (%s) and B (%s) are runs of plans "
 			    "with different phases: %s; compare needs two runs "
 			    "of one plan or of plans with the same phases",
-			    or(jstr(ma, "plan", "path"), "?"),
-			    or(jstr(mb, "plan", "path"), "?"), pa);
+			    mfread_str(ma, "plan.path", "?"),
+			    mfread_str(mb, "plan.path", "?"), pa);
 	if (sa && sb && !strcmp(sa, sb))
 		snprintf(pg->plans, sizeof(pg->plans), "plan %s (sha256 "
-			 "%.12s) in both", or(jstr(ma, "plan", "name"), "?"),
+			 "%.12s) in both", mfread_str(ma, "plan.name", "?"),
 			 sa);
 	else
 		snprintf(pg->plans, sizeof(pg->plans), "plans %s (A, sha256 "
 			 "%.12s) and %s (B, sha256 %.12s): the same phases",
-			 or(jstr(ma, "plan", "path"), "?"), or(sa, "?"),
-			 or(jstr(mb, "plan", "path"), "?"), or(sb, "?"));
-	if (!json_equal(json_object_get(json_object_get(ma, "plan"),
-					"params"),
-			json_object_get(json_object_get(mb, "plan"),
-					"params"))) {
-		params_text(json_object_get(json_object_get(ma, "plan"),
-					    "params"), pa, sizeof(pa));
-		params_text(json_object_get(json_object_get(mb, "plan"),
-					    "params"), pb, sizeof(pb));
+			 mfread_str(ma, "plan.path", "?"), sa ? sa : "?",
+			 mfread_str(mb, "plan.path", "?"), sb ? sb : "?");
+	if (!mfread_same_params(ma, mb)) {
+		mfread_params(ma, pa, sizeof(pa));
+		mfread_params(mb, pb, sizeof(pb));
 		note(pg, "the parameters differ: A %s, B %s", pa, pb);
 	}
 	return 0;
@@ -382,7 +349,7 @@ static int list_phases(struct pairing *pg)
 		json_array_foreach(json_object_get(pg->side[s].man, "phases"),
 				   i, ph)
 			if (json_is_string(json_object_get(ph, "name")) &&
-			    add_phase(pg, jstr(ph, "name", NULL)))
+			    add_phase(pg, mfread_str(ph, "name", NULL)))
 				return -1;
 	for (i = 0; i < pg->n_pairs; i++)
 		if (add_phase(pg, pg->pairs[i].phase))
@@ -451,24 +418,11 @@ void pairing_free(struct pairing *pg)
 int pairing_key(const struct pairing *pg, const char *phase,
 		const char **key)
 {
-	int n = 0;
+	int n = mfread_key(json_object_get(pg->side[0].man, "phases"), phase,
+			   key, PAIRING_MAX_KEY);
 
-	for (int s = 0; s < 2 && !n; s++) {
-		size_t i, k;
-		json_t *ph, *v;
-
-		json_array_foreach(json_object_get(pg->side[s].man, "phases"),
-				   i, ph) {
-			if (strcmp(or(jstr(ph, "name", NULL), ""), phase))
-				continue;
-			json_array_foreach(json_object_get(ph, "key"), k, v)
-				if (json_is_string(v) && n < PAIRING_MAX_KEY)
-					key[n++] = json_string_value(v);
-			break;
-		}
-	}
-	key[n] = NULL;
-	return n;
+	return n ? n : mfread_key(json_object_get(pg->side[1].man, "phases"),
+				  phase, key, PAIRING_MAX_KEY);
 }
 
 /* ---- what was left out -------------------------------------------------- */

@@ -9,6 +9,8 @@
 
 #include "report/classic.h"
 #include "report/dbench.h"
+#include "report/mfread.h"
+#include "report/outfmt.h"
 #include "report/rank.h"
 #include "report/report.h"
 #include "report/studies.h"
@@ -67,8 +69,6 @@ static const char report_help[] =
 
 #define MAX_KEY 32	/* metrics of a phase's key that report reads */
 
-enum format { FMT_TEXT, FMT_CSV, FMT_HTML };
-
 /* Which tables a phase gets: its key metrics, --metric's, or --all. */
 enum view { VIEW_KEY, VIEW_METRIC, VIEW_ALL };
 
@@ -89,21 +89,6 @@ static const char *const status_name[] = {
 
 /* ---- text --------------------------------------------------------------- */
 
-/* The string at a dotted path of o, or dflt. */
-static const char *jstr(json_t *o, const char *path, const char *dflt)
-{
-	const char *s, *dot;
-	char key[64];
-
-	while (o && (dot = strchr(path, '.'))) {
-		snprintf(key, sizeof(key), "%.*s", (int)(dot - path), path);
-		o = json_object_get(o, key);
-		path = dot + 1;
-	}
-	s = json_string_value(json_object_get(o, path));
-	return s ? s : dflt;
-}
-
 /* Who ran what where, from manifest.json (m) when there is one. */
 static void text_header(FILE *f, const char *rundir, const struct results *r,
 			json_t *m)
@@ -115,13 +100,13 @@ static void text_header(FILE *f, const char *rundir, const struct results *r,
 		return;
 	}
 	fprintf(f, "run %s: plan %s (%s), %s, started %s, ended %s\n",
-		r->run_id ? r->run_id : "?", jstr(m, "plan.name", "?"),
-		jstr(m, "plan.path", "?"), jstr(m, "status", "?"),
-		jstr(m, "started", "?"), jstr(m, "ended", "-"));
+		r->run_id ? r->run_id : "?", mfread_str(m, "plan.name", "?"),
+		mfread_str(m, "plan.path", "?"), mfread_str(m, "status", "?"),
+		mfread_str(m, "started", "?"), mfread_str(m, "ended", "-"));
 	fprintf(f, "system: %s; %s; %s, %lld cores\n",
-		jstr(m, "system.kernel", "?"),
-		jstr(m, "system.distribution", "?"),
-		jstr(m, "system.cpu_model", "?"),
+		mfread_str(m, "system.kernel", "?"),
+		mfread_str(m, "system.distribution", "?"),
+		mfread_str(m, "system.cpu_model", "?"),
 		(long long)json_integer_value(json_object_get(
 			json_object_get(m, "system"), "cores")));
 }
@@ -145,30 +130,6 @@ static const struct res_run **ok_runs(const struct results *r,
 	return runs;
 }
 
-/* The key of phase as the manifest's phases record it, into names
- * (NULL-ended, borrowed from phases); how many, 0 when none. */
-static int manifest_key(json_t *phases, const char *phase,
-			const char **names, int max)
-{
-	size_t i, k;
-	json_t *o, *v;
-	int n = 0;
-
-	json_array_foreach(phases, i, o) {
-		const char *name = json_string_value(json_object_get(o,
-								     "name"));
-
-		if (!name || strcmp(name, phase))
-			continue;
-		json_array_foreach(json_object_get(o, "key"), k, v)
-			if (json_is_string(v) && n < max)
-				names[n++] = json_string_value(v);
-		break;
-	}
-	names[n] = NULL;
-	return n;
-}
-
 static int reported(const struct res_run *const *runs, size_t n,
 		    const char *name)
 {
@@ -190,7 +151,7 @@ static int key_tables(FILE *f, const struct res_run *const *runs, size_t n,
 		      int bon, int db)
 {
 	const char *key[MAX_KEY + 1], *rest[MAX_KEY + 1];
-	int n_key = manifest_key(pick->phases, phase, key, MAX_KEY);
+	int n_key = mfread_key(pick->phases, phase, key, MAX_KEY);
 	int k = 0, shown = 0, found = 0;
 
 	for (int i = 0; i < n_key; i++) {
@@ -447,28 +408,14 @@ static int write_csv(FILE *f, const struct results *r)
 /* ---- the command -------------------------------------------------------- */
 
 struct report_opts {
-	enum format fmt;
+	enum out_format fmt;
 	const char *out, *rundir;
 	struct opt_list metric;		/* --metric GLOB, in order */
 	int all;
 };
 
-static int take_format(const char *arg, void *slot, char *why, size_t len)
-{
-	static const char *const names[] = { [FMT_TEXT] = "text",
-		[FMT_CSV] = "csv", [FMT_HTML] = "html" };
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(arg, names[i])) {
-			*(enum format *)slot = (enum format)i;
-			return 0;
-		}
-	snprintf(why, len, "--format takes text, csv or html, not '%s'", arg);
-	return -1;
-}
-
 static const struct opt report_opts_table[] = {
-	OPT_CALL_OF("format", 0, struct report_opts, fmt, take_format),
+	OPT_CALL_OF("format", 0, struct report_opts, fmt, outfmt_take),
 	OPT_STRING_OF("output", 'o', struct report_opts, out),
 	OPT_LIST_OF("metric", 0, struct report_opts, metric),
 	OPT_FLAG_OF("all", 0, struct report_opts, all),
