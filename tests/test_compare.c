@@ -348,3 +348,51 @@ Test(compare, failed_runs_do_not_count, .fini = fini)
 	cr_expect(strstr(e2e_out, "1 comparison: 0 better, 0 worse, 1 no "
 			 "significant difference"), "n 5 vs 2:\n%s", e2e_out);
 }
+
+Test(compare, labels_pair_across_the_configs_own_axes, .fini = fini)
+{
+	static struct buf x;
+	char dir[512], *out;
+
+	/* journal_mb is a top-level axis: part of each config, so config
+	 * A's journal_mb=16 cells pair with B's journal_mb=64 ones */
+	x.n = 0;
+	add(&x, HEAD);
+	for (int i = 0; i < 4; i++)
+		add(&x, "R,ext4-j16/write/journal_mb=16#%d,ext4-j16,ext4,,,"
+		    "write,journal_mb=16,%d,seconds,%.17g,s\n"
+		    "R,ext4-j16/write/journal_mb=16#%d,ext4-j16,ext4,,,write,"
+		    "journal_mb=16,%d,status,ok,\n", i + 1, i + 1, s_e[i],
+		    i + 1, i + 1);
+	for (int i = 0; i < 6; i++)
+		add(&x, "R,ext4-j64/write/journal_mb=64#%d,ext4-j64,ext4,,,"
+		    "write,journal_mb=64,%d,seconds,%.17g,s\n"
+		    "R,ext4-j64/write/journal_mb=64#%d,ext4-j64,ext4,,,write,"
+		    "journal_mb=64,%d,status,ok,\n", i + 1, i + 1, s_f[i],
+		    i + 1, i + 1);
+	snprintf(dir, sizeof(dir), "%s/axes", e2e_tmpdir());
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	e2e_write(dir, "results.csv", x.s);
+	e2e_write(dir, "manifest.json",
+		  "{\"plan\": {\"path\": \"j.yaml\", \"sha256\": \"" SHA1 "\", "
+		  "\"name\": \"j\", \"params\": {}},\n"
+		  " \"phases\": [{\"name\": \"write\", \"exec\": \"w\"}],\n"
+		  " \"configs\": [{\"index\": 1, \"label\": \"ext4-j16\", "
+		  "\"axes\": {\"journal_mb\": \"16\"}},\n"
+		  "  {\"index\": 2, \"label\": \"ext4-j64\", \"axes\": "
+		  "{\"journal_mb\": \"64\"}}]}\n");
+	cr_assert_eq(e2e_fsplan((const char *[]){ "compare", dir, "--label",
+				"ext4-j16", "--label", "ext4-j64", NULL }), 0,
+		     "%s", e2e_err);
+	cr_expect(strstr(e2e_out, "1 comparison: 0 better, 1 worse"), "%s",
+		  e2e_out);
+	cr_expect(strstr(e2e_out, "0.035"), "p as test_stats has it:\n%s",
+		  e2e_out);
+
+	/* an output inside a run directory is refused */
+	out = e2e_write(dir, "cmp.txt", "");
+	cr_expect_eq(e2e_fsplan((const char *[]){ "compare", dir, "--label",
+				"ext4-j16", "--label", "ext4-j64", "-o", out,
+				NULL }), 2);
+	cr_expect(strstr(e2e_err, "inside a run directory"), "%s", e2e_err);
+}

@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <jansson.h>
+#include <libgen.h>
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -450,6 +452,24 @@ static int check_args(const struct compare_opts *o)
 	return OPTS_GO;
 }
 
+/* Whether out would land in one of the run directories: their files are
+ * the record, not a place for a comparison. */
+static int inside_a_run(const struct compare_opts *o)
+{
+	char *copy = strdup(o->out), *dir, real_dir[PATH_MAX], real[PATH_MAX];
+	int in = 0;
+
+	if (!copy)
+		return 0;
+	dir = dirname(copy);
+	if (realpath(dir, real_dir))
+		for (int i = 0; i < o->dirs.n && !in; i++)
+			in = realpath(o->dirs.v[i], real) &&
+			     !strcmp(real, real_dir);
+	free(copy);
+	return in;
+}
+
 static int compare(const struct compare_opts *o)
 {
 	struct pairing pg;
@@ -458,6 +478,11 @@ static int compare(const struct compare_opts *o)
 	FILE *f = NULL;
 	int rc = EXIT_USAGE, bad = 0;
 
+	if (o->out && inside_a_run(o)) {
+		fprintf(stderr, "fsplan compare: -o %s is inside a run "
+			"directory: its files are the run's record\n", o->out);
+		return EXIT_USAGE;
+	}
 	if (pairing_build(&pg, o->dirs.v, o->dirs.n, o->label.v, msg,
 			  sizeof(msg))) {
 		fprintf(stderr, "fsplan compare: %s\n", msg);
