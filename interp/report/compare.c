@@ -183,8 +183,10 @@ static int pair_rows(struct table *t, const struct pair *pr,
 	both = calloc(pr->n_a + pr->n_b + 1, sizeof(*both));
 	if (!both)
 		return -1;
-	memcpy(both, pr->a, pr->n_a * sizeof(*both));
-	memcpy(both + pr->n_a, pr->b, pr->n_b * sizeof(*both));
+	for (size_t i = 0; i < pr->n_a; i++)
+		both[i] = pr->a[i];
+	for (size_t i = 0; i < pr->n_b; i++)
+		both[pr->n_a + i] = pr->b[i];
 	names = rank_metric_names(both, pr->n_a + pr->n_b, 1, &n_names);
 	done = calloc(n_names + 1, 1);
 	for (; names && done && *globs && !rc; globs++)
@@ -486,6 +488,7 @@ static int compare(const struct compare_opts *o)
 	if (pairing_build(&pg, o->dirs.v, o->dirs.n, o->label.v, msg,
 			  sizeof(msg))) {
 		fprintf(stderr, "fsplan compare: %s\n", msg);
+		pairing_free(&pg);
 		return EXIT_USAGE;
 	}
 	for (size_t i = 0; i < pg.n_pairs; i++)
