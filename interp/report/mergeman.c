@@ -139,56 +139,67 @@ static int by_id(const void *a, const void *b)
 		      ((const struct merge_cell *)b)->id);
 }
 
+/* The id and index of every object in a, into v (from *n on). */
+static void index_of(json_t *a, const char *id, struct merge_cell *v,
+		     size_t *n)
+{
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(a, i, c)
+		if (mfread_str(c, id, NULL)) {
+			v[*n].id = mfread_str(c, id, NULL);
+			v[(*n)++].index = (long)json_integer_value(
+				json_object_get(c, "index"));
+		}
+}
+
 int mergeman_index(struct merge_index *ix, const struct merge_shard *sh,
 		   size_t n)
 {
-	size_t total = 0, i;
-	json_t *c;
+	json_t *confs = json_object_get(sh[0].man, "configs");
+	size_t total = 0;
 
 	for (size_t s = 0; s < n; s++)
 		total += json_array_size(json_object_get(sh[s].man, "cells"));
 	ix->cells = calloc(total + 1, sizeof(*ix->cells));
-	if (!ix->cells) {
+	ix->confs = calloc(json_array_size(confs) + 1, sizeof(*ix->confs));
+	if (!ix->cells || !ix->confs) {
 		fprintf(stderr, "fsplan merge: out of memory\n");
 		return -1;
 	}
 	for (size_t s = 0; s < n; s++)
-		json_array_foreach(json_object_get(sh[s].man, "cells"), i, c)
-			if (mfread_str(c, "id", NULL)) {
-				ix->cells[ix->n_cells].id = mfread_str(c, "id", NULL);
-				ix->cells[ix->n_cells++].index = (long)
-					json_integer_value(json_object_get(
-						c, "index"));
-			}
+		index_of(json_object_get(sh[s].man, "cells"), "id", ix->cells,
+			 &ix->n_cells);
+	index_of(confs, "label", ix->confs, &ix->n_confs);
 	qsort(ix->cells, ix->n_cells, sizeof(*ix->cells), by_id);
-	ix->configs = json_object_get(sh[0].man, "configs");
+	qsort(ix->confs, ix->n_confs, sizeof(*ix->confs), by_id);
 	return 0;
 }
 
 void mergeman_index_free(struct merge_index *ix)
 {
 	free(ix->cells);
+	free(ix->confs);
 	memset(ix, 0, sizeof(*ix));
+}
+
+static long find(const struct merge_cell *v, size_t n, const char *id)
+{
+	struct merge_cell key = { id, 0 }, *hit;
+
+	hit = bsearch(&key, v, n, sizeof(key), by_id);
+	return hit ? hit->index : LONG_MAX;
 }
 
 long mergeman_conf_index(const struct merge_index *ix, const char *label)
 {
-	size_t i;
-	json_t *c;
-
-	json_array_foreach(ix->configs, i, c)
-		if (!strcmp(mfread_str(c, "label", ""), label))
-			return (long)json_integer_value(json_object_get(c,
-								"index"));
-	return LONG_MAX;
+	return find(ix->confs, ix->n_confs, label);
 }
 
 long mergeman_cell_index(const struct merge_index *ix, const char *cell)
 {
-	struct merge_cell key = { cell, 0 }, *hit;
-
-	hit = bsearch(&key, ix->cells, ix->n_cells, sizeof(key), by_id);
-	return hit ? hit->index : LONG_MAX;
+	return find(ix->cells, ix->n_cells, cell);
 }
 
 /* ---- the merged manifest ------------------------------------------------ */

@@ -32,9 +32,8 @@ int mergeman_check(const struct merge_shard *sh, size_t n);
 
 /* Where a config (by label) and a cell (by id) come in the plan. */
 struct merge_index {
-	struct merge_cell { const char *id; long index; } *cells;
-	size_t n_cells;
-	json_t *configs;	/* the first shard's (borrowed) */
+	struct merge_cell { const char *id; long index; } *cells, *confs;
+	size_t n_cells, n_confs;	/* sorted by id (a config's label) */
 };
 
 int mergeman_index(struct merge_index *ix, const struct merge_shard *sh,

@@ -7,6 +7,7 @@
 #include "report/pairing.h"
 #include "report/mfread.h"
 #include "util/diag.h"
+#include "util/strhash.h"
 
 #define MAX_FOOTER 20	/* lines of each kind in the footer */
 
@@ -233,12 +234,16 @@ static char *pair_params(const struct res_run *run, json_t *man, int labels)
 	return out;
 }
 
+static const char *key_of(const void *ctx, size_t i)
+{
+	return ((const struct pairing *)ctx)->pairs[i].key;
+}
+
 static struct pair *find_pair(struct pairing *pg, const char *key)
 {
-	for (size_t i = 0; i < pg->n_pairs; i++)
-		if (!strcmp(pg->pairs[i].key, key))
-			return &pg->pairs[i];
-	return NULL;
+	size_t at = strhash_find(&pg->index, key, key_of, pg);
+
+	return at ? &pg->pairs[at - 1] : NULL;
 }
 
 static struct pair *new_pair(struct pairing *pg, const struct res_run *run,
@@ -246,6 +251,8 @@ static struct pair *new_pair(struct pairing *pg, const struct res_run *run,
 {
 	struct pair *p;
 
+	if (strhash_reserve(&pg->index, pg->n_pairs + 1, key_of, pg))
+		return NULL;
 	if (pg->n_pairs == pg->cap_pairs) {
 		size_t cap = pg->cap_pairs ? 2 * pg->cap_pairs : 32;
 		struct pair *np = realloc(pg->pairs, cap * sizeof(*np));
@@ -260,6 +267,7 @@ static struct pair *new_pair(struct pairing *pg, const struct res_run *run,
 	p->phase = run->phase;
 	p->key = key;
 	p->params = params;
+	*strhash_slot(&pg->index, key, key_of, pg) = pg->n_pairs;
 	return p;
 }
 
@@ -404,6 +412,7 @@ void pairing_free(struct pairing *pg)
 		free(pg->pairs[i].b);
 	}
 	free(pg->pairs);
+	strhash_free(&pg->index);
 	free(pg->phases);
 	for (size_t i = 0; i < pg->n_notes; i++)
 		free(pg->notes[i]);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "results/results.h"
+#include "util/strhash.h"
 
 #define PAIRING_MAX_KEY 32	/* key metrics of a phase that compare reads */
 #define PAIRING_MAX_NOTES 8
@@ -43,6 +44,7 @@ struct pairing {
 	size_t n_phases;
 	struct pair *pairs;	/* A's in order, then B's own */
 	size_t n_pairs, cap_pairs;
+	struct strhash index;	/* of the pairs' keys */
 };
 
 /*

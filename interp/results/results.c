@@ -9,45 +9,15 @@
 #include "results/csv.h"
 #include "results/results.h"
 #include "results/stats.h"
+#include "util/strhash.h"
 
 #define NOPOS ((struct pos){ 0, 0 })
 
 /* ---- the cell index ----------------------------------------------------- */
 
-static uint64_t hash(const char *s)
+static const char *cell_of(const void *ctx, size_t i)
 {
-	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
-static size_t *find_slot(const struct results *r, const char *cell)
-{
-	size_t mask = r->n_slots - 1;
-
-	for (size_t i = hash(cell) & mask;; i = (i + 1) & mask)
-		if (!r->slot[i] || !strcmp(r->runs[r->slot[i] - 1].cell, cell))
-			return &r->slot[i];
-}
-
-static int grow_index(struct results *r)
-{
-	size_t n = r->n_slots ? 2 * r->n_slots : 256;
-	size_t *old = r->slot, n_old = r->n_slots;
-
-	r->slot = calloc(n, sizeof(*r->slot));
-	if (!r->slot) {
-		r->slot = old;
-		return -1;
-	}
-	r->n_slots = n;
-	for (size_t i = 0; i < n_old; i++)
-		if (old[i])
-			*find_slot(r, r->runs[old[i] - 1].cell) = old[i];
-	free(old);
-	return 0;
+	return ((const struct results *)ctx)->runs[i].cell;
 }
 
 /* ---- grouping ----------------------------------------------------------- */
@@ -94,7 +64,7 @@ static struct res_run *new_run(struct results *r, const char *const *f)
 {
 	struct res_run *run;
 
-	if (2 * (r->n_runs + 1) > r->n_slots && grow_index(r))
+	if (strhash_reserve(&r->index, r->n_runs + 1, cell_of, r))
 		return NULL;
 	if (r->n_runs == r->cap_runs) {
 		size_t cap = r->cap_runs ? 2 * r->cap_runs : 64;
@@ -122,7 +92,7 @@ static struct res_run *new_run(struct results *r, const char *const *f)
 		free_run(run);
 		return NULL;
 	}
-	*find_slot(r, run->cell) = ++r->n_runs;
+	*strhash_slot(&r->index, run->cell, cell_of, r) = ++r->n_runs;
 	return run;
 }
 
@@ -180,8 +150,8 @@ static int set_status(struct res_run *run, const char *const *f)
 static int add_row(struct results *r, const char *const *f,
 		   struct res_run **last)
 {
-	size_t *slot = r->n_slots ? find_slot(r, f[CSV_CELL]) : NULL;
-	struct res_run *run = slot && *slot ? &r->runs[*slot - 1] : NULL;
+	size_t at = strhash_find(&r->index, f[CSV_CELL], cell_of, r);
+	struct res_run *run = at ? &r->runs[at - 1] : NULL;
 
 	if (!run) {
 		run = new_run(r, f);
@@ -245,7 +215,7 @@ void results_free(struct results *r)
 	for (size_t i = 0; i < r->n_runs; i++)
 		free_run(&r->runs[i]);
 	free(r->runs);
-	free(r->slot);
+	strhash_free(&r->index);
 	free(r->run_id);
 	memset(r, 0, sizeof(*r));
 }
