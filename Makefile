@@ -77,7 +77,7 @@ DEB_PKGS := build-essential pkg-config libyaml-dev liblua5.4-dev \
             liburing-dev libcap-dev libcriterion-dev libjansson-dev \
             libblkid-dev e2fsprogs xfsprogs btrfs-progs util-linux \
             bonnie++ dbench fio time clang libclang-rt-14-dev \
-            groff-base mandoc slurm-wlm munge parallel
+            groff-base mandoc slurm-wlm munge parallel python3-yaml
 
 # Service packages (munge, slurmctld, slurmd: the scale-out test starts its
 # own) must not leave a daemon running: a policy-rc.d that says no while

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # scaleout: a plan as 3 shards through examples/scale-out, under a real
 # single-node Slurm (munged, slurmctld and slurmd started here as root with
-# a config in WORKDIR, stopped on every path) or GNU parallel's local jobs.
-#   tests/scaleout.sh slurm|parallel PLAN WORKDIR
+# a config in WORKDIR, stopped on every path) or GNU parallel's local jobs;
+# k8s checks the Kubernetes manifest (tests/k8scheck.py: no cluster here).
+#   tests/scaleout.sh slurm|parallel|k8s PLAN WORKDIR
 #   tests/scaleout.sh stop WORKDIR    (what a killed test left running)
 # FSPLAN_BIN is the fsplan to run. Leaves WORKDIR/<how>/merged. Exit 0
 # done, 77 skipped (the reason on stderr), anything else failed.
@@ -55,6 +56,13 @@ skip() {
 
 mkdir -p "$work" || exit 1
 cd "$work" || exit 1
+
+if [ "$how" = k8s ]; then
+	/usr/bin/python3 -c 'import yaml' 2> /dev/null ||
+		skip "python3-yaml is not installed (make deps)"
+	exec /usr/bin/python3 "$here/k8scheck.py" \
+		"$examples/k8s-indexed-job.yaml"
+fi
 
 if [ "$how" = parallel ]; then
 	command -v parallel > /dev/null ||

@@ -109,3 +109,13 @@ Test(scaleout, gnu_parallel_local_jobs_then_merge, .fini = fini,
 	runcmp_same_cells(full, merged("parallel"));
 	cr_expect(strstr(log_text, "fsplan merge: 3 shards"), "%s", log_text);
 }
+
+Test(scaleout, kubernetes_indexed_job_holds_together, .fini = fini)
+{
+	int rc = scaleout("k8s");
+
+	if (rc == 77)
+		cr_skip_test("%s", log_text);
+	cr_expect_eq(rc, 0, "examples/scale-out/k8s-indexed-job.yaml:\n%s",
+		     log_text);
+}
