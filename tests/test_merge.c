@@ -175,6 +175,12 @@ Test(merge, shards_that_do_not_match_are_refused, .fini = fini,
 	cr_expect(strstr(e2e_err, "with different results"), "%s", e2e_err);
 	cr_expect_neq(stat(m, &st), 0, "nothing is written on a refusal");
 
+	/* a shard not given: merged, and said */
+	cr_expect_eq(merge(in("partial"), (const char *[]){ s1, s2, NULL }),
+		     0, "%s", e2e_err);
+	cr_expect(strstr(e2e_err, "note: 5 of the plan's 15 cells are in no "
+			 "shard"), "%s", e2e_err);
+
 	/* the same shard given twice */
 	cr_expect_eq(merge(m, (const char *[]){ s1, s1, NULL }), 2);
 	cr_expect(strstr(e2e_err, "given twice"), "%s", e2e_err);

@@ -504,6 +504,7 @@ static int merge(const struct merge_opts *o, int argc, char **argv)
 	    copy_exec(&w, sh, n) ||
 	    write_file(&w, "manifest.json", man.s, man.n))
 		goto fail;
+	mergeman_notes(sh, n, ix.n_distinct);
 	printf("fsplan merge: %zu shard%s, %zu phase runs and config records "
 	       "into %s\n", n, n == 1 ? "" : "s", n_items, o->out);
 	rc = 0;

@@ -131,6 +131,26 @@ int mergeman_check(const struct merge_shard *sh, size_t n)
 	return 0;
 }
 
+void mergeman_notes(const struct merge_shard *sh, size_t n, size_t n_cells)
+{
+	json_int_t in_plan = json_integer_value(json_object_get(sh[0].man,
+							"cells_in_plan"));
+
+	for (size_t s = 0; s < n; s++) {
+		const char *st = mfread_str(sh[s].man, "status", "?");
+
+		if (strcmp(st, "complete"))
+			fprintf(stderr, "fsplan merge: note: %s is '%s' (not "
+				"complete): the merged run is incomplete\n",
+				sh[s].dir, st);
+	}
+	if (in_plan > 0 && n_cells < (size_t)in_plan)
+		fprintf(stderr, "fsplan merge: note: %zu of the plan's %lld "
+			"cells are in no shard (--only, or a shard not "
+			"given)\n", (size_t)in_plan - n_cells,
+			(long long)in_plan);
+}
+
 /* ---- plan order --------------------------------------------------------- */
 
 static int by_id(const void *a, const void *b)
@@ -174,6 +194,9 @@ int mergeman_index(struct merge_index *ix, const struct merge_shard *sh,
 	index_of(confs, "label", ix->confs, &ix->n_confs);
 	qsort(ix->cells, ix->n_cells, sizeof(*ix->cells), by_id);
 	qsort(ix->confs, ix->n_confs, sizeof(*ix->confs), by_id);
+	for (size_t i = 0; i < ix->n_cells; i++)
+		ix->n_distinct += !i || strcmp(ix->cells[i].id,
+					       ix->cells[i - 1].id);
 	return 0;
 }
 

@@ -30,10 +30,15 @@ void mergeman_free(struct merge_shard *s);
  */
 int mergeman_check(const struct merge_shard *sh, size_t n);
 
+/* Notes on stderr that do not refuse: a shard that did not complete,
+ * cells of the plan that no shard ran (n_cells: the merged ones). */
+void mergeman_notes(const struct merge_shard *sh, size_t n, size_t n_cells);
+
 /* Where a config (by label) and a cell (by id) come in the plan. */
 struct merge_index {
 	struct merge_cell { const char *id; long index; } *cells, *confs;
 	size_t n_cells, n_confs;	/* sorted by id (a config's label) */
+	size_t n_distinct;		/* distinct cell ids */
 };
 
 int mergeman_index(struct merge_index *ix, const struct merge_shard *sh,
