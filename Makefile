@@ -78,11 +78,12 @@ DEB_PKGS := build-essential pkg-config libyaml-dev liblua5.4-dev \
             libblkid-dev e2fsprogs xfsprogs btrfs-progs util-linux \
             bonnie++ dbench fio time clang libclang-rt-14-dev \
             groff-base mandoc mariadb-server sysbench chromium \
-            fonts-dejavu-core tidy
+            fonts-dejavu-core tidy slurm-wlm munge parallel python3-yaml
 
-# A service package (mariadb-server) must leave no daemon running or
-# enabled: a policy-rc.d refuses the start during the install (unless
-# one is there already), and the service is disabled after it.
+# Service packages (mariadb-server; munge, slurmctld, slurmd, which the
+# scale-out test starts itself) must leave no daemon running or enabled:
+# a policy-rc.d refuses every start while apt installs (unless the machine
+# has one already), and mariadb is disabled after it.
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
@@ -197,7 +198,7 @@ install:
 		install -m 644 $$p $(DESTDIR)$(MANDIR)/man$${p##*.}/ || exit 1; \
 	done
 	install -m 644 plans/*.yaml $(DESTDIR)$(DOCDIR)/plans/
-	install -m 644 examples/* $(DESTDIR)$(DOCDIR)/examples/
+	cp -r examples/. $(DESTDIR)$(DOCDIR)/examples/
 
 # Removes what install put there, by the names in this tree, and then
 # the directories that are left empty.
@@ -209,9 +210,11 @@ uninstall:
 	for f in $$(cd lua && find . -type f); do \
 		rm -f "$(DESTDIR)$(DATADIR)/lua/$$f"; \
 	done
-	for f in plans/*.yaml examples/*; do \
+	for f in plans/*.yaml $$(find examples -type f); do \
 		rm -f "$(DESTDIR)$(DOCDIR)/$$f"; \
 	done
+	find $(DESTDIR)$(DATADIR)/lua $(DESTDIR)$(DOCDIR)/examples -depth \
+		-mindepth 1 -type d -empty -delete 2>/dev/null || true
 	find $(DESTDIR)$(DATADIR)/lua -depth -type d -empty -delete 2>/dev/null || true
 	rmdir $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)/plans \
 		$(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR) \

@@ -141,3 +141,58 @@ Test(opts, double_dash_ends_the_options_and_parsing_starts_afresh)
 	cr_expect_eq(o.flag, 0, "nothing left of the last parse");
 	opts_free(&t_cmd, &o);
 }
+
+/* A command of several operands (fsplan merge RUNDIR...). */
+struct m_opts {
+	struct opt_list dirs;
+	const char *out;
+};
+
+static const struct opt m_table[] = {
+	OPT_STRING_OF("output", 'o', struct m_opts, out),
+	OPT_END
+};
+
+static const struct opts_cmd m_cmd = {
+	"mcmd", "mcmd DIR... -o OUT", "Several operands.\n", m_table, "DIR",
+	OPERANDS_MANY, offsetof(struct m_opts, dirs)
+};
+
+static int parse_many(struct m_opts *mo, const char *const *args)
+{
+	char *argv[16];
+	int argc = 0;
+
+	memset(mo, 0, sizeof(*mo));
+	argv[argc++] = (char *)"mcmd";
+	while (*args)
+		argv[argc++] = (char *)*args++;
+	argv[argc] = NULL;
+	return opts_parse(&m_cmd, argc, argv, mo);
+}
+
+Test(opts, several_operands_in_order_around_the_options,
+     .init = cr_redirect_stderr)
+{
+	struct m_opts mo;
+
+	cr_assert_eq(parse_many(&mo, (const char *[]){ "a", "-o", "x", "b",
+				"c", NULL }), OPTS_GO);
+	cr_assert_eq(mo.dirs.n, 3);
+	cr_expect_str_eq(mo.dirs.v[0], "a");
+	cr_expect_str_eq(mo.dirs.v[1], "b");
+	cr_expect_str_eq(mo.dirs.v[2], "c");
+	cr_expect_null(mo.dirs.v[3]);
+	cr_expect_str_eq(mo.out, "x");
+	opts_free(&m_cmd, &mo);
+	cr_expect_null(mo.dirs.v);
+	cr_expect_eq(mo.dirs.n, 0);
+	cr_expect_eq(parse_many(&mo, (const char *[]){ "-o", "x", NULL }),
+		     EXIT_USAGE, "one operand at least");
+	opts_free(&m_cmd, &mo);
+	cr_expect_eq(parse_many(&mo, (const char *[]){ "a", "--", "-b", NULL }),
+		     OPTS_GO);
+	cr_expect_eq(mo.dirs.n, 2);
+	cr_expect_str_eq(mo.dirs.v[1], "-b", "after --, an operand");
+	opts_free(&m_cmd, &mo);
+}

@@ -242,8 +242,9 @@ Test(report, stats_of_three_repetitions)
 	cr_expect_eq(s.n, 3);
 	cr_expect_float_eq(s.mean, 12, 1e-12);
 	cr_expect_float_eq(s.sd, 2, 1e-12);
-	/* t(0.975, 2) = 4.3027: 4.3027 * 2 / sqrt(3) */
-	cr_expect_float_eq(s.ci, 4.3027 * 2 / sqrt(3), 1e-9);
+	/* for df 2, t(p) = (2p - 1) / sqrt(2p(1 - p)): 4.30265 at 0.975 */
+	cr_expect_float_eq(s.ci, 0.95 / sqrt(2 * 0.975 * 0.025) * 2 / sqrt(3),
+			   1e-9);
 	cr_expect_float_eq(s.ci, 4.968, 1e-3);
 	cr_expect_float_eq(s.hi, 14, 0);
 	cr_expect_float_eq(s.lo, 10, 0);
@@ -257,8 +258,8 @@ Test(report, student_t_table)
 	cr_expect_float_eq(results_t975(9), 2.2622, 1e-4);
 	cr_expect_float_eq(results_t975(30), 2.0423, 1e-4);
 	cr_expect_float_eq(results_t975(60), 2.0003, 1e-4);
-	/* between table points: t(50) = 2.0086 */
-	cr_expect_float_eq(results_t975(50), 2.0086, 2e-3);
+	/* off the printed tables' points: t(50) = 2.0086 */
+	cr_expect_float_eq(results_t975(50), 2.0086, 1e-4);
 	cr_expect_float_eq(results_t975(100000), 1.96, 1e-3);
 	for (int df = 1; df < 500; df++)
 		cr_expect_geq(results_t975(df), results_t975(df + 1),

@@ -11,6 +11,8 @@
 #include "phase/phase.h"
 #include "run/phasecheck.h"
 #include "plan/plan.h"
+#include "report/compare.h"
+#include "report/merge.h"
 #include "report/report.h"
 #include "run/resolve.h"
 #include "run/run.h"
@@ -52,6 +54,12 @@ static const char usage_main[] =
 "  report  RUNDIR [--format text|csv] [-o FILE] [--metric GLOB]... [--all]\n"
 "                                  each phase's key metrics: mean, spread,\n"
 "                                  best first (--all: every metric)\n"
+"  compare RUNDIR_A RUNDIR_B | RUNDIR --label A --label B\n"
+"          [--metric GLOB]... [--alpha A] [--format text|csv]\n"
+"          [--fail-on-regression]  B against A, cell by cell: change,\n"
+"                                  its CI, Welch's t-test, a verdict\n"
+"  merge   RUNDIR... -o OUT        join the run directories of one\n"
+"                                  plan's shards (--shard) into one\n"
 "  version                         print the version\n"
 "  help    [COMMAND]               this text, or a command's\n"
 "\n"
@@ -230,6 +238,8 @@ static const struct command commands[] = {
 	{ &expand_cmd, cmd_expand },
 	{ &run_cmd, run_command },
 	{ &report_cmd, report_command },
+	{ &compare_cmd, compare_command },
+	{ &merge_cmd, merge_command },
 	{ &version_cmd, cmd_version },
 	{ &help_cmd, cmd_help },
 	{ NULL, NULL }

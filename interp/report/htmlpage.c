@@ -10,6 +10,7 @@
 #include "report/dbench.h"
 #include "report/html.h"
 #include "report/htmlpage.h"
+#include "report/mfread.h"
 #include "report/rank.h"
 #include "report/studies.h"
 
@@ -91,7 +92,7 @@ static void facts(FILE *f, json_t *m, const char *const (*list)[2])
 	char buf[64];
 
 	for (; (*list)[0]; list++) {
-		const char *s = scalar(view_get(m, (*list)[1]), buf,
+		const char *s = scalar(mfread_get(m, (*list)[1]), buf,
 				       sizeof(buf));
 
 		if (s)
@@ -103,7 +104,7 @@ static void header(FILE *f, const char *rundir, const struct results *r,
 		   json_t *m)
 {
 	fputs("<h1>fsplan report: ", f);
-	html_text(f, view_str(m, "plan.name", rundir));
+	html_text(f, mfread_str(m, "plan.name", rundir));
 	fputs("</h1>\n<table>\n", f);
 	fact(f, "run directory", rundir);
 	fact(f, "run", r->run_id ? r->run_id : "?");
@@ -119,7 +120,7 @@ static void header(FILE *f, const char *rundir, const struct results *r,
 /* The machine's facts, the target's and the tools' versions. */
 static void machine(FILE *f, json_t *m)
 {
-	json_t *mem = view_get(m, "system.mem_bytes");
+	json_t *mem = mfread_get(m, "system.mem_bytes");
 	char buf[64];
 
 	if (!m)
@@ -133,7 +134,7 @@ static void machine(FILE *f, json_t *m)
 	}
 	facts_of(f, json_object_get(m, "target"), "target ");
 	fputs("</table>\n<h3>Tool versions</h3>\n<table>\n", f);
-	facts_of(f, view_get(m, "system.tools"), "");
+	facts_of(f, mfread_get(m, "system.tools"), "");
 	fputs("</table>\n", f);
 }
 
@@ -158,14 +159,14 @@ static void manifest_configs(FILE *f, json_t *m)
 	json_array_foreach(configs, i, o) {
 		fputs("<tr>", f);
 		for (size_t c = 0; c < sizeof(col) / sizeof(col[0]); c++) {
-			const char *s = view_str(o, col[c][0], "-");
+			const char *s = mfread_str(o, col[c][0], "-");
 
 			fputs("<td>", f);
 			html_text(f, *s ? s : "-");
 			if (!strcmp(col[c][0], "status") &&
 			    json_is_string(json_object_get(o, "reason"))) {
 				fputs(": ", f);
-				html_text(f, view_str(o, "reason", ""));
+				html_text(f, mfread_str(o, "reason", ""));
 			}
 			fputs("</td>", f);
 		}
@@ -399,7 +400,7 @@ static const char *const *chart_globs(const struct pick *pick,
 
 	if (pick->view != VIEW_KEY || fallback)
 		return tables;
-	n_key = view_key(pick->phases, phase, key, VIEW_MAX_KEY);
+	n_key = mfread_key(pick->phases, phase, key, VIEW_MAX_KEY);
 	if (!n_key)
 		return tables;
 	for (int i = 0; i < n_key; i++)
@@ -567,7 +568,7 @@ int htmlpage_write(FILE *f, const char *rundir, const struct results *r,
 	m = json_load_file(path, 0, NULL);
 	pick->phases = json_object_get(m, "phases");
 	snprintf(title, sizeof(title), "fsplan report: %s",
-		 view_str(m, "plan.name", rundir));
+		 mfread_str(m, "plan.name", rundir));
 	html_begin(f, title);
 	header(f, rundir, r, m);
 	contents(f, m, names);

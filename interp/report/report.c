@@ -11,6 +11,8 @@
 #include "report/classic.h"
 #include "report/dbench.h"
 #include "report/htmlpage.h"
+#include "report/mfread.h"
+#include "report/outfmt.h"
 #include "report/rank.h"
 #include "report/report.h"
 #include "report/studies.h"
@@ -76,7 +78,6 @@ static const char report_help[] =
 
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 
-enum format { FMT_TEXT, FMT_CSV, FMT_HTML };
 
 /* ---- text --------------------------------------------------------------- */
 
@@ -91,13 +92,13 @@ static void text_header(FILE *f, const char *rundir, const struct results *r,
 		return;
 	}
 	fprintf(f, "run %s: plan %s (%s), %s, started %s, ended %s\n",
-		r->run_id ? r->run_id : "?", view_str(m, "plan.name", "?"),
-		view_str(m, "plan.path", "?"), view_str(m, "status", "?"),
-		view_str(m, "started", "?"), view_str(m, "ended", "-"));
+		r->run_id ? r->run_id : "?", mfread_str(m, "plan.name", "?"),
+		mfread_str(m, "plan.path", "?"), mfread_str(m, "status", "?"),
+		mfread_str(m, "started", "?"), mfread_str(m, "ended", "-"));
 	fprintf(f, "system: %s; %s; %s, %lld cores\n",
-		view_str(m, "system.kernel", "?"),
-		view_str(m, "system.distribution", "?"),
-		view_str(m, "system.cpu_model", "?"),
+		mfread_str(m, "system.kernel", "?"),
+		mfread_str(m, "system.distribution", "?"),
+		mfread_str(m, "system.cpu_model", "?"),
 		(long long)json_integer_value(json_object_get(
 			json_object_get(m, "system"), "cores")));
 }
@@ -333,28 +334,14 @@ static int write_csv(FILE *f, const struct results *r)
 /* ---- the command -------------------------------------------------------- */
 
 struct report_opts {
-	enum format fmt;
+	enum out_format fmt;
 	const char *out, *rundir;
 	struct opt_list metric;		/* --metric GLOB, in order */
 	int all;
 };
 
-static int take_format(const char *arg, void *slot, char *why, size_t len)
-{
-	static const char *const names[] = { [FMT_TEXT] = "text",
-		[FMT_CSV] = "csv", [FMT_HTML] = "html" };
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(arg, names[i])) {
-			*(enum format *)slot = (enum format)i;
-			return 0;
-		}
-	snprintf(why, len, "--format takes text, csv or html, not '%s'", arg);
-	return -1;
-}
-
 static const struct opt report_opts_table[] = {
-	OPT_CALL_OF("format", 0, struct report_opts, fmt, take_format),
+	OPT_CALL_OF("format", 0, struct report_opts, fmt, outfmt_take),
 	OPT_STRING_OF("output", 'o', struct report_opts, out),
 	OPT_LIST_OF("metric", 0, struct report_opts, metric),
 	OPT_FLAG_OF("all", 0, struct report_opts, all),

@@ -5,6 +5,7 @@
 
 #include "report/bonnie.h"
 #include "report/classic.h"
+#include "report/mfread.h"
 #include "report/view.h"
 
 const char *const view_status[4] = {
@@ -16,26 +17,6 @@ const char *const view_status[4] = {
 static const char *const fallback_key[] = { "seconds", "*_mbs", "*_iops",
 					    NULL };
 static const char *const every[] = { "*", NULL };
-
-json_t *view_get(json_t *o, const char *path)
-{
-	const char *dot;
-	char key[64];
-
-	while (o && (dot = strchr(path, '.'))) {
-		snprintf(key, sizeof(key), "%.*s", (int)(dot - path), path);
-		o = json_object_get(o, key);
-		path = dot + 1;
-	}
-	return json_object_get(o, path);
-}
-
-const char *view_str(json_t *o, const char *path, const char *dflt)
-{
-	const char *s = json_string_value(view_get(o, path));
-
-	return s ? s : dflt;
-}
 
 const char **view_phases(const struct results *r)
 {
@@ -82,27 +63,6 @@ const struct res_run **view_ok_runs(const struct results *r,
 	return runs;
 }
 
-int view_key(json_t *phases, const char *phase, const char **names, int max)
-{
-	size_t i, k;
-	json_t *o, *v;
-	int n = 0;
-
-	json_array_foreach(phases, i, o) {
-		const char *name = json_string_value(json_object_get(o,
-								     "name"));
-
-		if (!name || strcmp(name, phase))
-			continue;
-		json_array_foreach(json_object_get(o, "key"), k, v)
-			if (json_is_string(v) && n < max)
-				names[n++] = json_string_value(v);
-		break;
-	}
-	names[n] = NULL;
-	return n;
-}
-
 int view_shown(const char *name, int tio, int bon, int db)
 {
 	return (db && !strcmp(name, "throughput_mbs")) ||
@@ -135,7 +95,7 @@ const char *const *view_tables(const struct pick *pick,
 	if (pick->view == VIEW_ALL || !*phase)
 		return every;
 	/* room for write_amp beside them */
-	n_key = view_key(pick->phases, phase, key, VIEW_MAX_KEY - 1);
+	n_key = mfread_key(pick->phases, phase, key, VIEW_MAX_KEY - 1);
 	for (int i = 0; i < n_key; i++) {
 		if (view_shown(key[i], tio, bon, db)) {
 			shown = 1;

@@ -20,11 +20,6 @@ struct pick {
 
 extern const char *const view_status[4];	/* "ok", "failed", ... */
 
-/* The value at a dotted path of o ("system.kernel"), or NULL; the
- * string there, or dflt. */
-json_t *view_get(json_t *o, const char *path);
-const char *view_str(json_t *o, const char *path, const char *dflt);
-
 /* The phases of r (not the configs' own rows, phase ""), each once, in
  * the order they first appear: NULL-ended, borrowed from r; free the
  * array. NULL out of memory. */
@@ -40,9 +35,6 @@ const struct res_run **view_ok_runs(const struct results *r,
 				    const char *phase, size_t *n,
 				    size_t count[4]);
 
-/* The key of phase as the manifest's phases record it, into names
- * (NULL-ended, borrowed from phases); how many, 0 when none. */
-int view_key(json_t *phases, const char *phase, const char **names, int max);
 
 /* Whether metric name is a figure that the tiobench (tio), bonnie++
  * (bon) or dbench (db: throughput_mbs) tables showed, so that a report

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "results/manifest.h"
+#include "util/file.h"
 #include "util/sha256.h"
 
 #ifndef FSPLAN_VERSION
@@ -234,49 +235,17 @@ void manifest_cell(struct manifest *m, size_t cell, const char *status,
 
 int manifest_write(struct manifest *m, const char *dir)
 {
-	char tmp[PATH_MAX], path[PATH_MAX];
 	char *text = json_dumps(m->root, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
-	size_t len, off = 0;
-	int fd, dfd, rc = 0;
+	size_t len;
+	int rc;
 
 	if (!text)
 		return -ENOMEM;
-	snprintf(tmp, sizeof(tmp), "%s/.manifest.json.tmp", dir);
-	snprintf(path, sizeof(path), "%s/manifest.json", dir);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		free(text);
-		return -errno;
-	}
 	len = strlen(text);
 	text[len++] = '\n';	/* json_dumps leaves room: replaces the NUL */
-	while (off < len) {
-		ssize_t w = write(fd, text + off, len - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			rc = -errno;
-			break;
-		}
-		off += w;
-	}
+	rc = file_replace(dir, "manifest.json", text, len);
 	free(text);
-	if (!rc && fsync(fd))
-		rc = -errno;
-	close(fd);
-	if (!rc && rename(tmp, path))
-		rc = -errno;
-	if (rc) {
-		unlink(tmp);
-		return rc;
-	}
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);
-		close(dfd);
-	}
-	return 0;
+	return rc;
 }
 
 int manifest_read_plan_sha(const char *dir, char sha[65])

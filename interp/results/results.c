@@ -8,45 +8,16 @@
 
 #include "results/csv.h"
 #include "results/results.h"
+#include "results/stats.h"
+#include "util/strhash.h"
 
 #define NOPOS ((struct pos){ 0, 0 })
 
 /* ---- the cell index ----------------------------------------------------- */
 
-static uint64_t hash(const char *s)
+static const char *cell_of(const void *ctx, size_t i)
 {
-	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
-static size_t *find_slot(const struct results *r, const char *cell)
-{
-	size_t mask = r->n_slots - 1;
-
-	for (size_t i = hash(cell) & mask;; i = (i + 1) & mask)
-		if (!r->slot[i] || !strcmp(r->runs[r->slot[i] - 1].cell, cell))
-			return &r->slot[i];
-}
-
-static int grow_index(struct results *r)
-{
-	size_t n = r->n_slots ? 2 * r->n_slots : 256;
-	size_t *old = r->slot, n_old = r->n_slots;
-
-	r->slot = calloc(n, sizeof(*r->slot));
-	if (!r->slot) {
-		r->slot = old;
-		return -1;
-	}
-	r->n_slots = n;
-	for (size_t i = 0; i < n_old; i++)
-		if (old[i])
-			*find_slot(r, r->runs[old[i] - 1].cell) = old[i];
-	free(old);
-	return 0;
+	return ((const struct results *)ctx)->runs[i].cell;
 }
 
 /* ---- grouping ----------------------------------------------------------- */
@@ -93,7 +64,7 @@ static struct res_run *new_run(struct results *r, const char *const *f)
 {
 	struct res_run *run;
 
-	if (2 * (r->n_runs + 1) > r->n_slots && grow_index(r))
+	if (strhash_reserve(&r->index, r->n_runs + 1, cell_of, r))
 		return NULL;
 	if (r->n_runs == r->cap_runs) {
 		size_t cap = r->cap_runs ? 2 * r->cap_runs : 64;
@@ -121,7 +92,7 @@ static struct res_run *new_run(struct results *r, const char *const *f)
 		free_run(run);
 		return NULL;
 	}
-	*find_slot(r, run->cell) = ++r->n_runs;
+	*strhash_slot(&r->index, run->cell, cell_of, r) = ++r->n_runs;
 	return run;
 }
 
@@ -179,8 +150,8 @@ static int set_status(struct res_run *run, const char *const *f)
 static int add_row(struct results *r, const char *const *f,
 		   struct res_run **last)
 {
-	size_t *slot = r->n_slots ? find_slot(r, f[CSV_CELL]) : NULL;
-	struct res_run *run = slot && *slot ? &r->runs[*slot - 1] : NULL;
+	size_t at = strhash_find(&r->index, f[CSV_CELL], cell_of, r);
+	struct res_run *run = at ? &r->runs[at - 1] : NULL;
 
 	if (!run) {
 		run = new_run(r, f);
@@ -244,7 +215,7 @@ void results_free(struct results *r)
 	for (size_t i = 0; i < r->n_runs; i++)
 		free_run(&r->runs[i]);
 	free(r->runs);
-	free(r->slot);
+	strhash_free(&r->index);
 	free(r->run_id);
 	memset(r, 0, sizeof(*r));
 }
@@ -290,34 +261,9 @@ const char *results_param(const char *params, const char *key, char *buf,
 
 /* ---- statistics --------------------------------------------------------- */
 
-/* t(0.975, df) for df 1..30, then 40, 60, 120 and infinity. */
-static const double t_small[] = {
-	12.7062, 4.3027, 3.1824, 2.7764, 2.5706, 2.4469, 2.3646, 2.3060,
-	2.2622, 2.2281, 2.2010, 2.1788, 2.1604, 2.1448, 2.1314, 2.1199,
-	2.1098, 2.1009, 2.0930, 2.0860, 2.0796, 2.0739, 2.0687, 2.0639,
-	2.0595, 2.0555, 2.0518, 2.0484, 2.0452, 2.0423,
-};
-static const struct { int df; double t; } t_large[] = {
-	{ 30, 2.0423 }, { 40, 2.0211 }, { 60, 2.0003 }, { 120, 1.9799 },
-	{ 0, 1.9600 },	/* df = infinity */
-};
-
 double results_t975(int df)
 {
-	if (df < 1)
-		return NAN;
-	if (df <= 30)
-		return t_small[df - 1];
-	/* Between table points t is close to linear in 1/df. */
-	for (size_t i = 1; i < sizeof(t_large) / sizeof(t_large[0]); i++) {
-		double x0 = 1.0 / t_large[i - 1].df, x1, x = 1.0 / df;
-
-		x1 = t_large[i].df ? 1.0 / t_large[i].df : 0.0;
-		if (x >= x1)
-			return t_large[i - 1].t + (t_large[i].t -
-			       t_large[i - 1].t) * (x0 - x) / (x0 - x1);
-	}
-	return 1.9600;
+	return df < 1 ? NAN : stats_t_quantile(0.975, df);
 }
 
 void results_stats(const double *v, int n, struct res_stats *s)

@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "util/diag.h"
+#include "util/strhash.h"
 
 enum res_status { RES_NONE, RES_OK, RES_FAILED, RES_SKIPPED };
 
@@ -37,8 +38,7 @@ struct results {
 	char *run_id;		/* of the first row; NULL if none */
 	struct res_run *runs;	/* in order of first appearance */
 	size_t n_runs, cap_runs;
-	size_t *slot;		/* hash of cell ids: run index + 1, 0 empty */
-	size_t n_slots;
+	struct strhash index;	/* of the runs' cell ids */
 	size_t n_torn;		/* rows cut short at the end (a crash) */
 };
 

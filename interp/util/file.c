@@ -1,6 +1,8 @@
-/* file: whole-file reads, the one way fsplan takes a file or a pipe in. */
+/* file: whole-file reads, the one way fsplan takes a file or a pipe in, and the one atomic replace. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -84,4 +86,44 @@ ssize_t file_read_text(const char *path, char *buf, size_t len)
 	}
 	buf[n] = '\0';
 	return n;
+}
+
+int file_replace(const char *dir, const char *name, const char *text,
+		 size_t len)
+{
+	char tmp[PATH_MAX], path[PATH_MAX];
+	size_t off = 0;
+	int fd, dfd, rc = 0;
+
+	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, name);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	while (off < len) {
+		ssize_t w = write(fd, text + off, len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			rc = -errno;
+			break;
+		}
+		off += w;
+	}
+	if (!rc && fsync(fd))
+		rc = -errno;
+	close(fd);
+	if (!rc && rename(tmp, path))
+		rc = -errno;
+	if (rc) {
+		unlink(tmp);
+		return rc;
+	}
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	return 0;
 }

@@ -1,4 +1,4 @@
-/* file: whole-file reads, the one way fsplan takes a file or a pipe in. */
+/* file: whole-file reads, the one way fsplan takes a file or a pipe in, and the one atomic replace. */
 #ifndef FSPLAN_FILE_H
 #define FSPLAN_FILE_H
 
@@ -22,5 +22,13 @@ ssize_t file_read_into(int fd, void *buf, size_t len);
 /* The file at path (a proc, sysfs or cgroup value), up to len - 1 bytes,
  * NUL-ended in buf. Its length, or -1 with errno. */
 ssize_t file_read_text(const char *path, char *buf, size_t len);
+
+/*
+ * Replace dir/name with len bytes of text atomically: dir/.name.tmp
+ * written and fsync'd, renamed over dir/name, dir fsync'd. 0 or -errno
+ * (the temp file removed).
+ */
+int file_replace(const char *dir, const char *name, const char *text,
+		 size_t len);
 
 #endif

@@ -158,8 +158,16 @@ static int operand(const struct opts_cmd *c, int argc, char **argv,
 				  argv[optind]);
 	if (!c->operand)
 		return OPTS_GO;
-	if (!left && !c->operand_optional)
+	if (!left && c->operand_optional != 1)
 		return opts_usage(c->name, "a %s is required", c->operand);
+	if (c->operand_optional == OPERANDS_MANY) {
+		for (int i = optind; i < argc; i++)
+			if (add((struct opt_list *)(dst + c->operand_off),
+				argv[i]))
+				return opts_usage(c->name, "%s",
+						  "out of memory");
+		return OPTS_GO;
+	}
 	if (left > 1)
 		return opts_usage(c->name, "one %s only, not also '%s'",
 				  c->operand, argv[optind + 1]);
@@ -200,18 +208,24 @@ int opts_parse(const struct opts_cmd *c, int argc, char **argv, void *dst)
 	return operand(c, argc, argv, dst);
 }
 
+static void list_free(struct opt_list *l)
+{
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
 void opts_free(const struct opts_cmd *c, void *dst)
 {
+	if (c->operand_optional == OPERANDS_MANY)
+		list_free((struct opt_list *)((char *)dst + c->operand_off));
 	for (size_t i = 0; i < count(c); i++) {
 		const struct opt *o = &c->opts[i];
 		void *slot = (char *)dst + o->off;
 
-		if (o->kind == OPT_LIST) {
-			free(((struct opt_list *)slot)->v);
-			((struct opt_list *)slot)->v = NULL;
-			((struct opt_list *)slot)->n = 0;
-		} else if (o->kind == OPT_CALL && o->release) {
+		if (o->kind == OPT_LIST)
+			list_free(slot);
+		else if (o->kind == OPT_CALL && o->release)
 			o->release(slot);
-		}
 	}
 }

@@ -54,9 +54,14 @@ struct opts_cmd {
 	const char *help;	/* what --help prints under the usage */
 	const struct opt *opts;	/* its options, or NULL: --help only */
 	const char *operand;	/* "a PLAN file", or NULL: none taken */
-	int operand_optional;
-	size_t operand_off;	/* const char * in the caller's struct */
+	int operand_optional;	/* 1: it may be left out; OPERANDS_MANY:
+				 * one or more (RUNDIR...), kept in a
+				 * struct opt_list that opts_free frees */
+	size_t operand_off;	/* const char * (or the list) in the
+				 * caller's struct */
 };
+
+#define OPERANDS_MANY	2
 
 /* opts_parse's answer when the command should go on. */
 #define OPTS_GO		(-1)

@@ -1,0 +1,538 @@
+/* compare: `fsplan compare` — two runs (or two configs of one), cell by cell, with Welch's t-test. */
+#include <errno.h>
+#include <fnmatch.h>
+#include <jansson.h>
+#include <libgen.h>
+#include <limits.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/compare.h"
+#include "report/grid.h"
+#include "report/outfmt.h"
+#include "report/pairing.h"
+#include "report/rank.h"
+#include "results/csv.h"
+#include "results/stats.h"
+#include "util/diag.h"
+#include "util/exitcode.h"
+#include "util/opts.h"
+
+static const char compare_help[] =
+"Compare two runs of one plan (or of two plans with the same phases),\n"
+"or, with --label twice, two filesystem configs of one run (the\n"
+"mount-option A/B). Phase runs are paired by filesystem config, phase\n"
+"and parameters (the cell id without its repetition; with --label, by\n"
+"phase and parameters); the repetitions of a cell are its samples, and\n"
+"only phase runs whose status is ok count.\n"
+"\n"
+"For each phase's key metrics (as report shows them) and each pair:\n"
+"A's and B's n, mean and stdev; the change of B against A in percent;\n"
+"the confidence interval of the difference B - A (Welch-Satterthwaite\n"
+"degrees of freedom, Student's t), also in percent of A's mean; the\n"
+"two-sided p-value of Welch's t-test; and a verdict: better or worse\n"
+"when p < alpha (which way is better comes from the metric, as report\n"
+"says it), 'no significant difference' otherwise, 'cannot tell' when\n"
+"either side has fewer than 2 samples. The interval's level is 1 -\n"
+"alpha (95% by default), so it leaves out 0 exactly when the verdict\n"
+"is better or worse. Two runs whose phases differ are refused, with\n"
+"what differs.\n"
+"\n"
+"  --label CONFIG  twice: compare config A with config B (of RUNDIR, or\n"
+"                  of A's and B's runs)\n"
+"  --metric GLOB   instead of the key metrics, those whose name matches\n"
+"                  GLOB (repeat for more)\n"
+"  --alpha A       the significance level, 0 < A < 0.5 (default 0.05)\n"
+"  --format text   a table per phase (default)\n"
+"  --format csv    one row per comparison, every figure unrounded\n"
+"  --format html   not yet (exit 2)\n"
+"  -o, --output FILE\n"
+"                  write to FILE instead of standard output\n"
+"  --fail-on-regression\n"
+"                  exit 1 when a metric is significantly worse in B\n"
+"\n"
+"Exit 0; 1 with --fail-on-regression and a significant regression; 2 on\n"
+"a usage error, unreadable or mismatched runs, or an unwritable output.\n";
+
+struct compare_opts {
+	struct opt_list dirs;		/* one or two RUNDIRs */
+	struct opt_list label;
+	struct opt_list metric;
+	double alpha;
+	enum out_format fmt;
+	const char *out;
+	int fail_on_regression;
+};
+
+/* A side's key metrics when its manifest names none for a phase. */
+static const char *const fallback_key[] = { "seconds", "*_mbs", "*_iops",
+					    NULL };
+
+enum verdict { V_BETTER, V_WORSE, V_SAME, V_UNKNOWN };
+
+static const char *const verdict_name[] = {
+	[V_BETTER] = "better", [V_WORSE] = "worse",
+	[V_SAME] = "no significant difference", [V_UNKNOWN] = "cannot tell",
+};
+
+/* One metric of one pair. */
+struct row {
+	const struct pair *pr;
+	const char *metric, *unit;
+	int lower;			/* lower is better */
+	struct res_stats a, b;
+	struct stats_welch w;
+	int tested;			/* w is filled */
+	double change, lo_pct, hi_pct;	/* NAN when A's mean is 0 */
+	enum verdict v;
+};
+
+struct table {
+	struct row *row;
+	size_t n, cap;
+	size_t count[4];		/* by verdict */
+};
+
+/* ---- the figures -------------------------------------------------------- */
+
+/* The ok values of name over runs, into v; how many. */
+static int values(const struct res_run *const *runs, size_t n,
+		  const char *name, double *v, const char **unit)
+{
+	int k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct res_metric *m = results_metric(runs[i], name);
+
+		if (!m || !m->numeric)
+			continue;
+		v[k++] = m->v;
+		if (!*unit || !**unit)
+			*unit = m->unit;
+	}
+	return k;
+}
+
+static int add_row(struct table *t, const struct pair *pr, const char *name,
+		   double alpha)
+{
+	double *v = calloc(pr->n_a + pr->n_b + 1, sizeof(*v));
+	const char *unit = NULL;
+	struct row *r;
+	double base;
+
+	if (!v)
+		return -1;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 64;
+		struct row *nr = realloc(t->row, cap * sizeof(*nr));
+
+		if (!nr) {
+			free(v);
+			return -1;
+		}
+		t->row = nr;
+		t->cap = cap;
+	}
+	r = &t->row[t->n++];
+	memset(r, 0, sizeof(*r));
+	r->pr = pr;
+	r->metric = name;
+	results_stats(v, values(pr->a, pr->n_a, name, v, &unit), &r->a);
+	results_stats(v, values(pr->b, pr->n_b, name, v, &unit), &r->b);
+	free(v);
+	r->unit = unit ? unit : "";
+	r->lower = rank_lower_is_better(name, r->unit);
+	base = fabs(r->a.mean);
+	r->change = r->lo_pct = r->hi_pct = NAN;
+	if (r->a.n && r->b.n && base > 0)
+		r->change = 100 * (r->b.mean - r->a.mean) / base;
+	r->tested = !stats_welch(r->a.n, r->a.mean, r->a.sd, r->b.n, r->b.mean,
+				 r->b.sd, 1 - alpha, &r->w);
+	if (!r->tested)
+		r->v = V_UNKNOWN;
+	else if (!(r->w.p < alpha))
+		r->v = V_SAME;
+	else
+		r->v = (r->w.diff < 0) == r->lower ? V_BETTER : V_WORSE;
+	if (r->tested && base > 0) {
+		r->lo_pct = 100 * r->w.lo / base;
+		r->hi_pct = 100 * r->w.hi / base;
+	}
+	t->count[r->v]++;
+	return 0;
+}
+
+/* The names to compare in pr: --metric's globs, or the phase's key. */
+static int pair_rows(struct table *t, const struct pair *pr,
+		     const struct pairing *pg, const struct compare_opts *o)
+{
+	const char *key[PAIRING_MAX_KEY + 1];
+	const char *const *globs = o->metric.v;
+	const struct res_run **both;
+	const char **names;
+	size_t n_names = 0;
+	char *done;
+	int rc = 0;
+
+	if (!o->metric.n)
+		globs = pairing_key(pg, pr->phase, key) ? key : fallback_key;
+	both = calloc(pr->n_a + pr->n_b + 1, sizeof(*both));
+	if (!both)
+		return -1;
+	for (size_t i = 0; i < pr->n_a; i++)
+		both[i] = pr->a[i];
+	for (size_t i = 0; i < pr->n_b; i++)
+		both[pr->n_a + i] = pr->b[i];
+	names = rank_metric_names(both, pr->n_a + pr->n_b, 1, &n_names);
+	done = calloc(n_names + 1, 1);
+	for (; names && done && *globs && !rc; globs++)
+		for (size_t i = 0; i < n_names && !rc; i++)
+			if (!done[i] && !fnmatch(*globs, names[i], 0)) {
+				done[i] = 1;
+				rc = add_row(t, pr, names[i], o->alpha);
+			}
+	if (!names || !done)
+		rc = -1;
+	free(done);
+	free(names);
+	free(both);
+	return rc;
+}
+
+/* ---- text --------------------------------------------------------------- */
+
+static void num(char *buf, size_t len, const char *fmt, double v)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, fmt, v);
+}
+
+/* The interval of a row: in percent of A's mean, or in its unit. */
+static void interval(char *buf, size_t len, const struct row *r)
+{
+	if (!r->tested)
+		snprintf(buf, len, "-");
+	else if (!isnan(r->lo_pct))
+		snprintf(buf, len, "[%+.1f%%, %+.1f%%]", r->lo_pct, r->hi_pct);
+	else
+		snprintf(buf, len, "[%+.4g, %+.4g]", r->w.lo, r->w.hi);
+}
+
+static void text_head(FILE *f, const struct pairing *pg,
+		      const struct compare_opts *o)
+{
+	const struct pairing_side *a = &pg->side[0], *b = &pg->side[1];
+
+	fputs("fsplan compare: ", f);
+	if (pg->one_run)
+		fprintf(f, "in %s (run %s), A = config %s, B = config %s\n",
+			a->dir, a->run_id, a->label, b->label);
+	else
+		fprintf(f, "A = %s (run %s)%s%s, B = %s (run %s)%s%s\n",
+			a->dir, a->run_id, a->label ? ", config " : "",
+			a->label ? a->label : "", b->dir, b->run_id,
+			b->label ? ", config " : "", b->label ? b->label : "");
+	fprintf(f, "%s\n", pg->plans);
+	for (size_t i = 0; i < pg->n_notes; i++)
+		fprintf(f, "note: %s\n", pg->notes[i]);
+	fprintf(f, "change: (B - A) / A; %g%% CI of B - A (Welch-"
+		"Satterthwaite df, Student's t); Welch's t-test, alpha %g\n",
+		100 * (1 - o->alpha), o->alpha);
+	fputs(o->metric.n ? "(the metrics --metric names)\n" :
+	      "(each phase's key metrics: --metric GLOB for others)\n", f);
+}
+
+static int text_phase(FILE *f, const struct table *t, const char *phase,
+		      const struct pairing *pg, double alpha)
+{
+	static const char *const head[] = { "config", "params", "metric",
+		"A n", "A mean", "A stdev", "B n", "B mean", "B stdev",
+		"change", NULL, "p", "verdict" };
+	const char *row[GRID_COLS];
+	char ci_head[32], cell[10][64];
+	struct grid g = { 0 };
+	int params = 0, config = !pg->one_run && !pg->side[0].label, rc = -1;
+
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(t->row[i].pr->phase, phase))
+			params |= *t->row[i].pr->params != '\0';
+	snprintf(ci_head, sizeof(ci_head), "%g%% CI", 100 * (1 - alpha));
+	g.ncol = 0;
+	for (int k = 0; k < 13; k++)
+		if ((k != 0 || config) && (k != 1 || params)) {
+			row[g.ncol++] = k == 10 ? ci_head : head[k];
+			if (k <= 2)
+				g.left = g.ncol;
+		}
+	if (grid_row(&g, row))
+		goto out;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct row *r = &t->row[i];
+		int c = 0;
+
+		if (strcmp(r->pr->phase, phase))
+			continue;
+		if (config)
+			row[c++] = r->pr->label_a;
+		if (params)
+			row[c++] = *r->pr->params ? r->pr->params : "-";
+		row[c++] = r->metric;
+		snprintf(cell[0], 64, "%d", r->a.n);
+		num(cell[1], 64, "%.4g", r->a.mean);
+		num(cell[2], 64, "%.3g", r->a.sd);
+		snprintf(cell[3], 64, "%d", r->b.n);
+		num(cell[4], 64, "%.4g", r->b.mean);
+		num(cell[5], 64, "%.3g", r->b.sd);
+		num(cell[6], 64, "%+.1f%%", r->change);
+		interval(cell[7], 64, r);
+		num(cell[8], 64, "%.2g", r->tested ? r->w.p : NAN);
+		for (int k = 0; k < 9; k++)
+			row[c++] = cell[k];
+		row[c++] = verdict_name[r->v];
+		if (grid_row(&g, row))
+			goto out;
+	}
+	fprintf(f, "\n== phase %s ==\n", phase);
+	grid_print(f, &g);
+	rc = 0;
+out:
+	grid_free(&g);
+	return rc;
+}
+
+static int write_text(FILE *f, const struct table *t,
+		      const struct pairing *pg, const struct compare_opts *o)
+{
+	text_head(f, pg, o);
+	for (size_t p = 0; p < pg->n_phases; p++) {
+		size_t k;
+
+		for (k = 0; k < t->n; k++)
+			if (!strcmp(t->row[k].pr->phase, pg->phases[p]))
+				break;
+		if (k < t->n && text_phase(f, t, pg->phases[p], pg, o->alpha))
+			return -1;
+	}
+	if (!t->n)
+		fputs("\nno metric to compare: no pair has a key metric (or "
+		      "one --metric matches)\n", f);
+	fprintf(f, "\n== %zu comparison%s: %zu better, %zu worse, %zu no "
+		"significant difference, %zu cannot tell ==\n", t->n,
+		t->n == 1 ? "" : "s",
+		t->count[V_BETTER], t->count[V_WORSE], t->count[V_SAME],
+		t->count[V_UNKNOWN]);
+	pairing_footer(f, pg);
+	return 0;
+}
+
+/* ---- csv ---------------------------------------------------------------- */
+
+static int field(FILE *f, const char *s, int last)
+{
+	if (csv_fput(f, s))
+		return -1;
+	return fputc(last ? '\n' : ',', f) == EOF ? -1 : 0;
+}
+
+static int fnum(FILE *f, double v, int last)
+{
+	char buf[64];
+
+	num(buf, sizeof(buf), "%.10g", v);
+	return field(f, isinf(v) ? (v > 0 ? "inf" : "-inf") : buf, last);
+}
+
+static int write_csv(FILE *f, const struct table *t)
+{
+	static const char *const head[] = { "phase", "config_a", "config_b",
+		"params", "metric", "unit", "better", "a_n", "a_mean",
+		"a_stdev", "b_n", "b_mean", "b_stdev", "change_pct", "diff",
+		"diff_lo", "diff_hi", "change_lo_pct", "change_hi_pct", "df",
+		"t", "p", "verdict" };
+	const size_t nh = sizeof(head) / sizeof(head[0]);
+	int rc = 0;
+
+	for (size_t k = 0; k < nh; k++)
+		rc |= field(f, head[k], k + 1 == nh);
+	for (size_t i = 0; i < t->n; i++) {
+		const struct row *r = &t->row[i];
+		const double nan = NAN;
+		const struct stats_welch *w = &r->w;
+		char na[16], nb[16];
+
+		snprintf(na, sizeof(na), "%d", r->a.n);
+		snprintf(nb, sizeof(nb), "%d", r->b.n);
+		rc |= field(f, r->pr->phase, 0);
+		rc |= field(f, r->pr->label_a, 0);
+		rc |= field(f, r->pr->label_b, 0);
+		rc |= field(f, r->pr->params, 0);
+		rc |= field(f, r->metric, 0);
+		rc |= field(f, r->unit, 0);
+		rc |= field(f, r->lower ? "lower" : "higher", 0);
+		rc |= field(f, na, 0);
+		rc |= fnum(f, r->a.mean, 0);
+		rc |= fnum(f, r->a.sd, 0);
+		rc |= field(f, nb, 0);
+		rc |= fnum(f, r->b.mean, 0);
+		rc |= fnum(f, r->b.sd, 0);
+		rc |= fnum(f, r->change, 0);
+		rc |= fnum(f, r->tested ? w->diff : r->b.mean - r->a.mean, 0);
+		rc |= fnum(f, r->tested ? w->lo : nan, 0);
+		rc |= fnum(f, r->tested ? w->hi : nan, 0);
+		rc |= fnum(f, r->lo_pct, 0);
+		rc |= fnum(f, r->hi_pct, 0);
+		rc |= fnum(f, r->tested ? w->df : nan, 0);
+		rc |= fnum(f, r->tested ? w->t : nan, 0);
+		rc |= fnum(f, r->tested ? w->p : nan, 0);
+		rc |= field(f, verdict_name[r->v], 1);
+	}
+	return rc;
+}
+
+/* ---- the command -------------------------------------------------------- */
+
+static int take_alpha(const char *arg, void *slot, char *why, size_t len)
+{
+	char *end;
+	double a;
+
+	errno = 0;
+	a = strtod(arg, &end);
+	if (errno || end == arg || *end || !(a > 0) || !(a < 0.5)) {
+		snprintf(why, len, "--alpha takes a level between 0 and 0.5, "
+			 "e.g. 0.05 or 0.01, not '%s'", arg);
+		return -1;
+	}
+	*(double *)slot = a;
+	return 0;
+}
+
+static const struct opt compare_opts_table[] = {
+	OPT_LIST_OF("label", 0, struct compare_opts, label),
+	OPT_LIST_OF("metric", 0, struct compare_opts, metric),
+	OPT_CALL_OF("alpha", 0, struct compare_opts, alpha, take_alpha),
+	OPT_CALL_OF("format", 0, struct compare_opts, fmt, outfmt_take),
+	OPT_STRING_OF("output", 'o', struct compare_opts, out),
+	OPT_FLAG_OF("fail-on-regression", 0, struct compare_opts,
+		    fail_on_regression),
+	OPT_END
+};
+
+const struct opts_cmd compare_cmd = {
+	"compare",
+	"compare RUNDIR_A RUNDIR_B [--metric GLOB]... [--alpha A]\n"
+	"       [--format text|csv|html] [-o FILE] [--fail-on-regression]\n"
+	"       fsplan compare RUNDIR --label A --label B [...]",
+	compare_help, compare_opts_table, "RUNDIR", OPERANDS_MANY,
+	offsetof(struct compare_opts, dirs)
+};
+
+static int check_args(const struct compare_opts *o)
+{
+	if (o->dirs.n > 2)
+		return opts_usage("compare", "compares two runs, not %d "
+				  "(fsplan merge joins shards into one)",
+				  o->dirs.n);
+	if (o->label.n && o->label.n != 2)
+		return opts_usage("compare", "--label names config A and "
+				  "config B: give it twice, not %s",
+				  o->label.n == 1 ? "once" : "more");
+	if (o->dirs.n == 1 && !o->label.n)
+		return opts_usage("compare", "one RUNDIR: name its two "
+				  "configs with --label A --label B");
+	if (o->fmt == FMT_HTML) {
+		fputs("fsplan compare: --format html is not implemented yet; "
+		      "use text or csv\n", stderr);
+		return EXIT_USAGE;
+	}
+	return OPTS_GO;
+}
+
+/* Whether out would land in one of the run directories: their files are
+ * the record, not a place for a comparison. */
+static int inside_a_run(const struct compare_opts *o)
+{
+	char *copy = strdup(o->out), *dir, real_dir[PATH_MAX], real[PATH_MAX];
+	int in = 0;
+
+	if (!copy)
+		return 0;
+	dir = dirname(copy);
+	if (realpath(dir, real_dir))
+		for (int i = 0; i < o->dirs.n && !in; i++)
+			in = realpath(o->dirs.v[i], real) &&
+			     !strcmp(real, real_dir);
+	free(copy);
+	return in;
+}
+
+static int compare(const struct compare_opts *o)
+{
+	struct pairing pg;
+	struct table t = { 0 };
+	char msg[2048];
+	FILE *f = NULL;
+	int rc = EXIT_USAGE, bad = 0;
+
+	if (o->out && inside_a_run(o)) {
+		fprintf(stderr, "fsplan compare: -o %s is inside a run "
+			"directory: its files are the run's record\n", o->out);
+		return EXIT_USAGE;
+	}
+	if (pairing_build(&pg, o->dirs.v, o->dirs.n, o->label.v, msg,
+			  sizeof(msg))) {
+		fprintf(stderr, "fsplan compare: %s\n", msg);
+		pairing_free(&pg);
+		return EXIT_USAGE;
+	}
+	for (size_t i = 0; i < pg.n_pairs; i++)
+		if (pairing_both(&pg.pairs[i]))
+			bad |= pair_rows(&t, &pg.pairs[i], &pg, o);
+	if (bad) {
+		fputs("fsplan compare: out of memory\n", stderr);
+		goto out;
+	}
+	f = o->out ? fopen(o->out, "w") : stdout;
+	if (!f) {
+		fprintf(stderr, "fsplan compare: cannot write %s: %s\n", o->out,
+			strerror(errno));
+		goto out;
+	}
+	bad = o->fmt == FMT_CSV ? write_csv(f, &t) : write_text(f, &t, &pg,
+								  o);
+	bad |= ferror(f);
+	if ((o->out ? fclose(f) : fflush(f)) || bad) {
+		fprintf(stderr, "fsplan compare: cannot write %s: %s\n",
+			o->out ? o->out : "standard output", strerror(errno));
+		goto out;
+	}
+	rc = o->fail_on_regression && t.count[V_WORSE] ? EXIT_FAILED : EXIT_OK;
+	if (rc == EXIT_FAILED)
+		fprintf(stderr, "fsplan compare: %zu metric%s significantly "
+			"worse in B (--fail-on-regression)\n",
+			t.count[V_WORSE], t.count[V_WORSE] == 1 ? " is" :
+			"s are");
+out:
+	free(t.row);
+	pairing_free(&pg);
+	return rc;
+}
+
+int compare_command(int argc, char **argv)
+{
+	struct compare_opts o = { .alpha = 0.05, .fmt = FMT_TEXT };
+	int rc = opts_parse(&compare_cmd, argc, argv, &o);
+
+	if (rc == OPTS_GO)
+		rc = check_args(&o);
+	if (rc == OPTS_GO)
+		rc = compare(&o);
+	opts_free(&compare_cmd, &o);
+	return rc;
+}

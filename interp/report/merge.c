@@ -1,0 +1,541 @@
+/* merge: `fsplan merge` — check that shards are of one plan run alike, then write their union as one run directory. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "report/merge.h"
+#include "report/mergeman.h"
+#include "results/csv.h"
+#include "results/results.h"
+#include "util/exitcode.h"
+#include "util/file.h"
+#include "util/opts.h"
+
+static const char merge_help[] =
+"Join the run directories of one plan's shards (fsplan run --shard K/N\n"
+"on N machines: a Slurm job array, a Kubernetes indexed Job, GNU\n"
+"parallel over ssh) into one run directory OUT, which report and compare\n"
+"read as if one machine had run the plan.\n"
+"\n"
+"The shards must be runs of the same plan (manifest.json's plan sha256)\n"
+"with the same parameters (-D) and the same phase modules; anything else\n"
+"is refused with what differs. OUT gets:\n"
+"\n"
+"  results.csv    every shard's rows in the plan's cell order, with OUT's\n"
+"                 run id; a cell in two shards is written once if its rows\n"
+"                 are identical, and refused otherwise\n"
+"  bonnie.csv     the shards' bonnie++ lines (each once)\n"
+"  manifest.json  the plan, the union of the cells, each config as the\n"
+"                 shard that ran it recorded it, with that host's machine\n"
+"                 facts (system, target, host, shard); the facts every host\n"
+"                 shares at the top; the shards under \"merged\"\n"
+"  log.txt        the shards' logs one after another, each line under its\n"
+"                 host name\n"
+"  exec/          the shards' raw exec outputs\n"
+"\n"
+"  -o, --output OUT  the merged run directory: new, or an empty directory\n"
+"\n"
+"Exit 0, or 2 on a usage error, shards that do not match, or when OUT\n"
+"cannot be written (what was written to it is removed).\n";
+
+struct merge_opts {
+	struct opt_list dirs;
+	const char *out;
+};
+
+static const struct opt merge_opts_table[] = {
+	OPT_STRING_OF("output", 'o', struct merge_opts, out),
+	OPT_END
+};
+
+const struct opts_cmd merge_cmd = {
+	"merge", "merge RUNDIR... -o OUT", merge_help, merge_opts_table,
+	"RUNDIR", OPERANDS_MANY, offsetof(struct merge_opts, dirs)
+};
+
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("fsplan merge: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return -1;
+}
+
+/* ---- the rows ----------------------------------------------------------- */
+
+/* One phase run (or config's rows) of the merge, with where it goes. */
+struct item {
+	const struct res_run *run;
+	size_t shard;
+	long conf, cell;	/* plan order: config index, cell index */
+	size_t seq;		/* the order read, to keep the sort stable */
+};
+
+static const char *const status_word[] = {
+	[RES_NONE] = "", [RES_OK] = "ok", [RES_FAILED] = "failed",
+	[RES_SKIPPED] = "skipped",
+};
+
+static int same_str(const char *a, const char *b)
+{
+	return !strcmp(a ? a : "", b ? b : "");
+}
+
+/* Whether two shards recorded one phase run alike, row for row. */
+static int same_run(const struct res_run *x, const struct res_run *y)
+{
+	if (!same_str(x->fs_label, y->fs_label) ||
+	    !same_str(x->fs_type, y->fs_type) ||
+	    !same_str(x->mkfs_opts, y->mkfs_opts) ||
+	    !same_str(x->mount_opts, y->mount_opts) ||
+	    !same_str(x->phase, y->phase) || !same_str(x->params, y->params) ||
+	    x->rep != y->rep || x->status != y->status ||
+	    !same_str(x->reason, y->reason) || x->n_m != y->n_m)
+		return 0;
+	for (size_t i = 0; i < x->n_m; i++)
+		if (strcmp(x->m[i].name, y->m[i].name) ||
+		    strcmp(x->m[i].value, y->m[i].value) ||
+		    strcmp(x->m[i].unit, y->m[i].unit))
+			return 0;
+	return 1;
+}
+
+static int by_plan_order(const void *a, const void *b)
+{
+	const struct item *x = a, *y = b;
+
+	if (x->conf != y->conf)
+		return x->conf < y->conf ? -1 : 1;
+	if (x->cell != y->cell)
+		return x->cell < y->cell ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* Every shard's runs once, in plan order; a cell in two shards must be
+ * the same. NULL (reported) on a conflict or out of memory. */
+static struct item *collect(struct merge_shard *sh, size_t n, size_t *count,
+			    const struct merge_index *ix)
+{
+	size_t total = 0, k = 0;
+	struct item *it;
+
+	for (size_t s = 0; s < n; s++)
+		total += sh[s].r.n_runs;
+	it = calloc(total + 1, sizeof(*it));
+	if (!it) {
+		fail("out of memory");
+		return NULL;
+	}
+	for (size_t s = 0; s < n; s++)
+		for (size_t i = 0; i < sh[s].r.n_runs; i++) {
+			const struct res_run *run = &sh[s].r.runs[i];
+
+			it[k].run = run;
+			it[k].shard = s;
+			it[k].conf = mergeman_conf_index(ix, run->fs_label);
+			it[k].cell = *run->phase ?
+				     mergeman_cell_index(ix, run->cell) : 0;
+			it[k].seq = k;
+			k++;
+		}
+	qsort(it, k, sizeof(*it), by_plan_order);
+	/* the same cell has the same indexes: look among the kept items
+	 * with them (all of a config's unknown cells share one) */
+	*count = 0;
+	for (size_t i = 0; i < k; i++) {
+		const struct item *dup = NULL;
+
+		for (size_t j = *count; j-- > 0 && it[j].conf == it[i].conf &&
+		     it[j].cell == it[i].cell;)
+			if (!strcmp(it[j].run->cell, it[i].run->cell)) {
+				dup = &it[j];
+				break;
+			}
+		if (dup && same_run(dup->run, it[i].run))
+			continue;
+		if (dup) {
+			fail("cell %s is in %s and in %s with different "
+			     "results: merge joins shards that ran different "
+			     "cells (K = 1..N of one --shard N)",
+			     it[i].run->cell, sh[dup->shard].dir,
+			     sh[it[i].shard].dir);
+			free(it);
+			return NULL;
+		}
+		it[(*count)++] = it[i];
+	}
+	return it;
+}
+
+static int write_rows(const char *out, const char *run_id,
+		      const struct item *it, size_t n)
+{
+	struct diag d = { 0 };
+	struct csv *c;
+	char path[PATH_MAX], msg[1024];
+	int rc = 0;
+
+	snprintf(path, sizeof(path), "%s/results.csv", out);
+	if (csv_open(&c, path, &d)) {
+		diag_format(&d, msg, sizeof(msg));
+		return fail("%s", msg);
+	}
+	for (size_t i = 0; i < n && !rc; i++) {
+		const struct res_run *x = it[i].run;
+		struct csv_key k = { run_id, x->cell, x->fs_label, x->fs_type,
+			x->mkfs_opts, x->mount_opts, x->phase, x->params,
+			x->rep };
+		const char *why = x->reason &&
+				  strcmp(x->reason, status_word[x->status]) ?
+				  x->reason : "";
+
+		for (size_t m = 0; m < x->n_m && !rc; m++)
+			rc = csv_row(c, &k, x->m[m].name, x->m[m].value,
+				     x->m[m].unit);
+		if (!rc && *x->phase && x->status != RES_NONE)
+			rc = csv_row(c, &k, "status", status_word[x->status],
+				     why);
+	}
+	if (!rc)
+		rc = csv_sync(c);
+	csv_close(c);
+	return rc ? fail("%s: %s", path, strerror(-rc)) : 0;
+}
+
+/* ---- bonnie.csv, log.txt, exec/ ----------------------------------------- */
+
+/* The whole of dir/name ("" and *len 0 when it does not exist). */
+static char *slurp(const char *dir, const char *name, size_t *len)
+{
+	char path[PATH_MAX];
+	int fd, more;
+	char *buf;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	*len = 0;
+	if (fd < 0)
+		return errno == ENOENT ? strdup("") : NULL;
+	buf = file_read_all(fd, (size_t)1 << 32, len, &more);
+	close(fd);
+	if (!buf && *len == 0 && errno != ENOMEM)
+		return strdup("");
+	return buf;
+}
+
+struct text {
+	char *s;
+	size_t n, cap;
+};
+
+static int put(struct text *t, const char *s, size_t n)
+{
+	if (t->n + n + 1 > t->cap) {
+		size_t cap = (t->n + n + 1) * 2;
+		char *ns = realloc(t->s, cap);
+
+		if (!ns)
+			return -1;
+		t->s = ns;
+		t->cap = cap;
+	}
+	memcpy(t->s + t->n, s, n);
+	t->n += n;
+	t->s[t->n] = '\0';
+	return 0;
+}
+
+/* The shards' bonnie++ lines, each once, in shard order. */
+static int join_bonnie(const struct merge_shard *sh, size_t n,
+		       struct text *t)
+{
+	for (size_t s = 0; s < n; s++) {
+		size_t len;
+		char *buf = slurp(sh[s].dir, "bonnie.csv", &len);
+
+		if (!buf)
+			return -1;
+		for (char *p = buf; p < buf + len;) {
+			char *nl = memchr(p, '\n', buf + len - p);
+			size_t k = (nl ? nl + 1 : buf + len) - p;
+			char *line = strndup(p, k);
+			int seen;
+
+			if (!line) {
+				free(buf);
+				return -1;
+			}
+			seen = t->s && strstr(t->s, line) &&
+			       (strstr(t->s, line) == t->s ||
+				strstr(t->s, line)[-1] == '\n');
+			if (!seen && (put(t, line, k) ||
+				      (!nl && put(t, "\n", 1)))) {
+				free(line);
+				free(buf);
+				return -1;
+			}
+			free(line);
+			p += k;
+		}
+		free(buf);
+	}
+	return 0;
+}
+
+/* The shards' logs, each under a heading, every line after its host. */
+static int join_logs(const struct merge_shard *sh, size_t n, struct text *t)
+{
+	for (size_t s = 0; s < n; s++) {
+		size_t len;
+		char *buf = slurp(sh[s].dir, "log.txt", &len), *head = NULL;
+		int rc = 0;
+
+		if (!buf || asprintf(&head, "== %s: shard %s (%s) ==\n",
+				     sh[s].host, sh[s].run_id, sh[s].dir) < 0) {
+			free(buf);
+			return -1;
+		}
+		rc = put(t, head, strlen(head));
+		for (char *p = buf; !rc && p < buf + len;) {
+			char *nl = memchr(p, '\n', buf + len - p);
+			size_t k = (nl ? nl + 1 : buf + len) - p;
+
+			rc = put(t, sh[s].host, strlen(sh[s].host)) ||
+			     put(t, ": ", 2) || put(t, p, k) ||
+			     (!nl && put(t, "\n", 1));
+			p += k;
+		}
+		free(head);
+		free(buf);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+/* What merge wrote, to take back if it cannot finish. */
+struct written {
+	char out[PATH_MAX];
+	int made_out, made_exec;
+	char **files;
+	size_t n;
+};
+
+static int wrote(struct written *w, const char *path)
+{
+	char **nf = realloc(w->files, (w->n + 1) * sizeof(*nf));
+
+	if (!nf || !(nf[w->n] = strdup(path))) {
+		if (nf)
+			w->files = nf;
+		return -1;
+	}
+	w->files = nf;
+	w->n++;
+	return 0;
+}
+
+static void take_back(struct written *w)
+{
+	char path[PATH_MAX + 8];
+
+	for (size_t i = 0; i < w->n; i++)
+		unlink(w->files[i]);
+	if (w->made_exec) {
+		snprintf(path, sizeof(path), "%s/exec", w->out);
+		rmdir(path);
+	}
+	if (w->made_out)
+		rmdir(w->out);
+}
+
+static int write_file(struct written *w, const char *name, const char *s,
+		      size_t n)
+{
+	char path[PATH_MAX + 64];
+	int rc;
+
+	const char *slash = strrchr(name, '/');
+	char dir[PATH_MAX + 64];
+
+	snprintf(path, sizeof(path), "%s/%s", w->out, name);
+	snprintf(dir, sizeof(dir), "%s/%.*s", w->out,
+		 slash ? (int)(slash - name) : 0, name);
+	if (wrote(w, path))
+		return fail("out of memory");
+	rc = file_replace(dir, slash ? slash + 1 : name, s, n);
+	return rc ? fail("%s: %s", path, strerror(-rc)) : 0;
+}
+
+/* Each shard's exec/ files into out/exec; a name two shards share must
+ * hold the same bytes. */
+static int copy_exec(struct written *w, const struct merge_shard *sh,
+		     size_t n)
+{
+	char src[PATH_MAX], dst[PATH_MAX + 8], name[PATH_MAX];
+	int rc = 0;
+
+	snprintf(dst, sizeof(dst), "%s/exec", w->out);
+	for (size_t s = 0; s < n && !rc; s++) {
+		DIR *d;
+		struct dirent *e;
+
+		snprintf(src, sizeof(src), "%s/exec", sh[s].dir);
+		d = opendir(src);
+		if (!d)
+			continue;
+		if (!w->made_exec) {
+			if (mkdir(dst, 0755) && errno != EEXIST) {
+				closedir(d);
+				return fail("%s: %s", dst, strerror(errno));
+			}
+			w->made_exec = 1;
+		}
+		while (!rc && (e = readdir(d))) {
+			size_t la, lb;
+			char *a, *b;
+
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(name, sizeof(name), "exec/%s", e->d_name);
+			a = slurp(sh[s].dir, name, &la);
+			b = slurp(w->out, name, &lb);
+			if (!a || !b)
+				rc = fail("%s/%s: cannot read it", sh[s].dir,
+					  name);
+			else if (lb && (la != lb || memcmp(a, b, la)))
+				rc = fail("%s/%s differs from another shard's "
+					  "file of that name", sh[s].dir, name);
+			else if (!lb)
+				rc = write_file(w, name, a, la);
+			free(a);
+			free(b);
+		}
+		closedir(d);
+	}
+	return rc;
+}
+
+/* ---- the command -------------------------------------------------------- */
+
+static int make_out(struct written *w, const char *out)
+{
+	DIR *d;
+	struct dirent *e;
+
+	snprintf(w->out, sizeof(w->out), "%s", out);
+	if (!mkdir(out, 0755)) {
+		w->made_out = 1;
+		return 0;
+	}
+	if (errno != EEXIST)
+		return fail("-o %s: %s", out, strerror(errno));
+	d = opendir(out);
+	if (!d)
+		return fail("-o %s: %s", out, strerror(errno));
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			closedir(d);
+			return fail("-o %s exists and is not empty: merge "
+				    "writes a new run directory", out);
+		}
+	closedir(d);
+	return 0;
+}
+
+static int merge(const struct merge_opts *o, int argc, char **argv)
+{
+	size_t n = (size_t)o->dirs.n, n_items = 0;
+	struct merge_shard *sh = calloc(n + 1, sizeof(*sh));
+	struct merge_index ix = { 0 };
+	struct written w = { 0 };
+	struct text bon = { 0 }, log = { 0 }, man = { 0 };
+	struct item *it = NULL;
+	char path[PATH_MAX + 16];
+	const char *run_id;
+	int rc = -1;
+
+	if (!sh) {
+		fail("out of memory");
+		return EXIT_USAGE;
+	}
+	run_id = strrchr(o->out, '/') ? strrchr(o->out, '/') + 1 : o->out;
+	if (!*run_id) {
+		fail("-o %s: name the run directory, not a path ending in /",
+		     o->out);
+		free(sh);
+		return EXIT_USAGE;
+	}
+	for (size_t s = 0; s < n; s++)
+		if (mergeman_load(&sh[s], o->dirs.v[s]))
+			goto out;
+	if (mergeman_check(sh, n) || mergeman_index(&ix, sh, n))
+		goto out;
+	it = collect(sh, n, &n_items, &ix);
+	if (!it)
+		goto out;
+	if (join_bonnie(sh, n, &bon) || join_logs(sh, n, &log) ||
+	    mergeman_build(sh, n, run_id, argc, argv, &man.s, &man.n)) {
+		fail("out of memory");
+		goto out;
+	}
+	if (make_out(&w, o->out))
+		goto out;
+	snprintf(path, sizeof(path), "%s/results.csv", o->out);
+	if (wrote(&w, path) || write_rows(o->out, run_id, it, n_items))
+		goto fail;
+	if ((bon.n && write_file(&w, "bonnie.csv", bon.s, bon.n)) ||
+	    write_file(&w, "log.txt", log.s ? log.s : "", log.n) ||
+	    copy_exec(&w, sh, n) ||
+	    write_file(&w, "manifest.json", man.s, man.n))
+		goto fail;
+	mergeman_notes(sh, n, ix.n_distinct);
+	printf("fsplan merge: %zu shard%s, %zu phase runs and config records "
+	       "into %s\n", n, n == 1 ? "" : "s", n_items, o->out);
+	rc = 0;
+	goto out;
+fail:
+	take_back(&w);
+out:
+	for (size_t i = 0; i < w.n; i++)
+		free(w.files[i]);
+	free(w.files);
+	free(it);
+	free(bon.s);
+	free(log.s);
+	free(man.s);
+	mergeman_index_free(&ix);
+	for (size_t s = 0; s < n; s++)
+		mergeman_free(&sh[s]);
+	free(sh);
+	return rc ? EXIT_USAGE : EXIT_OK;
+}
+
+int merge_command(int argc, char **argv)
+{
+	struct merge_opts o = { { NULL, 0 }, NULL };
+	int rc = opts_parse(&merge_cmd, argc, argv, &o);
+
+	if (rc == OPTS_GO && !o.out)
+		rc = opts_usage("merge", "%s", "-o OUT is required: the run "
+				"directory to write");
+	if (rc == OPTS_GO)
+		rc = merge(&o, argc, argv);
+	opts_free(&merge_cmd, &o);
+	return rc;
+}

@@ -1,0 +1,403 @@
+/* mergeman: refuse shards of different plan runs, and join the manifests of those that match. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/mergeman.h"
+#include "report/mfread.h"
+#include "util/diag.h"
+
+int mergeman_load(struct merge_shard *s, const char *dir)
+{
+	struct diag d = { 0 };
+	json_error_t err;
+	char path[PATH_MAX], msg[1024];
+
+	s->dir = dir;
+	snprintf(path, sizeof(path), "%s/manifest.json", dir);
+	s->man = json_load_file(path, 0, &err);
+	if (!s->man) {
+		fprintf(stderr, "fsplan merge: %s: %s (merge needs each "
+			"shard's manifest: its plan and parameters)\n", path,
+			err.text);
+		return -1;
+	}
+	if (!mfread_str(s->man, "plan.sha256", NULL)) {
+		fprintf(stderr, "fsplan merge: %s names no plan sha256: not a "
+			"manifest of 'fsplan run'\n", path);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/results.csv", dir);
+	if (results_load(&s->r, path, &d)) {
+		diag_format(&d, msg, sizeof(msg));
+		fprintf(stderr, "fsplan merge: %s\n", msg);
+		return -1;
+	}
+	s->loaded = 1;
+	if (s->r.n_torn)
+		fprintf(stderr, "fsplan merge: %s: its last row was cut short "
+			"(an interrupted run) and is left out\n", path);
+	s->host = mfread_str(s->man, "system.hostname", dir);
+	s->run_id = mfread_str(s->man, "run_id", dir);
+	return 0;
+}
+
+void mergeman_free(struct merge_shard *s)
+{
+	if (s->loaded)
+		results_free(&s->r);
+	json_decref(s->man);
+	memset(s, 0, sizeof(*s));
+}
+
+/* ---- one plan run alike ------------------------------------------------- */
+
+/* What of a phase must agree between shards. */
+static const char *const phase_keys[] = { "name", "use", "exec", "parse",
+					  "module_sha256", NULL };
+
+static int same_phases(const struct merge_shard *a,
+		       const struct merge_shard *b)
+{
+	json_t *pa = json_object_get(a->man, "phases");
+	json_t *pb = json_object_get(b->man, "phases");
+
+	if (json_array_size(pa) != json_array_size(pb)) {
+		fprintf(stderr, "fsplan merge: %s has %zu phases and %s %zu\n",
+			a->dir, json_array_size(pa), b->dir,
+			json_array_size(pb));
+		return 0;
+	}
+	for (size_t i = 0; i < json_array_size(pa); i++)
+		for (int k = 0; phase_keys[k]; k++) {
+			json_t *x = json_array_get(pa, i);
+			json_t *y = json_array_get(pb, i);
+			const char *f = phase_keys[k];
+
+			if (json_equal(json_object_get(x, f),
+				       json_object_get(y, f)) ||
+			    (!json_object_get(x, f) && !json_object_get(y, f)))
+				continue;
+			fprintf(stderr, "fsplan merge: phase %zu (%s) differs "
+				"in its %s: '%s' in %s, '%s' in %s%s\n", i + 1,
+				mfread_str(x, "name", "?"), f,
+				mfread_str(x, f, "-"), a->dir,
+				mfread_str(y, f, "-"), b->dir,
+				!strcmp(f, "module_sha256") ? " (install the "
+				"same fsplan on every host)" : "");
+			return 0;
+		}
+	return 1;
+}
+
+int mergeman_check(const struct merge_shard *sh, size_t n)
+{
+	const struct merge_shard *a = &sh[0];
+	char pa[1024], pb[1024];
+
+	for (size_t s = 1; s < n; s++) {
+		const struct merge_shard *b = &sh[s];
+		const char *sa = mfread_str(a->man, "plan.sha256", NULL);
+		const char *sb = mfread_str(b->man, "plan.sha256", NULL);
+
+		if (strcmp(sa, sb)) {
+			fprintf(stderr, "fsplan merge: %s is a run of plan %s "
+				"(sha256 %.12s) and %s of plan %s (sha256 "
+				"%.12s): merge joins the shards of one plan\n",
+				a->dir, mfread_str(a->man, "plan.path", "?"),
+				sa, b->dir,
+				mfread_str(b->man, "plan.path", "?"), sb);
+			return -1;
+		}
+		if (!mfread_same_params(a->man, b->man)) {
+			mfread_params(a->man, pa, sizeof(pa));
+			mfread_params(b->man, pb, sizeof(pb));
+			fprintf(stderr, "fsplan merge: %s ran with parameters "
+				"%s and %s with %s: the shards of one run take "
+				"the same -D\n", a->dir, pa, b->dir, pb);
+			return -1;
+		}
+		if (!same_phases(a, b))
+			return -1;
+		for (size_t t = 0; t < s; t++)
+			if (!strcmp(sh[t].run_id, b->run_id) &&
+			    !strcmp(sh[t].dir, b->dir)) {
+				fprintf(stderr, "fsplan merge: %s is given "
+					"twice\n", b->dir);
+				return -1;
+			}
+	}
+	return 0;
+}
+
+void mergeman_notes(const struct merge_shard *sh, size_t n, size_t n_cells)
+{
+	json_int_t in_plan = json_integer_value(json_object_get(sh[0].man,
+							"cells_in_plan"));
+
+	for (size_t s = 0; s < n; s++) {
+		const char *st = mfread_str(sh[s].man, "status", "?");
+
+		if (strcmp(st, "complete"))
+			fprintf(stderr, "fsplan merge: note: %s is '%s' (not "
+				"complete): the merged run is incomplete\n",
+				sh[s].dir, st);
+	}
+	if (in_plan > 0 && n_cells < (size_t)in_plan)
+		fprintf(stderr, "fsplan merge: note: %zu of the plan's %lld "
+			"cells are in no shard (--only, or a shard not "
+			"given)\n", (size_t)in_plan - n_cells,
+			(long long)in_plan);
+}
+
+/* ---- plan order --------------------------------------------------------- */
+
+static int by_id(const void *a, const void *b)
+{
+	return strcmp(((const struct merge_cell *)a)->id,
+		      ((const struct merge_cell *)b)->id);
+}
+
+/* The id and index of every object in a, into v (from *n on). */
+static void index_of(json_t *a, const char *id, struct merge_cell *v,
+		     size_t *n)
+{
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(a, i, c)
+		if (mfread_str(c, id, NULL)) {
+			v[*n].id = mfread_str(c, id, NULL);
+			v[(*n)++].index = (long)json_integer_value(
+				json_object_get(c, "index"));
+		}
+}
+
+int mergeman_index(struct merge_index *ix, const struct merge_shard *sh,
+		   size_t n)
+{
+	json_t *confs = json_object_get(sh[0].man, "configs");
+	size_t total = 0;
+
+	for (size_t s = 0; s < n; s++)
+		total += json_array_size(json_object_get(sh[s].man, "cells"));
+	ix->cells = calloc(total + 1, sizeof(*ix->cells));
+	ix->confs = calloc(json_array_size(confs) + 1, sizeof(*ix->confs));
+	if (!ix->cells || !ix->confs) {
+		fprintf(stderr, "fsplan merge: out of memory\n");
+		return -1;
+	}
+	for (size_t s = 0; s < n; s++)
+		index_of(json_object_get(sh[s].man, "cells"), "id", ix->cells,
+			 &ix->n_cells);
+	index_of(confs, "label", ix->confs, &ix->n_confs);
+	qsort(ix->cells, ix->n_cells, sizeof(*ix->cells), by_id);
+	qsort(ix->confs, ix->n_confs, sizeof(*ix->confs), by_id);
+	for (size_t i = 0; i < ix->n_cells; i++)
+		ix->n_distinct += !i || strcmp(ix->cells[i].id,
+					       ix->cells[i - 1].id);
+	return 0;
+}
+
+void mergeman_index_free(struct merge_index *ix)
+{
+	free(ix->cells);
+	free(ix->confs);
+	memset(ix, 0, sizeof(*ix));
+}
+
+static long find(const struct merge_cell *v, size_t n, const char *id)
+{
+	struct merge_cell key = { id, 0 }, *hit;
+
+	hit = bsearch(&key, v, n, sizeof(key), by_id);
+	return hit ? hit->index : LONG_MAX;
+}
+
+long mergeman_conf_index(const struct merge_index *ix, const char *label)
+{
+	return find(ix->confs, ix->n_confs, label);
+}
+
+long mergeman_cell_index(const struct merge_index *ix, const char *cell)
+{
+	return find(ix->cells, ix->n_cells, cell);
+}
+
+/* ---- the merged manifest ------------------------------------------------ */
+
+/* The shard that ran config index (1-based): one of its cells is of it. */
+static const struct merge_shard *runner_of(const struct merge_shard *sh,
+					   size_t n, json_int_t index)
+{
+	for (size_t s = 0; s < n; s++) {
+		size_t i;
+		json_t *c;
+
+		json_array_foreach(json_object_get(sh[s].man, "cells"), i, c)
+			if (json_integer_value(json_object_get(c, "config")) ==
+			    index)
+				return &sh[s];
+	}
+	return NULL;
+}
+
+/* The system facts every shard has alike. */
+static json_t *shared_system(const struct merge_shard *sh, size_t n)
+{
+	json_t *sys = json_deep_copy(json_object_get(sh[0].man, "system"));
+	const char *k;
+	json_t *v, *tmp;
+
+	if (!json_is_object(sys))
+		return sys ? sys : json_null();
+	json_object_foreach_safe(sys, tmp, k, v)
+		for (size_t s = 1; s < n; s++)
+			if (!json_equal(v, json_object_get(json_object_get(
+					sh[s].man, "system"), k))) {
+				json_object_del(sys, k);
+				break;
+			}
+	return sys;
+}
+
+static json_t *shard_entry(const struct merge_shard *s)
+{
+	static const char *const keys[] = { "run_id", "status", "started",
+		"ended", "command", "fsplan_version", "system", "target",
+		NULL };
+	json_t *o = json_object();
+
+	json_object_set_new(o, "dir", json_string(s->dir));
+	json_object_set_new(o, "host", json_string(s->host));
+	for (int k = 0; keys[k]; k++) {
+		json_t *v = json_object_get(s->man, keys[k]);
+
+		if (v)
+			json_object_set(o, keys[k], v);
+	}
+	return o;
+}
+
+static int by_index(const void *a, const void *b)
+{
+	json_int_t x = json_integer_value(json_object_get(*(json_t *const *)a,
+							  "index"));
+	json_int_t y = json_integer_value(json_object_get(*(json_t *const *)b,
+							  "index"));
+
+	return (x > y) - (x < y);
+}
+
+/* The union of the shards' cells, each id once, in plan order. */
+static json_t *all_cells(const struct merge_shard *sh, size_t n)
+{
+	json_t *a = json_array(), **v;
+	size_t total = 0, k = 0, i;
+	json_t *c;
+
+	for (size_t s = 0; s < n; s++)
+		total += json_array_size(json_object_get(sh[s].man, "cells"));
+	v = calloc(total + 1, sizeof(*v));
+	if (!v || !a) {
+		free(v);
+		json_decref(a);
+		return NULL;
+	}
+	for (size_t s = 0; s < n; s++)
+		json_array_foreach(json_object_get(sh[s].man, "cells"), i, c)
+			v[k++] = c;
+	qsort(v, k, sizeof(*v), by_index);
+	for (i = 0; i < k; i++)
+		if (!i || !json_equal(json_object_get(v[i], "id"),
+				      json_object_get(v[i - 1], "id")))
+			json_array_append(a, v[i]);
+	free(v);
+	return a;
+}
+
+/* The earliest (least) or latest of a time key over the shards. */
+static json_t *bound(const struct merge_shard *sh, size_t n, const char *key,
+		     int latest)
+{
+	const char *best = NULL;
+
+	for (size_t s = 0; s < n; s++) {
+		const char *t = mfread_str(sh[s].man, key, NULL);
+
+		if (!t)
+			return latest ? json_null() : json_string("?");
+		if (!best || (latest ? strcmp(t, best) > 0 :
+			      strcmp(t, best) < 0))
+			best = t;
+	}
+	return json_string(best);
+}
+
+int mergeman_build(const struct merge_shard *sh, size_t n,
+		   const char *run_id, int argc, char **argv, char **text,
+		   size_t *len)
+{
+	json_t *root = json_deep_copy(sh[0].man), *cmd = json_array();
+	json_t *merged = json_array(), *confs, *c, *target;
+	int complete = 1;
+	size_t i;
+
+	if (!root || !cmd || !merged) {
+		json_decref(root);
+		json_decref(cmd);
+		json_decref(merged);
+		return -1;
+	}
+	for (int k = 0; k < argc; k++)
+		json_array_append_new(cmd, json_string(argv[k]));
+	target = json_deep_copy(json_object_get(sh[0].man, "target"));
+	for (size_t s = 0; s < n; s++) {
+		complete &= !strcmp(mfread_str(sh[s].man, "status", ""),
+				    "complete");
+		if (!json_equal(target, json_object_get(sh[s].man, "target"))) {
+			json_decref(target);
+			target = json_null();
+		}
+		json_array_append_new(merged, shard_entry(&sh[s]));
+	}
+	json_object_set_new(root, "run_id", json_string(run_id));
+	json_object_set_new(root, "command", cmd);
+	json_object_set_new(root, "status", json_string(complete ? "complete" :
+							"incomplete"));
+	json_object_set_new(root, "started", bound(sh, n, "started", 0));
+	json_object_set_new(root, "ended", bound(sh, n, "ended", 1));
+	json_object_set_new(root, "system", shared_system(sh, n));
+	json_object_set_new(root, "target", target ? target : json_null());
+	confs = json_object_get(root, "configs");
+	json_array_foreach(confs, i, c) {
+		json_int_t index = json_integer_value(json_object_get(c,
+								      "index"));
+		const struct merge_shard *s = runner_of(sh, n, index);
+		json_t *mine;
+
+		if (!s)
+			continue;
+		mine = json_deep_copy(json_array_get(json_object_get(s->man,
+							"configs"), i));
+		if (!mine)
+			continue;
+		json_object_set_new(mine, "host", json_string(s->host));
+		json_object_set_new(mine, "shard", json_string(s->run_id));
+		json_object_set(mine, "system",
+				json_object_get(s->man, "system"));
+		json_object_set(mine, "target",
+				json_object_get(s->man, "target"));
+		json_array_set_new(confs, i, mine);
+	}
+	json_object_set_new(root, "cells", all_cells(sh, n));
+	json_object_set_new(root, "merged", merged);
+	*text = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+	json_decref(root);
+	if (!*text)
+		return -1;
+	*len = strlen(*text);
+	(*text)[(*len)++] = '\n';	/* json_dumps leaves room: replaces the NUL */
+	return 0;
+}

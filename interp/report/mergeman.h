@@ -1,0 +1,63 @@
+/* mergeman: the manifests of merge's shards — loaded, checked against each other, joined. */
+#ifndef FSPLAN_MERGEMAN_H
+#define FSPLAN_MERGEMAN_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "results/results.h"
+
+/* One shard's run directory. */
+struct merge_shard {
+	const char *dir;
+	json_t *man;
+	struct results r;
+	const char *host;	/* its system.hostname, else its dir */
+	const char *run_id;	/* its manifest's run_id */
+	int loaded;		/* r holds results */
+};
+
+/* Load dir's manifest.json and results.csv into s; -1 (reported on
+ * stderr) when either is missing or unreadable. mergeman_free either
+ * way. */
+int mergeman_load(struct merge_shard *s, const char *dir);
+void mergeman_free(struct merge_shard *s);
+
+/*
+ * The shards are of one plan run alike: the same plan sha256, the same
+ * parameters, the same phases and phase modules. -1 with the difference
+ * reported on stderr.
+ */
+int mergeman_check(const struct merge_shard *sh, size_t n);
+
+/* Notes on stderr that do not refuse: a shard that did not complete,
+ * cells of the plan that no shard ran (n_cells: the merged ones). */
+void mergeman_notes(const struct merge_shard *sh, size_t n, size_t n_cells);
+
+/* Where a config (by label) and a cell (by id) come in the plan. */
+struct merge_index {
+	struct merge_cell { const char *id; long index; } *cells, *confs;
+	size_t n_cells, n_confs;	/* sorted by id (a config's label) */
+	size_t n_distinct;		/* distinct cell ids */
+};
+
+int mergeman_index(struct merge_index *ix, const struct merge_shard *sh,
+		   size_t n);
+void mergeman_index_free(struct merge_index *ix);
+/* The index in the plan, or LONG_MAX when no manifest names it. */
+long mergeman_conf_index(const struct merge_index *ix, const char *label);
+long mergeman_cell_index(const struct merge_index *ix, const char *cell);
+
+/*
+ * The merged manifest.json, as text in *text (malloc'd, ending in a
+ * newline; its length in *len): the first shard's, with run_id and
+ * command (argv) the merge's, the union of the cells in plan order, each
+ * config as the shard that ran it recorded it with that host's system,
+ * target, host and shard, the system facts all hosts share at the top,
+ * and "merged": one entry per shard. -1 out of memory.
+ */
+int mergeman_build(const struct merge_shard *sh, size_t n,
+		   const char *run_id, int argc, char **argv, char **text,
+		   size_t *len);
+
+#endif

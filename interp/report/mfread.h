@@ -1,0 +1,24 @@
+/* mfread: what report, compare and merge read of a run's manifest.json. */
+#ifndef FSPLAN_MFREAD_H
+#define FSPLAN_MFREAD_H
+
+#include <jansson.h>
+
+/* The value at a dotted path of o ("system.kernel"), or NULL; the
+ * string there ("plan.sha256"), or dflt. */
+json_t *mfread_get(json_t *o, const char *path);
+const char *mfread_str(json_t *o, const char *path, const char *dflt);
+
+/* The key of phase as the manifest's phases record it, into names
+ * (NULL-ended, borrowed from phases; at most max); how many, 0 when none. */
+int mfread_key(json_t *phases, const char *phase, const char **names,
+	       int max);
+
+/* The plan's parameters after -D (plan.params of manifest m) as
+ * "k=v k=v", or "(none)", into buf. */
+void mfread_params(json_t *m, char *buf, size_t len);
+
+/* Whether manifests a and b record the same parameters. */
+int mfread_same_params(json_t *a, json_t *b);
+
+#endif

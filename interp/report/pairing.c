@@ -1,0 +1,486 @@
+/* pairing: load the two sides of a comparison, refuse runs of different plans, pair their cells. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/pairing.h"
+#include "report/mfread.h"
+#include "util/diag.h"
+#include "util/strhash.h"
+
+#define MAX_FOOTER 20	/* lines of each kind in the footer */
+
+static int fail(char *msg, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(char *msg, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static void note(struct pairing *pg, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void note(struct pairing *pg, const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+
+	if (pg->n_notes == PAIRING_MAX_NOTES)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) >= 0)
+		pg->notes[pg->n_notes++] = s;
+	va_end(ap);
+}
+
+/* ---- loading and checking ----------------------------------------------- */
+
+static int load_side(struct pairing_side *s, const char *dir, char *msg,
+		     size_t len)
+{
+	struct diag d = { 0 };
+	char path[4096], why[1024];
+
+	s->dir = dir;
+	snprintf(path, sizeof(path), "%s/results.csv", dir);
+	if (results_load(&s->r, path, &d)) {
+		diag_format(&d, why, sizeof(why));
+		return fail(msg, len, "%s\n(RUNDIR is a directory that 'fsplan "
+			    "run' or 'fsplan merge' wrote)", why);
+	}
+	s->run_id = s->r.run_id ? s->r.run_id : "?";
+	snprintf(path, sizeof(path), "%s/manifest.json", dir);
+	s->man = json_load_file(path, 0, NULL);
+	return 0;
+}
+
+/* What phase i runs: its module, or its command and parser. */
+static void phase_what(json_t *ph, char *buf, size_t len)
+{
+	if (mfread_str(ph, "use", NULL))
+		snprintf(buf, len, "use %s", mfread_str(ph, "use", NULL));
+	else
+		snprintf(buf, len, "exec '%s'%s%s", mfread_str(ph, "exec", "?"), mfread_str(ph, "parse", NULL) ? " parse " : "",
+			 mfread_str(ph, "parse", ""));
+}
+
+/* Two manifests' phases: the same names running the same things, or
+ * the first difference in msg. Modules that differ only in their text
+ * (another fsplan version) are a note. */
+static int same_phases(struct pairing *pg, json_t *pa, json_t *pb, char *msg,
+		       size_t len)
+{
+	size_t na = json_array_size(pa), nb = json_array_size(pb);
+	char wa[512], wb[512];
+
+	for (size_t i = 0; i < na && i < nb; i++) {
+		json_t *x = json_array_get(pa, i), *y = json_array_get(pb, i);
+		const char *n = mfread_str(x, "name", "?");
+		const char *sx = mfread_str(x, "module_sha256", NULL);
+		const char *sy = mfread_str(y, "module_sha256", NULL);
+
+		if (strcmp(n, mfread_str(y, "name", "?")))
+			return fail(msg, len, "phase %zu is '%s' in A and "
+				    "'%s' in B", i + 1, n,
+				    mfread_str(y, "name", "?"));
+		phase_what(x, wa, sizeof(wa));
+		phase_what(y, wb, sizeof(wb));
+		if (strcmp(wa, wb))
+			return fail(msg, len, "phase '%s' is %s in A and %s in "
+				    "B", n, wa, wb);
+		if (sx && sy && strcmp(sx, sy))
+			note(pg, "phase '%s': its module's text differs "
+			     "(sha256 %.12s in A, %.12s in B)", n, sx, sy);
+	}
+	if (na != nb)
+		return fail(msg, len, "A's plan has %zu phases and B's %zu",
+			    na, nb);
+	return 0;
+}
+
+/* The distinct phase names of r's rows, first appearance first. */
+static void phases_of(const struct results *r, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < r->n_runs; i++) {
+		const char *ph = r->runs[i].phase;
+		size_t j;
+
+		for (j = 0; j < i; j++)
+			if (!strcmp(r->runs[j].phase, ph))
+				break;
+		if (*ph && j == i)
+			n += snprintf(buf + (n < len ? n : len),
+				      n < len ? len - n : 0, "%s%s",
+				      n ? ", " : "", ph);
+	}
+}
+
+static int check_plans(struct pairing *pg, char *msg, size_t len)
+{
+	json_t *ma = pg->side[0].man, *mb = pg->side[1].man;
+	const char *sa = mfread_str(ma, "plan.sha256", NULL);
+	const char *sb = mfread_str(mb, "plan.sha256", NULL);
+	char pa[1024], pb[1024];
+
+	if (pg->one_run) {
+		snprintf(pg->plans, sizeof(pg->plans), "plan %s (%s)",
+			 mfread_str(ma, "plan.name", "?"),
+			 mfread_str(ma, "plan.path", "no manifest.json"));
+		return 0;
+	}
+	if (!ma || !mb) {
+		phases_of(&pg->side[0].r, pa, sizeof(pa));
+		phases_of(&pg->side[1].r, pb, sizeof(pb));
+		if (strcmp(pa, pb))
+			return fail(msg, len, "the runs have different phases "
+				    "(A: %s; B: %s): compare needs two runs of "
+				    "one plan or of plans with the same phases",
+				    pa, pb);
+		snprintf(pg->plans, sizeof(pg->plans), "plans not checked: %s "
+			 "has no readable manifest.json (the phases' names "
+			 "agree)", ma ? pg->side[1].dir : pg->side[0].dir);
+		return 0;
+	}
+	if (same_phases(pg, json_object_get(ma, "phases"),
+			json_object_get(mb, "phases"), pa, sizeof(pa)))
+		return fail(msg, len, "A (%s) and B (%s) are runs of plans "
+			    "with different phases: %s; compare needs two runs "
+			    "of one plan or of plans with the same phases",
+			    mfread_str(ma, "plan.path", "?"),
+			    mfread_str(mb, "plan.path", "?"), pa);
+	if (sa && sb && !strcmp(sa, sb))
+		snprintf(pg->plans, sizeof(pg->plans), "plan %s (sha256 "
+			 "%.12s) in both", mfread_str(ma, "plan.name", "?"),
+			 sa);
+	else
+		snprintf(pg->plans, sizeof(pg->plans), "plans %s (A, sha256 "
+			 "%.12s) and %s (B, sha256 %.12s): the same phases",
+			 mfread_str(ma, "plan.path", "?"), sa ? sa : "?",
+			 mfread_str(mb, "plan.path", "?"), sb ? sb : "?");
+	if (!mfread_same_params(ma, mb)) {
+		mfread_params(ma, pa, sizeof(pa));
+		mfread_params(mb, pb, sizeof(pb));
+		note(pg, "the parameters differ: A %s, B %s", pa, pb);
+	}
+	return 0;
+}
+
+/* Whether label is a config of side s; else the nearest one in msg. */
+static int has_label(const struct pairing_side *s, const char *label,
+		     char *msg, size_t len)
+{
+	const char **names = calloc(s->r.n_runs + 1, sizeof(*names));
+	const char *hint;
+	size_t n = 0;
+
+	if (!names)
+		return fail(msg, len, "out of memory");
+	for (size_t i = 0; i < s->r.n_runs; i++) {
+		if (!strcmp(s->r.runs[i].fs_label, label)) {
+			free(names);
+			return 0;
+		}
+		names[n++] = s->r.runs[i].fs_label;
+	}
+	hint = diag_suggest(label, names, n);
+	fail(msg, len, "no config '%s' in %s%s%s%s", label, s->dir,
+	     hint ? " (did you mean '" : "", hint ? hint : "",
+	     hint ? "'?)" : "");
+	free(names);
+	return -1;
+}
+
+/* ---- the pairs ---------------------------------------------------------- */
+
+/* Whether name is an axis of the plan's top-level matrix (a config's). */
+static int config_axis(json_t *man, const char *name)
+{
+	return json_object_get(json_object_get(json_array_get(
+		json_object_get(man, "configs"), 0), "axes"), name) != NULL;
+}
+
+/* run's parameters as "k=v k=v"; with labels, without the configs'
+ * own axes (config A's journal_mb=16 pairs with B's journal_mb=64). */
+static char *pair_params(const struct res_run *run, json_t *man, int labels)
+{
+	char *out = malloc(strlen(run->params) + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	for (const char *p = run->params; *p;) {
+		size_t n = strcspn(p, ";"), k = strcspn(p, "=");
+		char name[128];
+
+		snprintf(name, sizeof(name), "%.*s", (int)(k < n ? k : n), p);
+		if (!labels || !config_axis(man, name)) {
+			if (o > out)
+				*o++ = ' ';
+			memcpy(o, p, n);
+			o += n;
+		}
+		p += n + (p[n] == ';');
+	}
+	*o = '\0';
+	return out;
+}
+
+static const char *key_of(const void *ctx, size_t i)
+{
+	return ((const struct pairing *)ctx)->pairs[i].key;
+}
+
+static struct pair *find_pair(struct pairing *pg, const char *key)
+{
+	size_t at = strhash_find(&pg->index, key, key_of, pg);
+
+	return at ? &pg->pairs[at - 1] : NULL;
+}
+
+static struct pair *new_pair(struct pairing *pg, const struct res_run *run,
+			     char *key, char *params)
+{
+	struct pair *p;
+
+	if (strhash_reserve(&pg->index, pg->n_pairs + 1, key_of, pg))
+		return NULL;
+	if (pg->n_pairs == pg->cap_pairs) {
+		size_t cap = pg->cap_pairs ? 2 * pg->cap_pairs : 32;
+		struct pair *np = realloc(pg->pairs, cap * sizeof(*np));
+
+		if (!np)
+			return NULL;
+		pg->pairs = np;
+		pg->cap_pairs = cap;
+	}
+	p = &pg->pairs[pg->n_pairs++];
+	memset(p, 0, sizeof(*p));
+	p->phase = run->phase;
+	p->key = key;
+	p->params = params;
+	*strhash_slot(&pg->index, key, key_of, pg) = pg->n_pairs;
+	return p;
+}
+
+static int push(const struct res_run ***v, size_t *n,
+		const struct res_run *run)
+{
+	const struct res_run **nv = realloc(*v, (*n + 1) * sizeof(*nv));
+
+	if (!nv)
+		return -1;
+	*v = nv;
+	nv[(*n)++] = run;
+	return 0;
+}
+
+/* Side b's (0 A, 1 B) phase runs into their pairs. */
+static int pair_side(struct pairing *pg, int b)
+{
+	const struct pairing_side *s = &pg->side[b];
+	int labels = s->label != NULL;
+
+	for (size_t i = 0; i < s->r.n_runs; i++) {
+		const struct res_run *run = &s->r.runs[i];
+		char *params, *key = NULL;
+		struct pair *p;
+
+		if (!*run->phase || (labels && strcmp(run->fs_label,
+						      s->label)))
+			continue;
+		params = pair_params(run, s->man, labels);
+		if (!params || asprintf(&key, "%s\n%s\n%s", labels ? "" :
+					run->fs_label, run->phase,
+					params) < 0) {
+			free(params);
+			return -1;
+		}
+		p = find_pair(pg, key);
+		if (p) {
+			free(key);
+			free(params);
+		} else if (!(p = new_pair(pg, run, key, params))) {
+			free(key);
+			free(params);
+			return -1;
+		}
+		if (b)
+			p->label_b = run->fs_label;
+		else
+			p->label_a = run->fs_label;
+		if (run->status != RES_OK) {
+			size_t *bad = b ? &p->bad_b : &p->bad_a;
+			const char **why = b ? &p->why_b : &p->why_a;
+
+			if (!(*bad)++)
+				*why = run->reason ? run->reason :
+				       "no status row (interrupted)";
+		} else if (b ? push(&p->b, &p->n_b, run) :
+			   push(&p->a, &p->n_a, run)) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int add_phase(struct pairing *pg, const char *name)
+{
+	const char **np;
+
+	for (size_t i = 0; i < pg->n_phases; i++)
+		if (!strcmp(pg->phases[i], name))
+			return 0;
+	np = realloc(pg->phases, (pg->n_phases + 1) * sizeof(*np));
+	if (!np)
+		return -1;
+	pg->phases = np;
+	np[pg->n_phases++] = name;
+	return 0;
+}
+
+/* The phases in the plan's order, then any only results.csv names. */
+static int list_phases(struct pairing *pg)
+{
+	size_t i;
+	json_t *ph;
+
+	for (int s = 0; s < 2; s++)
+		json_array_foreach(json_object_get(pg->side[s].man, "phases"),
+				   i, ph)
+			if (json_is_string(json_object_get(ph, "name")) &&
+			    add_phase(pg, mfread_str(ph, "name", NULL)))
+				return -1;
+	for (i = 0; i < pg->n_pairs; i++)
+		if (add_phase(pg, pg->pairs[i].phase))
+			return -1;
+	return 0;
+}
+
+int pairing_both(const struct pair *p)
+{
+	return (p->n_a || p->bad_a) && (p->n_b || p->bad_b);
+}
+
+int pairing_build(struct pairing *pg, const char *const *dirs, int n_dirs,
+		  const char *const *labels, char *msg, size_t len)
+{
+	size_t both = 0;
+
+	memset(pg, 0, sizeof(*pg));
+	pg->one_run = n_dirs == 1;
+	for (int s = 0; s < 2; s++) {
+		if (load_side(&pg->side[s], dirs[pg->one_run ? 0 : s], msg,
+			      len))
+			return -1;
+		pg->side[s].label = labels ? labels[s] : NULL;
+		if (labels && has_label(&pg->side[s], labels[s], msg, len))
+			return -1;
+	}
+	if (check_plans(pg, msg, len))
+		return -1;
+	if (pair_side(pg, 0) || pair_side(pg, 1) || list_phases(pg))
+		return fail(msg, len, "out of memory");
+	for (size_t i = 0; i < pg->n_pairs; i++)
+		both += pairing_both(&pg->pairs[i]);
+	if (!both && labels)
+		return fail(msg, len, "configs '%s' and '%s' have no phase "
+			    "and parameters in common: nothing to compare",
+			    labels[0], labels[1]);
+	if (!both)
+		return fail(msg, len, "no cell of A (%s) is in B (%s): the "
+			    "filesystem configs differ (compare two configs "
+			    "with --label A --label B)", pg->side[0].dir,
+			    pg->side[1].dir);
+	return 0;
+}
+
+void pairing_free(struct pairing *pg)
+{
+	for (size_t i = 0; i < pg->n_pairs; i++) {
+		free(pg->pairs[i].key);
+		free(pg->pairs[i].params);
+		free(pg->pairs[i].a);
+		free(pg->pairs[i].b);
+	}
+	free(pg->pairs);
+	strhash_free(&pg->index);
+	free(pg->phases);
+	for (size_t i = 0; i < pg->n_notes; i++)
+		free(pg->notes[i]);
+	for (int s = 0; s < 2; s++) {
+		if (pg->side[s].dir)
+			results_free(&pg->side[s].r);
+		json_decref(pg->side[s].man);
+	}
+	memset(pg, 0, sizeof(*pg));
+}
+
+int pairing_key(const struct pairing *pg, const char *phase,
+		const char **key)
+{
+	int n = mfread_key(json_object_get(pg->side[0].man, "phases"), phase,
+			   key, PAIRING_MAX_KEY);
+
+	return n ? n : mfread_key(json_object_get(pg->side[1].man, "phases"),
+				  phase, key, PAIRING_MAX_KEY);
+}
+
+/* ---- what was left out -------------------------------------------------- */
+
+static void cell_name(const struct pair *p, int b, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s%s%s", b ? p->label_b : p->label_a, p->phase,
+		 *p->params ? " " : "", p->params);
+}
+
+void pairing_footer(FILE *f, const struct pairing *pg)
+{
+	size_t shown[2] = { 0 }, more[2] = { 0 };
+	char name[1024];
+
+	for (size_t i = 0; i < pg->n_pairs; i++) {
+		const struct pair *p = &pg->pairs[i];
+		int b = !(p->n_a || p->bad_a);
+
+		if (pairing_both(p))
+			continue;
+		if (shown[0]++ >= MAX_FOOTER) {
+			more[0]++;
+			continue;
+		}
+		cell_name(p, b, name, sizeof(name));
+		fprintf(f, "only in %s: %s (%zu phase run%s)\n", b ? "B" : "A",
+			name, b ? p->n_b + p->bad_b : p->n_a + p->bad_a,
+			(b ? p->n_b + p->bad_b : p->n_a + p->bad_a) == 1 ? "" :
+			"s");
+	}
+	for (size_t i = 0; i < pg->n_pairs; i++) {
+		const struct pair *p = &pg->pairs[i];
+
+		for (int b = 0; b < 2; b++) {
+			size_t bad = b ? p->bad_b : p->bad_a;
+
+			if (!bad)
+				continue;
+			if (shown[1]++ >= MAX_FOOTER) {
+				more[1]++;
+				continue;
+			}
+			cell_name(p, b, name, sizeof(name));
+			fprintf(f, "not ok in %s: %s, %zu phase run%s: %s\n",
+				b ? "B" : "A", name, bad, bad == 1 ? "" : "s",
+				b ? p->why_b : p->why_a);
+		}
+	}
+	if (more[0] + more[1])
+		fprintf(f, "(and %zu more)\n", more[0] + more[1]);
+}
