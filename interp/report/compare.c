@@ -12,6 +12,7 @@
 
 #include "report/compare.h"
 #include "report/grid.h"
+#include "report/html.h"
 #include "report/outfmt.h"
 #include "report/pairing.h"
 #include "report/rank.h"
@@ -48,7 +49,9 @@ static const char compare_help[] =
 "  --alpha A       the significance level, 0 < A < 0.5 (default 0.05)\n"
 "  --format text   a table per phase (default)\n"
 "  --format csv    one row per comparison, every figure unrounded\n"
-"  --format html   not yet (exit 2)\n"
+"  --format html   one self-contained page: the tables, and per comparison\n"
+"                  A's and B's means as bars with their 95% CI, B coloured\n"
+"                  by the verdict\n"
 "  -o, --output FILE\n"
 "                  write to FILE instead of standard output\n"
 "  --fail-on-regression\n"
@@ -248,30 +251,31 @@ static void text_head(FILE *f, const struct pairing *pg,
 	      "(each phase's key metrics: --metric GLOB for others)\n", f);
 }
 
-static int text_phase(FILE *f, const struct table *t, const char *phase,
-		      const struct pairing *pg, double alpha)
+/* The table of phase's rows into g (empty when it has none): 0 or -1. */
+static int phase_grid(struct grid *g, const struct table *t,
+		      const char *phase, const struct pairing *pg,
+		      double alpha)
 {
 	static const char *const head[] = { "config", "params", "metric",
 		"A n", "A mean", "A stdev", "B n", "B mean", "B stdev",
 		"change", NULL, "p", "verdict" };
 	const char *row[GRID_COLS];
 	char ci_head[32], cell[10][64];
-	struct grid g = { 0 };
-	int params = 0, config = !pg->one_run && !pg->side[0].label, rc = -1;
+	int params = 0, config = !pg->one_run && !pg->side[0].label;
 
 	for (size_t i = 0; i < t->n; i++)
 		if (!strcmp(t->row[i].pr->phase, phase))
 			params |= *t->row[i].pr->params != '\0';
 	snprintf(ci_head, sizeof(ci_head), "%g%% CI", 100 * (1 - alpha));
-	g.ncol = 0;
+	memset(g, 0, sizeof(*g));
 	for (int k = 0; k < 13; k++)
 		if ((k != 0 || config) && (k != 1 || params)) {
-			row[g.ncol++] = k == 10 ? ci_head : head[k];
+			row[g->ncol++] = k == 10 ? ci_head : head[k];
 			if (k <= 2)
-				g.left = g.ncol;
+				g->left = g->ncol;
 		}
-	if (grid_row(&g, row))
-		goto out;
+	if (grid_row(g, row))
+		return -1;
 	for (size_t i = 0; i < t->n; i++) {
 		const struct row *r = &t->row[i];
 		int c = 0;
@@ -295,30 +299,43 @@ static int text_phase(FILE *f, const struct table *t, const char *phase,
 		for (int k = 0; k < 9; k++)
 			row[c++] = cell[k];
 		row[c++] = verdict_name[r->v];
-		if (grid_row(&g, row))
-			goto out;
+		if (grid_row(g, row))
+			return -1;
 	}
-	fprintf(f, "\n== phase %s ==\n", phase);
-	grid_print(f, &g);
-	rc = 0;
-out:
+	return 0;
+}
+
+static int text_phase(FILE *f, const struct table *t, const char *phase,
+		      const struct pairing *pg, double alpha)
+{
+	struct grid g;
+	int rc = phase_grid(&g, t, phase, pg, alpha);
+
+	if (!rc) {
+		fprintf(f, "\n== phase %s ==\n", phase);
+		grid_print(f, &g);
+	}
 	grid_free(&g);
 	return rc;
+}
+
+/* Whether phase has a row in t. */
+static int has_rows(const struct table *t, const char *phase)
+{
+	for (size_t k = 0; k < t->n; k++)
+		if (!strcmp(t->row[k].pr->phase, phase))
+			return 1;
+	return 0;
 }
 
 static int write_text(FILE *f, const struct table *t,
 		      const struct pairing *pg, const struct compare_opts *o)
 {
 	text_head(f, pg, o);
-	for (size_t p = 0; p < pg->n_phases; p++) {
-		size_t k;
-
-		for (k = 0; k < t->n; k++)
-			if (!strcmp(t->row[k].pr->phase, pg->phases[p]))
-				break;
-		if (k < t->n && text_phase(f, t, pg->phases[p], pg, o->alpha))
+	for (size_t p = 0; p < pg->n_phases; p++)
+		if (has_rows(t, pg->phases[p]) &&
+		    text_phase(f, t, pg->phases[p], pg, o->alpha))
 			return -1;
-	}
 	if (!t->n)
 		fputs("\nno metric to compare: no pair has a key metric (or "
 		      "one --metric matches)\n", f);
@@ -328,6 +345,103 @@ static int write_text(FILE *f, const struct table *t,
 		t->count[V_BETTER], t->count[V_WORSE], t->count[V_SAME],
 		t->count[V_UNKNOWN]);
 	pairing_footer(f, pg);
+	return 0;
+}
+
+/* ---- html --------------------------------------------------------------- */
+
+/* What fn writes as text, escaped in a <pre> under heading h2 (when
+ * not NULL), nothing when fn writes nothing: the head and the footer
+ * read as they do in the text output. */
+static int html_pre(FILE *f, const char *h2,
+		    void (*fn)(FILE *, const void *, const void *),
+		    const void *a, const void *b)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	if (!m)
+		return -1;
+	fn(m, a, b);
+	if (fclose(m)) {
+		free(text);
+		return -1;
+	}
+	if (len && h2)
+		fprintf(f, "<h2>%s</h2>\n", h2);
+	if (len) {
+		fputs("<pre>", f);
+		html_text(f, text);
+		fputs("</pre>\n", f);
+	}
+	free(text);
+	return 0;
+}
+
+static void head_of(FILE *f, const void *pg, const void *o)
+{
+	text_head(f, pg, o);
+}
+
+static void footer_of(FILE *f, const void *pg, const void *unused)
+{
+	(void)unused;
+	pairing_footer(f, pg);
+}
+
+/* A row's two means as bars, A then B, B coloured by the verdict. */
+static void html_pair_chart(FILE *f, const struct row *r)
+{
+	static const char *const kind[] = { [V_BETTER] = "better",
+		[V_WORSE] = "worse", [V_SAME] = "same", [V_UNKNOWN] = NULL };
+	char title[512], la[256], lb[256];
+	const char *label[2] = { la, lb }, *kinds[2] = { NULL, kind[r->v] };
+	double mean[2] = { r->a.mean, r->b.mean }, ci[2] = { r->a.ci, r->b.ci };
+	int count[2] = { r->a.n, r->b.n };
+	struct html_bars b = { title, verdict_name[r->v], 2, label, mean, ci,
+			       count, 3, kinds };
+
+	snprintf(title, sizeof(title), "%s%s%s: %s%s%s%s", r->pr->phase,
+		 *r->pr->params ? " " : "", r->pr->params, r->metric,
+		 *r->unit ? " (" : "", r->unit, *r->unit ? ")" : "");
+	snprintf(la, sizeof(la), "A %s", r->pr->label_a);
+	snprintf(lb, sizeof(lb), "B %s", r->pr->label_b);
+	html_bar_chart(f, &b);
+}
+
+static int write_html(FILE *f, const struct table *t,
+		      const struct pairing *pg, const struct compare_opts *o)
+{
+	html_begin(f, "fsplan compare");
+	fputs("<h1>fsplan compare</h1>\n", f);
+	if (html_pre(f, NULL, head_of, pg, o))
+		return -1;
+	html_textf(f, "%zu comparisons: %zu better, %zu worse, %zu no "
+		   "significant difference, %zu cannot tell", t->n,
+		   t->count[V_BETTER], t->count[V_WORSE], t->count[V_SAME],
+		   t->count[V_UNKNOWN]);
+	for (size_t p = 0; p < pg->n_phases; p++) {
+		struct grid g;
+
+		if (!has_rows(t, pg->phases[p]))
+			continue;
+		fputs("<h2>phase ", f);
+		html_text(f, pg->phases[p]);
+		fputs("</h2>\n", f);
+		if (phase_grid(&g, t, pg->phases[p], pg, o->alpha)) {
+			grid_free(&g);
+			return -1;
+		}
+		html_grid(f, &g);
+		grid_free(&g);
+		for (size_t k = 0; k < t->n; k++)
+			if (!strcmp(t->row[k].pr->phase, pg->phases[p]))
+				html_pair_chart(f, &t->row[k]);
+	}
+	if (html_pre(f, "not compared", footer_of, pg, NULL))
+		return -1;
+	html_end(f);
 	return 0;
 }
 
@@ -446,11 +560,6 @@ static int check_args(const struct compare_opts *o)
 	if (o->dirs.n == 1 && !o->label.n)
 		return opts_usage("compare", "one RUNDIR: name its two "
 				  "configs with --label A --label B");
-	if (o->fmt == FMT_HTML) {
-		fputs("fsplan compare: --format html is not implemented yet; "
-		      "use text or csv\n", stderr);
-		return EXIT_USAGE;
-	}
 	return OPTS_GO;
 }
 
@@ -504,8 +613,9 @@ static int compare(const struct compare_opts *o)
 			strerror(errno));
 		goto out;
 	}
-	bad = o->fmt == FMT_CSV ? write_csv(f, &t) : write_text(f, &t, &pg,
-								  o);
+	bad = o->fmt == FMT_CSV ? write_csv(f, &t) :
+	      o->fmt == FMT_HTML ? write_html(f, &t, &pg, o) :
+	      write_text(f, &t, &pg, o);
 	bad |= ferror(f);
 	if ((o->out ? fclose(f) : fflush(f)) || bad) {
 		fprintf(stderr, "fsplan compare: cannot write %s: %s\n",
