@@ -52,6 +52,7 @@ struct engine_req {
 	int64_t res;		/* bytes moved (READ/WRITE), fd, 0, or -errno */
 	uint64_t t_submit;	/* ns, CLOCK_MONOTONIC: when queued */
 	uint64_t t_done;	/* ns: when reaped complete */
+	unsigned char ring;	/* 1: it went through io_uring, 0: a syscall */
 	/* the engine's: bytes done so far of a transfer it split */
 	uint64_t done;
 };
@@ -101,6 +102,17 @@ struct engine_ops {
 
 extern const struct engine_ops engine_uring;
 extern const struct engine_ops engine_sync;
+extern const struct engine_ops engine_auto;
+
+/*
+ * What the filesystem of fd answers to a non-blocking read and write
+ * (RWF_NOWAIT), the question io_uring asks before it hands an op to a
+ * kernel worker thread: ENGINE_PROBE_READ and/or ENGINE_PROBE_WRITE
+ * when it serves them without one. Moves no data and changes no file.
+ */
+#define ENGINE_PROBE_READ	1u
+#define ENGINE_PROBE_WRITE	2u
+unsigned engine_probe_fd(int fd);
 
 /*
  * Whether ops keeps the contract: a name, version ENGINE_OPS_VERSION and
@@ -116,7 +128,7 @@ int engine_check(const struct engine_ops *ops, char *why, size_t len);
 int engine_register(const struct engine_ops *ops, char *why, size_t len);
 
 /*
- * The engine named name ("uring", "sync", or a registered one), or NULL.
+ * The engine named name ("auto", "uring", "sync", or a registered one), or NULL.
  * A built-in one that breaks the contract is not found: why says so on
  * stderr.
  */

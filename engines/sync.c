@@ -53,6 +53,7 @@ static int sync_queue(struct engine *e, struct engine_req *r)
 	r->res = 0;
 	r->done = 0;
 	r->t_done = 0;
+	r->ring = 0;
 	r->t_submit = clock_ns();
 	e->q[(e->head + e->ndone + e->nqueued) % e->depth] = r;
 	e->nqueued++;

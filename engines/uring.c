@@ -302,6 +302,7 @@ static int uring_queue(struct engine *e, struct engine_req *r)
 	r->done = 0;
 	r->t_done = 0;
 	r->t_submit = clock_ns();
+	r->ring = sqe != NULL;
 	e->inflight++;
 	if (!sqe) {
 		/* No ring op for it: done now, handed back by the next reap. */

@@ -196,6 +196,8 @@ static void stream_reaped(struct flight *fl, struct engine_req *r)
 			fl->eof = 1;
 		if (r->res > 0 || !fl->eof) {
 			hist_add(&fl->st->lat, lat);
+			fl->st->ring += r->ring;
+			fl->st->sys += !r->ring;
 			fl->st->bytes += (uint64_t)r->res;
 			fl->bytes += (uint64_t)r->res;
 			fl->ops++;
@@ -266,7 +268,7 @@ static ssize_t ck_io(struct cookie *ck, enum engine_op op, void *buf,
 		ck->err = (int)-res;
 		return -1;
 	}
-	worker_record(ck->w, ck->tag, r.t_done - r.t_submit, (uint64_t)res);
+	worker_record_req(ck->w, ck->tag, &r, (uint64_t)res);
 	ck->off += (uint64_t)res;
 	return res;
 }
@@ -361,15 +363,15 @@ static int files_one(lua_State *L, struct worker *w, int op,
 	}
 	res = engine_do(w->eng, w->e, &r);
 	t0 = r.t_submit;
-	worker_record(w, op == FILES_CREATE ? "open" : op == FILES_STAT ?
-		  "stat" : "unlink", r.t_done - r.t_submit, 0);
+	worker_record_req(w, op == FILES_CREATE ? "open" : op == FILES_STAT ?
+		  "stat" : "unlink", &r, 0);
 	if (own)
 		close(dfd);
 	if (res >= 0 && op == FILES_CREATE) {
 		struct engine_req c = { .op = ENGINE_CLOSE, .fd = (int)res };
 
 		res = engine_do(w->eng, w->e, &c);
-		worker_record(w, "close", c.t_done - c.t_submit, 0);
+		worker_record_req(w, "close", &c, 0);
 		r.t_done = c.t_done;
 	}
 	worker_record(w, tag, r.t_done - t0, 0);

@@ -52,6 +52,22 @@ void worker_record(struct worker *w, const char *name, uint64_t ns,
 	hist_add(&op->lat, ns);
 }
 
+void worker_record_req(struct worker *w, const char *name,
+		       const struct engine_req *r, uint64_t bytes)
+{
+	struct op_stat *op;
+
+	if (w->quiet)
+		return;
+	op = worker_op(w, name);
+	if (!op)
+		return;
+	op->bytes += bytes;
+	op->ring += r->ring;
+	op->sys += !r->ring;
+	hist_add(&op->lat, r->t_done - r->t_submit);
+}
+
 /* xoshiro256** seeded by splitmix64: fast, and the same for a seed. */
 static uint64_t splitmix(uint64_t *x)
 {

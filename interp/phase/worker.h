@@ -60,6 +60,10 @@ struct op_stat *worker_op(struct worker *w, const char *name);
 /* One op of name that took ns and moved bytes (nothing if no op_stat). */
 void worker_record(struct worker *w, const char *name, uint64_t ns,
 		   uint64_t bytes);
+/* One engine op of name, as r took it (its time and its path: ring or
+ * syscall), that moved bytes. */
+void worker_record_req(struct worker *w, const char *name,
+		       const struct engine_req *r, uint64_t bytes);
 uint64_t worker_random(struct worker *w);
 /* Whether the run must stop now (stop requested, deadline passed), and
  * whether w:done() is true at now (that, or `seconds` passed). */
