@@ -32,7 +32,9 @@
 #define FD_WRITE_RING	4u
 
 struct engine {
-	struct engine *ring, *sys;
+	struct engine *ring, *sys;	/* ring: NULL until an op needs it */
+	unsigned depth;
+	int no_ring;			/* depth 1 and the ring did not fit */
 	struct engine_req *held;	/* a lone op not yet given to either */
 	unsigned char *fds;		/* per fd: FD_* */
 	int n_fds;
@@ -119,12 +121,20 @@ static int auto_init(struct engine **out, unsigned depth, char *why,
 			snprintf(why, whylen, "out of memory");
 		return -ENOMEM;
 	}
-	ret = engine_uring.init(&e->ring, depth, why, whylen);
-	if (!ret)
-		ret = engine_sync.init(&e->sys, 1, why, whylen);
+	/*
+	 * Several in flight need the ring now (its failure is the caller's
+	 * to report); one at a time, only once an op takes it: a worker of
+	 * plain syscalls holds no ring, and io_uring counts every ring
+	 * against the user's RLIMIT_MEMLOCK, where a thousand idle workers
+	 * would not fit.
+	 */
+	e->depth = depth;
+	ret = engine_sync.init(&e->sys, 1, why, whylen);
+	if (!ret && depth > 1)
+		ret = engine_uring.init(&e->ring, depth, why, whylen);
 	if (ret) {
-		if (e->ring)
-			engine_uring.cleanup(e->ring);
+		if (e->sys)
+			engine_sync.cleanup(e->sys);
 		free(e);
 		return ret;
 	}
@@ -132,9 +142,35 @@ static int auto_init(struct engine **out, unsigned depth, char *why,
 	return 0;
 }
 
+/*
+ * The ring, made on first use. A depth-1 engine whose ring does not fit
+ * takes syscalls from then on — what the kernel does inline through a
+ * ring is the same call — and its ops' rows say syscall.
+ */
+static int have_ring(struct engine *e)
+{
+	char why[8];
+
+	if (e->ring)
+		return 1;
+	if (e->no_ring)
+		return 0;
+	if (engine_uring.init(&e->ring, e->depth, why, sizeof(why))) {
+		e->ring = NULL;
+		e->no_ring = 1;
+		return 0;
+	}
+	return 1;
+}
+
+static unsigned ring_inflight(struct engine *e)
+{
+	return e->ring ? engine_uring.inflight(e->ring) : 0;
+}
+
 static unsigned auto_inflight(struct engine *e)
 {
-	return engine_uring.inflight(e->ring) +
+	return ring_inflight(e) +
 	       engine_sync.inflight(e->sys) + (e->held != NULL);
 }
 
@@ -158,7 +194,7 @@ static int auto_queue(struct engine *e, struct engine_req *r)
 
 	if ((unsigned)r->op >= ENGINE_NOPS)
 		return -EINVAL;
-	if (!busy && lone_to_syscall(e, r)) {
+	if (!busy && (lone_to_syscall(e, r) || !have_ring(e))) {
 		r->res = 0;
 		r->done = 0;
 		r->t_done = 0;
@@ -166,6 +202,8 @@ static int auto_queue(struct engine *e, struct engine_req *r)
 		e->held = r;
 		return 0;
 	}
+	if (!e->ring)		/* depth 1: one at a time */
+		return -EBUSY;
 	if (e->held) {
 		ret = unhold(e);
 		if (ret)
@@ -185,7 +223,7 @@ static int auto_commit(struct engine *e)
 		r->t_submit = t;
 		engine_sync.commit(e->sys);
 	}
-	if (!engine_uring.inflight(e->ring))
+	if (!ring_inflight(e))
 		return 0;
 	return engine_uring.commit(e->ring);
 }
@@ -209,7 +247,7 @@ static int auto_reap(struct engine *e, unsigned min,
 		auto_commit(e);
 	if (max && engine_sync.inflight(e->sys))
 		n = engine_sync.reap(e->sys, 1, done, max);
-	if ((unsigned)n < max && engine_uring.inflight(e->ring)) {
+	if ((unsigned)n < max && ring_inflight(e)) {
 		unsigned want = min > (unsigned)n ? min - (unsigned)n : 0;
 
 		got = engine_uring.reap(e->ring, want, done + n,
@@ -228,7 +266,8 @@ static void auto_cleanup(struct engine *e)
 {
 	if (!e)
 		return;
-	engine_uring.cleanup(e->ring);
+	if (e->ring)
+		engine_uring.cleanup(e->ring);
 	engine_sync.cleanup(e->sys);
 	free(e->fds);
 	free(e);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <liburing.h>
@@ -130,6 +131,31 @@ static void explain_setup(int err, char *why, size_t whylen)
 			 disabled);
 }
 
+/*
+ * io_uring counts every ring against the user's RLIMIT_MEMLOCK (all of
+ * the user's processes together); ENOMEM from setup is usually that.
+ */
+static void explain_memlock(unsigned entries, char *why, size_t whylen)
+{
+	struct rlimit rl;
+	char lim[32] = "?";
+
+	if (!getrlimit(RLIMIT_MEMLOCK, &rl)) {
+		if (rl.rlim_cur == RLIM_INFINITY)
+			snprintf(lim, sizeof(lim), "unlimited");
+		else
+			snprintf(lim, sizeof(lim), "%llu KiB",
+				 (unsigned long long)rl.rlim_cur >> 10);
+	}
+	snprintf(why, whylen, "io_uring_queue_init(%u): Cannot allocate "
+		 "memory: the rings of this user's processes exceed "
+		 "RLIMIT_MEMLOCK (%s; fsplan raises it for the phase's own "
+		 "workers, so other processes of the same user hold the "
+		 "rest): run the phase as a user of its own (runas:), raise "
+		 "its memlock limit (limits.conf, ulimit -l) or use fewer "
+		 "workers", entries, lim);
+}
+
 /* 0, or -EOPNOTSUPP with the opcodes this kernel's io_uring lacks. */
 static int probe(struct engine *e, char *why, size_t whylen)
 {
@@ -197,6 +223,8 @@ static int uring_init(struct engine **out, unsigned depth, char *why,
 	if (ret < 0) {
 		if (ret == -EPERM || ret == -ENOSYS)
 			explain_setup(ret, why, whylen);
+		else if (ret == -ENOMEM)
+			explain_memlock(entries, why, whylen);
 		else
 			snprintf(why, whylen, "io_uring_queue_init(%u): %s",
 				 entries, strerror(-ret));

@@ -17,6 +17,9 @@ struct child_job {
 	int out_fd, err_fd;		/* its stdout and stderr */
 	double timeout_s;
 	const char *const *env;		/* the whole environment, NULL-ended */
+	/* RLIMIT_MEMLOCK raised to at least this by root before the drop
+	 * (io_uring counts its rings there): 0 leaves it as it is */
+	unsigned long long memlock_bytes;
 	/*
 	 * Runs in the child after the privilege drop, single-threaded
 	 * until it makes threads itself, with stdin /dev/null, stdout and

@@ -108,6 +108,7 @@ static void stream_args(lua_State *L, struct stream *s, int fd,
 struct flight {
 	struct stream s;
 	struct worker *w;
+	struct engine *e;	/* the worker's, for depth in flight */
 	struct op_stat *st;
 	int fd;
 	unsigned char *rbuf;
@@ -160,7 +161,7 @@ static void stream_fill(struct flight *fl)
 		r->buf = fl->s.op == ENGINE_READ ?
 			 fl->rbuf + slot * fl->s.block :
 			 worker_src_at(w, r->off, fl->s.block);
-		if (w->eng->queue(w->e, r)) {
+		if (w->eng->queue(fl->e, r)) {
 			fl->free_[fl->nfree++] = r;
 			break;
 		}
@@ -186,7 +187,7 @@ static void stream_reaped(struct flight *fl, struct engine_req *r)
 		r->len = (uint64_t)r->res;
 		r->res = 0;
 		r->done = 0;
-		if (engine_do(w->eng, w->e, r) < 0)
+		if (engine_do(w->eng, fl->e, r) < 0)
 			fl->err = (int)-r->res;
 		r->t_submit = t_first;
 		lat = r->t_done - t_first;
@@ -211,6 +212,7 @@ int loops_stream(lua_State *L, int fd, const char *name)
 	struct flight flight = { 0 }, *fl = &flight;
 	struct engine_req *done[MAX_DEPTH];
 	struct worker *w = worker_get(L);
+	char why[512];
 
 	fl->w = w;
 	fl->fd = fd;
@@ -221,6 +223,9 @@ int loops_stream(lua_State *L, int fd, const char *name)
 	if (!fl->st)
 		return luaL_error(L, "not enough memory");
 	fl->rbuf = worker_read_buf(L, w, (size_t)fl->s.block * fl->s.depth);
+	fl->e = worker_engine(w, (unsigned)fl->s.depth, why, sizeof(why));
+	if (!fl->e)
+		return luaL_error(L, "stream: depth %d: %s", fl->s.depth, why);
 	for (fl->nfree = 0; fl->nfree < fl->s.depth; fl->nfree++)
 		fl->free_[fl->nfree] = &fl->req[fl->nfree];
 	fl->t0 = clock_now();
@@ -228,9 +233,9 @@ int loops_stream(lua_State *L, int fd, const char *name)
 		int n;
 
 		stream_fill(fl);
-		if (!w->eng->inflight(w->e) || w->eng->commit(w->e) < 0)
+		if (!w->eng->inflight(fl->e) || w->eng->commit(fl->e) < 0)
 			break;
-		n = w->eng->reap(w->e, 1, done, MAX_DEPTH);
+		n = w->eng->reap(fl->e, 1, done, MAX_DEPTH);
 		if (n < 0) {
 			fl->err = -n;
 			break;

@@ -146,7 +146,30 @@ int worker_init(struct worker *w, const struct engine_ops *ops,
 	w->t_start = clock_now();
 	for (int i = 0; i < 4; i++)
 		w->rng[i] = splitmix(&x);
-	return ops->init(&w->e, 128, why, len) ? -1 : 0;
+	return ops->init(&w->e, 1, why, len) ? -1 : 0;
+}
+
+struct engine *worker_engine(struct worker *w, unsigned depth, char *why,
+			     size_t len)
+{
+	unsigned want = 8;
+
+	if (depth <= 1)
+		return w->e;
+	if (w->se && w->se_depth >= depth)
+		return w->se;
+	while (want < depth)
+		want <<= 1;
+	if (w->se)
+		w->eng->cleanup(w->se);
+	w->se = NULL;
+	w->se_depth = 0;
+	if (w->eng->init(&w->se, want, why, len)) {
+		w->se = NULL;
+		return NULL;
+	}
+	w->se_depth = want;
+	return w->se;
 }
 
 void worker_free(struct worker *w)
@@ -155,7 +178,9 @@ void worker_free(struct worker *w)
 		worker_forget_dir(w);
 	if (w->e)
 		w->eng->cleanup(w->e);
-	w->e = NULL;
+	if (w->se)
+		w->eng->cleanup(w->se);
+	w->e = w->se = NULL;
 	free(w->buf);
 	w->buf = NULL;
 	metrics_free(&w->m);

@@ -14,7 +14,9 @@ struct worker {
 	int id;			/* 1..workers; 0 for setup/teardown */
 	int workers;
 	const struct engine_ops *eng;
-	struct engine *e;
+	struct engine *e;	/* one op at a time: w:, f: and the loops */
+	struct engine *se;	/* f:stream's with depth > 1, made on use */
+	unsigned se_depth;
 	int workfd;		/* the work directory (O_RDONLY) */
 	struct metrics m;
 	uint64_t rng[4];
@@ -53,6 +55,14 @@ int worker_init(struct worker *w, const struct engine_ops *ops,
 		int workfd, const unsigned char *src, size_t src_len,
 		uint64_t seed, int rep, char *why, size_t len);
 void worker_free(struct worker *w);
+/*
+ * The engine for up to depth requests in flight: w->e for 1, else one
+ * of at least depth kept for the worker's streams (made, or made again
+ * larger, here; its ring then counts against RLIMIT_MEMLOCK). NULL with
+ * why when it cannot be made.
+ */
+struct engine *worker_engine(struct worker *w, unsigned depth, char *why,
+			     size_t len);
 
 /* The op_stat of name (made on first use), or NULL for a name the
  * metrics cannot carry (metrics_name_ok) or no memory. */
