@@ -116,6 +116,13 @@ static int auto_init(struct engine **out, unsigned depth, char *why,
 	int ret;
 
 	*out = NULL;
+	if (!depth || depth > 32768) {	/* the ring's: IORING_MAX_ENTRIES */
+		if (why && whylen)
+			snprintf(why, whylen, "depth %u is out of range "
+				 "(1..32768)", depth);
+		free(e);
+		return -EINVAL;
+	}
 	if (!e) {
 		if (why && whylen)
 			snprintf(why, whylen, "out of memory");
