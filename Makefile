@@ -151,7 +151,14 @@ fuzz: deps $(FUZZ)/fuzz_plan
 		-max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 \
 		-rss_limit_mb=2048 corpus $(CURDIR)/tests/fuzz/regressions
 
-bench: fsplan
+# bench/limit: the minimal liburing loop bench/limit.sh measures against
+$(BUILD)/limit: bench/limit.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	$(Q)$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -o $@ $< \
+		$(shell pkg-config --cflags --libs liburing 2>/dev/null)
+
+bench: fsplan $(BUILD)/limit
 	$(Q)for b in bench/*.sh; do bash $$b || exit 1; done
 
 # ---- install -------------------------------------------------------------
