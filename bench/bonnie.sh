@@ -6,17 +6,19 @@
 #
 # One fsplan run, one filesystem, ROUNDS rounds of three phase runs in a
 # rotating order, each after between: [sync, drop_caches]:
-#   sync   the bonnie phase as a plan gets it (engine: sync, its default:
-#          plain syscalls, one at a time, as bonnie++ makes them) - the
+#   auto   the bonnie phase as a plan gets it (engine: auto, its default:
+#          the ring where the kernel serves a lone op inline, a plain
+#          syscall where io_uring would hand it to a kernel thread) - the
 #          figure the target is for
 #   real   /usr/sbin/bonnie++ -q -f -s SIZE -r RAM -n FILES, parse: bonnie
-#   uring  the bonnie phase with engine: uring, for comparison
+#   sync   the bonnie phase with engine: sync (plain syscalls, one at a
+#          time, as bonnie++ makes them), for comparison
 # The native phase gets the same shape: size, ram, files, skip_char (-f),
 # default chunk 8k, seeks 8192 with 5 in flight. Then FILE_ROUNDS more
 # rounds of the file tests alone (bonnie++ -s 0, the phase's size: 0) for
-# sync and real: they take seconds, and their per-round ratios spread
+# auto and real: they take seconds, and their per-round ratios spread
 # wider than the 0.9-1.1 band on a shared machine, so the medians need
-# more rounds than the 1 GiB block tests can afford.
+# more rounds than the 1 GiB block tests can afford (auto and real).
 #
 # Memory: the whole fsplan run sits in a memory cgroup of RAM_MIB (the page
 # cache it may use is limited for real: see bench/memcg.bash), and both
@@ -80,12 +82,12 @@ filesystems:
     setup: "losetup --direct-io=on \$FSPLAN_DEV; echo bench: loop dio=\$(cat /sys/block/\$(basename \$FSPLAN_DEV)/loop/dio)"
 phases:
 PLAN
-	tools=(uring real sync)
+	tools=(auto real sync)
 	for r in $(seq 1 "$rounds"); do
 		for i in 0 1 2; do
 			t=${tools[(i + r - 1) % 3]}
 			case $t in
-			uring) echo "  - {name: uring_r$r, use: bonnie, with: {engine: uring, $native}}" ;;
+			auto) echo "  - {name: auto_r$r, use: bonnie, with: {$native}}" ;;
 			sync) echo "  - {name: sync_r$r, use: bonnie, with: {engine: sync, $native}}" ;;
 			real) echo "  - {name: real_r$r, exec: '$real', parse: bonnie}" ;;
 			esac
@@ -93,7 +95,7 @@ PLAN
 	done
 	# the file tests alone, rounds numbered on from the full ones
 	for r in $(seq $((rounds + 1)) $((rounds + frounds))); do
-		a="  - {name: sync_r$r, use: bonnie, with: {engine: sync, size: 0, files: $files, skip_char: true}}"
+		a="  - {name: auto_r$r, use: bonnie, with: {size: 0, files: $files, skip_char: true}}"
 		b="  - {name: real_r$r, exec: '$bonniepp -q -f -d . -s 0 -n $files', parse: bonnie}"
 		if ((r % 2)); then printf '%s\n%s\n' "$a" "$b"; else printf '%s\n%s\n' "$b" "$a"; fi
 	done
@@ -114,7 +116,7 @@ echo "  ram: ${ram}M), -n $files ($((files * 1024)) files), -f (no per-char test
 echo "  nice $prio, $rounds rounds, order rotating, and $frounds rounds of the file tests alone"
 awk -F, -v tests="put_block rewrite get_block seq_create seq_del" \
     -f "$root/bench/table.awk" -f <(cat <<'AWK'
-NF >= 12 && $7 ~ /^(uring|real|sync)_r[0-9]+$/ {
+NF >= 12 && $7 ~ /^(auto|real|sync)_r[0-9]+$/ {
 	k = match($7, /_r[0-9]+$/); r = substr($7, k + 2) + 0
 	v[substr($7, 1, k - 1), $10, r] = $11 + 0
 	if (r > R) R = r
@@ -129,10 +131,10 @@ END {
 	}
 	for (i = 1; i <= k; i++)
 		printf "  %-20s %s %s  %24s  %s\n", T[i] " (CPU %)",
-		       fig("sync", T[i] "_cpu", 15, 0), fig("real", T[i] "_cpu", 15, 0),
-		       "", fig("uring", T[i] "_cpu", 15, 0)
+		       fig("auto", T[i] "_cpu", 15, 0), fig("real", T[i] "_cpu", 15, 0),
+		       "", fig("sync", T[i] "_cpu", 15, 0)
 	printf "  figures: the median of the rounds (spread = (max-min)/max); fsplan = the\n"
-	printf "  bonnie phase as plans get it (engine: sync), fsplan uring = engine: uring;\n"
+	printf "  bonnie phase as plans get it (engine: auto), fsplan sync = engine: sync;\n"
 	printf "  ratio = fsplan/bonnie++ within each round: the median [lowest-highest] of\n"
 	printf "  n rounds, ok/MISS against 0.9-1.1; the file tests' n includes the\n"
 	printf "  file-only rounds\n"

@@ -29,12 +29,14 @@
 #     after) after between: [sync, drop_caches].
 #
 # Three contenders per case, in a rotating order, ROUNDS rounds:
-#   sync   the tiobench phase as a plan gets it (engine: sync, its default:
-#          pread/pwrite, one op in flight per thread, as tiotest) - the
-#          figure the target is for
+#   auto   the tiobench phase as a plan gets it (engine: auto, its
+#          default: one op in flight per thread, as tiotest, through the
+#          ring where the kernel serves it inline, else pread/pwrite) -
+#          the figure the target is for
 #   fio    fio with ioengine=psync, parse: fio (read_bw_mbs / write_bw_mbs,
 #          merged over the jobs like group_reporting)
-#   uring  the tiobench phase with engine: uring, for comparison
+#   sync   the tiobench phase with engine: sync (pread/pwrite), for
+#          comparison
 #
 # Memory: the whole fsplan run sits in a memory cgroup of RAM_MIB
 # (bench/memcg.bash), `ram:` says RAM_MIB, file size SIZE_MIB at least
@@ -115,7 +117,7 @@ filesystems:
     setup: "losetup --direct-io=on \$FSPLAN_DEV; echo bench: loop dio=\$(cat /sys/block/\$(basename \$FSPLAN_DEV)/loop/dio)"
 phases:
 PLAN
-	tools=(uring fio sync)
+	tools=(auto fio sync)
 	k=0
 	for r in $(seq 1 "$rounds"); do
 		for n in $threads; do
@@ -125,7 +127,7 @@ PLAN
 					p="t${n}_${m}_${t}_r$r"
 					w="workers: $n, file_size: ${size}M, ram: ${ram}M, mode: $m, random_ops: $rops"
 					case $t in
-					uring) echo "  - {name: $p, use: tiobench, with: {engine: uring, $w}}" ;;
+					auto) echo "  - {name: $p, use: tiobench, with: {$w}}" ;;
 					sync) echo "  - {name: $p, use: tiobench, with: {engine: sync, $w}}" ;;
 					fio) echo "  - {name: $p, parse: fio, exec: '$(fio_cmd "$n" "$m")'}" ;;
 					esac
@@ -151,7 +153,7 @@ echo "  ram: ${ram}M; fio --size=${size}M/N), 4 KiB blocks, $rops/N random ops a
 echo "  $rounds rounds, order rotating"
 awk -F, -v modes="$modes" -v threads="$threads" \
     -f "$root/bench/table.awk" -f <(cat <<'AWK'
-NF >= 12 && $7 ~ /^t[0-9]+_[a-z_]+_(uring|fio|sync)_r[0-9]+$/ &&
+NF >= 12 && $7 ~ /^t[0-9]+_[a-z_]+_(auto|fio|sync)_r[0-9]+$/ &&
 ($10 == "rate_mbs" || $10 == "read_bw_mbs" || $10 == "write_bw_mbs") {
 	k = match($7, /_r[0-9]+$/); r = substr($7, k + 2) + 0
 	t = m = substr($7, 1, k - 1)	# t8_rand_read_fio_r3: t fio, m t8_rand_read
@@ -166,7 +168,7 @@ END {
 		for (i = 1; i <= nm; i++)
 			row(M[i] ", " T[j], "fio", "t" T[j] "_" M[i], 13, 1)
 	printf "  MiB/s, the median of the rounds (spread = (max-min)/max); fsplan = the\n"
-	printf "  tiobench phase as plans get it (engine: sync), fsplan uring = engine: uring;\n"
+	printf "  tiobench phase as plans get it (engine: auto), fsplan sync = engine: sync;\n"
 	printf "  ratio = fsplan/fio within each round: the median [lowest-highest] of n\n"
 	printf "  rounds, ok/MISS against 0.9-1.1\n"
 }
