@@ -48,6 +48,9 @@ struct engine_req {
 	mode_t mode;
 	struct statx *stx;
 	void *user;		/* the caller's; the engine never touches it */
+	uint64_t t_now;		/* 0, or a clock read (ns) the caller shares
+				 * over a batch: queue takes it as t_submit
+				 * instead of reading the clock again */
 	/* out */
 	int64_t res;		/* bytes moved (READ/WRITE), fd, 0, or -errno */
 	uint64_t t_submit;	/* ns, CLOCK_MONOTONIC: when queued */
@@ -81,13 +84,14 @@ struct engine_ops {
 	int (*init)(struct engine **out, unsigned depth, char *why,
 		    size_t whylen);
 	/* Add a request; -EBUSY when depth requests are already queued or
-	 * in flight. Sets t_submit. */
+	 * in flight. Sets t_submit (to t_now when the caller gave one). */
 	int (*queue)(struct engine *e, struct engine_req *r);
 	/* Submit everything queued. 0 or -errno. */
 	int (*commit)(struct engine *e);
 	/*
 	 * Wait until at least min requests completed (0: do not wait) and
-	 * return up to max of them in done[]; their res and t_done are set.
+	 * return up to max of them in done[]; their res and t_done are set
+	 * (the completions one look at the ring finds share a clock read).
 	 * A short read or write is resubmitted for the rest (res counts all
 	 * of it) until it completes, hits EOF (a read returning 0: res is
 	 * what was read) or fails; -EAGAIN is requeued. Returns the count,

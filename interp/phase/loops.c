@@ -115,9 +115,14 @@ struct flight {
 	struct engine_req req[MAX_DEPTH], *free_[MAX_DEPTH];
 	int nfree, err, eof;
 	uint64_t issued, ops, bytes;
-	double t0;
+	uint64_t t0, now;	/* ns: the start; the last clock read */
+	uint64_t until;		/* ns: seconds= or the deadline, or 0 */
 };
 
+/*
+ * Whether to queue more. The clock is the last completion's (one read
+ * per reap, the engine's): no read of its own per op.
+ */
 static int stream_more(const struct flight *fl)
 {
 	const struct stream *s = &fl->s;
@@ -126,9 +131,9 @@ static int stream_more(const struct flight *fl)
 		return 0;
 	if (s->bytes && fl->issued * s->block >= s->bytes)
 		return 0;
-	if (s->seconds > 0 && clock_now() - fl->t0 >= s->seconds)
+	if (fl->until && fl->now >= fl->until)
 		return 0;
-	return !worker_stopping(fl->w);
+	return !(fl->w->stop && *fl->w->stop);
 }
 
 static uint64_t next_offset(struct flight *fl)
@@ -154,6 +159,7 @@ static void stream_fill(struct flight *fl)
 		size_t slot = (size_t)(r - fl->req);
 
 		memset(r, 0, sizeof(*r));
+		r->t_now = fl->now;	/* queued now: the last clock read */
 		r->op = fl->s.op;
 		r->fd = fl->fd;
 		r->len = fl->s.block;
@@ -192,6 +198,8 @@ static void stream_reaped(struct flight *fl, struct engine_req *r)
 		r->t_submit = t_first;
 		lat = r->t_done - t_first;
 	}
+	if (r->t_done > fl->now)
+		fl->now = r->t_done;
 	if (!fl->err && r->res >= 0) {
 		if ((uint64_t)r->res < fl->s.block)
 			fl->eof = 1;
@@ -228,7 +236,15 @@ int loops_stream(lua_State *L, int fd, const char *name)
 		return luaL_error(L, "stream: depth %d: %s", fl->s.depth, why);
 	for (fl->nfree = 0; fl->nfree < fl->s.depth; fl->nfree++)
 		fl->free_[fl->nfree] = &fl->req[fl->nfree];
-	fl->t0 = clock_now();
+	fl->t0 = fl->now = clock_ns();
+	if (fl->s.seconds > 0)
+		fl->until = fl->t0 + (uint64_t)(fl->s.seconds * 1e9);
+	if (w->deadline > 0) {
+		uint64_t dl = (uint64_t)(w->deadline * 1e9);
+
+		if (!fl->until || dl < fl->until)
+			fl->until = dl;
+	}
 	for (;;) {
 		int n;
 
