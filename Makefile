@@ -158,8 +158,13 @@ $(BUILD)/limit: bench/limit.c
 	$(Q)$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -o $@ $< \
 		$(shell pkg-config --cflags --libs liburing 2>/dev/null)
 
+# each bench prints its own figures and notes its ratios (bench/note.awk);
+# the one table of them all comes last (bench/summary.awk)
 bench: fsplan $(BUILD)/limit
-	$(Q)for b in bench/*.sh; do bash $$b || exit 1; done
+	$(Q)s=$$(mktemp); for b in bench/*.sh; do \
+		BENCH_SUMMARY=$$s BENCH_NAME=$$(basename $$b .sh) bash $$b || \
+			{ rm -f $$s; exit 1; }; \
+	done; awk -f bench/summary.awk $$s; rm -f $$s
 
 # ---- install -------------------------------------------------------------
 

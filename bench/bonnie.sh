@@ -115,7 +115,7 @@ echo "  size ${size} MiB ($(awk -v a="$size" -v b="$ram" 'BEGIN { printf "%g", a
 echo "  ram: ${ram}M), -n $files ($((files * 1024)) files), -f (no per-char tests), chunk 8 KiB,"
 echo "  nice $prio, $rounds rounds, order rotating, and $frounds rounds of the file tests alone"
 awk -F, -v tests="put_block rewrite get_block seq_create seq_del" \
-    -f "$root/bench/table.awk" -f <(cat <<'AWK'
+    -f "$root/bench/note.awk" -f "$root/bench/table.awk" -f <(cat <<'AWK'
 NF >= 12 && $7 ~ /^(auto|real|sync)_r[0-9]+$/ {
 	k = match($7, /_r[0-9]+$/); r = substr($7, k + 2) + 0
 	v[substr($7, 1, k - 1), $10, r] = $11 + 0

@@ -16,8 +16,8 @@
 # each (user + system over ops: the limit's from getrusage, fsplan's from
 # the phase child's, both including io_uring's kernel threads); then every
 # round's figures. Targets: stream/limit >= 0.95 cached at depth 1 and 32,
-# lua/limit >= 0.9 cached at depth 1, O_DIRECT at parity (>= 1.0 within
-# the noise). A missed target is printed, not a failure.
+# lua/limit >= 0.9 at depth 1, the stream at parity with O_DIRECT
+# (>= 1.0 within the noise). A missed target is printed, not a failure.
 #
 # The machine may be shared: runs are at nice BENCH_NICE, the image lives
 # in /dev/shm when there is room (its pages cannot be dropped: O_DIRECT
@@ -144,7 +144,8 @@ done > "$tmp/limits"
 awk -v secs="$secs" -v rounds="$rounds" -v prio="$prio" -v backing="$backing" \
     -v wall="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", b - a }')" \
     -v kernel="$(uname -r)" -v cores="$(nproc)" -v flags="$flags" \
-    -v load0="$load0" -v load1="$load1" -f "$root/bench/table.awk" -f <(cat <<'AWK'
+    -v load0="$load0" -v load1="$load1" -f "$root/bench/note.awk" \
+    -f "$root/bench/table.awk" -f <(cat <<'AWK'
 function csv(line, f,    n, i, c, q, cur) {	# honours quotes
 	n = 0; q = 0; cur = ""
 	for (i = 1; i <= length(line); i++) {
@@ -190,10 +191,12 @@ function medu(t, c,    r, a, n) {
 }
 function k(x) { return x ? sprintf("%6.1fk", x / 1e3) : sprintf("%7s", "-") }
 function us(x) { return x ? sprintf("%5.2f", x) : sprintf("%5s", "-") }
-function rat(t, c, target,    s) {
+function rat(t, c, target, name,    s) {
 	if (!ratios(t, "limit", c)) return sprintf("%-24s", "  -")
 	s = sprintf("%4.2f [%4.2f-%4.2f] %-4s", rmed, rlo, rhi,
 		    rmed >= target ? "ok" : "MISS")
+	note(name " " (t == "lua" ? "Lua" : t) "/limit", rmed, rlo, rhi,
+	     ">= " target, rmed >= target ? "ok" : "MISS")
 	return s
 }
 END {
@@ -215,13 +218,13 @@ END {
 	for (i = 1; i <= 4; i++) {
 		c = C[i]
 		ts = c ~ /^c/ ? 0.95 : 1.0
-		tl = c ~ /^c/ ? 0.9 : 1.0
+		tl = 0.9
 		printf "  %-18s %s %s %s  %s %s | %s %s %s\n", N[i],
 		       k(med("limit", c)), k(med("stream", c)), k(med("lua", c)),
-		       rat("stream", c, ts), rat("lua", c, tl),
+		       rat("stream", c, ts, N[i]), rat("lua", c, tl, N[i]),
 		       us(medu("limit", c)), us(medu("stream", c)), us(medu("lua", c))
 	}
-	printf "  targets: stream/limit >= 0.95 and Lua/limit >= 0.9 cached; O_DIRECT >= 1.0;\n"
+	printf "  targets: stream/limit >= 0.95 cached, >= 1.0 O_DIRECT; Lua/limit >= 0.9;\n"
 	printf "  figures are medians; ratios are taken within each round\n"
 	printf "  every round (k IOPS):\n"
 	for (i = 1; i <= 4; i++) {

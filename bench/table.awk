@@ -67,6 +67,9 @@ function header(label, ref, w) {
 
 function row(label, ref, c, w, d) {
 	engines()
+	if (ratios(main, ref, c))
+		note(label " " main "/" ref, rmed, rlo, rhi, "0.9-1.1",
+		     mark(main, ref, c))
 	printf "  %-20s %s %s  %s %4s  %s  %s\n", label,
 	       fig(main, c, w, d), fig(ref, c, w, d),
 	       rtxt(main, ref, c), mark(main, ref, c),

@@ -152,7 +152,7 @@ echo "  file size ${size} MiB ($(awk -v a="$size" -v b="$ram" 'BEGIN { printf "%
 echo "  ram: ${ram}M; fio --size=${size}M/N), 4 KiB blocks, $rops/N random ops a thread, nice $prio,"
 echo "  $rounds rounds, order rotating"
 awk -F, -v modes="$modes" -v threads="$threads" \
-    -f "$root/bench/table.awk" -f <(cat <<'AWK'
+    -f "$root/bench/note.awk" -f "$root/bench/table.awk" -f <(cat <<'AWK'
 NF >= 12 && $7 ~ /^t[0-9]+_[a-z_]+_(auto|fio|sync)_r[0-9]+$/ &&
 ($10 == "rate_mbs" || $10 == "read_bw_mbs" || $10 == "write_bw_mbs") {
 	k = match($7, /_r[0-9]+$/); r = substr($7, k + 2) + 0
