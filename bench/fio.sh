@@ -236,22 +236,6 @@ awk -v secs="$secs" -v rounds="$rounds" -v wrounds="$wrounds" -v prio="$prio" -v
     -v fio="$(fio --version)" -v kernel="$(uname -r)" -v cores="$(nproc)" \
     -v load0="$load0" -v load1="$load1" -v hwm="$hwm_kb" -v thr="$threads" \
     -v many_ok="$many_ok" -f "$root/bench/note.awk" -e '
-# results.csv: a CSV split that honours quotes (a field may hold commas)
-function csv(line, f,    n, i, c, q, cur) {
-	n = 0; q = 0; cur = ""
-	for (i = 1; i <= length(line); i++) {
-		c = substr(line, i, 1)
-		if (q) {
-			if (c == "\"" && substr(line, i + 1, 1) == "\"") { cur = cur c; i++ }
-			else if (c == "\"") q = 0
-			else cur = cur c
-		} else if (c == "\"") q = 1
-		else if (c == ",") { f[++n] = cur; cur = "" }
-		else cur = cur c
-	}
-	f[++n] = cur
-	return n
-}
 function epoch(d, t,    s, a) {	# "2026-11-30" "06:53:11.106" -> seconds
 	s = d " " t
 	gsub(/[-:]/, " ", s)

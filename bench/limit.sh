@@ -43,20 +43,11 @@ if [ ! -x "$lim" ]; then
 	echo "limit: $lim is not built (make build/limit, or make bench)" >&2
 	exit 1
 fi
-tmp=$(mktemp -d)
-chmod 755 "$tmp"	# the phases (nobody) load modules and run the limit
+# shellcheck source=bench/memcg.bash
+. "$root/bench/memcg.bash"
+bench_tmpdir limit	# $tmp, 0755: the phases (nobody) run the limit
 shm=
-cleanup() {
-	if [ -n "${KEEP:-}" ]; then
-		echo "limit: kept $tmp" >&2
-	else
-		rm -rf "$tmp"
-	fi
-	if [ -n "$shm" ]; then rm -rf "$shm"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+trap 'bench_tmpdir_cleanup; if [ -n "$shm" ]; then rm -rf "$shm"; fi' EXIT
 cp "$root"/bench/randread.lua "$root"/bench/randread_ops.lua \
    "$root"/bench/seqwrite.lua "$tmp/"
 cp "$lim" "$tmp/limit"
@@ -125,13 +116,8 @@ fi
 t1=$EPOCHREALTIME
 load1=$(cut -d' ' -f1 /proc/loadavg)
 
-left=$( { losetup -a; findmnt -rn -o TARGET,SOURCE; } |
-	grep -F -e "$tmp" ${shm:+-e "$shm"} || true)
-if [ -n "$left" ]; then
-	echo "limit: left behind:" >&2
-	echo "$left" >&2
-	exit 1
-fi
+bench_leftovers "$tmp"
+if [ -n "$shm" ]; then bench_leftovers "$shm"; fi
 
 # ---- the table --------------------------------------------------------------
 
@@ -146,21 +132,6 @@ awk -v secs="$secs" -v rounds="$rounds" -v prio="$prio" -v backing="$backing" \
     -v kernel="$(uname -r)" -v cores="$(nproc)" -v flags="$flags" \
     -v load0="$load0" -v load1="$load1" -f "$root/bench/note.awk" \
     -f "$root/bench/table.awk" -f <(cat <<'AWK'
-function csv(line, f,    n, i, c, q, cur) {	# honours quotes
-	n = 0; q = 0; cur = ""
-	for (i = 1; i <= length(line); i++) {
-		c = substr(line, i, 1)
-		if (q) {
-			if (c == "\"" && substr(line, i + 1, 1) == "\"") { cur = cur c; i++ }
-			else if (c == "\"") q = 0
-			else cur = cur c
-		} else if (c == "\"") q = 1
-		else if (c == ",") { f[++n] = cur; cur = "" }
-		else cur = cur c
-	}
-	f[++n] = cur
-	return n
-}
 # c1_limit_3 -> v["limit", "c1", 3]
 function put(p, x, cpu,    a) {
 	if (split(p, a, "_") != 3) return

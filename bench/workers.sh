@@ -19,9 +19,9 @@ if [ "$(id -u)" != 0 ]; then
 	echo "workers: skipped (needs root to run plans)"
 	exit 0
 fi
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
-trap '[ -n "${KEEP:-}" ] && echo "workers: kept $tmp" >&2 || rm -rf "$tmp"' EXIT
+# shellcheck source=bench/memcg.bash
+. "$root/bench/memcg.bash"
+bench_tmpdir workers
 cp "$root/tests/fixtures/lua/idle.lua" "$tmp/"
 cat > "$tmp/workers.yaml" <<PLAN
 fsplan: 1
@@ -43,6 +43,7 @@ if ! nice -n "$prio" "$bin" run "$tmp/workers.yaml" -o "$tmp/run" -q; then
 	exit 1
 fi
 load1=$(cut -d' ' -f1 /proc/loadavg)
+bench_leftovers "$tmp"
 awk -F, -v load0="$load0" -v load1="$load1" -v hold="$hold" \
     -f "$root/bench/note.awk" -f "$root/bench/table.awk" -f <(cat <<'AWK'
 $10 == "rss_peak_kib" && match($8, /workers=[0-9]+/) {

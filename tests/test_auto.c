@@ -201,14 +201,25 @@ Test(auto, no_ring_until_an_op_takes_one, .fini = fini)
 
 /* ---- end to end: the rows and the manifest say the same ---- */
 
-static void link_fixtures(const char *dir)
+/* Run the plan body (after "fsplan: 1") in the test's directory, where
+ * lua/ links to the fixtures; the run directory in rd. Must succeed. */
+static void run_plan(const char *body, char *rd, size_t len)
 {
-	char cwd[PATH_MAX], link[400];
+	const char *dir = e2e_tmpdir();
+	char cwd[PATH_MAX], link[400], text[2048];
+	char *plan;
+	int rc;
 
+	e2e_require_root();
 	cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
 	snprintf(link, sizeof(link), "%s/lua", dir);
 	strcat(cwd, "/fixtures/lua");
 	cr_assert_eq(symlink(cwd, link), 0);
+	snprintf(text, sizeof(text), "fsplan: 1\n%s", body);
+	plan = e2e_write(dir, "plan.yaml", text);
+	snprintf(rd, len, "%s/run", dir);
+	rc = e2e_fsplan((const char *[]){ "run", plan, "-o", rd, "-q", NULL });
+	cr_assert_eq(rc, 0, "exit %d: %s", rc, e2e_err);
 }
 
 /* The probe of a config in manifest.json ("read" or "write"). */
@@ -238,23 +249,13 @@ Test(auto, rows_say_the_path_each_op_took, .fini = fini, .timeout = 180)
 {
 	static const char *const label[] = { "ext4", "xfs:-f",
 					     "tmpfs::size=64M" };
-	const char *dir = e2e_tmpdir();
 	char rd[300], cell[128], want[64];
-	char *plan;
-	int rc;
 
-	e2e_require_root();
-	link_fixtures(dir);
-	plan = e2e_write(dir, "plan.yaml",
-			 "fsplan: 1\n"
-			 "target: {image: 320M}\n"
-			 "filesystems: [{type: ext4}, {type: xfs, mkfs: -f},"
-			 " {type: tmpfs, mount: size=64M}]\n"
-			 "phases:\n"
-			 "  - {use: lua/paths.lua}\n");
-	snprintf(rd, sizeof(rd), "%s/run", dir);
-	rc = e2e_fsplan((const char *[]){ "run", plan, "-o", rd, "-q", NULL });
-	cr_assert_eq(rc, 0, "exit %d: %s", rc, e2e_err);
+	run_plan("target: {image: 320M}\n"
+		 "filesystems: [{type: ext4}, {type: xfs, mkfs: -f},"
+		 " {type: tmpfs, mount: size=64M}]\n"
+		 "phases:\n"
+		 "  - {use: lua/paths.lua}\n", rd, sizeof(rd));
 	for (int i = 0; i < 3; i++) {
 		snprintf(cell, sizeof(cell), "%s/paths#1", label[i]);
 		cr_expect_str_eq(e2e_metric(rd, cell, "status"), "ok", "%s",
@@ -285,24 +286,14 @@ Test(auto, rows_say_the_path_each_op_took, .fini = fini, .timeout = 180)
  * costs beside the phase's own buffers (none here). */
 Test(auto, thousands_of_workers_fit, .fini = fini, .timeout = 300)
 {
-	const char *dir = e2e_tmpdir();
 	char rd[300], cell[128];
-	char *plan;
-	int rc;
 
-	e2e_require_root();
-	link_fixtures(dir);
-	plan = e2e_write(dir, "plan.yaml",
-			 "fsplan: 1\n"
-			 "target: {image: 64M}\n"
-			 "filesystems: [{type: ext4}]\n"
-			 "phases:\n"
-			 "  - use: lua/idle.lua\n"
-			 "    matrix: {workers: [1024, 4096]}\n"
-			 "    with: {hold: 6}\n");
-	snprintf(rd, sizeof(rd), "%s/run", dir);
-	rc = e2e_fsplan((const char *[]){ "run", plan, "-o", rd, "-q", NULL });
-	cr_assert_eq(rc, 0, "exit %d: %s", rc, e2e_err);
+	run_plan("target: {image: 64M}\n"
+		 "filesystems: [{type: ext4}]\n"
+		 "phases:\n"
+		 "  - use: lua/idle.lua\n"
+		 "    matrix: {workers: [1024, 4096]}\n"
+		 "    with: {hold: 6}\n", rd, sizeof(rd));
 	for (int i = 0; i < 2; i++) {
 		int n = i ? 4096 : 1024;
 		double limit = i ? 384 << 10 : 96 << 10, kib;

@@ -38,8 +38,9 @@ struct op_stat *worker_op(struct worker *w, const char *name)
 	return op;
 }
 
-void worker_record(struct worker *w, const char *name, uint64_t ns,
-		   uint64_t bytes)
+/* One op: its time and bytes, and how many went by ring and syscall. */
+static void record(struct worker *w, const char *name, uint64_t ns,
+		   uint64_t bytes, unsigned ring, unsigned sys)
 {
 	struct op_stat *op;
 
@@ -49,23 +50,21 @@ void worker_record(struct worker *w, const char *name, uint64_t ns,
 	if (!op)
 		return;
 	op->bytes += bytes;
+	op->ring += ring;
+	op->sys += sys;
 	hist_add(&op->lat, ns);
+}
+
+void worker_record(struct worker *w, const char *name, uint64_t ns,
+		   uint64_t bytes)
+{
+	record(w, name, ns, bytes, 0, 0);
 }
 
 void worker_record_req(struct worker *w, const char *name,
 		       const struct engine_req *r, uint64_t bytes)
 {
-	struct op_stat *op;
-
-	if (w->quiet)
-		return;
-	op = worker_op(w, name);
-	if (!op)
-		return;
-	op->bytes += bytes;
-	op->ring += r->ring;
-	op->sys += !r->ring;
-	hist_add(&op->lat, r->t_done - r->t_submit);
+	record(w, name, r->t_done - r->t_submit, bytes, r->ring, !r->ring);
 }
 
 /* xoshiro256** seeded by splitmix64: fast, and the same for a seed. */
