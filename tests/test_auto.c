@@ -3,11 +3,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -197,6 +200,73 @@ Test(auto, no_ring_until_an_op_takes_one, .fini = fini)
 	engine_auto.cleanup(e);
 	cr_expect_eq(rings(), before);
 	close(fd);
+}
+
+/*
+ * A user whose RLIMIT_MEMLOCK has no room for a ring (nobody with a
+ * limit of 0): engine uring fails naming the limit and the fix; auto's
+ * one-at-a-time engine goes on through syscalls (what the kernel does
+ * inline through a ring is the same call), and says so per op.
+ */
+Test(auto, no_room_for_a_ring, .fini = fini)
+{
+	struct {
+		int uring_ret, auto_ret, ring;
+		int64_t res;
+		char why[512];
+	} rep = { 0 };
+	int p[2], status, fd;
+	pid_t pid;
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root to become nobody");
+	fd = scratch("/tmp", 0);
+	cr_assert_eq(pwrite(fd, "x", 1, 0), 1);
+	cr_assert_eq(fchmod(fd, 0644), 0);
+	cr_assert_eq(pipe(p), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		struct rlimit none = { 0, 0 };
+		struct engine *e = NULL;
+		struct engine_req r;
+		char b[16];
+
+		close(p[0]);
+		if (setrlimit(RLIMIT_MEMLOCK, &none) || setgroups(0, NULL) ||
+		    setgid(65534) || setuid(65534))
+			_exit(2);
+		rep.uring_ret = engine_uring.init(&e, 8, rep.why,
+						  sizeof(rep.why));
+		if (e)
+			engine_uring.cleanup(e);
+		e = NULL;
+		rep.auto_ret = engine_auto.init(&e, 1, NULL, 0);
+		if (!rep.auto_ret) {
+			r = (struct engine_req){ .op = ENGINE_READ, .fd = fd,
+						 .buf = b, .len = 1 };
+			rep.res = engine_do(&engine_auto, e, &r);
+			rep.ring = r.ring;
+			engine_auto.cleanup(e);
+		}
+		if (write(p[1], &rep, sizeof(rep)) != sizeof(rep))
+			_exit(3);
+		_exit(0);
+	}
+	close(p[1]);
+	cr_assert_eq(read(p[0], &rep, sizeof(rep)), (ssize_t)sizeof(rep));
+	close(p[0]);
+	close(fd);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && !WEXITSTATUS(status), "child %d",
+		  status);
+	cr_expect_eq(rep.uring_ret, -ENOMEM, "uring init gave %d",
+		     rep.uring_ret);
+	cr_expect(strstr(rep.why, "RLIMIT_MEMLOCK"), "why: '%s'", rep.why);
+	cr_expect(strstr(rep.why, "ulimit -l"), "why: '%s'", rep.why);
+	cr_expect_eq(rep.auto_ret, 0);
+	cr_expect_eq(rep.res, 1, "the read gave %lld", (long long)rep.res);
+	cr_expect_eq(rep.ring, 0, "a ring that cannot be made was used");
 }
 
 /* ---- end to end: the rows and the manifest say the same ---- */
