@@ -372,7 +372,15 @@ Test(auto, thousands_of_workers_fit, .fini = fini, .timeout = 300)
 		cr_assert_str_eq(e2e_metric(rd, cell, "status"), "ok",
 				 "%s: %s", cell, e2e_reason(rd, cell));
 		kib = e2e_num(rd, cell, "rss_peak_kib");
-		cr_expect_leq(kib, limit, "%s: peak RSS %.0f KiB", cell, kib);
 		cr_expect_gt(kib, 0);
+#ifdef __SANITIZE_ADDRESS__
+		/* ASan's shadow memory and quarantine are not fsplan's: the
+		 * bound is the plain build's (bench/workers.sh measures it) */
+		(void)limit;
+		cr_log_info("%s: peak RSS %.0f KiB (sanitizer build)", cell,
+			    kib);
+#else
+		cr_expect_leq(kib, limit, "%s: peak RSS %.0f KiB", cell, kib);
+#endif
 	}
 }
