@@ -168,8 +168,20 @@ fuzz: deps $(FUZZ)/fuzz_plan
 		-max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 \
 		-rss_limit_mb=2048 corpus $(CURDIR)/tests/fuzz/regressions
 
-bench: fsplan
-	$(Q)for b in bench/*.sh; do bash $$b || exit 1; done
+# bench/limit: the minimal liburing loop bench/limit.sh measures against
+$(BUILD)/limit: bench/limit.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	$(Q)$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -o $@ $< \
+		$(shell pkg-config --cflags --libs liburing 2>/dev/null)
+
+# each bench prints its own figures and notes its ratios (bench/note.awk);
+# the one table of them all comes last (bench/summary.awk)
+bench: fsplan $(BUILD)/limit
+	$(Q)s=$$(mktemp); for b in bench/*.sh; do \
+		BENCH_SUMMARY=$$s BENCH_NAME=$$(basename $$b .sh) bash $$b || \
+			{ rm -f $$s; exit 1; }; \
+	done; awk -f bench/summary.awk $$s; rm -f $$s
 
 # ---- install -------------------------------------------------------------
 

@@ -6,17 +6,19 @@
 #
 # One fsplan run, one filesystem, ROUNDS rounds of three phase runs in a
 # rotating order, each after between: [sync, drop_caches]:
-#   sync   the bonnie phase as a plan gets it (engine: sync, its default:
-#          plain syscalls, one at a time, as bonnie++ makes them) - the
+#   auto   the bonnie phase as a plan gets it (engine: auto, its default:
+#          the ring where the kernel serves a lone op inline, a plain
+#          syscall where io_uring would hand it to a kernel thread) - the
 #          figure the target is for
 #   real   /usr/sbin/bonnie++ -q -f -s SIZE -r RAM -n FILES, parse: bonnie
-#   uring  the bonnie phase with engine: uring, for comparison
+#   sync   the bonnie phase with engine: sync (plain syscalls, one at a
+#          time, as bonnie++ makes them), for comparison
 # The native phase gets the same shape: size, ram, files, skip_char (-f),
 # default chunk 8k, seeks 8192 with 5 in flight. Then FILE_ROUNDS more
 # rounds of the file tests alone (bonnie++ -s 0, the phase's size: 0) for
-# sync and real: they take seconds, and their per-round ratios spread
+# auto and real: they take seconds, and their per-round ratios spread
 # wider than the 0.9-1.1 band on a shared machine, so the medians need
-# more rounds than the 1 GiB block tests can afford.
+# more rounds than the 1 GiB block tests can afford (auto and real).
 #
 # Memory: every phase run, bonnie++'s included, says `ram:` RAM_MIB, so
 # fsplan runs its child in a memory cgroup of that size (the page cache it
@@ -72,12 +74,12 @@ native="size: ${size}M, ram: ${ram}M, files: $files, skip_char: true"
 real="$bonniepp -q -f -d . -s $size -r $ram -n $files"
 {
 	bench_plan_head bench-bonnie "$((size * 2 / 1024 + 2))G"
-	tools=(uring real sync)
+	tools=(auto real sync)
 	for r in $(seq 1 "$rounds"); do
 		for i in 0 1 2; do
 			t=${tools[(i + r - 1) % 3]}
 			case $t in
-			uring) echo "  - {name: uring_r$r, use: bonnie, with: {engine: uring, $native}}" ;;
+			auto) echo "  - {name: auto_r$r, use: bonnie, with: {$native}}" ;;
 			sync) echo "  - {name: sync_r$r, use: bonnie, with: {engine: sync, $native}}" ;;
 			real) echo "  - {name: real_r$r, exec: '$real', parse: bonnie, with: {ram: ${ram}M}}" ;;
 			esac
@@ -85,7 +87,7 @@ real="$bonniepp -q -f -d . -s $size -r $ram -n $files"
 	done
 	# the file tests alone, rounds numbered on from the full ones
 	for r in $(seq $((rounds + 1)) $((rounds + frounds))); do
-		a="  - {name: sync_r$r, use: bonnie, with: {engine: sync, size: 0, ram: ${ram}M, files: $files, skip_char: true}}"
+		a="  - {name: auto_r$r, use: bonnie, with: {size: 0, ram: ${ram}M, files: $files, skip_char: true}}"
 		b="  - {name: real_r$r, exec: '$bonniepp -q -f -d . -s 0 -n $files', parse: bonnie, with: {ram: ${ram}M}}"
 		if ((r % 2)); then printf '%s\n%s\n' "$a" "$b"; else printf '%s\n%s\n' "$b" "$a"; fi
 	done
@@ -105,8 +107,8 @@ echo "  size ${size} MiB ($(awk -v a="$size" -v b="$ram" 'BEGIN { printf "%g", a
 echo "  ram: ${ram}M), -n $files ($((files * 1024)) files), -f (no per-char tests), chunk 8 KiB,"
 echo "  nice $prio, $rounds rounds, order rotating, and $frounds rounds of the file tests alone"
 awk -F, -v tests="put_block rewrite get_block seq_create seq_del" \
-    -f "$root/bench/table.awk" -f <(cat <<'AWK'
-NF >= 12 && $7 ~ /^(uring|real|sync)_r[0-9]+$/ {
+    -f "$root/bench/note.awk" -f "$root/bench/table.awk" -f <(cat <<'AWK'
+NF >= 12 && $7 ~ /^(auto|real|sync)_r[0-9]+$/ {
 	k = match($7, /_r[0-9]+$/); r = substr($7, k + 2) + 0
 	v[substr($7, 1, k - 1), $10, r] = $11 + 0
 	if (r > R) R = r
@@ -121,10 +123,10 @@ END {
 	}
 	for (i = 1; i <= k; i++)
 		printf "  %-20s %s %s  %24s  %s\n", T[i] " (CPU %)",
-		       fig("sync", T[i] "_cpu", 15, 0), fig("real", T[i] "_cpu", 15, 0),
-		       "", fig("uring", T[i] "_cpu", 15, 0)
+		       fig("auto", T[i] "_cpu", 15, 0), fig("real", T[i] "_cpu", 15, 0),
+		       "", fig("sync", T[i] "_cpu", 15, 0)
 	printf "  figures: the median of the rounds (spread = (max-min)/max); fsplan = the\n"
-	printf "  bonnie phase as plans get it (engine: sync), fsplan uring = engine: uring;\n"
+	printf "  bonnie phase as plans get it (engine: auto), fsplan sync = engine: sync;\n"
 	printf "  ratio = fsplan/bonnie++ within each round: the median [lowest-highest] of\n"
 	printf "  n rounds, ok/MISS against 0.9-1.1; the file tests' n includes the\n"
 	printf "  file-only rounds\n"
@@ -133,16 +135,16 @@ AWK
 ) "$csv"
 # what the loop device saw: the block reads reached it
 awk -F, -v R="$rounds" -v size="$size" '
-NF >= 12 && $7 ~ /^(uring|real|sync)_r[0-9]+$/ && $10 == "dev_read_bytes" {
+NF >= 12 && $7 ~ /^(auto|real|sync)_r[0-9]+$/ && $10 == "dev_read_bytes" {
 	k = match($7, /_r[0-9]+$/); r = substr($7, k + 2) + 0
 	if (r > R) next	# the file tests alone read no file
 	t = substr($7, 1, k - 1); s[t] += $11 / 1048576; n[t]++
 }
 END {
 	printf "  device reads per phase run (dev_read_bytes, MiB, mean):"
-	if (n["sync"]) printf " fsplan %.0f", s["sync"] / n["sync"]
+	if (n["auto"]) printf " fsplan %.0f", s["auto"] / n["auto"]
 	if (n["real"]) printf ", bonnie++ %.0f", s["real"] / n["real"]
-	if (n["uring"]) printf ", fsplan uring %.0f", s["uring"] / n["uring"]
+	if (n["sync"]) printf ", fsplan sync %.0f", s["sync"] / n["sync"]
 	printf ", of a %d MiB file\n", size
 }' "$csv"
 bench_load "$csv"

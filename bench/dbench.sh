@@ -74,7 +74,7 @@ csv=$tmp/run/results.csv
 echo "dbench: fsplan dbench vs dbench 4.0 (fileio), ext4 on a loop image (loop direct I/O: ${dio:-?})"
 echo "  $memory; peak use $((peak >> 20)) MiB"
 echo "  $loadfile, -t $secs (warm-up $((secs / 5)) s before it), nice $prio, $rounds rounds"
-awk -F, -v clients="$clients" -f <(cat <<'AWK'
+awk -F, -v clients="$clients" -f "$root/bench/note.awk" -f <(cat <<'AWK'
 function median(a, n,    i, j, t) {
 	for (i = 2; i <= n; i++)
 		for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
@@ -121,6 +121,10 @@ END {
 			if (c[j] < clo) clo = c[j]; if (c[j] > chi) chi = c[j]
 		}
 		mq = median(q, m); mc = median(c, m)
+		note(n " clients MB/s fsplan/dbench", mq, lo, hi, "0.9-1.1",
+		     (mq >= 0.9 && mq <= 1.1) ? "ok" : "MISS")
+		note(n " clients CPU/op fsplan/dbench", mc, clo, chi, "<= 1.2",
+		     mc <= 1.2 ? "ok" : "MISS")
 		printf "  %-8s %12.1f %12.1f  %5.2f [%.2f-%.2f] %-4s %10.2f %10.2f  %5.2f [%.2f-%.2f] %s\n",
 		       n, median(a, m), median(b, m), mq, lo, hi,
 		       (mq >= 0.9 && mq <= 1.1) ? "ok" : "MISS",

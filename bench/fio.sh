@@ -235,23 +235,7 @@ awk -v secs="$secs" -v rounds="$rounds" -v wrounds="$wrounds" -v prio="$prio" -v
     -v wall="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", b - a }')" \
     -v fio="$(fio --version)" -v kernel="$(uname -r)" -v cores="$(nproc)" \
     -v load0="$load0" -v load1="$load1" -v hwm="$hwm_kb" -v thr="$threads" \
-    -v many_ok="$many_ok" '
-# results.csv: a CSV split that honours quotes (a field may hold commas)
-function csv(line, f,    n, i, c, q, cur) {
-	n = 0; q = 0; cur = ""
-	for (i = 1; i <= length(line); i++) {
-		c = substr(line, i, 1)
-		if (q) {
-			if (c == "\"" && substr(line, i + 1, 1) == "\"") { cur = cur c; i++ }
-			else if (c == "\"") q = 0
-			else cur = cur c
-		} else if (c == "\"") q = 1
-		else if (c == ",") { f[++n] = cur; cur = "" }
-		else cur = cur c
-	}
-	f[++n] = cur
-	return n
-}
+    -v many_ok="$many_ok" -f "$root/bench/note.awk" -e '
 function epoch(d, t,    s, a) {	# "2026-11-30" "06:53:11.106" -> seconds
 	s = d " " t
 	gsub(/[-:]/, " ", s)
@@ -311,8 +295,10 @@ function row(name, c, lua,    fi, st, r, lu, rl) {
 	fi = best(c, "fio"); st = best(c, "stream"); r = fi ? st / fi : 0
 	printf "  %-19s %7s%s %7s%s %5.2f %s", name, k(fi), M[c, "fio"],
 	       k(st), M[c, "stream"], r, ok(r, 1.0)
+	note(name " stream/fio", r, "", "", ">= 1.0", ok(r, 1.0) == "ok  " ? "ok" : "MISS")
 	if (lua) {
 		lu = best(c, "lua"); rl = st ? lu / st : 0
+		note(name " Lua/stream", rl, "", "", ">= 0.8", ok(rl, 0.8) == "ok  " ? "ok" : "MISS")
 		printf " %7s%s %5.2f %s", k(lu), M[c, "lua"], rl, ok(rl, 0.8)
 	} else {
 		printf " %19s", ""
@@ -353,6 +339,7 @@ END {
 	row("O_DIRECT, depth 1", "d1", 0)
 	row("O_DIRECT, depth 32", "d32", 0)
 	fi = best("w", "fio"); st = best("w", "stream"); r = fi ? st / fi : 0
+	note("1 MiB seq writes stream/fio", r, "", "", ">= 1.0", r >= 1.0 ? "ok" : "MISS")
 	printf "  %-19s %7.0f%s %7.0f%s %5.2f %s   (MiB/s)\n", "1 MiB seq writes",
 	       fi, M["w", "fio"], st, M["w", "stream"], r, ok(r, 1.0)
 	if (r < lo) lo = r

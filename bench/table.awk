@@ -50,17 +50,28 @@ function mark(t, u, c) {
 	return (rmed >= 0.9 && rmed <= 1.1) ? "ok" : "MISS"
 }
 
-# The header and one row: the default engine (sync) against the reference
-# tool ref, with the mark; the uring engine after it for comparison.
+# The header and one row: the default engine (auto, or -v main=) against
+# the reference tool ref, with the mark; another engine (sync, or -v
+# alt=) after it for comparison.
+function engines() {
+	if (main == "") main = "auto"
+	if (alt == "") alt = "sync"
+}
+
 function header(label, ref, w) {
+	engines()
 	printf "  %-20s %" w "s %" w "s  %-19s %4s  %" w "s  %-19s\n", label,
-	       "fsplan", ref, "ratio [range] n", "", "fsplan uring",
-	       "uring ratio"
+	       "fsplan", ref, "ratio [range] n", "", "fsplan " alt,
+	       alt " ratio"
 }
 
 function row(label, ref, c, w, d) {
+	engines()
+	if (ratios(main, ref, c))
+		note(label " " main "/" ref, rmed, rlo, rhi, "0.9-1.1",
+		     mark(main, ref, c))
 	printf "  %-20s %s %s  %s %4s  %s  %s\n", label,
-	       fig("sync", c, w, d), fig(ref, c, w, d),
-	       rtxt("sync", ref, c), mark("sync", ref, c),
-	       fig("uring", c, w, d), rtxt("uring", ref, c)
+	       fig(main, c, w, d), fig(ref, c, w, d),
+	       rtxt(main, ref, c), mark(main, ref, c),
+	       fig(alt, c, w, d), rtxt(alt, ref, c)
 }

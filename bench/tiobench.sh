@@ -29,12 +29,14 @@
 #     after) after between: [sync, drop_caches].
 #
 # Three contenders per case, in a rotating order, ROUNDS rounds:
-#   sync   the tiobench phase as a plan gets it (engine: sync, its default:
-#          pread/pwrite, one op in flight per thread, as tiotest) - the
-#          figure the target is for
+#   auto   the tiobench phase as a plan gets it (engine: auto, its
+#          default: one op in flight per thread, as tiotest, through the
+#          ring where the kernel serves it inline, else pread/pwrite) -
+#          the figure the target is for
 #   fio    fio with ioengine=psync, parse: fio (read_bw_mbs / write_bw_mbs,
 #          merged over the jobs like group_reporting)
-#   uring  the tiobench phase with engine: uring, for comparison
+#   sync   the tiobench phase with engine: sync (pread/pwrite), for
+#          comparison
 #
 # Memory: every phase run, fio's included, says `ram:` RAM_MIB, so fsplan
 # runs its child in a memory cgroup of that size (bench/memcg.bash; the
@@ -107,7 +109,7 @@ fio_cmd() {	# threads mode: fio's command line for that case
 }
 {
 	bench_plan_head bench-tiobench "$((size * 2 / 1024 + 2))G"
-	tools=(uring fio sync)
+	tools=(auto fio sync)
 	k=0
 	for r in $(seq 1 "$rounds"); do
 		for n in $threads; do
@@ -117,7 +119,7 @@ fio_cmd() {	# threads mode: fio's command line for that case
 					p="t${n}_${m}_${t}_r$r"
 					w="workers: $n, file_size: ${size}M, ram: ${ram}M, mode: $m, random_ops: $rops"
 					case $t in
-					uring) echo "  - {name: $p, use: tiobench, with: {engine: uring, $w}}" ;;
+					auto) echo "  - {name: $p, use: tiobench, with: {$w}}" ;;
 					sync) echo "  - {name: $p, use: tiobench, with: {engine: sync, $w}}" ;;
 					fio) echo "  - {name: $p, parse: fio, with: {ram: ${ram}M}, exec: '$(fio_cmd "$n" "$m")'}" ;;
 					esac
@@ -142,8 +144,8 @@ echo "  file size ${size} MiB ($(awk -v a="$size" -v b="$ram" 'BEGIN { printf "%
 echo "  ram: ${ram}M; fio --size=${size}M/N), 4 KiB blocks, $rops/N random ops a thread, nice $prio,"
 echo "  $rounds rounds, order rotating"
 awk -F, -v modes="$modes" -v threads="$threads" \
-    -f "$root/bench/table.awk" -f <(cat <<'AWK'
-NF >= 12 && $7 ~ /^t[0-9]+_[a-z_]+_(uring|fio|sync)_r[0-9]+$/ &&
+    -f "$root/bench/note.awk" -f "$root/bench/table.awk" -f <(cat <<'AWK'
+NF >= 12 && $7 ~ /^t[0-9]+_[a-z_]+_(auto|fio|sync)_r[0-9]+$/ &&
 ($10 == "rate_mbs" || $10 == "read_bw_mbs" || $10 == "write_bw_mbs") {
 	k = match($7, /_r[0-9]+$/); r = substr($7, k + 2) + 0
 	t = m = substr($7, 1, k - 1)	# t8_rand_read_fio_r3: t fio, m t8_rand_read
@@ -158,7 +160,7 @@ END {
 		for (i = 1; i <= nm; i++)
 			row(M[i] ", " T[j], "fio", "t" T[j] "_" M[i], 13, 1)
 	printf "  MiB/s, the median of the rounds (spread = (max-min)/max); fsplan = the\n"
-	printf "  tiobench phase as plans get it (engine: sync), fsplan uring = engine: uring;\n"
+	printf "  tiobench phase as plans get it (engine: auto), fsplan sync = engine: sync;\n"
 	printf "  ratio = fsplan/fio within each round: the median [lowest-highest] of n\n"
 	printf "  rounds, ok/MISS against 0.9-1.1\n"
 }
@@ -166,7 +168,7 @@ AWK
 ) "$csv"
 # what the loop device saw: the reads reached it, not the page cache
 awk -F, -v modes="$modes" -v threads="$threads" '
-NF >= 12 && $7 ~ /^t[0-9]+_[a-z_]+_(uring|fio|sync)_r[0-9]+$/ && $10 == "dev_read_bytes" {
+NF >= 12 && $7 ~ /^t[0-9]+_[a-z_]+_(auto|fio|sync)_r[0-9]+$/ && $10 == "dev_read_bytes" {
 	k = match($7, /_r[0-9]+$/); t = m = substr($7, 1, k - 1)
 	sub(/.*_/, "", t); sub(/_[a-z]+$/, "", m)
 	s[t, m] += $11 / 1048576; n[t, m]++
@@ -177,10 +179,10 @@ END {
 	for (j = 1; j <= nt; j++)
 		for (i = 1; i <= nm; i++) {
 			m = "t" T[j] "_" M[i]
-			if (M[i] !~ /read/ || !n["sync", m]) continue
-			printf "    %-16s fsplan %7.0f  fio %7.0f  fsplan uring %7.0f\n", M[i] ", " T[j],
-			    s["sync", m] / n["sync", m], n["fio", m] ? s["fio", m] / n["fio", m] : -1,
-			    n["uring", m] ? s["uring", m] / n["uring", m] : -1
+			if (M[i] !~ /read/ || !n["auto", m]) continue
+			printf "    %-16s fsplan %7.0f  fio %7.0f  fsplan sync %7.0f\n", M[i] ", " T[j],
+			    s["auto", m] / n["auto", m], n["fio", m] ? s["fio", m] / n["fio", m] : -1,
+			    n["sync", m] ? s["sync", m] / n["sync", m] : -1
 		}
 }' "$csv"
 bench_load "$csv"

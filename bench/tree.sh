@@ -78,7 +78,7 @@ bench_run tree "$ram" "$prio" "$bin" "$tmp/tree.yaml" "$tmp/run"
 echo "tree: fsplan tree (f:copy per file as cp does: copy_file_range, or read+write across volumes; utime) vs cp -a + sync, ext4 on two loop images (loop direct I/O: ${dio:-?})"
 echo "  $memory; peak use $((peak >> 20)) MiB"
 echo "  a ${size} MiB home (seed 3: $(awk -F, '$10 == "files" && $7 == "prepare" { print $11 }' "$tmp/run/results.csv") files), $rounds rounds, order alternating, between: sync, remount, drop_caches, nice $prio"
-awk -F, -v tests="create copy" -f "$root/bench/table.awk" -f <(cat <<'AWK'
+awk -F, -v tests="create copy" -f "$root/bench/note.awk" -f "$root/bench/table.awk" -f <(cat <<'AWK'
 $10 == "seconds" && match($7, /^(tree|cp)_(create|copy)_r[0-9]+$/) {
 	split($7, p, "_")
 	r = substr(p[3], 2) + 0
@@ -92,6 +92,8 @@ END {
 		c = t[i]
 		if (!ratios("cp", "tree", c)) continue
 		verdict = (rmed < 0.9) ? "SLOWER" : ((rmed > 1.1) ? "faster" : "ok")
+		note(c " cp_s/tree_s", rmed, rlo, rhi, "0.9-1.1",
+		     verdict == "SLOWER" ? "MISS" : "ok")
 		printf "  %-8s %18s %18s   %.2f (%.2f-%.2f) %s\n", c,
 		       fig("tree", c, 18, 2), fig("cp", c, 18, 2), rmed, rlo, rhi,
 		       verdict

@@ -7,6 +7,7 @@
 #include "engine.h"
 
 static const struct engine_ops *const builtin[] = {
+	&engine_auto,
 	&engine_uring,
 	&engine_sync,
 };

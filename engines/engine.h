@@ -48,10 +48,14 @@ struct engine_req {
 	mode_t mode;
 	struct statx *stx;
 	void *user;		/* the caller's; the engine never touches it */
+	uint64_t t_now;		/* 0, or a clock read (ns) the caller shares
+				 * over a batch: queue takes it as t_submit
+				 * instead of reading the clock again */
 	/* out */
 	int64_t res;		/* bytes moved (READ/WRITE), fd, 0, or -errno */
 	uint64_t t_submit;	/* ns, CLOCK_MONOTONIC: when queued */
 	uint64_t t_done;	/* ns: when reaped complete */
+	unsigned char ring;	/* 1: it went through io_uring, 0: a syscall */
 	/* the engine's: bytes done so far of a transfer it split */
 	uint64_t done;
 };
@@ -80,13 +84,14 @@ struct engine_ops {
 	int (*init)(struct engine **out, unsigned depth, char *why,
 		    size_t whylen);
 	/* Add a request; -EBUSY when depth requests are already queued or
-	 * in flight. Sets t_submit. */
+	 * in flight. Sets t_submit (to t_now when the caller gave one). */
 	int (*queue)(struct engine *e, struct engine_req *r);
 	/* Submit everything queued. 0 or -errno. */
 	int (*commit)(struct engine *e);
 	/*
 	 * Wait until at least min requests completed (0: do not wait) and
-	 * return up to max of them in done[]; their res and t_done are set.
+	 * return up to max of them in done[]; their res and t_done are set
+	 * (the completions one look at the ring finds share a clock read).
 	 * A short read or write is resubmitted for the rest (res counts all
 	 * of it) until it completes, hits EOF (a read returning 0: res is
 	 * what was read) or fails; -EAGAIN is requeued. Returns the count,
@@ -101,6 +106,17 @@ struct engine_ops {
 
 extern const struct engine_ops engine_uring;
 extern const struct engine_ops engine_sync;
+extern const struct engine_ops engine_auto;
+
+/*
+ * What the filesystem of fd answers to a non-blocking read and write
+ * (RWF_NOWAIT), the question io_uring asks before it hands an op to a
+ * kernel worker thread: ENGINE_PROBE_READ and/or ENGINE_PROBE_WRITE
+ * when it serves them without one. Moves no data and changes no file.
+ */
+#define ENGINE_PROBE_READ	1u
+#define ENGINE_PROBE_WRITE	2u
+unsigned engine_probe_fd(int fd);
 
 /*
  * Whether ops keeps the contract: a name, version ENGINE_OPS_VERSION and
@@ -116,7 +132,7 @@ int engine_check(const struct engine_ops *ops, char *why, size_t len);
 int engine_register(const struct engine_ops *ops, char *why, size_t len);
 
 /*
- * The engine named name ("uring", "sync", or a registered one), or NULL.
+ * The engine named name ("auto", "uring", "sync", or a registered one), or NULL.
  * A built-in one that breaks the contract is not found: why says so on
  * stderr.
  */

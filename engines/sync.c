@@ -53,7 +53,8 @@ static int sync_queue(struct engine *e, struct engine_req *r)
 	r->res = 0;
 	r->done = 0;
 	r->t_done = 0;
-	r->t_submit = clock_ns();
+	r->ring = 0;
+	r->t_submit = r->t_now ? r->t_now : clock_ns();
 	e->q[(e->head + e->ndone + e->nqueued) % e->depth] = r;
 	e->nqueued++;
 	return 0;

@@ -30,8 +30,10 @@
 --       with: {size: 2G, files: 16}
 --
 -- Parameters (bonnie++'s option in brackets):
---   engine      sync (the default: one synchronous call at a time, as
---               bonnie++ makes them) or uring
+--   engine      auto (the default: io_uring where the kernel serves an op
+--               inline, a plain syscall where a lone op would go to a
+--               kernel worker thread, so one synchronous call at a time
+--               as bonnie++ makes them), sync or uring
 --   size        the IO test file [-s]; "auto": twice the RAM but at least
 --               300M, rounded up to whole GiB past half of one, as bonnie++
 --               sizes it; 0 skips the IO tests. Whole MiB.
@@ -83,10 +85,11 @@
 --   - per-char I/O is one engine op per byte. With `engine: sync` that is
 --     a pwrite or pread per byte, which gives bonnie++'s figures (side by
 --     side on ext4: putc 576 against 569 KiB/s, getc 743 against 888).
---     Through io_uring, the default, a buffered write that cannot finish
---     inline goes to a kernel worker thread: on ext4 putc (on tmpfs putc
---     and getc) then runs about ten times below bonnie++'s (Linux 6.18).
---     Compare the per-char columns with bonnie++'s under the sync engine;
+--     Through io_uring (`engine: uring`) a buffered write that cannot
+--     finish inline goes to a kernel worker thread: on ext4 putc (on tmpfs
+--     putc and getc) then runs about ten times below bonnie++'s (Linux
+--     6.18). The default, auto, asks the filesystem (an RWF_NOWAIT probe)
+--     and takes the syscall there; the rows' <op>_path say which;
 --   - one worker (workers must be 1): no -c, -x, -p or -y;
 --   - the seekers are one stream with seek_procs requests in flight, not
 --     processes; the write-backs (seeks // 10 of them) are writes of
@@ -512,10 +515,11 @@ end
 return {
   describe = "bonnie++ 2.00a: per-char and block IO, rewrite, seeks, "
              .. "file create/stat/delete",
-  -- engine sync by default: bonnie++ makes one synchronous call at a
-  -- time, and ext4 hands each io_uring buffered write or metadata op to a
-  -- kernel worker thread (bench/bonnie.sh: 0.4-0.5 of bonnie++ that way)
-  params = { workers = 1, engine = "sync", size = "auto", ram = "auto",
+  -- engine auto by default: bonnie++ makes one synchronous call at a
+  -- time, and ext4 hands each lone io_uring buffered write or metadata op
+  -- to a kernel worker thread (bench/bonnie.sh: 0.12-0.27 of bonnie++
+  -- under engine uring); auto takes the syscall for those
+  params = { workers = 1, engine = "auto", size = "auto", ram = "auto",
              chunk = "8k",
              char_size = "3M", skip_char = false, stdio_char = false,
              direct = false, seeks = 8192, seek_procs = 5, files = 16,

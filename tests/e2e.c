@@ -233,6 +233,12 @@ const char *e2e_reason(const char *rundir, const char *cell)
 	return find(rundir, cell, "status", 11);
 }
 
+const char *e2e_unit(const char *rundir, const char *cell,
+		     const char *metric)
+{
+	return find(rundir, cell, metric, 11);
+}
+
 int e2e_count(const char *rundir, const char *metric)
 {
 	static char f[12][1024];

@@ -33,6 +33,9 @@ const char *e2e_metric(const char *rundir, const char *cell,
 double e2e_num(const char *rundir, const char *cell, const char *metric);
 /* How many rows of results.csv have this metric. */
 int e2e_count(const char *rundir, const char *metric);
+/* The unit column of metric's row for cell, or NULL (static). */
+const char *e2e_unit(const char *rundir, const char *cell,
+		     const char *metric);
 /* The unit column of the status row of cell (the reason), or NULL. */
 const char *e2e_reason(const char *rundir, const char *cell);
 

@@ -264,9 +264,9 @@ Test(phase, values_typed_from_with_and_defaults)
 	/* the defaults where the plan says nothing */
 	cr_expect_str_eq(val("label")->str, "x");
 	cr_expect_eq(val("label")->num, 0);
-	/* workers: the module's default (2); engine: uring */
+	/* workers: the module's default (2); engine: auto */
 	cr_expect_eq(workers, 2);
-	cr_expect_str_eq(engine, "uring");
+	cr_expect_str_eq(engine, "auto");
 }
 
 Test(phase, defaults_alone)

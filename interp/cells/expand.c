@@ -380,14 +380,15 @@ static int check_with_values(const struct expansion *e, struct diag *d)
 				n = strtol(v, &end, 10);
 				bad = end == v || *end || n < 1 || n > 65536;
 			} else {
-				bad = strcmp(v, "uring") && strcmp(v, "sync");
+				bad = strcmp(v, "auto") && strcmp(v, "uring") &&
+				      strcmp(v, "sync");
 			}
 			if (bad) {
 				diag_set(d, p->file, p->text, kv->val.pos,
 					 "'%s' is '%s' in cell %s: %s", kv->key,
 					 v, c->id, !strcmp(kv->key, "workers") ?
 					 "a whole number from 1 to 65536" :
-					 "uring or sync");
+					 "auto, uring or sync");
 				free(v);
 				return -1;
 			}

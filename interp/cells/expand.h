@@ -56,6 +56,7 @@ struct phase_key {
 #define PHASE_INPUTS 8
 struct phase_checked {
 	struct phase_key key;
+	int max_workers;	/* the most workers a cell of it runs */
 	int n_inputs;
 	char input[PHASE_INPUTS][256];
 	char exec[64];

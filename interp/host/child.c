@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,12 +31,36 @@ int child_exec_body(void *arg)
 }
 
 /* In the child, set up by proc_run: the drop, the work directory, the body. */
+/*
+ * Up to want, as far as root may: past the hard limit only with
+ * CAP_SYS_RESOURCE (which some containers withhold: then the soft
+ * limit goes up to the hard one). Never lowered.
+ */
+static void raise_memlock(unsigned long long want)
+{
+	struct rlimit rl, up;
+
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur >= want)
+		return;
+	up.rlim_cur = want;
+	up.rlim_max = rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want ?
+		      want : rl.rlim_max;
+	if (setrlimit(RLIMIT_MEMLOCK, &up)) {
+		rl.rlim_cur = rl.rlim_max;
+		(void)setrlimit(RLIMIT_MEMLOCK, &rl);
+	}
+}
+
 static int dropped(void *arg)
 {
 	const struct child_job *job = arg;
 	char err[256];
 	int rc;
 
+	/* a failure shows later, as the ring that does not fit */
+	if (job->memlock_bytes)
+		raise_memlock(job->memlock_bytes);
 	/* as root: a dropped process may not move itself */
 	if (job->cgroup && (rc = memcg_join(job->cgroup))) {
 		report_error("cannot join the memory cgroup %s: %s",

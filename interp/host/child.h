@@ -19,6 +19,9 @@ struct child_job {
 	const char *const *env;		/* the whole environment, NULL-ended */
 	const char *cgroup;		/* a memory cgroup it joins before
 					 * the drop (memcg.h), or NULL */
+	/* RLIMIT_MEMLOCK raised to at least this by root before the drop
+	 * (io_uring counts its rings there): 0 leaves it as it is */
+	unsigned long long memlock_bytes;
 	/*
 	 * Runs in the child after the privilege drop, single-threaded
 	 * until it makes threads itself, with stdin /dev/null, stdout and

@@ -7,6 +7,7 @@
 #include <sys/mount.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "host/fs.h"
 #include "host/proc.h"
 
@@ -341,4 +342,37 @@ int fs_drop_caches(void)
 	rc = write(fd, "3", 1) == 1 ? 0 : -errno;
 	close(fd);
 	return rc;
+}
+
+int fs_probe_engine(const char *dir, struct fs_probe *p, char *err,
+		    size_t errlen)
+{
+	char path[4200];
+	unsigned got;
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+
+	memset(p, 0, sizeof(*p));
+	if (fd < 0) {	/* no O_TMPFILE here: a name, gone at once */
+		snprintf(path, sizeof(path), "%s/.fsplan-probe-%d", dir,
+			 (int)getpid());
+		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd >= 0)
+			unlink(path);
+	}
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: cannot make a probe file: %s", dir,
+			 strerror(errno));
+		return -1;
+	}
+	got = engine_probe_fd(fd);
+	p->read_ring = !!(got & ENGINE_PROBE_READ);
+	p->write_ring = !!(got & ENGINE_PROBE_WRITE);
+	if (!fcntl(fd, F_SETFL, O_DIRECT) && (fcntl(fd, F_GETFL) & O_DIRECT)) {
+		got = engine_probe_fd(fd);
+		p->direct = 1;
+		p->direct_read_ring = !!(got & ENGINE_PROBE_READ);
+		p->direct_write_ring = !!(got & ENGINE_PROBE_WRITE);
+	}
+	close(fd);
+	return 0;
 }

@@ -33,6 +33,20 @@ int fs_run(const char *const argv[], int log_fd, double timeout_s, char *last,
 int fs_mkfs(const char *type, const char *opts, const char *dev, int force,
 	    int log_fd, char *err, size_t errlen);
 
+/*
+ * What the filesystem under dir answers to the non-blocking read and
+ * write io_uring issues first (engine_probe_fd on a file of its own,
+ * made and removed here): the paths engine auto takes for a lone op on
+ * it, buffered and O_DIRECT. 0, or -1 with err.
+ */
+struct fs_probe {
+	int read_ring, write_ring;		/* buffered */
+	int direct;				/* O_DIRECT is allowed */
+	int direct_read_ring, direct_write_ring;
+};
+int fs_probe_engine(const char *dir, struct fs_probe *p, char *err,
+		    size_t errlen);
+
 /* mount(2) with options split the way mount(8) splits them: the VFS
  * flags (ro, noatime, nodev, ...) and the rest as the fs's data. */
 int fs_mount(const char *type, const char *opts, const char *dev,

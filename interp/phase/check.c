@@ -140,6 +140,8 @@ int check_phases(const struct expansion *e, char **text, size_t *tlen,
 			else
 				rc = phase_values(e, c, &decl, vals, &workers,
 						  engine, sizeof(engine), d);
+			if (!rc && workers > out[ph].max_workers)
+				out[ph].max_workers = workers;
 			if (vals)
 				phase_values_free(vals, decl.n_params);
 			free(vals);

@@ -139,7 +139,7 @@ int fileapi_open(lua_State *L)
 	lua_setmetatable(L, -2);
 	r.flags = flags;
 	res = worker_open(w, &r, path);
-	worker_record(w, "open", r.t_done - r.t_submit, 0);
+	worker_record_req(w, "open", &r, 0);
 	if (res < 0) {
 		set_closed(L, -1, f);
 		return worker_fail(L, path, (int)-res);
@@ -155,7 +155,7 @@ static int f_close(lua_State *L)
 	struct engine_req r = { .op = ENGINE_CLOSE, .fd = f->fd };
 	int64_t res = engine_do(w->eng, w->e, &r);
 
-	worker_record(w, "close", r.t_done - r.t_submit, 0);
+	worker_record_req(w, "close", &r, 0);
 	set_closed(L, 1, f);
 	if (res < 0)
 		return worker_fail(L, f->name, (int)-res);
@@ -187,7 +187,7 @@ static int f_read(lua_State *L)
 
 	r.buf = worker_read_buf(L, w, len);
 	res = engine_do(w->eng, w->e, &r);
-	worker_record(w, "read", r.t_done - r.t_submit, res > 0 ? res : 0);
+	worker_record_req(w, "read", &r, res > 0 ? res : 0);
 	if (res < 0)
 		return worker_fail(L, f->name, (int)-res);
 	lua_pushinteger(L, res);
@@ -201,7 +201,8 @@ static int f_write(lua_State *L)
 {
 	struct file *f = check_file(L);
 	struct worker *w = worker_get(L);
-	uint64_t off = worker_size(L, 2), len, total = 0, t0 = 0, t1 = 0;
+	uint64_t off = worker_size(L, 2), len, total = 0;
+	struct engine_req span = { .op = ENGINE_WRITE };	/* the whole op */
 	const char *data = NULL;
 	size_t dlen;
 
@@ -212,7 +213,7 @@ static int f_write(lua_State *L)
 		len = worker_size(L, 3);
 	}
 	/* one op however large: split to what the source buffer holds */
-	while (total < len || (len == 0 && !t0)) {
+	while (total < len || (len == 0 && !span.t_submit)) {
 		uint64_t n = len - total;
 		struct engine_req r = { .op = ENGINE_WRITE, .fd = f->fd,
 					.off = off + total };
@@ -223,11 +224,12 @@ static int f_write(lua_State *L)
 		r.len = n;
 		r.buf = data ? (void *)(data + total) : worker_src_at(w, r.off, n);
 		res = engine_do(w->eng, w->e, &r);
-		if (!t0)
-			t0 = r.t_submit;
-		t1 = r.t_done;
+		if (!span.t_submit)
+			span.t_submit = r.t_submit;
+		span.t_done = r.t_done;
+		span.ring = r.ring;
 		if (res < 0) {
-			worker_record(w, "write", t1 - t0, total);
+			worker_record_req(w, "write", &span, total);
 			return worker_fail(L, f->name, (int)-res);
 		}
 		total += (uint64_t)res;
@@ -235,7 +237,7 @@ static int f_write(lua_State *L)
 		if (len == 0 || res == 0)
 			break;
 	}
-	worker_record(w, "write", t1 - t0, total);
+	worker_record_req(w, "write", &span, total);
 	lua_pushinteger(L, (lua_Integer)total);
 	return 1;
 }
@@ -249,7 +251,7 @@ static int simple(lua_State *L, enum engine_op op, const char *name,
 				.flags = flags };
 	int64_t res = engine_do(w->eng, w->e, &r);
 
-	worker_record(w, name, r.t_done - r.t_submit, 0);
+	worker_record_req(w, name, &r, 0);
 	if (res < 0)
 		return worker_fail(L, f->name, (int)-res);
 	lua_pushboolean(L, 1);
@@ -325,7 +327,7 @@ static int f_stat(lua_State *L)
 				.stx = &st };
 	int64_t res = engine_do(w->eng, w->e, &r);
 
-	worker_record(w, "stat", r.t_done - r.t_submit, 0);
+	worker_record_req(w, "stat", &r, 0);
 	if (res < 0)
 		return worker_fail(L, f->name, (int)-res);
 	worker_push_stat(L, &st);

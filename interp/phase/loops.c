@@ -108,15 +108,21 @@ static void stream_args(lua_State *L, struct stream *s, int fd,
 struct flight {
 	struct stream s;
 	struct worker *w;
+	struct engine *e;	/* the worker's, for depth in flight */
 	struct op_stat *st;
 	int fd;
 	unsigned char *rbuf;
 	struct engine_req req[MAX_DEPTH], *free_[MAX_DEPTH];
 	int nfree, err, eof;
 	uint64_t issued, ops, bytes;
-	double t0;
+	uint64_t t0, now;	/* ns: the start; the last clock read */
+	uint64_t until;		/* ns: seconds= or the deadline, or 0 */
 };
 
+/*
+ * Whether to queue more. The clock is the last completion's (one read
+ * per reap, the engine's): no read of its own per op.
+ */
 static int stream_more(const struct flight *fl)
 {
 	const struct stream *s = &fl->s;
@@ -125,9 +131,9 @@ static int stream_more(const struct flight *fl)
 		return 0;
 	if (s->bytes && fl->issued * s->block >= s->bytes)
 		return 0;
-	if (s->seconds > 0 && clock_now() - fl->t0 >= s->seconds)
+	if (fl->until && fl->now >= fl->until)
 		return 0;
-	return !worker_stopping(fl->w);
+	return !(fl->w->stop && *fl->w->stop);
 }
 
 static uint64_t next_offset(struct flight *fl)
@@ -153,6 +159,7 @@ static void stream_fill(struct flight *fl)
 		size_t slot = (size_t)(r - fl->req);
 
 		memset(r, 0, sizeof(*r));
+		r->t_now = fl->now;	/* queued now: the last clock read */
 		r->op = fl->s.op;
 		r->fd = fl->fd;
 		r->len = fl->s.block;
@@ -160,7 +167,7 @@ static void stream_fill(struct flight *fl)
 		r->buf = fl->s.op == ENGINE_READ ?
 			 fl->rbuf + slot * fl->s.block :
 			 worker_src_at(w, r->off, fl->s.block);
-		if (w->eng->queue(w->e, r)) {
+		if (w->eng->queue(fl->e, r)) {
 			fl->free_[fl->nfree++] = r;
 			break;
 		}
@@ -186,17 +193,21 @@ static void stream_reaped(struct flight *fl, struct engine_req *r)
 		r->len = (uint64_t)r->res;
 		r->res = 0;
 		r->done = 0;
-		if (engine_do(w->eng, w->e, r) < 0)
+		if (engine_do(w->eng, fl->e, r) < 0)
 			fl->err = (int)-r->res;
 		r->t_submit = t_first;
 		lat = r->t_done - t_first;
 	}
+	if (r->t_done > fl->now)
+		fl->now = r->t_done;
 	if (!fl->err && r->res >= 0) {
 		if ((uint64_t)r->res < fl->s.block)
 			fl->eof = 1;
 		if (r->res > 0 || !fl->eof) {
 			if (fl->st) {
 				hist_add(&fl->st->lat, lat);
+				fl->st->ring += r->ring;
+				fl->st->sys += !r->ring;
 				fl->st->bytes += (uint64_t)r->res;
 			}
 			if (r->op == ENGINE_WRITE)
@@ -213,6 +224,7 @@ int loops_stream(lua_State *L, int fd, const char *name)
 	struct flight flight = { 0 }, *fl = &flight;
 	struct engine_req *done[MAX_DEPTH];
 	struct worker *w = worker_get(L);
+	char why[512];
 
 	fl->w = w;
 	fl->fd = fd;
@@ -229,16 +241,27 @@ int loops_stream(lua_State *L, int fd, const char *name)
 			return luaL_error(L, "not enough memory");
 	}
 	fl->rbuf = worker_read_buf(L, w, (size_t)fl->s.block * fl->s.depth);
+	fl->e = worker_engine(w, (unsigned)fl->s.depth, why, sizeof(why));
+	if (!fl->e)
+		return luaL_error(L, "stream: depth %d: %s", fl->s.depth, why);
 	for (fl->nfree = 0; fl->nfree < fl->s.depth; fl->nfree++)
 		fl->free_[fl->nfree] = &fl->req[fl->nfree];
-	fl->t0 = clock_now();
+	fl->t0 = fl->now = clock_ns();
+	if (fl->s.seconds > 0)
+		fl->until = fl->t0 + (uint64_t)(fl->s.seconds * 1e9);
+	if (w->deadline > 0) {
+		uint64_t dl = (uint64_t)(w->deadline * 1e9);
+
+		if (!fl->until || dl < fl->until)
+			fl->until = dl;
+	}
 	for (;;) {
 		int n;
 
 		stream_fill(fl);
-		if (!w->eng->inflight(w->e) || w->eng->commit(w->e) < 0)
+		if (!w->eng->inflight(fl->e) || w->eng->commit(fl->e) < 0)
 			break;
-		n = w->eng->reap(w->e, 1, done, MAX_DEPTH);
+		n = w->eng->reap(fl->e, 1, done, MAX_DEPTH);
 		if (n < 0) {
 			fl->err = -n;
 			break;
@@ -276,7 +299,7 @@ static ssize_t ck_io(struct cookie *ck, enum engine_op op, void *buf,
 		ck->err = (int)-res;
 		return -1;
 	}
-	worker_record(ck->w, ck->tag, r.t_done - r.t_submit, (uint64_t)res);
+	worker_record_req(ck->w, ck->tag, &r, (uint64_t)res);
 	if (op == ENGINE_WRITE)
 		ck->w->m.written += (uint64_t)res;
 	ck->off += (uint64_t)res;
@@ -373,15 +396,15 @@ static int files_one(lua_State *L, struct worker *w, int op,
 	}
 	res = engine_do(w->eng, w->e, &r);
 	t0 = r.t_submit;
-	worker_record(w, op == FILES_CREATE ? "open" : op == FILES_STAT ?
-		  "stat" : "unlink", r.t_done - r.t_submit, 0);
+	worker_record_req(w, op == FILES_CREATE ? "open" : op == FILES_STAT ?
+		  "stat" : "unlink", &r, 0);
 	if (own)
 		close(dfd);
 	if (res >= 0 && op == FILES_CREATE) {
 		struct engine_req c = { .op = ENGINE_CLOSE, .fd = (int)res };
 
 		res = engine_do(w->eng, w->e, &c);
-		worker_record(w, "close", c.t_done - c.t_submit, 0);
+		worker_record_req(w, "close", &c, 0);
 		r.t_done = c.t_done;
 	}
 	worker_record(w, tag, r.t_done - t0, 0);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -411,7 +412,17 @@ static int run_workers(struct shared *sh, struct metrics *total,
 		t[i].w.id = i + 1;
 		errno = pthread_create(&t[i].tid, attr_ok ? &attr : NULL,
 				       worker_main, &t[i]);
-		if (errno) {
+		if (errno == EAGAIN) {
+			snprintf(t[i].err, sizeof(t[i].err), "cannot start "
+				 "worker %d: %s: a limit on threads was reached: "
+				 "the user's RLIMIT_NPROC (ulimit -u, which "
+				 "counts every thread of the user's processes), "
+				 "kernel.threads-max, or the pids.max of the "
+				 "cgroup fsplan runs in; raise it or use fewer "
+				 "workers", i + 1, strerror(errno));
+			t[i].failed = 2;
+			stop = 1;
+		} else if (errno) {
 			snprintf(t[i].err, sizeof(t[i].err), "cannot start "
 				 "worker %d: %s", i + 1, strerror(errno));
 			t[i].failed = 2;
@@ -453,6 +464,7 @@ int lrun_body(void *arg)
 	struct metrics total = { 0 };
 	struct sigaction sa = { .sa_handler = on_stop };
 	char err[2048] = "";
+	struct rusage ru;
 	double thr[16];
 	int n_thr, rc = 1;
 	lua_State *L = NULL;
@@ -494,6 +506,12 @@ int lrun_body(void *arg)
 	sh.tab.frozen = 1;	/* read-only for the workers' threads */
 	if (run_workers(&sh, &total, err, sizeof(err)))
 		goto out;
+	/* the child's peak resident memory, all its workers at once */
+	if (!getrusage(RUSAGE_SELF, &ru) &&
+	    metrics_count(&total, "rss_peak_kib", (double)ru.ru_maxrss)) {
+		fail("workers", "out of memory");
+		goto out;
+	}
 	/* setup's and teardown's own ops are not the workload's */
 	if (run_fn(L, &w0, "teardown", err, sizeof(err))) {
 		fail("teardown", err);

@@ -510,15 +510,16 @@ int phase_values(const struct expansion *e, const struct cell *c,
 	}
 	/* engine: the plan's, else the module's declared default */
 	w = cell_with(e, c, "engine");
-	snprintf(engine, engine_len, "%s", w ? w : "uring");
+	snprintf(engine, engine_len, "%s", w ? w : "auto");
 	for (int i = 0; !w && i < decl->n_params; i++)
 		if (!strcmp(decl->params[i].name, "engine"))
 			snprintf(engine, engine_len, "%s", vals[i].str);
 	free(w);
-	if (strcmp(engine, "uring") && strcmp(engine, "sync"))
+	if (strcmp(engine, "auto") && strcmp(engine, "uring") &&
+	    strcmp(engine, "sync"))
 		return diag_set(d, e->plan->file, e->plan->text, ph->pos,
-				"phase '%s': engine is uring or sync, not "
-				"'%s'", ph->name, engine);
+				"phase '%s': engine is auto, uring or sync, "
+				"not '%s'", ph->name, engine);
 	if (*workers < 1 || *workers > 65536)
 		return diag_set(d, e->plan->file, e->plan->text, ph->pos,
 				"phase '%s': workers must be 1 to 65536",

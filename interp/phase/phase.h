@@ -82,7 +82,7 @@ const char *phase_type_name(enum param_type t);
  * (or matrix) if set, else its default, parsed as its type. Unknown
  * `with` keys (other than workers and engine) and bad values are errors
  * at the plan's position. Fills vals[decl->n_params]; *workers and
- * engine from the common keys (defaults: params.workers or 1, "uring").
+ * engine from the common keys (defaults: params.workers or 1, "auto").
  */
 int phase_values(const struct expansion *e, const struct cell *c,
 		 const struct phase_decl *decl, struct param_val *vals,

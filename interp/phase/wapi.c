@@ -56,7 +56,7 @@ static int path_op(lua_State *L, enum engine_op op, const char *what,
 	r.dirfd2 = fb;
 	r.path2 = b ? nb : NULL;
 	res = engine_do(w->eng, w->e, &r);
-	worker_record(w, what, r.t_done - r.t_submit, 0);
+	worker_record_req(w, what, &r, 0);
 	if (oa)
 		close(fa);
 	if (ob)
@@ -134,12 +134,12 @@ static int w_stat(lua_State *L)
 	if (own)
 		close(fd);
 	if (res == 0 && (st.stx_mode & S_IFMT) != S_IFLNK) {
-		worker_record(w, "stat", r.t_done - r.t_submit, 0);
+		worker_record_req(w, "stat", &r, 0);
 		worker_push_stat(L, &st);
 		return 1;
 	}
 	if (res < 0) {
-		worker_record(w, "stat", r.t_done - r.t_submit, 0);
+		worker_record_req(w, "stat", &r, 0);
 		return worker_fail(L, path, (int)-res);
 	}
 by_fd:
@@ -153,7 +153,7 @@ by_fd:
 	r.dirfd = fd;
 	r.path = "";
 	res = engine_do(w->eng, w->e, &r);
-	worker_record(w, "stat", r.t_done - r.t_submit, 0);
+	worker_record_req(w, "stat", &r, 0);
 	close(fd);
 	if (res < 0)
 		return worker_fail(L, path, (int)-res);

@@ -38,8 +38,9 @@ struct op_stat *worker_op(struct worker *w, const char *name)
 	return op;
 }
 
-void worker_record(struct worker *w, const char *name, uint64_t ns,
-		   uint64_t bytes)
+/* One op: its time and bytes, and how many went by ring and syscall. */
+static void record(struct worker *w, const char *name, uint64_t ns,
+		   uint64_t bytes, unsigned ring, unsigned sys)
 {
 	struct op_stat *op;
 
@@ -49,7 +50,21 @@ void worker_record(struct worker *w, const char *name, uint64_t ns,
 	if (!op)
 		return;
 	op->bytes += bytes;
+	op->ring += ring;
+	op->sys += sys;
 	hist_add(&op->lat, ns);
+}
+
+void worker_record(struct worker *w, const char *name, uint64_t ns,
+		   uint64_t bytes)
+{
+	record(w, name, ns, bytes, 0, 0);
+}
+
+void worker_record_req(struct worker *w, const char *name,
+		       const struct engine_req *r, uint64_t bytes)
+{
+	record(w, name, r->t_done - r->t_submit, bytes, r->ring, !r->ring);
 }
 
 /* xoshiro256** seeded by splitmix64: fast, and the same for a seed. */
@@ -130,7 +145,30 @@ int worker_init(struct worker *w, const struct engine_ops *ops,
 	w->t_start = clock_now();
 	for (int i = 0; i < 4; i++)
 		w->rng[i] = splitmix(&x);
-	return ops->init(&w->e, 128, why, len) ? -1 : 0;
+	return ops->init(&w->e, 1, why, len) ? -1 : 0;
+}
+
+struct engine *worker_engine(struct worker *w, unsigned depth, char *why,
+			     size_t len)
+{
+	unsigned want = 8;
+
+	if (depth <= 1)
+		return w->e;
+	if (w->se && w->se_depth >= depth)
+		return w->se;
+	while (want < depth)
+		want <<= 1;
+	if (w->se)
+		w->eng->cleanup(w->se);
+	w->se = NULL;
+	w->se_depth = 0;
+	if (w->eng->init(&w->se, want, why, len)) {
+		w->se = NULL;
+		return NULL;
+	}
+	w->se_depth = want;
+	return w->se;
 }
 
 void worker_free(struct worker *w)
@@ -139,7 +177,9 @@ void worker_free(struct worker *w)
 		worker_forget_dir(w);
 	if (w->e)
 		w->eng->cleanup(w->e);
-	w->e = NULL;
+	if (w->se)
+		w->eng->cleanup(w->se);
+	w->e = w->se = NULL;
 	free(w->buf);
 	w->buf = NULL;
 	metrics_free(&w->m);

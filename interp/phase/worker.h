@@ -14,7 +14,9 @@ struct worker {
 	int id;			/* 1..workers; 0 for setup/teardown */
 	int workers;
 	const struct engine_ops *eng;
-	struct engine *e;
+	struct engine *e;	/* one op at a time: w:, f: and the loops */
+	struct engine *se;	/* f:stream's with depth > 1, made on use */
+	unsigned se_depth;
 	int workfd;		/* the work directory (O_RDONLY) */
 	struct metrics m;
 	uint64_t rng[4];
@@ -53,6 +55,14 @@ int worker_init(struct worker *w, const struct engine_ops *ops,
 		int workfd, const unsigned char *src, size_t src_len,
 		uint64_t seed, int rep, char *why, size_t len);
 void worker_free(struct worker *w);
+/*
+ * The engine for up to depth requests in flight: w->e for 1, else one
+ * of at least depth kept for the worker's streams (made, or made again
+ * larger, here; its ring then counts against RLIMIT_MEMLOCK). NULL with
+ * why when it cannot be made.
+ */
+struct engine *worker_engine(struct worker *w, unsigned depth, char *why,
+			     size_t len);
 
 /* The op_stat of name (made on first use), or NULL for a name the
  * metrics cannot carry (metrics_name_ok) or no memory. */
@@ -60,6 +70,10 @@ struct op_stat *worker_op(struct worker *w, const char *name);
 /* One op of name that took ns and moved bytes (nothing if no op_stat). */
 void worker_record(struct worker *w, const char *name, uint64_t ns,
 		   uint64_t bytes);
+/* One engine op of name, as r took it (its time and its path: ring or
+ * syscall), that moved bytes. */
+void worker_record_req(struct worker *w, const char *name,
+		       const struct engine_req *r, uint64_t bytes);
 uint64_t worker_random(struct worker *w);
 /* Whether the run must stop now (stop requested, deadline passed), and
  * whether w:done() is true at now (that, or `seconds` passed). */

@@ -103,10 +103,10 @@ static int check_common(struct loader *L, const struct kv *kv)
 	    units_int(kv->val.s, 1, 65536, &v))
 		return pl_error(L, kv->val.pos, "'workers' must be a whole "
 				"number from 1 to 65536, not '%s'", kv->val.s);
-	if (!strcmp(kv->key, "engine") && strcmp(kv->val.s, "uring") &&
-	    strcmp(kv->val.s, "sync"))
-		return pl_error(L, kv->val.pos, "'engine' is uring or sync, "
-				"not '%s'", kv->val.s);
+	if (!strcmp(kv->key, "engine") && strcmp(kv->val.s, "auto") &&
+	    strcmp(kv->val.s, "uring") && strcmp(kv->val.s, "sync"))
+		return pl_error(L, kv->val.pos, "'engine' is auto, uring or "
+				"sync, not '%s'", kv->val.s);
 	if (!strcmp(kv->key, "ram") && strcmp(kv->val.s, "auto") &&
 	    units_size(kv->val.s, &sz))
 		return pl_error(L, kv->val.pos, "'ram' is the phase's memory "

@@ -312,6 +312,8 @@ int metrics_merge(struct metrics *dst, const struct metrics *src)
 		if (err)
 			return err;
 		d->bytes += s->bytes;
+		d->ring += s->ring;
+		d->sys += s->sys;
 	}
 	for (i = 0; i < src->n_counters; i++) {
 		err = metrics_count(dst, src->counters[i].name,
@@ -383,6 +385,11 @@ static int op_rows(const struct op_stat *o, double secs, const double *thr,
 	if (secs > 0)
 		e |= add_row(r, k, (double)h->count / secs, "ops/s",
 			     "%.31s_iops", nm);
+	/* which path the engine took: all ring, all syscall, or both */
+	if (o->ring || o->sys)
+		e |= add_row(r, k, (double)o->ring / (double)(o->ring + o->sys),
+			     !o->sys ? "ring" : !o->ring ? "syscall" : "mixed",
+			     "%.31s_path", nm);
 	if (!h->count)		/* no latency of no op; 0 would mislead */
 		return e;
 	e |= add_row(r, k, (double)h->sum / (double)h->count / 1e6, "ms",
@@ -419,7 +426,8 @@ struct metric_row *metrics_rows(const struct metrics *m, const double *thr_ms,
 	for (i = 0; i < m->n_ops; i++) {
 		const struct op_stat *o = &m->ops[i];
 
-		rows += 1 + (o->bytes ? 1 + (secs > 0) : 0) + (secs > 0);
+		rows += 1 + (o->bytes ? 1 + (secs > 0) : 0) + (secs > 0) +
+			(o->ring || o->sys);
 		if (o->lat.count)
 			rows += 5 + (size_t)n_thr;
 	}

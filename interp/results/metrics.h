@@ -41,6 +41,7 @@ void hist_free(struct hist *h);
 struct op_stat {
 	char name[32];		/* "read", "write", a w:time() name, ... */
 	uint64_t bytes;
+	uint64_t ring, sys;	/* engine ops through io_uring / a syscall */
 	struct hist lat;	/* one entry per op */
 };
 
@@ -85,7 +86,7 @@ void *metrics_grow(void *arr, int n, size_t sz);
 /*
  * The wire format between the phase child and the parent: text lines,
  * so a torn report is detectable and a hostile child can only send
- * numbers. "M seconds <s>", "O <name> <bytes>", "H <name> <count> <sum>
+ * numbers. "M seconds <s>", "O <name> <bytes> [<ring> <sys>]", "H <name> <count> <sum>
  * <min> <max> <bucket>:<n> ...", "C <name> <value>", "R <metric> <value>"
  * (a report() metric), ending with "END"; "M written <bytes>" may follow
  * the first line. Op and counter names follow
@@ -109,7 +110,9 @@ struct metric_row {
  * The automatic metrics of DESIGN.md section 4 for every op:
  * <op>_ops, <op>_bytes, <op>_mbs, <op>_iops, <op>_lat_avg_ms,
  * <op>_lat_max_ms, <op>_lat_p50_ms, <op>_lat_p99_ms, <op>_lat_p999_ms
- * (_bytes and _mbs only for ops that moved bytes), counters as they are,
+ * (_bytes and _mbs only for ops that moved bytes), <op>_path for ops
+ * that went through an engine (the share through io_uring; unit ring,
+ * syscall or mixed), counters as they are,
  * and for every threshold t (ms) asked for, <op>_over_<t>ms_pct.
  * Returns a malloc'd array of *n rows.
  */

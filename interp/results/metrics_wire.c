@@ -52,7 +52,7 @@ char *metrics_encode(const struct metrics *m, size_t *len)
 
 		if (!metrics_name_ok(s->name, strnlen(s->name, sizeof(s->name))))
 			goto inval;
-		o.cap += 2 * (2 + METRICS_NAME_LEN + 1) + 5 * 21;
+		o.cap += 2 * (2 + METRICS_NAME_LEN + 1) + 7 * 21;
 		for (k = 0; s->lat.b && k < HIST_BUCKETS; k++)
 			if (s->lat.b[k])
 				o.cap += sizeof(" 2751:4294967295") - 1;
@@ -78,7 +78,14 @@ char *metrics_encode(const struct metrics *m, size_t *len)
 		const struct op_stat *s = &m->ops[i];
 		const struct hist *h = &s->lat;
 
-		put(&o, "O %s %llu\n", s->name, (unsigned long long)s->bytes);
+		if (s->ring || s->sys)
+			put(&o, "O %s %llu %llu %llu\n", s->name,
+			    (unsigned long long)s->bytes,
+			    (unsigned long long)s->ring,
+			    (unsigned long long)s->sys);
+		else
+			put(&o, "O %s %llu\n", s->name,
+			    (unsigned long long)s->bytes);
 		put(&o, "H %s %llu %llu %llu %llu", s->name,
 		    (unsigned long long)h->count, (unsigned long long)h->sum,
 		    (unsigned long long)h->min, (unsigned long long)h->max);
@@ -355,6 +362,9 @@ static int decode_line(struct decoder *d, const char *p, const char *end)
 		if (!o)
 			return -1;
 		o->bytes = u;
+		if (l.p != l.end &&
+		    (get_u64(&l, &o->ring) || get_u64(&l, &o->sys)))
+			return -1;
 	} else if (is_word(t, n, "H")) {
 		if (decode_hist(d, &l))
 			return -1;

@@ -326,6 +326,34 @@ static int mount_vol(struct run *r, struct live *l, int i, double *total,
 	return 0;
 }
 
+/* What engine auto will do there (fs_probe_engine), into the manifest
+ * and the log; a probe that cannot run is logged, nothing more. */
+static void probe_engine(struct run *r, struct live *l, const char *dir)
+{
+	struct fs_probe p;
+	char err[512];
+	json_t *o;
+
+	if (fs_probe_engine(dir, &p, err, sizeof(err))) {
+		runlog("%s: %s", l->cid, err);
+		return;
+	}
+	o = json_pack("{s:s, s:s, s:s, s:s}",
+		      "read", p.read_ring ? "ring" : "syscall",
+		      "write", p.write_ring ? "ring" : "syscall",
+		      "direct_read", !p.direct ? "unsupported" :
+		      p.direct_read_ring ? "ring" : "syscall",
+		      "direct_write", !p.direct ? "unsupported" :
+		      p.direct_write_ring ? "ring" : "syscall");
+	if (o)
+		manifest_conf(r->man, l->fc->index - 1, "engine_probe", o);
+	runlog("%s: engine auto, a lone op: read %s, write %s; O_DIRECT %s",
+	       l->cid, p.read_ring ? "ring" : "syscall",
+	       p.write_ring ? "ring" : "syscall",
+	       !p.direct ? "unsupported" : p.direct_write_ring &&
+	       p.direct_read_ring ? "ring" : "partly syscall");
+}
+
 /* The filesystem made and mounted (or target.dir entered), and a fresh
  * work directory on it for the phases. 0, or -1 with err. */
 int conf_up(struct run *r, struct live *l, char *err, size_t len)
@@ -374,10 +402,13 @@ int conf_up(struct run *r, struct live *l, char *err, size_t len)
 			return -1;
 		conf_metric(r, l, "mount_s", total);
 	}
-	if (l->volumes)
+	if (l->volumes) {
+		probe_engine(r, l, l->vol[0].mnt);
 		return 0;
+	}
 	if (make_work(r, l, is_dir ? p->target.dir : r->mnt, err, len))
 		return -1;
+	probe_engine(r, l, l->work);
 	/* target.dir's fresh subdirectory is seen through the mount point
 	 * when runas cannot reach where it lies (then `..` is not the
 	 * target's directory); else where it is */

@@ -139,6 +139,13 @@ int job_open(struct job *j, struct run *r, const struct fsconf *fc,
 	j->child.workdir = work;
 	j->child.timeout_s = ph->timeout_s;
 	j->child.env = j->env;
+	/* every worker's ring is locked memory (engines/uring.c: 128
+	 * entries, 16 KiB): room for the cell's workers, eight times over,
+	 * besides what the user may already hold elsewhere */
+	if (!ph->exec.s && r->e->checked)
+		j->child.memlock_bytes = (64ull << 20) +
+			((unsigned long long)r->e->checked[c->phase].max_workers
+			 + 1) * (128ull << 10);
 	if (ph->exec.s) {
 		j->child.body = child_exec_body;
 		j->child.arg = j->cmd;

@@ -1,0 +1,218 @@
+#!/usr/bin/env bash
+# bench/limit: fsplan against io_uring's own limit, as issue 16 asks. In
+# ONE fsplan run, on one 256 MiB file of one ext4 loop mount, 4 KiB random
+# reads, 1 worker:
+#   limit   build/limit (bench/limit.c, made by `make bench`): the minimal
+#           liburing loop - one ring, prep_read at random offsets, submit,
+#           wait, drain, refill (fio's t/io_uring) - as an exec phase
+#   stream  the C stream, f:stream (bench/randread.lua)
+#   lua     the op-by-op Lua loop a user's own phase is: f:read per op at
+#           w:random offsets until w:done() (bench/randread_ops.lua);
+#           depth 1 by nature
+# at depth 1 and 32, cached (the file read right before each run) and
+# O_DIRECT, ROUNDS rounds with the tools in a rotating order. Printed: per
+# case the median IOPS of each tool, stream/limit and lua/limit taken
+# within each round (median [lowest-highest]), and the CPU us per op of
+# each (user + system over ops: the limit's from getrusage, fsplan's from
+# the phase child's, both including io_uring's kernel threads); then every
+# round's figures. Targets: stream/limit >= 0.95 cached at depth 1 and 32,
+# lua/limit >= 0.9 at depth 1, the stream at parity with O_DIRECT
+# (>= 1.0 within the noise). A missed target is printed, not a failure.
+#
+# The machine may be shared: runs are at nice BENCH_NICE, the image lives
+# in /dev/shm when there is room (its pages cannot be dropped: O_DIRECT
+# reads reach the tmpfs), and the load average before and after is shown.
+# Needs root (skipped otherwise).
+# Last figures (ROUNDS=5, 3 s, load average 3.4 on 2 cores, Linux 6.18):
+# stream/limit 0.96 / 0.95 cached at depth 1 / 32, 1.02 / 1.01 O_DIRECT;
+# Lua/limit 0.72 cached at depth 1 (MISS: CPU 1.36 us/op against the
+# limit's 1.13, the interpreter's share), 1.08 O_DIRECT.
+# Environment: SECONDS_EACH (3), ROUNDS (5), BENCH_NICE (-10), FSPLAN,
+# LIMIT (build/limit), LIMIT_FLAGS (ring setup flags for the limit, e.g.
+# single_issuer,coop_taskrun; default none), KEEP=1 keeps the run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+bin=${FSPLAN:-$root/fsplan}
+lim=${LIMIT:-$root/build/limit}
+secs=${SECONDS_EACH:-3}
+rounds=${ROUNDS:-5}
+prio=${BENCH_NICE:--10}
+flags=${LIMIT_FLAGS:-none}
+if [ "$(id -u)" != 0 ]; then
+	echo "limit: skipped (needs root to run plans)"
+	exit 0
+fi
+if [ ! -x "$lim" ]; then
+	echo "limit: $lim is not built (make build/limit, or make bench)" >&2
+	exit 1
+fi
+# shellcheck source=bench/memcg.bash
+. "$root/bench/memcg.bash"
+bench_tmpdir limit	# $tmp, 0755: the phases (nobody) run the limit
+shm=
+trap 'bench_tmpdir_cleanup; if [ -n "$shm" ]; then rm -rf "$shm"; fi' EXIT
+cp "$root"/bench/randread.lua "$root"/bench/randread_ops.lua \
+   "$root"/bench/seqwrite.lua "$tmp/"
+cp "$lim" "$tmp/limit"
+
+workdir=()
+if [ "$(stat -f -c %T /dev/shm 2> /dev/null)" = tmpfs ] &&
+   [ "$(df -k --output=avail /dev/shm | tail -n 1)" -gt $((2 << 20)) ]; then
+	shm=$(mktemp -d /dev/shm/fsplan-limit.XXXXXX)
+	workdir=(--workdir "$shm")
+	backing="tmpfs (/dev/shm)"
+else
+	backing="the run directory's filesystem"
+fi
+
+# ---- the plan ---------------------------------------------------------------
+
+warm='cat data > /dev/null'
+case_phases() {	# case round: one case's phase entries, tools rotating
+	local c=$1 r=$2 tools t i n d direct
+	case $c in
+	c1 | d1) tools=(limit stream lua) ;;
+	*) tools=(limit stream) ;;
+	esac
+	d=${c#?}
+	direct=false
+	case $c in d*) direct=true ;; esac
+	n=${#tools[@]}
+	for ((i = 0; i < n; i++)); do
+		t=${tools[(i + r) % n]}
+		case $c in c*)
+			echo "  - {name: warm_${c}_${t}_$r, exec: '$warm'}" ;;
+		esac
+		case $t in
+		limit) echo "  - {name: ${c}_limit_$r, exec: '$tmp/limit data $d $secs $([ "$direct" = true ] && echo direct || echo buffered) $flags'}" ;;
+		stream) echo "  - {name: ${c}_stream_$r, use: randread.lua, with: {depth: $d, size: 256M, direct: $direct, seconds: ${secs}s}}" ;;
+		lua) echo "  - {name: ${c}_lua_$r, use: randread_ops.lua, with: {size: 256M, direct: $direct, seconds: ${secs}s}}" ;;
+		esac
+	done
+}
+{
+	cat <<PLAN
+fsplan: 1
+name: bench-limit
+target: {image: 1G}
+between: none
+filesystems: [{type: ext4}]
+phases:
+  - {name: prep, use: seqwrite.lua, with: {file: data, size: 256M, fsync: true}}
+PLAN
+	for r in $(seq 1 "$rounds"); do
+		for c in c1 c32 d1 d32; do case_phases $c "$r"; done
+	done
+} > "$tmp/limit.yaml"
+"$bin" check "$tmp/limit.yaml" > /dev/null
+
+# ---- the run ----------------------------------------------------------------
+
+load0=$(cut -d' ' -f1 /proc/loadavg)
+t0=$EPOCHREALTIME
+if ! nice -n "$prio" "$bin" run "$tmp/limit.yaml" -o "$tmp/run" -q "${workdir[@]}"; then
+	echo "limit: the run failed; its log ends:" >&2
+	tail -n 20 "$tmp/run/log.txt" >&2 || true
+	grep ',status,failed' "$tmp/run/results.csv" >&2 || true
+	exit 1
+fi
+t1=$EPOCHREALTIME
+load1=$(cut -d' ' -f1 /proc/loadavg)
+
+bench_leftovers "$tmp"
+if [ -n "$shm" ]; then bench_leftovers "$shm"; fi
+
+# ---- the table --------------------------------------------------------------
+
+# the limit's own line, from each exec phase's raw output
+for f in "$tmp"/run/exec/*_limit_*.out; do
+	p=${f##*/}; p=${p#*-ext4_}; p=${p%_1.out}
+	sed -n "s/^limit: /$p /p" "$f"
+done > "$tmp/limits"
+
+awk -v secs="$secs" -v rounds="$rounds" -v prio="$prio" -v backing="$backing" \
+    -v wall="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", b - a }')" \
+    -v kernel="$(uname -r)" -v cores="$(nproc)" -v flags="$flags" \
+    -v load0="$load0" -v load1="$load1" -f "$root/bench/note.awk" \
+    -f "$root/bench/table.awk" -f <(cat <<'AWK'
+# c1_limit_3 -> v["limit", "c1", 3]
+function put(p, x, cpu,    a) {
+	if (split(p, a, "_") != 3) return
+	v[a[2], a[1], a[3] + 0] = x
+	u[a[2], a[1], a[3] + 0] = cpu
+	if (a[3] + 0 > R) R = a[3] + 0
+}
+FILENAME ~ /limits$/ {
+	for (i = 2; i <= NF; i++) { split($i, kv, "="); L[kv[1]] = kv[2] }
+	put($1, L["iops"], L["cpu_us_per_op"])
+	next
+}
+FNR > 1 {
+	csv($0, f)
+	p = f[7]
+	if (p !~ /^[cd][0-9]+_(stream|lua)_[0-9]+$/) next
+	m[p, f[10]] = f[11] + 0; seen[p] = 1
+}
+function med(t, c,    r, a, n) {	# median of tool t's figure in case c
+	n = 0
+	for (r = 1; r <= R; r++) if ((t, c, r) in v) a[++n] = v[t, c, r]
+	return n ? median(a, n) : 0
+}
+function medu(t, c,    r, a, n) {
+	n = 0
+	for (r = 1; r <= R; r++) if ((t, c, r) in u) a[++n] = u[t, c, r]
+	return n ? median(a, n) : 0
+}
+function k(x) { return x ? sprintf("%6.1fk", x / 1e3) : sprintf("%7s", "-") }
+function us(x) { return x ? sprintf("%5.2f", x) : sprintf("%5s", "-") }
+function rat(t, c, target, name,    s) {
+	if (!ratios(t, "limit", c)) return sprintf("%-24s", "  -")
+	s = sprintf("%4.2f [%4.2f-%4.2f] %-4s", rmed, rlo, rhi,
+		    rmed >= target ? "ok" : "MISS")
+	note(name " " (t == "lua" ? "Lua" : t) "/limit", rmed, rlo, rhi,
+	     ">= " target, rmed >= target ? "ok" : "MISS")
+	return s
+}
+END {
+	for (p in seen) {
+		ops = m[p, "read_ops"]
+		cpu = (m[p, "cpu_user_s"] + m[p, "cpu_sys_s"]) * 1e6
+		put(p, m[p, "read_iops"], ops ? cpu / ops : 0)
+	}
+	printf "limit: fsplan vs the minimal liburing loop (bench/limit.c) on ext4 (a 1G loop\n"
+	printf "  image on %s), one 256 MiB file, 4 KiB random reads, 1 worker, engine auto;\n", backing
+	printf "  kernel %s, %d cores, load average %s -> %s, nice %s; %ss per run,\n",
+	       kernel, cores, load0, load1, prio, secs
+	printf "  %d rounds, order rotating; %ss in all; limit's ring flags: %s\n", R, wall, flags
+	printf "  %-18s %8s %8s %8s  %-24s %-24s | %s\n", "case", "limit", "stream",
+	       "Lua", "stream/limit [range]", "Lua/limit [range]",
+	       "CPU us/op limit stream Lua"
+	split("c1 c32 d1 d32", C, " ")
+	split("cached, depth 1|cached, depth 32|O_DIRECT, depth 1|O_DIRECT, depth 32", N, "|")
+	for (i = 1; i <= 4; i++) {
+		c = C[i]
+		ts = c ~ /^c/ ? 0.95 : 1.0
+		tl = 0.9
+		printf "  %-18s %s %s %s  %s %s | %s %s %s\n", N[i],
+		       k(med("limit", c)), k(med("stream", c)), k(med("lua", c)),
+		       rat("stream", c, ts, N[i]), rat("lua", c, tl, N[i]),
+		       us(medu("limit", c)), us(medu("stream", c)), us(medu("lua", c))
+	}
+	printf "  targets: stream/limit >= 0.95 cached, >= 1.0 O_DIRECT; Lua/limit >= 0.9;\n"
+	printf "  figures are medians; ratios are taken within each round\n"
+	printf "  every round (k IOPS):\n"
+	for (i = 1; i <= 4; i++) {
+		c = C[i]
+		split("limit stream lua", T, " ")
+		for (j = 1; j <= 3; j++) {
+			line = ""
+			for (r = 1; r <= R; r++)
+				if ((T[j], c, r) in v)
+					line = line sprintf(" %6.1f", v[T[j], c, r] / 1e3)
+			if (line != "") printf "  %-4s %-7s%s\n", c, T[j], line
+		}
+	}
+}
+AWK
+) "$tmp/limits" "$tmp/run/results.csv"

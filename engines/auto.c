@@ -1,0 +1,293 @@
+/* auto: the default engine — per op class and per file the ring where the kernel serves an op itself, a plain syscall where io_uring would hand a lone op to a kernel worker thread. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "engine_impl.h"
+#include "util/clock.h"
+
+/*
+ * io_uring first issues an op non-blocking in the submitting task; what
+ * cannot go that way goes to an io-wq kernel thread, a round trip that
+ * costs more than a cached 4 KiB read. Which ops can, per file:
+ * - reads and writes: the filesystem's own answer to a non-blocking
+ *   request (IOCB_NOWAIT). The probe below asks it the same question
+ *   through preadv2/pwritev2 with RWF_NOWAIT: EOPNOTSUPP is "never
+ *   without a thread" (a buffered write on ext4 or tmpfs, any read on a
+ *   filesystem without FMODE_NOWAIT); any other answer is "yes".
+ * - io_uring itself always runs fsync, fallocate, ftruncate, statx, the
+ *   directory ops and a creating or truncating open in io-wq; an open
+ *   without O_CREAT/O_TRUNC and a close are done inline.
+ * An op whose lone path is io-wq goes through a plain syscall when it
+ * would be alone in flight; several in flight go to the ring, where
+ * io-wq overlaps them as a syscall loop cannot.
+ */
+
+/* A file's two answers, learnt once per fd (reset when it is opened). */
+#define FD_KNOWN	1u
+#define FD_READ_RING	2u
+#define FD_WRITE_RING	4u
+
+struct engine {
+	struct engine *ring, *sys;	/* ring: NULL until an op needs it */
+	unsigned depth;
+	int no_ring;			/* depth 1 and the ring did not fit */
+	struct engine_req *held;	/* a lone op not yet given to either */
+	unsigned char *fds;		/* per fd: FD_* */
+	int n_fds;
+};
+
+/*
+ * The probe: an offset past any filesystem's limit and a buffer no
+ * process maps (below mmap_min_addr), so a filesystem that would go on
+ * stops at EFBIG, EAGAIN or EFAULT without moving a byte, also on an
+ * O_APPEND file. The RWF_NOWAIT refusal comes before all of those.
+ */
+#define PROBE_OFF	((off_t)1 << 62)
+#define PROBE_BUF	((void *)(uintptr_t)16)
+
+unsigned engine_probe_fd(int fd)
+{
+	struct iovec iov = { PROBE_BUF, 1 };
+	unsigned got = 0;
+
+	if (preadv2(fd, &iov, 1, PROBE_OFF, RWF_NOWAIT) >= 0 ||
+	    errno != EOPNOTSUPP)
+		got |= ENGINE_PROBE_READ;
+	if (pwritev2(fd, &iov, 1, PROBE_OFF, RWF_NOWAIT) >= 0 ||
+	    errno != EOPNOTSUPP)
+		got |= ENGINE_PROBE_WRITE;
+	return got;
+}
+
+static unsigned fd_class(struct engine *e, int fd)
+{
+	unsigned got;
+
+	if (fd < 0)
+		return FD_KNOWN | FD_READ_RING | FD_WRITE_RING;
+	if (fd < e->n_fds && (e->fds[fd] & FD_KNOWN))
+		return e->fds[fd];
+	got = engine_probe_fd(fd);
+	got = FD_KNOWN | (got & ENGINE_PROBE_READ ? FD_READ_RING : 0) |
+	      (got & ENGINE_PROBE_WRITE ? FD_WRITE_RING : 0);
+	if (fd >= e->n_fds) {
+		int n = e->n_fds ? e->n_fds : 64;
+		unsigned char *p;
+
+		while (n <= fd)
+			n *= 2;
+		p = realloc(e->fds, (size_t)n);
+		if (!p)
+			return got;	/* asked again next time */
+		memset(p + e->n_fds, 0, (size_t)(n - e->n_fds));
+		e->fds = p;
+		e->n_fds = n;
+	}
+	e->fds[fd] = (unsigned char)got;
+	return got;
+}
+
+/* Whether r, alone in flight, would go to io-wq on the ring. */
+static int lone_to_syscall(struct engine *e, const struct engine_req *r)
+{
+	switch (r->op) {
+	case ENGINE_READ:
+		return !(fd_class(e, r->fd) & FD_READ_RING);
+	case ENGINE_WRITE:
+		return !(fd_class(e, r->fd) & FD_WRITE_RING);
+	case ENGINE_OPEN:
+		return (r->flags & (O_CREAT | O_TRUNC)) ||
+		       (r->flags & O_TMPFILE) == O_TMPFILE;
+	case ENGINE_CLOSE:
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+static int auto_init(struct engine **out, unsigned depth, char *why,
+		     size_t whylen)
+{
+	struct engine *e = calloc(1, sizeof(*e));
+	int ret;
+
+	*out = NULL;
+	if (!depth || depth > 32768) {	/* the ring's: IORING_MAX_ENTRIES */
+		if (why && whylen)
+			snprintf(why, whylen, "depth %u is out of range "
+				 "(1..32768)", depth);
+		free(e);
+		return -EINVAL;
+	}
+	if (!e) {
+		if (why && whylen)
+			snprintf(why, whylen, "out of memory");
+		return -ENOMEM;
+	}
+	/*
+	 * Several in flight need the ring now (its failure is the caller's
+	 * to report); one at a time, only once an op takes it: a worker of
+	 * plain syscalls holds no ring, and io_uring counts every ring
+	 * against the user's RLIMIT_MEMLOCK, where a thousand idle workers
+	 * would not fit.
+	 */
+	e->depth = depth;
+	ret = engine_sync.init(&e->sys, 1, why, whylen);
+	if (!ret && depth > 1)
+		ret = engine_uring.init(&e->ring, depth, why, whylen);
+	if (ret) {
+		if (e->sys)
+			engine_sync.cleanup(e->sys);
+		free(e);
+		return ret;
+	}
+	*out = e;
+	return 0;
+}
+
+/*
+ * The ring, made on first use. A depth-1 engine whose ring does not fit
+ * takes syscalls from then on — what the kernel does inline through a
+ * ring is the same call — and its ops' rows say syscall.
+ */
+static int have_ring(struct engine *e)
+{
+	char why[8];
+
+	if (e->ring)
+		return 1;
+	if (e->no_ring)
+		return 0;
+	if (engine_uring.init(&e->ring, e->depth, why, sizeof(why))) {
+		e->ring = NULL;
+		e->no_ring = 1;
+		return 0;
+	}
+	return 1;
+}
+
+static unsigned ring_inflight(struct engine *e)
+{
+	return e->ring ? engine_uring.inflight(e->ring) : 0;
+}
+
+static unsigned auto_inflight(struct engine *e)
+{
+	return ring_inflight(e) +
+	       engine_sync.inflight(e->sys) + (e->held != NULL);
+}
+
+/* A held op is no longer alone: to the ring with its queue time. */
+static int unhold(struct engine *e)
+{
+	struct engine_req *r = e->held;
+	uint64_t t = r->t_submit;
+	int ret;
+
+	e->held = NULL;
+	ret = engine_uring.queue(e->ring, r);
+	r->t_submit = t;
+	return ret;
+}
+
+static int auto_queue(struct engine *e, struct engine_req *r)
+{
+	unsigned busy = auto_inflight(e);
+	int ret;
+
+	if ((unsigned)r->op >= ENGINE_NOPS)
+		return -EINVAL;
+	if (!busy && (lone_to_syscall(e, r) || !have_ring(e))) {
+		r->res = 0;
+		r->done = 0;
+		r->t_done = 0;
+		r->t_submit = r->t_now ? r->t_now : clock_ns();
+		e->held = r;
+		return 0;
+	}
+	if (!e->ring)		/* depth 1: one at a time */
+		return -EBUSY;
+	if (e->held) {
+		ret = unhold(e);
+		if (ret)
+			return ret;
+	}
+	return engine_uring.queue(e->ring, r);
+}
+
+static int auto_commit(struct engine *e)
+{
+	if (e->held) {
+		struct engine_req *r = e->held;
+		uint64_t t = r->t_submit;
+
+		e->held = NULL;
+		engine_sync.queue(e->sys, r);	/* empty: cannot be busy */
+		r->t_submit = t;
+		engine_sync.commit(e->sys);
+	}
+	if (!ring_inflight(e))
+		return 0;
+	return engine_uring.commit(e->ring);
+}
+
+/* An open's new fd is a new file; a closed fd's answers are stale. */
+static void note(struct engine *e, const struct engine_req *r)
+{
+	int fd = r->op == ENGINE_OPEN ? (int)r->res :
+		 r->op == ENGINE_CLOSE ? r->fd : -1;
+
+	if (fd >= 0 && fd < e->n_fds && r->res >= 0)
+		e->fds[fd] = 0;
+}
+
+static int auto_reap(struct engine *e, unsigned min,
+		     struct engine_req **done, unsigned max)
+{
+	int n = 0, got;
+
+	if (e->held)
+		auto_commit(e);
+	if (max && engine_sync.inflight(e->sys))
+		n = engine_sync.reap(e->sys, 1, done, max);
+	if ((unsigned)n < max && ring_inflight(e)) {
+		unsigned want = min > (unsigned)n ? min - (unsigned)n : 0;
+
+		got = engine_uring.reap(e->ring, want, done + n,
+					max - (unsigned)n);
+		if (got < 0 && !n)
+			return got;
+		if (got > 0)
+			n += got;
+	}
+	for (int i = 0; i < n; i++)
+		note(e, done[i]);
+	return n;
+}
+
+static void auto_cleanup(struct engine *e)
+{
+	if (!e)
+		return;
+	if (e->ring)
+		engine_uring.cleanup(e->ring);
+	engine_sync.cleanup(e->sys);
+	free(e->fds);
+	free(e);
+}
+
+const struct engine_ops engine_auto = {
+	.name = "auto",
+	.version = 1,
+	.flags = ENGINE_ASYNC,
+	.init = auto_init,
+	.queue = auto_queue,
+	.commit = auto_commit,
+	.reap = auto_reap,
+	.inflight = auto_inflight,
+	.cleanup = auto_cleanup,
+};
