@@ -269,7 +269,7 @@ Test(memcg, sigkill_leftover_is_removed_by_the_next_run, .fini = fini,
 	dir = e2e_tmpdir();
 	snprintf(text, sizeof(text),
 		 "fsplan: 1\nname: killed\n"
-		 "params: {secs: 30}\n"
+		 "params: {secs: 30.25}\n"
 		 "target: {image: 64M}\n"
 		 "filesystems: [{type: ext4}]\n"
 		 "phases:\n"
@@ -280,13 +280,15 @@ Test(memcg, sigkill_leftover_is_removed_by_the_next_run, .fini = fini,
 	snprintf(rd, sizeof(rd), "%s/run", dir);
 	pid = e2e_fsplan_bg((const char *[]){ "run", plan, "-o", rd, "-q",
 					      "--workdir", dir, NULL });
-	for (int i = 0; i < 200 && !e2e_processes_with("sleep 30"); i++)
+	/* a sleep of its own length: other suites run sleeps of 30 s */
+	for (int i = 0; i < 200 && (!e2e_processes_with("sleep 30.25") ||
+				    cgroups_of(pid) != 1); i++)
 		usleep(50000);
 	cr_assert_eq(cgroups_of(pid), 1, "no cgroup while the phase runs");
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
 	/* the namespace's processes die with it; the cgroup stays */
-	for (int i = 0; i < 40 && e2e_processes_with("sleep 30"); i++)
+	for (int i = 0; i < 40 && e2e_processes_with("sleep 30.25"); i++)
 		usleep(100000);
 	cr_expect_eq(cgroups_of(pid), 1, "the killed run's cgroup is gone "
 		     "already: the test proves nothing");
