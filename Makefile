@@ -29,7 +29,7 @@ SRCS     := $(foreach l,$(LAYERS),$(wildcard interp/$(l)/*.c)) \
 LIB_SRCS := $(filter-out interp/cli/main.c,$(SRCS))
 OBJS     := $(SRCS:%.c=$(BUILD)/%.o)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
-TEST_SRCS := $(wildcard tests/test_*.c) tests/e2e.c
+TEST_SRCS := $(wildcard tests/test_*.c tests/reliability/test_*.c) tests/e2e.c
 
 # The sanitizer build that `make check` tests.
 SAN      ?= build/san

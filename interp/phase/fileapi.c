@@ -135,7 +135,7 @@ int fileapi_open(lua_State *L)
 	worker_record(w, "open", r.t_done - r.t_submit, 0);
 	if (res < 0) {
 		set_closed(L, -1, f);
-		return worker_fail(L, path, (int)-res);
+		return worker_fail_op(L, "open", 0, path, (int)-res);
 	}
 	f->fd = (int)res;
 	return 1;
@@ -151,7 +151,7 @@ static int f_close(lua_State *L)
 	worker_record(w, "close", r.t_done - r.t_submit, 0);
 	set_closed(L, 1, f);
 	if (res < 0)
-		return worker_fail(L, f->name, (int)-res);
+		return worker_fail_op(L, "close", 0, f->name, (int)-res);
 	lua_pushboolean(L, 1);
 	return 1;
 }
@@ -182,7 +182,7 @@ static int f_read(lua_State *L)
 	res = engine_do(w->eng, w->e, &r);
 	worker_record(w, "read", r.t_done - r.t_submit, res > 0 ? res : 0);
 	if (res < 0)
-		return worker_fail(L, f->name, (int)-res);
+		return worker_fail_op(L, "read", 1, f->name, (int)-res);
 	lua_pushinteger(L, res);
 	if (!want)
 		return 1;
@@ -221,7 +221,7 @@ static int f_write(lua_State *L)
 		t1 = r.t_done;
 		if (res < 0) {
 			worker_record(w, "write", t1 - t0, total);
-			return worker_fail(L, f->name, (int)-res);
+			return worker_fail_op(L, "write", 1, f->name, (int)-res);
 		}
 		total += (uint64_t)res;
 		if (len == 0 || res == 0)
@@ -243,7 +243,7 @@ static int simple(lua_State *L, enum engine_op op, const char *name,
 
 	worker_record(w, name, r.t_done - r.t_submit, 0);
 	if (res < 0)
-		return worker_fail(L, f->name, (int)-res);
+		return worker_fail_op(L, name, 1, f->name, (int)-res);
 	lua_pushboolean(L, 1);
 	return 1;
 }
@@ -281,7 +281,7 @@ static int f_stat(lua_State *L)
 
 	worker_record(w, "stat", r.t_done - r.t_submit, 0);
 	if (res < 0)
-		return worker_fail(L, f->name, (int)-res);
+		return worker_fail_op(L, "stat", 0, f->name, (int)-res);
 	worker_push_stat(L, &st);
 	return 1;
 }
@@ -306,7 +306,7 @@ static int lock(lua_State *L, short type, const char *name)
 
 	worker_record(w, name, (uint64_t)((clock_now() - t0) * 1e9), 0);
 	if (rc)
-		return worker_fail(L, f->name, rc);
+		return worker_fail_op(L, name, 0, f->name, rc);
 	lua_pushboolean(L, 1);
 	return 1;
 }

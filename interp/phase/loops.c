@@ -237,7 +237,7 @@ int loops_stream(lua_State *L, int fd, const char *name)
 			stream_reaped(fl, done[i]);
 	}
 	if (fl->err)
-		return worker_fail(L, name, fl->err);
+		return worker_fail_op(L, fl->s.tag, 1, name, fl->err);
 	lua_pushinteger(L, (lua_Integer)fl->bytes);
 	lua_pushinteger(L, (lua_Integer)fl->ops);
 	return 2;
@@ -314,7 +314,7 @@ int loops_per_char(lua_State *L, int fd, const char *name, int writing)
 	if (fclose(fp) && !ck.err)
 		ck.err = errno ? errno : EIO;
 	if (ck.err)
-		return worker_fail(L, name, ck.err);
+		return worker_fail_op(L, ck.tag, 1, name, ck.err);
 	lua_pushinteger(L, (lua_Integer)i);
 	return 1;
 }
@@ -434,7 +434,7 @@ int loops_files(lua_State *L)
 		}
 		rc = files_one(L, w, op, p, tag);
 		if (rc < 0)
-			return worker_fail(L, p, -rc);
+			return worker_fail_op(L, ops[op], 0, p, -rc);
 		lua_pop(L, 1);
 	}
 	lua_pushinteger(L, i - 1);

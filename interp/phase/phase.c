@@ -284,6 +284,19 @@ int phase_load(lua_State *L, const char *path, const char *text,
 	lua_pop(L, 1);
 	if (phase_read_key(L, mod, &decl->key, path, err, len))
 		return -1;
+	switch (phase_field(L, mod, "tolerate_errors")) {
+	case LUA_TNIL:
+		break;
+	case LUA_TBOOLEAN:
+		decl->tolerate_errors = lua_toboolean(L, -1);
+		break;
+	default:
+		snprintf(err, len, "%s: 'tolerate_errors' is true or false, "
+			 "not a %s", path, luaL_typename(L, -1));
+		lua_pop(L, 1);
+		return -1;
+	}
+	lua_pop(L, 1);
 	return read_params(L, mod, decl, path, err, len);
 }
 

@@ -23,6 +23,9 @@ struct phase_decl {
 	int n_params;
 	int has_setup, has_teardown, has_report;
 	struct phase_key key;	/* key = { "rate_mbs", ... }; n 0: none */
+	int tolerate_errors;	/* tolerate_errors = true: I/O errors are
+				 * counted, not a failure (a phase that
+				 * fills the disk on purpose) */
 };
 
 /* A parameter's value for one cell, typed. */

@@ -40,14 +40,14 @@ static int path_op(lua_State *L, enum engine_op op, const char *what,
 		 * the second may replace the cached one */
 		fa = worker_parent(w, a, na, sizeof(na), &oa, b == NULL);
 		if (fa < 0)
-			return worker_fail(L, a, -fa);
+			return worker_fail_op(L, what, 0, a, -fa);
 	}
 	if (b) {
 		fb = worker_parent(w, b, nb, sizeof(nb), &ob, 1);
 		if (fb < 0) {
 			if (oa)
 				close(fa);
-			return worker_fail(L, b, -fb);
+			return worker_fail_op(L, what, 0, b, -fb);
 		}
 	}
 	r.dirfd = fa;
@@ -64,7 +64,7 @@ static int path_op(lua_State *L, enum engine_op op, const char *what,
 	if (op == ENGINE_RENAME || (flags & AT_REMOVEDIR))
 		worker_forget_dir(w);
 	if (res < 0)
-		return worker_fail(L, op == ENGINE_SYMLINK ? b : a, (int)-res);
+		return worker_fail_op(L, what, 0, op == ENGINE_SYMLINK ? b : a, (int)-res);
 	lua_pushboolean(L, 1);
 	return 1;
 }
@@ -126,7 +126,7 @@ static int w_stat(lua_State *L)
 	if (fd == -EINVAL)	/* "." and the like: by fd */
 		goto by_fd;
 	if (fd < 0)
-		return worker_fail(L, path, -fd);
+		return worker_fail_op(L, "stat", 0, path, -fd);
 	r.dirfd = fd;
 	r.path = name;
 	res = engine_do(w->eng, w->e, &r);
@@ -139,7 +139,7 @@ static int w_stat(lua_State *L)
 	}
 	if (res < 0) {
 		worker_record(w, "stat", r.t_done - r.t_submit, 0);
-		return worker_fail(L, path, (int)-res);
+		return worker_fail_op(L, "stat", 0, path, (int)-res);
 	}
 by_fd:
 	memset(&r, 0, sizeof(r));
@@ -148,14 +148,14 @@ by_fd:
 	r.flags = AT_EMPTY_PATH;
 	fd = worker_openat(w, w->workfd, path, O_PATH);
 	if (fd < 0)
-		return worker_fail(L, path, -fd);
+		return worker_fail_op(L, "stat", 0, path, -fd);
 	r.dirfd = fd;
 	r.path = "";
 	res = engine_do(w->eng, w->e, &r);
 	worker_record(w, "stat", r.t_done - r.t_submit, 0);
 	close(fd);
 	if (res < 0)
-		return worker_fail(L, path, (int)-res);
+		return worker_fail_op(L, "stat", 0, path, (int)-res);
 	worker_push_stat(L, &st);
 	return 1;
 }
@@ -179,14 +179,14 @@ static int w_utime(lua_State *L)
 	worker_check_path(L, path);
 	fd = worker_parent(w, path, name, sizeof(name), &own, 1);
 	if (fd < 0)
-		return worker_fail(L, path, -fd);
+		return worker_fail_op(L, "utime", 0, path, -fd);
 	t0 = clock_now();
 	rc = utimensat(fd, name, t, AT_SYMLINK_NOFOLLOW) ? errno : 0;
 	worker_record(w, "utime", (uint64_t)((clock_now() - t0) * 1e9), 0);
 	if (own)
 		close(fd);
 	if (rc)
-		return worker_fail(L, path, rc);
+		return worker_fail_op(L, "utime", 0, path, rc);
 	lua_pushboolean(L, 1);
 	return 1;
 }
@@ -240,11 +240,11 @@ static int w_readdir(lua_State *L)
 	d = new_dir(L);
 	fd = worker_openat(w, w->workfd, path, O_RDONLY | O_DIRECTORY);
 	if (fd < 0)
-		return worker_fail(L, path, -fd);
+		return worker_fail_op(L, "readdir", 0, path, -fd);
 	*d = fdopendir(fd);
 	if (!*d) {
 		close(fd);
-		return worker_fail(L, path, errno);
+		return worker_fail_op(L, "readdir", 0, path, errno);
 	}
 	lua_newtable(L);
 	while ((de = readdir(*d))) {
@@ -265,7 +265,7 @@ static int w_statfs(lua_State *L)
 	struct statfs sf;
 
 	if (fstatfs(w->workfd, &sf))
-		return worker_fail(L, "statfs", errno);
+		return worker_fail_op(L, "statfs", 0, "statfs", errno);
 	lua_createtable(L, 0, 7);
 	lua_pushinteger(L, sf.f_bsize);
 	lua_setfield(L, -2, "bsize");
@@ -297,7 +297,7 @@ static int w_sync(lua_State *L)
 		worker_check_path(L, path);
 		fd = worker_openat(w, w->workfd, path, O_RDONLY | O_DIRECTORY);
 		if (fd < 0)
-			return worker_fail(L, path, -fd);
+			return worker_fail_op(L, "sync", 0, path, -fd);
 	}
 	t0 = clock_now();
 	rc = syncfs(fd) ? errno : 0;
@@ -305,7 +305,7 @@ static int w_sync(lua_State *L)
 		close(fd);
 	worker_record(w, "sync", (uint64_t)((clock_now() - t0) * 1e9), 0);
 	if (rc)
-		return worker_fail(L, "syncfs", rc);
+		return worker_fail_op(L, "sync", 1, "syncfs", rc);
 	lua_pushboolean(L, 1);
 	return 1;
 }

@@ -1,6 +1,7 @@
 /* worker: the core under w and f — a worker's engine, op recording, seeded bytes and the path policy. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -143,6 +144,7 @@ void worker_free(struct worker *w)
 	free(w->buf);
 	w->buf = NULL;
 	metrics_free(&w->m);
+	metrics_free(&w->errs.m);
 }
 
 
@@ -313,6 +315,72 @@ int worker_fail(lua_State *L, const char *what, int err)
 	lua_pushfstring(L, "%s: %s", what, strerror(err));
 	lua_pushinteger(L, err);
 	return 3;
+}
+
+int worker_io_error(int data, int err)
+{
+	switch (err) {
+	case EIO: case ENOSPC: case EDQUOT: case EROFS: case EFBIG:
+	case EUCLEAN: case EBADMSG: case ESTALE: case ENXIO:
+		return 1;
+	default:
+		return data && err;
+	}
+}
+
+void worker_count_error(struct worker *w, const char *op, int data,
+			const char *what, int err)
+{
+	struct worker_errors *e = &w->errs;
+	char name[METRICS_NAME_LEN + 1];
+
+	if (!worker_io_error(data, err))
+		return;
+	/* a long tag is cut: the counter's name must stay one */
+	snprintf(name, sizeof(name), "%.*s_errors",
+		 METRICS_NAME_LEN - 7, op);
+	if (metrics_count(&e->m, name, 1))
+		(void)metrics_count(&e->m, "io_errors", 1);
+	if (!e->n++) {
+		e->first_t = clock_now();
+		e->first_err = err;
+		snprintf(e->first_op, sizeof(e->first_op), "%s", op);
+		snprintf(e->first_what, sizeof(e->first_what), "%s", what);
+	}
+}
+
+int worker_fail_op(lua_State *L, const char *op, int data, const char *what,
+		   int err)
+{
+	worker_count_error(worker_get(L), op, data, what, err);
+	return worker_fail(L, what, err);
+}
+
+int worker_errors_merge(struct worker_errors *dst,
+			const struct worker_errors *src)
+{
+	if (!src->n)
+		return 0;
+	if (!dst->n || src->first_t < dst->first_t) {
+		dst->first_t = src->first_t;
+		dst->first_err = src->first_err;
+		memcpy(dst->first_op, src->first_op, sizeof(dst->first_op));
+		memcpy(dst->first_what, src->first_what,
+		       sizeof(dst->first_what));
+	}
+	dst->n += src->n;
+	return metrics_merge(&dst->m, &src->m);
+}
+
+void worker_errors_reason(const struct worker_errors *e, char *buf,
+			  size_t len)
+{
+	const char *name = strerrorname_np(e->first_err);
+
+	snprintf(buf, len, "%llu I/O error%s, first: %s in %s (%s: %s)",
+		 (unsigned long long)e->n, e->n == 1 ? "" : "s",
+		 name ? name : "?", e->first_op, e->first_what,
+		 strerror(e->first_err));
 }
 
 /* An op or counter name the metrics cannot carry (metrics_name_ok). */
