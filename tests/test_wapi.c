@@ -179,3 +179,46 @@ Test(wapi, identity_is_who_runs_it, .fini = finish)
 	cr_expect(!strncmp(lua_tostring(L, -1), want, strlen(want)),
 		  "%s, not uid %s", lua_tostring(L, -1), want);
 }
+
+/* memory: covers the C buffers behind the file API, not only Lua's: a
+ * huge read, a stream's block x depth, a stdio buffer. */
+Test(wapi, the_memory_cap_covers_read_stream_and_stdio_buffers,
+     .fini = finish)
+{
+	static const char *const big[] = {
+		"local w = ... return w:open('f', 'rw'):read(0, '1G')",
+		"local w = ... return w:open('f', 'rw'):stream{op = 'read', "
+		"block = '64M', depth = 4, bytes = '256M'}",
+		"local w = ... return w:open('f', 'rw'):write(0, "
+		"string.rep('x', 64 << 20))",
+	};
+	char err[1024] = "";
+	size_t peak;
+
+	start();
+	lim.mem_bytes = 32u << 20;
+	for (size_t i = 0; i < sizeof(big) / sizeof(big[0]); i++) {
+		err[0] = '\0';
+		cr_expect_neq(run(big[i], err, sizeof(err)), 0, "%s", big[i]);
+		cr_expect(strstr(err, "not enough memory"), "%s: %s", big[i],
+			  err);
+	}
+	/* what fits still works, and is counted */
+	cr_expect_eq(run("local w = ... local f = w:open('f', 'rw')\n"
+			 "assert(f:write(0, string.rep('x', 4 << 20)))\n"
+			 "return f:read(0, 4 << 20)", err,
+			 sizeof(err)), 0, "%s", err);
+	cr_expect_eq(lua_tointeger(L, -1), 4 << 20);
+	lua_pop(L, 1);
+	cr_expect_geq(sandbox_mem(L, &peak), 4u << 20,
+		      "the read buffer is not charged to the state");
+	cr_expect_leq(peak, 32u << 20);
+	/* the stdio buffer of a per-char stream (BUFSIZ, 8 KiB), with room
+	 * for the chunk but not for it */
+	lua_gc(L, LUA_GCCOLLECT);
+	lim.mem_bytes = sandbox_mem(L, NULL) + 6000;
+	cr_expect_neq(run("local w = ... return w:open('f', 'rw')"
+			  ":getc_stream(10)", err, sizeof(err)), 0);
+	cr_expect(strstr(err, "not enough memory"), "%s", err);
+	lim.mem_bytes = 64u << 20;
+}

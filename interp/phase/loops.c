@@ -9,6 +9,7 @@
 #include <lauxlib.h>
 
 #include "phase/loops.h"
+#include "phase/sandbox.h"
 #include "phase/worker.h"
 #include "util/units.h"
 #include "util/clock.h"
@@ -295,9 +296,15 @@ int loops_per_char(lua_State *L, int fd, const char *name, int writing)
 		io.write = ck_write;
 	else
 		io.read = ck_read;
+	/* stdio's buffer is the phase's memory too (memory:) */
+	if (sandbox_charge(L, BUFSIZ, 0))
+		return luaL_error(L, "not enough memory for a %d-byte stdio "
+				  "buffer (the phase's memory: cap)", BUFSIZ);
 	fp = fopencookie(&ck, writing ? "w" : "r", io);
-	if (!fp)
+	if (!fp) {
+		sandbox_charge(L, 0, BUFSIZ);
 		return worker_fail(L, name, errno);
+	}
 	setvbuf(fp, NULL, _IOFBF, BUFSIZ);
 	for (i = 0; i < n; i++) {
 		if (writing) {
@@ -313,6 +320,7 @@ int loops_per_char(lua_State *L, int fd, const char *name, int writing)
 	/* the last buffer drains here: its failure is the cookie's */
 	if (fclose(fp) && !ck.err)
 		ck.err = errno ? errno : EIO;
+	sandbox_charge(L, 0, BUFSIZ);
 	if (ck.err)
 		return worker_fail_op(L, ck.tag, 1, name, ck.err);
 	lua_pushinteger(L, (lua_Integer)i);

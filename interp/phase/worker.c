@@ -8,6 +8,7 @@
 
 #include <lauxlib.h>
 
+#include "phase/sandbox.h"
 #include "phase/worker.h"
 #include "util/units.h"
 #include "util/clock.h"
@@ -417,9 +418,16 @@ unsigned char *worker_read_buf(lua_State *L, struct worker *w,
 		size_t n = (len + 4095) & ~(size_t)4095;
 		void *p;
 
-		if (posix_memalign(&p, 4096, n))
-			luaL_error(L, "not enough memory for a %zu-byte read",
-				   len);
+		/* the phase's memory: cap covers it, as it covers Lua's */
+		if (n < len || sandbox_charge(L, n, w->buf_len))
+			luaL_error(L, "not enough memory for a %I-byte read "
+				   "buffer (the phase's memory: cap)",
+				   (lua_Integer)len);
+		if (posix_memalign(&p, 4096, n)) {
+			sandbox_charge(L, w->buf_len, n);
+			luaL_error(L, "not enough memory for a %I-byte read",
+				   (lua_Integer)len);
+		}
 		free(w->buf);
 		w->buf = p;
 		w->buf_len = n;
