@@ -255,12 +255,14 @@ int run_command(int argc, char **argv)
 			   "the plan's runas user)");
 		goto out;
 	}
-	if (privdrop_resolve(r.plan->runas, &r.runas, &d)) {
+	if (privdrop_resolve(r.plan->runas, &r.runas, &d) ||
+	    execpath_syntax(r.e, &r.runas, &d)) {
 		diag_print(&d);
 		rc = EXIT_USAGE;
 		goto out;
 	}
 	execpath_warn(r.e, &r.runas);
+	expand_warn(r.e);
 	r.done = calloc(r.e->n_cells, 1);
 	if (!r.done) {
 		rc = EXIT_FAILED;
