@@ -222,3 +222,50 @@ Test(wapi, the_memory_cap_covers_read_stream_and_stdio_buffers,
 	cr_expect(strstr(err, "not enough memory"), "%s", err);
 	lim.mem_bytes = 64u << 20;
 }
+
+/* The campaign's unclear messages: each says what went wrong, where. */
+Test(wapi, errors_say_what_went_wrong, .fini = finish)
+{
+	static const struct { const char *code, *want; } cases[] = {
+		{ "w:open('out/x', 'w')",
+		  "out/x: a symlink on this path leads outside the work "
+		  "directory" },
+		{ "w:stat('out/x')", "leads outside the work directory" },
+		{ "w:open('a\\0/../../x', 'w')", "NUL byte" },
+		{ "w:unlink('a\\0b')", "NUL byte" },
+		{ "w:open('f', 'w'):stream{op = 'write', block = -1, "
+		  "bytes = 1}", "stream: block must not be negative" },
+		{ "w:open('f', 'w'):stream{op = 'write', block = 'big', "
+		  "bytes = 1}", "stream: block is a size such as 4096 or "
+		  "\"4k\", not 'big'" },
+		{ "w:open('f', 'w'):stream{op = 'write', depth = {}, "
+		  "bytes = 1}", "stream: depth is a size" },
+		{ "w:open('f', 'w'):stream{op = 'write', seconds = -1}",
+		  "stream: seconds must not be negative" },
+		{ "w:open(string.rep('a', 5000), 'r')",
+		  "...aaaaaaaaaaaaaaaaaaaaaaaa (5000 bytes): File name too "
+		  "long" },
+	};
+	char err[1024], code[512], out[300];
+
+	start();
+	snprintf(out, sizeof(out), "%s/out", dir);
+	cr_assert_eq(symlink("/tmp", out), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *msg;
+
+		err[0] = '\0';
+		snprintf(code, sizeof(code), "local w = ...\n"
+			 "local ok, a, b = pcall(function() return %s end)\n"
+			 "if not ok then return a end\n"
+			 "return b", cases[i].code);
+		cr_assert_eq(run(code, err, sizeof(err)), 0, "%s: %s",
+			     cases[i].code, err);
+		msg = lua_tostring(L, -1);
+		cr_expect(msg && strstr(msg, cases[i].want), "%s: '%s' lacks "
+			  "'%s'", cases[i].code, msg, cases[i].want);
+		cr_expect(!msg || strlen(msg) < 200, "%s: %zu bytes",
+			  cases[i].code, strlen(msg));
+		lua_pop(L, 1);
+	}
+}

@@ -110,13 +110,14 @@ int fileapi_open(lua_State *L)
 {
 	struct worker *w = worker_get(L);
 	size_t len;
-	const char *path = luaL_checklstring(L, 2, &len);
+	const char *path = worker_path_arg(L, 2);
 	int flags = mode_flags(L, luaL_optstring(L, 3, "r"));
 	struct engine_req r = { .op = ENGINE_OPEN, .mode = 0644 };
 	struct file *f;
 	int64_t res;
 	int clear = 0;
 
+	len = strlen(path);
 	flags |= open_opts(L, 4, &clear);
 	if (!(flags & O_EXCL))
 		flags &= ~clear;
@@ -135,7 +136,7 @@ int fileapi_open(lua_State *L)
 	worker_record(w, "open", r.t_done - r.t_submit, 0);
 	if (res < 0) {
 		set_closed(L, -1, f);
-		return worker_fail_op(L, "open", 0, path, (int)-res);
+		return worker_fail_resolve(L, "open", path, (int)-res);
 	}
 	f->fd = (int)res;
 	return 1;

@@ -32,7 +32,7 @@ static uint64_t opt_size(lua_State *L, const char *key, uint64_t dflt)
 	uint64_t v = dflt;
 
 	if (lua_getfield(L, 2, key) != LUA_TNIL)
-		v = worker_size(L, -1);
+		v = worker_size_field(L, -1, "stream", key);
 	lua_pop(L, 1);
 	return v;
 }
@@ -79,9 +79,14 @@ static void stream_args(lua_State *L, struct stream *s, int fd,
 	if (lua_type(L, -1) == LUA_TSTRING) {
 		if (units_duration(lua_tostring(L, -1), &s->seconds))
 			luaL_error(L, "stream: seconds is a duration");
+	} else if (lua_isnoneornil(L, -1) || lua_isnumber(L, -1)) {
+		s->seconds = lua_isnoneornil(L, -1) ? 0 : lua_tonumber(L, -1);
 	} else {
-		s->seconds = luaL_optnumber(L, -1, 0);
+		luaL_error(L, "stream: seconds is a duration (30, \"30s\"), "
+			   "not a %s", luaL_typename(L, -1));
 	}
+	if (!(s->seconds >= 0))
+		luaL_error(L, "stream: seconds must not be negative");
 	lua_pop(L, 1);
 	if (s->block == 0 || s->block > (64u << 20))
 		luaL_error(L, "stream: block must be 1 byte to 64M");
@@ -408,6 +413,9 @@ int loops_files(lua_State *L)
 		luaL_checktype(L, 4, LUA_TTABLE);
 		if (lua_getfield(L, 4, "dir") != LUA_TNIL)
 			dir = luaL_checklstring(L, -1, &dlen);
+		if (dir && strlen(dir) != dlen)
+			return luaL_error(L, "files: opts.dir has a NUL byte "
+					  "in it");
 		if (lua_getfield(L, 4, "tag") != LUA_TNIL)
 			tag = luaL_checkstring(L, -1);
 		lua_settop(L, 4);	/* opts, on the stack, keeps them */
@@ -434,6 +442,9 @@ int loops_files(lua_State *L)
 			return luaL_error(L, "names[%d] is not a string",
 					  (int)i);
 		p = lua_tolstring(L, -1, &len);
+		if (strlen(p) != len)
+			return luaL_error(L, "names[%d] has a NUL byte in it",
+					  (int)i);
 		if (dir) {
 			if (dlen + len + 1 > sizeof(path))
 				return worker_fail(L, p, ENAMETOOLONG);
@@ -442,7 +453,7 @@ int loops_files(lua_State *L)
 		}
 		rc = files_one(L, w, op, p, tag);
 		if (rc < 0)
-			return worker_fail_op(L, ops[op], 0, p, -rc);
+			return worker_fail_resolve(L, ops[op], p, -rc);
 		lua_pop(L, 1);
 	}
 	lua_pushinteger(L, i - 1);

@@ -445,6 +445,14 @@ int phase_values(const struct expansion *e, const struct cell *c,
 					ph->name, p->name,
 					phase_type_name(p->type), v->str);
 		}
+		/* w:done() counts on it: a negative one would never end */
+		if (!strcmp(p->name, "seconds") && v->num < 0) {
+			where = plan_place(ph, c, p->name, &kpos);
+			return diag_set(d, e->plan->file, e->plan->text,
+					where ? where->pos : ph->pos,
+					"phase '%s': 'seconds' must not be "
+					"negative, not '%s'", ph->name, v->str);
+		}
 		if (!strcmp(p->name, "workers"))
 			*workers = (int)v->num;
 	}

@@ -40,14 +40,14 @@ static int path_op(lua_State *L, enum engine_op op, const char *what,
 		 * the second may replace the cached one */
 		fa = worker_parent(w, a, na, sizeof(na), &oa, b == NULL);
 		if (fa < 0)
-			return worker_fail_op(L, what, 0, a, -fa);
+			return worker_fail_resolve(L, what, a, -fa);
 	}
 	if (b) {
 		fb = worker_parent(w, b, nb, sizeof(nb), &ob, 1);
 		if (fb < 0) {
 			if (oa)
 				close(fa);
-			return worker_fail_op(L, what, 0, b, -fb);
+			return worker_fail_resolve(L, what, b, -fb);
 		}
 	}
 	r.dirfd = fa;
@@ -71,45 +71,45 @@ static int path_op(lua_State *L, enum engine_op op, const char *what,
 
 static int w_unlink(lua_State *L)
 {
-	return path_op(L, ENGINE_UNLINK, "unlink", luaL_checkstring(L, 2),
+	return path_op(L, ENGINE_UNLINK, "unlink", worker_path_arg(L, 2),
 		       NULL, 0, 0);
 }
 
 static int w_rmdir(lua_State *L)
 {
-	return path_op(L, ENGINE_UNLINK, "rmdir", luaL_checkstring(L, 2),
+	return path_op(L, ENGINE_UNLINK, "rmdir", worker_path_arg(L, 2),
 		       NULL, AT_REMOVEDIR, 0);
 }
 
 static int w_mkdir(lua_State *L)
 {
-	return path_op(L, ENGINE_MKDIR, "mkdir", luaL_checkstring(L, 2),
+	return path_op(L, ENGINE_MKDIR, "mkdir", worker_path_arg(L, 2),
 		       NULL, 0, (mode_t)luaL_optinteger(L, 3, 0755));
 }
 
 static int w_rename(lua_State *L)
 {
-	return path_op(L, ENGINE_RENAME, "rename", luaL_checkstring(L, 2),
-		       luaL_checkstring(L, 3), 0, 0);
+	return path_op(L, ENGINE_RENAME, "rename", worker_path_arg(L, 2),
+		       worker_path_arg(L, 3), 0, 0);
 }
 
 static int w_link(lua_State *L)
 {
-	return path_op(L, ENGINE_LINK, "link", luaL_checkstring(L, 2),
-		       luaL_checkstring(L, 3), 0, 0);
+	return path_op(L, ENGINE_LINK, "link", worker_path_arg(L, 2),
+		       worker_path_arg(L, 3), 0, 0);
 }
 
 static int w_symlink(lua_State *L)
 {
-	return path_op(L, ENGINE_SYMLINK, "symlink", luaL_checkstring(L, 2),
-		       luaL_checkstring(L, 3), 0, 0);
+	return path_op(L, ENGINE_SYMLINK, "symlink", worker_path_arg(L, 2),
+		       worker_path_arg(L, 3), 0, 0);
 }
 
 
 static int w_stat(lua_State *L)
 {
 	struct worker *w = worker_get(L);
-	const char *path = luaL_checkstring(L, 2);
+	const char *path = worker_path_arg(L, 2);
 	struct statx st;
 	struct engine_req r = { .op = ENGINE_STATX, .stx = &st,
 				.flags = AT_SYMLINK_NOFOLLOW };
@@ -126,7 +126,7 @@ static int w_stat(lua_State *L)
 	if (fd == -EINVAL)	/* "." and the like: by fd */
 		goto by_fd;
 	if (fd < 0)
-		return worker_fail_op(L, "stat", 0, path, -fd);
+		return worker_fail_resolve(L, "stat", path, -fd);
 	r.dirfd = fd;
 	r.path = name;
 	res = engine_do(w->eng, w->e, &r);
@@ -148,7 +148,7 @@ by_fd:
 	r.flags = AT_EMPTY_PATH;
 	fd = worker_openat(w, w->workfd, path, O_PATH);
 	if (fd < 0)
-		return worker_fail_op(L, "stat", 0, path, -fd);
+		return worker_fail_resolve(L, "stat", path, -fd);
 	r.dirfd = fd;
 	r.path = "";
 	res = engine_do(w->eng, w->e, &r);
@@ -163,7 +163,7 @@ by_fd:
 static int w_utime(lua_State *L)
 {
 	struct worker *w = worker_get(L);
-	const char *path = luaL_checkstring(L, 2);
+	const char *path = worker_path_arg(L, 2);
 	struct timespec t[2] = { { 0, UTIME_NOW }, { 0, UTIME_NOW } };
 	char name[256];
 	int own, fd, rc;
@@ -179,7 +179,7 @@ static int w_utime(lua_State *L)
 	worker_check_path(L, path);
 	fd = worker_parent(w, path, name, sizeof(name), &own, 1);
 	if (fd < 0)
-		return worker_fail_op(L, "utime", 0, path, -fd);
+		return worker_fail_resolve(L, "utime", path, -fd);
 	t0 = clock_now();
 	rc = utimensat(fd, name, t, AT_SYMLINK_NOFOLLOW) ? errno : 0;
 	worker_record(w, "utime", (uint64_t)((clock_now() - t0) * 1e9), 0);
@@ -229,7 +229,7 @@ static DIR **new_dir(lua_State *L)
 static int w_readdir(lua_State *L)
 {
 	struct worker *w = worker_get(L);
-	const char *path = luaL_optstring(L, 2, ".");
+	const char *path = lua_isnoneornil(L, 2) ? "." : worker_path_arg(L, 2);
 	struct dirent *de;
 	double t0 = clock_now();
 	DIR **d;
@@ -240,7 +240,7 @@ static int w_readdir(lua_State *L)
 	d = new_dir(L);
 	fd = worker_openat(w, w->workfd, path, O_RDONLY | O_DIRECTORY);
 	if (fd < 0)
-		return worker_fail_op(L, "readdir", 0, path, -fd);
+		return worker_fail_resolve(L, "readdir", path, -fd);
 	*d = fdopendir(fd);
 	if (!*d) {
 		close(fd);
@@ -289,7 +289,8 @@ static int w_statfs(lua_State *L)
 static int w_sync(lua_State *L)
 {
 	struct worker *w = worker_get(L);
-	const char *path = luaL_optstring(L, 2, NULL);
+	const char *path = lua_isnoneornil(L, 2) ? NULL
+						 : worker_path_arg(L, 2);
 	int fd = w->workfd, rc;
 	double t0;
 
@@ -297,7 +298,7 @@ static int w_sync(lua_State *L)
 		worker_check_path(L, path);
 		fd = worker_openat(w, w->workfd, path, O_RDONLY | O_DIRECTORY);
 		if (fd < 0)
-			return worker_fail_op(L, "sync", 0, path, -fd);
+			return worker_fail_resolve(L, "sync", path, -fd);
 	}
 	t0 = clock_now();
 	rc = syncfs(fd) ? errno : 0;

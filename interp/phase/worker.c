@@ -300,20 +300,60 @@ struct worker *worker_get(lua_State *L)
 	return w;
 }
 
+/* A name as messages show it: whole up to 96 bytes; else its start,
+ * its end and its length (an ENAMETOOLONG path is 4 KiB). */
+static const char *shown(const char *name, char *buf, size_t len)
+{
+	size_t n = strlen(name);
+
+	if (n <= 96)
+		return name;
+	snprintf(buf, len, "%.48s...%s (%zu bytes)", name, name + n - 24, n);
+	return buf;
+}
+
 void worker_check_path(lua_State *L, const char *path)
 {
 	const char *why = worker_path_error(path);
+	char buf[128];
 
 	if (why && !*path)
 		luaL_error(L, "%s", why);
 	if (why)
-		luaL_error(L, "'%s': %s", path, why);
+		luaL_error(L, "'%s': %s", shown(path, buf, sizeof(buf)), why);
+}
+
+const char *worker_path_arg(lua_State *L, int idx)
+{
+	size_t len;
+	const char *s = luaL_checklstring(L, idx, &len);
+
+	if (strlen(s) != len)
+		luaL_argerror(L, idx, "a path with a NUL byte in it");
+	return s;
 }
 
 int worker_fail(lua_State *L, const char *what, int err)
 {
+	char buf[128];
+
 	lua_pushnil(L);
-	lua_pushfstring(L, "%s: %s", what, strerror(err));
+	lua_pushfstring(L, "%s: %s", shown(what, buf, sizeof(buf)),
+			strerror(err));
+	lua_pushinteger(L, err);
+	return 3;
+}
+
+int worker_fail_resolve(lua_State *L, const char *op, const char *path,
+			int err)
+{
+	char buf[128];
+
+	if (err != EXDEV)
+		return worker_fail_op(L, op, 0, path, err);
+	lua_pushnil(L);
+	lua_pushfstring(L, "%s: a symlink on this path leads outside the "
+			"work directory", shown(path, buf, sizeof(buf)));
 	lua_pushinteger(L, err);
 	return 3;
 }
@@ -392,22 +432,54 @@ void worker_bad_name(lua_State *L, int arg, const char *what)
 					      METRICS_NAME_LEN));
 }
 
-uint64_t worker_size(lua_State *L, int idx)
+/* The size at idx into *v: 0, or why it is none. */
+static const char *size_at(lua_State *L, int idx, uint64_t *v)
 {
-	uint64_t v;
 	int isint;
 	lua_Integer i = lua_tointegerx(L, idx, &isint);
 
-	if (isint && i >= 0 && lua_type(L, idx) == LUA_TNUMBER)
-		return (uint64_t)i;	/* the common case, cheaply */
+	if (isint && i >= 0 && lua_type(L, idx) == LUA_TNUMBER) {
+		*v = (uint64_t)i;	/* the common case, cheaply */
+		return NULL;
+	}
 	if (lua_type(L, idx) == LUA_TNUMBER) {
 		lua_Number n = lua_tonumber(L, idx);
 
-		luaL_argcheck(L, n >= 0 && n < 9.2e18, idx, "negative size");
-		return (uint64_t)n;
+		if (!(n >= 0 && n < 9.2e18))
+			return "negative size";
+		*v = (uint64_t)n;
+		return NULL;
 	}
-	if (units_size(luaL_checkstring(L, idx), &v))
-		luaL_argerror(L, idx, "a size such as 4096 or \"4k\"");
+	if (lua_type(L, idx) != LUA_TSTRING ||
+	    units_size(lua_tostring(L, idx), v))
+		return "a size such as 4096 or \"4k\"";
+	return NULL;
+}
+
+uint64_t worker_size(lua_State *L, int idx)
+{
+	uint64_t v = 0;
+	const char *why = size_at(L, idx, &v);
+
+	if (why)
+		luaL_argerror(L, idx, why);
+	return v;
+}
+
+uint64_t worker_size_field(lua_State *L, int idx, const char *call,
+			   const char *key)
+{
+	uint64_t v = 0;
+	const char *why = size_at(L, idx, &v);
+
+	if (why && !strcmp(why, "negative size"))
+		luaL_error(L, "%s: %s must not be negative", call, key);
+	else if (why)
+		luaL_error(L, "%s: %s is %s, not %s%s%s", call, key, why,
+			   lua_type(L, idx) == LUA_TSTRING ? "'" : "a ",
+			   lua_type(L, idx) == LUA_TSTRING ?
+			   lua_tostring(L, idx) : luaL_typename(L, idx),
+			   lua_type(L, idx) == LUA_TSTRING ? "'" : "");
 	return v;
 }
 

@@ -128,8 +128,16 @@ int64_t worker_open(struct worker *w, struct engine_req *r, const char *path);
 struct worker *worker_get(lua_State *L);
 /* Raise unless path is one a phase may use (worker_path_error). */
 void worker_check_path(lua_State *L, const char *path);
-/* Push nil, "what: strerror", errno; returns 3. */
+/* Push nil, "what: strerror", errno (a long what cut to a readable
+ * length); returns 3. */
 int worker_fail(lua_State *L, const char *what, int err);
+/* worker_fail_op for a path that failed to resolve: EXDEV there means a
+ * symlink on it leads out of the work directory, and says so. */
+int worker_fail_resolve(lua_State *L, const char *op, const char *path,
+			int err);
+/* The path argument at idx: a string with no NUL byte in it (the
+ * kernel would see only what comes before it). */
+const char *worker_path_arg(lua_State *L, int idx);
 /*
  * The rule of what an I/O error is: a failure of an op that moves or
  * syncs data (data: read, write, fsync, fdatasync, truncate, allocate,
@@ -157,6 +165,10 @@ void worker_errors_reason(const struct worker_errors *e, char *buf,
 void worker_bad_name(lua_State *L, int arg, const char *what);
 /* A size argument: a number, or a string such as "4k". */
 uint64_t worker_size(lua_State *L, int idx);
+/* The same for the field key of a call's options table (the value at
+ * idx): errors name the call and the field ("stream: block ..."). */
+uint64_t worker_size_field(lua_State *L, int idx, const char *call,
+			   const char *key);
 /* Where reads of len bytes land: page-aligned, grown as needed (raises
  * when out of memory). */
 unsigned char *worker_read_buf(lua_State *L, struct worker *w,

@@ -69,3 +69,20 @@ Test(badplans, an_exclude_that_excludes_nothing_is_a_warning, .fini = fini)
 	cr_expect_null(strstr(e2e_err, ":8:"), "%s", e2e_err);
 	cr_expect_null(strstr(e2e_err, "'relatime'"), "%s", e2e_err);
 }
+
+/* A module's `seconds` that is a plain number: -1 would make w:done()
+ * never true, a run that only its timeout ends. */
+Test(badplans, negative_seconds_are_a_plan_error, .fini = fini)
+{
+	int rc;
+
+	e2e_write(e2e_tmpdir(), "sec.lua",
+		  "return { params = { seconds = 5 },\n"
+		  "  worker = function(w) while not w:done() do end end }\n");
+	rc = check("fsplan: 1\n"
+		   "filesystems: [{type: tmpfs}]\n"
+		   "phases: [{use: sec.lua, with: {seconds: -1}}]\n");
+	cr_expect_eq(rc, 2, "exit %d: %s", rc, e2e_err);
+	cr_expect(strstr(e2e_err, "plan.yaml:3:41: phase 'sec': 'seconds' "
+			 "must not be negative"), "%s", e2e_err);
+}
