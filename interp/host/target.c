@@ -179,35 +179,38 @@ fail:
  * first orphaned while the kernel kills the namespace, then a zombie:
  * dying, not live.
  */
+/* The start of a /proc file, NUL-ended, into buf: its length, or -1. */
+static ssize_t read_proc(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return n;
+}
+
 static int live_run(int pid)
 {
-	char path[64], buf[512], comm[32];
+	char path[64], buf[512];
 	const char *p;
-	int ppid, fd;
-	ssize_t n;
+	int ppid;
 	char state;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (read_proc(path, buf, sizeof(buf)) <= 0)
 		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
 	p = strrchr(buf, ')');	/* the name may hold anything */
 	if (!p || !strstr(buf, "(fsplan)") ||
 	    sscanf(p + 1, " %c %d", &state, &ppid) != 2 ||
 	    state == 'Z' || state == 'X')
 		return 0;
 	snprintf(path, sizeof(path), "/proc/%d/comm", ppid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, comm, sizeof(comm) - 1);
-	close(fd);
-	return n > 0 && !strncmp(comm, "fsplan\n", 7);
+	return read_proc(path, buf, sizeof(buf)) > 0 &&
+	       !strcmp(buf, "fsplan\n");
 }
 
 /*

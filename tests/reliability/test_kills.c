@@ -81,13 +81,8 @@ Test(kills, sigkill_then_an_immediate_resume_leaves_no_image, .fini = fini,
 	e2e_require_root();
 	dir = e2e_tmpdir();
 	plan = kill_plan(dir);
-	snprintf(rd, sizeof(rd), "%s/run", dir);
-	snprintf(log, sizeof(log), "%s/log.txt", rd);
 	for (int round = 0; round < 3; round++) {
-		char out[200];
-
-		snprintf(out, sizeof(out), "%s/run%d", dir, round);
-		snprintf(rd, sizeof(rd), "%s", out);
+		snprintf(rd, sizeof(rd), "%s/run%d", dir, round);
 		snprintf(log, sizeof(log), "%s/log.txt", rd);
 		pid = e2e_fsplan_bg((const char *[]){ "run", plan, "-o", rd,
 			"-q", "--workdir", dir, "-D", "t=30", NULL });
@@ -203,7 +198,6 @@ Test(kills, the_manifest_keeps_every_run_of_a_resumed_run, .fini = fini,
 	dir = e2e_tmpdir();
 	plan = kill_plan(dir);
 	snprintf(rd, sizeof(rd), "%s/run", dir);
-	snprintf(path, sizeof(path), "%s/log.txt", rd);
 	pid = e2e_fsplan_bg((const char *[]){ "run", plan, "-o", rd, "-q",
 		"--workdir", dir, "--only", "type=ext4", NULL });
 	waitpid(pid, &status, 0);
