@@ -242,6 +242,7 @@ Test(wapi, errors_say_what_went_wrong, .fini = finish)
 		  "bytes = 1}", "stream: depth is a size" },
 		{ "w:open('f', 'w'):stream{op = 'write', seconds = -1}",
 		  "stream: seconds must not be negative" },
+		{ "w:utime('f', 1e30)", "a time in seconds" },
 		{ "w:open(string.rep('a', 5000), 'r')",
 		  "...aaaaaaaaaaaaaaaaaaaaaaaa (5000 bytes): File name too "
 		  "long" },

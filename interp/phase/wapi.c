@@ -173,6 +173,8 @@ static int w_utime(lua_State *L)
 		if (!lua_isnoneornil(L, 3 + i)) {
 			lua_Number v = luaL_checknumber(L, 3 + i);
 
+			luaL_argcheck(L, v > -9e18 && v < 9e18, 3 + i,
+				      "a time in seconds since the epoch");
 			t[i].tv_sec = (time_t)v;
 			t[i].tv_nsec = (long)((v - (double)t[i].tv_sec) * 1e9);
 		}
@@ -373,8 +375,10 @@ static int w_op(lua_State *L)
 static int w_sleep(lua_State *L)
 {
 	struct worker *w = worker_get(L);
-	double until = clock_now() + luaL_checknumber(L, 2);
+	lua_Number secs = luaL_checknumber(L, 2);
+	double until = clock_now() + secs;
 
+	luaL_argcheck(L, secs == secs, 2, "a number of seconds, not NaN");
 	while (!worker_stopping(w)) {
 		double left = until - clock_now();
 		struct timespec ts;

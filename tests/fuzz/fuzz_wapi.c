@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -192,6 +193,27 @@ static void check_no_escape(void)
 		abort();
 }
 
+/* A crash found by the fuzzer skips atexit: the next run removes the
+ * work directories of fuzzers that are gone. */
+static void clean_dead(const char *base)
+{
+	DIR *d = opendir(base);
+	struct dirent *de;
+	char path[300];
+	int pid;
+
+	while (d && (de = readdir(d))) {
+		if (sscanf(de->d_name, "fsplan-fuzz-%d-", &pid) != 1 ||
+		    pid <= 0 || !kill(pid, 0) || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", base, de->d_name);
+		nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		rmdir(path);
+	}
+	if (d)
+		closedir(d);
+}
+
 /* The work directory goes at exit: nothing is left behind. */
 void fuzz_wapi_cleanup(void)
 {
@@ -214,10 +236,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int fd, calls;
 
 	if (!workdir[0]) {
-		snprintf(workdir, sizeof(workdir), "%s",
-			 access("/dev/shm", W_OK) ? "/tmp/fsplan-fuzz-XXXXXX"
-						  : "/dev/shm/fsplan-fuzz-"
-						    "XXXXXX");
+		const char *base = access("/dev/shm", W_OK) ? "/tmp"
+							    : "/dev/shm";
+
+		clean_dead(base);
+		snprintf(workdir, sizeof(workdir), "%s/fsplan-fuzz-%d-XXXXXX",
+			 base, (int)getpid());
 		if (!mkdtemp(workdir))
 			abort();
 		src = worker_source(1, &src_len);
@@ -241,7 +265,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    worker_init(&w, &engine_sync, fd, src, src_len, 1, 1, why,
 			sizeof(why)))
 		abort();
-	lim.deadline = clock_now() + 2;
+	/* as a phase run's timeout would: w:sleep(1e30) ends there */
+	lim.deadline = w.deadline = clock_now() + 2;
 	L = sandbox_new(&lim);
 	if (!L)
 		abort();
