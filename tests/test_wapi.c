@@ -270,3 +270,19 @@ Test(wapi, errors_say_what_went_wrong, .fini = finish)
 		lua_pop(L, 1);
 	}
 }
+
+/* Intervals as wide as the integers (found by fuzz_wapi: hi - lo
+ * overflowed, and the full range divided by zero). */
+Test(wapi, random_takes_the_widest_intervals, .fini = finish)
+{
+	char err[1024] = "";
+
+	start();
+	cr_assert_eq(run("local w = ...\n"
+			 "local a = w:random(-1, math.maxinteger)\n"
+			 "local b = w:random(math.mininteger, math.maxinteger)\n"
+			 "assert(a >= -1)\n"
+			 "return w:random(3, 3) + (b and 0)", err, sizeof(err)),
+		     0, "%s", err);
+	cr_expect_eq(lua_tointeger(L, -1), 3);
+}

@@ -408,6 +408,7 @@ static int w_random(lua_State *L)
 {
 	struct worker *w = worker_get(L);
 	lua_Integer lo = 1, hi;
+	uint64_t span, r;
 
 	if (lua_isnoneornil(L, 3)) {
 		hi = luaL_checkinteger(L, 2);
@@ -416,8 +417,12 @@ static int w_random(lua_State *L)
 		hi = luaL_checkinteger(L, 3);
 	}
 	luaL_argcheck(L, lo <= hi, 2, "an empty interval");
-	lua_pushinteger(L, lo + (lua_Integer)(worker_random(w) %
-					      ((uint64_t)(hi - lo) + 1)));
+	/* in unsigned arithmetic: hi - lo may pass the integers' range */
+	span = (uint64_t)hi - (uint64_t)lo;
+	r = worker_random(w);
+	if (span != UINT64_MAX)
+		r %= span + 1;
+	lua_pushinteger(L, (lua_Integer)((uint64_t)lo + r));
 	return 1;
 }
 
