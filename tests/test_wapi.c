@@ -286,3 +286,18 @@ Test(wapi, random_takes_the_widest_intervals, .fini = finish)
 		     0, "%s", err);
 	cr_expect_eq(lua_tointeger(L, -1), 3);
 }
+
+/* A 0-byte read before any other: the engine gets a buffer, not NULL
+ * (UBSan: NULL + 0 in the engine's arithmetic; found by fuzz_wapi). */
+Test(wapi, a_zero_byte_read_has_a_buffer, .fini = finish)
+{
+	char err[1024] = "";
+
+	start();
+	cr_assert_eq(run("local w = ... local f = assert(w:open('z', 'w'))\n"
+			 "f:close() f = assert(w:open('z', 'r'))\n"
+			 "return f:read(0, 0)", err, sizeof(err)), 0, "%s",
+		     err);
+	cr_expect_eq(lua_tointeger(L, -1), 0);
+	cr_expect_not_null(w.buf);
+}

@@ -486,8 +486,9 @@ uint64_t worker_size_field(lua_State *L, int idx, const char *call,
 unsigned char *worker_read_buf(lua_State *L, struct worker *w,
 			       size_t len)
 {
-	if (len > w->buf_len) {
-		size_t n = (len + 4095) & ~(size_t)4095;
+	/* a page at least: a 0-byte read still gets a buffer, not NULL */
+	if (len > w->buf_len || !w->buf) {
+		size_t n = ((len ? len : 1) + 4095) & ~(size_t)4095;
 		void *p;
 
 		/* the phase's memory: cap covers it, as it covers Lua's */
