@@ -3,7 +3,7 @@
 #   make deps       install the Debian packages the build, tests and demos need
 #   make check      deps, an -Werror ASan/UBSan build, the Criterion suite
 #   make demo       run plans/demo.yaml and print its report
-#   make fuzz       libFuzzer on the plan loader (FUZZ_SECONDS, default 60)
+#   make fuzz       libFuzzer on the plan loader and the worker API (FUZZ_SECONDS each)
 #   make bench      the benchmarks in bench/
 #   make install    PREFIX=/usr/local
 
@@ -29,7 +29,7 @@ SRCS     := $(foreach l,$(LAYERS),$(wildcard interp/$(l)/*.c)) \
 LIB_SRCS := $(filter-out interp/cli/main.c,$(SRCS))
 OBJS     := $(SRCS:%.c=$(BUILD)/%.o)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
-TEST_SRCS := $(wildcard tests/test_*.c) tests/e2e.c
+TEST_SRCS := $(wildcard tests/test_*.c tests/reliability/test_*.c) tests/e2e.c
 
 # The sanitizer build that `make check` tests.
 SAN      ?= build/san
@@ -159,14 +159,22 @@ $(FUZZ)/fuzz_plan: $(LIB_SRCS:%.c=$(FUZZ)/%.o) $(FUZZ)/tests/fuzz/fuzz_plan.o
 	@echo "  LD      $@"
 	$(Q)clang -fsanitize=fuzzer,address,undefined -o $@ $^ $(LDLIBS)
 
-fuzz: deps $(FUZZ)/fuzz_plan
-	@mkdir -p $(FUZZ)/corpus
+$(FUZZ)/fuzz_wapi: $(LIB_SRCS:%.c=$(FUZZ)/%.o) $(FUZZ)/tests/fuzz/fuzz_wapi.o
+	@echo "  LD      $@"
+	$(Q)clang -fsanitize=fuzzer,address,undefined -o $@ $^ $(LDLIBS)
+
+# Both targets, FUZZ_SECONDS each: the plan loader, and the worker and
+# file API on a tmpfs work directory (/dev/shm, removed at exit).
+fuzz: deps $(FUZZ)/fuzz_plan $(FUZZ)/fuzz_wapi
+	@mkdir -p $(FUZZ)/corpus $(FUZZ)/corpus-wapi
 	$(Q)cp -n plans/*.yaml examples/*.yaml tests/fixtures/*.yaml \
 		tests/fixtures/bad/*.yaml $(FUZZ)/corpus/ 2>/dev/null || true
 	cd $(FUZZ) && FSPLAN_LIB=$(CURDIR)/lua ./fuzz_plan \
 		-dict=$(CURDIR)/tests/fuzz/plan.dict \
 		-max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 \
 		-rss_limit_mb=2048 corpus $(CURDIR)/tests/fuzz/regressions
+	cd $(FUZZ) && ./fuzz_wapi -max_total_time=$(FUZZ_SECONDS) \
+		-max_len=512 -timeout=20 -rss_limit_mb=2048 corpus-wapi
 
 # bench/limit: the minimal liburing loop bench/limit.sh measures against
 $(BUILD)/limit: bench/limit.c

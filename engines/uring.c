@@ -265,7 +265,9 @@ static int uring_init(struct engine **out, unsigned depth, char *why,
 static void prep(struct slot *s, struct io_uring_sqe *sqe)
 {
 	struct engine_req *r = s->r;
-	char *buf = (char *)r->buf + r->done;
+	/* only reads and writes have a buffer (others' is NULL: no
+	 * arithmetic on it) */
+	char *buf = r->buf ? (char *)r->buf + r->done : NULL;
 
 	switch (r->op) {
 	case ENGINE_READ:

@@ -434,9 +434,29 @@ Test(target, refuse_signature_unless_wipe)
 	cr_assert_eq(sum_mib(tds[0].path), sum);
 }
 
+static void write_mbr2(int fd, uint32_t start, uint32_t count,
+		       uint32_t start2, uint32_t count2);
+
 static void write_mbr(int fd, uint32_t start, uint32_t count)
 {
+	write_mbr2(fd, start, count, 0, 0);
+}
+
+/* An MBR with one or two Linux partitions (count2 0: one). */
+static void write_mbr2(int fd, uint32_t start, uint32_t count,
+		       uint32_t start2, uint32_t count2)
+{
 	unsigned char mbr[512] = { 0 }, *e = mbr + 446;
+
+	if (count2) {
+		unsigned char *e2 = mbr + 446 + 16;
+
+		e2[4] = 0x83;
+		for (int i = 0; i < 4; i++) {
+			e2[8 + i] = (unsigned char)(start2 >> (8 * i));
+			e2[12 + i] = (unsigned char)(count2 >> (8 * i));
+		}
+	}
 
 	e[4] = 0x83;		/* Linux; CHS fields unused by Linux */
 	for (int i = 0; i < 4; i++) {
@@ -465,10 +485,10 @@ static void loop_add_flags(int fd, uint32_t flags)
  * What partx -a does: tell the kernel about a partition itself, for
  * kernels built without the msdos parser (this VM's is one).
  */
-static void add_partition(int fd, long long start, long long len)
+static void add_partition_n(int fd, int pno, long long start, long long len)
 {
 	struct blkpg_partition part = {
-		.start = start, .length = len, .pno = 1,
+		.start = start, .length = len, .pno = pno,
 	};
 	struct blkpg_ioctl_arg arg = {
 		.op = BLKPG_ADD_PARTITION, .datalen = sizeof(part),
@@ -477,6 +497,62 @@ static void add_partition(int fd, long long start, long long len)
 
 	cr_assert_eq(ioctl(fd, BLKPG, &arg), 0, "BLKPG_ADD_PARTITION: %s",
 		     strerror(errno));
+}
+
+static void add_partition(int fd, long long start, long long len)
+{
+	add_partition_n(fd, 1, start, len);
+}
+
+/*
+ * DESIGN.md section 6, decided: a partition whose sibling is mounted is
+ * allowed (held exclusively, as a scratch partition on the system disk
+ * is), and the manifest's identity says what the sibling was doing; the
+ * whole disk with a partition in use stays refused
+ * (refuse_mounted_partition).
+ */
+Test(target, partition_with_a_mounted_sibling_is_allowed)
+{
+	char p1[sizeof(tds[0].path) + 4], p2[sizeof(tds[0].path) + 4];
+	struct target_dev t;
+	struct diag d = { 0 };
+	json_t *id = NULL, *sib;
+	uint64_t half = 32 * MIB / 512;
+	int refused = 1;
+
+	need_root();
+	image(0);
+	write_mbr2(tds[0].fd, 2048, (uint32_t)(half - 2048), (uint32_t)half,
+		   (uint32_t)half);
+	loop_add_flags(tds[0].fd, LO_FLAGS_PARTSCAN);
+	snprintf(p1, sizeof(p1), "%sp1", tds[0].path);
+	snprintf(p2, sizeof(p2), "%sp2", tds[0].path);
+	if (!wait_path(p2, 1, 300)) {
+		if (!wait_path(p1, 1, 10))
+			add_partition_n(tds[0].fd, 1, 2048 * 512LL,
+					(long long)(half - 2048) * 512);
+		add_partition_n(tds[0].fd, 2, (long long)half * 512,
+				(long long)half * 512);
+	}
+	cr_assert(wait_path(p2, 1, 2000), "%s did not appear", p2);
+	mkfs_ext4(p1);
+	mount_ro(p1);
+	cr_assert_eq(target_device_open(&t, p2, p2, 0, dir, dir, &id,
+					&refused, &d), 0,
+		     "a partition beside a mounted one was refused: %s",
+		     d.msg);
+	cr_assert_eq(refused, 0);
+	sib = json_array_get(json_object_get(id, "siblings"), 0);
+	cr_assert_not_null(sib, "the identity has no siblings");
+	cr_expect_str_eq(json_string_value(json_object_get(sib, "name")),
+			 strrchr(p1, '/') + 1);
+	cr_expect(strstr(json_string_value(json_object_get(sib, "state")),
+			 "mounted at"), "%s",
+		  json_string_value(json_object_get(sib, "state")));
+	json_decref(id);
+	target_release(&t);
+	/* and the disk itself, with p1 mounted, is refused */
+	expect_refusal(tds[0].path, tds[0].path, 1, dir, "is mounted at");
 }
 
 Test(target, refuse_mounted_partition)

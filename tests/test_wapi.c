@@ -284,3 +284,125 @@ Test(wapi, a_stream_inside_an_op_is_the_ops, .fini = finish)
 	cr_expect_eq(metrics_find_op(&w.m, "plain")->lat.count, 2);
 	cr_expect_eq(metrics_find_op(&w.m, "plain")->bytes, 8192);
 }
+
+/* memory: covers the C buffers behind the file API, not only Lua's: a
+ * huge read, a stream's block x depth, a stdio buffer. */
+Test(wapi, the_memory_cap_covers_read_stream_and_stdio_buffers,
+     .fini = finish)
+{
+	static const char *const big[] = {
+		"local w = ... return w:open('f', 'rw'):read(0, '1G')",
+		"local w = ... return w:open('f', 'rw'):stream{op = 'read', "
+		"block = '64M', depth = 4, bytes = '256M'}",
+		"local w = ... return w:open('f', 'rw'):write(0, "
+		"string.rep('x', 64 << 20))",
+	};
+	char err[1024] = "";
+	size_t peak;
+
+	start();
+	lim.mem_bytes = 32u << 20;
+	for (size_t i = 0; i < sizeof(big) / sizeof(big[0]); i++) {
+		err[0] = '\0';
+		cr_expect_neq(run(big[i], err, sizeof(err)), 0, "%s", big[i]);
+		cr_expect(strstr(err, "not enough memory"), "%s: %s", big[i],
+			  err);
+	}
+	/* what fits still works, and is counted */
+	cr_expect_eq(run("local w = ... local f = w:open('f', 'rw')\n"
+			 "assert(f:write(0, string.rep('x', 4 << 20)))\n"
+			 "return f:read(0, 4 << 20)", err,
+			 sizeof(err)), 0, "%s", err);
+	cr_expect_eq(lua_tointeger(L, -1), 4 << 20);
+	lua_pop(L, 1);
+	cr_expect_geq(sandbox_mem(L, &peak), 4u << 20,
+		      "the read buffer is not charged to the state");
+	cr_expect_leq(peak, 32u << 20);
+	/* the stdio buffer of a per-char stream (BUFSIZ, 8 KiB), with room
+	 * for the chunk but not for it */
+	lua_gc(L, LUA_GCCOLLECT);
+	lim.mem_bytes = sandbox_mem(L, NULL) + 6000;
+	cr_expect_neq(run("local w = ... return w:open('f', 'rw')"
+			  ":getc_stream(10)", err, sizeof(err)), 0);
+	cr_expect(strstr(err, "not enough memory"), "%s", err);
+	lim.mem_bytes = 64u << 20;
+}
+
+/* The campaign's unclear messages: each says what went wrong, where. */
+Test(wapi, errors_say_what_went_wrong, .fini = finish)
+{
+	static const struct { const char *code, *want; } cases[] = {
+		{ "w:open('out/x', 'w')",
+		  "out/x: a symlink on this path leads outside the work "
+		  "directory" },
+		{ "w:stat('out/x')", "leads outside the work directory" },
+		{ "w:open('a\\0/../../x', 'w')", "NUL byte" },
+		{ "w:unlink('a\\0b')", "NUL byte" },
+		{ "w:open('f', 'w'):stream{op = 'write', block = -1, "
+		  "bytes = 1}", "stream: block must not be negative" },
+		{ "w:open('f', 'w'):stream{op = 'write', block = 'big', "
+		  "bytes = 1}", "stream: block is a size such as 4096 or "
+		  "\"4k\", not 'big'" },
+		{ "w:open('f', 'w'):stream{op = 'write', depth = {}, "
+		  "bytes = 1}", "stream: depth is a size" },
+		{ "w:open('f', 'w'):stream{op = 'write', seconds = -1}",
+		  "stream: seconds must not be negative" },
+		{ "w:utime('f', 1e30)", "a time in seconds" },
+		{ "w:open(string.rep('a', 5000), 'r')",
+		  "...aaaaaaaaaaaaaaaaaaaaaaaa (5000 bytes): File name too "
+		  "long" },
+	};
+	char err[1024], code[512], out[300];
+
+	start();
+	snprintf(out, sizeof(out), "%s/out", dir);
+	cr_assert_eq(symlink("/tmp", out), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *msg;
+
+		err[0] = '\0';
+		snprintf(code, sizeof(code), "local w = ...\n"
+			 "local ok, a, b = pcall(function() return %s end)\n"
+			 "if not ok then return a end\n"
+			 "return b", cases[i].code);
+		cr_assert_eq(run(code, err, sizeof(err)), 0, "%s: %s",
+			     cases[i].code, err);
+		msg = lua_tostring(L, -1);
+		cr_expect(msg && strstr(msg, cases[i].want), "%s: '%s' lacks "
+			  "'%s'", cases[i].code, msg, cases[i].want);
+		cr_expect(!msg || strlen(msg) < 200, "%s: %zu bytes",
+			  cases[i].code, strlen(msg));
+		lua_pop(L, 1);
+	}
+}
+
+/* Intervals as wide as the integers (found by fuzz_wapi: hi - lo
+ * overflowed, and the full range divided by zero). */
+Test(wapi, random_takes_the_widest_intervals, .fini = finish)
+{
+	char err[1024] = "";
+
+	start();
+	cr_assert_eq(run("local w = ...\n"
+			 "local a = w:random(-1, math.maxinteger)\n"
+			 "local b = w:random(math.mininteger, math.maxinteger)\n"
+			 "assert(a >= -1)\n"
+			 "return w:random(3, 3) + (b and 0)", err, sizeof(err)),
+		     0, "%s", err);
+	cr_expect_eq(lua_tointeger(L, -1), 3);
+}
+
+/* A 0-byte read before any other: the engine gets a buffer, not NULL
+ * (UBSan: NULL + 0 in the engine's arithmetic; found by fuzz_wapi). */
+Test(wapi, a_zero_byte_read_has_a_buffer, .fini = finish)
+{
+	char err[1024] = "";
+
+	start();
+	cr_assert_eq(run("local w = ... local f = assert(w:open('z', 'w'))\n"
+			 "f:close() f = assert(w:open('z', 'r'))\n"
+			 "return f:read(0, 0)", err, sizeof(err)), 0, "%s",
+		     err);
+	cr_expect_eq(lua_tointeger(L, -1), 0);
+	cr_expect_not_null(w.buf);
+}

@@ -94,24 +94,86 @@ static const char *at_coord(const struct at *at, const char *key)
 	return NULL;
 }
 
+/* Whether a rule drops the cell at; every rule is tried, and what each
+ * matched is noted (e->excl) for expand_warn. */
 static int excluded(const struct at *at)
 {
 	const struct plan *p = at->e->plan;
+	int out = 0;
 
 	for (int r = 0; r < p->n_exclude; r++) {
 		const struct plan_exclude *ex = &p->exclude[r];
+		struct exclude_use *u = &at->e->excl[r];
+		unsigned char *seen = u->seen;
 		int all = 1;
 
-		for (int c = 0; c < ex->n && all; c++) {
+		for (int c = 0; c < ex->n; c++) {
 			const char *v = at_coord(at, ex->conds[c].key);
 			int any = 0;
 
-			for (int k = 0; v && k < ex->conds[c].n && !any; k++)
-				any = !strcmp(v, ex->conds[c].values[k].s);
-			all = any;
+			for (int k = 0; v && k < ex->conds[c].n; k++)
+				if (!strcmp(v, ex->conds[c].values[k].s))
+					any = seen[k] = 1;
+			seen += ex->conds[c].n;
+			all &= any;
 		}
 		if (all)
-			return 1;
+			u->hits++;
+		out |= all;
+	}
+	return out;
+}
+
+int expand_warn(const struct expansion *e)
+{
+	const struct plan *p = e->plan;
+	int n = 0;
+
+	for (int r = 0; r < p->n_exclude; r++) {
+		const struct plan_exclude *ex = &p->exclude[r];
+		const unsigned char *seen = e->excl[r].seen;
+		int said = 0;
+		struct diag d;
+
+		for (int c = 0; c < ex->n; c++, seen += ex->conds[c - 1].n)
+			for (int k = 0; k < ex->conds[c].n; k++) {
+				if (seen[k])
+					continue;
+				diag_set(&d, p->file, p->text,
+					 ex->conds[c].values[k].pos,
+					 "warning: exclude: no cell has %s "
+					 "'%s': this value excludes nothing",
+					 ex->conds[c].key,
+					 ex->conds[c].values[k].s);
+				diag_print(&d);
+				said = 1;
+				n++;
+			}
+		if (!said && !e->excl[r].hits) {
+			diag_set(&d, p->file, p->text, ex->pos, "warning: "
+				 "exclude: no cell has all of this rule's "
+				 "values: it excludes nothing");
+			diag_print(&d);
+			n++;
+		}
+	}
+	return n;
+}
+
+/* A mount option list is comma-separated with no spaces: "noatime,
+ * nodiratime" would reach mount(2) as it is and fail there (EINVAL). */
+static int check_mount_spaces(const struct expansion *e, struct diag *d)
+{
+	for (int i = 0; i < e->n_confs; i++) {
+		const struct fsconf *fc = &e->confs[i];
+		const char *sp = fc->mount + strcspn(fc->mount, " \t\n");
+
+		if (*sp)
+			return diag_set(d, e->plan->file, e->plan->text,
+					fc->fs->mount[fc->mount_alt].pos,
+					"mount options are separated by ',' "
+					"with no spaces: '%s' (mount would "
+					"fail with EINVAL)", fc->mount);
 	}
 	return 0;
 }
@@ -447,6 +509,18 @@ int expand_plan(const struct plan *p, struct expansion **out,
 				"out of memory");
 	}
 	e->plan = p;
+	e->excl = calloc((size_t)p->n_exclude + 1, sizeof(*e->excl));
+	if (!e->excl)
+		goto oom;
+	for (int r = 0; r < p->n_exclude; r++) {
+		int nv = 0;
+
+		for (int c = 0; c < p->exclude[r].n; c++)
+			nv += p->exclude[r].conds[c].n;
+		e->excl[r].seen = calloc((size_t)nv + 1, 1);
+		if (!e->excl[r].seen)
+			goto oom;
+	}
 	for (int f = 0; f < p->n_fs; f++) {
 		const struct plan_fs *fs = &p->fs[f];
 		size_t top = n_total ? 1 : 0;
@@ -498,7 +572,8 @@ int expand_plan(const struct plan *p, struct expansion **out,
 			 "exclude rules drop every cell of the plan");
 		goto fail;
 	}
-	if (check_duplicates(e, d) || check_with_values(e, d))
+	if (check_duplicates(e, d) || check_with_values(e, d) ||
+	    check_mount_spaces(e, d))
 		goto fail;
 	*out = e;
 	return 0;
@@ -519,6 +594,9 @@ void expansion_free(struct expansion *e)
 		free(e->cells[i].id);
 	free(e->confs);
 	free(e->cells);
+	for (int i = 0; e->excl && i < e->plan->n_exclude; i++)
+		free(e->excl[i].seen);
+	free(e->excl);
 	free(e->checked);
 	free(e);
 }

@@ -71,6 +71,12 @@ struct expansion {
 	size_t n_cells;
 	size_t n_selected;
 	struct phase_checked *checked;	/* per plan phase; phasecheck_all */
+	/* per exclude rule: the cells it dropped, and per value of each
+	 * of its conditions (in order) whether any cell had it */
+	struct exclude_use {
+		size_t hits;
+		unsigned char *seen;
+	} *excl;
 };
 
 /*
@@ -81,6 +87,9 @@ struct expansion {
 int expand_plan(const struct plan *p, struct expansion **out,
 		struct diag *d);
 void expansion_free(struct expansion *e);
+/* A warning on stderr for every exclude rule, or value of one, that
+ * excludes nothing (a typo such as 'noatme'). Returns how many. */
+int expand_warn(const struct expansion *e);
 
 /* A cell's value for a coordinate (type, label, mkfs, mount, phase or
  * an axis), or NULL when it has none. */

@@ -130,7 +130,8 @@ static int load(struct plan_opts *o, struct plan **p, struct expansion **e)
 	if (plan_load(p, o->plan, o->cells.defs, o->cells.n_defs, &d) ||
 	    resolve_plan(*p, &d) || expand_plan(*p, e, &d) ||
 	    phasecheck_all(*e, (*p)->runas, &d) ||
-	    privdrop_resolve((*p)->runas, &who, &d)) {
+	    privdrop_resolve((*p)->runas, &who, &d) ||
+	    execpath_syntax(*e, &who, &d)) {
 		expansion_free(*e);
 		*e = NULL;
 		diag_print(&d);
@@ -139,6 +140,7 @@ static int load(struct plan_opts *o, struct plan **p, struct expansion **e)
 		return EXIT_USAGE;
 	}
 	execpath_warn(*e, &who);
+	expand_warn(*e);
 	return 0;
 }
 

@@ -5,8 +5,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "host/child.h"
 #include "host/execpath.h"
 #include "host/fs.h"
+#include "host/proc.h"
 
 const char execpath_env[] = "PATH=" EXECPATH;
 
@@ -115,4 +117,122 @@ int execpath_warn(const struct expansion *e, const struct runas *who)
 		free(cmd);
 	}
 	return n;
+}
+
+/* The shell parses, runs nothing (-n); what it says goes to the pipe. */
+static int syntax_body(void *arg)
+{
+	execl("/bin/sh", "sh", "-n", "-c", (const char *)arg, (char *)NULL);
+	fprintf(stderr, "cannot run /bin/sh\n");
+	return 127;
+}
+
+/* The last non-blank line of text, into why. */
+static void last_line(const char *text, char *why, size_t len)
+{
+	const char *end = text + strlen(text), *start;
+
+	while (end > text && (end[-1] == '\n' || end[-1] == ' '))
+		end--;
+	for (start = end; start > text && start[-1] != '\n'; start--)
+		;
+	/* dash's "sh: 1: " says nothing the place in the plan does not */
+	if (!strncmp(start, "sh: ", 4) && strspn(start + 4, "0123456789") &&
+	    start[4 + strspn(start + 4, "0123456789")] == ':')
+		start += 4 + strspn(start + 4, "0123456789") + 1;
+	start += strspn(start, " ");
+	snprintf(why, len, "%.*s", (int)(end - start), start);
+}
+
+/* sh -n -c cmd: 0 if it parses, 1 with the shell's last line in why,
+ * -1 if the shell could not be started. */
+static int parses(const char *cmd, const struct runas *who, char *why,
+		  size_t len)
+{
+	static const char *const env[] = { execpath_env, NULL };
+	int rc;
+
+	why[0] = '\0';
+	if (geteuid() == 0) {
+		/* as the user who will run it, with nothing kept */
+		struct child_job job = {
+			.runas = who, .workdir = "/", .out_fd = PROC_PIPE,
+			.err_fd = PROC_PIPE, .timeout_s = 10, .env = env,
+			.body = syntax_body, .arg = (void *)cmd,
+		};
+		struct child_result res;
+
+		if (child_run(&job, NULL, &res))
+			return -1;
+		rc = res.ok ? 0 : 1;
+		if (rc)
+			last_line(res.report ? res.report : res.reason, why,
+				  len);
+		child_result_free(&res);
+	} else {
+		struct proc_job job = {
+			.body = syntax_body, .arg = (void *)cmd,
+			.env = (char *const *)env,
+			.out_fd = PROC_PIPE, .err_fd = PROC_PIPE, .pipe_at = -1,
+			.timeout_s = 10, .log_fd = -1, .last = why,
+			.last_len = len, .keep = 4096, .drain = 1,
+			.kill_leftovers = 1,
+		};
+		struct proc_result res;
+
+		if (proc_run(&job, &res))
+			return -1;
+		rc = proc_status(&res) ? 1 : 0;
+		proc_result_free(&res);
+	}
+	return rc;
+}
+
+int execpath_syntax(const struct expansion *e, const struct runas *who,
+		    struct diag *d)
+{
+	const struct plan *p = e->plan;
+
+	for (int ph = 0; ph < p->n_phases; ph++) {
+		const struct plan_phase *phase = &p->phases[ph];
+		char *seen[16] = { NULL }, why[512];
+		int n_seen = 0, rc = 0;
+
+		if (!phase->exec.s)
+			continue;
+		/* the commands of its cells differ only by ${...}: the
+		 * first few distinct ones say whether the text parses */
+		for (size_t i = 0; i < e->n_cells && !rc && n_seen < 16; i++) {
+			char *cmd;
+			int dup = 0;
+
+			if (e->cells[i].phase != ph)
+				continue;
+			cmd = cell_exec(e, &e->cells[i]);
+			if (!cmd)
+				return diag_set(d, p->file, NULL,
+						(struct pos){ 0, 0 },
+						"out of memory");
+			for (int k = 0; k < n_seen && !dup; k++)
+				dup = !strcmp(seen[k], cmd);
+			if (dup) {
+				free(cmd);
+				continue;
+			}
+			seen[n_seen++] = cmd;
+			rc = parses(cmd, who, why, sizeof(why));
+		}
+		for (int k = 0; k < n_seen; k++)
+			free(seen[k]);
+		if (rc < 0)
+			return diag_set(d, p->file, p->text, phase->exec.pos,
+					"exec: cannot start /bin/sh -n to "
+					"check the command");
+		if (rc)
+			return diag_set(d, p->file, p->text, phase->exec.pos,
+					"exec: the shell cannot parse this "
+					"command: %s", why[0] ? why :
+					"sh -n failed");
+	}
+	return 0;
 }

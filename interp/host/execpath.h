@@ -4,6 +4,7 @@
 
 #include "cells/expand.h"
 #include "host/privdrop.h"
+#include "util/diag.h"
 
 /* The classic tools live in the sbin directories on Debian (bonnie++ in
  * /usr/sbin), so a user's PATH is not enough: this one is what they
@@ -23,5 +24,14 @@ int execpath_find(const char *tool, const struct runas *who);
  * stderr. Returns how many.
  */
 int execpath_warn(const struct expansion *e, const struct runas *who);
+
+/*
+ * Every distinct command of every exec phase parsed by the shell that
+ * will run it ("sh -n -c CMD", as runas when root): broken syntax is a
+ * plan error at the exec's place, found before anything is made. 0, or
+ * -1 with d.
+ */
+int execpath_syntax(const struct expansion *e, const struct runas *who,
+		    struct diag *d);
 
 #endif

@@ -11,6 +11,7 @@
 #include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "host/target.h"
@@ -172,6 +173,72 @@ fail:
  * the open file of its creator, so an image still attached (mounted in a
  * namespace that outlived us) stays locked and is kept.
  */
+/*
+ * Whether pid is a live run's namespace init: an fsplan, not a zombie,
+ * whose parent is an fsplan. After a SIGKILL of the run, its init is
+ * first orphaned while the kernel kills the namespace, then a zombie:
+ * dying, not live.
+ */
+/* The start of a /proc file, NUL-ended, into buf: its length, or -1. */
+static ssize_t read_proc(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return n;
+}
+
+static int live_run(int pid)
+{
+	char path[64], buf[512];
+	const char *p;
+	int ppid;
+	char state;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_proc(path, buf, sizeof(buf)) <= 0)
+		return 0;
+	p = strrchr(buf, ')');	/* the name may hold anything */
+	if (!p || !strstr(buf, "(fsplan)") ||
+	    sscanf(p + 1, " %c %d", &state, &ppid) != 2 ||
+	    state == 'Z' || state == 'X')
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/comm", ppid);
+	return read_proc(path, buf, sizeof(buf)) > 0 &&
+	       !strcmp(buf, "fsplan\n");
+}
+
+/*
+ * The lock of an image whose run is dead frees within moments: after a
+ * SIGKILL the kernel still tears down the dead run's namespace (its
+ * processes, its mounts, then the autoclear loop device that holds the
+ * file). Wait for that, up to STALE_WAIT_S; an image of a live run is
+ * left at once.
+ */
+#define STALE_WAIT_S	10
+
+static int lock_stale(int fd, const char *name)
+{
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	int pid = 0;
+
+	if (sscanf(name, "fsplan-%d-", &pid) != 1)
+		pid = 0;
+	for (int i = 0; i < STALE_WAIT_S * 50; i++) {
+		if (!flock(fd, LOCK_EX | LOCK_NB))
+			return 0;
+		if (errno != EWOULDBLOCK || (pid > 0 && live_run(pid)))
+			return -1;
+		nanosleep(&ts, NULL);
+	}
+	return -1;
+}
+
 int target_clean_stale(const char *workdir)
 {
 	struct dirent *de;
@@ -193,7 +260,7 @@ int target_clean_stale(const char *workdir)
 			continue;
 		/* The name must still be the file we locked when we unlink. */
 		if (!fstat(fd, &st) && S_ISREG(st.st_mode) &&
-		    !flock(fd, LOCK_EX | LOCK_NB) &&
+		    !lock_stale(fd, de->d_name) &&
 		    !fstatat(dirfd(dir), de->d_name, &now,
 			     AT_SYMLINK_NOFOLLOW) &&
 		    now.st_dev == st.st_dev && now.st_ino == st.st_ino &&

@@ -117,13 +117,14 @@ int fileapi_open(lua_State *L)
 {
 	struct worker *w = worker_get(L);
 	size_t len;
-	const char *path = luaL_checklstring(L, 2, &len);
+	const char *path = worker_path_arg(L, 2);
 	int flags = mode_flags(L, luaL_optstring(L, 3, "r"));
 	struct engine_req r = { .op = ENGINE_OPEN, .mode = 0644 };
 	struct file *f;
 	int64_t res;
 	int clear = 0;
 
+	len = strlen(path);
 	flags |= open_opts(L, 4, &clear);
 	if (!(flags & O_EXCL))
 		flags &= ~clear;
@@ -142,7 +143,7 @@ int fileapi_open(lua_State *L)
 	worker_record_req(w, "open", &r, 0);
 	if (res < 0) {
 		set_closed(L, -1, f);
-		return worker_fail(L, path, (int)-res);
+		return worker_fail_resolve(L, "open", path, (int)-res);
 	}
 	f->fd = (int)res;
 	return 1;
@@ -158,7 +159,7 @@ static int f_close(lua_State *L)
 	worker_record_req(w, "close", &r, 0);
 	set_closed(L, 1, f);
 	if (res < 0)
-		return worker_fail(L, f->name, (int)-res);
+		return worker_fail_op(L, "close", 0, f->name, (int)-res);
 	lua_pushboolean(L, 1);
 	return 1;
 }
@@ -189,7 +190,7 @@ static int f_read(lua_State *L)
 	res = engine_do(w->eng, w->e, &r);
 	worker_record_req(w, "read", &r, res > 0 ? res : 0);
 	if (res < 0)
-		return worker_fail(L, f->name, (int)-res);
+		return worker_fail_op(L, "read", 1, f->name, (int)-res);
 	lua_pushinteger(L, res);
 	if (!want)
 		return 1;
@@ -230,7 +231,7 @@ static int f_write(lua_State *L)
 		span.ring = r.ring;
 		if (res < 0) {
 			worker_record_req(w, "write", &span, total);
-			return worker_fail(L, f->name, (int)-res);
+			return worker_fail_op(L, "write", 1, f->name, (int)-res);
 		}
 		total += (uint64_t)res;
 		w->m.written += (uint64_t)res;
@@ -253,7 +254,7 @@ static int simple(lua_State *L, enum engine_op op, const char *name,
 
 	worker_record_req(w, name, &r, 0);
 	if (res < 0)
-		return worker_fail(L, f->name, (int)-res);
+		return worker_fail_op(L, name, 1, f->name, (int)-res);
 	lua_pushboolean(L, 1);
 	return 1;
 }
@@ -329,7 +330,7 @@ static int f_stat(lua_State *L)
 
 	worker_record_req(w, "stat", &r, 0);
 	if (res < 0)
-		return worker_fail(L, f->name, (int)-res);
+		return worker_fail_op(L, "stat", 0, f->name, (int)-res);
 	worker_push_stat(L, &st);
 	return 1;
 }
@@ -354,7 +355,7 @@ static int lock(lua_State *L, short type, const char *name)
 
 	worker_record(w, name, (uint64_t)((clock_now() - t0) * 1e9), 0);
 	if (rc)
-		return worker_fail(L, f->name, rc);
+		return worker_fail_op(L, name, 0, f->name, rc);
 	lua_pushboolean(L, 1);
 	return 1;
 }
@@ -453,7 +454,7 @@ static int f_copy(lua_State *L)
 	}
 	worker_record(w, "copy", clock_ns() - t0, done);
 	if (res < 0)
-		return worker_fail(L, in->name, (int)-res);
+		return worker_fail_op(L, "copy", 1, in->name, (int)-res);
 	lua_pushinteger(L, (lua_Integer)done);
 	return 1;
 }

@@ -9,6 +9,7 @@
 #include <lauxlib.h>
 
 #include "phase/loops.h"
+#include "phase/sandbox.h"
 #include "phase/worker.h"
 #include "util/units.h"
 #include "util/clock.h"
@@ -31,7 +32,7 @@ static uint64_t opt_size(lua_State *L, const char *key, uint64_t dflt)
 	uint64_t v = dflt;
 
 	if (lua_getfield(L, 2, key) != LUA_TNIL)
-		v = worker_size(L, -1);
+		v = worker_size_field(L, -1, "stream", key);
 	lua_pop(L, 1);
 	return v;
 }
@@ -78,9 +79,14 @@ static void stream_args(lua_State *L, struct stream *s, int fd,
 	if (lua_type(L, -1) == LUA_TSTRING) {
 		if (units_duration(lua_tostring(L, -1), &s->seconds))
 			luaL_error(L, "stream: seconds is a duration");
+	} else if (lua_isnoneornil(L, -1) || lua_isnumber(L, -1)) {
+		s->seconds = lua_isnoneornil(L, -1) ? 0 : lua_tonumber(L, -1);
 	} else {
-		s->seconds = luaL_optnumber(L, -1, 0);
+		luaL_error(L, "stream: seconds is a duration (30, \"30s\"), "
+			   "not a %s", luaL_typename(L, -1));
 	}
+	if (!(s->seconds >= 0))
+		luaL_error(L, "stream: seconds must not be negative");
 	lua_pop(L, 1);
 	if (s->block == 0 || s->block > (64u << 20))
 		luaL_error(L, "stream: block must be 1 byte to 64M");
@@ -270,7 +276,7 @@ int loops_stream(lua_State *L, int fd, const char *name)
 			stream_reaped(fl, done[i]);
 	}
 	if (fl->err)
-		return worker_fail(L, name, fl->err);
+		return worker_fail_op(L, fl->s.tag, 1, name, fl->err);
 	lua_pushinteger(L, (lua_Integer)fl->bytes);
 	lua_pushinteger(L, (lua_Integer)fl->ops);
 	return 2;
@@ -330,9 +336,15 @@ int loops_per_char(lua_State *L, int fd, const char *name, int writing)
 		io.write = ck_write;
 	else
 		io.read = ck_read;
+	/* stdio's buffer is the phase's memory too (memory:) */
+	if (sandbox_charge(L, BUFSIZ, 0))
+		return luaL_error(L, "not enough memory for a %d-byte stdio "
+				  "buffer (the phase's memory: cap)", BUFSIZ);
 	fp = fopencookie(&ck, writing ? "w" : "r", io);
-	if (!fp)
+	if (!fp) {
+		sandbox_charge(L, 0, BUFSIZ);
 		return worker_fail(L, name, errno);
+	}
 	setvbuf(fp, NULL, _IOFBF, BUFSIZ);
 	for (i = 0; i < n; i++) {
 		if (writing) {
@@ -348,8 +360,9 @@ int loops_per_char(lua_State *L, int fd, const char *name, int writing)
 	/* the last buffer drains here: its failure is the cookie's */
 	if (fclose(fp) && !ck.err)
 		ck.err = errno ? errno : EIO;
+	sandbox_charge(L, 0, BUFSIZ);
 	if (ck.err)
-		return worker_fail(L, name, ck.err);
+		return worker_fail_op(L, ck.tag, 1, name, ck.err);
 	lua_pushinteger(L, (lua_Integer)i);
 	return 1;
 }
@@ -435,6 +448,9 @@ int loops_files(lua_State *L)
 		luaL_checktype(L, 4, LUA_TTABLE);
 		if (lua_getfield(L, 4, "dir") != LUA_TNIL)
 			dir = luaL_checklstring(L, -1, &dlen);
+		if (dir && strlen(dir) != dlen)
+			return luaL_error(L, "files: opts.dir has a NUL byte "
+					  "in it");
 		if (lua_getfield(L, 4, "tag") != LUA_TNIL)
 			tag = luaL_checkstring(L, -1);
 		lua_settop(L, 4);	/* opts, on the stack, keeps them */
@@ -461,6 +477,9 @@ int loops_files(lua_State *L)
 			return luaL_error(L, "names[%d] is not a string",
 					  (int)i);
 		p = lua_tolstring(L, -1, &len);
+		if (strlen(p) != len)
+			return luaL_error(L, "names[%d] has a NUL byte in it",
+					  (int)i);
 		if (dir) {
 			if (dlen + len + 1 > sizeof(path))
 				return worker_fail(L, p, ENAMETOOLONG);
@@ -469,7 +488,7 @@ int loops_files(lua_State *L)
 		}
 		rc = files_one(L, w, op, p, tag);
 		if (rc < 0)
-			return worker_fail(L, p, -rc);
+			return worker_fail_resolve(L, ops[op], p, -rc);
 		lua_pop(L, 1);
 	}
 	lua_pushinteger(L, i - 1);

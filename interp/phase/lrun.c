@@ -391,7 +391,7 @@ static int prepare(lua_State *L, struct shared *sh)
 /* One thread per worker, each with its stack size; joined, their
  * metrics merged into total. 0, or -1 after fail() (err says why). */
 static int run_workers(struct shared *sh, struct metrics *total,
-		       char *err, size_t len)
+		       struct worker_errors *errs, char *err, size_t len)
 {
 	struct wthread *t = calloc(sh->workers, sizeof(*t));
 	pthread_attr_t attr;
@@ -444,7 +444,8 @@ static int run_workers(struct shared *sh, struct metrics *total,
 			fail(what, t[i].err);
 			rc = -1;
 		}
-		if (metrics_merge(total, &t[i].w.m) && !rc) {
+		if ((metrics_merge(total, &t[i].w.m) ||
+		     worker_errors_merge(errs, &t[i].w.errs)) && !rc) {
 			snprintf(err, len, "out of memory merging the "
 				 "workers' metrics");
 			fail("workers", err);
@@ -462,6 +463,7 @@ int lrun_body(void *arg)
 	struct shared sh = { .job = job };
 	struct worker w0 = { 0 };
 	struct metrics total = { 0 };
+	struct worker_errors errs = { 0 };
 	struct sigaction sa = { .sa_handler = on_stop };
 	char err[2048] = "";
 	struct rusage ru;
@@ -504,7 +506,7 @@ int lrun_body(void *arg)
 		goto out;
 	}
 	sh.tab.frozen = 1;	/* read-only for the workers' threads */
-	if (run_workers(&sh, &total, err, sizeof(err)))
+	if (run_workers(&sh, &total, &errs, err, sizeof(err)))
 		goto out;
 	/* the child's peak resident memory, all its workers at once */
 	if (!getrusage(RUSAGE_SELF, &ru) &&
@@ -512,9 +514,23 @@ int lrun_body(void *arg)
 		fail("workers", "out of memory");
 		goto out;
 	}
-	/* setup's and teardown's own ops are not the workload's */
+	/* setup's and teardown's own ops are not the workload's (their
+	 * I/O errors are the run's) */
 	if (run_fn(L, &w0, "teardown", err, sizeof(err))) {
 		fail("teardown", err);
+		goto out;
+	}
+	if (worker_errors_merge(&errs, &w0.errs) ||
+	    metrics_merge(&total, &errs.m)) {
+		fail("workers", "out of memory merging the I/O errors");
+		goto out;
+	}
+	if (errs.n && !sh.decl.tolerate_errors) {
+		/* an error never passes as a result: the reason says how
+		 * many, and the first (the run log keeps it) */
+		worker_errors_reason(&errs, err, sizeof(err));
+		(void)dprintf(METRICS_REPORT_FD, "E %s\n", err);
+		fprintf(stderr, "%s\n", err);
 		goto out;
 	}
 	if (lreport_call(L, &total, thr, n_thr, err, sizeof(err))) {
@@ -525,6 +541,7 @@ int lrun_body(void *arg)
 out:
 	worker_free(&w0);
 	metrics_free(&total);
+	metrics_free(&errs.m);
 	if (sh.vals)
 		phase_values_free(sh.vals, sh.decl.n_params);
 	free(sh.vals);

@@ -351,6 +351,19 @@ int phase_load(lua_State *L, const char *path, const char *text,
 	lua_pop(L, 1);
 	if (phase_read_key(L, mod, &decl->key, path, err, len))
 		return -1;
+	switch (phase_field(L, mod, "tolerate_errors")) {
+	case LUA_TNIL:
+		break;
+	case LUA_TBOOLEAN:
+		decl->tolerate_errors = lua_toboolean(L, -1);
+		break;
+	default:
+		snprintf(err, len, "%s: 'tolerate_errors' is true or false, "
+			 "not a %s", path, luaL_typename(L, -1));
+		lua_pop(L, 1);
+		return -1;
+	}
+	lua_pop(L, 1);
 	return read_params(L, mod, decl, path, err, len);
 }
 
@@ -499,6 +512,14 @@ int phase_values(const struct expansion *e, const struct cell *c,
 					"phase '%s': '%s' is a %s, not '%s'",
 					ph->name, p->name,
 					phase_type_name(p->type), v->str);
+		}
+		/* w:done() counts on it: a negative one would never end */
+		if (!strcmp(p->name, "seconds") && v->num < 0) {
+			where = plan_place(ph, c, p->name, &kpos);
+			return diag_set(d, e->plan->file, e->plan->text,
+					where ? where->pos : ph->pos,
+					"phase '%s': 'seconds' must not be "
+					"negative, not '%s'", ph->name, v->str);
 		}
 		if (!strcmp(p->name, "workers"))
 			*workers = (int)v->num;

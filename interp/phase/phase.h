@@ -28,6 +28,9 @@ struct phase_decl {
 	 * lua/parse/<parse>.lua reads what it prints. "" in a Lua module. */
 	char exec[64];
 	char parse[64];
+	int tolerate_errors;	/* tolerate_errors = true: I/O errors are
+				 * counted, not a failure (a phase that
+				 * fills the disk on purpose) */
 };
 
 /* A parameter's value for one cell, typed. */

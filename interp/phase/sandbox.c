@@ -580,6 +580,24 @@ size_t sandbox_mem(lua_State *L, size_t *peak)
 	return sb->cur;
 }
 
+int sandbox_charge(lua_State *L, size_t grow, size_t shrink)
+{
+	struct sandbox *sb = sb_of(L);
+	size_t cap = sb->lim->mem_bytes;
+
+	if (grow > shrink && cap &&
+	    (sb->cur > cap || grow - shrink > cap - sb->cur)) {
+		/* what the collector can free first, as Lua itself does */
+		lua_gc(L, LUA_GCCOLLECT);
+		if (sb->cur > cap || grow - shrink > cap - sb->cur)
+			return -1;
+	}
+	sb->cur = sb->cur + grow - shrink;
+	if (sb->cur > sb->peak)
+		sb->peak = sb->cur;
+	return 0;
+}
+
 int sandbox_cpcall(lua_State *L, lua_CFunction fn, void *arg, int idx,
 		   char *err, size_t len)
 {

@@ -61,4 +61,13 @@ int sandbox_cpcall(lua_State *L, lua_CFunction fn, void *arg, int idx,
 /* Bytes the allocator holds now, and at most so far. */
 size_t sandbox_mem(lua_State *L, size_t *peak);
 
+/*
+ * C memory that the state's calls keep for it (a read buffer, a stdio
+ * buffer): count grow more bytes and shrink fewer against the same cap
+ * as the allocator's, so `memory:` bounds everything a phase can make
+ * grow. 0, or -1 when grow would pass the cap (nothing counted; the
+ * caller raises "not enough memory").
+ */
+int sandbox_charge(lua_State *L, size_t grow, size_t shrink);
+
 #endif

@@ -41,14 +41,14 @@ static int path_op(lua_State *L, enum engine_op op, const char *what,
 		 * the second may replace the cached one */
 		fa = worker_parent(w, a, na, sizeof(na), &oa, b == NULL);
 		if (fa < 0)
-			return worker_fail(L, a, -fa);
+			return worker_fail_resolve(L, what, a, -fa);
 	}
 	if (b) {
 		fb = worker_parent(w, b, nb, sizeof(nb), &ob, 1);
 		if (fb < 0) {
 			if (oa)
 				close(fa);
-			return worker_fail(L, b, -fb);
+			return worker_fail_resolve(L, what, b, -fb);
 		}
 	}
 	r.dirfd = fa;
@@ -65,52 +65,52 @@ static int path_op(lua_State *L, enum engine_op op, const char *what,
 	if (op == ENGINE_RENAME || (flags & AT_REMOVEDIR))
 		worker_forget_dir(w);
 	if (res < 0)
-		return worker_fail(L, op == ENGINE_SYMLINK ? b : a, (int)-res);
+		return worker_fail_op(L, what, 0, op == ENGINE_SYMLINK ? b : a, (int)-res);
 	lua_pushboolean(L, 1);
 	return 1;
 }
 
 static int w_unlink(lua_State *L)
 {
-	return path_op(L, ENGINE_UNLINK, "unlink", luaL_checkstring(L, 2),
+	return path_op(L, ENGINE_UNLINK, "unlink", worker_path_arg(L, 2),
 		       NULL, 0, 0);
 }
 
 static int w_rmdir(lua_State *L)
 {
-	return path_op(L, ENGINE_UNLINK, "rmdir", luaL_checkstring(L, 2),
+	return path_op(L, ENGINE_UNLINK, "rmdir", worker_path_arg(L, 2),
 		       NULL, AT_REMOVEDIR, 0);
 }
 
 static int w_mkdir(lua_State *L)
 {
-	return path_op(L, ENGINE_MKDIR, "mkdir", luaL_checkstring(L, 2),
+	return path_op(L, ENGINE_MKDIR, "mkdir", worker_path_arg(L, 2),
 		       NULL, 0, (mode_t)luaL_optinteger(L, 3, 0755));
 }
 
 static int w_rename(lua_State *L)
 {
-	return path_op(L, ENGINE_RENAME, "rename", luaL_checkstring(L, 2),
-		       luaL_checkstring(L, 3), 0, 0);
+	return path_op(L, ENGINE_RENAME, "rename", worker_path_arg(L, 2),
+		       worker_path_arg(L, 3), 0, 0);
 }
 
 static int w_link(lua_State *L)
 {
-	return path_op(L, ENGINE_LINK, "link", luaL_checkstring(L, 2),
-		       luaL_checkstring(L, 3), 0, 0);
+	return path_op(L, ENGINE_LINK, "link", worker_path_arg(L, 2),
+		       worker_path_arg(L, 3), 0, 0);
 }
 
 static int w_symlink(lua_State *L)
 {
-	return path_op(L, ENGINE_SYMLINK, "symlink", luaL_checkstring(L, 2),
-		       luaL_checkstring(L, 3), 0, 0);
+	return path_op(L, ENGINE_SYMLINK, "symlink", worker_path_arg(L, 2),
+		       worker_path_arg(L, 3), 0, 0);
 }
 
 
 static int w_stat(lua_State *L)
 {
 	struct worker *w = worker_get(L);
-	const char *path = luaL_checkstring(L, 2);
+	const char *path = worker_path_arg(L, 2);
 	struct statx st;
 	struct engine_req r = { .op = ENGINE_STATX, .stx = &st,
 				.flags = AT_SYMLINK_NOFOLLOW };
@@ -127,7 +127,7 @@ static int w_stat(lua_State *L)
 	if (fd == -EINVAL)	/* "." and the like: by fd */
 		goto by_fd;
 	if (fd < 0)
-		return worker_fail(L, path, -fd);
+		return worker_fail_resolve(L, "stat", path, -fd);
 	r.dirfd = fd;
 	r.path = name;
 	res = engine_do(w->eng, w->e, &r);
@@ -140,7 +140,7 @@ static int w_stat(lua_State *L)
 	}
 	if (res < 0) {
 		worker_record_req(w, "stat", &r, 0);
-		return worker_fail(L, path, (int)-res);
+		return worker_fail_op(L, "stat", 0, path, (int)-res);
 	}
 by_fd:
 	memset(&r, 0, sizeof(r));
@@ -149,14 +149,14 @@ by_fd:
 	r.flags = AT_EMPTY_PATH;
 	fd = worker_openat(w, w->workfd, path, O_PATH);
 	if (fd < 0)
-		return worker_fail(L, path, -fd);
+		return worker_fail_resolve(L, "stat", path, -fd);
 	r.dirfd = fd;
 	r.path = "";
 	res = engine_do(w->eng, w->e, &r);
 	worker_record_req(w, "stat", &r, 0);
 	close(fd);
 	if (res < 0)
-		return worker_fail(L, path, (int)-res);
+		return worker_fail_op(L, "stat", 0, path, (int)-res);
 	worker_push_stat(L, &st);
 	return 1;
 }
@@ -164,7 +164,7 @@ by_fd:
 static int w_utime(lua_State *L)
 {
 	struct worker *w = worker_get(L);
-	const char *path = luaL_checkstring(L, 2);
+	const char *path = worker_path_arg(L, 2);
 	struct timespec t[2] = { { 0, UTIME_NOW }, { 0, UTIME_NOW } };
 	char name[256];
 	int own, fd, rc;
@@ -174,20 +174,22 @@ static int w_utime(lua_State *L)
 		if (!lua_isnoneornil(L, 3 + i)) {
 			lua_Number v = luaL_checknumber(L, 3 + i);
 
+			luaL_argcheck(L, v > -9e18 && v < 9e18, 3 + i,
+				      "a time in seconds since the epoch");
 			t[i].tv_sec = (time_t)v;
 			t[i].tv_nsec = (long)((v - (double)t[i].tv_sec) * 1e9);
 		}
 	worker_check_path(L, path);
 	fd = worker_parent(w, path, name, sizeof(name), &own, 1);
 	if (fd < 0)
-		return worker_fail(L, path, -fd);
+		return worker_fail_resolve(L, "utime", path, -fd);
 	t0 = clock_now();
 	rc = utimensat(fd, name, t, AT_SYMLINK_NOFOLLOW) ? errno : 0;
 	worker_record(w, "utime", (uint64_t)((clock_now() - t0) * 1e9), 0);
 	if (own)
 		close(fd);
 	if (rc)
-		return worker_fail(L, path, rc);
+		return worker_fail_op(L, "utime", 0, path, rc);
 	lua_pushboolean(L, 1);
 	return 1;
 }
@@ -293,21 +295,21 @@ static int add_name(const char *name, void *arg)
 static int w_readdir(lua_State *L)
 {
 	struct worker *w = worker_get(L);
-	const char *path = luaL_optstring(L, 2, ".");
+	const char *path = lua_isnoneornil(L, 2) ? "." : worker_path_arg(L, 2);
 	struct names a = { L, 0 };
 	uint64_t t0 = clock_ns();
 	int *fd = new_dirfd(L), rc;
 
 	*fd = open_dir(L, w, path);
 	if (*fd < 0)
-		return worker_fail(L, path, -*fd);
+		return worker_fail_resolve(L, "readdir", path, -*fd);
 	lua_newtable(L);
 	rc = scan_dir(*fd, add_name, &a);
 	close(*fd);
 	*fd = -1;
 	worker_record(w, "readdir", clock_ns() - t0, 0);
 	if (rc < 0)
-		return worker_fail(L, path, -rc);
+		return worker_fail_op(L, "readdir", 0, path, -rc);
 	return 1;
 }
 
@@ -340,19 +342,19 @@ static int match_name(const char *name, void *arg)
 static int w_scandir(lua_State *L)
 {
 	struct worker *w = worker_get(L);
-	const char *path = luaL_checkstring(L, 2);
+	const char *path = worker_path_arg(L, 2);
 	struct lookup a = { .want = luaL_optstring(L, 3, NULL) };
 	uint64_t t0 = clock_ns();
 	int fd, rc;
 
 	fd = open_dir(L, w, path);
 	if (fd < 0)
-		return worker_fail(L, path, -fd);
+		return worker_fail_resolve(L, "readdir", path, -fd);
 	rc = scan_dir(fd, match_name, &a);
 	close(fd);
 	worker_record(w, "readdir", clock_ns() - t0, 0);
 	if (rc < 0)
-		return worker_fail(L, path, -rc);
+		return worker_fail_op(L, "readdir", 0, path, -rc);
 	lua_pushinteger(L, a.n);
 	if (a.hit)
 		lua_pushstring(L, a.found);
@@ -367,7 +369,7 @@ static int w_statfs(lua_State *L)
 	struct statfs sf;
 
 	if (fstatfs(w->workfd, &sf))
-		return worker_fail(L, "statfs", errno);
+		return worker_fail_op(L, "statfs", 0, "statfs", errno);
 	lua_createtable(L, 0, 7);
 	lua_pushinteger(L, sf.f_bsize);
 	lua_setfield(L, -2, "bsize");
@@ -391,7 +393,8 @@ static int w_statfs(lua_State *L)
 static int w_sync(lua_State *L)
 {
 	struct worker *w = worker_get(L);
-	const char *path = luaL_optstring(L, 2, NULL);
+	const char *path = lua_isnoneornil(L, 2) ? NULL
+						 : worker_path_arg(L, 2);
 	int fd = w->workfd, rc;
 	double t0;
 
@@ -399,7 +402,7 @@ static int w_sync(lua_State *L)
 		worker_check_path(L, path);
 		fd = worker_openat(w, w->workfd, path, O_RDONLY | O_DIRECTORY);
 		if (fd < 0)
-			return worker_fail(L, path, -fd);
+			return worker_fail_resolve(L, "sync", path, -fd);
 	}
 	t0 = clock_now();
 	rc = syncfs(fd) ? errno : 0;
@@ -407,7 +410,7 @@ static int w_sync(lua_State *L)
 		close(fd);
 	worker_record(w, "sync", (uint64_t)((clock_now() - t0) * 1e9), 0);
 	if (rc)
-		return worker_fail(L, "syncfs", rc);
+		return worker_fail_op(L, "sync", 1, "syncfs", rc);
 	lua_pushboolean(L, 1);
 	return 1;
 }
@@ -474,8 +477,10 @@ static int w_op(lua_State *L)
 static int w_sleep(lua_State *L)
 {
 	struct worker *w = worker_get(L);
-	double until = clock_now() + luaL_checknumber(L, 2);
+	lua_Number secs = luaL_checknumber(L, 2);
+	double until = clock_now() + secs;
 
+	luaL_argcheck(L, secs == secs, 2, "a number of seconds, not NaN");
 	while (!worker_stopping(w)) {
 		double left = until - clock_now();
 		struct timespec ts;
@@ -505,6 +510,7 @@ static int w_random(lua_State *L)
 {
 	struct worker *w = worker_get(L);
 	lua_Integer lo = 1, hi;
+	uint64_t span, r;
 
 	if (lua_isnoneornil(L, 3)) {
 		hi = luaL_checkinteger(L, 2);
@@ -513,8 +519,12 @@ static int w_random(lua_State *L)
 		hi = luaL_checkinteger(L, 3);
 	}
 	luaL_argcheck(L, lo <= hi, 2, "an empty interval");
-	lua_pushinteger(L, lo + (lua_Integer)(worker_random(w) %
-					      ((uint64_t)(hi - lo) + 1)));
+	/* in unsigned arithmetic: hi - lo may pass the integers' range */
+	span = (uint64_t)hi - (uint64_t)lo;
+	r = worker_random(w);
+	if (span != UINT64_MAX)
+		r %= span + 1;
+	lua_pushinteger(L, (lua_Integer)((uint64_t)lo + r));
 	return 1;
 }
 

@@ -1,12 +1,14 @@
 /* worker: the core under w and f — a worker's engine, op recording, seeded bytes and the path policy. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <lauxlib.h>
 
+#include "phase/sandbox.h"
 #include "phase/worker.h"
 #include "util/units.h"
 #include "util/clock.h"
@@ -183,6 +185,7 @@ void worker_free(struct worker *w)
 	free(w->buf);
 	w->buf = NULL;
 	metrics_free(&w->m);
+	metrics_free(&w->errs.m);
 }
 
 
@@ -337,22 +340,128 @@ struct worker *worker_get(lua_State *L)
 	return w;
 }
 
+/* A name as messages show it: whole up to 96 bytes; else its start,
+ * its end and its length (an ENAMETOOLONG path is 4 KiB). */
+static const char *shown(const char *name, char *buf, size_t len)
+{
+	size_t n = strlen(name);
+
+	if (n <= 96)
+		return name;
+	snprintf(buf, len, "%.48s...%s (%zu bytes)", name, name + n - 24, n);
+	return buf;
+}
+
 void worker_check_path(lua_State *L, const char *path)
 {
 	const char *why = worker_path_error(path);
+	char buf[128];
 
 	if (why && !*path)
 		luaL_error(L, "%s", why);
 	if (why)
-		luaL_error(L, "'%s': %s", path, why);
+		luaL_error(L, "'%s': %s", shown(path, buf, sizeof(buf)), why);
+}
+
+const char *worker_path_arg(lua_State *L, int idx)
+{
+	size_t len;
+	const char *s = luaL_checklstring(L, idx, &len);
+
+	if (strlen(s) != len)
+		luaL_argerror(L, idx, "a path with a NUL byte in it");
+	return s;
 }
 
 int worker_fail(lua_State *L, const char *what, int err)
 {
+	char buf[128];
+
 	lua_pushnil(L);
-	lua_pushfstring(L, "%s: %s", what, strerror(err));
+	lua_pushfstring(L, "%s: %s", shown(what, buf, sizeof(buf)),
+			strerror(err));
 	lua_pushinteger(L, err);
 	return 3;
+}
+
+int worker_fail_resolve(lua_State *L, const char *op, const char *path,
+			int err)
+{
+	char buf[128];
+
+	if (err != EXDEV)
+		return worker_fail_op(L, op, 0, path, err);
+	lua_pushnil(L);
+	lua_pushfstring(L, "%s: a symlink on this path leads outside the "
+			"work directory", shown(path, buf, sizeof(buf)));
+	lua_pushinteger(L, err);
+	return 3;
+}
+
+int worker_io_error(int data, int err)
+{
+	switch (err) {
+	case EIO: case ENOSPC: case EDQUOT: case EROFS: case EFBIG:
+	case EUCLEAN: case EBADMSG: case ESTALE: case ENXIO:
+		return 1;
+	default:
+		return data && err;
+	}
+}
+
+void worker_count_error(struct worker *w, const char *op, int data,
+			const char *what, int err)
+{
+	struct worker_errors *e = &w->errs;
+	char name[METRICS_NAME_LEN + 1];
+
+	if (!worker_io_error(data, err))
+		return;
+	/* a long tag is cut: the counter's name must stay one */
+	snprintf(name, sizeof(name), "%.*s_errors",
+		 METRICS_NAME_LEN - 7, op);
+	if (metrics_count(&e->m, name, 1))
+		(void)metrics_count(&e->m, "io_errors", 1);
+	if (!e->n++) {
+		e->first_t = clock_now();
+		e->first_err = err;
+		snprintf(e->first_op, sizeof(e->first_op), "%s", op);
+		snprintf(e->first_what, sizeof(e->first_what), "%s", what);
+	}
+}
+
+int worker_fail_op(lua_State *L, const char *op, int data, const char *what,
+		   int err)
+{
+	worker_count_error(worker_get(L), op, data, what, err);
+	return worker_fail(L, what, err);
+}
+
+int worker_errors_merge(struct worker_errors *dst,
+			const struct worker_errors *src)
+{
+	if (!src->n)
+		return 0;
+	if (!dst->n || src->first_t < dst->first_t) {
+		dst->first_t = src->first_t;
+		dst->first_err = src->first_err;
+		memcpy(dst->first_op, src->first_op, sizeof(dst->first_op));
+		memcpy(dst->first_what, src->first_what,
+		       sizeof(dst->first_what));
+	}
+	dst->n += src->n;
+	return metrics_merge(&dst->m, &src->m);
+}
+
+void worker_errors_reason(const struct worker_errors *e, char *buf,
+			  size_t len)
+{
+	const char *name = strerrorname_np(e->first_err);
+
+	snprintf(buf, len, "%llu I/O error%s, first: %s in %s (%s: %s)",
+		 (unsigned long long)e->n, e->n == 1 ? "" : "s",
+		 name ? name : "?", e->first_op, e->first_what,
+		 strerror(e->first_err));
 }
 
 /* An op or counter name the metrics cannot carry (metrics_name_ok). */
@@ -363,35 +472,75 @@ void worker_bad_name(lua_State *L, int arg, const char *what)
 					      METRICS_NAME_LEN));
 }
 
-uint64_t worker_size(lua_State *L, int idx)
+/* The size at idx into *v: 0, or why it is none. */
+static const char *size_at(lua_State *L, int idx, uint64_t *v)
 {
-	uint64_t v;
 	int isint;
 	lua_Integer i = lua_tointegerx(L, idx, &isint);
 
-	if (isint && i >= 0 && lua_type(L, idx) == LUA_TNUMBER)
-		return (uint64_t)i;	/* the common case, cheaply */
+	if (isint && i >= 0 && lua_type(L, idx) == LUA_TNUMBER) {
+		*v = (uint64_t)i;	/* the common case, cheaply */
+		return NULL;
+	}
 	if (lua_type(L, idx) == LUA_TNUMBER) {
 		lua_Number n = lua_tonumber(L, idx);
 
-		luaL_argcheck(L, n >= 0 && n < 9.2e18, idx, "negative size");
-		return (uint64_t)n;
+		if (!(n >= 0 && n < 9.2e18))
+			return "negative size";
+		*v = (uint64_t)n;
+		return NULL;
 	}
-	if (units_size(luaL_checkstring(L, idx), &v))
-		luaL_argerror(L, idx, "a size such as 4096 or \"4k\"");
+	if (lua_type(L, idx) != LUA_TSTRING ||
+	    units_size(lua_tostring(L, idx), v))
+		return "a size such as 4096 or \"4k\"";
+	return NULL;
+}
+
+uint64_t worker_size(lua_State *L, int idx)
+{
+	uint64_t v = 0;
+	const char *why = size_at(L, idx, &v);
+
+	if (why)
+		luaL_argerror(L, idx, why);
+	return v;
+}
+
+uint64_t worker_size_field(lua_State *L, int idx, const char *call,
+			   const char *key)
+{
+	uint64_t v = 0;
+	const char *why = size_at(L, idx, &v);
+
+	if (why && !strcmp(why, "negative size"))
+		luaL_error(L, "%s: %s must not be negative", call, key);
+	else if (why)
+		luaL_error(L, "%s: %s is %s, not %s%s%s", call, key, why,
+			   lua_type(L, idx) == LUA_TSTRING ? "'" : "a ",
+			   lua_type(L, idx) == LUA_TSTRING ?
+			   lua_tostring(L, idx) : luaL_typename(L, idx),
+			   lua_type(L, idx) == LUA_TSTRING ? "'" : "");
 	return v;
 }
 
 unsigned char *worker_read_buf(lua_State *L, struct worker *w,
 			       size_t len)
 {
-	if (len > w->buf_len) {
-		size_t n = (len + 4095) & ~(size_t)4095;
+	/* a page at least: a 0-byte read still gets a buffer, not NULL */
+	if (len > w->buf_len || !w->buf) {
+		size_t n = ((len ? len : 1) + 4095) & ~(size_t)4095;
 		void *p;
 
-		if (posix_memalign(&p, 4096, n))
-			luaL_error(L, "not enough memory for a %zu-byte read",
-				   len);
+		/* the phase's memory: cap covers it, as it covers Lua's */
+		if (n < len || sandbox_charge(L, n, w->buf_len))
+			luaL_error(L, "not enough memory for a %I-byte read "
+				   "buffer (the phase's memory: cap)",
+				   (lua_Integer)len);
+		if (posix_memalign(&p, 4096, n)) {
+			sandbox_charge(L, w->buf_len, n);
+			luaL_error(L, "not enough memory for a %I-byte read",
+				   (lua_Integer)len);
+		}
 		free(w->buf);
 		w->buf = p;
 		w->buf_len = n;

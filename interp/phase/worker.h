@@ -10,6 +10,20 @@
 #include "engine.h"
 #include "results/metrics.h"
 
+/*
+ * The I/O errors a worker met (DESIGN.md section 4): one "<op>_errors"
+ * counter per op in m, their sum, and the first (when, which errno, in
+ * which op, on what).
+ */
+struct worker_errors {
+	struct metrics m;	/* counters only */
+	uint64_t n;
+	double first_t;
+	int first_err;
+	char first_op[32];
+	char first_what[96];
+};
+
 struct worker {
 	int id;			/* 1..workers; 0 for setup/teardown */
 	int workers;
@@ -33,6 +47,7 @@ struct worker {
 	char pdir[256];		/* the last parent directory resolved ... */
 	size_t pdir_len;	/* ... its length (no NUL kept) ... */
 	int pdir_fd;		/* ... and its fd (-1 none): worker_parent */
+	struct worker_errors errs;
 	struct {		/* worker_op's cache: name pointer -> m.ops */
 		const char *name;
 		int op;
@@ -127,13 +142,47 @@ int64_t worker_open(struct worker *w, struct engine_req *r, const char *path);
 struct worker *worker_get(lua_State *L);
 /* Raise unless path is one a phase may use (worker_path_error). */
 void worker_check_path(lua_State *L, const char *path);
-/* Push nil, "what: strerror", errno; returns 3. */
+/* Push nil, "what: strerror", errno (a long what cut to a readable
+ * length); returns 3. */
 int worker_fail(lua_State *L, const char *what, int err);
+/* worker_fail_op for a path that failed to resolve: EXDEV there means a
+ * symlink on it leads out of the work directory, and says so. */
+int worker_fail_resolve(lua_State *L, const char *op, const char *path,
+			int err);
+/* The path argument at idx: a string with no NUL byte in it (the
+ * kernel would see only what comes before it). */
+const char *worker_path_arg(lua_State *L, int idx);
+/*
+ * The rule of what an I/O error is: a failure of an op that moves or
+ * syncs data (data: read, write, fsync, fdatasync, truncate, allocate,
+ * sync, stream, putc/getc, copy), whatever its errno; and any op that
+ * fails because the storage did (EIO, ENOSPC, EDQUOT, EROFS, EFBIG,
+ * EUCLEAN, EBADMSG, ESTALE, ENXIO). Other failures of namespace ops and
+ * locks (ENOENT, EEXIST, ENOTEMPTY, EACCES, EAGAIN, ...) are answers: a
+ * phase asks whether a name exists, a lock is free.
+ */
+int worker_io_error(int data, int err);
+/* Count err of op (an I/O error by worker_io_error) in w->errs. */
+void worker_count_error(struct worker *w, const char *op, int data,
+			const char *what, int err);
+/* worker_count_error, then worker_fail: returns 3. */
+int worker_fail_op(lua_State *L, const char *op, int data, const char *what,
+		   int err);
+/* Add src's errors to dst (the earliest first stays first). 0 or -errno. */
+int worker_errors_merge(struct worker_errors *dst,
+			const struct worker_errors *src);
+/* "3 I/O errors, first: ENOSPC in write (f: No space left on device)". */
+void worker_errors_reason(const struct worker_errors *e, char *buf,
+			  size_t len);
 /* Raise: argument arg, an op or counter name (what), is not one the
  * metrics carry (metrics_name_ok). */
 void worker_bad_name(lua_State *L, int arg, const char *what);
 /* A size argument: a number, or a string such as "4k". */
 uint64_t worker_size(lua_State *L, int idx);
+/* The same for the field key of a call's options table (the value at
+ * idx): errors name the call and the field ("stream: block ..."). */
+uint64_t worker_size_field(lua_State *L, int idx, const char *call,
+			   const char *key);
 /* Where reads of len bytes land: page-aligned, grown as needed (raises
  * when out of memory). */
 unsigned char *worker_read_buf(lua_State *L, struct worker *w,

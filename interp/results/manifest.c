@@ -233,11 +233,97 @@ void manifest_cell(struct manifest *m, size_t cell, const char *status,
 		json_object_del(o, "reason");
 }
 
+/* A run entry of "runs": its start, end and status. */
+static json_t *run_entry(json_t *from)
+{
+	json_t *o = json_object();
+	static const char *const keys[] = { "started", "ended", "status" };
+
+	for (size_t i = 0; i < 3; i++) {
+		json_t *v = json_object_get(from, keys[i]);
+
+		if (v)
+			json_object_set_new(o, keys[i], json_deep_copy(v));
+	}
+	return o;
+}
+
+int manifest_resume(struct manifest *m, const char *dir)
+{
+	char path[PATH_MAX];
+	json_error_t err;
+	json_t *old, *runs, *cell;
+	size_t i;
+
+	snprintf(path, sizeof(path), "%s/manifest.json", dir);
+	old = json_load_file(path, 0, &err);
+	if (!json_is_object(old)) {
+		json_decref(old);
+		return -1;
+	}
+	runs = json_deep_copy(json_object_get(old, "runs"));
+	if (!json_is_array(runs)) {
+		json_decref(runs);
+		runs = json_array();
+		json_array_append_new(runs, run_entry(old));
+	}
+	json_array_append_new(runs, run_entry(m->root));
+	json_object_set_new(m->root, "runs", runs);
+	if (json_object_get(old, "started"))
+		json_object_set_new(m->root, "started", json_deep_copy(
+			json_object_get(old, "started")));
+	/* what finished then keeps its status (results.csv has its rows) */
+	json_array_foreach(json_object_get(old, "cells"), i, cell) {
+		const char *id = json_string_value(json_object_get(cell, "id"));
+		const char *st = json_string_value(json_object_get(cell,
+								   "status"));
+		json_t *mine;
+		size_t k;
+
+		if (!id || !st || (strcmp(st, "ok") && strcmp(st, "failed") &&
+				   strcmp(st, "skipped")))
+			continue;
+		json_array_foreach(m->cells, k, mine)
+			if (!strcmp(json_string_value(json_object_get(mine,
+				"id")) ?: "", id)) {
+				json_object_set_new(mine, "status",
+						    json_string(st));
+				if (json_object_get(cell, "reason"))
+					json_object_set_new(mine, "reason",
+						json_deep_copy(json_object_get(
+							cell, "reason")));
+				break;
+			}
+	}
+	json_decref(old);
+	return 0;
+}
+
+/* The current run's entry of "runs" says what the run's own keys say. */
+static void mirror_run(struct manifest *m)
+{
+	json_t *runs = json_object_get(m->root, "runs");
+	json_t *last = json_array_get(runs, json_array_size(runs) - 1);
+	static const char *const keys[] = { "ended", "status" };
+
+	if (!json_is_object(last))
+		return;
+	for (size_t i = 0; i < 2; i++) {
+		json_t *v = json_object_get(m->root, keys[i]);
+
+		if (v)
+			json_object_set_new(last, keys[i], json_deep_copy(v));
+	}
+}
+
 int manifest_write(struct manifest *m, const char *dir)
 {
-	char *text = json_dumps(m->root, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+	char *text;
 	size_t len;
 	int rc;
+
+	mirror_run(m);
+	text = json_dumps(m->root, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 
 	if (!text)
 		return -ENOMEM;

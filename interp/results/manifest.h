@@ -40,6 +40,15 @@ int manifest_write(struct manifest *m, const char *dir);
  * --resume; 0 or -1. */
 int manifest_read_plan_sha(const char *dir, char sha[65]);
 
+/*
+ * --resume: carry over what dir/manifest.json says of the earlier runs —
+ * the first start time, "runs" (each run's started, ended, status; this
+ * one appended, its end and status mirrored from the run's as they are
+ * set) and the status of every cell that finished then. 0, or -1 when
+ * there is no readable manifest (nothing changes).
+ */
+int manifest_resume(struct manifest *m, const char *dir);
+
 /* Local time now as ISO 8601 with offset. */
 json_t *manifest_now(void);
 

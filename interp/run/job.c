@@ -315,6 +315,44 @@ static void place_refusal(struct run *r, const struct cell *c,
 	diag_format(&d, res->reason, sizeof(res->reason));
 }
 
+/*
+ * A Lua phase's w:log lines ("[worker N] ...", on its stderr) go to the
+ * run log too, marked with the cell (DESIGN.md section 4): at most
+ * LOG_LINES of them, the rest are in exec/.
+ */
+#define LOG_LINES 200
+
+static void copy_log_lines(int err_fd, const struct cell *c)
+{
+	char buf[8192], line[1024];
+	size_t n = 0;
+	off_t off = 0;
+	int lines = 0, more = 0;
+	ssize_t got;
+
+	while ((got = pread(err_fd, buf, sizeof(buf), off)) > 0) {
+		off += got;
+		for (ssize_t i = 0; i < got; i++) {
+			if (buf[i] != '\n') {
+				if (n < sizeof(line) - 1)
+					line[n++] = buf[i];
+				continue;
+			}
+			line[n] = '\0';
+			if (!strncmp(line, "[worker ", 8)) {
+				if (lines < LOG_LINES)
+					runlog("%s: %s", c->id, line);
+				else
+					more++;
+				lines++;
+			}
+			n = 0;
+		}
+	}
+	if (more)
+		runlog("%s: %d more w:log lines in exec/", c->id, more);
+}
+
 void job_after(struct job *j, struct run *r, const struct cell *c,
 	       struct child_result *res)
 {
@@ -322,6 +360,9 @@ void job_after(struct job *j, struct run *r, const struct cell *c,
 	const struct phase_checked *mod = exec_module(r, c);
 	const char *parser = ph->parse.s ? ph->parse.s :
 			     mod ? mod->parse : NULL;
+
+	if (!ph->exec.s)
+		copy_log_lines(j->child.err_fd, c);
 
 	if (!res->ok && !ph->exec.s && !res->interrupted)
 		place_refusal(r, c, res);

@@ -204,7 +204,7 @@ static int guard_target(struct run *r, json_t **identity)
 /* manifest.json from the start: a run that cannot write it stops here,
  * before any filesystem is made. Takes identity. */
 static int begin_manifest(struct run *r, int argc, char **argv,
-			  json_t *identity)
+			  json_t *identity, const char *resume)
 {
 	int rc;
 
@@ -216,6 +216,9 @@ static int begin_manifest(struct run *r, int argc, char **argv,
 	}
 	manifest_set(r->man, "runas_uid", json_integer(r->runas.uid));
 	manifest_set(r->man, "runas_gid", json_integer(r->runas.gid));
+	/* a resume keeps the run's history (the first start, each run) */
+	if (resume)
+		(void)manifest_resume(r->man, r->dir);
 	rc = manifest_write(r->man, r->dir);
 	if (rc) {
 		fprintf(stderr, "fsplan run: cannot write %s/manifest.json: "
@@ -233,6 +236,10 @@ int run_command(int argc, char **argv)
 	json_t *identity = NULL;
 	int rc;
 
+	/* before anything is made: a signal in the first milliseconds
+	 * stops the run as any other does (130/143), never by the default
+	 * action, which would leave a run directory without its manifest */
+	catch_signals(&r);
 	rc = parse(argc, argv, &o, &r);
 	if (rc != OPTS_GO) {
 		opts_free(&run_cmd, &o);
@@ -247,6 +254,10 @@ int run_command(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out;
 	}
+	if (r.stop) {	/* nothing made yet: nothing to keep */
+		rc = EXIT_INTERRUPTED(r.stop);
+		goto out;
+	}
 	if (!r.e->n_selected) {
 		rc = usage("%s", "no cell matches --only/--shard");
 		goto out;
@@ -257,12 +268,14 @@ int run_command(int argc, char **argv)
 			   "the plan's runas user)");
 		goto out;
 	}
-	if (privdrop_resolve(r.plan->runas, &r.runas, &d)) {
+	if (privdrop_resolve(r.plan->runas, &r.runas, &d) ||
+	    execpath_syntax(r.e, &r.runas, &d)) {
 		diag_print(&d);
 		rc = EXIT_USAGE;
 		goto out;
 	}
 	execpath_warn(r.e, &r.runas);
+	expand_warn(r.e);
 	r.done = calloc(r.e->n_cells, 1);
 	r.keyval = malloc((r.e->n_cells + 1) * sizeof(*r.keyval));
 	for (size_t i = 0; r.keyval && i < r.e->n_cells; i++)
@@ -292,13 +305,12 @@ int run_command(int argc, char **argv)
 	r.pid = getpid();
 	if (memcg_clean_stale() > 0)
 		runlog("removed the memory cgroups of killed runs");
-	rc = begin_manifest(&r, argc, argv, identity);
+	rc = begin_manifest(&r, argc, argv, identity, o.resume);
 	identity = NULL;
 	if (rc)
 		goto out;
 	runlog("fsplan run %s: %zu cells%s", o.plan, r.e->n_selected,
 	       o.resume ? " (resumed)" : "");
-	catch_signals(&r);
 	rc = runner_main(&r);
 out:
 	json_decref(identity);

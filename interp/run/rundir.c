@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "results/csv.h"
 #include "results/manifest.h"
 #include "run/rundir.h"
 #include "util/sha256.h"
@@ -34,6 +35,26 @@ static int mkdir_parents(const char *path)
 	return 0;
 }
 
+static void count_row(void *ctx, const char *cell, const char *status)
+{
+	(void)cell;
+	(void)status;
+	++*(int *)ctx;
+}
+
+/* Whether dir has a results.csv with no phase run's status in it. */
+static int nothing_finished(const char *dir)
+{
+	char path[PATH_MAX + 32];
+	struct diag d;
+	int n = 0;
+
+	if (snprintf(path, sizeof(path), "%s/results.csv", dir) >=
+	    (int)sizeof(path) || access(path, F_OK) || csv_read_status(path, count_row, &n, &d))
+		return 0;
+	return n == 0;
+}
+
 /* Where the run goes, and for a resume whether it is this plan's. */
 static int choose(const struct plan *p, const char *out, const char *resume,
 		  char *path, size_t len, struct diag *d)
@@ -58,9 +79,14 @@ static int choose(const struct plan *p, const char *out, const char *resume,
 	if (!resume)
 		return 0;
 	sha256_hex(p->text, p->text_len, sha);
-	if (manifest_read_plan_sha(path, old))
+	if (manifest_read_plan_sha(path, old)) {
+		/* killed before its manifest was written: nothing finished
+		 * there, so there is nothing the plan must match */
+		if (nothing_finished(path))
+			return 0;
 		return diag_set(d, path, NULL, nowhere, "no manifest.json "
 				"here to resume from");
+	}
 	if (strcmp(sha, old))
 		return diag_set(d, path, NULL, nowhere, "the plan has changed "
 				"since this run (sha256 differs): cannot "

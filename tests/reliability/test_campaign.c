@@ -1,0 +1,121 @@
+/* test_campaign: kills at seeded random points of a multi-config run, each followed by leak checks and a --resume that keeps every byte. */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../e2e.h"
+
+static void fini(void)
+{
+	e2e_cleanup();
+}
+
+/* Three configs, two phases each, every phase run a few tens of ms:
+ * kills land in mkfs, mount, a phase, between phase runs, umount. */
+static const char plan_text[] =
+	"fsplan: 1\n"
+	"target: {image: 64M}\n"
+	"between: [sync]\n"
+	"filesystems:\n"
+	"  - {type: ext4}\n"
+	"  - {type: ext2, mount: noatime}\n"
+	"  - {type: tmpfs, mount: size=16M}\n"
+	"phases:\n"
+	"  - {name: write, exec: 'dd if=/dev/zero of=f bs=64k count=32 "
+	"conv=fsync status=none; sleep 0.0%05d', repeat: 2}\n"
+	"  - {name: read, exec: 'cat f > /dev/null'}\n";
+
+/* Wait (up to 5 s) until nothing is mounted, attached or running. */
+static int settled(const char *dir, const char *token)
+{
+	for (int i = 0; i < 100; i++) {
+		if (!e2e_mounted_under(dir) && !e2e_loops_under(dir) &&
+		    !e2e_processes_with(token))
+			return 1;
+		usleep(50000);
+	}
+	return 0;
+}
+
+Test(campaign, seeded_kills_then_resume_keep_every_byte, .fini = fini,
+     .timeout = 300)
+{
+	static const int sigs[] = { SIGKILL, SIGINT, SIGTERM };
+	const char *dir;
+	char text[sizeof(plan_text) + 16], token[32], *plan;
+	unsigned seed = 20261201;
+	int clean = 0, tried = 0, mark = (int)(getpid() % 100000);
+
+	e2e_require_root();
+	dir = e2e_tmpdir();
+	snprintf(text, sizeof(text), plan_text, mark);
+	snprintf(token, sizeof(token), "sleep 0.0%05d", mark);
+	plan = e2e_write(dir, "plan.yaml", text);
+	for (int round = 0; round < 9; round++) {
+		char rd[256], csv[300];
+		struct timespec ts;
+		char *before, *after;
+		size_t blen, alen;
+		int sig = sigs[round % 3], status, rc;
+		long ms;
+		pid_t pid;
+
+		seed = seed * 1103515245u + 12345u;
+		/* the first round of each signal within 50 ms */
+		ms = round < 3 ? (long)(seed >> 16) % 50
+			       : (long)(seed >> 16) % 2500;
+		snprintf(rd, sizeof(rd), "%s/run%d", dir, round);
+		snprintf(csv, sizeof(csv), "%s/results.csv", rd);
+		pid = e2e_fsplan_bg((const char *[]){ "run", plan, "-o", rd,
+			"-q", "--workdir", dir, NULL });
+		ts.tv_sec = ms / 1000;
+		ts.tv_nsec = (ms % 1000) * 1000000L;
+		nanosleep(&ts, NULL);
+		kill(pid, sig);
+		waitpid(pid, &status, 0);
+		tried++;
+		if (sig != SIGKILL)
+			cr_expect(WIFEXITED(status) &&
+				  (WEXITSTATUS(status) == 128 + sig ||
+				   WEXITSTATUS(status) == 0),
+				  "round %d (signal %d at %ld ms): status %#x",
+				  round, sig, ms, status);
+		cr_expect(settled(dir, token), "round %d (signal %d at %ld "
+			  "ms): something is left mounted, attached or "
+			  "running", round, sig, ms);
+		if (access(csv, F_OK)) {	/* stopped before anything */
+			clean++;
+			continue;
+		}
+		before = e2e_slurp(csv, &blen);
+		rc = e2e_fsplan((const char *[]){ "run", plan, "--resume", rd,
+			"-q", "--workdir", dir, NULL });
+		cr_expect_eq(rc, 0, "round %d (signal %d at %ld ms): resume: "
+			     "%s", round, sig, ms, e2e_err);
+		after = e2e_slurp(csv, &alen);
+		cr_expect(alen >= blen && !memcmp(before, after, blen),
+			  "round %d: results.csv before the resume is not a "
+			  "prefix of it after", round);
+		cr_expect_eq(e2e_count(rd, "status"), 9, "round %d", round);
+		cr_expect(settled(dir, token), "round %d: the resume left "
+			  "something", round);
+		if (alen >= blen && !memcmp(before, after, blen) && !rc)
+			clean++;
+		free(before);
+		free(after);
+	}
+	cr_expect_eq(clean, tried, "kills tried %d, clean %d", tried, clean);
+	/* no image of any round is left beside the runs */
+	{
+		char cmd[300];
+
+		snprintf(cmd, sizeof(cmd), "ls %s | grep 'fsplan-.*\\.img'",
+			 dir);
+		cr_expect_neq(system(cmd), 0, "an image is left in %s", dir);
+	}
+}
