@@ -36,13 +36,13 @@
 --     write lock and its release); Flush (fsync); Sleep usec
 --   - when the time is up each client deltrees its directory, untimed
 --
--- Speed (bench/dbench.sh, ext4 loop image, 2 CPUs, client.txt, 10 s):
--- 0.66-0.72 of dbench's MB/s at 1, 4 and 16 clients, 1.5-1.65x its CPU
--- per op: short of the 0.9-1.1 target. perf puts a quarter of the
--- phase's CPU in the Lua per op (row, w:op, the op's closure) and some in
--- the readdirs of resolve and FIND_FIRST, which build a Lua table of the
--- directory where dbench scans it in C; an op on another directory than
--- the last also opens that directory (the beneath resolution).
+-- Speed (bench/dbench.sh, ext4 loop image, 2 CPUs, client.txt, 10 s,
+-- 1 GiB memory cgroup): 0.92 and 0.93 of dbench's MB/s at 1 and 16
+-- clients, 1.15 and 1.11 times its CPU per op. What it took: the
+-- directory scans in C (w:scandir, no table of names), no table per op,
+-- a file table per worker (dbench's clients are processes), and w:op
+-- without a trampoline. The loadfile's parse (parse_cpu_s, about 2 s for
+-- client.txt) is setup's, outside the measured time.
 --
 -- Parameters:
 --   workers    clients (dbench's NPROCS); each a worker thread

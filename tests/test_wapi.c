@@ -406,3 +406,35 @@ Test(wapi, a_zero_byte_read_has_a_buffer, .fini = finish)
 	cr_expect_eq(lua_tointeger(L, -1), 0);
 	cr_expect_not_null(w.buf);
 }
+
+/* w:op: fn's results come back, the ops inside are the op's, a nested
+ * w:op is part of the outer one, and a raise inside (caught) leaves
+ * the API recording again. */
+Test(wapi, op_times_fn_as_one_op_and_recovers_from_a_raise,
+     .fini = finish)
+{
+	char err[1024] = "";
+
+	start();
+	cr_assert_eq(run("local w = ...\n"
+			 "local a, b = w:op('outer', function(x)\n"
+			 "  assert(w:mkdir('d'))\n"
+			 "  w:op('inner', function() assert(w:rmdir('d')) end)\n"
+			 "  return x + 1, 'two'\n"
+			 "end, 41)\n"
+			 "assert(a == 42 and b == 'two', tostring(a))\n"
+			 "local ok = pcall(w.op, w, 'outer', function()\n"
+			 "  error('inside')\n"
+			 "end)\n"
+			 "assert(not ok)\n"
+			 "assert(w:mkdir('e'))\n"
+			 "assert(select('#', w:op(false, function() end)) == 0)",
+			 err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(metrics_find_op(&w.m, "outer")->lat.count, 2);
+	cr_expect_eq(metrics_find_op(&w.m, "mkdir")->lat.count, 1,
+		     "the mkdir inside is the op's, the one after its own");
+	cr_expect_null(metrics_find_op(&w.m, "rmdir"));
+	cr_expect(!metrics_find_op(&w.m, "inner") ||
+		  !metrics_find_op(&w.m, "inner")->lat.count,
+		  "a nested op is part of the outer one");
+}

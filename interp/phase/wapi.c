@@ -1,5 +1,6 @@
 /* wapi: the `w` a phase's worker function gets — its w:... methods, every op through the engine, measured. */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -434,43 +435,39 @@ static int w_time(lua_State *L)
 	return lua_gettop(L) - base;
 }
 
-/* The body of w:op, protected so that quiet is restored on a raise. */
-static int op_body(lua_State *L)
-{
-	lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-	return lua_gettop(L);
-}
-
 /*
  * w:op(name, fn, ...): fn(...) as one op called name, the worker API's
  * own ops inside it not recorded on their own (a dbench Close is one
  * close, not a close and a "close"); name false records nothing at all
- * (dbench's warm-up). Counters still count.
+ * (dbench's warm-up). Counters still count. fn runs protected, so that
+ * quiet is restored on a raise; the op's row is kept by index, since
+ * what fn does may add rows (and move them).
  */
 static int w_op(lua_State *L)
 {
 	struct worker *w = worker_get(L);
 	const char *name = lua_toboolean(L, 2) ? luaL_checkstring(L, 2)
 					      : NULL;
-	int quiet = w->quiet, rc, n;
+	struct op_stat *st = NULL;
+	int quiet = w->quiet, rc;
+	ptrdiff_t row = -1;
 	uint64_t t0;
 
 	luaL_checktype(L, 3, LUA_TFUNCTION);
-	if (name && !worker_op(w, name))
+	if (name && !(st = worker_op(w, name)))
 		worker_bad_name(L, 2, "an op name");
-	lua_pushcfunction(L, op_body);
-	lua_replace(L, 2);	/* op_body, fn, args... from index 2 */
-	n = lua_gettop(L) - 2;
+	/* nested in another w:op, it is part of that one */
+	if (st && !quiet)
+		row = st - w->m.ops;
 	w->quiet = 1;
 	t0 = clock_ns();
-	rc = lua_pcall(L, n, LUA_MULTRET, 0);
+	rc = lua_pcall(L, lua_gettop(L) - 3, LUA_MULTRET, 0);
 	w->quiet = quiet;
-	/* nested in another w:op, it is part of that one */
-	if (name && !quiet)
-		worker_record(w, name, clock_ns() - t0, 0);
+	if (row >= 0)
+		hist_add(&w->m.ops[row].lat, clock_ns() - t0);
 	if (rc != LUA_OK)
 		return lua_error(L);
-	return lua_gettop(L) - 1;
+	return lua_gettop(L) - 2;	/* what fn returned */
 }
 
 /* w:sleep(seconds): dbench's Sleep and timed lines; wakes for a stop. */
