@@ -22,8 +22,8 @@
 # (fsync) traffic rather than reads. The machine may be shared: both
 # tools run at nice BENCH_NICE, each figure is the median of the rounds,
 # each ratio taken within a round. Needs root and dbench.
-# Last figures (ROUNDS=2, 10 s): throughput ratio 0.68 / 0.72 / 0.66 at
-# 1 / 4 / 16 clients, CPU per op ratio 1.52 / 1.54 / 1.65: both MISS.
+# Last figures (ROUNDS=3, 10 s): throughput ratio 0.97 / 0.91 / 0.96 at
+# 1 / 4 / 16 clients, CPU per op ratio 1.10 / 1.15 / 1.05: both ok.
 # Environment: ROUNDS (3), SECONDS_RUN (10), CLIENTS ("1 4 16"),
 # RAM_MIB (1024), BENCH_NICE (-10), FSPLAN, KEEP=1 keeps the run directory.
 set -euo pipefail

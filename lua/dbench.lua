@@ -20,7 +20,7 @@
 --     otherwise is only noted (the status_mismatch counter), and a file
 --     opened against its status is closed, not kept
 --   - each op first resolves its path as pvfs does: a stat, and when it
---     fails a case-insensitive search of the parent directory
+--     fails a case-insensitive search of the parent directory (w:lookup)
 --   - NTCreateX path options disposition handle: read-write; FILE_CREATE
 --     (2) creates, FILE_OVERWRITE(_IF) (4, 5) create and truncate, the
 --     others (0, 1, 3) open what exists; FILE_DIRECTORY_FILE (0x1)
@@ -37,12 +37,14 @@
 --   - when the time is up each client deltrees its directory, untimed
 --
 -- Speed (bench/dbench.sh, ext4 loop image, 2 CPUs, client.txt, 10 s,
--- 1 GiB memory cgroup): 0.92 and 0.93 of dbench's MB/s at 1 and 16
--- clients, 1.15 and 1.11 times its CPU per op. What it took: the
--- directory scans in C (w:scandir, no table of names), no table per op,
--- a file table per worker (dbench's clients are processes), and w:op
--- without a trampoline. The loadfile's parse (parse_cpu_s, about 2 s for
--- client.txt) is setup's, outside the measured time.
+-- 1 GiB memory cgroup, 3 rounds): 0.97, 0.91 and 0.96 of dbench's MB/s
+-- at 1, 4 and 16 clients, 1.10, 1.15 and 1.05 times its CPU per op.
+-- What it took: the resolve and the directory scans in C (w:lookup,
+-- w:scandir: no table of names, no message for a name not found), no
+-- table per op, a file table per worker (dbench's clients are
+-- processes), and w:op without a trampoline. The loadfile's parse
+-- (parse_cpu_s, about 2 s for client.txt) is setup's, outside the
+-- measured time.
 --
 -- Parameters:
 --   workers    clients (dbench's NPROCS); each a worker thread
@@ -240,16 +242,13 @@ return {
     local row = ops.row
     local n, m = row(ops, #ops)
     local me = "client" .. (w.id - 1)
-    -- this client's paths by id; for each, a one-name list for w:files'
-    -- stat (an existence check that makes no table), its directory and
-    -- its last component (the case-insensitive search), and whether it
-    -- is a FIND_FIRST pattern
-    local path, list, dir_of, leaf_of, wild = { [0] = "" }, {}, {}, {}, {}
+    -- this client's paths by id; for each, its directory, and whether
+    -- it is a FIND_FIRST pattern
+    local path, dir_of, wild = { [0] = "" }, {}, {}
     for i = 1, m do
       local p = (row(ops, n + i):gsub("client1", me))
       path[i] = p
-      list[p] = { p }
-      dir_of[p], leaf_of[p] = p:match("^(.*)/([^/]*)$")
+      dir_of[p] = p:match("^(.*)/[^/]*$")
       wild[p] = p:find('[<>*?"]') ~= nil
     end
     local files, names = {}, {}  -- handle -> file, its path
@@ -265,9 +264,7 @@ return {
     -- pvfs_resolve_name: a stat, else a case-insensitive search of
     -- the directory
     local function resolve(p)
-      if p == "" or w:files("stat", list[p]) then return end
-      local dir = dir_of[p]
-      if dir then w:scandir(dir, leaf_of[p]) end
+      if p ~= "" then w:lookup(p) end
     end
 
     local function handle(h)

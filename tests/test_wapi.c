@@ -438,3 +438,32 @@ Test(wapi, op_times_fn_as_one_op_and_recovers_from_a_raise,
 		  !metrics_find_op(&w.m, "inner")->lat.count,
 		  "a nested op is part of the outer one");
 }
+
+/* w:lookup: true for a name that exists (a symlink not followed), the
+ * directory's own spelling for one that differs in case, nil for none
+ * (and for a missing directory), without a message. */
+Test(wapi, lookup_resolves_names_as_an_smb_server, .fini = finish)
+{
+	char err[1024] = "", sub[128];
+
+	start();
+	snprintf(sub, sizeof(sub), "%s/Dir", dir);
+	cr_assert_eq(mkdir(sub, 0755), 0);
+	cr_assert_eq(run("local w = ...\n"
+			 "local f = assert(w:open('Dir/File.TXT', 'w'))\n"
+			 "f:close()\n"
+			 "assert(w:symlink('nowhere', 'Dir/link'))\n"
+			 "assert(w:lookup('Dir/File.TXT') == true)\n"
+			 "assert(w:lookup('Dir/link') == true)\n"
+			 "assert(w:lookup('Dir') == true)\n"
+			 "local a = w:lookup('Dir/file.txt')\n"
+			 "assert(select('#', w:lookup('Dir/none')) == 1)\n"
+			 "assert(w:lookup('Dir/none') == nil)\n"
+			 "assert(w:lookup('Gone/x') == nil)\n"
+			 "return a", err, sizeof(err)), 0, "%s", err);
+	cr_expect_str_eq(lua_tostring(L, -1), "File.TXT");
+	cr_expect_neq(run("local w = ... return w:lookup('../x')", err,
+			  sizeof(err)), 0);
+	cr_expect(strstr(err, "'..' would leave the work directory"), "%s",
+		  err);
+}

@@ -364,6 +364,66 @@ static int w_scandir(lua_State *L)
 	return 2;
 }
 
+/*
+ * w:lookup(path) -> true | name | nil: whether path names an entry, as
+ * an SMB server resolves a client's name (dbench's fileio backend): a
+ * stat of it (not following a last symlink), and when that finds
+ * nothing, a scan of its directory for an entry equal to its last
+ * component ignoring ASCII case — that entry's name, or nil when there
+ * is none (no message: not finding is an answer). Both timed: "stat"
+ * and "readdir".
+ */
+static int w_lookup(lua_State *L)
+{
+	struct worker *w = worker_get(L);
+	const char *path = worker_path_arg(L, 2);
+	struct statx st;
+	struct engine_req r = { .op = ENGINE_STATX, .stx = &st,
+				.flags = AT_SYMLINK_NOFOLLOW };
+	struct lookup a = { 0 };
+	char name[256];
+	uint64_t t0;
+	int64_t res;
+	int fd, dir, own, rc;
+
+	worker_check_path(L, path);
+	fd = worker_parent(w, path, name, sizeof(name), &own, 1);
+	if (fd < 0)	/* no such directory, or "." and the like */
+		return fd == -EINVAL ? (lua_pushboolean(L, 1), 1) :
+		       fd == -ENOENT || fd == -ENOTDIR ? (lua_pushnil(L), 1) :
+		       worker_fail_resolve(L, "stat", path, -fd);
+	r.dirfd = fd;
+	r.path = name;
+	res = engine_do(w->eng, w->e, &r);
+	worker_record_req(w, "stat", &r, 0);
+	if (res == 0 || (res != -ENOENT && res != -ENOTDIR)) {
+		if (own)
+			close(fd);
+		if (res < 0)
+			return worker_fail_op(L, "stat", 0, path, (int)-res);
+		lua_pushboolean(L, 1);
+		return 1;
+	}
+	/* a fresh fd of the directory: the kept one's offset stays put */
+	t0 = clock_ns();
+	dir = worker_openat(w, fd, ".", O_RDONLY | O_DIRECTORY);
+	if (own)
+		close(fd);
+	if (dir < 0)
+		return worker_fail_resolve(L, "readdir", path, -dir);
+	a.want = name;
+	rc = scan_dir(dir, match_name, &a);
+	close(dir);
+	worker_record(w, "readdir", clock_ns() - t0, 0);
+	if (rc < 0)
+		return worker_fail_op(L, "readdir", 0, path, -rc);
+	if (a.hit)
+		lua_pushstring(L, a.found);
+	else
+		lua_pushnil(L);
+	return 1;
+}
+
 static int w_statfs(lua_State *L)
 {
 	struct worker *w = worker_get(L);
@@ -651,6 +711,7 @@ static const luaL_Reg worker_methods[] = {
 	{ "utime", w_utime },
 	{ "readdir", w_readdir },
 	{ "scandir", w_scandir },
+	{ "lookup", w_lookup },
 	{ "files", loops_files },
 	{ "statfs", w_statfs },
 	{ "sync", w_sync },
