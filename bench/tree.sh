@@ -8,8 +8,9 @@
 # each of, in an order that alternates by round:
 #   tree    tree create (source/home -> target/home, syncfs of target/)
 #           and tree copy (target/home -> target/home.copy, syncfs)
-#   cp      exec `cp -a source/home target/home && sync`, then
-#           exec `cp -a target/home target/home.copy && sync`
+#   cp      exec `cp -a source/home target/home && sync -f target` (syncfs
+#           of target/, as the phase syncs it), then
+#           exec `cp -a target/home target/home.copy && sync -f target`
 # with `rm -rf target/*; sync` phases between, and between: [sync,
 # remount, drop_caches] before every phase run (the study's). The figure
 # is each phase run's seconds (fsplan's clock for both: the workers' span
@@ -65,10 +66,10 @@ PLAN
 				echo "  - {name: tree_create_r$r, use: tree, with: {step: create, $with}}"
 				echo "  - {name: tree_copy_r$r, use: tree, with: {step: copy, $with}}" ;;
 			cp)
-				echo "  - {name: cp_create_r$r, exec: 'cp -a source/home target/home && sync', with: {ram: ${ram}M}}"
-				echo "  - {name: cp_copy_r$r, exec: 'cp -a target/home target/home.copy && sync', with: {ram: ${ram}M}}" ;;
+				echo "  - {name: cp_create_r$r, exec: 'cp -a source/home target/home && sync -f target', with: {ram: ${ram}M}}"
+				echo "  - {name: cp_copy_r$r, exec: 'cp -a target/home target/home.copy && sync -f target', with: {ram: ${ram}M}}" ;;
 			esac
-			echo "  - {name: clean_${t}_r$r, exec: 'rm -rf target/home target/home.copy && sync', between: none}"
+			echo "  - {name: clean_${t}_r$r, exec: 'rm -rf target/home target/home.copy && sync', between: none, with: {ram: ${ram}M}}"
 		done
 	done
 }

@@ -163,13 +163,21 @@ local function copy_file(w, src, dst, st, by)
   assert(w:utime(dst, st.atime, st.mtime))
 end
 
--- cp -a of a tree of directories and regular files.
+-- cp -a of a tree of directories and regular files, each directory's
+-- entries in inode order as cp reads them (coreutils' savedir sorts by
+-- inode: on a cold cache the reads then go through the disk in order).
 local function copy_tree(w, src, dst, by)
   local st = assert(w:stat(src))
+  local list = {}
   assert(w:mkdir(dst, st.mode & 0xfff))
-  for _, name in ipairs(names(w, src)) do
-    local s, d = src .. "/" .. name, dst .. "/" .. name
-    local e = assert(w:stat(s))
+  for _, name in ipairs(assert(w:readdir(src))) do
+    local e = assert(w:stat(src .. "/" .. name))
+    e.name = name
+    list[#list + 1] = e
+  end
+  table.sort(list, function(a, b) return a.ino < b.ino end)
+  for _, e in ipairs(list) do
+    local s, d = src .. "/" .. e.name, dst .. "/" .. e.name
     if e.isdir then copy_tree(w, s, d, by) else copy_file(w, s, d, e, by) end
   end
   assert(w:utime(dst, st.atime, st.mtime))

@@ -171,6 +171,34 @@ WORKER_TEST(parent_keeps_the_last_directory_and_forgets_it_when_asked)
 		     -ENAMETOOLONG);
 }
 
+/* A copy's source and destination directories take turns: both stay
+ * open, and a third one lets the older go. */
+WORKER_TEST(parent_keeps_two_directories_for_a_copy)
+{
+	char name[256], path[512];
+	int own, a, b, c;
+
+	start(*ix);
+	snprintf(path, sizeof(path), "%s/to", dir);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/other", dir);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	a = worker_parent(&w, "sub/f", name, sizeof(name), &own, 1);
+	b = worker_parent(&w, "to/f", name, sizeof(name), &own, 1);
+	cr_assert(a >= 0 && b >= 0 && a != b);
+	cr_expect_eq(worker_parent(&w, "sub/g", name, sizeof(name), &own, 1),
+		     a, "the source's directory is still open");
+	cr_expect_eq(worker_parent(&w, "to/g", name, sizeof(name), &own, 1),
+		     b, "and the destination's");
+	cr_expect_eq(own, 0);
+	c = worker_parent(&w, "other/f", name, sizeof(name), &own, 1);
+	cr_assert_geq(c, 0);
+	cr_expect_eq(w.pdir_fd, c);
+	cr_expect_eq(w.pdir2_fd, b, "the older one (sub) went");
+	worker_forget_dir(&w);
+	cr_expect(w.pdir_fd == -1 && w.pdir2_fd == -1);
+}
+
 Test(worker, ops_are_recorded_by_name_with_their_bytes)
 {
 	char name[40];

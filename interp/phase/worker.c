@@ -142,6 +142,7 @@ int worker_init(struct worker *w, const struct engine_ops *ops,
 	w->eng = ops;
 	w->workfd = workfd;
 	w->pdir_fd = -1;
+	w->pdir2_fd = -1;
 	w->src = src;
 	w->src_len = src_len;
 	w->t_start = clock_now();
@@ -233,8 +234,26 @@ void worker_forget_dir(struct worker *w)
 {
 	if (w->pdir_fd >= 0)
 		close(w->pdir_fd);
-	w->pdir_fd = -1;
-	w->pdir_len = 0;
+	if (w->pdir2_fd >= 0)
+		close(w->pdir2_fd);
+	w->pdir_fd = w->pdir2_fd = -1;
+	w->pdir_len = w->pdir2_len = 0;
+}
+
+/* The kept directories' two places swapped: the last used comes first. */
+static void swap_dirs(struct worker *w)
+{
+	char dir[sizeof(w->pdir)];
+	size_t len = w->pdir_len;
+	int fd = w->pdir_fd;
+
+	memcpy(dir, w->pdir, len);
+	memcpy(w->pdir, w->pdir2, w->pdir2_len);
+	w->pdir_len = w->pdir2_len;
+	w->pdir_fd = w->pdir2_fd;
+	memcpy(w->pdir2, dir, len);
+	w->pdir2_len = len;
+	w->pdir2_fd = fd;
 }
 
 /*
@@ -266,16 +285,22 @@ int worker_parent(struct worker *w, const char *path, char *name,
 	if (!slash)
 		return w->workfd;
 	/*
-	 * The last directory resolved is kept open: a loop over the files
-	 * of one directory (bonnie's create, stat, delete) then costs one
-	 * syscall per file, as the classic tools' do. This worker's renames
-	 * and rmdirs drop it; another worker renaming the directory
-	 * meanwhile is not seen (its ops would follow the directory).
+	 * The last two directories resolved are kept open: a loop over the
+	 * files of one directory (bonnie's create, stat, delete), or a copy
+	 * from one into another, then costs one syscall per file, as the
+	 * classic tools' do. This worker's renames and rmdirs drop them;
+	 * another worker renaming a directory meanwhile is not seen (its
+	 * ops would follow the directory).
 	 */
 	dlen = (size_t)(slash - path);
 	if (cache && w->pdir_fd >= 0 && dlen == w->pdir_len &&
 	    !memcmp(path, w->pdir, dlen))
 		return w->pdir_fd;
+	if (cache && w->pdir2_fd >= 0 && dlen == w->pdir2_len &&
+	    !memcmp(path, w->pdir2, dlen)) {
+		swap_dirs(w);
+		return w->pdir_fd;
+	}
 	if (dlen >= sizeof(dir))
 		return -ENAMETOOLONG;
 	memcpy(dir, path, dlen);
@@ -284,7 +309,11 @@ int worker_parent(struct worker *w, const char *path, char *name,
 	if (fd < 0)
 		return fd;
 	if (cache && dlen < sizeof(w->pdir)) {
-		worker_forget_dir(w);
+		/* the older one goes, the last one becomes the older */
+		if (w->pdir2_fd >= 0)
+			close(w->pdir2_fd);
+		w->pdir2_fd = -1;
+		swap_dirs(w);
 		memcpy(w->pdir, dir, dlen);
 		w->pdir_len = dlen;
 		w->pdir_fd = fd;

@@ -47,6 +47,9 @@ struct worker {
 	char pdir[256];		/* the last parent directory resolved ... */
 	size_t pdir_len;	/* ... its length (no NUL kept) ... */
 	int pdir_fd;		/* ... and its fd (-1 none): worker_parent */
+	char pdir2[256];	/* the one before it (a copy's source and */
+	size_t pdir2_len;	/* destination take turns) */
+	int pdir2_fd;
 	struct worker_errors errs;
 	struct {		/* worker_op's cache: name pointer -> m.ops */
 		const char *name;
