@@ -242,14 +242,13 @@ return {
     local row = ops.row
     local n, m = row(ops, #ops)
     local me = "client" .. (w.id - 1)
-    -- this client's paths by id; for each, its directory, and whether
-    -- it is a FIND_FIRST pattern
-    local path, dir_of, wild = { [0] = "" }, {}, {}
+    -- this client's paths by id; for a FIND_FIRST pattern, the
+    -- directory it searches
+    local path, pattern_dir = { [0] = "" }, {}
     for i = 1, m do
       local p = (row(ops, n + i):gsub("client1", me))
       path[i] = p
-      dir_of[p] = p:match("^(.*)/[^/]*$")
-      wild[p] = p:find('[<>*?"]') ~= nil
+      pattern_dir[p] = p:find('[<>*?"]') and p:match("^(.*)/[^/]*$")
     end
     local files, names = {}, {}  -- handle -> file, its path
     local rw_bytes = 0           -- ReadX and WriteX bytes measured
@@ -356,7 +355,7 @@ return {
       -- FIND_FIRST
       function(_, p)
         resolve(p)
-        local dir = wild[p] and dir_of[p]
+        local dir = pattern_dir[p]
         if dir then w:scandir(dir) end
       end,
       -- WriteX handle offset size ret_size

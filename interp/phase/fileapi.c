@@ -407,6 +407,32 @@ static int64_t copy_by_buffer(lua_State *L, struct worker *w, int in,
 }
 
 /*
+ * Copy in the kernel (copy_file_range) from off, until len or the end of
+ * in, adding to *done: 0, -errno, or 1 when the kernel will not copy
+ * between these two files (another filesystem: copy by buffer then).
+ */
+static int copy_in_kernel(int in, int out, uint64_t off, uint64_t len,
+			  uint64_t *done)
+{
+	while (*done < len) {
+		loff_t a = (loff_t)(off + *done), b = a;
+		ssize_t n = copy_file_range(in, &a, out, &b, len - *done, 0);
+
+		if (n == 0)
+			return 0;
+		if (n > 0) {
+			*done += (uint64_t)n;
+			continue;
+		}
+		if (*done == 0 && (errno == EXDEV || errno == EOPNOTSUPP ||
+				   errno == ENOSYS || errno == EINVAL))
+			return 1;
+		return -errno;
+	}
+	return 0;
+}
+
+/*
  * f:copy(out [, off [, len [, by]]]) -> bytes: len bytes of f (default:
  * to its end) from off (default 0) to the same offset of out, as cp
  * copies a file: by "kernel" (the default) copy_file_range, where the
@@ -424,37 +450,18 @@ static int f_copy(lua_State *L)
 	uint64_t len = luaL_opt(L, worker_size, 4, INT64_MAX);
 	int buffer = luaL_checkoption(L, 5, "kernel", by);
 	uint64_t t0 = clock_ns(), done = 0;
-	int64_t res = 0;
+	int64_t res = 1;
 
 	/* as cp tells the kernel: a sequential read (twice the readahead) */
 	posix_fadvise(in->fd, (off_t)off, len == INT64_MAX ? 0 : (off_t)len,
 		      POSIX_FADV_SEQUENTIAL);
-	if (buffer) {
+	if (!buffer)
+		res = copy_in_kernel(in->fd, out->fd, off, len, &done);
+	if (res == 1) {
 		res = copy_by_buffer(L, w, in->fd, out->fd, off, len);
-		if (res > 0)
-			done = (uint64_t)res;
+		done = res > 0 ? (uint64_t)res : 0;
 	}
-	while (!buffer && done < len) {
-		loff_t a = (loff_t)(off + done), b = a;
-		ssize_t n = copy_file_range(in->fd, &a, out->fd, &b,
-					    len - done, 0);
-
-		if (n > 0) {
-			done += (uint64_t)n;
-			continue;
-		}
-		if (n == 0)
-			break;
-		if (done == 0 && (errno == EXDEV || errno == EOPNOTSUPP ||
-				  errno == ENOSYS || errno == EINVAL)) {
-			res = copy_by_buffer(L, w, in->fd, out->fd, off, len);
-			if (res > 0)
-				done = (uint64_t)res;
-		} else {
-			res = -errno;
-		}
-		break;
-	}
+	w->m.written += done;
 	worker_record(w, "copy", clock_ns() - t0, done);
 	if (res < 0)
 		return worker_fail_op(L, "copy", 1, in->name, (int)-res);

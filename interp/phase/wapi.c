@@ -1,7 +1,7 @@
 /* wapi: the `w` a phase's worker function gets — its w:... methods, every op through the engine, measured. */
 #include <errno.h>
-#include <stddef.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -316,7 +316,6 @@ static int w_readdir(lua_State *L)
 
 struct lookup {
 	const char *want;	/* NULL: count only */
-	size_t len;
 	char found[256];
 	int n, hit;
 };
@@ -388,10 +387,16 @@ static int w_lookup(lua_State *L)
 
 	worker_check_path(L, path);
 	fd = worker_parent(w, path, name, sizeof(name), &own, 1);
-	if (fd < 0)	/* no such directory, or "." and the like */
-		return fd == -EINVAL ? (lua_pushboolean(L, 1), 1) :
-		       fd == -ENOENT || fd == -ENOTDIR ? (lua_pushnil(L), 1) :
-		       worker_fail_resolve(L, "stat", path, -fd);
+	if (fd == -ENOENT || fd == -ENOTDIR) {	/* no such directory */
+		lua_pushnil(L);
+		return 1;
+	}
+	if (fd == -EINVAL) {	/* "." and the like: the directory itself */
+		lua_pushboolean(L, 1);
+		return 1;
+	}
+	if (fd < 0)
+		return worker_fail_resolve(L, "stat", path, -fd);
 	r.dirfd = fd;
 	r.path = name;
 	res = engine_do(w->eng, w->e, &r);
