@@ -120,13 +120,24 @@ check: deps
 	$(Q)FSPLAN_BIN=$(CURDIR)/$(SAN)/fsplan sh tests/man-lint.sh man
 
 # Criterion forks each test; ASan's leak check runs in every child.
+# The whole output goes to $(BUILD)/test.log too; when a test fails, what
+# failed is printed again at the end, where a CI log's tail shows it.
+TESTLOG = $(CURDIR)/$(BUILD)/test.log
 test:
-	$(Q)cd tests && FSPLAN_BIN=$(CURDIR)/$(BUILD)/fsplan \
+	$(Q)cd tests && { FSPLAN_BIN=$(CURDIR)/$(BUILD)/fsplan \
 		FSPLAN_LIB=$(CURDIR)/lua FSPLAN_ROOT=$(CURDIR) \
 		ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		$(CURDIR)/$(BUILD)/fsplan-tests --jobs=2 $(TESTFLAGS)
+		$(CURDIR)/$(BUILD)/fsplan-tests --jobs=2 $(TESTFLAGS) 2>&1; \
+		echo $$? > $(TESTLOG).rc; } | tee $(TESTLOG); \
+	rc=$$(cat $(TESTLOG).rc); rm -f $(TESTLOG).rc; \
+	if [ "$$rc" != 0 ]; then \
+		echo "---- what failed (the whole output: $(TESTLOG)) ----"; \
+		grep -E -A2 '^\[----\].*(Assert|CRASH|crash|signal|Timed)|Sanitizer|runtime error' \
+			$(TESTLOG) | grep -v -E '^\[----\] *$$' | cut -c1-300 | tail -n 40; \
+		grep -E '^\[(FAIL|CRASH)' $(TESTLOG); \
+	fi; exit $$rc
 
 # ---- demo, fuzz, bench ---------------------------------------------------
 
