@@ -135,8 +135,9 @@ test:
 	if [ "$$rc" != 0 ]; then \
 		echo "---- what failed (the whole output: $(TESTLOG)) ----"; \
 		grep -E -A2 '^\[----\].*(Assert|CRASH|crash|signal|Timed)|Sanitizer|runtime error' \
-			$(TESTLOG) | grep -v -E '^\[----\] *$$' | cut -c1-300 | tail -n 40; \
-		grep -E '^\[(FAIL|CRASH)' $(TESTLOG); \
+			$(TESTLOG) | grep -v -E '^\[----\] *$$|^\[FAIL\]' | \
+			cut -c1-300 | tail -n 40; \
+		grep -E '^\[FAIL\]|crashed' $(TESTLOG); \
 	fi; exit $$rc
 
 # ---- demo, fuzz, bench ---------------------------------------------------

@@ -15,6 +15,22 @@
 char e2e_out[65536], e2e_err[16384];
 static char tmpdir[64];
 
+/* The tests call losetup, mkfs and the like by name, as root's shell
+ * does: a PATH without the sbin directories (env -i, a bare CI runner)
+ * gets them. */
+__attribute__((constructor)) static void sbin_on_path(void)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	if (!path || !*path)
+		path = "/usr/bin:/bin";
+	if (strstr(path, "/usr/sbin"))
+		return;
+	snprintf(buf, sizeof(buf), "%s:/usr/sbin:/sbin", path);
+	setenv("PATH", buf, 1);
+}
+
 void e2e_require_root(void)
 {
 	if (geteuid() != 0)

@@ -762,6 +762,7 @@ ENGINE_TEST(dropped_creds_apply)
 	ops->cleanup(eng);	/* the root engine is not the one under test */
 	eng = NULL;
 	cr_assert_eq(mkdirat(dfd, "in", 0711), 0);
+	cr_assert_eq(fchmodat(dfd, "in", 0711, 0), 0);	/* under umask 077 */
 	put_file("in/secret", "root only\n", 10);
 	put_file("in/public", "anyone\n", 7);
 	cr_assert_eq(fchmodat(dfd, "in/secret", 0600, 0), 0);

@@ -89,7 +89,9 @@ static int private_mnt(struct run *r)
 		  MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755,size=1m"))
 		goto cannot;
 	snprintf(r->mnt, sizeof(r->mnt), "%s/mnt", FSPLAN_RUNTIME_DIR);
-	if (mkdir(r->mnt, 0755))
+	/* runas passes through it to the volumes' work directory, whatever
+	 * the umask fsplan was started with (077 would make it root's) */
+	if (mkdir(r->mnt, 0755) || chmod(r->mnt, 0755))
 		goto cannot;
 	return 0;
 cannot:
