@@ -72,8 +72,8 @@ PLAN
 	done
 	echo "phases:"
 	for r in $(seq 1 "$rounds"); do
-		a="  - {name: native_r$r, use: oltp, with: {workers: $threads, seconds: $secs, size: ${size_kib}K, buffer_pool: $pool, log_size: $logsz}}"
-		b="  - {name: mariadb_r$r, use: mariadb, with: {workers: $threads, seconds: $secs, tables: 2, table_size: $rows, buffer_pool: $pool, log_size: $logsz}}"
+		a="  - {name: native_r$r, use: oltp, with: {workers: $threads, seconds: $secs, size: ${size_kib}K, buffer_pool: $pool, log_size: $logsz, ram: ${ram}M}}"
+		b="  - {name: mariadb_r$r, use: mariadb, with: {workers: $threads, seconds: $secs, tables: 2, table_size: $rows, buffer_pool: $pool, log_size: $logsz, ram: ${ram}M}}"
 		if ((r % 2)); then printf '%s\n%s\n' "$a" "$b"; else printf '%s\n%s\n' "$b" "$a"; fi
 	done
 } > "$tmp/oltp.yaml"

@@ -235,6 +235,39 @@ Test(memcg, too_small_a_limit_is_a_clear_failure, .fini = fini,
 	expect_no_cgroups();
 }
 
+/* A program spinning beside a phase that uses no CPU: its user-mode time
+ * is the others' (others_cores over a quarter), and report marks the
+ * run. The kernel threads of an I/O-bound phase would not count. */
+Test(memcg, a_busy_neighbour_is_marked, .fini = fini, .timeout = 60)
+{
+	char rd[256];
+	pid_t hog;
+	int rc;
+
+	e2e_require_root();
+	hog = fork();
+	cr_assert_geq(hog, 0);
+	if (hog == 0) {
+		alarm(30);	/* whatever happens to the test */
+		for (volatile unsigned long i = 0;; i++)
+			;
+	}
+	rc = run_plan("target: {image: 64M}\n"
+		      "filesystems: [{type: ext4}]\n"
+		      "phases:\n"
+		      "  - {name: idle, exec: sleep 1.5}\n", rd, sizeof(rd));
+	kill(hog, SIGKILL);
+	waitpid(hog, NULL, 0);
+	cr_assert_eq(rc, 0, "exit %d: %s", rc, e2e_err);
+	cr_expect_gt(e2e_num(rd, "ext4/idle#1", "others_cores"), 0.25);
+	cr_expect_leq(e2e_num(rd, "ext4/idle#1", "others_user_cpu_s"),
+		      e2e_num(rd, "ext4/idle#1", "others_cpu_s") + 0.02);
+	rc = e2e_fsplan((const char *[]){ "report", rd, NULL });
+	cr_expect_eq(rc, 0);
+	cr_expect(strstr(e2e_out, "! 1 of 1 phase runs had other programs"),
+		  "%s", e2e_out);
+}
+
 Test(memcg, bad_ram_values_name_their_place, .fini = fini, .timeout = 60)
 {
 	static const char *const bad[][2] = {

@@ -124,8 +124,8 @@ static int key_tables(FILE *f, const struct res_run *const *runs, size_t n,
 	return *globs ? rank_tables(f, runs, n, globs) : 0;
 }
 
-/* Phase runs the rest of the machine disturbed: more than a quarter of
- * a core used outside the phase child while it ran (others_cores). */
+/* Phase runs the rest of the machine disturbed: other programs used more
+ * than a quarter of a core in user mode while it ran (others_cores). */
 static void noisy_runs(FILE *f, const struct res_run *const *runs, size_t n)
 {
 	size_t busy = 0;
@@ -135,8 +135,8 @@ static void noisy_runs(FILE *f, const struct res_run *const *runs, size_t n)
 		busy += results_value(runs[i], "others_cores", &v) && v > 0.25;
 	if (!busy)
 		return;
-	fprintf(f, "\n! %zu of %zu phase runs had more than a quarter of a "
-		"core used outside the phase child (others_cores; load_1m "
+	fprintf(f, "\n! %zu of %zu phase runs had other programs using "
+		"more than a quarter of a core (others_cores; load_1m "
 		"beside it):", busy, n);
 	for (size_t i = 0, k = 0; i < n && k < 8; i++) {
 		double load = -1;

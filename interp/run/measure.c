@@ -1,6 +1,7 @@
 /* measure: what surrounds one phase run — its memory cgroup (`ram`), what its devices saw, what else the machine did. */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,7 +73,7 @@ int measure_open(struct measure *m, struct run *r, const struct live *l,
 
 	memset(m, 0, sizeof(*m));
 	m->out.peak_bytes = m->out.load_1m = m->out.others_cpu_s = -1;
-	m->out.others_cores = -1;
+	m->out.others_cores = m->out.others_user_s = -1;
 	m->out.ram_mib = -1;
 	if (!sysinfo(&si))
 		m->out.ram_mib = (double)si.totalram * si.mem_unit / 1048576;
@@ -108,8 +109,9 @@ int measure_open(struct measure *m, struct run *r, const struct live *l,
 }
 
 /* The machine's busy CPU time so far, in seconds (/proc/stat's cpu line:
- * user, nice, system, irq, softirq, steal; guest is inside user). */
-static double busy_s(void)
+ * user, nice, system, irq, softirq, steal; guest is inside user), and in
+ * *user its user-mode part (user, nice). */
+static double busy_s(double *user)
 {
 	unsigned long long v[8] = { 0 };
 	char buf[512];
@@ -120,6 +122,7 @@ static double busy_s(void)
 		   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) != 8 ||
 	    hz <= 0)
 		return -1;
+	*user = (double)(v[0] + v[1]) / hz;
 	return (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / hz;
 }
 
@@ -147,13 +150,13 @@ void measure_start(struct measure *m)
 	for (int i = 0; i < m->n_dev; i++)
 		if (dev_read(m->dev[i], &m->before[i]))
 			m->dev[i][0] = '\0';
-	m->busy_before = busy_s();
+	m->busy_before = busy_s(&m->user_before);
 }
 
 void measure_stop(struct measure *m, const struct cell *c,
 		  struct child_result *res)
 {
-	double busy = busy_s();
+	double user, busy = busy_s(&user);
 	char buf[128];
 	long kills;
 
@@ -171,12 +174,17 @@ void measure_stop(struct measure *m, const struct cell *c,
 		m->out.dev_vol[m->out.n_dev++] = m->dev_vol[i];
 	}
 	if (busy >= 0 && m->busy_before >= 0) {
-		m->out.others_cpu_s = busy - m->busy_before - res->user_s -
-				      res->sys_s;
-		if (m->out.others_cpu_s < 0)	/* ticks against rusage */
-			m->out.others_cpu_s = 0;
+		/* ticks against rusage: not below 0 */
+		m->out.others_cpu_s = fmax(0, busy - m->busy_before -
+					   res->user_s - res->sys_s);
+		/* the disturbance: others' user-mode CPU; the kernel's
+		 * threads that serve the phase's own I/O (the loop device's
+		 * workers, writeback) run in kernel mode, and would make
+		 * every I/O-bound phase look disturbed */
+		m->out.others_user_s = fmax(0, user - m->user_before -
+					    res->user_s);
 		if (res->seconds > 0)
-			m->out.others_cores = m->out.others_cpu_s /
+			m->out.others_cores = m->out.others_user_s /
 					      res->seconds;
 	}
 	if (!read_small("/proc/loadavg", buf, sizeof(buf)))

@@ -21,6 +21,7 @@ struct measure {
 	const char *dev_vol[PLAN_MAX_VOLUMES];
 	struct devstat before[PLAN_MAX_VOLUMES];
 	double busy_before;		/* /proc/stat, seconds */
+	double user_before;		/* its user-mode part */
 	struct measured out;
 };
 

@@ -250,6 +250,8 @@ static void measured_rows(struct sink *s, const struct csv_key *k,
 		row(s, k, "load_1m", "", "%.2f", ms->load_1m);
 	if (ms->others_cpu_s >= 0)
 		row(s, k, "others_cpu_s", "s", "%.3f", ms->others_cpu_s);
+	if (ms->others_user_s >= 0)
+		row(s, k, "others_user_cpu_s", "s", "%.3f", ms->others_user_s);
 	if (ms->others_cores >= 0)
 		row(s, k, "others_cores", "", "%.3f", ms->others_cores);
 }

@@ -45,6 +45,8 @@ struct measured {
 	double load_1m;
 	double others_cpu_s;		/* the machine's busy CPU time outside
 					 * the phase child */
+	double others_user_s;		/* its user-mode part: not the kernel
+					 * threads doing the phase's I/O */
 	double others_cores;		/* that over the child's wall time */
 };
 
