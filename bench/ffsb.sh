@@ -14,14 +14,18 @@
 #           write_random, alignio, read_size = write_size = 256 KiB: 64
 #           blocks a file before it picks another; fio: rw=randrw
 #           rwmixread=50 bs=4k, NFILES/N files a job, file_service_type=
-#           random:64 and openfiles=1: a file is opened for its 64 I/Os
-#           and closed, as ffsb opens it for an op, so both start each
-#           file's readahead afresh; time_based, end_fsync=1 (fio counts
-#           the fsync in its runtime)). Both lay the fileset out
-#           first, untimed, and sync it (ffsb's setup; dd and sync -f
-#           for fio: fio's own layout would drop the files' cache). The
-#           threads own NFILES/N files each in both. Figure: 4 KiB I/Os a
-#           second (transactions_per_s; read_iops + write_iops).
+#           random:64: 64 I/Os on a file before it picks another; the
+#           files stay open (with openfiles=1, fio 3.33 ran at 0.5-1.3M
+#           I/Os a second from the cache: not the same I/O); time_based,
+#           end_fsync=1 (fio counts the fsync in its runtime)). Both lay
+#           the fileset out first, untimed, in the same order, and sync
+#           it (ffsb's setup; dd and sync -f for fio: fio's own layout
+#           would drop the files' cache). The order matters: what the
+#           cache holds at the start is the last files written, and
+#           written job by job, two of fio's four jobs found all their
+#           files there and kept them (a ratio of 0.41-0.52). The threads
+#           own NFILES/N files each in both. Figure: 4 KiB I/Os a second
+#           (transactions_per_s; read_iops + write_iops).
 #
 # Both tools make plain system calls, one at a time a thread (ffsb's
 # engine: sync, its default; fio ioengine=psync), at nice BENCH_NICE, after
@@ -35,9 +39,8 @@
 # %CPU over its seconds; fio's usr+sys over its jobs' runtime), which
 # other load on a shared machine moves much less than the rates. A missed
 # target is printed, not a failure. Needs root and fio.
-# Last figures (defaults, load average 4-11 on 2 CPUs): large 0.88 / 1.07
-# at 1 / 4 threads, small 0.93 / 1.27 (spreads 80-90%); CPU per I/O
-# 0.83-1.02 of fio's.
+# Last figures (ROUNDS=2, a quiet machine): large 1.02 / 1.02 at 1 / 4
+# threads, small 1.13 / 1.06; CPU per I/O 0.80-0.92 of fio's.
 # Environment: ROUNDS (3), THREADS ("1 4"), TOTAL_MIB (512), NFILES (64),
 # FILE_MIB (8), SECONDS_RUN (10), RAM_MIB (256), BENCH_NICE (-10), FSPLAN,
 # KEEP=1 keeps the run directory.
@@ -83,8 +86,11 @@ large_fio() {	# threads
 }
 small_fio() {	# threads
 	local n=$1 per=$((nfiles / $1)) c fill='' j k
-	for ((j = 0; j < n; j++)); do
-		for ((k = 0; k < per; k++)); do
+	# in ffsb's order: its setup writes file i (of thread (i-1) % n + 1)
+	# i-th, so each job's files are as spread over the layout (and over
+	# what stays in the cache after it) as each ffsb thread's
+	for ((k = 0; k < per; k++)); do
+		for ((j = 0; j < n; j++)); do
 			fill="${fill}dd if=/dev/zero of=S.$j.$k bs=1M count=$fmib status=none && "
 		done
 	done
