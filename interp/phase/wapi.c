@@ -622,10 +622,20 @@ static int w_elapsed(lua_State *L)
 
 /* w:done([at]): with at (a w:now() time), at takes the place of the
  * seconds parameter (dbench runs a warm-up and then seconds). */
+/* An op loop's w:done takes the clock its last op read at completion (a
+ * clock read a turn saved: the loop's time limit is then as late as the
+ * Lua between that op and this call); with no op since, the clock. */
 static int w_done(lua_State *L)
 {
 	struct worker *w = worker_get(L);
-	double now = clock_now();
+	double now;
+
+	if (w->t_last_op > w->t_seen) {
+		w->t_seen = w->t_last_op;
+		now = (double)w->t_seen / 1e9;
+	} else {
+		now = clock_now();
+	}
 
 	if (lua_isnoneornil(L, 2))
 		lua_pushboolean(L, worker_done(w, now));

@@ -66,6 +66,7 @@ void worker_record(struct worker *w, const char *name, uint64_t ns,
 void worker_record_req(struct worker *w, const char *name,
 		       const struct engine_req *r, uint64_t bytes)
 {
+	w->t_last_op = r->t_done;
 	record(w, name, r->t_done - r->t_submit, bytes, r->ring, !r->ring);
 }
 

@@ -40,6 +40,8 @@ struct worker {
 	unsigned char *buf;	/* reads land here */
 	size_t buf_len;
 	double t_start;		/* when the worker began */
+	uint64_t t_last_op;	/* ns: the last recorded op's completion, */
+	uint64_t t_seen;	/* and the one w:done last took as now */
 	double seconds;		/* the phase's `seconds` parameter, or 0 */
 	double deadline;	/* the phase run's timeout, absolute */
 	volatile sig_atomic_t *stop;
