@@ -255,6 +255,24 @@ const char *e2e_unit(const char *rundir, const char *cell,
 	return find(rundir, cell, metric, 11);
 }
 
+const char *e2e_failed(const char *rundir)
+{
+	static char f[12][1024], out[4096];
+	char path[512];
+	const char *p;
+	size_t n = 0;
+
+	snprintf(path, sizeof(path), "%s/results.csv", rundir);
+	p = e2e_read(path);
+	out[0] = '\0';
+	while (record(&p, f) && n < sizeof(out) - 1)
+		if (!strcmp(f[9], "status") && strcmp(f[10], "ok"))
+			n += (size_t)snprintf(out + n, sizeof(out) - n,
+					      "\n%s: %s %s", f[1], f[10],
+					      f[11]);
+	return out;
+}
+
 int e2e_count(const char *rundir, const char *metric)
 {
 	static char f[12][1024];

@@ -38,6 +38,9 @@ const char *e2e_unit(const char *rundir, const char *cell,
 		     const char *metric);
 /* The unit column of the status row of cell (the reason), or NULL. */
 const char *e2e_reason(const char *rundir, const char *cell);
+/* The phase runs that did not end ok, "cell: status reason" a line
+ * (static; "" when there are none): what a failed run's -q hid. */
+const char *e2e_failed(const char *rundir);
 
 /* Whether anything under prefix is mounted, or a loop device is backed
  * by a file under prefix, or a process has token in its command line. */

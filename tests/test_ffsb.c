@@ -49,6 +49,10 @@ static int near(double a, double b, double rel)
 	return fabs(a - b) <= rel * fmax(fabs(a), fabs(b));
 }
 
+/* A rate over the seconds row, which results.csv has to the microsecond:
+ * a 50 ms run's rate is only good to 1e-5 of itself. */
+#define SECS_TOL(secs) (1e-6 / (secs) + 1e-9)
+
 /*
  * stat, open_close and readall weighted 1, 2 and 5, two workers, 4000
  * ops each: each op's count is within 4 standard deviations of its share
@@ -166,7 +170,7 @@ Test(ffsb, transactions_as_ffsb_counts_them, .fini = fini, .timeout = 120)
 	cr_expect_eq(trans, sum);
 	secs = e2e_num(rd, c, "seconds");
 	cr_expect(near(e2e_num(rd, c, "transactions_per_s"), trans / secs,
-		       1e-5), "transactions_per_s");
+		       SECS_TOL(secs)), "transactions_per_s");
 	cr_expect(near(e2e_num(rd, c, "readall_share_pct"),
 		       100 * e2e_num(rd, c, "readall_transactions") / trans,
 		       1e-9), "readall_share_pct");
@@ -178,14 +182,19 @@ Test(ffsb, transactions_as_ffsb_counts_them, .fini = fini, .timeout = 120)
 	cr_expect_eq(e2e_num(rd, c, "bytes_read"), rbytes);
 	cr_expect_eq(e2e_num(rd, c, "bytes_written"), wbytes);
 	cr_expect(near(e2e_num(rd, c, "read_mbs"), rbytes / 1048576 / secs,
-		       1e-5), "read_mbs");
+		       SECS_TOL(secs)), "read_mbs");
 	cr_expect(near(e2e_num(rd, c, "write_mbs"), wbytes / 1048576 / secs,
-		       1e-5), "write_mbs");
+		       SECS_TOL(secs)), "write_mbs");
 	/* %User + %System over the threads' run */
 	cr_expect(near(e2e_num(rd, c, "test_cpu_pct"),
 		       e2e_num(rd, c, "user_pct") +
 		       e2e_num(rd, c, "system_pct"), 1e-9), "test_cpu_pct");
-	cr_expect_gt(e2e_num(rd, c, "system_pct"), 0);
+	/* the kernel splits a thread's CPU into user and system by the
+	 * ticks that land in each: a 0.2 s run may have none in either, but
+	 * not in both */
+	cr_expect_gt(e2e_num(rd, c, "test_cpu_pct"), 0);
+	cr_expect_geq(e2e_num(rd, c, "system_pct"), 0);
+	cr_expect_geq(e2e_num(rd, c, "user_pct"), 0);
 	/* the final sync is timed, once a thread */
 	cr_expect_eq(e2e_num(rd, c, "sync_ops"), 1);
 
@@ -257,7 +266,8 @@ Test(ffsb, large_file_profile_writes_the_files_it_says, .fini = fini,
 	cr_expect_eq(e2e_num(rd, c, "bytes_written"), 6 * size);
 	secs = e2e_num(rd, c, "seconds");
 	cr_expect(near(e2e_num(rd, c, "write_mbs"), 6 * size / 1048576 / secs,
-		       1e-5), "write_mbs");
+		       SECS_TOL(secs)), "write_mbs %.9g, bytes over %g s %.9g",
+		  e2e_num(rd, c, "write_mbs"), secs, 6 * size / 1048576 / secs);
 	cr_expect_eq(e2e_metric(rd, c, "write_ops"), NULL,
 		     "the stream inside a create made rows of its own");
 	ok(rd, "ext4/census#1");
@@ -381,10 +391,11 @@ Test(ffsb, the_2008_plan_runs_tiny, .fini = fini, .timeout = 240)
 		"run", "../plans/ext4-2008.yaml", "-o", rd, "-q",
 		"-D", "image=512M", "-D", "large_file=4M", "-D", "large_ops=2",
 		"-D", "small_files=32", "-D", "small_dirs=4",
-		"-D", "small_max=32k", "-D", "large_seconds=1s",
+		"-D", "small_max=32k", "-D", "small_ops=300",
+		"-D", "large_seconds=1s",
 		"-D", "small_seconds=1s", "-D", "t_mid=2", "-D", "t_high=4",
 		NULL });
-	cr_assert_eq(rc, 0, "exit %d: %s", rc, e2e_err);
+	cr_assert_eq(rc, 0, "exit %d: %s%s", rc, e2e_err, e2e_failed(rd));
 	for (int f = 0; f < 3; f++)
 		for (int t = 0; t < 3; t++) {
 			int n = threads[t];
