@@ -39,8 +39,8 @@
 # %CPU over its seconds; fio's usr+sys over its jobs' runtime), which
 # other load on a shared machine moves much less than the rates. A missed
 # target is printed, not a failure. Needs root and fio.
-# Last figures (ROUNDS=2, a quiet machine): large 1.02 / 1.02 at 1 / 4
-# threads, small 1.13 / 1.06; CPU per I/O 0.80-0.92 of fio's.
+# Last figures (ROUNDS=2, make bench): large 0.95 / 0.90 at 1 / 4
+# threads, small 1.05 / 1.06; CPU per I/O 0.81-0.96 of fio's.
 # Environment: ROUNDS (3), THREADS ("1 4"), TOTAL_MIB (512), NFILES (64),
 # FILE_MIB (8), SECONDS_RUN (10), RAM_MIB (256), BENCH_NICE (-10), FSPLAN,
 # KEEP=1 keeps the run directory.

@@ -51,10 +51,10 @@
 -- skipped and counted (no_file_skips).
 --
 -- Speed (bench/ffsb.sh, ext4 loop image in a 256 MiB memory cgroup, 2
--- CPUs under a load average of 4-11, 3 rounds): the large-file write at
--- 0.88 / 1.07 of fio's MiB/s with 1 / 4 threads, the small-file random
--- rw at 0.93 / 1.27 of fio's I/Os a second (spreads of 80-90% between
--- rounds: the disk is shared); CPU per I/O 0.83-1.02 of fio's.
+-- CPUs, 2 rounds, two runs): the large-file write at 0.95-1.02 /
+-- 0.90-1.02 of fio's MiB/s with 1 / 4 threads, the small-file random rw
+-- at 1.05-1.13 / 1.06 of fio's I/Os a second; CPU per I/O 0.81-0.96 of
+-- fio's.
 --
 -- Parameters: ffsb's names — num_files, num_dirs, min_filesize,
 -- max_filesize, reuse; <op>_weight for read, readall, write, write_fsync,
