@@ -191,6 +191,31 @@ Test(studies, ffsb_profiles_by_threads, .fini = fini)
 	cr_expect(!strstr(s, "\nother:"), "a tiobench phase: %s", s);
 }
 
+/* The same ffsb tables in the HTML page: a grid per profile, a column
+ * pair per thread count. */
+Test(studies, ffsb_profiles_in_the_html_page, .fini = fini)
+{
+	const char *s, *large;
+
+	s = strstr(report_as("html", "{\"name\": \"large\", \"use\": "
+			     "\"ffsb\"}", HEAD
+			     FFSB("ext4", "large", "16", "1", "write_mbs", "100",
+				  "20", "ok")
+			     FFSB("ext4", "large", "16", "2", "write_mbs", "120",
+				  "30", "ok")
+			     FFSB("ext4", "large", "1", "1", "write_mbs",
+				  "80.25", "10", "ok")),
+		   "<h2 id=\"ffsb\">");
+	cr_assert_not_null(s, "%s", e2e_read(out));
+	large = strstr(s, "<h3>large: write MB/s (MiB) and %CPU</h3>");
+	cr_assert_not_null(large, "%s", s);
+	cr_expect(strstr(large, "<th>1 threads: MB/s</th><th>%CPU</th><th>"
+			 "16 threads: MB/s</th><th>%CPU</th>"), "%s", large);
+	cr_expect(strstr(large, "<tr><td>ext4</td><td class=\"num\">80.2</td>"
+			 "<td class=\"num\">10.0</td><td class=\"num\">110.0"
+			 "</td><td class=\"num\">25.0</td></tr>"), "%s", large);
+}
+
 #define OLTP(label, phase, rep, secs, ev, tps, rps, ops, mn, av, mx, status) \
 	ROW(label, phase, rep, "total_time_s", secs, "s") \
 	ROW(label, phase, rep, "events", ev, "") \
@@ -239,4 +264,27 @@ Test(studies, oltp_engines_side_by_side_as_the_study_printed_them,
 	cr_expect(!strstr(t, " other "), "another module's phase: %s", t);
 	cr_expect(!strstr(t, "\nxfs    native"), "no native run on xfs: %s",
 		  t);
+}
+
+/* The OLTP table in the HTML page: one grid, a row per config and
+ * engine. */
+Test(studies, oltp_engines_in_the_html_page, .fini = fini)
+{
+	const char *s;
+
+	s = strstr(report_as("html", "{\"name\": \"native\", \"use\": "
+			     "\"oltp\"}, {\"name\": \"real\", \"use\": "
+			     "\"mariadb\"}", HEAD
+			     OLTP("ext4", "native", "1", "60", "1000", "100",
+				  "2000", "200", "1", "10", "100", "ok")
+			     OLTP("ext4", "real", "1", "61", "500", "50",
+				  "1000", "100", "2", "20", "200", "ok")),
+		   "<h2 id=\"oltp\">");
+	cr_assert_not_null(s, "%s", e2e_read(out));
+	cr_expect(strstr(s, "<th>trans/s</th>"), "%s", s);
+	cr_expect(strstr(s, "<tr><td>ext4</td><td>native</td><td class=\"num"
+			 "\">60.00</td><td class=\"num\">1000</td><td class="
+			 "\"num\">100.0</td>"), "%s", s);
+	cr_expect(strstr(s, "<tr><td>ext4</td><td>real</td><td class=\"num"
+			 "\">61.00</td>"), "%s", s);
 }

@@ -514,8 +514,12 @@ static int not_ok(FILE *f, const struct results *r)
 	return 0;
 }
 
-/* The home tree study's tables, which span phases. */
-static int tree_study(FILE *f, const struct results *r, json_t *phases)
+/* A study whose tables span phases: its grids under one heading, or
+ * nothing when it has none. */
+static int span_study(FILE *f, const struct results *r, json_t *phases,
+		      int (*grids)(const struct results *, json_t *,
+				   classic_grid_fn, void *),
+		      const char *id, const char *heading, const char *note)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -524,16 +528,32 @@ static int tree_study(FILE *f, const struct results *r, json_t *phases)
 
 	if (!m)
 		return -1;
-	rc = studies_tree_grids(r, phases, study_table, m);
+	rc = grids(r, phases, study_table, m);
 	if (fclose(m))
 		rc = -1;
 	if (rc > 0)
-		fprintf(f, "<h2 id=\"tree\">The home tree (copy/move/rm "
-			"study)</h2>\n<p class=\"note\">Means of the ok runs; "
-			"source and target MB: df after each step.</p>\n%s",
-			buf);
+		fprintf(f, "<h2 id=\"%s\">%s</h2>\n<p class=\"note\">%s</p>\n%s",
+			id, heading, note, buf);
 	free(buf);
 	return rc < 0 ? -1 : 0;
+}
+
+/* The studies that span phases: the home tree's steps, ffsb's profiles
+ * by threads, OLTP's engines side by side. */
+static int span_studies(FILE *f, const struct results *r, json_t *phases)
+{
+	return span_study(f, r, phases, studies_tree_grids, "tree",
+			  "The home tree (copy/move/rm study)",
+			  "Means of the ok runs; source and target MB: df "
+			  "after each step.") ||
+	       span_study(f, r, phases, studies_ffsb_grids, "ffsb",
+			  "ffsb (the 2008 ext4 study)",
+			  "Means of the ok runs, by threads; %CPU is ffsb's "
+			  "(user + system over the run, can pass 100).") ||
+	       span_study(f, r, phases, studies_oltp_grids, "oltp",
+			  "OLTP (the 2008 sysbench study)",
+			  "The native load and sysbench on MariaDB side by "
+			  "side: they measure different engines.");
 }
 
 /* Links to the sections: the page of a big plan is long. */
@@ -586,7 +606,7 @@ int htmlpage_write(FILE *f, const char *rundir, const struct results *r,
 	if (configs_rows && pick->view != VIEW_KEY &&
 	    phase_section(f, r, 0, "", pick))
 		goto out;
-	if (tree_study(f, r, pick->phases) || not_ok(f, r))
+	if (span_studies(f, r, pick->phases) || not_ok(f, r))
 		goto out;
 	html_end(f);
 	rc = 0;

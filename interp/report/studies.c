@@ -1,6 +1,7 @@
 /* studies: the seed studies' tables that span phases or cells — the 2008 home tree's steps, the 2008 ext4 study's ffsb profiles by threads, the 2008 OLTP study's engines. */
 #include <string.h>
 
+#include "report/grid.h"
 #include "report/studies.h"
 
 #define MAX_STEPS 32
@@ -189,16 +190,22 @@ int studies_tree_grids(const struct results *r, json_t *phases,
 	return shown;
 }
 
-/* One ffsb phase's block: a row per config, a figure and %CPU per
- * thread count. Returns 1 printed, 0 no ok run with threads. */
-static int ffsb_block(FILE *f, const struct results *r, const char *phase,
-		      int first)
-{
-	const char *label[MAX_CONFIGS], *fig;
-	double threads[MAX_THREADS], v;
-	int n_t = 0, n_c = 0, reads = 0;
-	size_t w = 7;	/* "threads" */
+/* One ffsb phase's shape: its thread counts (ascending, as the study's
+ * columns) and configs among the ok runs, and whether it reads. */
+struct ffsb_shape {
+	const char *label[MAX_CONFIGS];
+	double threads[MAX_THREADS];
+	int n_t, n_c, reads;
+	size_t w;		/* the widest label, at least "threads" */
+};
 
+static void ffsb_shape(const struct results *r, const char *phase,
+		       struct ffsb_shape *sh)
+{
+	double v;
+
+	memset(sh, 0, sizeof(*sh));
+	sh->w = 7;
 	for (size_t i = 0; i < r->n_runs; i++) {
 		const struct res_run *x = &r->runs[i];
 		int j;
@@ -206,52 +213,71 @@ static int ffsb_block(FILE *f, const struct results *r, const char *phase,
 		if (strcmp(x->phase, phase) || x->status != RES_OK ||
 		    !results_value(x, "threads", &v))
 			continue;
-		for (j = 0; j < n_t && threads[j] != v; j++)
+		for (j = 0; j < sh->n_t && sh->threads[j] != v; j++)
 			;
-		if (j == n_t && n_t < MAX_THREADS) {
-			/* ascending, as the study's columns */
-			while (j > 0 && threads[j - 1] > v) {
-				threads[j] = threads[j - 1];
+		if (j == sh->n_t && sh->n_t < MAX_THREADS) {
+			while (j > 0 && sh->threads[j - 1] > v) {
+				sh->threads[j] = sh->threads[j - 1];
 				j--;
 			}
-			threads[j] = v;
-			n_t++;
+			sh->threads[j] = v;
+			sh->n_t++;
 		}
-		for (j = 0; j < n_c && strcmp(label[j], x->fs_label); j++)
+		for (j = 0; j < sh->n_c && strcmp(sh->label[j], x->fs_label);
+		     j++)
 			;
-		if (j == n_c && n_c < MAX_CONFIGS) {
-			label[n_c++] = x->fs_label;
-			if (strlen(x->fs_label) > w)
-				w = strlen(x->fs_label);
+		if (j == sh->n_c && sh->n_c < MAX_CONFIGS) {
+			sh->label[sh->n_c++] = x->fs_label;
+			if (strlen(x->fs_label) > sh->w)
+				sh->w = strlen(x->fs_label);
 		}
-		reads |= results_value(x, "read_mbs", &v) && v > 0;
+		sh->reads |= results_value(x, "read_mbs", &v) && v > 0;
 	}
-	if (!n_t)
+}
+
+/* The study's figure: the large-file create only writes, and the study
+ * gave its MB/s; the small-file profile its transactions/s. */
+static const char *ffsb_figure(const struct ffsb_shape *sh)
+{
+	return sh->reads ? "transactions_per_s" : "write_mbs";
+}
+
+/* One ffsb phase's block: a row per config, a figure and %CPU per
+ * thread count. Returns 1 printed, 0 no ok run with threads. */
+static int ffsb_block(FILE *f, const struct results *r, const char *phase,
+		      int first)
+{
+	struct ffsb_shape sh;
+	const char *fig;
+	int w;
+	double v;
+
+	ffsb_shape(r, phase, &sh);
+	if (!sh.n_t)
 		return 0;
-	/* the large-file create only writes: the study gave its MB/s; the
-	 * small-file profile its transactions/s */
-	fig = reads ? "transactions_per_s" : "write_mbs";
+	fig = ffsb_figure(&sh);
+	w = (int)sh.w;
 	if (first)
 		fputs("\n== ffsb (the 2008 ext4 study): means of the ok runs, "
 		      "by threads ==\n", f);
 	fprintf(f, "\n%s: %s and %%CPU\n%-*s", phase,
-		reads ? "transactions/s" : "write MB/s (MiB)", (int)w,
+		sh.reads ? "transactions/s" : "write MB/s (MiB)", w,
 		"threads");
-	for (int j = 0; j < n_t; j++)
-		fprintf(f, "  %17.0f", threads[j]);
-	fprintf(f, "\n%-*s", (int)w, "config");
-	for (int j = 0; j < n_t; j++)
-		fprintf(f, "  %10s %6s", reads ? "trans/s" : "MB/s", "%CPU");
+	for (int j = 0; j < sh.n_t; j++)
+		fprintf(f, "  %17.0f", sh.threads[j]);
+	fprintf(f, "\n%-*s", w, "config");
+	for (int j = 0; j < sh.n_t; j++)
+		fprintf(f, "  %10s %6s", sh.reads ? "trans/s" : "MB/s", "%CPU");
 	fputc('\n', f);
-	for (int c = 0; c < n_c; c++) {
-		fprintf(f, "%-*s", (int)w, label[c]);
-		for (int j = 0; j < n_t; j++) {
-			if (mean_where(r, label[c], phase, &threads[j], fig,
-				       &v))
-				fprintf(f, "  %10.*f", reads ? 0 : 1, v);
+	for (int c = 0; c < sh.n_c; c++) {
+		fprintf(f, "%-*s", w, sh.label[c]);
+		for (int j = 0; j < sh.n_t; j++) {
+			if (mean_where(r, sh.label[c], phase, &sh.threads[j],
+				       fig, &v))
+				fprintf(f, "  %10.*f", sh.reads ? 0 : 1, v);
 			else
 				fprintf(f, "  %10s", "-");
-			if (mean_where(r, label[c], phase, &threads[j],
+			if (mean_where(r, sh.label[c], phase, &sh.threads[j],
 				       "test_cpu_pct", &v))
 				fprintf(f, " %6.1f", v);
 			else
@@ -260,6 +286,59 @@ static int ffsb_block(FILE *f, const struct results *r, const char *phase,
 		fputc('\n', f);
 	}
 	return 1;
+}
+
+/* The same block as a grid: a column pair per thread count (as many as
+ * a grid holds). 1 shown, 0 nothing, -1 error. */
+static int ffsb_grid(const struct results *r, const char *phase,
+		     classic_grid_fn fn, void *ctx)
+{
+	struct ffsb_shape sh;
+	struct grid g = { 0 };
+	const char *row[GRID_COLS];
+	char buf[GRID_COLS][48], title[256];
+	int n_t, bad;
+	double v;
+
+	ffsb_shape(r, phase, &sh);
+	if (!sh.n_t)
+		return 0;
+	n_t = sh.n_t < (GRID_COLS - 1) / 2 ? sh.n_t : (GRID_COLS - 1) / 2;
+	g.ncol = 1 + 2 * n_t;
+	g.left = 1;
+	row[0] = "config";
+	for (int j = 0; j < n_t; j++) {
+		snprintf(buf[1 + 2 * j], sizeof(buf[0]), "%.0f threads: %s",
+			 sh.threads[j], sh.reads ? "trans/s" : "MB/s");
+		snprintf(buf[2 + 2 * j], sizeof(buf[0]), "%%CPU");
+		row[1 + 2 * j] = buf[1 + 2 * j];
+		row[2 + 2 * j] = buf[2 + 2 * j];
+	}
+	bad = grid_row(&g, row);
+	for (int c = 0; c < sh.n_c && !bad; c++) {
+		row[0] = sh.label[c];
+		for (int j = 0; j < n_t; j++) {
+			char *a = buf[1 + 2 * j], *b = buf[2 + 2 * j];
+
+			if (mean_where(r, sh.label[c], phase, &sh.threads[j],
+				       ffsb_figure(&sh), &v))
+				snprintf(a, sizeof(buf[0]), "%.*f",
+					 sh.reads ? 0 : 1, v);
+			else
+				snprintf(a, sizeof(buf[0]), "-");
+			if (mean_where(r, sh.label[c], phase, &sh.threads[j],
+				       "test_cpu_pct", &v))
+				snprintf(b, sizeof(buf[0]), "%.1f", v);
+			else
+				snprintf(b, sizeof(buf[0]), "-");
+		}
+		bad = grid_row(&g, row);
+	}
+	snprintf(title, sizeof(title), "%s: %s and %%CPU", phase,
+		 sh.reads ? "transactions/s" : "write MB/s (MiB)");
+	bad = bad || fn(ctx, title, &g);
+	grid_free(&g);
+	return bad ? -1 : 1;
 }
 
 int studies_ffsb(FILE *f, const struct results *r, json_t *phases)
@@ -278,6 +357,26 @@ int studies_ffsb(FILE *f, const struct results *r, json_t *phases)
 	return printed > 0;
 }
 
+int studies_ffsb_grids(const struct results *r, json_t *phases,
+		       classic_grid_fn fn, void *ctx)
+{
+	int shown = 0, rc;
+	size_t i;
+	json_t *o;
+
+	json_array_foreach(phases, i, o) {
+		const char *name = json_string_value(json_object_get(o,
+								     "name"));
+
+		if (!name || !uses(o, "ffsb"))
+			continue;
+		if ((rc = ffsb_grid(r, name, fn, ctx)) < 0)
+			return -1;
+		shown |= rc;
+	}
+	return shown;
+}
+
 /* The first run of each config: where its rows first appear. */
 static int first_of_label(const struct results *r, size_t i)
 {
@@ -287,17 +386,19 @@ static int first_of_label(const struct results *r, size_t i)
 	return 1;
 }
 
-int studies_oltp(FILE *f, const struct results *r, json_t *phases)
+/* The OLTP table's columns: metric, text width and decimals. */
+static const struct { const char *metric; int width, dec; } oltp_col[] = {
+	{ "total_time_s", 8, 2 }, { "events", 9, 0 },
+	{ "transactions_per_s", 9, 1 }, { "requests_per_s", 9, 1 },
+	{ "other_per_s", 9, 1 }, { "lat_min_ms", 8, 2 },
+	{ "lat_avg_ms", 8, 2 }, { "lat_max_ms", 8, 2 },
+};
+#define OLTP_COLS (sizeof(oltp_col) / sizeof(*oltp_col))
+
+/* The phases that use oltp or mariadb, in the plan's order. */
+static int oltp_phases(json_t *phases, const char **eng)
 {
-	static const struct { const char *metric, *fmt; } cols[] = {
-		{ "total_time_s", " %8.2f" }, { "events", " %9.0f" },
-		{ "transactions_per_s", " %9.1f" },
-		{ "requests_per_s", " %9.1f" }, { "other_per_s", " %9.1f" },
-		{ "lat_min_ms", " %8.2f" }, { "lat_avg_ms", " %8.2f" },
-		{ "lat_max_ms", " %8.2f" },
-	};
-	const char *eng[MAX_STEPS];
-	int n_eng = 0, width = 6, printed = 0;
+	int n = 0;
 	size_t i;
 	json_t *o;
 
@@ -306,9 +407,18 @@ int studies_oltp(FILE *f, const struct results *r, json_t *phases)
 								     "name"));
 
 		if (name && (uses(o, "oltp") || uses(o, "mariadb")) &&
-		    n_eng < MAX_STEPS)
-			eng[n_eng++] = name;
+		    n < MAX_STEPS)
+			eng[n++] = name;
 	}
+	return n;
+}
+
+int studies_oltp(FILE *f, const struct results *r, json_t *phases)
+{
+	const char *eng[MAX_STEPS];
+	int n_eng = oltp_phases(phases, eng), width = 6, printed = 0;
+	size_t i;
+
 	if (!n_eng)
 		return 0;
 	for (i = 0; i < r->n_runs; i++)
@@ -333,11 +443,11 @@ int studies_oltp(FILE *f, const struct results *r, json_t *phases)
 					"trans/s", "req/s", "other/s", "min",
 					"avg", "max");
 			fprintf(f, "%-*s %-10s", width, label, eng[e]);
-			for (size_t c = 0; c < sizeof(cols) / sizeof(*cols);
-			     c++) {
-				if (mean_of(r, label, eng[e], cols[c].metric,
-					    &v))
-					fprintf(f, cols[c].fmt, v);
+			for (size_t c = 0; c < OLTP_COLS; c++) {
+				if (mean_of(r, label, eng[e],
+					    oltp_col[c].metric, &v))
+					fprintf(f, " %*.*f", oltp_col[c].width,
+						oltp_col[c].dec, v);
 				else
 					fprintf(f, " %8s", "-");
 			}
@@ -345,4 +455,49 @@ int studies_oltp(FILE *f, const struct results *r, json_t *phases)
 		}
 	}
 	return printed > 0;
+}
+
+int studies_oltp_grids(const struct results *r, json_t *phases,
+		       classic_grid_fn fn, void *ctx)
+{
+	static const char *const head[2 + OLTP_COLS] = { "config", "phase",
+		"time s", "events", "trans/s", "req/s", "other/s",
+		"min ms", "avg ms", "max ms" };
+	const char *eng[MAX_STEPS], *row[2 + OLTP_COLS];
+	char buf[OLTP_COLS][48];
+	int n_eng = oltp_phases(phases, eng), shown = 0, bad;
+	struct grid g = { 2 + OLTP_COLS, 2, NULL, 0, 0 };
+
+	if (!n_eng)
+		return 0;
+	bad = grid_row(&g, head);
+	for (size_t i = 0; i < r->n_runs && !bad; i++) {
+		const char *label = r->runs[i].fs_label;
+		double v;
+
+		if (!first_of_label(r, i))
+			continue;
+		for (int e = 0; e < n_eng && !bad; e++) {
+			if (!mean_of(r, label, eng[e], "transactions_per_s",
+				     &v))
+				continue;
+			row[0] = label;
+			row[1] = eng[e];
+			for (size_t c = 0; c < OLTP_COLS; c++) {
+				if (mean_of(r, label, eng[e],
+					    oltp_col[c].metric, &v))
+					snprintf(buf[c], sizeof(buf[c]), "%.*f",
+						 oltp_col[c].dec, v);
+				else
+					snprintf(buf[c], sizeof(buf[c]), "-");
+				row[2 + c] = buf[c];
+			}
+			bad = grid_row(&g, row);
+			shown = 1;
+		}
+	}
+	bad = bad || (shown && fn(ctx, "means of the ok runs; latency in ms",
+				  &g));
+	grid_free(&g);
+	return bad ? -1 : shown;
 }

@@ -31,6 +31,10 @@ int studies_tree_grids(const struct results *r, json_t *phases,
  * printed, 0 nothing to print.
  */
 int studies_ffsb(FILE *f, const struct results *r, json_t *phases);
+/* The same tables as grids, one per phase, titled with the phase and its
+ * figure (see classic_grid_fn); 1 shown, 0 none, -1 on error. */
+int studies_ffsb_grids(const struct results *r, json_t *phases,
+		       classic_grid_fn fn, void *ctx);
 
 /*
  * The 2008 OLTP study's table for the phases that use oltp (lua/oltp.lua)
@@ -41,5 +45,9 @@ int studies_ffsb(FILE *f, const struct results *r, json_t *phases);
  * printed, 0 nothing to print.
  */
 int studies_oltp(FILE *f, const struct results *r, json_t *phases);
+/* The same table as one grid (see classic_grid_fn); 1 shown, 0 none, -1
+ * on error. */
+int studies_oltp_grids(const struct results *r, json_t *phases,
+		       classic_grid_fn fn, void *ctx);
 
 #endif
