@@ -72,26 +72,39 @@ static int uses(json_t *o, const char *name)
 			!strcmp(use + n - 4, ".lua")));
 }
 
-static int is_tree(json_t *o)
+/* The name (borrowed) of the next phase from *at on, in the plan's order,
+ * that uses the module mod or mod2 (NULL: none); NULL past the last. */
+static const char *next_using(json_t *phases, size_t *at, const char *mod,
+			      const char *mod2)
 {
-	return uses(o, "tree");
+	while (*at < json_array_size(phases)) {
+		json_t *o = json_array_get(phases, (*at)++);
+		const char *name = json_string_value(json_object_get(o,
+								     "name"));
+
+		if (name && (uses(o, mod) || (mod2 && uses(o, mod2))))
+			return name;
+	}
+	return NULL;
+}
+
+/* Those names, at most MAX_STEPS; how many. */
+static int phases_using(json_t *phases, const char *mod, const char *mod2,
+			const char **names)
+{
+	size_t at = 0;
+	int n = 0;
+
+	while (n < MAX_STEPS && (names[n] = next_using(phases, &at, mod,
+						       mod2)))
+		n++;
+	return n;
 }
 
 /* The tree steps of phases (names borrowed), how many. */
 static int tree_steps(json_t *phases, const char **step)
 {
-	int n_step = 0;
-	size_t i;
-	json_t *o;
-
-	json_array_foreach(phases, i, o) {
-		const char *name = json_string_value(json_object_get(o,
-								     "name"));
-
-		if (name && is_tree(o) && n_step < MAX_STEPS)
-			step[n_step++] = name;
-	}
-	return n_step;
+	return phases_using(phases, "tree", NULL, step);
 }
 
 /* Whether run i is the first of its config and the config ran a step. */
@@ -343,33 +356,23 @@ static int ffsb_grid(const struct results *r, const char *phase,
 
 int studies_ffsb(FILE *f, const struct results *r, json_t *phases)
 {
+	const char *name;
+	size_t at = 0;
 	int printed = 0;
-	size_t i;
-	json_t *o;
 
-	json_array_foreach(phases, i, o) {
-		const char *name = json_string_value(json_object_get(o,
-								     "name"));
-
-		if (name && uses(o, "ffsb"))
-			printed += ffsb_block(f, r, name, !printed);
-	}
+	while ((name = next_using(phases, &at, "ffsb", NULL)))
+		printed += ffsb_block(f, r, name, !printed);
 	return printed > 0;
 }
 
 int studies_ffsb_grids(const struct results *r, json_t *phases,
 		       classic_grid_fn fn, void *ctx)
 {
+	const char *name;
+	size_t at = 0;
 	int shown = 0, rc;
-	size_t i;
-	json_t *o;
 
-	json_array_foreach(phases, i, o) {
-		const char *name = json_string_value(json_object_get(o,
-								     "name"));
-
-		if (!name || !uses(o, "ffsb"))
-			continue;
+	while ((name = next_using(phases, &at, "ffsb", NULL))) {
 		if ((rc = ffsb_grid(r, name, fn, ctx)) < 0)
 			return -1;
 		shown |= rc;
@@ -398,19 +401,7 @@ static const struct { const char *metric; int width, dec; } oltp_col[] = {
 /* The phases that use oltp or mariadb, in the plan's order. */
 static int oltp_phases(json_t *phases, const char **eng)
 {
-	int n = 0;
-	size_t i;
-	json_t *o;
-
-	json_array_foreach(phases, i, o) {
-		const char *name = json_string_value(json_object_get(o,
-								     "name"));
-
-		if (name && (uses(o, "oltp") || uses(o, "mariadb")) &&
-		    n < MAX_STEPS)
-			eng[n++] = name;
-	}
-	return n;
+	return phases_using(phases, "oltp", "mariadb", eng);
 }
 
 int studies_oltp(FILE *f, const struct results *r, json_t *phases)
