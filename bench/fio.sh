@@ -46,6 +46,8 @@ if ! command -v fio > /dev/null; then
 	echo "fio: skipped (fio is not installed: make deps)"
 	exit 0
 fi
+# shellcheck source=bench/memcg.bash
+. "$root/bench/memcg.bash"	# bench_run
 tmp=$(mktemp -d)
 chmod 755 "$tmp"	# the phases (nobody) load modules and work beneath it
 shm=
@@ -200,14 +202,8 @@ watcher=$!
 # ---- the runs -------------------------------------------------------------
 
 load0=$(cut -d' ' -f1 /proc/loadavg)
-t0=$EPOCHREALTIME
-if ! nice -n "$prio" "$bin" run "$tmp/fio.yaml" -o "$tmp/run" -q "${workdir[@]}"; then
-	echo "fio: the run failed; its log ends:" >&2
-	tail -n 20 "$tmp/run/log.txt" >&2 || true
-	grep ',status,failed' "$tmp/run/results.csv" >&2 || true
-	exit 1
-fi
-t1=$EPOCHREALTIME
+# no ram: the cached cases are meant to be cached
+bench_run fio none "$prio" "$bin" "$tmp/fio.yaml" "$tmp/run" "${workdir[@]}"
 load1=$(cut -d' ' -f1 /proc/loadavg)
 
 touch "$tmp/rss"
@@ -232,7 +228,7 @@ fi
 # ---- the table --------------------------------------------------------------
 
 awk -v secs="$secs" -v rounds="$rounds" -v wrounds="$wrounds" -v prio="$prio" -v backing="$backing" \
-    -v wall="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", b - a }')" \
+    -v wall="$wall" \
     -v fio="$(fio --version)" -v kernel="$(uname -r)" -v cores="$(nproc)" \
     -v load0="$load0" -v load1="$load1" -v hwm="$hwm_kb" -v thr="$threads" \
     -v many_ok="$many_ok" -f "$root/bench/note.awk" -e '

@@ -7,8 +7,9 @@
 # the v1 memory controller's limit_in_bytes on hybrid hosts), and the rows
 # say what applied (ram_limit) and what the device saw (dev_read_bytes).
 #
-#   bench_run LABEL RAM_MIB PRIO BIN PLAN OUT
-#                           run the plan at nice PRIO; exits with the
+#   bench_run LABEL RAM_MIB PRIO BIN PLAN OUT [ARG...]
+#                           run the plan at nice PRIO (ARGs go to fsplan
+#                           run, e.g. --workdir); exits with the
 #                           log's tail if the run or a phase run failed;
 #                           sets memory (what limit applied), peak (the
 #                           highest memory_peak_bytes of a phase run),
@@ -26,8 +27,9 @@
 
 bench_run() {
 	local label=$1 ram=$2 prio=$3 bin=$4 plan=$5 out=$6 t0 bad kinds
+	shift 6
 	t0=$EPOCHREALTIME
-	nice -n "$prio" "$bin" run "$plan" -o "$out" -q || {
+	nice -n "$prio" "$bin" run "$plan" -o "$out" -q "$@" || {
 		echo "$label: fsplan run failed; its failed phase runs and its log's end:" >&2
 		awk -F, '$10 == "status" && $11 != "ok" { print "  " $2 ": " $11 " " $12 }' \
 			"$out/results.csv" >&2 || true
