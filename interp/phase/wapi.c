@@ -621,10 +621,10 @@ static int w_elapsed(lua_State *L)
 }
 
 /* w:done([at]): with at (a w:now() time), at takes the place of the
- * seconds parameter (dbench runs a warm-up and then seconds). */
-/* An op loop's w:done takes the clock its last op read at completion (a
- * clock read a turn saved: the loop's time limit is then as late as the
- * Lua between that op and this call); with no op since, the clock. */
+ * seconds parameter (dbench runs a warm-up and then seconds). Now is the
+ * time the last op completed, when one did since the last call (its clock
+ * read serves again: the limit is as late as the Lua run since), else the
+ * clock. */
 static int w_done(lua_State *L)
 {
 	struct worker *w = worker_get(L);
