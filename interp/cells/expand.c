@@ -6,6 +6,7 @@
 
 #include "cells/expand.h"
 #include "plan/subst.h"
+#include "util/strbuf.h"
 #include "util/units.h"
 
 #define MAX_CELLS 10000000
@@ -180,41 +181,11 @@ static int check_mount_spaces(const struct expansion *e, struct diag *d)
 
 /* ---- building ---- */
 
-struct sbuf {
-	char *p;
-	size_t len, cap;
-};
-
-static int sb_add(struct sbuf *b, const char *s, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 128;
-		char *np;
-
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		np = realloc(b->p, cap);
-		if (!np)
-			return -1;
-		b->p = np;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-	return 0;
-}
-
-static int sb_str(struct sbuf *b, const char *s)
-{
-	return sb_add(b, s, strlen(s));
-}
-
 static int make_label(struct fsconf *fc, const struct at *at)
 {
 	const struct plan_fs *fs = fc->fs;
 	int alts = fs->n_mkfs * fs->n_mount > 1;
-	struct sbuf b = { 0 };
+	struct strbuf b = { 0 };
 	char *base;
 
 	base = fs->label.s ? at_expand(at, &fs->label) : strdup(fs->type.s);
@@ -225,10 +196,10 @@ static int make_label(struct fsconf *fc, const struct at *at)
 		return 0;
 	}
 	/* type[:mkfs][:mount], the way DESIGN.md writes cell ids */
-	if (sb_str(&b, base) ||
+	if (strbuf_str(&b, base) ||
 	    ((fc->mkfs[0] || fc->mount[0]) &&
-	     (sb_str(&b, ":") || sb_str(&b, fc->mkfs))) ||
-	    (fc->mount[0] && (sb_str(&b, ":") || sb_str(&b, fc->mount)))) {
+	     (strbuf_str(&b, ":") || strbuf_str(&b, fc->mkfs))) ||
+	    (fc->mount[0] && (strbuf_str(&b, ":") || strbuf_str(&b, fc->mount)))) {
 		free(base);
 		free(b.p);
 		return -1;
@@ -271,25 +242,25 @@ static char *make_id(const struct at *at, int rep)
 {
 	const struct plan *p = at->e->plan;
 	const struct plan_phase *ph = &p->phases[at->phase];
-	struct sbuf b = { 0 };
+	struct strbuf b = { 0 };
 	char num[24];
 	int err = 0, sep = 0;
 
-	err |= sb_str(&b, at->fc->label) | sb_str(&b, "/") |
-	       sb_str(&b, ph->name);
+	err |= strbuf_str(&b, at->fc->label) | strbuf_str(&b, "/") |
+	       strbuf_str(&b, ph->name);
 	for (int i = 0; i < p->n_matrix; i++) {
-		err |= sb_str(&b, sep++ ? "," : "/") |
-		       sb_str(&b, p->matrix[i].name) | sb_str(&b, "=") |
-		       sb_str(&b, p->matrix[i].values[at->axis[i]].s);
+		err |= strbuf_str(&b, sep++ ? "," : "/") |
+		       strbuf_str(&b, p->matrix[i].name) | strbuf_str(&b, "=") |
+		       strbuf_str(&b, p->matrix[i].values[at->axis[i]].s);
 	}
 	for (int i = 0; i < ph->n_matrix; i++) {
-		err |= sb_str(&b, sep++ ? "," : "/") |
-		       sb_str(&b, ph->matrix[i].name) | sb_str(&b, "=") |
-		       sb_str(&b, ph->matrix[i].values[
+		err |= strbuf_str(&b, sep++ ? "," : "/") |
+		       strbuf_str(&b, ph->matrix[i].name) | strbuf_str(&b, "=") |
+		       strbuf_str(&b, ph->matrix[i].values[
 				cell_axis_index(ph, at->combo, i)].s);
 	}
 	snprintf(num, sizeof(num), "#%d", rep);
-	err |= sb_str(&b, num);
+	err |= strbuf_str(&b, num);
 	if (err) {
 		free(b.p);
 		return NULL;

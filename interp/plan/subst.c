@@ -4,34 +4,14 @@
 #include <string.h>
 
 #include "plan/subst.h"
+#include "util/strbuf.h"
 
-struct buf {
-	char *p;
-	size_t len, cap;
-	int oom;
-};
-
-static void put(struct buf *b, const char *s, size_t n)
+/* Text into b; NULL: only checking, nothing kept. An out-of-memory is
+ * b's oom, seen at the end. */
+static void put(struct strbuf *b, const char *s, size_t n)
 {
-	if (!b || b->oom)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 64;
-		char *np;
-
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		np = realloc(b->p, cap);
-		if (!np) {
-			b->oom = 1;
-			return;
-		}
-		b->p = np;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
+	if (b)
+		strbuf_add(b, s, n);
 }
 
 static int is_name_char(int c, int first)
@@ -54,7 +34,7 @@ static int error(struct subst_error *e, size_t off, const char *what,
 int subst(const char *in, subst_lookup look, void *ctx, char **out,
 	  struct subst_error *e)
 {
-	struct buf b = { 0 }, *bp = out ? &b : NULL;
+	struct strbuf b = { 0 }, *bp = out ? &b : NULL;
 	const char *p = in;
 
 	put(bp, "", 0);

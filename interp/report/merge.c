@@ -14,6 +14,7 @@
 
 #include "report/merge.h"
 #include "report/mergeman.h"
+#include "util/strbuf.h"
 #include "results/csv.h"
 #include "results/results.h"
 #include "util/exitcode.h"
@@ -238,31 +239,19 @@ static char *slurp(const char *dir, const char *name, size_t *len)
 	return buf;
 }
 
-struct text {
-	char *s;
-	size_t n, cap;
-};
-
-static int put(struct text *t, const char *s, size_t n)
+/* Whether text (NULL: none yet) has line (its newline included) as a
+ * line of its own. */
+static int has_line(const char *text, const char *line)
 {
-	if (t->n + n + 1 > t->cap) {
-		size_t cap = (t->n + n + 1) * 2;
-		char *ns = realloc(t->s, cap);
-
-		if (!ns)
-			return -1;
-		t->s = ns;
-		t->cap = cap;
-	}
-	memcpy(t->s + t->n, s, n);
-	t->n += n;
-	t->s[t->n] = '\0';
+	for (const char *at = text; at && (at = strstr(at, line)); at++)
+		if (at == text || at[-1] == '\n')
+			return 1;
 	return 0;
 }
 
 /* The shards' bonnie++ lines, each once, in shard order. */
 static int join_bonnie(const struct merge_shard *sh, size_t n,
-		       struct text *t)
+		       struct strbuf *t)
 {
 	for (size_t s = 0; s < n; s++) {
 		size_t len;
@@ -280,11 +269,9 @@ static int join_bonnie(const struct merge_shard *sh, size_t n,
 				free(buf);
 				return -1;
 			}
-			seen = t->s && strstr(t->s, line) &&
-			       (strstr(t->s, line) == t->s ||
-				strstr(t->s, line)[-1] == '\n');
-			if (!seen && (put(t, line, k) ||
-				      (!nl && put(t, "\n", 1)))) {
+			seen = has_line(t->p, line);
+			if (!seen && (strbuf_add(t, line, k) ||
+				      (!nl && strbuf_add(t, "\n", 1)))) {
 				free(line);
 				free(buf);
 				return -1;
@@ -298,7 +285,8 @@ static int join_bonnie(const struct merge_shard *sh, size_t n,
 }
 
 /* The shards' logs, each under a heading, every line after its host. */
-static int join_logs(const struct merge_shard *sh, size_t n, struct text *t)
+static int join_logs(const struct merge_shard *sh, size_t n,
+		     struct strbuf *t)
 {
 	for (size_t s = 0; s < n; s++) {
 		size_t len;
@@ -310,14 +298,14 @@ static int join_logs(const struct merge_shard *sh, size_t n, struct text *t)
 			free(buf);
 			return -1;
 		}
-		rc = put(t, head, strlen(head));
+		rc = strbuf_str(t, head);
 		for (char *p = buf; !rc && p < buf + len;) {
 			char *nl = memchr(p, '\n', buf + len - p);
 			size_t k = (nl ? nl + 1 : buf + len) - p;
 
-			rc = put(t, sh[s].host, strlen(sh[s].host)) ||
-			     put(t, ": ", 2) || put(t, p, k) ||
-			     (!nl && put(t, "\n", 1));
+			rc = strbuf_str(t, sh[s].host) ||
+			     strbuf_add(t, ": ", 2) || strbuf_add(t, p, k) ||
+			     (!nl && strbuf_add(t, "\n", 1));
 			p += k;
 		}
 		free(head);
@@ -464,10 +452,11 @@ static int merge(const struct merge_opts *o, int argc, char **argv)
 	struct merge_shard *sh = calloc(n + 1, sizeof(*sh));
 	struct merge_index ix = { 0 };
 	struct written w = { 0 };
-	struct text bon = { 0 }, log = { 0 }, man = { 0 };
+	struct strbuf bon = { 0 }, log = { 0 };
 	struct item *it = NULL;
-	char path[PATH_MAX + 16];
+	char path[PATH_MAX + 16], *man = NULL;
 	const char *run_id;
+	size_t man_len = 0;
 	int rc = -1;
 
 	if (!sh) {
@@ -490,7 +479,7 @@ static int merge(const struct merge_opts *o, int argc, char **argv)
 	if (!it)
 		goto out;
 	if (join_bonnie(sh, n, &bon) || join_logs(sh, n, &log) ||
-	    mergeman_build(sh, n, run_id, argc, argv, &man.s, &man.n)) {
+	    mergeman_build(sh, n, run_id, argc, argv, &man, &man_len)) {
 		fail("out of memory");
 		goto out;
 	}
@@ -499,10 +488,10 @@ static int merge(const struct merge_opts *o, int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/results.csv", o->out);
 	if (wrote(&w, path) || write_rows(o->out, run_id, it, n_items))
 		goto fail;
-	if ((bon.n && write_file(&w, "bonnie.csv", bon.s, bon.n)) ||
-	    write_file(&w, "log.txt", log.s ? log.s : "", log.n) ||
+	if ((bon.len && write_file(&w, "bonnie.csv", bon.p, bon.len)) ||
+	    write_file(&w, "log.txt", log.p ? log.p : "", log.len) ||
 	    copy_exec(&w, sh, n) ||
-	    write_file(&w, "manifest.json", man.s, man.n))
+	    write_file(&w, "manifest.json", man, man_len))
 		goto fail;
 	mergeman_notes(sh, n, ix.n_distinct);
 	printf("fsplan merge: %zu shard%s, %zu phase runs and config records "
@@ -516,9 +505,9 @@ out:
 		free(w.files[i]);
 	free(w.files);
 	free(it);
-	free(bon.s);
-	free(log.s);
-	free(man.s);
+	free(bon.p);
+	free(log.p);
+	free(man);
 	mergeman_index_free(&ix);
 	for (size_t s = 0; s < n; s++)
 		mergeman_free(&sh[s]);
