@@ -124,6 +124,17 @@ static void settle_conf(struct run *r, struct live *l, const char *status,
 
 static void progress(struct run *r, const struct cell *c);
 
+/* A phase run that could not start: failed, or for a replay a line in
+ * the log. */
+static void unrun_cell(struct run *r, struct live *l, struct cell *c,
+		       int replay, const char *why)
+{
+	if (replay)
+		runlog("%s: replay failed: %s", c->id, why);
+	else
+		finish_cell(r, l, c, NULL, NULL, "failed", why);
+}
+
 static void tick(void *ctx)
 {
 	struct run *r = ctx;
@@ -147,8 +158,11 @@ static void progress(struct run *r, const struct cell *c)
 }
 
 /* One phase run: between actions, its job in a dropped child, its
- * results; an interrupted one is not recorded, so --resume runs it. */
-static void run_cell(struct run *r, struct live *l, struct cell *c)
+ * results; an interrupted one is not recorded, so --resume runs it. A
+ * replay (--resume, a cell the first run recorded) runs it again only
+ * for what it leaves on the filesystem: nothing of it is recorded. */
+static void run_cell(struct run *r, struct live *l, struct cell *c,
+		     int replay)
 {
 	const struct plan_phase *ph = &r->plan->phases[c->phase];
 	const struct between *b = ph->between.n >= 0 ? &ph->between
@@ -159,34 +173,40 @@ static void run_cell(struct run *r, struct live *l, struct cell *c)
 	const char *why;
 	char err[512];
 
-	progress(r, c);
+	if (!replay)
+		progress(r, c);
 	if (conf_between(l, b, err, sizeof(err))) {
-		finish_cell(r, l, c, NULL, NULL, "failed", err);
+		unrun_cell(r, l, c, replay, err);
 		return;
 	}
 	if (job_open(&j, r, l->fc, l->work, conf_vol_dir(l, 0), c, &why)) {
-		finish_cell(r, l, c, NULL, NULL, "failed", why);
+		unrun_cell(r, l, c, replay, why);
 		goto out;
 	}
 	if (measure_open(&ms, r, l, c, &j.child, &j.lua.ram_bytes, err,
 			 sizeof(err))) {
-		finish_cell(r, l, c, NULL, NULL, "failed", err);
+		unrun_cell(r, l, c, replay, err);
 		goto out;
 	}
 	j.child.tick = tick;
 	j.child.tick_ctx = r;
 	r->current = c;
-	runlog("%s: run: %s", c->id, j.cmd);
+	runlog("%s: %s: %s", c->id, replay ? "replay" : "run", j.cmd);
 	measure_start(&ms);
 	if (child_run(&j.child, &r->stop, &res)) {
-		finish_cell(r, l, c, NULL, NULL, "failed",
-			    "cannot fork the phase");
+		unrun_cell(r, l, c, replay, "cannot fork the phase");
 		goto close;
 	}
 	measure_stop(&ms, c, &res);
 	conf_sweep();
 	job_after(&j, r, c, &res);
-	if (res.interrupted && !res.ok) {
+	if (replay) {
+		runlog("%s: replayed (%s%s%s); its rows are the first run's",
+		       c->id, res.ok ? "ok" : "failed", res.ok ? "" : ": ",
+		       res.ok ? "" : res.reason);
+		free(r->parsed);
+		r->parsed = NULL;
+	} else if (res.interrupted && !res.ok) {
 		runlog("%s: interrupted", c->id);
 		manifest_cell(r->man, c - r->e->cells, "interrupted", NULL);
 		sink_save(&r->sink);
@@ -200,6 +220,18 @@ close:
 	measure_close(&ms, c);
 out:
 	job_close(&j);
+}
+
+/* Whether a cell of fc after its i-th is still to run: a resume then
+ * replays the i-th, which the first run recorded, so that the later
+ * ones find what it left (a read after its write, the tree's steps). */
+static int todo_after(const struct run *r, const struct fsconf *fc,
+		      size_t i)
+{
+	while (++i < fc->n_cells)
+		if (todo(r, &r->e->cells[fc->first_cell + i]))
+			return 1;
+	return 0;
 }
 
 static void run_conf(struct run *r, struct fsconf *fc)
@@ -239,9 +271,10 @@ static void run_conf(struct run *r, struct fsconf *fc)
 	for (size_t i = 0; i < fc->n_cells && !r->stop; i++) {
 		struct cell *c = &r->e->cells[fc->first_cell + i];
 
-		if (!todo(r, c))
+		if (!todo(r, c) && !(r->done[c - r->e->cells] == 1 &&
+				     todo_after(r, fc, i)))
 			continue;
-		run_cell(r, &l, c);
+		run_cell(r, &l, c, !todo(r, c));
 		if (!is_dir && !conf_mounted(&l)) {
 			snprintf(err, sizeof(err), "the filesystem could not "
 				 "be mounted again (remount)");

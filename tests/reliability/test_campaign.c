@@ -127,7 +127,8 @@ Test(campaign, seeded_kills_then_resume_keep_every_byte, .fini = fini,
 		rc = e2e_fsplan((const char *[]){ "run", plan, "--resume", rd,
 			"-q", "--workdir", dir, NULL });
 		cr_expect_eq(rc, 0, "round %d (signal %d at %ld ms): resume: "
-			     "%s", round, sig, ms, e2e_err);
+			     "exit %d, %s; failed: %s", round, sig, ms, rc,
+			     e2e_err, e2e_failed(rd));
 		after = e2e_slurp(csv, &alen);
 		cr_expect(alen >= blen && !memcmp(before, after, blen),
 			  "round %d: results.csv before the resume is not a "

@@ -263,3 +263,48 @@ Test(kills, w_log_lines_reach_the_run_log_marked_with_the_cell,
 	cr_expect(strstr(e2e_read(path), "tmpfs/say#1: [worker 2] hello "
 			 "from 2"), "%s", e2e_read(path));
 }
+
+/* A kill between a config's phases: the resume makes the filesystem
+ * anew, so it replays the phases that config recorded (not recording
+ * them again) before the ones still to run, which find what they left. */
+Test(kills, a_resume_replays_what_the_later_phases_need, .fini = fini,
+     .timeout = 90)
+{
+	const char *dir;
+	char rd[256], log[300], text[512], *plan;
+	int status, rc;
+	pid_t pid;
+
+	e2e_require_root();
+	dir = e2e_tmpdir();
+	snprintf(text, sizeof(text),
+		 "fsplan: 1\n"
+		 "params: {t: 0}\n"
+		 "target: {image: 64M}\n"
+		 "between: none\n"
+		 "filesystems: [{type: ext4}]\n"
+		 "phases:\n"
+		 "  - {name: write, exec: 'echo data > f'}\n"
+		 "  - {name: read, exec: 'test -f f && sleep ${t}.%05d'}\n",
+		 (int)(getpid() % 100000));
+	plan = e2e_write(dir, "plan.yaml", text);
+	snprintf(rd, sizeof(rd), "%s/run", dir);
+	snprintf(log, sizeof(log), "%s/log.txt", rd);
+	pid = e2e_fsplan_bg((const char *[]){ "run", plan, "-o", rd, "-q",
+		"--workdir", dir, "-D", "t=30", NULL });
+	cr_assert_eq(wait_for(log, "read#1: run:", 20), 0,
+		     "the read never started: %s", e2e_read(log));
+	kill(pid, SIGTERM);
+	waitpid(pid, &status, 0);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 143);
+	cr_assert_eq(e2e_count(rd, "status"), 1, "the write's row is kept");
+	rc = e2e_fsplan((const char *[]){ "run", plan, "--resume", rd, "-q",
+					  "--workdir", dir, NULL });
+	cr_expect_eq(rc, 0, "resume: %s %s", e2e_err, e2e_read(log));
+	cr_expect_str_eq(e2e_metric(rd, "ext4/read#1", "status"), "ok",
+			 "%s", e2e_read(log));
+	cr_expect_eq(e2e_count(rd, "status"), 2, "the replay is recorded "
+		     "again");
+	cr_expect(strstr(e2e_read(log), "ext4/write#1: replayed (ok)"), "%s",
+		  e2e_read(log));
+}
