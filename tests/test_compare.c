@@ -379,6 +379,14 @@ Test(compare, failed_runs_do_not_count, .fini = fini)
 	/* 5 against the 2 that are left: p = 0.058 */
 	cr_expect(strstr(e2e_out, "1 comparison: 0 better, 0 worse, 1 no "
 			 "significant difference"), "n 5 vs 2:\n%s", e2e_out);
+	/* nothing is worse by the figures, but B failed where A did not */
+	cr_expect_eq(e2e_fsplan((const char *[]){ "compare", a, b,
+			"--fail-on-regression", NULL }), 1, "%s", e2e_err);
+	cr_expect(strstr(e2e_err, "1 cell is not ok in B where A's runs "
+			 "were"), "%s", e2e_err);
+	/* the other way round, B's failures are A's: no regression */
+	cr_expect_eq(e2e_fsplan((const char *[]){ "compare", b, a,
+			"--fail-on-regression", NULL }), 0, "%s", e2e_err);
 }
 
 Test(compare, labels_pair_across_the_configs_own_axes, .fini = fini)

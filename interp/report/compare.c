@@ -55,9 +55,10 @@ static const char compare_help[] =
 "  -o, --output FILE\n"
 "                  write to FILE instead of standard output\n"
 "  --fail-on-regression\n"
-"                  exit 1 when a metric is significantly worse in B\n"
+"                  exit 1 when a metric is significantly worse in B, or\n"
+"                  a cell's runs failed or were skipped in B and not in A\n"
 "\n"
-"Exit 0; 1 with --fail-on-regression and a significant regression; 2 on\n"
+"Exit 0; 1 with --fail-on-regression and a regression; 2 on\n"
 "a usage error, unreadable or mismatched runs, or an unwritable output.\n";
 
 struct compare_opts {
@@ -581,6 +582,18 @@ static int inside_a_run(const struct compare_opts *o)
 	return in;
 }
 
+/* The cells both sides ran whose runs failed or were skipped in B but
+ * not in A: a regression too, and the worst kind. */
+static size_t newly_not_ok(const struct pairing *pg)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < pg->n_pairs; i++)
+		n += pairing_both(&pg->pairs[i]) && pg->pairs[i].bad_b &&
+		     !pg->pairs[i].bad_a;
+	return n;
+}
+
 static int compare(const struct compare_opts *o)
 {
 	struct pairing pg;
@@ -622,12 +635,21 @@ static int compare(const struct compare_opts *o)
 			o->out ? o->out : "standard output", strerror(errno));
 		goto out;
 	}
-	rc = o->fail_on_regression && t.count[V_WORSE] ? EXIT_FAILED : EXIT_OK;
-	if (rc == EXIT_FAILED)
+	rc = EXIT_OK;
+	if (o->fail_on_regression && t.count[V_WORSE]) {
 		fprintf(stderr, "fsplan compare: %zu metric%s significantly "
 			"worse in B (--fail-on-regression)\n",
 			t.count[V_WORSE], t.count[V_WORSE] == 1 ? " is" :
 			"s are");
+		rc = EXIT_FAILED;
+	}
+	if (o->fail_on_regression && newly_not_ok(&pg)) {
+		fprintf(stderr, "fsplan compare: %zu cell%s not ok in B where "
+			"A's runs were (--fail-on-regression; the reasons are "
+			"at the end of the comparison)\n", newly_not_ok(&pg),
+			newly_not_ok(&pg) == 1 ? " is" : "s are");
+		rc = EXIT_FAILED;
+	}
 out:
 	free(t.row);
 	pairing_free(&pg);
