@@ -50,7 +50,7 @@ fi
 . "$root/bench/memcg.bash"	# bench_run
 tmp=$(mktemp -d)
 chmod 755 "$tmp"	# the phases (nobody) load modules and work beneath it
-shm=
+bench_name=fio
 watcher=
 cleanup() {
 	if [ -n "$watcher" ]; then
@@ -62,7 +62,7 @@ cleanup() {
 	else
 		rm -rf "$tmp"
 	fi
-	if [ -n "$shm" ]; then rm -rf "$shm"; fi
+	bench_shm_cleanup
 }
 trap cleanup EXIT
 trap 'exit 130' INT
@@ -72,14 +72,8 @@ cp "$root"/bench/randread.lua "$root"/bench/randread_ops.lua \
 
 # The images: 4G sparse, of which ~2.1 GiB get written.
 workdir=()
-if [ "$where" = shm ] && [ "$(stat -f -c %T /dev/shm 2> /dev/null)" = tmpfs ] &&
-   [ "$(df -k --output=avail /dev/shm | tail -n 1)" -gt $((6 << 20)) ]; then
-	shm=$(mktemp -d /dev/shm/fsplan-bench.XXXXXX)
-	workdir=(--workdir "$shm")
-	backing="tmpfs (/dev/shm)"
-else
-	backing="the run directory's filesystem"
-fi
+backing="the run directory's filesystem"
+if [ "$where" = shm ]; then bench_shm_workdir 6; fi
 
 # ---- the plans --------------------------------------------------------------
 

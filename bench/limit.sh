@@ -50,21 +50,11 @@ fi
 # shellcheck source=bench/memcg.bash
 . "$root/bench/memcg.bash"
 bench_tmpdir limit	# $tmp, 0755: the phases (nobody) run the limit
-shm=
-trap 'bench_tmpdir_cleanup; if [ -n "$shm" ]; then rm -rf "$shm"; fi' EXIT
 cp "$root"/bench/randread.lua "$root"/bench/randread_ops.lua \
    "$root"/bench/seqwrite.lua "$tmp/"
 cp "$lim" "$tmp/limit"
 
-workdir=()
-if [ "$(stat -f -c %T /dev/shm 2> /dev/null)" = tmpfs ] &&
-   [ "$(df -k --output=avail /dev/shm | tail -n 1)" -gt $((2 << 20)) ]; then
-	shm=$(mktemp -d /dev/shm/fsplan-limit.XXXXXX)
-	workdir=(--workdir "$shm")
-	backing="tmpfs (/dev/shm)"
-else
-	backing="the run directory's filesystem"
-fi
+bench_shm_workdir 2
 
 # ---- the plan ---------------------------------------------------------------
 

@@ -115,4 +115,26 @@ bench_tmpdir_cleanup() {
 	else
 		rm -rf "$tmp"
 	fi
+	bench_shm_cleanup
+}
+
+# The loop images' directory: a fresh one in /dev/shm when that is a
+# tmpfs with more than $1 GiB free (its pages cannot be dropped, so an
+# O_DIRECT read reaches the tmpfs, not a disk), else the run directory.
+# Sets shm (the directory, or empty), workdir (fsplan run's --workdir
+# arguments) and backing (in words); bench_tmpdir_cleanup removes shm.
+shm=
+bench_shm_workdir() {
+	workdir=()
+	backing="the run directory's filesystem"
+	if [ "$(stat -f -c %T /dev/shm 2> /dev/null)" = tmpfs ] &&
+	   [ "$(df -k --output=avail /dev/shm | tail -n 1)" -gt $(($1 << 20)) ]; then
+		shm=$(mktemp -d "/dev/shm/fsplan-$bench_name.XXXXXX")
+		workdir=(--workdir "$shm")
+		backing="tmpfs (/dev/shm)"
+	fi
+}
+
+bench_shm_cleanup() {
+	if [ -n "$shm" ]; then rm -rf "$shm"; fi
 }
