@@ -1,6 +1,7 @@
 /* test_oltp: lua/oltp.lua's InnoDB-like I/O and its group commit, and `use: mariadb` (the exec module) — a real server, stopped on every path. */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <jansson.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -12,6 +13,7 @@
 
 #include "e2e.h"
 #include "phase/gsync.h"
+#include "util/sha256.h"
 #include "procwatch.h"
 
 /* ---- group commit (phase/gsync.h) ----------------------------------- */
@@ -184,6 +186,38 @@ static const char leftover[] =
 /* A small server: 1 table of 500 rows, a 16M redo log. */
 #define SMALL "tables: 1, table_size: 500, buffer_pool: 16M, log_size: 16M"
 
+/* The manifest names the exec module's script and parser with their
+ * sha256, as it does a Lua module's, for a re-run to check against. */
+static void manifest_has_the_code(const char *rd)
+{
+	static const char *const keys[][3] = {
+		{ "exec_script", "exec_script_sha256", "exec/%s" },
+		{ "parse", "parse_sha256", "parse/%s.lua" },
+	};
+	char path[600], want[65], file[300];
+	json_error_t err;
+	json_t *m, *ph;
+
+	snprintf(path, sizeof(path), "%s/manifest.json", rd);
+	m = json_load_file(path, 0, &err);
+	cr_assert(m, "%s", err.text);
+	ph = json_array_get(json_object_get(m, "phases"), 0);
+	for (int k = 0; k < 2; k++) {
+		const char *name = json_string_value(json_object_get(ph,
+						     keys[k][0]));
+
+		cr_assert(name, "no %s in %s", keys[k][0], json_dumps(ph, 0));
+		snprintf(file, sizeof(file), keys[k][2], name);
+		snprintf(path, sizeof(path), "%s/lua/%s",
+			 getenv("FSPLAN_ROOT"), file);
+		cr_assert_eq(sha256_file(path, want), 0, "%s", path);
+		cr_expect_str_eq(json_string_value(json_object_get(ph,
+				 keys[k][1])), want, "%s of %s", keys[k][1],
+				 path);
+	}
+	json_decref(m);
+}
+
 Test(oltp, mariadb_on_ext4, .fini = fini, .timeout = 180)
 {
 	const char *dir = e2e_tmpdir();
@@ -210,6 +244,7 @@ Test(oltp, mariadb_on_ext4, .fini = fini, .timeout = 180)
 	cr_expect_str_eq(e2e_metric(rd, "ext4/left#1", "status"), "ok",
 			 "a mariadbd was left: %s",
 			 e2e_reason(rd, "ext4/left#1"));
+	manifest_has_the_code(rd);
 }
 
 Test(oltp, mariadb_killed_at_its_timeout, .fini = fini, .timeout = 180)
