@@ -201,6 +201,7 @@ static void run_cell(struct run *r, struct live *l, struct cell *c,
 	conf_sweep();
 	job_after(&j, r, c, &res);
 	if (replay) {
+		r->n_replayed++;
 		runlog("%s: replayed (%s%s%s); its rows are the first run's",
 		       c->id, res.ok ? "ok" : "failed", res.ok ? "" : ": ",
 		       res.ok ? "" : res.reason);
@@ -311,6 +312,7 @@ static int resume_rules(struct run *r)
 /* In the namespace's init: every config and cell, in order. */
 static int run_all(struct run *r)
 {
+	char replayed[64];
 	int failed;
 
 	r->t_start = clock_now();
@@ -327,11 +329,15 @@ static int run_all(struct run *r)
 	manifest_set(r->man, "status", json_string(r->stop ? "interrupted"
 							    : "complete"));
 	sink_save(&r->sink);
-	runlog("%s: %d ok, %d failed, %d skipped%s", r->run_id, r->n_ok,
-	       r->n_failed, r->n_skipped, r->stop ? ", interrupted" : "");
+	snprintf(replayed, sizeof(replayed), ", %d replayed (a resume's: "
+		 "not recorded again)", r->n_replayed);
+	runlog("%s: %d ok, %d failed, %d skipped%s%s", r->run_id, r->n_ok,
+	       r->n_failed, r->n_skipped, r->n_replayed ? replayed : "",
+	       r->stop ? ", interrupted" : "");
 	if (!r->quiet)
-		fprintf(stderr, "fsplan: %d ok, %d failed, %d skipped%s; "
+		fprintf(stderr, "fsplan: %d ok, %d failed, %d skipped%s%s; "
 			"results in %s\n", r->n_ok, r->n_failed, r->n_skipped,
+			r->n_replayed ? replayed : "",
 			r->stop ? " (interrupted: --resume continues)" : "",
 			r->dir);
 	/* even with -q: what is missing from the run directory is an error */

@@ -305,6 +305,7 @@ Test(kills, a_resume_replays_what_the_later_phases_need, .fini = fini,
 			 "%s", e2e_read(log));
 	cr_expect_eq(e2e_count(rd, "status"), 2, "the replay is recorded "
 		     "again");
-	cr_expect(strstr(e2e_read(log), "ext4/write#1: replayed (ok)"), "%s",
+	cr_expect(strstr(e2e_read(log), "ext4/write#1: replayed (ok)") &&
+		  strstr(e2e_read(log), "1 replayed"), "%s",
 		  e2e_read(log));
 }
