@@ -223,14 +223,19 @@ out:
 	job_close(&j);
 }
 
-/* Whether a cell of fc after its i-th is still to run: a resume then
- * replays the i-th, which the first run recorded, so that the later
- * ones find what it left (a read after its write, the tree's steps). */
+/* Whether a cell of a later phase of fc than its i-th's is still to
+ * run: a resume then replays the i-th, which the first run recorded, so
+ * that the later phases find what it left (a read after its write, the
+ * tree's steps). The cells of one phase (a matrix, repetitions) make
+ * what they use, so a phase's own recorded cells are not replayed. */
 static int todo_after(const struct run *r, const struct fsconf *fc,
 		      size_t i)
 {
+	const struct cell *c = &r->e->cells[fc->first_cell + i];
+
 	while (++i < fc->n_cells)
-		if (todo(r, &r->e->cells[fc->first_cell + i]))
+		if (todo(r, &r->e->cells[fc->first_cell + i]) &&
+		    r->e->cells[fc->first_cell + i].phase != c->phase)
 			return 1;
 	return 0;
 }

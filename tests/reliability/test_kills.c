@@ -265,8 +265,9 @@ Test(kills, w_log_lines_reach_the_run_log_marked_with_the_cell,
 }
 
 /* A kill between a config's phases: the resume makes the filesystem
- * anew, so it replays the phases that config recorded (not recording
- * them again) before the ones still to run, which find what they left. */
+ * anew, so it replays the earlier phases' runs that config recorded (not
+ * recording them again) before the ones still to run, which find what
+ * they left; the cells of the phase it stopped in are not replayed. */
 Test(kills, a_resume_replays_what_the_later_phases_need, .fini = fini,
      .timeout = 90)
 {
@@ -285,27 +286,32 @@ Test(kills, a_resume_replays_what_the_later_phases_need, .fini = fini,
 		 "filesystems: [{type: ext4}]\n"
 		 "phases:\n"
 		 "  - {name: write, exec: 'echo data > f'}\n"
-		 "  - {name: read, exec: 'test -f f && sleep ${t}.%05d'}\n",
-		 (int)(getpid() % 100000));
+		 "  - name: read\n"
+		 "    matrix: {k: [1, 2]}\n"
+		 "    exec: 'test -f f && if [ ${k} = 2 ]; then sleep "
+		 "${t}.%05d; fi'\n", (int)(getpid() % 100000));
 	plan = e2e_write(dir, "plan.yaml", text);
 	snprintf(rd, sizeof(rd), "%s/run", dir);
 	snprintf(log, sizeof(log), "%s/log.txt", rd);
 	pid = e2e_fsplan_bg((const char *[]){ "run", plan, "-o", rd, "-q",
 		"--workdir", dir, "-D", "t=30", NULL });
-	cr_assert_eq(wait_for(log, "read#1: run:", 20), 0,
+	cr_assert_eq(wait_for(log, "read/k=2#1: run:", 20), 0,
 		     "the read never started: %s", e2e_read(log));
 	kill(pid, SIGTERM);
 	waitpid(pid, &status, 0);
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 143);
-	cr_assert_eq(e2e_count(rd, "status"), 1, "the write's row is kept");
+	cr_assert_eq(e2e_count(rd, "status"), 2, "the rows of the write and "
+		     "of read k=1 are kept");
 	rc = e2e_fsplan((const char *[]){ "run", plan, "--resume", rd, "-q",
 					  "--workdir", dir, NULL });
 	cr_expect_eq(rc, 0, "resume: %s %s", e2e_err, e2e_read(log));
-	cr_expect_str_eq(e2e_metric(rd, "ext4/read#1", "status"), "ok",
+	cr_expect_str_eq(e2e_metric(rd, "ext4/read/k=2#1", "status"), "ok",
 			 "%s", e2e_read(log));
-	cr_expect_eq(e2e_count(rd, "status"), 2, "the replay is recorded "
+	cr_expect_eq(e2e_count(rd, "status"), 3, "a replay is recorded "
 		     "again");
 	cr_expect(strstr(e2e_read(log), "ext4/write#1: replayed (ok)") &&
-		  strstr(e2e_read(log), "1 replayed"), "%s",
+		  strstr(e2e_read(log), ", 1 replayed"), "%s",
 		  e2e_read(log));
+	cr_expect_null(strstr(e2e_read(log), "read/k=1#1: replay"), "%s",
+		       e2e_read(log));
 }
