@@ -226,8 +226,9 @@ out:
 /* Whether a cell of a later phase of fc than its i-th's is still to
  * run: a resume then replays the i-th, which the first run recorded, so
  * that the later phases find what it left (a read after its write, the
- * tree's steps). The cells of one phase (a matrix, repetitions) make
- * what they use, so a phase's own recorded cells are not replayed. */
+ * tree's steps). The cells of one phase (a matrix, repetitions) are
+ * taken to make what they use, as fsplan's modules do: a phase's own
+ * recorded cells are not replayed for its later ones. */
 static int todo_after(const struct run *r, const struct fsconf *fc,
 		      size_t i)
 {
