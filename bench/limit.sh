@@ -200,3 +200,5 @@ END {
 }
 AWK
 ) "$tmp/limits" "$tmp/run/results.csv"
+# the machine during the phases: busy neighbours, and the host's steal
+bench_load "$tmp/run/results.csv"

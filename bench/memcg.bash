@@ -54,12 +54,14 @@ bench_run() {
 	fi
 }
 
-# The machine while the phases ran: the mean 1-minute load average, and
-# the cores used outside the phase child (others_cores).
+# The machine while the phases ran: the mean 1-minute load average, the
+# cores used outside the phase child (others_cores) and those the
+# hypervisor took (steal_cores).
 bench_load() {
 	awk -F, '$10 == "load_1m" { s += $11; n++ }
 		$10 == "others_cores" { o += $11; if ($11 > 0.25) busy++ }
-		END { if (n) printf "  load: 1-min load average %.2f, outside the phase child %.2f cores (means over the %d phase runs; %d over a quarter core)\n", s / n, o / n, n, busy }' "$1"
+		$10 == "steal_cores" { st += $11; if ($11 > 0.25) stolen++ }
+		END { if (n) printf "  load: 1-min load average %.2f, outside the phase child %.2f cores, taken by the hypervisor %.2f cores (means over the %d phase runs; over a quarter core: %d and %d)\n", s / n, o / n, st / n, n, busy, stolen }' "$1"
 }
 
 # The cgroups of fsplan runs that have ended (fsplan-<pid>-<n>, pid gone)

@@ -890,3 +890,33 @@ Test(report, a_real_run_with_repetitions, .timeout = 180)
 		cr_expect_eq(lines, 1 + 16 + 2, "%s", output());
 	}
 }
+
+/* A run the host's hypervisor took CPU from (steal_cores) is marked as a
+ * busy neighbour's is, with both figures. */
+Test(report, stolen_cpu_marks_a_run)
+{
+	const char *cells[] = { "ext4::defaults/n#1", "ext4::defaults/n#2" };
+	const double steal[] = { 0.6, 0.01 };
+
+	fixture();
+	for (int i = 0; i < 2; i++) {
+		num(cells[i], "ext4::defaults", "n", "", i + 1, "seconds", 2,
+		    "s");
+		num(cells[i], "ext4::defaults", "n", "", i + 1, "load_1m", 1.5,
+		    "");
+		num(cells[i], "ext4::defaults", "n", "", i + 1, "others_cores",
+		    0.1, "");
+		num(cells[i], "ext4::defaults", "n", "", i + 1, "steal_s",
+		    2 * steal[i], "s");
+		num(cells[i], "ext4::defaults", "n", "", i + 1, "steal_cores",
+		    steal[i], "");
+		row(cells[i], "ext4::defaults", "n", "", i + 1, "status", "ok",
+		    "");
+	}
+	write_results();
+	cr_assert_eq(report(NULL, NULL), 0);
+	cr_expect(strstr(output(), "! 1 of 2 phase runs were disturbed") &&
+		  strstr(output(), "ext4::defaults/n#1 (others 0.10, steal "
+			 "0.60, load 1.50)"), "%s", output());
+	cr_expect_null(strstr(output(), "n#2 (others"), "%s", output());
+}

@@ -124,28 +124,37 @@ static int key_tables(FILE *f, const struct res_run *const *runs, size_t n,
 	return *globs ? rank_tables(f, runs, n, globs) : 0;
 }
 
-/* Phase runs the rest of the machine disturbed: other programs used more
- * than a quarter of a core in user mode while it ran (others_cores). */
+/* Whether the rest of the machine disturbed run x: other programs used
+ * more than a quarter of a core in user mode while it ran (others_cores),
+ * or a hypervisor took as much from this machine (steal_cores). */
+static int disturbed(const struct res_run *x, double *others, double *steal)
+{
+	*others = *steal = 0;
+	results_value(x, "others_cores", others);
+	results_value(x, "steal_cores", steal);
+	return *others > 0.25 || *steal > 0.25;
+}
+
 static void noisy_runs(FILE *f, const struct res_run *const *runs, size_t n)
 {
 	size_t busy = 0;
-	double v;
+	double others, steal;
 
 	for (size_t i = 0; i < n; i++)
-		busy += results_value(runs[i], "others_cores", &v) && v > 0.25;
+		busy += disturbed(runs[i], &others, &steal);
 	if (!busy)
 		return;
-	fprintf(f, "\n! %zu of %zu phase runs had other programs using "
-		"more than a quarter of a core (others_cores; load_1m "
-		"beside it):", busy, n);
+	fprintf(f, "\n! %zu of %zu phase runs were disturbed: other programs "
+		"used more than a quarter of a core (others_cores), or the "
+		"hypervisor took as much (steal_cores):", busy, n);
 	for (size_t i = 0, k = 0; i < n && k < 8; i++) {
 		double load = -1;
 
-		if (!results_value(runs[i], "others_cores", &v) || v <= 0.25)
+		if (!disturbed(runs[i], &others, &steal))
 			continue;
 		results_value(runs[i], "load_1m", &load);
-		fprintf(f, "%s %s (%.2f, load %.2f)", k++ ? "," : "",
-			runs[i]->cell, v, load);
+		fprintf(f, "%s %s (others %.2f, steal %.2f, load %.2f)",
+			k++ ? "," : "", runs[i]->cell, others, steal, load);
 	}
 	fprintf(f, "%s\n", busy > 8 ? ", ..." : "");
 }

@@ -74,6 +74,7 @@ int measure_open(struct measure *m, struct run *r, const struct live *l,
 	memset(m, 0, sizeof(*m));
 	m->out.peak_bytes = m->out.load_1m = m->out.others_cpu_s = -1;
 	m->out.others_cores = m->out.others_user_s = -1;
+	m->out.steal_s = m->out.steal_cores = -1;
 	m->out.ram_mib = -1;
 	if (!sysinfo(&si))
 		m->out.ram_mib = (double)si.totalram * si.mem_unit / 1048576;
@@ -109,9 +110,10 @@ int measure_open(struct measure *m, struct run *r, const struct live *l,
 }
 
 /* The machine's busy CPU time so far, in seconds (/proc/stat's cpu line:
- * user, nice, system, irq, softirq, steal; guest is inside user), and in
- * *user its user-mode part (user, nice). */
-static double busy_s(double *user)
+ * user, nice, system, irq, softirq, steal; guest is inside user), in
+ * *user its user-mode part (user, nice), and in *steal the time a
+ * hypervisor ran others on this machine's CPUs (0 on bare metal). */
+static double busy_s(double *user, double *steal)
 {
 	unsigned long long v[8] = { 0 };
 	char buf[512];
@@ -123,6 +125,7 @@ static double busy_s(double *user)
 	    hz <= 0)
 		return -1;
 	*user = (double)(v[0] + v[1]) / hz;
+	*steal = (double)v[7] / hz;
 	return (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / hz;
 }
 
@@ -150,13 +153,13 @@ void measure_start(struct measure *m)
 	for (int i = 0; i < m->n_dev; i++)
 		if (dev_read(m->dev[i], &m->before[i]))
 			m->dev[i][0] = '\0';
-	m->busy_before = busy_s(&m->user_before);
+	m->busy_before = busy_s(&m->user_before, &m->steal_before);
 }
 
 void measure_stop(struct measure *m, const struct cell *c,
 		  struct child_result *res)
 {
-	double user, busy = busy_s(&user);
+	double user, steal, busy = busy_s(&user, &steal);
 	char buf[128];
 	long kills;
 
@@ -183,9 +186,14 @@ void measure_stop(struct measure *m, const struct cell *c,
 		 * every I/O-bound phase look disturbed */
 		m->out.others_user_s = fmax(0, user - m->user_before -
 					    res->user_s);
-		if (res->seconds > 0)
+		/* a neighbour on the host: the phase's own CPUs were taken
+		 * from it, which no load average shows */
+		m->out.steal_s = fmax(0, steal - m->steal_before);
+		if (res->seconds > 0) {
 			m->out.others_cores = m->out.others_user_s /
 					      res->seconds;
+			m->out.steal_cores = m->out.steal_s / res->seconds;
+		}
 	}
 	if (!read_small("/proc/loadavg", buf, sizeof(buf)))
 		m->out.load_1m = strtod(buf, NULL);

@@ -22,6 +22,7 @@ struct measure {
 	struct devstat before[PLAN_MAX_VOLUMES];
 	double busy_before;		/* /proc/stat, seconds */
 	double user_before;		/* its user-mode part */
+	double steal_before;		/* its steal part */
 	struct measured out;
 };
 

@@ -254,6 +254,10 @@ static void measured_rows(struct sink *s, const struct csv_key *k,
 		row(s, k, "others_user_cpu_s", "s", "%.3f", ms->others_user_s);
 	if (ms->others_cores >= 0)
 		row(s, k, "others_cores", "", "%.3f", ms->others_cores);
+	if (ms->steal_s >= 0)
+		row(s, k, "steal_s", "s", "%.3f", ms->steal_s);
+	if (ms->steal_cores >= 0)
+		row(s, k, "steal_cores", "", "%.3f", ms->steal_cores);
 }
 
 /* A bonnie-style phase run's line in bonnie.csv: one write, synced. */

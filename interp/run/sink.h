@@ -48,6 +48,9 @@ struct measured {
 	double others_user_s;		/* its user-mode part: not the kernel
 					 * threads doing the phase's I/O */
 	double others_cores;		/* that over the child's wall time */
+	double steal_s;			/* CPU time the hypervisor took from
+					 * this machine (in others_cpu_s) */
+	double steal_cores;		/* that over the child's wall time */
 };
 
 /* One phase run as it ended, for sink_phase_run. */
