@@ -8,7 +8,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "phase/libsrc.h"
 #include "results/manifest.h"
 #include "util/file.h"
 #include "util/sha256.h"
@@ -61,28 +60,6 @@ static json_t *key_json(const struct phase_key *key)
 	return a;
 }
 
-/* o's key: the sha256 of the file at path, so a re-run can tell that
- * the code it runs is the code this run ran; nothing when unreadable. */
-static void set_file_sha(json_t *o, const char *key, const char *path)
-{
-	char sha[65];
-
-	if (!sha256_file(path, sha))
-		json_object_set_new(o, key, json_string(sha));
-}
-
-/* o's key: the sha256 of the library's dir/name suffix (lua/exec/...,
- * lua/parse/...). */
-static void set_lib_sha(json_t *o, const char *key, const char *dir,
-			const char *name, const char *suffix)
-{
-	char path[PATH_MAX];
-
-	if (snprintf(path, sizeof(path), "%s/%s/%s%s", libsrc_dir(), dir, name,
-		     suffix) < (int)sizeof(path))
-		set_file_sha(o, key, path);
-}
-
 static json_t *phases_json(const struct expansion *e)
 {
 	const struct plan *p = e->plan;
@@ -91,32 +68,28 @@ static json_t *phases_json(const struct expansion *e)
 	for (int i = 0; i < p->n_phases; i++) {
 		const struct plan_phase *ph = &p->phases[i];
 		json_t *o = json_object();
+		char sha[65];
 
 		json_object_set_new(o, "name", json_string(ph->name));
 		if (ph->use.s) {
 			json_object_set_new(o, "use", json_string(ph->use.s));
 			json_object_set_new(o, "module",
 					    json_string(ph->module_path));
-			set_file_sha(o, "module_sha256", ph->module_path);
+			if (!sha256_file(ph->module_path, sha))
+				json_object_set_new(o, "module_sha256",
+						    json_string(sha));
 		} else {
 			json_object_set_new(o, "exec", json_string(ph->exec.s));
 		}
-		if (ph->parse.s) {
+		if (ph->parse.s)
 			json_object_set_new(o, "parse",
 					    json_string(ph->parse.s));
-			set_lib_sha(o, "parse_sha256", "parse", ph->parse.s,
-				    ".lua");
-		}
 		/* an exec module: its script (lua/exec/) and its parser */
 		if (e->checked && e->checked[i].exec[0]) {
 			json_object_set_new(o, "exec_script",
 					    json_string(e->checked[i].exec));
-			set_lib_sha(o, "exec_script_sha256", "exec",
-				    e->checked[i].exec, "");
 			json_object_set_new(o, "parse",
 					    json_string(e->checked[i].parse));
-			set_lib_sha(o, "parse_sha256", "parse",
-				    e->checked[i].parse, ".lua");
 		}
 		if (e->checked && e->checked[i].key.n)
 			json_object_set_new(o, "key",
@@ -238,6 +211,13 @@ void manifest_free(struct manifest *m)
 void manifest_set(struct manifest *m, const char *key, json_t *v)
 {
 	json_object_set_new(m->root, key, v);
+}
+
+void manifest_phase(struct manifest *m, int phase, const char *key,
+		    json_t *v)
+{
+	json_object_set_new(json_array_get(json_object_get(m->root, "phases"),
+					   (size_t)phase), key, v);
 }
 
 void manifest_conf(struct manifest *m, int conf, const char *key, json_t *v)

@@ -25,10 +25,12 @@ struct manifest *manifest_new(const struct expansion *e, const char *run_id,
 			      json_t *target);
 void manifest_free(struct manifest *m);
 
-/* Set a key of the run, a config (0-based) or a cell (expansion index,
- * 0-based); the value is taken over. */
+/* Set a key of the run, a config (0-based), a phase (plan order) or a
+ * cell (expansion index, 0-based); the value is taken over. */
 void manifest_set(struct manifest *m, const char *key, json_t *v);
 void manifest_conf(struct manifest *m, int conf, const char *key, json_t *v);
+void manifest_phase(struct manifest *m, int phase, const char *key,
+		    json_t *v);
 void manifest_cell(struct manifest *m, size_t cell, const char *status,
 		   const char *reason);
 

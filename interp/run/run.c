@@ -25,6 +25,7 @@
 #include "cells/select.h"
 #include "host/sysinfo.h"
 #include "util/opts.h"
+#include "util/sha256.h"
 
 static struct run *the_run;
 
@@ -201,6 +202,37 @@ static int guard_target(struct run *r, json_t **identity)
 	return 0;
 }
 
+/* A phase's key: the sha256 of the library's DIR/NAME, so a re-run can
+ * tell that the code it runs differs; nothing when unreadable. */
+static void lib_sha(struct run *r, int phase, const char *key,
+		    const char *dir, const char *name, const char *suffix)
+{
+	char path[PATH_MAX], sha[65];
+
+	if (snprintf(path, sizeof(path), "%s/%s/%s%s", libsrc_dir(), dir, name,
+		     suffix) < (int)sizeof(path) && !sha256_file(path, sha))
+		manifest_phase(r->man, phase, key, json_string(sha));
+}
+
+/* Beside a Lua module's (manifest_new), the code an exec phase runs: an
+ * exec module's script, and its parser or the plan's parse:. */
+static void code_shas(struct run *r)
+{
+	for (int i = 0; i < r->plan->n_phases; i++) {
+		const struct phase_checked *chk = r->e->checked ?
+						  &r->e->checked[i] : NULL;
+		const char *parse = r->plan->phases[i].parse.s;
+
+		if (chk && chk->exec[0]) {
+			lib_sha(r, i, "exec_script_sha256", "exec", chk->exec,
+				"");
+			parse = chk->parse;
+		}
+		if (parse)
+			lib_sha(r, i, "parse_sha256", "parse", parse, ".lua");
+	}
+}
+
 /* manifest.json from the start: a run that cannot write it stops here,
  * before any filesystem is made. Takes identity. */
 static int begin_manifest(struct run *r, int argc, char **argv,
@@ -214,6 +246,7 @@ static int begin_manifest(struct run *r, int argc, char **argv,
 		fprintf(stderr, "fsplan run: out of memory\n");
 		return EXIT_FAILED;
 	}
+	code_shas(r);
 	manifest_set(r->man, "runas_uid", json_integer(r->runas.uid));
 	manifest_set(r->man, "runas_gid", json_integer(r->runas.gid));
 	/* a resume keeps the run's history (the first start, each run) */
