@@ -243,6 +243,33 @@ Test(html, all_charts_every_metric_and_the_configs)
 	free(part_of);
 }
 
+/* A run the machine disturbed is marked on the page as in the text. */
+Test(html, a_disturbed_run_is_marked)
+{
+	const char *dir = e2e_tmpdir(), *page;
+	char out[512];
+
+	e2e_write(dir, "results.csv",
+		  "run_id,cell,fs_label,fs_type,mkfs_opts,mount_opts,phase,"
+		  "phase_params,rep,metric,value,unit\n"
+		  "t,ext4/w#1,ext4,ext4,,,w,,1,seconds,2,s\n"
+		  "t,ext4/w#1,ext4,ext4,,,w,,1,steal_cores,0.5,\n"
+		  "t,ext4/w#1,ext4,ext4,,,w,,1,status,ok,\n"
+		  "t,ext4/w#2,ext4,ext4,,,w,,2,seconds,2,s\n"
+		  "t,ext4/w#2,ext4,ext4,,,w,,2,others_cores,0.1,\n"
+		  "t,ext4/w#2,ext4,ext4,,,w,,2,status,ok,\n");
+	e2e_write(dir, "manifest.json", manifest_json);
+	snprintf(out, sizeof(out), "%s/page.html", dir);
+	cr_assert_eq(report_command(6, (char *[]){ (char *)"report",
+		(char *)dir, (char *)"--format", (char *)"html", (char *)"-o",
+		out, NULL }), 0);
+	page = e2e_read(out);
+	cr_expect(strstr(page, "<p class=\"warn\">! 1 of 2 phase runs were "
+			 "disturbed") && strstr(page, "ext4/w#1 (others 0.00, "
+			 "steal 0.50)"), "%s", page);
+	cr_expect_null(strstr(page, "ext4/w#2 (others"), "%s", page);
+}
+
 /* ---- a real run in a real browser --------------------------------------- */
 
 /* tests/browser.sh PAGE OUT: 0 rendered, 77 no chromium. */

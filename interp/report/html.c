@@ -87,7 +87,7 @@ static const char style[] =
 ".fsplan-ci{stroke:#222;stroke-width:1.5;"
 "fill:none}\n"
 ".fsplan-line{fill:none;stroke-width:2}\n"
-".note{color:#555}\n";
+".note{color:#555}.warn{color:#a35400}\n";
 
 void html_begin(FILE *f, const char *title)
 {

@@ -418,7 +418,7 @@ static int phase_section(FILE *f, const struct results *r, size_t index,
 	size_t n, count[4];
 	const struct res_run **runs = view_ok_runs(r, phase, &n, count);
 	struct charts cc = { f, runs, n };
-	char *studies = NULL;
+	char *studies = NULL, *line;
 	size_t len = 0;
 	FILE *m;
 	int rc = -1, tio, bon, db, fallback;
@@ -466,6 +466,12 @@ static int phase_section(FILE *f, const struct results *r, size_t index,
 	fputs(studies, f);
 	if (*tables && rank_each(runs, n, tables, table, f))
 		goto out;
+	if (*phase && (line = view_disturbed(runs, n))) {
+		fputs("<p class=\"warn\">! ", f);
+		html_text(f, line);
+		fputs("</p>\n", f);
+		free(line);
+	}
 	rc = 0;
 out:
 	free(studies);

@@ -124,39 +124,14 @@ static int key_tables(FILE *f, const struct res_run *const *runs, size_t n,
 	return *globs ? rank_tables(f, runs, n, globs) : 0;
 }
 
-/* Whether the rest of the machine disturbed run x: other programs used
- * more than a quarter of a core in user mode while it ran (others_cores),
- * or a hypervisor took as much from this machine (steal_cores). */
-static int disturbed(const struct res_run *x, double *others, double *steal)
-{
-	*others = *steal = 0;
-	results_value(x, "others_cores", others);
-	results_value(x, "steal_cores", steal);
-	return *others > 0.25 || *steal > 0.25;
-}
-
+/* Phase runs the rest of the machine disturbed (view_disturbed). */
 static void noisy_runs(FILE *f, const struct res_run *const *runs, size_t n)
 {
-	size_t busy = 0;
-	double others, steal;
+	char *line = view_disturbed(runs, n);
 
-	for (size_t i = 0; i < n; i++)
-		busy += disturbed(runs[i], &others, &steal);
-	if (!busy)
-		return;
-	fprintf(f, "\n! %zu of %zu phase runs were disturbed: other programs "
-		"used more than a quarter of a core (others_cores), or the "
-		"hypervisor took as much (steal_cores):", busy, n);
-	for (size_t i = 0, k = 0; i < n && k < 8; i++) {
-		double load = -1;
-
-		if (!disturbed(runs[i], &others, &steal))
-			continue;
-		results_value(runs[i], "load_1m", &load);
-		fprintf(f, "%s %s (others %.2f, steal %.2f, load %.2f)",
-			k++ ? "," : "", runs[i]->cell, others, steal, load);
-	}
-	fprintf(f, "%s\n", busy > 8 ? ", ..." : "");
+	if (line)
+		fprintf(f, "\n! %s\n", line);
+	free(line);
 }
 
 static int text_phase(FILE *f, const struct results *r, const char *phase,

@@ -162,3 +162,45 @@ const char *view_reason(const struct res_run *x)
 	return x->status == RES_NONE ? "no status row (interrupted)" :
 	       "no reason given";
 }
+
+/* Whether x was disturbed; its two figures (0 when not recorded). */
+static int disturbed(const struct res_run *x, double *others, double *steal)
+{
+	*others = *steal = 0;
+	results_value(x, "others_cores", others);
+	results_value(x, "steal_cores", steal);
+	return *others > 0.25 || *steal > 0.25;
+}
+
+char *view_disturbed(const struct res_run *const *runs, size_t n)
+{
+	size_t busy = 0, len = 0;
+	double others, steal;
+	char *line = NULL;
+	FILE *f;
+
+	for (size_t i = 0; i < n; i++)
+		busy += disturbed(runs[i], &others, &steal);
+	if (!busy || !(f = open_memstream(&line, &len)))
+		return NULL;
+	fprintf(f, "%zu of %zu phase runs were disturbed: other programs "
+		"used more than a quarter of a core (others_cores), or the "
+		"hypervisor took as much (steal_cores):", busy, n);
+	for (size_t i = 0, k = 0; i < n && k < 8; i++) {
+		double load;
+
+		if (!disturbed(runs[i], &others, &steal))
+			continue;
+		fprintf(f, "%s %s (others %.2f, steal %.2f", k++ ? "," : "",
+			runs[i]->cell, others, steal);
+		if (results_value(runs[i], "load_1m", &load))
+			fprintf(f, ", load %.2f", load);
+		fputc(')', f);
+	}
+	fputs(busy > 8 ? ", ..." : "", f);
+	if (fclose(f)) {
+		free(line);
+		return NULL;
+	}
+	return line;
+}

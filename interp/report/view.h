@@ -72,4 +72,13 @@ struct view_group *view_not_ok(const struct results *r, size_t *n_groups,
 /* A group's reason, or what stands for it. */
 const char *view_reason(const struct res_run *x);
 
+/*
+ * The phase runs the rest of the machine disturbed: other programs used
+ * more than a quarter of a core in user mode while one ran
+ * (others_cores), or a hypervisor took as much from the machine
+ * (steal_cores). One line saying which (the text report's "!" line, the
+ * page's note; free it), or NULL when none did or out of memory.
+ */
+char *view_disturbed(const struct res_run *const *runs, size_t n);
+
 #endif
