@@ -134,7 +134,8 @@ echo "  $memory; peak use $((peak >> 20)) MiB"
 echo "  large: $total MiB over the threads in 64 KiB writes; small: $nfiles files of"
 echo "  $fmib MiB, 4 KiB random reads and writes half and half, ${secs} s; nice $prio,"
 echo "  $rounds rounds, order alternating; $(nproc) cores, load average $load0 -> $load1"
-awk -F, -v threads="$threads" -f "$root/bench/table.awk" -f <(cat <<'AWK'
+awk -F, -v threads="$threads" -f "$root/bench/note.awk" \
+    -f "$root/bench/table.awk" -f <(cat <<'AWK'
 NF >= 12 && $7 ~ /^(large|small)_(ffsb|fio)_n[0-9]+_r[0-9]+$/ {
 	split($7, p, "_")
 	c = p[1] "_" p[3]; t = p[2]; r = substr(p[4], 2) + 0
@@ -184,6 +185,10 @@ END {
 	for (i = 1; i <= 2; i++)
 		for (j = 1; j <= nt; j++) {
 			c = (i == 1 ? "large" : "small") "_n" T[j]
+			if (ratios("ffsb", "fio", c))
+				note((i == 1 ? "large write MiB/s, " :
+				      "small rw IO/s, ") T[j] " ffsb/fio", rmed,
+				     rlo, rhi, "0.9-1.1", mark("ffsb", "fio", c))
 			printf "  %-24s %s %s  %s %s\n",
 			       (i == 1 ? "large write MiB/s, " : "small rw IO/s, ") T[j],
 			       fig("ffsb", c, 13, i == 1 ? 1 : 0),
