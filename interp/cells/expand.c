@@ -6,6 +6,7 @@
 
 #include "cells/expand.h"
 #include "plan/subst.h"
+#include "util/grow.h"
 #include "util/strbuf.h"
 #include "util/units.h"
 
@@ -293,16 +294,12 @@ static int add_cells(struct expansion *e, struct fsconf *fc, size_t *cap,
 							"the plan expands to "
 							"more than %d cells",
 							MAX_CELLS);
-				if (e->n_cells == *cap) {
-					size_t ncap = *cap ? *cap * 2 : 256;
-					struct cell *nc = realloc(e->cells,
-						ncap * sizeof(*nc));
-
-					if (!nc)
-						goto oom;
-					e->cells = nc;
-					*cap = ncap;
-				}
+				cell = grow_array(e->cells, cap,
+						  e->n_cells + 1,
+						  sizeof(*cell), 256);
+				if (!cell)
+					goto oom;
+				e->cells = cell;
 				cell = &e->cells[e->n_cells];
 				memset(cell, 0, sizeof(*cell));
 				cell->conf = (int)(fc - e->confs);

@@ -12,8 +12,9 @@
 #include "results/metrics.h"
 #include "phase/phase.h"
 #include "phase/sandbox.h"
-#include "util/units.h"
 #include "util/file.h"
+#include "util/grow.h"
+#include "util/units.h"
 
 static const char *const type_names[] = { "number", "size", "duration",
 					   "boolean", "string" };
@@ -70,7 +71,7 @@ static int cmp_param(const void *a, const void *b)
 static int read_params(lua_State *L, int mod, struct phase_decl *decl,
 		       const char *path, char *err, size_t len)
 {
-	int cap = 0;
+	size_t cap = 0;
 
 	phase_field(L, mod, "params");
 	if (lua_isnil(L, -1)) {
@@ -99,15 +100,11 @@ static int read_params(lua_State *L, int mod, struct phase_decl *decl,
 			lua_pop(L, 3);
 			return -1;
 		}
-		if (decl->n_params == cap) {
-			struct param_decl *np;
-
-			cap = cap ? cap * 2 : 8;
-			np = realloc(decl->params, cap * sizeof(*np));
-			if (!np)
-				goto oom;
-			decl->params = np;
-		}
+		p = grow_array(decl->params, &cap, (size_t)decl->n_params + 1,
+			       sizeof(*p), 8);
+		if (!p)
+			goto oom;
+		decl->params = p;
 		p = &decl->params[decl->n_params];
 		snprintf(p->name, sizeof(p->name), "%s", k);
 		p->type = phase_param_type(L, -1);

@@ -20,6 +20,7 @@
 #include "results/stats.h"
 #include "util/diag.h"
 #include "util/exitcode.h"
+#include "util/grow.h"
 #include "util/opts.h"
 
 static const char compare_help[] =
@@ -130,17 +131,12 @@ static int add_row(struct table *t, const struct pair *pr, const char *name,
 
 	if (!v)
 		return -1;
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 64;
-		struct row *nr = realloc(t->row, cap * sizeof(*nr));
-
-		if (!nr) {
-			free(v);
-			return -1;
-		}
-		t->row = nr;
-		t->cap = cap;
+	r = grow_array(t->row, &t->cap, t->n + 1, sizeof(*r), 64);
+	if (!r) {
+		free(v);
+		return -1;
 	}
+	t->row = r;
 	r = &t->row[t->n++];
 	memset(r, 0, sizeof(*r));
 	r->pr = pr;

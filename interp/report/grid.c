@@ -3,18 +3,16 @@
 #include <string.h>
 
 #include "report/grid.h"
+#include "util/grow.h"
 
 int grid_row(struct grid *g, const char *const *row)
 {
-	if (g->n + g->ncol > g->cap) {
-		size_t cap = g->cap ? 2 * g->cap : 16 * GRID_COLS;
-		char **nc = realloc(g->cell, cap * sizeof(*nc));
+	char **cell = grow_array(g->cell, &g->cap, g->n + (size_t)g->ncol,
+				 sizeof(*cell), 16 * GRID_COLS);
 
-		if (!nc)
-			return -1;
-		g->cell = nc;
-		g->cap = cap;
-	}
+	if (!cell)
+		return -1;
+	g->cell = cell;
 	for (int i = 0; i < g->ncol; i++)
 		if (!(g->cell[g->n++] = strdup(row[i] ? row[i] : "")))
 			return -1;

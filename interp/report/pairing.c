@@ -7,6 +7,7 @@
 #include "report/pairing.h"
 #include "report/mfread.h"
 #include "util/diag.h"
+#include "util/grow.h"
 #include "util/strhash.h"
 
 #define MAX_FOOTER 20	/* lines of each kind in the footer */
@@ -253,15 +254,11 @@ static struct pair *new_pair(struct pairing *pg, const struct res_run *run,
 
 	if (strhash_reserve(&pg->index, pg->n_pairs + 1, key_of, pg))
 		return NULL;
-	if (pg->n_pairs == pg->cap_pairs) {
-		size_t cap = pg->cap_pairs ? 2 * pg->cap_pairs : 32;
-		struct pair *np = realloc(pg->pairs, cap * sizeof(*np));
-
-		if (!np)
-			return NULL;
-		pg->pairs = np;
-		pg->cap_pairs = cap;
-	}
+	p = grow_array(pg->pairs, &pg->cap_pairs, pg->n_pairs + 1, sizeof(*p),
+		       32);
+	if (!p)
+		return NULL;
+	pg->pairs = p;
 	p = &pg->pairs[pg->n_pairs++];
 	memset(p, 0, sizeof(*p));
 	p->phase = run->phase;

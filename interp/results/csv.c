@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "results/csv.h"
+#include "util/grow.h"
 
 /*
  * Rows end in LF, not the CRLF RFC 4180 names: our reader, Python's csv
@@ -290,15 +291,12 @@ static int add_byte(struct reader *r, char ch)
 /* Close the field that began at text + from. */
 static int end_field(struct reader *r, size_t from)
 {
-	if (r->nf == r->fcap) {
-		size_t cap = r->fcap ? r->fcap * 2 : 16;
-		size_t *ns = realloc(r->start, cap * sizeof(*ns));
+	size_t *start = grow_array(r->start, &r->fcap, r->nf + 1,
+				   sizeof(*start), 16);
 
-		if (!ns)
-			return -ENOMEM;
-		r->start = ns;
-		r->fcap = cap;
-	}
+	if (!start)
+		return -ENOMEM;
+	r->start = start;
 	r->start[r->nf++] = from;
 	return add_byte(r, '\0');
 }

@@ -9,6 +9,7 @@
 #include "results/csv.h"
 #include "results/results.h"
 #include "results/stats.h"
+#include "util/grow.h"
 #include "util/strhash.h"
 
 #define NOPOS ((struct pos){ 0, 0 })
@@ -66,15 +67,11 @@ static struct res_run *new_run(struct results *r, const char *const *f)
 
 	if (strhash_reserve(&r->index, r->n_runs + 1, cell_of, r))
 		return NULL;
-	if (r->n_runs == r->cap_runs) {
-		size_t cap = r->cap_runs ? 2 * r->cap_runs : 64;
-		struct res_run *nr = realloc(r->runs, cap * sizeof(*nr));
-
-		if (!nr)
-			return NULL;
-		r->runs = nr;
-		r->cap_runs = cap;
-	}
+	run = grow_array(r->runs, &r->cap_runs, r->n_runs + 1,
+			 sizeof(*run), 64);
+	if (!run)
+		return NULL;
+	r->runs = run;
 	run = &r->runs[r->n_runs];
 	memset(run, 0, sizeof(*run));
 	run->cell = strdup(f[CSV_CELL]);
@@ -102,15 +99,10 @@ static int add_metric(struct res_run *run, const char *const *f)
 	struct res_metric *m;
 	char *end;
 
-	if (run->n_m == run->cap_m) {
-		size_t cap = run->cap_m ? 2 * run->cap_m : 16;
-		struct res_metric *nm = realloc(run->m, cap * sizeof(*nm));
-
-		if (!nm)
-			return -1;
-		run->m = nm;
-		run->cap_m = cap;
-	}
+	m = grow_array(run->m, &run->cap_m, run->n_m + 1, sizeof(*m), 16);
+	if (!m)
+		return -1;
+	run->m = m;
 	m = &run->m[run->n_m];
 	m->name = strdup(f[CSV_METRIC]);
 	m->value = strdup(value);
