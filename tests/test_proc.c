@@ -72,6 +72,25 @@ Test(proc, copies_to_the_log_and_keeps_the_last_line)
 	fclose(log);
 }
 
+/* A tool that prints its usage after the error (mkfs.xfs on a small
+ * image): the reason is the error, not the usage's last line. */
+Test(proc, the_last_line_is_the_one_before_a_usage_text)
+{
+	struct proc_job job = sh_job("echo 'Filesystem must be larger than "
+				     "300MB.'; echo 'Usage: mkfs.xfs'; "
+				     "echo '/* blocksize */ [-b size=num]'; "
+				     "echo '<value> is xxx (512 byte blocks).'; "
+				     "exit 1", 30);
+	struct proc_result res;
+	char last[128];
+
+	job.last = last;
+	job.last_len = sizeof(last);
+	cr_assert_eq(proc_run(&job, &res), 0);
+	cr_expect_str_eq(last, "Filesystem must be larger than 300MB.");
+	proc_result_free(&res);
+}
+
 Test(proc, a_missing_program_says_so_in_the_output)
 {
 	const char *const argv[] = { "fsplan-no-such-tool", "-x", NULL };

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -20,6 +21,7 @@ struct watch {
 	struct proc_result *res;
 	int log_fd;		/* -1 once a write to it failed */
 	int reading;		/* the pipe is open and read */
+	int usage;		/* a usage text began: last is its why */
 };
 
 /* dup2, or clear close-on-exec when fd is already where it belongs. */
@@ -107,6 +109,18 @@ static int keep(struct watch *w, const char *buf, size_t n)
 	return 0;
 }
 
+/* Where a line starting "Usage:" begins in buf, or n: a tool that
+ * prints its usage after an error (mkfs.xfs: "Filesystem must be larger
+ * than 300MB.", then 40 lines of options) said why on the line before. */
+static size_t usage_at(const char *buf, size_t n)
+{
+	for (size_t i = 0; i + 6 <= n; i++)
+		if ((i == 0 || buf[i - 1] == '\n') &&
+		    !strncasecmp(buf + i, "usage:", 6))
+			return i;
+	return n;
+}
+
 /* Output of the child: to the log, the last line, the result. */
 static void take(struct watch *w, const char *buf, size_t n)
 {
@@ -114,8 +128,12 @@ static void take(struct watch *w, const char *buf, size_t n)
 
 	if (w->log_fd >= 0 && write(w->log_fd, buf, n) < 0)
 		w->log_fd = -1;
-	if (job->last && job->last_len)
-		keep_last_line(job->last, job->last_len, buf, n);
+	if (job->last && job->last_len && !w->usage) {
+		size_t u = usage_at(buf, n);
+
+		keep_last_line(job->last, job->last_len, buf, u);
+		w->usage = u < n && *job->last;
+	}
 	if (job->keep && keep(w, buf, n))
 		w->reading = 0;
 }
@@ -226,7 +244,7 @@ static int alternatives(const char *name, char alt[2][256])
 
 int proc_run(const struct proc_job *job, struct proc_result *res)
 {
-	struct watch w = { job, res, job->log_fd, 1 };
+	struct watch w = { job, res, job->log_fd, 1, 0 };
 	int p[2] = { -1, -1 }, ep[2] = { -1, -1 }, nul, err = 0, n_alt = 0;
 	char alt[2][256];
 	struct rusage ru;
