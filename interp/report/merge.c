@@ -14,12 +14,12 @@
 
 #include "report/merge.h"
 #include "report/mergeman.h"
-#include "util/strbuf.h"
 #include "results/csv.h"
 #include "results/results.h"
 #include "util/exitcode.h"
 #include "util/file.h"
 #include "util/opts.h"
+#include "util/strbuf.h"
 
 static const char merge_help[] =
 "Join the run directories of one plan's shards (fsplan run --shard K/N\n"
