@@ -200,7 +200,8 @@ static int make_label(struct fsconf *fc, const struct at *at)
 	if (strbuf_str(&b, base) ||
 	    ((fc->mkfs[0] || fc->mount[0]) &&
 	     (strbuf_str(&b, ":") || strbuf_str(&b, fc->mkfs))) ||
-	    (fc->mount[0] && (strbuf_str(&b, ":") || strbuf_str(&b, fc->mount)))) {
+	    (fc->mount[0] &&
+	     (strbuf_str(&b, ":") || strbuf_str(&b, fc->mount)))) {
 		free(base);
 		free(b.p);
 		return -1;
@@ -251,12 +252,14 @@ static char *make_id(const struct at *at, int rep)
 	       strbuf_str(&b, ph->name);
 	for (int i = 0; i < p->n_matrix; i++) {
 		err |= strbuf_str(&b, sep++ ? "," : "/") |
-		       strbuf_str(&b, p->matrix[i].name) | strbuf_str(&b, "=") |
+		       strbuf_str(&b, p->matrix[i].name) |
+		       strbuf_str(&b, "=") |
 		       strbuf_str(&b, p->matrix[i].values[at->axis[i]].s);
 	}
 	for (int i = 0; i < ph->n_matrix; i++) {
 		err |= strbuf_str(&b, sep++ ? "," : "/") |
-		       strbuf_str(&b, ph->matrix[i].name) | strbuf_str(&b, "=") |
+		       strbuf_str(&b, ph->matrix[i].name) |
+		       strbuf_str(&b, "=") |
 		       strbuf_str(&b, ph->matrix[i].values[
 				cell_axis_index(ph, at->combo, i)].s);
 	}

@@ -538,8 +538,9 @@ static int span_study(FILE *f, const struct results *r, json_t *phases,
 	if (fclose(m))
 		rc = -1;
 	if (rc > 0)
-		fprintf(f, "<h2 id=\"%s\">%s</h2>\n<p class=\"note\">%s</p>\n%s",
-			id, heading, note, buf);
+		fprintf(f, "<h2 id=\"%s\">%s</h2>\n"
+			"<p class=\"note\">%s</p>\n%s", id, heading, note,
+			buf);
 	free(buf);
 	return rc < 0 ? -1 : 0;
 }

@@ -41,7 +41,7 @@ struct run {
 					 * value, NAN if none */
 	int verbose, quiet, progress;
 	int n_ok, n_failed, n_skipped;
-	int n_replayed;		/* --resume: phase runs run again, unrecorded */
+	int n_replayed;		/* --resume: runs done again, unrecorded */
 	size_t n_todo, n_run;
 	double t_start;
 	const struct cell *current;	/* for the progress line */
