@@ -596,6 +596,7 @@ static int compare(const struct compare_opts *o)
 	struct table t = { 0 };
 	char msg[2048];
 	FILE *f = NULL;
+	size_t lost;
 	int rc = EXIT_USAGE, bad = 0;
 
 	if (o->out && inside_a_run(o)) {
@@ -639,11 +640,12 @@ static int compare(const struct compare_opts *o)
 			"s are");
 		rc = EXIT_FAILED;
 	}
-	if (o->fail_on_regression && newly_not_ok(&pg)) {
+	lost = o->fail_on_regression ? newly_not_ok(&pg) : 0;
+	if (lost) {
 		fprintf(stderr, "fsplan compare: %zu cell%s not ok in B where "
 			"A's runs were (--fail-on-regression; the reasons are "
-			"at the end of the comparison)\n", newly_not_ok(&pg),
-			newly_not_ok(&pg) == 1 ? " is" : "s are");
+			"at the end of the comparison)\n", lost,
+			lost == 1 ? " is" : "s are");
 		rc = EXIT_FAILED;
 	}
 out:
