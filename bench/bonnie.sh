@@ -26,10 +26,10 @@
 # limit applied), and both tools are told that RAM (ram: / -r) with a file
 # of SIZE_MIB, at least twice it (4x by default: less of the file can stay
 # cached between tests, which steadies the figures). dev_read_bytes of the
-# loop device per tool shows the reads reached it. The loop
-# device reads and writes its image with O_DIRECT (losetup --direct-io=on
-# in the filesystem's setup hook): otherwise a read that misses the limited
-# cache would be served from the image's page cache, outside the cgroup.
+# loop device per tool shows the reads reached it. fsplan's loop
+# devices read and write their images with O_DIRECT (loop_io: direct):
+# otherwise a read that misses the limited cache would be served from the
+# image's page cache, outside the cgroup.
 #
 # The machine may be shared (2 CPUs, other benchmarks): both tools run at
 # nice BENCH_NICE; each figure is the median of the rounds, with the

@@ -19,11 +19,11 @@
 #                           attached, or which of fsplan's cgroups is left
 #   bench_tmpdir NAME       $tmp, removed at exit (below)
 #   bench_plan_head NAME IMAGE  a plan's head up to "phases:": one ext4
-#                           config on a loop image of IMAGE whose loop
-#                           device does direct I/O on its image (reads
+#                           config on a loop image of IMAGE (fsplan's loop
+#                           devices do direct I/O on their images: reads
 #                           that miss the limited cache reach the disk;
-#                           the log says "bench: loop dio=1", bench_run
-#                           sets dio from it), between: [sync, drop_caches]
+#                           bench_run sets dio from the loop_io rows),
+#                           between: [sync, drop_caches]
 
 bench_run() {
 	local label=$1 ram=$2 prio=$3 bin=$4 plan=$5 out=$6 t0 bad kinds
@@ -45,7 +45,7 @@ bench_run() {
 	*)
 		memory="ram $ram MiB NOT enforced for every phase run (ram_limit: ${kinds:-no rows}): the page cache is not limited" ;;
 	esac
-	dio=$(sed -n 's/^bench: loop dio=//p' "$out/log.txt" | head -n 1)
+	dio=$(awk -F, '$10 == "loop_io" { k[$11] = 1 } END { for (x in k) printf "%s%s", n++ ? "+" : "", x }' "$out/results.csv")
 	bad=$(awk -F, '$10 == "status" && $11 != "ok" { print $7 ": " $11 " " $12 }' "$out/results.csv")
 	if [ -n "$bad" ]; then
 		echo "$label: phase runs did not succeed:" >&2
@@ -86,7 +86,6 @@ target: {image: $2}
 between: [sync, drop_caches]
 filesystems:
   - type: ext4
-    setup: "losetup --direct-io=on \$FSPLAN_DEV; echo bench: loop dio=\$(cat /sys/block/\$(basename \$FSPLAN_DEV)/loop/dio)"
 phases:
 PLAN
 }

@@ -42,9 +42,9 @@
 # runs its child in a memory cgroup of that size (bench/memcg.bash; the
 # output says which limit applied), file size SIZE_MIB at least twice it
 # (4x by default); dev_read_bytes of the loop device, per case and tool,
-# shows that the reads reached it. The loop device does direct I/O
-# on its image (losetup --direct-io=on in the setup hook) so reads that
-# miss the limited cache reach the disk.
+# shows that the reads reached it. fsplan's loop devices do direct
+# I/O on their images (loop_io: direct) so reads that miss the limited
+# cache reach the disk.
 #
 # The machine may be shared (2 CPUs, other benchmarks): both tools run at
 # nice BENCH_NICE, each figure is the median of the rounds with the spread

@@ -53,7 +53,6 @@ target: {image: $((size * 3 / 1024 + 1))G, volumes: [source, target]}
 between: [sync, remount, drop_caches]
 filesystems:
   - type: ext4
-    setup: "for d in \$FSPLAN_DEVS; do losetup --direct-io=on \$d; done; echo bench: loop dio=\$(cat /sys/block/\$(basename \$FSPLAN_DEV)/loop/dio)"
 phases:
   - {name: prepare, use: tree, with: {step: prepare, $with}}
 PLAN

@@ -195,6 +195,93 @@ Test(memcg, ram_makes_reads_reach_the_device, .fini = fini, .timeout = 240)
 	expect_no_cgroups();
 }
 
+/* The host's page cache of the image's file after config c, from the
+ * log line its teardown hook wrote ("host cache <label>: N"). */
+static double host_cache(const char *rd, const char *label)
+{
+	char path[512], key[64];
+	const char *log, *p;
+
+	snprintf(path, sizeof(path), "%s/log.txt", rd);
+	log = e2e_read(path);
+	/* the output line, not the hook's command the log shows first */
+	snprintf(key, sizeof(key), "\nhost cache %s: ", label);
+	p = strstr(log, key);
+	cr_assert_not_null(p, "no '%s' in the log:\n%s", key, log);
+	return strtod(p + strlen(key), NULL);
+}
+
+/*
+ * The other half of the 2xRAM rule: the memory cgroup bounds the page
+ * cache of the filesystem under test, and the loop device must not hand
+ * the image to the host's, outside any limit, where a "2xRAM" read would
+ * find it. A loop device made buffered by a setup hook shows what that
+ * looks like, and that loop_io reads what the device does, not what was
+ * asked.
+ */
+Test(memcg, the_image_stays_out_of_the_hosts_page_cache, .fini = fini,
+     .timeout = 240)
+{
+	char rd[256];
+	double direct, buffered;
+	int rc;
+
+	e2e_require_root();
+	require_memcg();
+	if (access("/usr/bin/fincore", X_OK))
+		cr_skip_test("no fincore (util-linux) to look at the cache");
+	/* Another test's drop_caches (between: runs) can empty the host's
+	 * cache before a teardown looks: then the buffered image shows
+	 * nothing and the run says nothing either way; up to 3 runs. */
+	for (int i = 0; i < 3; i++) {
+		rc = run_plan("target: {image: 512M}\n"
+			      "filesystems:\n"
+			      "  - {type: ext4, label: direct, teardown: "
+			      "'echo host cache direct: $(fincore -nb -o RES "
+			      "\"$(losetup -nO BACK-FILE $FSPLAN_DEV)\")'}\n"
+			      "  - {type: ext4, label: buffered, setup: "
+			      "'losetup --direct-io=off $FSPLAN_DEV', "
+			      "teardown: 'echo host cache buffered: $(fincore "
+			      "-nb -o RES \"$(losetup -nO BACK-FILE "
+			      "$FSPLAN_DEV)\")'}\n"
+			      "phases:\n"
+			      "  - use: tiobench\n"
+			      "    with: {file_size: 128M, ram: 32M, mode: "
+			      "seq_read, block: 64k}\n", rd, sizeof(rd));
+		cr_assert_eq(rc, 0, "exit %d: %s", rc, e2e_err);
+		cr_expect_str_eq(e2e_metric(rd, "direct/tiobench#1",
+					    "loop_io"), "direct");
+		cr_expect_str_eq(e2e_metric(rd, "buffered/tiobench#1",
+					    "loop_io"), "buffered");
+		direct = host_cache(rd, "direct");
+		buffered = host_cache(rd, "buffered");
+		if (buffered > 64 << 20 || i == 2)
+			break;
+		e2e_cleanup();
+	}
+	/* 128 MiB written and read through each image */
+	cr_expect_gt(buffered, 64 << 20, "the host caches only %.0f bytes "
+		     "of a buffered image in 3 runs: the check cannot tell",
+		     buffered);
+	cr_expect_lt(direct, 4 << 20, "the host caches %.0f bytes of a "
+		     "direct I/O image", direct);
+	{
+		const char *args[] = { "report", rd, NULL };
+
+		/* the report's head says which */
+		cr_assert_eq(e2e_fsplan(args), 0, "%s", e2e_err);
+		cr_expect(strstr(e2e_out, "\ntarget: loop images of 512 MiB; "
+				 "through the host's page cache for "
+				 "buffered "), "%s", e2e_out);
+	}
+	snprintf(rd + strlen(rd), sizeof(rd) - strlen(rd), "/manifest.json");
+	cr_expect(strstr(e2e_read(rd), "\"loop_io\": \"direct\""), "%s",
+		  e2e_read(rd));
+	cr_expect(strstr(e2e_read(rd), "\"loop_io\": \"buffered\""), "%s",
+		  e2e_read(rd));
+	expect_no_cgroups();
+}
+
 /* Every process of an exec phase is inside: the shell's child reads its
  * own cgroup, and it is fsplan's. */
 Test(memcg, exec_phase_and_its_children_are_inside, .fini = fini,

@@ -209,6 +209,20 @@ static void sys_loop(const char *dev, const char *attr, char *out, size_t len)
 		 attr);
 }
 
+/* The first byte of the loop device's sysfs attribute attr. */
+static char loop_flag(const char *dev, const char *attr)
+{
+	char path[128], c = 0;
+	int fd;
+
+	sys_loop(dev, attr, path, sizeof(path));
+	fd = open(path, O_RDONLY);
+	cr_assert_geq(fd, 0, "%s: %s", path, strerror(errno));
+	cr_assert_eq(read(fd, &c, 1), 1);
+	close(fd);
+	return c;
+}
+
 static void mount_ro(const char *dev)
 {
 	if (!private_ns)
@@ -236,9 +250,8 @@ static void mkfs_ext4(const char *dev)
 
 Test(target, image_create)
 {
-	char img[4096], bf[128], buf[16], name[64];
+	char img[4096], bf[128], name[64];
 	struct stat st;
-	int fd;
 
 	need_root();
 	image(0);
@@ -249,12 +262,14 @@ Test(target, image_create)
 	cr_assert(losetup_shows(tds[0].path, tds[0].image),
 		  "losetup -a does not show %s on %s", tds[0].image,
 		  tds[0].path);
-	sys_loop(tds[0].path, "autoclear", bf, sizeof(bf));
-	fd = open(bf, O_RDONLY);
-	cr_assert_geq(fd, 0);
-	cr_assert_gt(read(fd, buf, sizeof(buf)), 0);
-	close(fd);
-	cr_assert_eq(buf[0], '1', "autoclear is not set");
+	cr_assert_eq(loop_flag(tds[0].path, "autoclear"), '1',
+		     "autoclear is not set");
+	/* direct I/O: the host's page cache keeps none of the image */
+	cr_assert_eq(loop_flag(tds[0].path, "dio"), '1',
+		     "the loop device is not direct I/O");
+	cr_expect_eq(tds[0].dio, 1);
+	cr_expect_eq(target_loop_dio(tds[0].path), 1);
+	cr_expect_eq(target_loop_dio("/dev/null"), -1);
 	cr_assert_eq(stat(tds[0].image, &st), 0);
 	cr_assert_eq(st.st_size, (off_t)(64 * MIB));
 	cr_assert_lt(st.st_blocks * 512, (blkcnt_t)MIB, "image is not sparse");

@@ -67,9 +67,19 @@ static void check_cell(const char *rd, const char *cell, double ops,
 		  cell);
 	cr_expect(near(max, e2e_num(rd, cell, "tio_lat_max_ms"), 1e-8), "%s",
 		  cell);
-	/* Lat% >2s and >10s: nothing on a loop image this small */
-	cr_expect_eq(e2e_num(rd, cell, "tio_over_2000ms_pct"), 0, "%s", cell);
-	cr_expect_eq(e2e_num(rd, cell, "tio_over_10000ms_pct"), 0, "%s", cell);
+	/* Lat% >2s and >10s: shares of the ops, the second within the
+	 * first. Not 0 for certain: the loop image is read and written by
+	 * direct I/O, and a write in a 32 MiB memory cgroup can wait
+	 * seconds for writeback when the other tests load the disk. */
+	{
+		double o2 = e2e_num(rd, cell, "tio_over_2000ms_pct");
+		double o10 = e2e_num(rd, cell, "tio_over_10000ms_pct");
+
+		cr_expect(o2 >= 0 && o2 <= 100 && o10 >= 0 && o10 <= o2,
+			  "%s: Lat%% >2s %g, >10s %g", cell, o2, o10);
+		cr_expect(max < 2000 ? o2 == 0 : o2 > 0,
+			  "%s: max %g ms, Lat%% >2s %g", cell, max, o2);
+	}
 	if (e2e_metric(rd, cell, "over_2s_pct"))
 		cr_expect_eq(e2e_num(rd, cell, "over_2s_pct"),
 			     e2e_num(rd, cell, "tio_over_2000ms_pct"), "%s", cell);

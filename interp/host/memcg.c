@@ -231,6 +231,21 @@ long memcg_oom_kills(const struct memcg *m)
 	return -1;
 }
 
+double memcg_cache_bytes(const struct memcg *m)
+{
+	const char *key = m->kind == MEMCG_V2 ? "file " : "cache ";
+	size_t klen = strlen(key);
+	char buf[8192], *p;
+
+	if (m->kind == MEMCG_NONE ||
+	    get(m->dir, "memory.stat", buf, sizeof(buf)) <= 0)
+		return -1;
+	for (p = buf; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, klen))
+			return strtod(p + klen, NULL);
+	return -1;
+}
+
 int memcg_remove(struct memcg *m)
 {
 	const struct timespec tick = { 0, 10 * 1000 * 1000 };

@@ -41,6 +41,11 @@ double memcg_peak(const struct memcg *m);
  * oom_kill, memory.oom_control oom_kill), or -1 if unknown. */
 long memcg_oom_kills(const struct memcg *m);
 
+/* The page cache charged to it now (memory.stat: v2 file, v1 cache), in
+ * bytes, or -1 if unknown. After an OOM kill, what is left says whether
+ * the phase's own memory filled the limit or unreclaimed cache did. */
+double memcg_cache_bytes(const struct memcg *m);
+
 /* Remove it, once its last process has gone (a killed child's exit can
  * lag its reaping a little). 0, or -errno if it is still there. */
 int memcg_remove(struct memcg *m);

@@ -23,6 +23,7 @@ static void target_init(struct target_dev *t)
 {
 	t->path[0] = '\0';
 	t->fd = -1;
+	t->dio = 0;
 	t->image[0] = '\0';
 	t->lock_fd = -1;
 }
@@ -46,11 +47,12 @@ void target_release(struct target_dev *t)
 /* ---- loop images ---- */
 
 /*
- * Attach img_fd to a free loop device with autoclear; the loop fd or
- * -errno. Another process may configure the device LOOP_CTL_GET_FREE
- * named before we do (EBUSY): ask again.
+ * Attach img_fd to a free loop device with autoclear, and with direct
+ * I/O when dio: the loop fd or -errno. Another process may configure the
+ * device LOOP_CTL_GET_FREE named before we do (EBUSY): ask again.
  */
-static int loop_attach(int img_fd, const char *image, char *path, size_t len)
+static int loop_attach(int img_fd, const char *image, int dio, char *path,
+		       size_t len)
 {
 	struct loop_config cfg;
 	int ctl, fd = -1, err = -EBUSY;
@@ -60,7 +62,8 @@ static int loop_attach(int img_fd, const char *image, char *path, size_t len)
 		return -errno;
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.fd = img_fd;
-	cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR;
+	cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR |
+			    (dio ? LO_FLAGS_DIRECT_IO : 0);
 	/* What `losetup -a` shows when sysfs cannot name the file. */
 	memcpy(cfg.info.lo_file_name, image,
 	       strnlen(image, LO_NAME_SIZE - 1));
@@ -90,6 +93,23 @@ static int loop_attach(int img_fd, const char *image, char *path, size_t len)
 	if (err)
 		path[0] = '\0';
 	return err ? err : fd;
+}
+
+int target_loop_dio(const char *path)
+{
+	char sys[128], c = '0';
+	const char *name = strrchr(path, '/');
+	int fd;
+
+	snprintf(sys, sizeof(sys), "/sys/block/%s/loop/dio",
+		 name ? name + 1 : path);
+	fd = open(sys, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (read(fd, &c, 1) != 1)
+		c = '?';
+	close(fd);
+	return c == '1' ? 1 : c == '0' ? 0 : -1;
 }
 
 /*
@@ -153,7 +173,15 @@ int target_image_create(struct target_dev *t, const char *workdir,
 			 (unsigned long long)bytes, strerror(errno));
 		goto fail;
 	}
-	err = loop_attach(fd, t->image, t->path, sizeof(t->path));
+	/* Direct I/O keeps the host's page cache out of the measurement:
+	 * buffered, the image's pages stay cached outside any memory
+	 * cgroup of the phase, and a "2xRAM" file is read from RAM. A
+	 * backing filesystem without O_DIRECT refuses it (EINVAL, in
+	 * kernels that do not fall back silently): then buffered, and
+	 * t->dio says so. */
+	err = loop_attach(fd, t->image, 1, t->path, sizeof(t->path));
+	if (err == -EINVAL)
+		err = loop_attach(fd, t->image, 0, t->path, sizeof(t->path));
 	if (err < 0) {
 		diag_set(d, NULL, NULL, NOPOS,
 			 "cannot attach a loop device to %s: %s%s", t->image,
@@ -162,6 +190,7 @@ int target_image_create(struct target_dev *t, const char *workdir,
 		goto fail;
 	}
 	t->fd = err;
+	t->dio = target_loop_dio(t->path) == 1;
 	return 0;
 fail:
 	target_release(t);

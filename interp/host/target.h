@@ -16,18 +16,26 @@ struct target_dev {
 	int fd;			/* held open (loop: keeps AUTOCLEAR from firing early) */
 	char image[4096];	/* the image file, or "" */
 	int lock_fd;		/* flock on the image while it is ours */
+	int dio;		/* loop: it reads its file with O_DIRECT */
 };
 
 /*
  * Loop images. target_image_create makes a sparse file of `bytes` in
  * workdir named fsplan-<pid>-<n>.img, holds an exclusive flock on it, and
  * attaches it with LOOP_CTL_GET_FREE + LOOP_CONFIGURE, LO_FLAGS_AUTOCLEAR
- * (retrying on EBUSY). The loop fd stays open in t->fd until
- * target_release, which closes it and deletes the image.
+ * (retrying on EBUSY) and LO_FLAGS_DIRECT_IO (without it where the
+ * image's filesystem refuses O_DIRECT; t->dio says what applied). The
+ * loop fd stays open in t->fd until target_release, which closes it and
+ * deletes the image.
  */
 int target_image_create(struct target_dev *t, const char *workdir,
 			uint64_t bytes, int n, struct diag *d);
 void target_release(struct target_dev *t);
+
+/* Whether the loop device at path (/dev/loopN) reads and writes its file
+ * with direct I/O now, as its sysfs says: 1, 0, or -1 (not a loop
+ * device, or unknown). */
+int target_loop_dio(const char *path);
 
 /*
  * Remove images that earlier runs left in workdir (after a SIGKILL):

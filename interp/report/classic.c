@@ -216,8 +216,8 @@ static int tio_find(struct tio_row *rows, size_t n, const char *mode,
 
 /* Group the runs into rows (mode, identifier, threads); -1 on ENOMEM. */
 static int tio_collect(const struct res_run *const *runs, size_t n,
-		       struct tio_row *rows, size_t *n_rows, char **idents,
-		       char **modes)
+		       const char *with_mode, struct tio_row *rows,
+		       size_t *n_rows, char **idents, char **modes)
 {
 	size_t n_idents = 0, n_modes = 0;
 
@@ -233,7 +233,7 @@ static int tio_collect(const struct res_run *const *runs, size_t n,
 		if (!has(run, "rate_mbs") || !has(run, "block_bytes"))
 			continue;
 		mode = results_param(run->params, "mode", mbuf, sizeof(mbuf));
-		mode = mode ? mode : "";
+		mode = mode ? mode : with_mode ? with_mode : "";
 		ident = classic_ident(run, tio_skip);
 		if (!ident)
 			return -1;
@@ -278,7 +278,7 @@ struct tio_set {
 };
 
 static int tio_build(struct tio_set *t, const struct res_run *const *runs,
-		     size_t n)
+		     size_t n, const char *with_mode)
 {
 	t->n = n;
 	t->n_rows = 0;
@@ -286,7 +286,8 @@ static int tio_build(struct tio_set *t, const struct res_run *const *runs,
 	t->idents = calloc(n + 1, sizeof(*t->idents));
 	t->modes = calloc(n + 1, sizeof(*t->modes));
 	if (!t->rows || !t->idents || !t->modes ||
-	    tio_collect(runs, n, t->rows, &t->n_rows, t->idents, t->modes))
+	    tio_collect(runs, n, with_mode, t->rows, &t->n_rows, t->idents,
+			t->modes))
 		return -1;
 	qsort(t->rows, t->n_rows, sizeof(*t->rows), tio_cmp);
 	return 0;
@@ -313,12 +314,13 @@ static const char *tio_title(const struct tio_row *r)
 	       *r->mode ? r->mode : "(no mode)";
 }
 
-int classic_tiobench(FILE *f, const struct res_run *const *runs, size_t n)
+int classic_tiobench(FILE *f, const struct res_run *const *runs, size_t n,
+		     const char *with_mode)
 {
 	struct tio_set t;
 	int rc = -1, w = 28;
 
-	if (tio_build(&t, runs, n))
+	if (tio_build(&t, runs, n, with_mode))
 		goto out;
 	rc = t.n_rows > 0;
 	if (!rc)
@@ -343,12 +345,12 @@ out:
 }
 
 int classic_tio_rates(const struct res_run *const *runs, size_t n,
-		      classic_tio_fn fn, void *ctx)
+		      const char *with_mode, classic_tio_fn fn, void *ctx)
 {
 	struct tio_set t;
 	int rc = -1;
 
-	if (tio_build(&t, runs, n))
+	if (tio_build(&t, runs, n, with_mode))
 		goto out;
 	rc = 0;
 	for (size_t i = 0; i < t.n_rows && !rc; i++) {
@@ -365,7 +367,7 @@ out:
 }
 
 int classic_tio_grids(const struct res_run *const *runs, size_t n,
-		      classic_grid_fn fn, void *ctx)
+		      const char *with_mode, classic_grid_fn fn, void *ctx)
 {
 	static const char *const head[11] = { "Identifier",
 		"File Size (MiB)", "Blk Size (bytes)", "Num Thr",
@@ -376,7 +378,7 @@ int classic_tio_grids(const struct res_run *const *runs, size_t n,
 	struct tio_cells c;
 	int rc = -1;
 
-	if (tio_build(&t, runs, n))
+	if (tio_build(&t, runs, n, with_mode))
 		goto out;
 	for (size_t i = 0; i < t.n_rows; i++) {
 		if ((!i || t.rows[i].section != t.rows[i - 1].section) &&

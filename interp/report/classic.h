@@ -10,12 +10,14 @@
 /*
  * tiobench's layout for the phase runs in runs (the ok runs of one
  * phase): Sequential Reads, Random Reads, Sequential Writes, Random
- * Writes (from the mode parameter), a row per filesystem config and
+ * Writes (from the mode parameter: a cell's axis, else with_mode, the
+ * phase's with: value, or NULL), a row per filesystem config and
  * thread count, the means over repetitions. Runs without rate_mbs and
  * block_bytes are left out. Returns 1 printed, 0 nothing to print, -1
  * out of memory.
  */
-int classic_tiobench(FILE *f, const struct res_run *const *runs, size_t n);
+int classic_tiobench(FILE *f, const struct res_run *const *runs, size_t n,
+		     const char *with_mode);
 
 /*
  * The Rate column of classic_tiobench's rows, in its order, given to fn:
@@ -27,7 +29,7 @@ int classic_tiobench(FILE *f, const struct res_run *const *runs, size_t n);
 typedef int (*classic_tio_fn)(void *ctx, const char *section,
 			      const char *ident, double threads, double rate);
 int classic_tio_rates(const struct res_run *const *runs, size_t n,
-		      classic_tio_fn fn, void *ctx);
+		      const char *with_mode, classic_tio_fn fn, void *ctx);
 
 /*
  * The study tables as grids, for formats other than text: fn is called
@@ -40,7 +42,7 @@ typedef int (*classic_grid_fn)(void *ctx, const char *title,
 
 /* classic_tiobench's sections: a grid each, titled "Sequential Reads". */
 int classic_tio_grids(const struct res_run *const *runs, size_t n,
-		      classic_grid_fn fn, void *ctx);
+		      const char *with_mode, classic_grid_fn fn, void *ctx);
 
 /* Whether metric name is a figure of the tiobench sections, so that
  * report need not repeat it as a table of its own. */

@@ -121,7 +121,7 @@ static void header(FILE *f, const char *rundir, const struct results *r,
 static void machine(FILE *f, json_t *m)
 {
 	json_t *mem = mfread_get(m, "system.mem_bytes");
-	char buf[64];
+	char buf[64], buf2[1024];
 
 	if (!m)
 		return;
@@ -132,6 +132,9 @@ static void machine(FILE *f, json_t *m)
 			 (double)json_integer_value(mem) / (1 << 30));
 		fact(f, "memory", buf);
 	}
+	mfread_target(m, buf2, sizeof(buf2));
+	if (*buf2)
+		fact(f, "target", buf2);
 	facts_of(f, json_object_get(m, "target"), "target ");
 	fputs("</table>\n<h3>Tool versions</h3>\n<table>\n", f);
 	facts_of(f, mfread_get(m, "system.tools"), "");
@@ -146,7 +149,7 @@ static void manifest_configs(FILE *f, json_t *m)
 		{ "mkfs_cmd", "mkfs command" },
 		{ "mount_requested", "mount options requested" },
 		{ "mount_applied", "mount options applied" },
-		{ "status", "status" } };
+		{ "loop_io", "loop image I/O" }, { "status", "status" } };
 	json_t *o, *configs = json_object_get(m, "configs");
 	size_t i;
 
@@ -372,7 +375,8 @@ static int tio_point(void *ctx, const char *section, const char *ident,
 	return 0;
 }
 
-static int tio_charts(FILE *f, const struct res_run *const *runs, size_t n)
+static int tio_charts(FILE *f, const struct res_run *const *runs, size_t n,
+		      const char *with_mode)
 {
 	struct tio_lines *t = calloc(1, sizeof(*t));
 	int rc;
@@ -380,7 +384,7 @@ static int tio_charts(FILE *f, const struct res_run *const *runs, size_t n)
 	if (!t)
 		return -1;
 	t->f = f;
-	rc = classic_tio_rates(runs, n, tio_point, t);
+	rc = classic_tio_rates(runs, n, with_mode, tio_point, t);
 	tio_flush(t);
 	free(t);
 	return rc;
@@ -418,6 +422,7 @@ static int phase_section(FILE *f, const struct results *r, size_t index,
 	size_t n, count[4];
 	const struct res_run **runs = view_ok_runs(r, phase, &n, count);
 	struct charts cc = { f, runs, n };
+	const char *mode = NULL;
 	char *studies = NULL, *line;
 	size_t len = 0;
 	FILE *m;
@@ -443,7 +448,8 @@ static int phase_section(FILE *f, const struct results *r, size_t index,
 	/* the study tables into memory: the charts come first */
 	if (!(m = open_memstream(&studies, &len)))
 		goto out;
-	tio = classic_tio_grids(runs, n, study_table, m);
+	mode = mfread_with(pick->phases, phase, "mode");
+	tio = classic_tio_grids(runs, n, mode, study_table, m);
 	bon = tio < 0 ? -1 : bonnie_grids(runs, n, study_table, m);
 	db = bon < 0 ? -1 : dbench_grids(runs, n, study_table, m);
 	if (fclose(m) || tio < 0 || bon < 0 || db < 0)
@@ -454,7 +460,7 @@ static int phase_section(FILE *f, const struct results *r, size_t index,
 	if (fallback)
 		fputs("<p class=\"note\">no run reported its key metrics: "
 		      "its seconds, _mbs and _iops figures instead</p>\n", f);
-	if ((tio && tio_charts(f, runs, n)) ||
+	if ((tio && tio_charts(f, runs, n, mode)) ||
 	    (*charts && rank_each(runs, n, charts, bar_charts, &cc)))
 		goto out;
 	if (tio)

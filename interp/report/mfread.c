@@ -24,26 +24,43 @@ const char *mfread_str(json_t *o, const char *path, const char *dflt)
 	return s ? s : dflt;
 }
 
-int mfread_key(json_t *phases, const char *phase, const char **names,
-	       int max)
+/* The manifest's record of phase, or NULL. */
+static json_t *phase_of(json_t *phases, const char *phase)
 {
-	size_t i, k;
-	json_t *o, *v;
-	int n = 0;
+	size_t i;
+	json_t *o;
 
 	json_array_foreach(phases, i, o) {
 		const char *name = json_string_value(json_object_get(o,
 								     "name"));
 
-		if (!name || strcmp(name, phase))
-			continue;
-		json_array_foreach(json_object_get(o, "key"), k, v)
-			if (json_is_string(v) && n < max)
-				names[n++] = json_string_value(v);
-		break;
+		if (name && !strcmp(name, phase))
+			return o;
 	}
+	return NULL;
+}
+
+int mfread_key(json_t *phases, const char *phase, const char **names,
+	       int max)
+{
+	size_t k;
+	json_t *v;
+	int n = 0;
+
+	json_array_foreach(json_object_get(phase_of(phases, phase), "key"), k,
+			   v)
+		if (json_is_string(v) && n < max)
+			names[n++] = json_string_value(v);
 	names[n] = NULL;
 	return n;
+}
+
+const char *mfread_with(json_t *phases, const char *phase, const char *key)
+{
+	const char *v = json_string_value(json_object_get(json_object_get(
+				phase_of(phases, phase), "with"), key));
+
+	return v && !strstr(v, "${") ? v : NULL;
 }
 
 static json_t *params_of(json_t *m)
@@ -70,4 +87,46 @@ void mfread_params(json_t *m, char *buf, size_t len)
 int mfread_same_params(json_t *a, json_t *b)
 {
 	return json_equal(params_of(a), params_of(b));
+}
+
+void mfread_target(json_t *m, char *buf, size_t len)
+{
+	const char *kind = mfread_str(m, "target.kind", "");
+	json_t *bytes = mfread_get(m, "target.image_bytes"), *o;
+	char buffered[512] = "";
+	size_t i, n = 0;
+	int any = 0;
+
+	buf[0] = '\0';
+	if (!strcmp(kind, "device")) {
+		snprintf(buf, len, "device %s", mfread_str(m, "target.path",
+							   "?"));
+		return;
+	}
+	if (!strcmp(kind, "dir")) {
+		snprintf(buf, len, "directory %s (the host's filesystem: no "
+			 "mkfs)", mfread_str(m, "target.dir", "?"));
+		return;
+	}
+	if (strcmp(kind, "image"))
+		return;
+	json_array_foreach(json_object_get(m, "configs"), i, o) {
+		const char *io = mfread_str(o, "loop_io", "");
+
+		any |= *io != '\0';
+		if (!strcmp(io, "buffered") && n < sizeof(buffered))
+			n += snprintf(buffered + n, sizeof(buffered) - n,
+				      "%s%s", n ? ", " : "",
+				      mfread_str(o, "label", "?"));
+	}
+	n = (size_t)snprintf(buf, len, "loop images of %.0f MiB",
+			     (double)json_integer_value(bytes) / 1048576);
+	if (n >= len || !any)
+		return;
+	if (*buffered)
+		snprintf(buf + n, len - n, "; through the host's page cache "
+			 "for %s (it may have served their reads)", buffered);
+	else
+		snprintf(buf + n, len - n, ", read and written by direct I/O "
+			 "(the host's page cache holds none of them)");
 }

@@ -14,6 +14,17 @@ const char *mfread_str(json_t *o, const char *path, const char *dflt);
 int mfread_key(json_t *phases, const char *phase, const char **names,
 	       int max);
 
+/* The value phase gives key in its with: (as the manifest's phases record
+ * it), or NULL: also when it is a ${name} left for the parameters, which
+ * a cell's rows say better. Borrowed from phases. */
+const char *mfread_with(json_t *phases, const char *phase, const char *key);
+
+/* What the run measured on, in a line for the reader, into buf: "loop
+ * images of 512 MiB, read and written by direct I/O (...)", the
+ * configs whose images were buffered named; "device /dev/sdb";
+ * "directory /mnt/x". "" when the manifest does not say. */
+void mfread_target(json_t *m, char *buf, size_t len);
+
 /* The plan's parameters after -D (plan.params of manifest m) as
  * "k=v k=v", or "(none)", into buf. */
 void mfread_params(json_t *m, char *buf, size_t len);

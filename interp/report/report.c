@@ -85,6 +85,8 @@ static const char report_help[] =
 static void text_header(FILE *f, const char *rundir, const struct results *r,
 			json_t *m)
 {
+	char target[1024];
+
 	fprintf(f, "fsplan report: %s\n", rundir);
 	if (!m) {
 		fprintf(f, "run %s (no readable manifest.json)\n",
@@ -101,6 +103,9 @@ static void text_header(FILE *f, const char *rundir, const struct results *r,
 		mfread_str(m, "system.cpu_model", "?"),
 		(long long)json_integer_value(json_object_get(
 			json_object_get(m, "system"), "cores")));
+	mfread_target(m, target, sizeof(target));
+	if (*target)
+		fprintf(f, "target: %s\n", target);
 }
 
 /*
@@ -154,7 +159,8 @@ static int text_phase(FILE *f, const struct results *r, const char *phase,
 		rc = 0;
 		goto out;
 	}
-	tio = classic_tiobench(f, runs, n);
+	tio = classic_tiobench(f, runs, n,
+			       mfread_with(pick->phases, phase, "mode"));
 	bon = tio < 0 ? -1 : bonnie_table(f, runs, n);
 	db = bon < 0 ? -1 : dbench_table(f, runs, n);
 	if (tio < 0 || bon < 0 || db < 0)

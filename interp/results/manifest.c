@@ -95,6 +95,16 @@ static json_t *phases_json(const struct expansion *e)
 			json_object_set_new(o, "key",
 					    key_json(&e->checked[i].key));
 		json_object_set_new(o, "timeout_s", json_real(ph->timeout_s));
+		/* as written: ${name} stays, plan.params says its value */
+		if (ph->n_with) {
+			json_t *w = json_object();
+
+			for (int k = 0; k < ph->n_with; k++)
+				json_object_set_new(w, ph->with[k].key,
+					json_string(ph->with[k].val.s ?
+						    ph->with[k].val.s : ""));
+			json_object_set_new(o, "with", w);
+		}
 		json_array_append_new(a, o);
 	}
 	return a;

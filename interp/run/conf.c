@@ -272,6 +272,11 @@ static int attach(struct run *r, struct live *l, int i, char *err,
 		snprintf(err, len, "%s", d.msg);
 		return -1;
 	}
+	if (!v->td.dio)
+		runlog("%s: %s reads and writes %s through the host's page "
+		       "cache: its filesystem refused direct I/O, so reads "
+		       "may come from RAM beyond any ram limit", l->cid,
+		       v->td.path, v->td.image);
 	/* one struct holds both: memcpy, which -Wrestrict does not doubt */
 	_Static_assert(sizeof(v->dev) == sizeof(v->td.path), "dev's size");
 	memcpy(v->dev, v->td.path, sizeof(v->dev));
@@ -354,6 +359,19 @@ static void probe_engine(struct run *r, struct live *l, const char *dir)
 	       p.direct_read_ring ? "ring" : "partly syscall");
 }
 
+/* The manifest's loop_io of the config, after its setup hook (which may
+ * change it): direct when every image's loop device reads its file with
+ * O_DIRECT (the host's page cache holds none of it), else buffered. */
+static void record_loop_io(struct run *r, const struct live *l)
+{
+	int dio = 1;
+
+	for (int i = 0; i < l->n_vol; i++)
+		dio &= target_loop_dio(l->vol[i].dev) == 1;
+	manifest_conf(r->man, l->fc->index - 1, "loop_io",
+		      json_string(dio ? "direct" : "buffered"));
+}
+
 /* The filesystem made and mounted (or target.dir entered), and a fresh
  * work directory on it for the phases. 0, or -1 with err. */
 int conf_up(struct run *r, struct live *l, char *err, size_t len)
@@ -372,6 +390,8 @@ int conf_up(struct run *r, struct live *l, char *err, size_t len)
 		snprintf(err, len, "setup hook failed");
 		return -1;
 	}
+	if (p->target.kind == TARGET_IMAGE && !is_dir && !fc->fs->nodev)
+		record_loop_io(r, l);
 	for (int i = 0; !is_dir && !fc->fs->nodev && i < l->n_vol; i++) {
 		t = clock_now();
 		if (fs_mkfs(fc->fs->type.s, fc->mkfs, l->vol[i].dev,

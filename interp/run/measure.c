@@ -64,6 +64,23 @@ static int sysfs_name(const char *path, char *name, size_t len)
 	return 0;
 }
 
+/* How the config's loop images are read and written now (a setup hook
+ * may have changed it): "direct" when every one is with O_DIRECT,
+ * "buffered" when one is not, NULL without images. */
+static const char *loop_io(const struct live *l)
+{
+	const char *io = NULL;
+
+	for (int i = 0; i < l->n_vol; i++) {
+		if (!l->vol[i].td.image[0])
+			continue;
+		if (target_loop_dio(l->vol[i].dev) != 1)
+			return "buffered";
+		io = "direct";
+	}
+	return io;
+}
+
 int measure_open(struct measure *m, struct run *r, const struct live *l,
 		 const struct cell *c, struct child_job *job,
 		 uint64_t *ram_bytes, char *err, size_t len)
@@ -84,6 +101,7 @@ int measure_open(struct measure *m, struct run *r, const struct live *l,
 			continue;	/* tmpfs, target.dir: no device */
 		m->dev_vol[m->n_dev++] = l->volumes ? l->vol[i].name : NULL;
 	}
+	m->out.loop_io = loop_io(l);
 	if (cell_ram(r, c, &m->ram, err, len))
 		return -1;
 	if (!m->ram) {
@@ -201,12 +219,22 @@ void measure_stop(struct measure *m, const struct cell *c,
 		return;
 	m->out.peak_bytes = memcg_peak(&m->mc);
 	kills = memcg_oom_kills(&m->mc);
-	if (kills > 0 && !res->ok)
+	if (kills > 0 && !res->ok) {
+		double cache = memcg_cache_bytes(&m->mc);
+		char left[160] = "";
+
+		/* most of the limit still page cache: the kernel did not
+		 * reclaim it in time, the phase's own memory did not fill */
+		if (cache > 0.5 * (double)m->ram)
+			snprintf(left, sizeof(left), "; %.1f MiB of it page "
+				 "cache the kernel had not reclaimed",
+				 cache / 1048576);
 		snprintf(res->reason, sizeof(res->reason), "ram %.0f MiB is "
 			 "too small for this phase: the memory cgroup's OOM "
-			 "killer ended it (peak %.1f MiB)",
+			 "killer ended it (peak %.1f MiB%s)",
 			 (double)m->ram / 1048576,
-			 m->out.peak_bytes / 1048576);
+			 m->out.peak_bytes / 1048576, left);
+	}
 	else if (kills > 0)
 		runlog("%s: the memory cgroup's OOM killer killed %ld of its "
 		       "processes", c->id, kills);

@@ -231,6 +231,8 @@ static void measured_rows(struct sink *s, const struct csv_key *k,
 	if (ms->ram_mib >= 0)
 		row(s, k, "ram_mib", "MiB", "%.0f", ms->ram_mib);
 	text_row(s, k, "ram_limit", ms->ram_limit);
+	if (ms->loop_io)
+		text_row(s, k, "loop_io", ms->loop_io);
 	if (ms->peak_bytes >= 0)
 		row(s, k, "memory_peak_bytes", "bytes", "%.0f",
 		    ms->peak_bytes);

@@ -38,6 +38,8 @@ struct devstat {
 struct measured {
 	double ram_mib;
 	const char *ram_limit;		/* memcg_kind_name */
+	const char *loop_io;		/* direct | buffered: the images'
+					 * loop devices; NULL: none */
 	double peak_bytes;
 	int n_dev;			/* devices with counters */
 	const char *dev_vol[PLAN_MAX_VOLUMES];	/* their volume, or NULL */
