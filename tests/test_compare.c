@@ -56,14 +56,17 @@ static void runs(struct buf *b, const char *label, const char *phase,
 	}
 }
 
+/* What the next rundir's manifest has besides: ', "key": value...'. */
+static const char *man_extra = "";
+
 /* A run directory dir/name of plan sha with the phases write, read (or
  * second) and its results; returns its path. */
 static char *rundir(const char *name, const char *sha, const char *second,
 		    const char *params, const char *csv)
 {
-	static char path[4][512];
+	static char path[8][512];
 	static int slot;
-	char *p = path[slot++ % 4];
+	char *p = path[slot++ % 8];
 	char man[2048];
 
 	snprintf(p, 512, "%s/%s", e2e_tmpdir(), name);
@@ -74,7 +77,8 @@ static char *rundir(const char *name, const char *sha, const char *second,
 		 " \"phases\": [{\"name\": \"write\", \"exec\": \"w\", "
 		 "\"key\": [\"rate_mbs\", \"avg_lat_ms\", \"seconds\"]},\n"
 		 "  {\"name\": \"%s\", \"exec\": \"r\", \"key\": "
-		 "[\"seconds\"]}]}\n", name, name, sha, params, second);
+		 "[\"seconds\"]}]%s}\n", name, name, sha, params, second,
+		 man_extra);
 	e2e_write(p, "manifest.json", man);
 	e2e_write(p, "results.csv", csv);
 	return p;
@@ -318,7 +322,7 @@ Test(compare, two_configs_of_one_run, .fini = fini)
 Test(compare, mismatched_plans_are_refused, .fini = fini)
 {
 	static struct buf x;
-	char *a, *b, *c, *d;
+	char *a, *b, *c, *d, *e, *f;
 
 	x.n = 0;
 	add(&x, HEAD);
@@ -340,6 +344,24 @@ Test(compare, mismatched_plans_are_refused, .fini = fini)
 			 "size=2G"), "%s", e2e_out);
 	cr_expect(strstr(e2e_out, "no significant difference"), "the same "
 		  "samples: %s", e2e_out);
+
+	/* the same plan on loop images read two ways: said so */
+	man_extra = ", \"target\": {\"kind\": \"image\", \"image_bytes\": "
+		    "1073741824}, \"configs\": [{\"label\": \"ext4\", "
+		    "\"loop_io\": \"buffered\"}]";
+	e = rundir("E", SHA1, "read", "", x.s);
+	man_extra = ", \"target\": {\"kind\": \"image\", \"image_bytes\": "
+		    "1073741824}, \"configs\": [{\"label\": \"ext4\", "
+		    "\"loop_io\": \"direct\"}]";
+	f = rundir("F", SHA1, "read", "", x.s);
+	man_extra = "";
+	cr_expect_eq(e2e_fsplan((const char *[]){ "compare", e, f, NULL }), 0,
+		     "%s", e2e_err);
+	cr_expect(strstr(e2e_out, "note: the targets differ: A loop images of "
+			 "1024 MiB; through the host's page cache for ext4 "
+			 "(it may have served their reads); B loop images of "
+			 "1024 MiB, read and written by direct I/O"), "%s",
+		  e2e_out);
 
 	/* nothing in common */
 	x.n = 0;

@@ -121,8 +121,16 @@ void mfread_target(json_t *m, char *buf, size_t len)
 	}
 	n = (size_t)snprintf(buf, len, "loop images of %.0f MiB",
 			     (double)json_integer_value(bytes) / 1048576);
-	if (n >= len || !any)
+	if (n >= len)
 		return;
+	if (!any) {
+		/* fsplan recorded loop_io since it attaches them direct */
+		if (json_array_size(json_object_get(m, "configs")))
+			snprintf(buf + n, len - n, " (how they were read is "
+				 "not recorded: an fsplan that attached them "
+				 "buffered)");
+		return;
+	}
 	if (*buffered)
 		snprintf(buf + n, len - n, "; through the host's page cache "
 			 "for %s (it may have served their reads)", buffered);

@@ -173,6 +173,12 @@ static int check_plans(struct pairing *pg, char *msg, size_t len)
 		mfread_params(mb, pb, sizeof(pb));
 		note(pg, "the parameters differ: A %s, B %s", pa, pb);
 	}
+	/* a buffered loop image's reads may have come from the host's RAM */
+	mfread_target(ma, pa, sizeof(pa));
+	mfread_target(mb, pb, sizeof(pb));
+	if (strcmp(pa, pb))
+		note(pg, "the targets differ: A %s; B %s", *pa ? pa : "?",
+		     *pb ? pb : "?");
 	return 0;
 }
 
