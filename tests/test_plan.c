@@ -196,3 +196,36 @@ Test(plan, shipped_plans_and_examples_check)
 	check_dir("../plans");
 	check_dir("../examples");
 }
+
+/* order: rounds, and what it refuses: a stop rule, another word. */
+Test(plan, order_rounds)
+{
+	struct expansion *e = expand_text(
+		"fsplan: 1\n"
+		"repeat: 2\n"
+		"order: rounds\n"
+		"filesystems: [{type: ext4}]\n"
+		"phases: [{exec: 'true'}]\n", NULL, 0);
+
+	cr_expect_eq(e->plan->rounds, 1);
+	/* the same cells as order: configs; only the order they run in
+	 * differs */
+	cr_expect_eq(e->n_cells, 2);
+	cr_expect_str_eq(e->cells[1].id, "ext4/true#2");
+	free_expanded(e);
+	expect_error("fsplan: 1\norder: random\n"
+		     "filesystems: [{type: ext4}]\n"
+		     "phases: [{exec: 'true'}]\n", 2, 8,
+		     "order: 'configs' (each config's repetitions together) "
+		     "or 'rounds'");
+	expect_error("fsplan: 1\norder: rounds\n"
+		     "repeat: {min: 3, max: 10, ci: 5%}\n"
+		     "filesystems: [{type: ext4}]\n"
+		     "phases: [{exec: 'true'}]\n", 2, 8,
+		     "order: rounds needs a fixed repeat count");
+	expect_error("fsplan: 1\norder: rounds\n"
+		     "filesystems: [{type: ext4}]\n"
+		     "phases:\n"
+		     "  - {exec: 'true', repeat: {min: 2, max: 4, ci: 5%}}\n",
+		     5, 5, "its repeat is a stop rule");
+}

@@ -495,3 +495,67 @@ Test(run, setup_and_teardown_hooks_run_as_root, .fini = fini,
 	snprintf(path, sizeof(path), "%s/teardown.txt", dir);
 	cr_expect_str_eq(e2e_read(path), "ext4\n");
 }
+
+/* The position of the first line of log holding s, or -1. */
+static long log_at(const char *log, const char *s)
+{
+	const char *p = strstr(log, s);
+
+	return p ? p - log : -1;
+}
+
+/*
+ * order: rounds runs repetition k of every config in round k, each
+ * filesystem made anew, the first config of round k the k-th: each
+ * round's read finds its own write alone (a file a line longer per
+ * repetition would say the filesystem was kept), and the log shows the
+ * rotation. The cells are those of order: configs.
+ */
+Test(run, order_rounds_rotates_and_makes_each_round_anew, .fini = fini,
+     .timeout = 120)
+{
+	static const char *const want[] = {
+		"config 1: ext4::defaults, round 1",
+		"config 2: ext4::noatime, round 1",
+		"config 2: ext4::noatime, round 2",
+		"config 1: ext4::defaults, round 2",
+		"config 1: ext4::defaults, round 3",
+		"config 2: ext4::noatime, round 3",
+	};
+	char rd[256], path[300];
+	const char *log;
+	long at = -1;
+	int rc;
+
+	e2e_require_root();
+	rc = run_plan("fsplan: 1\n"
+		      "target: {image: 64M}\n"
+		      "repeat: 3\n"
+		      "order: rounds\n"
+		      "filesystems: [{type: ext4, mount: [defaults, "
+		      "noatime]}]\n"
+		      "phases:\n"
+		      "  - {name: w, exec: 'echo x >> f'}\n"
+		      "  - {name: r, exec: 'test \"$(wc -l < f)\" = 1'}\n",
+		      rd, sizeof(rd));
+	cr_assert_eq(rc, 0, "exit %d: %s\n%s", rc, e2e_err, e2e_failed(rd));
+	snprintf(path, sizeof(path), "%s/log.txt", rd);
+	log = e2e_read(path);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		long p = log_at(log, want[i]);
+
+		cr_expect_gt(p, at, "'%s' not after the round before:\n%s",
+			     want[i], log);
+		at = p;
+	}
+	for (int k = 1; k <= 3; k++) {
+		char cell[64];
+
+		snprintf(cell, sizeof(cell), "ext4::noatime/r#%d", k);
+		cr_expect_str_eq(e2e_metric(rd, cell, "status"), "ok", "%s",
+				 cell);
+	}
+	snprintf(path, sizeof(path), "%s/manifest.json", rd);
+	cr_expect(strstr(e2e_read(path), "\"order\": \"rounds\""));
+	expect_clean(rd);
+}

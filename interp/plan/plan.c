@@ -164,6 +164,50 @@ static int h_plan_repeat(struct loader *L, yaml_node_t *n, void *obj)
 	return pl_repeat(L, n, &p->repeat, &p->repeat_min, &p->repeat_ci);
 }
 
+/* order: configs (each config's cells together, the default) or rounds
+ * (repetition k of every config in round k, each filesystem made anew,
+ * the configs' order rotating): drift of the machine over the run then
+ * spreads over every config instead of favouring the first ones. */
+static int h_order(struct loader *L, yaml_node_t *n, void *obj)
+{
+	struct plan *p = obj;
+	struct pstr ps;
+	int rc = 0;
+
+	if (pl_pstr_params(L, n, "order", &ps))
+		return -1;
+	p->order_pos = ps.pos;
+	if (!strcmp(ps.s, "rounds"))
+		p->rounds = 1;
+	else if (strcmp(ps.s, "configs"))
+		rc = pl_error(L, ps.pos, "order: 'configs' (each config's "
+			      "repetitions together) or 'rounds' (a "
+			      "repetition of every config per round), not "
+			      "'%s'", ps.s);
+	free(ps.s);
+	return rc;
+}
+
+/* Rounds take a fixed repetition count: a stop rule decides, after each
+ * repetition, whether a cell needs another, and a round would have to
+ * wait for all of them. */
+static int check_rounds(struct loader *L, const struct plan *p)
+{
+	if (!p->rounds)
+		return 0;
+	if (p->repeat_ci > 0)
+		return pl_error(L, p->order_pos, "order: rounds needs a fixed "
+				"repeat count, and the plan's repeat is a "
+				"stop rule");
+	for (int i = 0; i < p->n_phases; i++)
+		if (p->phases[i].repeat_ci > 0)
+			return pl_error(L, p->phases[i].pos, "phase '%s': its "
+					"repeat is a stop rule, which order: "
+					"rounds does not take (a fixed count "
+					"does)", p->phases[i].name);
+	return 0;
+}
+
 static int h_plan_between(struct loader *L, yaml_node_t *n, void *obj)
 {
 	return pl_between(L, n, &((struct plan *)obj)->between);
@@ -186,6 +230,7 @@ static const struct pl_field plan_fields[] = {
 	{ "runas", h_runas, 0 },
 	{ "repeat", h_plan_repeat, 0 },
 	{ "between", h_plan_between, 0 },
+	{ "order", h_order, 0 },
 	{ "matrix", h_plan_matrix, 0 },
 	{ "filesystems", pl_filesystems, 0 },
 	{ "phases", pl_phases, 1 },
@@ -294,7 +339,7 @@ int plan_load_text(struct plan **out, const char *path, const char *text,
 	}
 	if (pl_mapping(&L, root, plan_fields, p, "the plan"))
 		goto out;
-	if (check_defines(&L))
+	if (check_defines(&L) || check_rounds(&L, p))
 		goto out;
 	if (!p->name && !(p->name = default_name(path)))
 		goto out;

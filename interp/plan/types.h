@@ -126,6 +126,9 @@ struct plan {
 	int repeat_min;
 	double repeat_ci;	/* 0: repeat times, no rule */
 	struct between between;
+	int rounds;		/* order: rounds: repetition k of every
+				 * config in round k, the configs rotating */
+	struct pos order_pos;
 	struct plan_fs *fs;
 	int n_fs;
 	struct plan_axis *matrix;

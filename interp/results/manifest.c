@@ -164,6 +164,8 @@ struct manifest *manifest_new(const struct expansion *e, const char *run_id,
 	json_object_set_new(m->root, "seed", json_integer((json_int_t)p->seed));
 	json_object_set_new(m->root, "runas", json_string(p->runas));
 	json_object_set_new(m->root, "repeat", json_integer(p->repeat));
+	json_object_set_new(m->root, "order",
+			    json_string(p->rounds ? "rounds" : "configs"));
 	if (p->repeat_ci > 0)	/* the plan's stop rule; repeat is its max */
 		json_object_set_new(m->root, "stop_rule", json_pack(
 			"{s:i, s:i, s:f}", "min", p->repeat_min, "max",

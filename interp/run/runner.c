@@ -103,6 +103,13 @@ static int todo(const struct run *r, const struct cell *c)
 	return c->selected && !r->done[c - r->e->cells];
 }
 
+/* Whether c is of round (order: rounds: its repetition); round 0 is
+ * every cell (order: configs). */
+static int in_round(const struct cell *c, int round)
+{
+	return !round || c->rep == round;
+}
+
 /* Every remaining cell of a config gets the same fate. */
 static void settle_conf(struct run *r, struct live *l, const char *status,
 			const char *reason)
@@ -230,18 +237,21 @@ out:
  * taken to make what they use, as fsplan's modules do: a phase's own
  * recorded cells are not replayed for its later ones. */
 static int todo_after(const struct run *r, const struct fsconf *fc,
-		      size_t i)
+		      size_t i, int round)
 {
 	const struct cell *c = &r->e->cells[fc->first_cell + i];
 
-	while (++i < fc->n_cells)
-		if (todo(r, &r->e->cells[fc->first_cell + i]) &&
-		    r->e->cells[fc->first_cell + i].phase != c->phase)
+	while (++i < fc->n_cells) {
+		const struct cell *l = &r->e->cells[fc->first_cell + i];
+
+		if (todo(r, l) && in_round(l, round) && l->phase != c->phase)
 			return 1;
+	}
 	return 0;
 }
 
-static void run_conf(struct run *r, struct fsconf *fc)
+/* fc made, its cells of round run (round 0: all of them), unmade. */
+static void run_conf(struct run *r, struct fsconf *fc, int round)
 {
 	const struct plan_target *pt = &r->plan->target;
 	struct live l = { .fc = fc };
@@ -257,14 +267,18 @@ static void run_conf(struct run *r, struct fsconf *fc)
 	}
 
 	for (size_t i = 0; i < fc->n_cells; i++)
-		n += todo(r, &r->e->cells[fc->first_cell + i]);
+		n += todo(r, &r->e->cells[fc->first_cell + i]) &&
+		     in_round(&r->e->cells[fc->first_cell + i], round);
 	if (!n || r->stop)
 		return;
 	conf_axes(r->e, NULL, fc, l.axes, sizeof(l.axes));
 	if (snprintf(l.cid, sizeof(l.cid), "%s%s%s", fc->label,
 		     l.axes[0] ? "/" : "", l.axes) >= (int)sizeof(l.cid))
 		runlog("config %d: its id is cut short", fc->index);
-	runlog("config %d: %s", fc->index, l.cid);
+	if (round)
+		runlog("config %d: %s, round %d", fc->index, l.cid, round);
+	else
+		runlog("config %d: %s", fc->index, l.cid);
 	if (!is_dir && fs_available(fc->fs->type.s, fc->fs->nodev, err,
 				    sizeof(err))) {
 		settle_conf(r, &l, "skipped", err);
@@ -278,8 +292,9 @@ static void run_conf(struct run *r, struct fsconf *fc)
 	for (size_t i = 0; i < fc->n_cells && !r->stop; i++) {
 		struct cell *c = &r->e->cells[fc->first_cell + i];
 
-		if (!todo(r, c) && !(r->done[c - r->e->cells] == 1 &&
-				     todo_after(r, fc, i)))
+		if (!in_round(c, round) ||
+		    (!todo(r, c) && !(r->done[c - r->e->cells] == 1 &&
+				      todo_after(r, fc, i, round))))
 			continue;
 		run_cell(r, &l, c, !todo(r, c));
 		if (!is_dir && !conf_mounted(&l)) {
@@ -315,6 +330,22 @@ static int resume_rules(struct run *r)
 	return 0;
 }
 
+/* order: rounds: round k runs repetition k of every config, each made
+ * anew, starting at the k-th config, so that a config is not always
+ * first on a machine that drifts (a disk's cache filling, a host's other
+ * guests). */
+static void run_rounds(struct run *r)
+{
+	int rounds = 0, n = r->e->n_confs;
+
+	for (size_t i = 0; i < r->e->n_cells; i++)
+		if (r->e->cells[i].rep > rounds)
+			rounds = r->e->cells[i].rep;
+	for (int k = 1; k <= rounds && !r->stop; k++)
+		for (int j = 0; j < n && !r->stop; j++)
+			run_conf(r, &r->e->confs[(j + k - 1) % n], k);
+}
+
 /* In the namespace's init: every config and cell, in order. */
 static int run_all(struct run *r)
 {
@@ -327,8 +358,11 @@ static int run_all(struct run *r)
 	sink_init(&r->sink, r->csv, r->man, r->dir);
 	for (size_t i = 0; i < r->e->n_cells; i++)
 		r->n_todo += todo(r, &r->e->cells[i]);
-	for (int i = 0; i < r->e->n_confs && !r->stop; i++)
-		run_conf(r, &r->e->confs[i]);
+	if (r->plan->rounds)
+		run_rounds(r);
+	else
+		for (int i = 0; i < r->e->n_confs && !r->stop; i++)
+			run_conf(r, &r->e->confs[i], 0);
 	if (r->progress)
 		fprintf(stderr, "\r\033[K");
 	manifest_set(r->man, "ended", manifest_now());
