@@ -557,5 +557,9 @@ Test(run, order_rounds_rotates_and_makes_each_round_anew, .fini = fini,
 	}
 	snprintf(path, sizeof(path), "%s/manifest.json", rd);
 	cr_expect(strstr(e2e_read(path), "\"order\": \"rounds\""));
+	cr_assert_eq(e2e_fsplan((const char *[]){ "report", rd, NULL }), 0,
+		     "%s", e2e_err);
+	cr_expect(strstr(e2e_out, "\norder: rounds (repetition k of every "
+			 "config in round k"), "%s", e2e_out);
 	expect_clean(rd);
 }

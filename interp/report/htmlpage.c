@@ -78,7 +78,8 @@ static const char *const run_facts[][2] = {
 	{ "description", "plan.description" }, { "status", "status" },
 	{ "started", "started" }, { "ended", "ended" },
 	{ "fsplan", "fsplan_version" }, { "phases run as", "runas" },
-	{ "repeat", "repeat" }, { "seed", "seed" }, { NULL, NULL },
+	{ "repeat", "repeat" }, { "order", "order" }, { "seed", "seed" },
+	{ NULL, NULL },
 };
 static const char *const machine_facts[][2] = {
 	{ "kernel", "system.kernel" }, { "host", "system.hostname" },

@@ -106,6 +106,9 @@ static void text_header(FILE *f, const char *rundir, const struct results *r,
 	mfread_target(m, target, sizeof(target));
 	if (*target)
 		fprintf(f, "target: %s\n", target);
+	if (!strcmp(mfread_str(m, "order", ""), "rounds"))
+		fputs("order: rounds (repetition k of every config in round k, "
+		      "each made anew, the configs rotating)\n", f);
 }
 
 /*
