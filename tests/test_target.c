@@ -285,6 +285,32 @@ Test(target, image_create)
 	target_release(&tds[0]);	/* idempotent */
 }
 
+/* A workdir on a filesystem without O_DIRECT (ramfs): the kernel
+ * refuses a direct-I/O loop device (EINVAL), and the image is attached
+ * buffered, which t->dio says. */
+Test(target, image_on_a_filesystem_without_direct_io)
+{
+	struct diag d = { 0 };
+
+	need_root();
+	if (!private_ns)
+		cr_skip_test("no private mount namespace: will not mount");
+	snprintf(mnt, sizeof(mnt), "%s/ram", dir);
+	cr_assert_eq(mkdir(mnt, 0700), 0);
+	if (mount("none", mnt, "ramfs", 0, "mode=0700")) {
+		int err = errno;
+
+		mnt[0] = '\0';
+		cr_skip_test("cannot mount a ramfs: %s", strerror(err));
+	}
+	cr_assert_eq(target_image_create(&tds[0], mnt, 64 * MIB, 0, &d), 0,
+		     "target_image_create: %s", d.msg);
+	cr_expect_eq(tds[0].dio, 0);
+	cr_expect_eq(loop_flag(tds[0].path, "dio"), '0');
+	cr_expect_eq(target_loop_dio(tds[0].path), 0);
+	target_release(&tds[0]);
+}
+
 Test(target, image_create_bad_workdir)
 {
 	struct target_dev t;

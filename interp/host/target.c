@@ -176,11 +176,11 @@ int target_image_create(struct target_dev *t, const char *workdir,
 	/* Direct I/O keeps the host's page cache out of the measurement:
 	 * buffered, the image's pages stay cached outside any memory
 	 * cgroup of the phase, and a "2xRAM" file is read from RAM. A
-	 * backing filesystem without O_DIRECT refuses it (EINVAL, in
-	 * kernels that do not fall back silently): then buffered, and
-	 * t->dio says so. */
+	 * backing filesystem without O_DIRECT refuses it (EINVAL from
+	 * ramfs here; older kernels fell back silently): then buffered,
+	 * and t->dio says so; an error of its own, the second says. */
 	err = loop_attach(fd, t->image, 1, t->path, sizeof(t->path));
-	if (err == -EINVAL)
+	if (err < 0)
 		err = loop_attach(fd, t->image, 0, t->path, sizeof(t->path));
 	if (err < 0) {
 		diag_set(d, NULL, NULL, NOPOS,

@@ -272,11 +272,19 @@ static int attach(struct run *r, struct live *l, int i, char *err,
 		snprintf(err, len, "%s", d.msg);
 		return -1;
 	}
-	if (!v->td.dio)
+	if (!v->td.dio) {
 		runlog("%s: %s reads and writes %s through the host's page "
 		       "cache: its filesystem refused direct I/O, so reads "
 		       "may come from RAM beyond any ram limit", l->cid,
 		       v->td.path, v->td.image);
+		/* it changes what the figures mean: not for the log alone */
+		if (!r->quiet)
+			fprintf(stderr, "fsplan: %s: the loop image is "
+				"buffered by the host (%s refuses direct "
+				"I/O): reads may come from its RAM; a "
+				"--workdir on another filesystem avoids it\n",
+				l->cid, r->workdir);
+	}
 	/* one struct holds both: memcpy, which -Wrestrict does not doubt */
 	_Static_assert(sizeof(v->dev) == sizeof(v->td.path), "dev's size");
 	memcpy(v->dev, v->td.path, sizeof(v->dev));
