@@ -561,5 +561,26 @@ Test(run, order_rounds_rotates_and_makes_each_round_anew, .fini = fini,
 		     "%s", e2e_err);
 	cr_expect(strstr(e2e_out, "\norder: rounds (repetition k of every "
 			 "config in round k"), "%s", e2e_out);
+	/* expand lists the cells in the order the run took them */
+	snprintf(path, sizeof(path), "%.*s/plan.yaml",
+		 (int)(strrchr(rd, '/') - rd), rd);
+	cr_assert_eq(e2e_fsplan((const char *[]){ "expand", path, NULL }), 0,
+		     "%s", e2e_err);
+	at = -1;
+	for (int k = 1; k <= 3; k++)
+		for (int j = 0; j < 2; j++) {
+			static const char *const label[] = { "defaults",
+							     "noatime" };
+			char id[64];
+			const char *p;
+
+			/* round 2 starts at the second config */
+			snprintf(id, sizeof(id), "\text4::%s/r#%d\t",
+				 label[(j + k - 1) % 2], k);
+			p = strstr(e2e_out, id);
+			cr_expect(p && p - e2e_out > at, "'%s' out of order:\n%s",
+				  id + 1, e2e_out);
+			at = p ? p - e2e_out : at;
+		}
 	expect_clean(rd);
 }

@@ -660,3 +660,19 @@ void fsconf_mount_cmd(const struct plan *p, const struct fsconf *fc,
 		each_volume(p, buf, len);
 	}
 }
+
+int expansion_rounds(const struct expansion *e)
+{
+	int rounds = 0;
+
+	for (size_t i = 0; i < e->n_cells; i++)
+		if (e->cells[i].rep > rounds)
+			rounds = e->cells[i].rep;
+	return rounds;
+}
+
+struct fsconf *expansion_round_conf(const struct expansion *e, int round,
+				    int j)
+{
+	return &e->confs[(j + round - 1) % e->n_confs];
+}

@@ -91,8 +91,9 @@ static const struct opts_cmd check_cmd = {
 static const struct opts_cmd expand_cmd = {
 	"expand",
 	"expand PLAN [-D name=value]... [--only FILTER]... [--shard K/N]",
-	"Print every cell the plan runs, one per line, tab-separated:\n"
-	"index, id, the mkfs command and the mount command (plus setup and\n"
+	"Print every cell the plan runs, one per line, in the order a run\n"
+	"takes them (order: rounds: round by round), tab-separated: index,\n"
+	"id, the mkfs command and the mount command (plus setup and\n"
 	"teardown hooks). LOOPDEV and MOUNTPOINT stand for what a run\n"
 	"attaches and mounts.\n"
 	"\n"
@@ -160,6 +161,50 @@ static int cmd_check(int argc, char **argv)
 	return rc;
 }
 
+/* One line of expand: the cell, its config's commands. */
+static void expand_line(const struct plan *p, const struct expansion *e,
+			const struct cell *c)
+{
+	const struct fsconf *fc = &e->confs[c->conf];
+	char mk[1024], mo[1024];
+
+	fsconf_mkfs_cmd(p, fc, NULL, mk, sizeof(mk));
+	fsconf_mount_cmd(p, fc, NULL, NULL, mo, sizeof(mo));
+	printf("%zu\t%s\t%s\t%s", c->index, c->id, mk, mo);
+	if (fc->setup)
+		printf("\tsetup: %s", fc->setup);
+	if (fc->teardown)
+		printf("\tteardown: %s", fc->teardown);
+	putchar('\n');
+}
+
+/* The selected cells in the order a run takes them: by config, or
+ * (order: rounds) round by round, as run/runner.c's run_rounds. */
+static void expand_lines(const struct plan *p, const struct expansion *e)
+{
+	int rounds = expansion_rounds(e);
+
+	if (!p->rounds) {
+		for (size_t i = 0; i < e->n_cells; i++)
+			if (e->cells[i].selected)
+				expand_line(p, e, &e->cells[i]);
+		return;
+	}
+	for (int k = 1; k <= rounds; k++)
+		for (int j = 0; j < e->n_confs; j++) {
+			const struct fsconf *fc =
+				expansion_round_conf(e, k, j);
+
+			for (size_t i = 0; i < fc->n_cells; i++) {
+				const struct cell *c =
+					&e->cells[fc->first_cell + i];
+
+				if (c->selected && c->rep == k)
+					expand_line(p, e, c);
+			}
+		}
+}
+
 static int cmd_expand(int argc, char **argv)
 {
 	struct plan_opts o = { 0 };
@@ -167,7 +212,6 @@ static int cmd_expand(int argc, char **argv)
 	struct expansion *e = NULL;
 	struct diag d = { 0 };
 	int rc = opts_parse(&expand_cmd, argc, argv, &o);
-	char mk[1024], mo[1024];
 
 	if (rc != OPTS_GO)
 		goto out;
@@ -177,21 +221,8 @@ static int cmd_expand(int argc, char **argv)
 		diag_print(&d);
 		rc = EXIT_USAGE;
 	}
-	for (size_t i = 0; !rc && i < e->n_cells; i++) {
-		const struct cell *c = &e->cells[i];
-		const struct fsconf *fc = &e->confs[c->conf];
-
-		if (!c->selected)
-			continue;
-		fsconf_mkfs_cmd(p, fc, NULL, mk, sizeof(mk));
-		fsconf_mount_cmd(p, fc, NULL, NULL, mo, sizeof(mo));
-		printf("%zu\t%s\t%s\t%s", c->index, c->id, mk, mo);
-		if (fc->setup)
-			printf("\tsetup: %s", fc->setup);
-		if (fc->teardown)
-			printf("\tteardown: %s", fc->teardown);
-		putchar('\n');
-	}
+	if (!rc)
+		expand_lines(p, e);
 	if (!rc && e->n_selected == 0)
 		fprintf(stderr, "fsplan expand: no cell matches the filters "
 			"(%zu cells in the plan)\n", e->n_cells);

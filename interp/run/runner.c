@@ -336,14 +336,11 @@ static int resume_rules(struct run *r)
  * guests). */
 static void run_rounds(struct run *r)
 {
-	int rounds = 0, n = r->e->n_confs;
+	int rounds = expansion_rounds(r->e);
 
-	for (size_t i = 0; i < r->e->n_cells; i++)
-		if (r->e->cells[i].rep > rounds)
-			rounds = r->e->cells[i].rep;
 	for (int k = 1; k <= rounds && !r->stop; k++)
-		for (int j = 0; j < n && !r->stop; j++)
-			run_conf(r, &r->e->confs[(j + k - 1) % n], k);
+		for (int j = 0; j < r->e->n_confs && !r->stop; j++)
+			run_conf(r, expansion_round_conf(r->e, k, j), k);
 }
 
 /* In the namespace's init: every config and cell, in order. */
