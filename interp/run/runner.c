@@ -256,7 +256,7 @@ static void run_conf(struct run *r, struct fsconf *fc, int round)
 	const struct plan_target *pt = &r->plan->target;
 	struct live l = { .fc = fc };
 	char err[512];
-	int n = 0, is_dir = pt->kind == TARGET_DIR;
+	int n = 0, left = 0, is_dir = pt->kind == TARGET_DIR;
 
 	l.volumes = pt->n_volumes > 0;
 	l.n_vol = l.volumes ? pt->n_volumes : 1;
@@ -303,8 +303,12 @@ static void run_conf(struct run *r, struct fsconf *fc, int round)
 			goto fail;
 		}
 	}
+	/* a rounds run comes back to it: "running" until its last round */
+	for (size_t i = 0; i < fc->n_cells && !r->stop; i++)
+		left += todo(r, &r->e->cells[fc->first_cell + i]);
 	manifest_conf(r->man, fc->index - 1, "status",
-		      json_string(r->stop ? "interrupted" : "done"));
+		      json_string(r->stop ? "interrupted" :
+				  left ? "running" : "done"));
 	conf_down(r, &l);
 	return;
 fail:
