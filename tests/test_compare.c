@@ -292,7 +292,7 @@ Test(compare, metric_picks_other_metrics, .fini = fini)
 Test(compare, two_configs_of_one_run, .fini = fini)
 {
 	static struct buf x;
-	char *a;
+	char *a, *b;
 
 	x.n = 0;
 	add(&x, HEAD);
@@ -307,6 +307,20 @@ Test(compare, two_configs_of_one_run, .fini = fini)
 			 "ext4:-:data=writeback,,seconds,s,lower,4,"), "%s",
 		  e2e_out);
 	cr_expect(strstr(e2e_out, ",0.03494864648,worse\n"), "%s", e2e_out);
+	/* repetitions that ran config by config: the note says what that
+	 * puts in the difference; in rounds, nothing to say */
+	cr_assert_eq(e2e_fsplan((const char *[]){ "compare", a, "--label",
+				"ext4:-:data=ordered", "--label",
+				"ext4:-:data=writeback", NULL }), 0);
+	cr_expect(strstr(e2e_out, "note: each config's repetitions ran "
+			 "together (order: configs)"), "%s", e2e_out);
+	man_extra = ", \"order\": \"rounds\"";
+	b = rundir("rounds", SHA1, "read", "", x.s);
+	man_extra = "";
+	cr_assert_eq(e2e_fsplan((const char *[]){ "compare", b, "--label",
+				"ext4:-:data=ordered", "--label",
+				"ext4:-:data=writeback", NULL }), 0);
+	cr_expect_null(strstr(e2e_out, "ran together"), "%s", e2e_out);
 	cr_expect_eq(e2e_fsplan((const char *[]){ "compare", a, "--label",
 				"ext4:-:data=ordered", "--label",
 				"ext4:-:data=writebak", NULL }), 2);

@@ -373,6 +373,26 @@ int pairing_both(const struct pair *p)
 	return (p->n_a || p->bad_a) && (p->n_b || p->bad_b);
 }
 
+/* Two configs of one run, repeated, in order: configs: each config's
+ * repetitions ran together, at another time than the other's, and a
+ * machine that drifted over the run (a VM's disk) shows as a
+ * difference. */
+static void drift_note(struct pairing *pg)
+{
+	const char *order = mfread_str(pg->side[0].man, "order", "configs");
+	int repeated = 0;
+
+	if (!pg->side[0].man)
+		return;		/* no manifest: the order is not known */
+	for (size_t i = 0; i < pg->n_pairs; i++)
+		repeated |= pg->pairs[i].n_a > 1 || pg->pairs[i].n_b > 1;
+	if (repeated && strcmp(order, "rounds"))
+		note(pg, "each config's repetitions ran together (order: "
+		     "configs), A's at other times than B's: the machine's "
+		     "drift over the run is in the difference; order: rounds "
+		     "interleaves them");
+}
+
 int pairing_build(struct pairing *pg, const char *const *dirs, int n_dirs,
 		  const char *const *labels, char *msg, size_t len)
 {
@@ -394,6 +414,8 @@ int pairing_build(struct pairing *pg, const char *const *dirs, int n_dirs,
 		return fail(msg, len, "out of memory");
 	for (size_t i = 0; i < pg->n_pairs; i++)
 		both += pairing_both(&pg->pairs[i]);
+	if (both && pg->one_run && labels)
+		drift_note(pg);
 	if (!both && labels)
 		return fail(msg, len, "configs '%s' and '%s' have no phase "
 			    "and parameters in common: nothing to compare",
