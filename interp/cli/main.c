@@ -182,7 +182,7 @@ static void expand_line(const struct plan *p, const struct expansion *e,
  * (order: rounds) round by round, as run/runner.c's run_rounds. */
 static void expand_lines(const struct plan *p, const struct expansion *e)
 {
-	int rounds = expansion_rounds(e);
+	int rounds;
 
 	if (!p->rounds) {
 		for (size_t i = 0; i < e->n_cells; i++)
@@ -190,6 +190,7 @@ static void expand_lines(const struct plan *p, const struct expansion *e)
 				expand_line(p, e, &e->cells[i]);
 		return;
 	}
+	rounds = expansion_rounds(e);
 	for (int k = 1; k <= rounds; k++)
 		for (int j = 0; j < e->n_confs; j++) {
 			const struct fsconf *fc =

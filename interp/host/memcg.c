@@ -216,34 +216,42 @@ double memcg_peak(const struct memcg *m)
 	return strtod(buf, NULL);
 }
 
+/* The value of the line "key value" of a flat-keyed cgroup file's text
+ * (memory.events, memory.stat), or NULL. */
+static const char *keyed(const char *buf, const char *key)
+{
+	size_t klen = strlen(key);
+
+	for (const char *p = buf; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, klen) && p[klen] == ' ')
+			return p + klen + 1;
+	return NULL;
+}
+
 long memcg_oom_kills(const struct memcg *m)
 {
-	char buf[2048], *p;
+	char buf[2048];
+	const char *v;
 
 	if (m->kind == MEMCG_NONE ||
 	    get(m->dir, m->kind == MEMCG_V2 ? "memory.events"
 					    : "memory.oom_control",
 		buf, sizeof(buf)) <= 0)
 		return -1;
-	for (p = buf; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-		if (!strncmp(p, "oom_kill ", 9))
-			return strtol(p + 9, NULL, 10);
-	return -1;
+	v = keyed(buf, "oom_kill");
+	return v ? strtol(v, NULL, 10) : -1;
 }
 
 double memcg_cache_bytes(const struct memcg *m)
 {
-	const char *key = m->kind == MEMCG_V2 ? "file " : "cache ";
-	size_t klen = strlen(key);
-	char buf[8192], *p;
+	char buf[8192];
+	const char *v;
 
 	if (m->kind == MEMCG_NONE ||
 	    get(m->dir, "memory.stat", buf, sizeof(buf)) <= 0)
 		return -1;
-	for (p = buf; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-		if (!strncmp(p, key, klen))
-			return strtod(p + klen, NULL);
-	return -1;
+	v = keyed(buf, m->kind == MEMCG_V2 ? "file" : "cache");
+	return v ? strtod(v, NULL) : -1;
 }
 
 int memcg_remove(struct memcg *m)

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "host/target.h"
+#include "util/file.h"
 
 #define NOPOS		((struct pos){ 0, 0 })
 #define LOOP_TRIES	8	/* GET_FREE races lost before giving up */
@@ -97,19 +98,14 @@ static int loop_attach(int img_fd, const char *image, int dio, char *path,
 
 int target_loop_dio(const char *path)
 {
-	char sys[128], c = '0';
+	char sys[128], buf[8];
 	const char *name = strrchr(path, '/');
-	int fd;
 
 	snprintf(sys, sizeof(sys), "/sys/block/%s/loop/dio",
 		 name ? name + 1 : path);
-	fd = open(sys, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (file_read_text(sys, buf, sizeof(buf)) <= 0)
 		return -1;
-	if (read(fd, &c, 1) != 1)
-		c = '?';
-	close(fd);
-	return c == '1' ? 1 : c == '0' ? 0 : -1;
+	return buf[0] == '1' ? 1 : buf[0] == '0' ? 0 : -1;
 }
 
 /*
@@ -198,30 +194,11 @@ fail:
 }
 
 /*
- * Only files nobody holds a flock on are removed. The loop device shares
- * the open file of its creator, so an image still attached (mounted in a
- * namespace that outlived us) stays locked and is kept.
- */
-/*
  * Whether pid is a live run's namespace init: an fsplan, not a zombie,
  * whose parent is an fsplan. After a SIGKILL of the run, its init is
  * first orphaned while the kernel kills the namespace, then a zombie:
  * dying, not live.
  */
-/* The start of a /proc file, NUL-ended, into buf: its length, or -1. */
-static ssize_t read_proc(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	return n;
-}
-
 static int live_run(int pid)
 {
 	char path[64], buf[512];
@@ -230,7 +207,7 @@ static int live_run(int pid)
 	char state;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (read_proc(path, buf, sizeof(buf)) <= 0)
+	if (file_read_text(path, buf, sizeof(buf)) <= 0)
 		return 0;
 	p = strrchr(buf, ')');	/* the name may hold anything */
 	if (!p || !strstr(buf, "(fsplan)") ||
@@ -238,7 +215,7 @@ static int live_run(int pid)
 	    state == 'Z' || state == 'X')
 		return 0;
 	snprintf(path, sizeof(path), "/proc/%d/comm", ppid);
-	return read_proc(path, buf, sizeof(buf)) > 0 &&
+	return file_read_text(path, buf, sizeof(buf)) > 0 &&
 	       !strcmp(buf, "fsplan\n");
 }
 
@@ -268,6 +245,11 @@ static int lock_stale(int fd, const char *name)
 	return -1;
 }
 
+/*
+ * Only files nobody holds a flock on are removed. The loop device shares
+ * the open file of its creator, so an image still attached (mounted in a
+ * namespace that outlived us) stays locked and is kept.
+ */
 int target_clean_stale(const char *workdir)
 {
 	struct dirent *de;

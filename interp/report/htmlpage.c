@@ -122,7 +122,7 @@ static void header(FILE *f, const char *rundir, const struct results *r,
 static void machine(FILE *f, json_t *m)
 {
 	json_t *mem = mfread_get(m, "system.mem_bytes");
-	char buf[64], buf2[1024];
+	char buf[64], target[1024];
 
 	if (!m)
 		return;
@@ -133,9 +133,9 @@ static void machine(FILE *f, json_t *m)
 			 (double)json_integer_value(mem) / (1 << 30));
 		fact(f, "memory", buf);
 	}
-	mfread_target(m, buf2, sizeof(buf2));
-	if (*buf2)
-		fact(f, "target", buf2);
+	mfread_target(m, target, sizeof(target));
+	if (*target)
+		fact(f, "target", target);
 	facts_of(f, json_object_get(m, "target"), "target ");
 	fputs("</table>\n<h3>Tool versions</h3>\n<table>\n", f);
 	facts_of(f, mfread_get(m, "system.tools"), "");

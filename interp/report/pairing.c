@@ -379,14 +379,14 @@ int pairing_both(const struct pair *p)
  * difference. */
 static void drift_note(struct pairing *pg)
 {
-	const char *order = mfread_str(pg->side[0].man, "order", "configs");
 	int repeated = 0;
 
 	if (!pg->side[0].man)
 		return;		/* no manifest: the order is not known */
 	for (size_t i = 0; i < pg->n_pairs; i++)
 		repeated |= pg->pairs[i].n_a > 1 || pg->pairs[i].n_b > 1;
-	if (repeated && strcmp(order, "rounds"))
+	if (repeated &&
+	    strcmp(mfread_str(pg->side[0].man, "order", "configs"), "rounds"))
 		note(pg, "each config's repetitions ran together (order: "
 		     "configs), A's at other times than B's: the machine's "
 		     "drift over the run is in the difference; order: rounds "

@@ -367,17 +367,18 @@ static void probe_engine(struct run *r, struct live *l, const char *dir)
 	       p.direct_read_ring ? "ring" : "partly syscall");
 }
 
-/* The manifest's loop_io of the config, after its setup hook (which may
- * change it): direct when every image's loop device reads its file with
- * O_DIRECT (the host's page cache holds none of it), else buffered. */
-static void record_loop_io(struct run *r, const struct live *l)
+const char *conf_loop_io(const struct live *l)
 {
-	int dio = 1;
+	const char *io = NULL;
 
-	for (int i = 0; i < l->n_vol; i++)
-		dio &= target_loop_dio(l->vol[i].dev) == 1;
-	manifest_conf(r->man, l->fc->index - 1, "loop_io",
-		      json_string(dio ? "direct" : "buffered"));
+	for (int i = 0; i < l->n_vol; i++) {
+		if (!l->vol[i].td.image[0])
+			continue;
+		if (target_loop_dio(l->vol[i].dev) != 1)
+			return "buffered";
+		io = "direct";
+	}
+	return io;
 }
 
 /* The filesystem made and mounted (or target.dir entered), and a fresh
@@ -387,6 +388,7 @@ int conf_up(struct run *r, struct live *l, char *err, size_t len)
 	const struct plan *p = r->plan;
 	const struct fsconf *fc = l->fc;
 	int is_dir = p->target.kind == TARGET_DIR;
+	const char *io;
 	json_t *applied = NULL;
 	double t, total = 0;
 	int rc;
@@ -398,8 +400,10 @@ int conf_up(struct run *r, struct live *l, char *err, size_t len)
 		snprintf(err, len, "setup hook failed");
 		return -1;
 	}
-	if (p->target.kind == TARGET_IMAGE && !is_dir && !fc->fs->nodev)
-		record_loop_io(r, l);
+	/* after the setup hook, which may change it */
+	if ((io = conf_loop_io(l)))
+		manifest_conf(r->man, fc->index - 1, "loop_io",
+			      json_string(io));
 	for (int i = 0; !is_dir && !fc->fs->nodev && i < l->n_vol; i++) {
 		t = clock_now();
 		if (fs_mkfs(fc->fs->type.s, fc->mkfs, l->vol[i].dev,

@@ -35,6 +35,12 @@ struct live {
 const char *conf_vol_dir(const struct live *l, int i);
 /* Whether every volume is mounted (after a remount, say). */
 int conf_mounted(const struct live *l);
+
+/* How the config's loop images are read and written now (a setup hook
+ * may have changed it): "direct" when every one is with O_DIRECT (the
+ * host's page cache holds none of them), "buffered" when one is not,
+ * NULL without images. */
+const char *conf_loop_io(const struct live *l);
 /* The top-level axes of a config (and a cell's own, with c) as k=v;k=v. */
 void conf_axes(const struct expansion *e, const struct cell *c,
 	       const struct fsconf *fc, char *buf, size_t len);

@@ -64,23 +64,6 @@ static int sysfs_name(const char *path, char *name, size_t len)
 	return 0;
 }
 
-/* How the config's loop images are read and written now (a setup hook
- * may have changed it): "direct" when every one is with O_DIRECT,
- * "buffered" when one is not, NULL without images. */
-static const char *loop_io(const struct live *l)
-{
-	const char *io = NULL;
-
-	for (int i = 0; i < l->n_vol; i++) {
-		if (!l->vol[i].td.image[0])
-			continue;
-		if (target_loop_dio(l->vol[i].dev) != 1)
-			return "buffered";
-		io = "direct";
-	}
-	return io;
-}
-
 int measure_open(struct measure *m, struct run *r, const struct live *l,
 		 const struct cell *c, struct child_job *job,
 		 uint64_t *ram_bytes, char *err, size_t len)
@@ -101,7 +84,7 @@ int measure_open(struct measure *m, struct run *r, const struct live *l,
 			continue;	/* tmpfs, target.dir: no device */
 		m->dev_vol[m->n_dev++] = l->volumes ? l->vol[i].name : NULL;
 	}
-	m->out.loop_io = loop_io(l);
+	m->out.loop_io = conf_loop_io(l);
 	if (cell_ram(r, c, &m->ram, err, len))
 		return -1;
 	if (!m->ram) {
