@@ -1,8 +1,12 @@
 /* test_lrun: a Lua phase run end to end — typed values, workers, setup, report() and what it may send. */
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "e2e.h"
 
@@ -142,4 +146,79 @@ Test(lrun, a_failing_setup_or_worker_fails_the_run_saying_which,
 	why = e2e_reason(rd, "dir/m#1");
 	cr_expect(why && strstr(why, "worker 2") && strstr(why, "two is out"),
 		  "%s", why);
+}
+
+/* Whether worker id's mark is in the config's subdirectory of dir. */
+static int marked(const char *dir, int id, char *path, size_t len)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int found = 0;
+
+	while (d && !found && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, len, "%s/%.255s/up%d", dir, e->d_name, id);
+		found = !access(path, F_OK);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/*
+ * A worker's Lua state runs without the polling hook, a third of a tight
+ * loop's time; the phase child's watchdog signals each worker's thread
+ * once a stop is due. A run stopped by SIGTERM then stops a loop that
+ * never calls w:done() where it is, by the sandbox's own error, and not
+ * by the parent's kill a second later.
+ */
+static void stop_a_spinner(const char *loop, const char *want)
+{
+	const char *dir = e2e_tmpdir();
+	char scratch[300], text[1024], rd[300], path[600], mark[600];
+	const char *err;
+	int status;
+	pid_t pid;
+
+	snprintf(scratch, sizeof(scratch), "%s/scratch", dir);
+	cr_assert_eq(mkdir(scratch, 0700), 0);
+	snprintf(text, sizeof(text), "return { worker = function(w)\n"
+		 "  assert(w:open('up1', 'w')):close()\n"
+		 "  %s\n"
+		 "end }\n", loop);
+	e2e_write(dir, "spin.lua", text);
+	snprintf(text, sizeof(text), "fsplan: 1\ntarget: {dir: %s}\n"
+		 "phases:\n  - {use: spin.lua, name: spin}\n", scratch);
+	snprintf(rd, sizeof(rd), "%s/run", dir);
+	pid = e2e_fsplan_bg((const char *[]){ "run",
+		e2e_write(dir, "plan.yaml", text), "-o", rd, "-q", NULL });
+	for (int i = 0; i < 400 && !marked(scratch, 1, mark, sizeof(mark));
+	     i++)
+		usleep(50000);
+	cr_assert(marked(scratch, 1, mark, sizeof(mark)),
+		  "the worker never started");
+	usleep(200000);
+	kill(pid, SIGTERM);
+	waitpid(pid, &status, 0);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGTERM);
+	snprintf(path, sizeof(path), "%s/exec/000001-dir_spin_1.err", rd);
+	err = e2e_read(path);
+	cr_expect(strstr(err, want), "not stopped in its loop: '%s'", err);
+}
+
+Test(lrun, a_stop_reaches_a_worker_that_never_calls_the_api, .fini = fini,
+     .timeout = 60)
+{
+	e2e_require_root();
+	stop_a_spinner("local n = 0 while true do n = n + 1 end",
+		       "spin.lua:3: phase stopped: stop requested");
+}
+
+Test(lrun, a_stop_reaches_a_workers_coroutine, .fini = fini, .timeout = 60)
+{
+	e2e_require_root();
+	stop_a_spinner("coroutine.wrap(function()\n"
+		       "    while true do end end)()",
+		       "spin.lua:4: phase stopped: stop requested");
 }

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -672,6 +673,95 @@ Test(sandbox, long_work_runs_without_a_deadline)
 	run_ok(L, "local n = 0 for i = 1, 3e6 do n = n + i end return n");
 	cr_expect_eq(lua_tointeger(L, -1), (lua_Integer)3e6 * (3e6 + 1) / 2);
 	sandbox_close(L);
+}
+
+/*
+ * A watched state (a worker's) runs without the polling hook, and only
+ * sandbox_arm, from a signal handler of its thread, brings a stop to
+ * its main thread; its coroutines keep polling on their own.
+ */
+struct spinner {
+	lua_State *L;
+	const char *code;
+	char err[1024];
+	int rc, hooked;
+	volatile int done;
+};
+
+static void arm_on_signal(int sig)
+{
+	(void)sig;
+	sandbox_arm();
+}
+
+static void *spin(void *arg)
+{
+	struct spinner *s = arg;
+
+	sandbox_watch(s->L);
+	s->hooked = lua_gethook(s->L) != NULL;
+	s->rc = run(s->L, s->code, 0, s->err, sizeof(s->err));
+	sandbox_unwatch(s->L);
+	s->done = 1;
+	return NULL;
+}
+
+static void spin_until_stopped(struct spinner *s, int signal_it)
+{
+	struct sigaction sa = { .sa_handler = arm_on_signal };
+	pthread_t t;
+
+	lim.deadline = 0;
+	stop_flag = 0;
+	s->L = new_state();
+	cr_assert(!sigaction(SIGUSR1, &sa, NULL));
+	cr_assert(!pthread_create(&t, NULL, spin, s));
+	usleep(100 * 1000);
+	stop_flag = 1;
+	if (signal_it) {
+		/* the flag alone does not stop the main thread */
+		usleep(300 * 1000);
+		cr_expect(!s->done, "stopped without its signal: %s", s->err);
+		pthread_kill(t, SIGUSR1);
+	}
+	for (int i = 0; i < 100 && !s->done; i++)
+		usleep(20 * 1000);
+	cr_assert(s->done, "a stopped state still runs");
+	pthread_join(t, NULL);
+	cr_expect(!s->hooked, "the polling hook stayed on");
+	cr_expect_eq(s->rc, -1);
+	cr_expect(strstr(s->err, "phase stopped: stop requested"), "%s",
+		  s->err);
+	/* unwatched: the hook is back, and the stop still holds */
+	run_fails(s->L, "local n = 0 while true do n = n + 1 end",
+		  "stop requested");
+	stop_flag = 0;
+	sandbox_close(s->L);
+	signal(SIGUSR1, SIG_DFL);
+}
+
+Test(sandbox, a_watched_state_stops_when_armed_and_not_before)
+{
+	struct spinner s = { .code = "while true do pcall(function()\n"
+				     "  while true do end end) end" };
+
+	spin_until_stopped(&s, 1);
+	cr_expect(!strncmp(s.err, "test:", 5), "no place: %s", s.err);
+}
+
+Test(sandbox, a_watched_states_coroutines_stop_by_themselves)
+{
+	struct spinner wrap = { .code = "coroutine.wrap(function()\n"
+					"  while true do end end)()" };
+	struct spinner create = { .code = "local co = coroutine.create("
+					  "function() while true do end "
+					  "end)\ncoroutine.resume(co)\n"
+					  "while true do end" };
+
+	spin_until_stopped(&wrap, 0);
+	cr_expect(strstr(wrap.err, "test:2:"), "%s", wrap.err);
+	/* the coroutine's stop arms its main thread too */
+	spin_until_stopped(&create, 0);
 }
 
 struct worker {

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,17 @@ static void on_stop(int sig)
 	stop = 1;
 }
 
+/* The watchdog's signal to a worker thread: a stop is due. */
+#define SIG_ARM		SIGRTMIN
+#define WATCH_NS	20000000L	/* between two looks */
+#define REARM_S		0.1		/* between two signals to a worker */
+
+static void on_arm(int sig)
+{
+	(void)sig;
+	sandbox_arm();
+}
+
 /* What every state of the run shares, read-only once workers start. */
 struct shared {
 	const struct lrun_job *job;
@@ -50,6 +62,7 @@ struct shared {
 	double seconds_param;
 	struct sandbox_limits lim;
 	struct optable_slot tab;	/* ctx.share's table */
+	sem_t ended;			/* posted by each worker at its end */
 };
 
 struct wthread {
@@ -58,6 +71,7 @@ struct wthread {
 	struct worker w;
 	char err[2048];
 	int failed;
+	int ended;			/* atomic: the thread is done */
 };
 
 /* "E <first line>" for the parent's status row; all of it to stderr. */
@@ -329,8 +343,9 @@ static void *worker_main(void *arg)
 	L = new_state(sh, t->err, sizeof(t->err));
 	if (!L) {
 		t->failed = 1;
-		return NULL;
+		goto out;
 	}
+	sandbox_watch(L);	/* the watchdog's signal arms its hook */
 	t->w.workers = sh->workers;
 	t->w.seconds = sh->seconds_param;
 	t->w.deadline = sh->deadline;
@@ -341,8 +356,50 @@ static void *worker_main(void *arg)
 			 sizeof(t->err)) ||
 	    run_fn(L, &t->w, "worker", t->err, sizeof(t->err)))
 		t->failed = 1;
+	sandbox_unwatch(L);
 	sandbox_close(L);
+out:
+	__atomic_store_n(&t->ended, 1, __ATOMIC_RELEASE);
+	sem_post(&sh->ended);
 	return NULL;
+}
+
+/*
+ * Wait for the started workers' ends. A worker's state has no polling
+ * hook (sandbox_watch): once a stop is requested or the deadline has
+ * passed, each worker still running gets SIG_ARM, again every REARM_S
+ * while it runs, so a loop that never calls w:done() is stopped where it
+ * is, as the hook would have stopped it.
+ */
+static void watch_workers(struct shared *sh, struct wthread *t, int started)
+{
+	double armed = 0;
+
+	while (started > 0) {
+		struct timespec ts;
+		double now;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += WATCH_NS;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		if (!sem_clockwait(&sh->ended, CLOCK_MONOTONIC, &ts)) {
+			started--;
+			continue;
+		}
+		now = clock_now();
+		if (!stop && (sh->deadline <= 0 || now < sh->deadline))
+			continue;
+		if (armed > 0 && now - armed < REARM_S)
+			continue;
+		armed = now;
+		for (int i = 0; i < sh->workers; i++)
+			if (t[i].failed != 2 &&
+			    !__atomic_load_n(&t[i].ended, __ATOMIC_ACQUIRE))
+				pthread_kill(t[i].tid, SIG_ARM);
+	}
 }
 
 /*
@@ -395,7 +452,7 @@ static int run_workers(struct shared *sh, struct metrics *total,
 {
 	struct wthread *t = calloc(sh->workers, sizeof(*t));
 	pthread_attr_t attr;
-	int rc = 0, attr_ok;
+	int rc = 0, attr_ok, started;
 	double t0;
 
 	if (!t) {
@@ -431,6 +488,10 @@ static int run_workers(struct shared *sh, struct metrics *total,
 	}
 	if (attr_ok)
 		pthread_attr_destroy(&attr);
+	started = 0;
+	for (int i = 0; i < sh->workers; i++)
+		started += t[i].failed != 2;
+	watch_workers(sh, t, started);
 	for (int i = 0; i < sh->workers; i++)
 		if (t[i].failed != 2)
 			pthread_join(t[i].tid, NULL);
@@ -465,14 +526,16 @@ int lrun_body(void *arg)
 	struct metrics total = { 0 };
 	struct worker_errors errs = { 0 };
 	struct sigaction sa = { .sa_handler = on_stop };
+	struct sigaction arm = { .sa_handler = on_arm, .sa_flags = SA_RESTART };
 	char err[2048] = "";
 	struct rusage ru;
 	double thr[16];
 	int n_thr, rc = 1;
 	lua_State *L = NULL;
 
-	if (sigaction(SIGTERM, &sa, NULL) || sigaction(SIGINT, &sa, NULL)) {
-		fail("phase", "cannot catch SIGTERM and SIGINT");
+	if (sigaction(SIGTERM, &sa, NULL) || sigaction(SIGINT, &sa, NULL) ||
+	    sigaction(SIG_ARM, &arm, NULL) || sem_init(&sh.ended, 0, 0)) {
+		fail("phase", "cannot catch SIGTERM, SIGINT and SIGRTMIN");
 		return 1;
 	}
 	sh.deadline = clock_now() + job->timeout_s;
@@ -551,5 +614,6 @@ out:
 		sandbox_close(L);
 	if (sh.workfd >= 0)
 		close(sh.workfd);
+	sem_destroy(&sh.ended);
 	return rc;
 }

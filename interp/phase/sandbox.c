@@ -17,11 +17,16 @@
 /* The allocator's ud: everything the C side keeps per state. */
 struct sandbox {
 	const struct sandbox_limits *lim;
+	lua_State *main;	/* the state's main thread */
+	int watched;		/* main runs without the polling hook */
 	size_t cur;		/* bytes held now */
 	size_t peak;		/* most bytes ever held */
 	unsigned long stops;	/* times the hook raised a stop */
 	const char *why;	/* the last stop's reason */
 };
+
+/* This thread's watched state (sandbox_watch), for sandbox_arm. */
+static _Thread_local lua_State *volatile watched;
 
 /* Registry keys: only their addresses matter. */
 static const char strict_key;	/* boolean: no new globals */
@@ -109,7 +114,9 @@ static void sb_hook(lua_State *L, lua_Debug *ar)
 
 	(void)ar;
 	if (!why) {
-		if (lua_gethookcount(L) != HOOK_EVERY)
+		if (sb->watched && L == sb->main)
+			lua_sethook(L, NULL, 0, 0);	/* the stop lifted */
+		else if (lua_gethookcount(L) != HOOK_EVERY)
 			lua_sethook(L, sb_hook, LUA_MASKCOUNT, HOOK_EVERY);
 		return;
 	}
@@ -381,6 +388,41 @@ static int sb_require(lua_State *L)
 	return 1;
 }
 
+/*
+ * coroutine.create and coroutine.wrap: the stock functions, then the
+ * polling hook on the new coroutine if its creator had none (a watched
+ * state's main thread): sandbox_arm reaches only the main thread, so a
+ * coroutine keeps looking for a stop itself. A coroutine made while a
+ * hook is set copies it (lua_newthread does).
+ */
+static void hook_coroutine(lua_State *co)
+{
+	if (co && !lua_gethook(co))
+		lua_sethook(co, sb_hook, LUA_MASKCOUNT, HOOK_EVERY);
+}
+
+static int sb_cocreate(lua_State *L)
+{
+	lua_pushvalue(L, lua_upvalueindex(1));
+	lua_insert(L, 1);
+	lua_call(L, lua_gettop(L) - 1, 1);
+	hook_coroutine(lua_tothread(L, -1));
+	return 1;
+}
+
+/* The stock wrap's closure keeps its coroutine as upvalue 1. */
+static int sb_cowrap(lua_State *L)
+{
+	lua_pushvalue(L, lua_upvalueindex(1));
+	lua_insert(L, 1);
+	lua_call(L, lua_gettop(L) - 1, 1);
+	if (lua_getupvalue(L, -1, 1)) {
+		hook_coroutine(lua_tothread(L, -1));
+		lua_pop(L, 1);
+	}
+	return 1;
+}
+
 /* Open one library into _G, as luaL_openlibs does for all of them. */
 static void open_lib(lua_State *L, const char *name, lua_CFunction open)
 {
@@ -413,6 +455,14 @@ static int setup(lua_State *L)
 	open_lib(L, LUA_MATHLIBNAME, luaopen_math);
 	open_lib(L, LUA_UTF8LIBNAME, luaopen_utf8);
 	open_lib(L, LUA_COLIBNAME, luaopen_coroutine);
+	lua_getglobal(L, LUA_COLIBNAME);
+	lua_getfield(L, -1, "create");
+	lua_pushcclosure(L, sb_cocreate, 1);
+	lua_setfield(L, -2, "create");
+	lua_getfield(L, -1, "wrap");
+	lua_pushcclosure(L, sb_cowrap, 1);
+	lua_setfield(L, -2, "wrap");
+	lua_pop(L, 1);
 
 	wrap_global(L, "load", sb_load);
 	wrap_global(L, "collectgarbage", sb_collectgarbage);
@@ -471,6 +521,7 @@ lua_State *sandbox_new(const struct sandbox_limits *lim)
 		free(sb);
 		return NULL;
 	}
+	sb->main = L;
 	lua_pushcfunction(L, setup);
 	if (lua_pcall(L, 0, 0, 0) != LUA_OK) {
 		sandbox_close(L);
@@ -480,6 +531,43 @@ lua_State *sandbox_new(const struct sandbox_limits *lim)
 	return L;
 }
 
+/*
+ * The hook costs every instruction a call (Lua's trap path), a third of
+ * a tight loop's time: a worker's state runs without it, and a signal
+ * handler of its thread sets it when a stop is due (lua_sethook is made
+ * to be called from one, as lua.c's SIGINT handler does). Taking the
+ * state clears the hook; a stop already due arms it at once.
+ */
+void sandbox_watch(lua_State *L)
+{
+	struct sandbox *sb = sb_of(L);
+
+	sb->watched = 1;
+	lua_sethook(L, NULL, 0, 0);
+	watched = L;
+	if (stop_reason(sb->lim))
+		sandbox_arm();
+}
+
+void sandbox_unwatch(lua_State *L)
+{
+	struct sandbox *sb = sb_of(L);
+
+	if (watched == L)
+		watched = NULL;
+	sb->watched = 0;
+	if (!lua_gethook(L))
+		lua_sethook(L, sb_hook, LUA_MASKCOUNT, HOOK_EVERY);
+}
+
+void sandbox_arm(void)
+{
+	lua_State *L = watched;
+
+	if (L)
+		lua_sethook(L, sb_hook, LUA_MASKCOUNT, 1);
+}
+
 void sandbox_close(lua_State *L)
 {
 	struct sandbox *sb;
@@ -487,6 +575,8 @@ void sandbox_close(lua_State *L)
 	if (!L)
 		return;
 	sb = sb_of(L);
+	if (watched == L)
+		watched = NULL;
 	lua_close(L);
 	free(sb);
 }

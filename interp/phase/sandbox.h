@@ -30,6 +30,20 @@ struct sandbox_limits {
 lua_State *sandbox_new(const struct sandbox_limits *lim);
 void sandbox_close(lua_State *L);
 
+/*
+ * A state whose loop must run at full speed (a worker's): called in the
+ * thread that runs it, it takes the polling hook off L's main thread
+ * (its coroutines keep theirs), and from then on sandbox_arm, called
+ * from a signal handler of that thread once a stop is due, sets it back
+ * with the same effect. The caller must make sure the signal comes
+ * (lrun's watchdog sends it at the deadline and for a stop). A stop
+ * already due when L is taken arms it at once. sandbox_unwatch puts the
+ * polling hook back (before the state closes: a __gc can loop too).
+ */
+void sandbox_watch(lua_State *L);
+void sandbox_unwatch(lua_State *L);
+void sandbox_arm(void);		/* async-signal-safe */
+
 /* Let the phase's code define new globals (while loading a chunk) or
  * not (afterwards). */
 void sandbox_strict(lua_State *L, int on);
