@@ -191,23 +191,6 @@ static int h_order(struct loader *L, yaml_node_t *n, void *obj)
 /* Rounds take a fixed repetition count: a stop rule decides, after each
  * repetition, whether a cell needs another, and a round would have to
  * wait for all of them. */
-static int check_rounds(struct loader *L, const struct plan *p)
-{
-	if (!p->rounds)
-		return 0;
-	if (p->repeat_ci > 0)
-		return pl_error(L, p->order_pos, "order: rounds needs a fixed "
-				"repeat count, and the plan's repeat is a "
-				"stop rule");
-	for (int i = 0; i < p->n_phases; i++)
-		if (p->phases[i].repeat_ci > 0)
-			return pl_error(L, p->phases[i].pos, "phase '%s': its "
-					"repeat is a stop rule, which order: "
-					"rounds does not take (a fixed count "
-					"does)", p->phases[i].name);
-	return 0;
-}
-
 static int h_plan_between(struct loader *L, yaml_node_t *n, void *obj)
 {
 	return pl_between(L, n, &((struct plan *)obj)->between);
@@ -339,7 +322,7 @@ int plan_load_text(struct plan **out, const char *path, const char *text,
 	}
 	if (pl_mapping(&L, root, plan_fields, p, "the plan"))
 		goto out;
-	if (check_defines(&L) || check_rounds(&L, p))
+	if (check_defines(&L))
 		goto out;
 	if (!p->name && !(p->name = default_name(path)))
 		goto out;

@@ -42,6 +42,7 @@ struct run {
 	int verbose, quiet, progress;
 	int n_ok, n_failed, n_skipped;
 	int n_replayed;		/* --resume: runs done again, unrecorded */
+	int n_rerun;		/* rounds: ended cells run for later phases */
 	size_t n_todo, n_run;
 	double t_start;
 	const struct cell *current;	/* for the progress line */

@@ -133,11 +133,17 @@ static void progress(struct run *r, const struct cell *c);
 
 /* A phase run that could not start: failed, or for a replay a line in
  * the log. */
+/* run_cell's replay: a resume's recorded cell, or a rounds run's ended
+ * one (replay_kind). */
+#define REPLAY_RESUME	1
+#define REPLAY_ROUND	2
+
 static void unrun_cell(struct run *r, struct live *l, struct cell *c,
 		       int replay, const char *why)
 {
 	if (replay)
-		runlog("%s: replay failed: %s", c->id, why);
+		runlog("%s: %s failed: %s", c->id, replay == REPLAY_ROUND ?
+		       "its unrecorded run" : "replay", why);
 	else
 		finish_cell(r, l, c, NULL, NULL, "failed", why);
 }
@@ -198,7 +204,8 @@ static void run_cell(struct run *r, struct live *l, struct cell *c,
 	j.child.tick = tick;
 	j.child.tick_ctx = r;
 	r->current = c;
-	runlog("%s: %s: %s", c->id, replay ? "replay" : "run", j.cmd);
+	runlog("%s: %s: %s", c->id, replay == REPLAY_ROUND ? "unrecorded run"
+	       : replay ? "replay" : "run", j.cmd);
 	measure_start(&ms);
 	if (child_run(&j.child, &r->stop, &res)) {
 		unrun_cell(r, l, c, replay, "cannot fork the phase");
@@ -207,7 +214,15 @@ static void run_cell(struct run *r, struct live *l, struct cell *c,
 	measure_stop(&ms, c, &res);
 	conf_sweep();
 	job_after(&j, r, c, &res);
-	if (replay) {
+	if (replay == REPLAY_ROUND) {
+		r->n_rerun++;
+		runlog("%s: ran unrecorded (%s%s%s): its stop rule had ended "
+		       "its repetitions, and its round's later phases start "
+		       "from what it leaves", c->id, res.ok ? "ok" : "failed",
+		       res.ok ? "" : ": ", res.ok ? "" : res.reason);
+		free(r->parsed);
+		r->parsed = NULL;
+	} else if (replay) {
 		r->n_replayed++;
 		runlog("%s: replayed (%s%s%s); its rows are the first run's",
 		       c->id, res.ok ? "ok" : "failed", res.ok ? "" : ": ",
@@ -248,6 +263,23 @@ static int todo_after(const struct run *r, const struct fsconf *fc,
 			return 1;
 	}
 	return 0;
+}
+
+/*
+ * How a cell that is not to run may run all the same, for the later
+ * phases of its config that start from what it leaves: a resume's
+ * recorded cell is replayed; in a rounds run, whose every round makes
+ * the config anew, so is a repetition its stop rule ended (done 2). 0:
+ * neither.
+ */
+static int replay_kind(const struct run *r, const struct cell *c,
+		       int round)
+{
+	int done = r->done[c - r->e->cells];
+
+	if (done == 1)
+		return REPLAY_RESUME;
+	return round && done == 2 ? REPLAY_ROUND : 0;
 }
 
 /* fc made, its cells of round run (round 0: all of them), unmade. */
@@ -293,10 +325,10 @@ static void run_conf(struct run *r, struct fsconf *fc, int round)
 		struct cell *c = &r->e->cells[fc->first_cell + i];
 
 		if (!in_round(c, round) ||
-		    (!todo(r, c) && !(r->done[c - r->e->cells] == 1 &&
+		    (!todo(r, c) && !(replay_kind(r, c, round) &&
 				      todo_after(r, fc, i, round))))
 			continue;
-		run_cell(r, &l, c, !todo(r, c));
+		run_cell(r, &l, c, todo(r, c) ? 0 : replay_kind(r, c, round));
 		if (!is_dir && !conf_mounted(&l)) {
 			snprintf(err, sizeof(err), "the filesystem could not "
 				 "be mounted again (remount)");
@@ -350,8 +382,8 @@ static void run_rounds(struct run *r)
 /* In the namespace's init: every config and cell, in order. */
 static int run_all(struct run *r)
 {
-	char replayed[64];
-	int failed;
+	char replayed[160] = "";
+	int failed, n;
 
 	r->t_start = clock_now();
 	if (resume_rules(r))
@@ -370,15 +402,22 @@ static int run_all(struct run *r)
 	manifest_set(r->man, "status", json_string(r->stop ? "interrupted"
 							    : "complete"));
 	sink_save(&r->sink);
-	snprintf(replayed, sizeof(replayed), ", %d replayed (a resume's: "
-		 "not recorded again)", r->n_replayed);
+	n = 0;
+	if (r->n_replayed)
+		n = snprintf(replayed, sizeof(replayed), ", %d replayed (a "
+			     "resume's: not recorded again)", r->n_replayed);
+	if (r->n_rerun)
+		snprintf(replayed + n, sizeof(replayed) - (size_t)n, ", %d ran "
+			 "unrecorded (for the later phases of their round)",
+			 r->n_rerun);
 	runlog("%s: %d ok, %d failed, %d skipped%s%s", r->run_id, r->n_ok,
-	       r->n_failed, r->n_skipped, r->n_replayed ? replayed : "",
+	       r->n_failed, r->n_skipped,
+	       r->n_replayed || r->n_rerun ? replayed : "",
 	       r->stop ? ", interrupted" : "");
 	if (!r->quiet)
 		fprintf(stderr, "fsplan: %d ok, %d failed, %d skipped%s%s; "
 			"results in %s\n", r->n_ok, r->n_failed, r->n_skipped,
-			r->n_replayed ? replayed : "",
+			r->n_replayed || r->n_rerun ? replayed : "",
 			r->stop ? " (interrupted: --resume continues)" : "",
 			r->dir);
 	/* even with -q: what is missing from the run directory is an error */
