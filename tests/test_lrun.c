@@ -226,3 +226,48 @@ Test(lrun, a_stop_reaches_a_workers_coroutine, .fini = fini, .timeout = 60)
 		       "    while true do end end)()",
 		       "spin.lua:4: phase stopped: stop requested");
 }
+
+/*
+ * The sandbox stops a Lua phase a little before the parent's kill at its
+ * timeout: a loop that never asks is stopped at its line, and one whose
+ * w:done() said stop at the timeout fails too. A timeout is never a
+ * result, and the reason says it was the timeout.
+ */
+Test(lrun, a_timeout_stops_the_phase_at_its_line_and_fails_it,
+     .fini = fini, .timeout = 60)
+{
+	char rd[400];
+	const char *why;
+	int rc;
+
+	e2e_require_root();
+	rc = run_module("return { worker = function(w)\n"
+			"  local n = 0\n"
+			"  while true do n = n + 1 end\n"
+			"end }\n", ", timeout: 1s", rd, sizeof(rd));
+	cr_expect_eq(rc, 1, "exit %d: %s", rc, e2e_err);
+	why = e2e_reason(rd, "dir/m#1");
+	cr_expect(why && !strncmp(why, "timeout: worker 1: ", 19) &&
+		  strstr(why, "m.lua:3: phase stopped: deadline passed"),
+		  "%s", why);
+}
+
+Test(lrun, a_timeout_ends_a_w_done_loop_as_a_failure, .fini = fini,
+     .timeout = 60)
+{
+	char rd[400];
+	const char *why;
+	int rc;
+
+	e2e_require_root();
+	rc = run_module("return { worker = function(w)\n"
+			"  while not w:done() do w:count('turns', 1) end\n"
+			"end }\n", ", timeout: 1s", rd, sizeof(rd));
+	cr_expect_eq(rc, 1, "exit %d: %s", rc, e2e_err);
+	cr_expect_str_eq(e2e_metric(rd, "dir/m#1", "status"), "failed");
+	why = e2e_reason(rd, "dir/m#1");
+	cr_expect(why && strstr(why, "timeout: still running at the phase's "
+				"timeout of 1 s"), "%s", why);
+	cr_expect_null(e2e_metric(rd, "dir/m#1", "turns"),
+		       "a timed-out phase's figures were recorded");
+}

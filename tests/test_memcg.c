@@ -232,8 +232,8 @@ Test(memcg, the_image_stays_out_of_the_hosts_page_cache, .fini = fini,
 		cr_skip_test("no fincore (util-linux) to look at the cache");
 	/* Another test's drop_caches (between: runs) can empty the host's
 	 * cache before a teardown looks: then the buffered image shows
-	 * nothing and the run says nothing either way; up to 3 runs. */
-	for (int i = 0; i < 3; i++) {
+	 * nothing and the run says nothing either way; up to 5 runs. */
+	for (int i = 0; i < 5; i++) {
 		rc = run_plan("target: {image: 512M}\n"
 			      "filesystems:\n"
 			      "  - {type: ext4, label: direct, teardown: "
@@ -255,16 +255,12 @@ Test(memcg, the_image_stays_out_of_the_hosts_page_cache, .fini = fini,
 					    "loop_io"), "buffered");
 		direct = host_cache(rd, "direct");
 		buffered = host_cache(rd, "buffered");
-		if (buffered > 64 << 20 || i == 2)
+		cr_assert_lt(direct, 4 << 20, "the host caches %.0f bytes of "
+			     "a direct I/O image", direct);
+		if (buffered > 64 << 20 || i == 4)
 			break;
 		e2e_cleanup();
 	}
-	/* 128 MiB written and read through each image */
-	cr_expect_gt(buffered, 64 << 20, "the host caches only %.0f bytes "
-		     "of a buffered image in 3 runs: the check cannot tell",
-		     buffered);
-	cr_expect_lt(direct, 4 << 20, "the host caches %.0f bytes of a "
-		     "direct I/O image", direct);
 	{
 		const char *args[] = { "report", rd, NULL };
 
@@ -280,6 +276,14 @@ Test(memcg, the_image_stays_out_of_the_hosts_page_cache, .fini = fini,
 	cr_expect(strstr(e2e_read(rd), "\"loop_io\": \"buffered\""), "%s",
 		  e2e_read(rd));
 	expect_no_cgroups();
+	/* 128 MiB written and read through each image; a suite running
+	 * beside this one (make check's --jobs) can drop the host's cache
+	 * every few tenths of a second, and then nothing can tell */
+	if (buffered <= 64 << 20)
+		cr_skip_test("the host cached only %.0f bytes of a buffered "
+			     "image in 5 runs (another test's drop_caches): "
+			     "the direct image's 0 cannot be told apart",
+			     buffered);
 }
 
 /* Every process of an exec phase is inside: the shell's child reads its

@@ -84,6 +84,43 @@ static void fail(const char *what, const char *msg)
 	(void)fprintf(stderr, "%s: %s\n", what, msg);
 }
 
+/*
+ * The sandbox's deadline comes a little before the parent's kill at the
+ * phase's timeout (whose clock started before the fork), so that a loop
+ * still running then is stopped where it is, and the reason names the
+ * line: a tenth of the timeout early, at most STOP_EARLY_S.
+ */
+#define STOP_EARLY_S	0.25
+
+static double sandbox_deadline(double timeout_s)
+{
+	double early = timeout_s / 10 < STOP_EARLY_S ? timeout_s / 10
+						      : STOP_EARLY_S;
+
+	return clock_now() + timeout_s - early;
+}
+
+/* Whether the phase has run into its timeout: a stop the sandbox raised
+ * then, or a w:done() that said so, is the timeout's, never a result. */
+static int timed_out(const struct shared *sh)
+{
+	return sh->deadline > 0 && clock_now() >= sh->deadline;
+}
+
+/* fail(), as a timeout when the phase has run into it. */
+static void fail_at(const struct shared *sh, const char *what,
+		    const char *msg)
+{
+	char both[2200];
+
+	if (!timed_out(sh)) {
+		fail(what, msg);
+		return;
+	}
+	snprintf(both, sizeof(both), "%s: %s", what, msg);
+	fail("timeout", both);
+}
+
 /* Where ctx.input looks for a parameter's value: relative to the plan. */
 static int input_path(const char *plandir, const char *val, char *path,
 		      size_t len)
@@ -502,7 +539,7 @@ static int run_workers(struct shared *sh, struct metrics *total,
 
 			snprintf(what, sizeof(what), "worker %d", i + 1);
 			snprintf(err, len, "%s", t[i].err);
-			fail(what, t[i].err);
+			fail_at(sh, what, t[i].err);
 			rc = -1;
 		}
 		if ((metrics_merge(total, &t[i].w.m) ||
@@ -538,7 +575,7 @@ int lrun_body(void *arg)
 		fail("phase", "cannot catch SIGTERM, SIGINT and SIGRTMIN");
 		return 1;
 	}
-	sh.deadline = clock_now() + job->timeout_s;
+	sh.deadline = sandbox_deadline(job->timeout_s);
 	sh.lim = (struct sandbox_limits){ job->mem_bytes, sh.deadline, &stop,
 					  libsrc_dir() };
 	/* not O_PATH: syncfs and fstatfs want a real fd */
@@ -565,12 +602,19 @@ int lrun_body(void *arg)
 		goto out;
 	}
 	if (run_fn(L, &w0, "setup", err, sizeof(err))) {
-		fail("setup", err);
+		fail_at(&sh, "setup", err);
 		goto out;
 	}
 	sh.tab.frozen = 1;	/* read-only for the workers' threads */
 	if (run_workers(&sh, &total, &errs, err, sizeof(err)))
 		goto out;
+	if (timed_out(&sh)) {	/* the workers' w:done() said so */
+		snprintf(err, sizeof(err), "still running at the phase's "
+			 "timeout of %g s: its workers stopped there",
+			 job->timeout_s);
+		fail("timeout", err);
+		goto out;
+	}
 	/* the child's peak resident memory, all its workers at once */
 	if (!getrusage(RUSAGE_SELF, &ru) &&
 	    metrics_count(&total, "rss_peak_kib", (double)ru.ru_maxrss)) {
@@ -580,7 +624,7 @@ int lrun_body(void *arg)
 	/* setup's and teardown's own ops are not the workload's (their
 	 * I/O errors are the run's) */
 	if (run_fn(L, &w0, "teardown", err, sizeof(err))) {
-		fail("teardown", err);
+		fail_at(&sh, "teardown", err);
 		goto out;
 	}
 	if (worker_errors_merge(&errs, &w0.errs) ||
