@@ -23,10 +23,12 @@
 # in /dev/shm when there is room (its pages cannot be dropped: O_DIRECT
 # reads reach the tmpfs), and the load average before and after is shown.
 # Needs root (skipped otherwise).
-# Last figures (ROUNDS=5, 3 s, load average 3.4 on 2 cores, Linux 6.18):
-# stream/limit 0.96 / 0.95 cached at depth 1 / 32, 1.02 / 1.01 O_DIRECT;
-# Lua/limit 0.72 cached at depth 1 (MISS: CPU 1.36 us/op against the
-# limit's 1.13, the interpreter's share), 1.08 O_DIRECT.
+# Last figures (ROUNDS=7, 3 s, load average 1.0-1.4 on 2 cores, Linux
+# 6.18, after worker states lost the polling hook): stream/limit 1.05 /
+# 0.95 cached at depth 1 / 32, 1.02 / 1.08 O_DIRECT; Lua/limit 0.80
+# [0.76-0.90] cached at depth 1 (MISS: CPU 1.48 us/op against the
+# limit's 1.20, the interpreter's and fsplan's user-space share), 0.93
+# O_DIRECT.
 # Environment: SECONDS_EACH (3), ROUNDS (5), BENCH_NICE (-10), FSPLAN,
 # LIMIT (build/limit), LIMIT_FLAGS (ring setup flags for the limit, e.g.
 # single_issuer,coop_taskrun; default none), KEEP=1 keeps the run.
