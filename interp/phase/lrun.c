@@ -414,7 +414,6 @@ static void watch_workers(struct shared *sh, struct wthread *t, int started)
 
 	while (started > 0) {
 		struct timespec ts;
-		double now;
 
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		ts.tv_nsec += WATCH_NS;
@@ -426,12 +425,11 @@ static void watch_workers(struct shared *sh, struct wthread *t, int started)
 			started--;
 			continue;
 		}
-		now = clock_now();
-		if (!stop && (sh->deadline <= 0 || now < sh->deadline))
+		if (!stop && !timed_out(sh))
 			continue;
-		if (armed > 0 && now - armed < REARM_S)
+		if (armed > 0 && clock_now() - armed < REARM_S)
 			continue;
-		armed = now;
+		armed = clock_now();
 		for (int i = 0; i < sh->workers; i++)
 			if (t[i].failed != 2 &&
 			    !__atomic_load_n(&t[i].ended, __ATOMIC_ACQUIRE))
