@@ -395,6 +395,7 @@ static void *worker_main(void *arg)
 		t->failed = 1;
 	sandbox_unwatch(L);
 	sandbox_close(L);
+	worker_end_engines(&t->w);	/* in its own thread: the ring's */
 out:
 	__atomic_store_n(&t->ended, 1, __ATOMIC_RELEASE);
 	sem_post(&sh->ended);

@@ -175,15 +175,21 @@ struct engine *worker_engine(struct worker *w, unsigned depth, char *why,
 	return w->se;
 }
 
-void worker_free(struct worker *w)
+void worker_end_engines(struct worker *w)
 {
-	if (w->eng)	/* initialised: pdir_fd is set */
-		worker_forget_dir(w);
 	if (w->e)
 		w->eng->cleanup(w->e);
 	if (w->se)
 		w->eng->cleanup(w->se);
 	w->e = w->se = NULL;
+	w->se_depth = 0;
+}
+
+void worker_free(struct worker *w)
+{
+	if (w->eng)	/* initialised: pdir_fd is set */
+		worker_forget_dir(w);
+	worker_end_engines(w);
 	free(w->buf);
 	w->buf = NULL;
 	metrics_free(&w->m);

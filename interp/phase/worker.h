@@ -75,6 +75,14 @@ int worker_init(struct worker *w, const struct engine_ops *ops,
 		int workfd, const unsigned char *src, size_t src_len,
 		uint64_t seed, int rep, char *why, size_t len);
 void worker_free(struct worker *w);
+
+/*
+ * Clean up w's engines now, in the thread that made them: a ring set up
+ * for one issuer takes its cancel and its waits from that thread only,
+ * so requests a failed loop left in flight are waited for before the
+ * buffers go. worker_free then has none left to clean up.
+ */
+void worker_end_engines(struct worker *w);
 /*
  * The engine for up to depth requests in flight: w->e for 1, else one
  * of at least depth kept for the worker's streams (made, or made again
