@@ -225,6 +225,40 @@ static void stream_reaped(struct flight *fl, struct engine_req *r)
 	fl->free_[fl->nfree++] = r;
 }
 
+/*
+ * After an engine error broke the loop with requests still in flight:
+ * their slots point at this frame's fl->req, which a later reap would
+ * write into, so none may outlive loops_stream. Their completions are
+ * taken and dropped; an engine that still holds some is cleaned up here
+ * (it cancels them and waits, reading nothing but their slots), and the
+ * worker gets a new one. Only running out of memory for that ends the
+ * phase child.
+ */
+static void settle(struct flight *fl)
+{
+	struct worker *w = fl->w;
+	struct engine_req *done[MAX_DEPTH];
+	char why[128];
+
+	for (int tries = 0; tries < 100 && w->eng->inflight(fl->e); tries++)
+		if (w->eng->commit(fl->e) < 0 ||
+		    w->eng->reap(fl->e, 1, done, MAX_DEPTH) < 0)
+			continue;
+	if (!w->eng->inflight(fl->e))
+		return;
+	w->eng->cleanup(fl->e);
+	if (fl->e == w->se) {		/* made again by the next stream */
+		w->se = NULL;
+		w->se_depth = 0;
+		return;
+	}
+	if (w->eng->init(&w->e, 1, why, sizeof(why))) {
+		fprintf(stderr, "worker %d: no engine after a failed stream: "
+			"%s\n", w->id, why);
+		abort();
+	}
+}
+
 int loops_stream(lua_State *L, int fd, const char *name)
 {
 	struct flight flight = { 0 }, *fl = &flight;
@@ -265,9 +299,11 @@ int loops_stream(lua_State *L, int fd, const char *name)
 		int n;
 
 		stream_fill(fl);
-		if (!w->eng->inflight(fl->e) || w->eng->commit(fl->e) < 0)
+		if (!w->eng->inflight(fl->e))
 			break;
-		n = w->eng->reap(fl->e, 1, done, MAX_DEPTH);
+		n = w->eng->commit(fl->e);
+		if (n >= 0)
+			n = w->eng->reap(fl->e, 1, done, MAX_DEPTH);
 		if (n < 0) {
 			fl->err = -n;
 			break;
@@ -275,6 +311,8 @@ int loops_stream(lua_State *L, int fd, const char *name)
 		for (int i = 0; i < n; i++)
 			stream_reaped(fl, done[i]);
 	}
+	if (w->eng->inflight(fl->e))
+		settle(fl);
 	if (fl->err)
 		return worker_fail_op(L, fl->s.tag, 1, name, fl->err);
 	lua_pushinteger(L, (lua_Integer)fl->bytes);
