@@ -188,9 +188,6 @@ static int h_order(struct loader *L, yaml_node_t *n, void *obj)
 	return rc;
 }
 
-/* Rounds take a fixed repetition count: a stop rule decides, after each
- * repetition, whether a cell needs another, and a round would have to
- * wait for all of them. */
 static int h_plan_between(struct loader *L, yaml_node_t *n, void *obj)
 {
 	return pl_between(L, n, &((struct plan *)obj)->between);

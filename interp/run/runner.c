@@ -131,13 +131,13 @@ static void settle_conf(struct run *r, struct live *l, const char *status,
 
 static void progress(struct run *r, const struct cell *c);
 
-/* A phase run that could not start: failed, or for a replay a line in
- * the log. */
 /* run_cell's replay: a resume's recorded cell, or a rounds run's ended
  * one (replay_kind). */
 #define REPLAY_RESUME	1
 #define REPLAY_ROUND	2
 
+/* A phase run that could not start: failed, or for a replay a line in
+ * the log. */
 static void unrun_cell(struct run *r, struct live *l, struct cell *c,
 		       int replay, const char *why)
 {
@@ -214,19 +214,17 @@ static void run_cell(struct run *r, struct live *l, struct cell *c,
 	measure_stop(&ms, c, &res);
 	conf_sweep();
 	job_after(&j, r, c, &res);
-	if (replay == REPLAY_ROUND) {
-		r->n_rerun++;
-		runlog("%s: ran unrecorded (%s%s%s): its stop rule had ended "
-		       "its repetitions, and its round's later phases start "
-		       "from what it leaves", c->id, res.ok ? "ok" : "failed",
-		       res.ok ? "" : ": ", res.ok ? "" : res.reason);
-		free(r->parsed);
-		r->parsed = NULL;
-	} else if (replay) {
-		r->n_replayed++;
-		runlog("%s: replayed (%s%s%s); its rows are the first run's",
-		       c->id, res.ok ? "ok" : "failed", res.ok ? "" : ": ",
-		       res.ok ? "" : res.reason);
+	if (replay) {
+		if (replay == REPLAY_ROUND)
+			r->n_rerun++;
+		else
+			r->n_replayed++;
+		runlog("%s: %s (%s%s%s)%s", c->id, replay == REPLAY_ROUND ?
+		       "ran unrecorded" : "replayed", res.ok ? "ok" : "failed",
+		       res.ok ? "" : ": ", res.ok ? "" : res.reason,
+		       replay == REPLAY_ROUND ? ": its stop rule had ended its "
+		       "repetitions, and its round's later phases start from "
+		       "what it leaves" : "; its rows are the first run's");
 		free(r->parsed);
 		r->parsed = NULL;
 	} else if (res.interrupted && !res.ok) {
@@ -323,12 +321,12 @@ static void run_conf(struct run *r, struct fsconf *fc, int round)
 	 * otherwise let autoclear take the device away. */
 	for (size_t i = 0; i < fc->n_cells && !r->stop; i++) {
 		struct cell *c = &r->e->cells[fc->first_cell + i];
+		int replay = todo(r, c) ? 0 : replay_kind(r, c, round);
 
 		if (!in_round(c, round) ||
-		    (!todo(r, c) && !(replay_kind(r, c, round) &&
-				      todo_after(r, fc, i, round))))
+		    (!todo(r, c) && !(replay && todo_after(r, fc, i, round))))
 			continue;
-		run_cell(r, &l, c, todo(r, c) ? 0 : replay_kind(r, c, round));
+		run_cell(r, &l, c, replay);
 		if (!is_dir && !conf_mounted(&l)) {
 			snprintf(err, sizeof(err), "the filesystem could not "
 				 "be mounted again (remount)");
@@ -411,14 +409,12 @@ static int run_all(struct run *r)
 			 "unrecorded (for the later phases of their round)",
 			 r->n_rerun);
 	runlog("%s: %d ok, %d failed, %d skipped%s%s", r->run_id, r->n_ok,
-	       r->n_failed, r->n_skipped,
-	       r->n_replayed || r->n_rerun ? replayed : "",
+	       r->n_failed, r->n_skipped, replayed,
 	       r->stop ? ", interrupted" : "");
 	if (!r->quiet)
 		fprintf(stderr, "fsplan: %d ok, %d failed, %d skipped%s%s; "
 			"results in %s\n", r->n_ok, r->n_failed, r->n_skipped,
-			r->n_replayed || r->n_rerun ? replayed : "",
-			r->stop ? " (interrupted: --resume continues)" : "",
+			replayed, r->stop ? " (interrupted: --resume continues)" : "",
 			r->dir);
 	/* even with -q: what is missing from the run directory is an error */
 	if (r->sink.write_errors)
