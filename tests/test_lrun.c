@@ -15,10 +15,11 @@ static void fini(void)
 	e2e_cleanup();
 }
 
-/* Run module (its source) as the one phase of a plan on a directory
- * target, with extra YAML for the phase; the run directory in rd. */
-static int run_module(const char *module, const char *with, char *rd,
-		      size_t len)
+/* A plan whose one phase is module (its source) on a directory target
+ * (<tmpdir>/scratch), with extra YAML for the phase; its path, and the
+ * run directory in rd. */
+static char *module_plan(const char *module, const char *with, char *rd,
+			 size_t len)
 {
 	const char *dir = e2e_tmpdir();
 	char text[2048], scratch[400];
@@ -29,9 +30,15 @@ static int run_module(const char *module, const char *with, char *rd,
 	snprintf(text, sizeof(text), "fsplan: 1\ntarget: {dir: %s}\n"
 		 "phases:\n  - {use: m.lua, name: m%s}\n", scratch, with);
 	snprintf(rd, len, "%s/run", dir);
+	return e2e_write(dir, "plan.yaml", text);
+}
+
+/* Run module_plan's plan; fsplan's exit status. */
+static int run_module(const char *module, const char *with, char *rd,
+		      size_t len)
+{
 	return e2e_fsplan((const char *[]){ "run",
-					    e2e_write(dir, "plan.yaml", text),
-					    "-o", rd, "-q", NULL });
+		module_plan(module, with, rd, len), "-o", rd, "-q", NULL });
 }
 
 static const char module[] =
@@ -175,26 +182,20 @@ static int marked(const char *dir, int id, char *path, size_t len)
  */
 static void stop_a_spinner(const char *loop, const char *want)
 {
-	const char *dir = e2e_tmpdir();
 	char scratch[300], text[1024], rd[300], path[600], mark[600];
 	const char *err;
 	int status, up;
 	pid_t pid;
 
-	snprintf(scratch, sizeof(scratch), "%s/scratch", dir);
-	cr_assert_eq(mkdir(scratch, 0700), 0);
+	snprintf(scratch, sizeof(scratch), "%s/scratch", e2e_tmpdir());
 	snprintf(text, sizeof(text), "return { worker = function(w)\n"
 		 "  assert(w:open('up1', 'w')):close()\n"
 		 "  %s\n"
 		 "end }\n", loop);
-	e2e_write(dir, "spin.lua", text);
 	/* the timeout: should the test fail, the spinner ends anyway */
-	snprintf(text, sizeof(text), "fsplan: 1\ntarget: {dir: %s}\n"
-		 "phases:\n  - {use: spin.lua, name: spin, timeout: 40s}\n",
-		 scratch);
-	snprintf(rd, sizeof(rd), "%s/run", dir);
 	pid = e2e_fsplan_bg((const char *[]){ "run",
-		e2e_write(dir, "plan.yaml", text), "-o", rd, "-q", NULL });
+		module_plan(text, ", timeout: 40s", rd, sizeof(rd)), "-o", rd,
+		"-q", NULL });
 	for (int i = 0; i < 400 && !marked(scratch, 1, mark, sizeof(mark));
 	     i++)
 		usleep(50000);
@@ -206,7 +207,7 @@ static void stop_a_spinner(const char *loop, const char *want)
 	waitpid(pid, &status, 0);
 	cr_assert(up, "the worker never started");
 	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGTERM);
-	snprintf(path, sizeof(path), "%s/exec/000001-dir_spin_1.err", rd);
+	snprintf(path, sizeof(path), "%s/exec/000001-dir_m_1.err", rd);
 	err = e2e_read(path);
 	cr_expect(strstr(err, want), "not stopped in its loop: '%s'", err);
 }
@@ -216,7 +217,7 @@ Test(lrun, a_stop_reaches_a_worker_that_never_calls_the_api, .fini = fini,
 {
 	e2e_require_root();
 	stop_a_spinner("local n = 0 while true do n = n + 1 end",
-		       "spin.lua:3: phase stopped: stop requested");
+		       "m.lua:3: phase stopped: stop requested");
 }
 
 Test(lrun, a_stop_reaches_a_workers_coroutine, .fini = fini, .timeout = 60)
@@ -224,7 +225,7 @@ Test(lrun, a_stop_reaches_a_workers_coroutine, .fini = fini, .timeout = 60)
 	e2e_require_root();
 	stop_a_spinner("coroutine.wrap(function()\n"
 		       "    while true do end end)()",
-		       "spin.lua:4: phase stopped: stop requested");
+		       "m.lua:4: phase stopped: stop requested");
 }
 
 /*

@@ -241,18 +241,10 @@ static void settle(struct flight *fl)
 	char why[128];
 
 	for (int tries = 0; tries < 100 && w->eng->inflight(fl->e); tries++)
-		if (w->eng->commit(fl->e) < 0 ||
-		    w->eng->reap(fl->e, 1, done, MAX_DEPTH) < 0)
-			continue;
-	if (!w->eng->inflight(fl->e))
-		return;
-	w->eng->cleanup(fl->e);
-	if (fl->e == w->se) {		/* made again by the next stream */
-		w->se = NULL;
-		w->se_depth = 0;
-		return;
-	}
-	if (w->eng->init(&w->e, 1, why, sizeof(why))) {
+		if (w->eng->commit(fl->e) >= 0)
+			(void)w->eng->reap(fl->e, 1, done, MAX_DEPTH);
+	if (w->eng->inflight(fl->e) &&
+	    worker_renew_engine(w, fl->e, why, sizeof(why))) {
 		fprintf(stderr, "worker %d: no engine after a failed stream: "
 			"%s\n", w->id, why);
 		abort();

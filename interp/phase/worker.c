@@ -152,6 +152,26 @@ int worker_init(struct worker *w, const struct engine_ops *ops,
 	return ops->init(&w->e, 1, why, len) ? -1 : 0;
 }
 
+/* The streams' engine cleaned up; the next worker_engine makes one. */
+static void drop_stream_engine(struct worker *w)
+{
+	if (w->se)
+		w->eng->cleanup(w->se);
+	w->se = NULL;
+	w->se_depth = 0;
+}
+
+int worker_renew_engine(struct worker *w, struct engine *e, char *why,
+			size_t len)
+{
+	if (e == w->se) {
+		drop_stream_engine(w);
+		return 0;
+	}
+	w->eng->cleanup(w->e);
+	return w->eng->init(&w->e, 1, why, len) ? -1 : 0;
+}
+
 struct engine *worker_engine(struct worker *w, unsigned depth, char *why,
 			     size_t len)
 {
@@ -163,10 +183,7 @@ struct engine *worker_engine(struct worker *w, unsigned depth, char *why,
 		return w->se;
 	while (want < depth)
 		want <<= 1;
-	if (w->se)
-		w->eng->cleanup(w->se);
-	w->se = NULL;
-	w->se_depth = 0;
+	drop_stream_engine(w);
 	if (w->eng->init(&w->se, want, why, len)) {
 		w->se = NULL;
 		return NULL;
@@ -179,10 +196,8 @@ void worker_end_engines(struct worker *w)
 {
 	if (w->e)
 		w->eng->cleanup(w->e);
-	if (w->se)
-		w->eng->cleanup(w->se);
-	w->e = w->se = NULL;
-	w->se_depth = 0;
+	w->e = NULL;
+	drop_stream_engine(w);
 }
 
 void worker_free(struct worker *w)

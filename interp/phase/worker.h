@@ -83,6 +83,14 @@ void worker_free(struct worker *w);
  * buffers go. worker_free then has none left to clean up.
  */
 void worker_end_engines(struct worker *w);
+
+/*
+ * e, one of w's engines, cleaned up (what it holds in flight cancelled
+ * and waited for) and replaced: the streams' engine by the next
+ * worker_engine, the depth-1 one at once. 0, or -1 with why.
+ */
+int worker_renew_engine(struct worker *w, struct engine *e, char *why,
+			size_t len);
 /*
  * The engine for up to depth requests in flight: w->e for 1, else one
  * of at least depth kept for the worker's streams (made, or made again
