@@ -29,7 +29,8 @@
 # [0.76-0.90] cached at depth 1 (MISS: CPU 1.48 us/op against the
 # limit's 1.20, the interpreter's and fsplan's user-space share), 0.93
 # O_DIRECT.
-# Environment: SECONDS_EACH (3), ROUNDS (5), BENCH_NICE (-10), FSPLAN,
+# Environment: SECONDS_EACH (3), ROUNDS (5), CASES (c1 c32 d1 d32: cached
+# or O_DIRECT, then the depth), BENCH_NICE (-10), FSPLAN,
 # LIMIT (build/limit), LIMIT_FLAGS (ring setup flags for the limit, e.g.
 # single_issuer,coop_taskrun; default none), KEEP=1 keeps the run.
 set -euo pipefail
@@ -39,6 +40,7 @@ bin=${FSPLAN:-$root/fsplan}
 lim=${LIMIT:-$root/build/limit}
 secs=${SECONDS_EACH:-3}
 rounds=${ROUNDS:-5}
+cases=${CASES:-c1 c32 d1 d32}
 prio=${BENCH_NICE:--10}
 flags=${LIMIT_FLAGS:-none}
 if [ "$(id -u)" != 0 ]; then
@@ -94,7 +96,7 @@ phases:
   - {name: prep, use: seqwrite.lua, with: {file: data, size: 256M, fsync: true}}
 PLAN
 	for r in $(seq 1 "$rounds"); do
-		for c in c1 c32 d1 d32; do case_phases $c "$r"; done
+		for c in $cases; do case_phases "$c" "$r"; done
 	done
 } > "$tmp/limit.yaml"
 "$bin" check "$tmp/limit.yaml" > /dev/null

@@ -101,6 +101,32 @@ cannot:
 }
 
 /*
+ * Only the init keeps the guarded device's fd: mkfs needs it free of
+ * every other claim (O_EXCL is per open file, and fork shares it). Each
+ * parent lets go of its copy, then of its end of the go pipe; the init
+ * starts when the pipe says that both have (an init that raced ahead
+ * met a parent's claim: mkfs.xfs "Device or resource busy").
+ */
+static void let_go(struct run *r, int go[2])
+{
+	if (r->dev.fd >= 0)
+		close(r->dev.fd);
+	r->dev.fd = -1;
+	close(go[0]);
+	close(go[1]);
+}
+
+static void wait_let_go(int go[2])
+{
+	char c;
+
+	close(go[1]);
+	while (read(go[0], &c, 1) < 0 && errno == EINTR)
+		;
+	close(go[0]);
+}
+
+/*
  * A private mount namespace (nothing we mount is seen outside, or
  * outlives us) and a PID namespace whose init does the run: when it dies
  * the kernel kills every process in it, and with them go the mounts and
@@ -111,18 +137,22 @@ cannot:
  */
 int ns_run(struct run *r, int (*init)(struct run *r))
 {
-	pid_t pid = fork_tied();
+	int go[2];
+	pid_t pid;
 
-	if (pid < 0) {
-		perror("fsplan run: fork");
+	if (pipe2(go, O_CLOEXEC)) {
+		perror("fsplan run: pipe");
 		return EXIT_FAILED;
 	}
-	/* Only the init keeps the guarded device's fd: mkfs needs it free
-	 * of every other claim (O_EXCL is per open file, shared by fork). */
+	pid = fork_tied();
+	if (pid < 0) {
+		perror("fsplan run: fork");
+		close(go[0]);
+		close(go[1]);
+		return EXIT_FAILED;
+	}
 	if (pid > 0) {
-		if (r->dev.fd >= 0)
-			close(r->dev.fd);
-		r->dev.fd = -1;
+		let_go(r, go);
 		return wait_relay(r, pid);
 	}
 	if (unshare(CLONE_NEWNS | CLONE_NEWPID)) {
@@ -140,11 +170,11 @@ int ns_run(struct run *r, int (*init)(struct run *r))
 	pid = fork_tied();
 	if (pid < 0)
 		_exit(EXIT_FAILED);
-	if (pid == 0)
+	if (pid == 0) {
+		wait_let_go(go);
 		_exit(init(r));
-	if (r->dev.fd >= 0)
-		close(r->dev.fd);
-	r->dev.fd = -1;
+	}
+	let_go(r, go);
 	_exit(wait_relay(r, pid));
 }
 
