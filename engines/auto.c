@@ -283,7 +283,7 @@ static void auto_cleanup(struct engine *e)
 const struct engine_ops engine_auto = {
 	.name = "auto",
 	.version = 1,
-	.flags = ENGINE_ASYNC,
+	.flags = ENGINE_ASYNC | ENGINE_REAP_SUBMITS,
 	.init = auto_init,
 	.queue = auto_queue,
 	.commit = auto_commit,

@@ -108,11 +108,14 @@ int64_t engine_do(const struct engine_ops *ops, struct engine *e,
 	ret = ops->queue(e, r);
 	if (ret)
 		return r->res = ret;
-	/* submit first: an op the kernel completes inline (a cached read)
-	 * is then reaped from the CQ without a second, waiting syscall */
-	ret = ops->commit(e);
-	if (ret < 0)
-		return r->res = ret;
+	/* one syscall submits and waits, as the limit's loop does: an op
+	 * the kernel completes inline (a cached read) is back when it
+	 * returns, and one that is not (O_DIRECT) needs no second one */
+	if (!(ops->flags & ENGINE_REAP_SUBMITS)) {
+		ret = ops->commit(e);
+		if (ret < 0)
+			return r->res = ret;
+	}
 	while (!got) {
 		ret = ops->reap(e, 1, &got, 1);
 		if (ret < 0)

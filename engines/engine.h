@@ -68,6 +68,9 @@ struct engine;
 
 /* Flags of an engine. */
 #define ENGINE_ASYNC	1u	/* requests really overlap (depth > 1 helps) */
+/* reap submits what is queued before it waits (one syscall for both):
+ * engine_do then has no commit of its own */
+#define ENGINE_REAP_SUBMITS 2u
 
 /* Every hook is required (checked when an engine is registered or found). */
 struct engine_ops {

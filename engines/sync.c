@@ -201,7 +201,7 @@ static void sync_cleanup(struct engine *e)
 const struct engine_ops engine_sync = {
 	.name = "sync",
 	.version = 1,
-	.flags = 0,
+	.flags = ENGINE_REAP_SUBMITS,
 	.init = sync_init,
 	.queue = sync_queue,
 	.commit = sync_commit,

@@ -555,7 +555,7 @@ static void uring_cleanup(struct engine *e)
 const struct engine_ops engine_uring = {
 	.name = "uring",
 	.version = 1,
-	.flags = ENGINE_ASYNC,
+	.flags = ENGINE_ASYNC | ENGINE_REAP_SUBMITS,
 	.init = uring_init,
 	.queue = uring_queue,
 	.commit = uring_commit,
