@@ -189,15 +189,23 @@ fuzz: deps $(FUZZ)/fuzz_plan $(FUZZ)/fuzz_wapi
 		-max_len=512 -timeout=20 -rss_limit_mb=2048 corpus-wapi
 
 # bench/limit: the minimal liburing loop bench/limit.sh measures against
-$(BUILD)/limit: bench/limit.c
+$(BUILD)/limit: bench/limit.c bench/timing.h
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
 	$(Q)$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -o $@ $< \
 		$(shell pkg-config --cflags --libs liburing 2>/dev/null)
 
+# bench/lualimit: the same reads from bench/randread_ops.lua in a bare
+# Lua state (the floor under fsplan's Lua runtime, for bench/limit.sh)
+$(BUILD)/lualimit: bench/lualimit.c bench/timing.h
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	$(Q)$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -o $@ $< \
+		$(shell pkg-config --cflags --libs lua5.4 liburing 2>/dev/null)
+
 # each bench prints its own figures and notes its ratios (bench/note.awk);
 # the one table of them all comes last (bench/summary.awk)
-bench: fsplan $(BUILD)/limit
+bench: fsplan $(BUILD)/limit $(BUILD)/lualimit
 	$(Q)s=$$(mktemp); for b in bench/*.sh; do \
 		BENCH_SUMMARY=$$s BENCH_NAME=$$(basename $$b .sh) bash $$b || \
 			{ rm -f $$s; exit 1; }; \

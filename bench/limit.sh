@@ -9,6 +9,11 @@
 #   lua     the op-by-op Lua loop a user's own phase is: f:read per op at
 #           w:random offsets until w:done() (bench/randread_ops.lua);
 #           depth 1 by nature
+#   floor   build/lualimit (bench/lualimit.c): the same module's worker in
+#           a bare Lua state whose f:read is one ring read and nothing
+#           else (no timing, no engine, no sandbox), as an exec phase: the
+#           least Lua 5.4 costs; lua/floor is what fsplan's runtime adds,
+#           floor/limit what the language does
 # at depth 1 and 32, cached (the file read right before each run) and
 # O_DIRECT, ROUNDS rounds with the tools in a rotating order. Printed: per
 # case the median IOPS of each tool, stream/limit and lua/limit taken
@@ -38,6 +43,7 @@ cd "$(dirname "$0")/.."
 root=$PWD
 bin=${FSPLAN:-$root/fsplan}
 lim=${LIMIT:-$root/build/limit}
+floor=${LUALIMIT:-$root/build/lualimit}
 secs=${SECONDS_EACH:-3}
 rounds=${ROUNDS:-5}
 cases=${CASES:-c1 c32 d1 d32}
@@ -47,16 +53,19 @@ if [ "$(id -u)" != 0 ]; then
 	echo "limit: skipped (needs root to run plans)"
 	exit 0
 fi
-if [ ! -x "$lim" ]; then
-	echo "limit: $lim is not built (make build/limit, or make bench)" >&2
-	exit 1
-fi
+for b in "$lim" "$floor"; do
+	if [ ! -x "$b" ]; then
+		echo "limit: $b is not built (make bench builds it)" >&2
+		exit 1
+	fi
+done
 # shellcheck source=bench/memcg.bash
 . "$root/bench/memcg.bash"
 bench_tmpdir limit	# $tmp, 0755: the phases (nobody) run the limit
 cp "$root"/bench/randread.lua "$root"/bench/randread_ops.lua \
    "$root"/bench/seqwrite.lua "$tmp/"
 cp "$lim" "$tmp/limit"
+cp "$floor" "$tmp/lualimit"
 
 bench_shm_workdir 2
 
@@ -66,7 +75,7 @@ warm='cat data > /dev/null'
 case_phases() {	# case round: one case's phase entries, tools rotating
 	local c=$1 r=$2 tools t i n d direct
 	case $c in
-	c1 | d1) tools=(limit stream lua) ;;
+	c1 | d1) tools=(limit stream lua floor) ;;
 	*) tools=(limit stream) ;;
 	esac
 	d=${c#?}
@@ -82,6 +91,7 @@ case_phases() {	# case round: one case's phase entries, tools rotating
 		limit) echo "  - {name: ${c}_limit_$r, exec: '$tmp/limit data $d $secs $([ "$direct" = true ] && echo direct || echo buffered) $flags'}" ;;
 		stream) echo "  - {name: ${c}_stream_$r, use: randread.lua, with: {depth: $d, size: 256M, direct: $direct, seconds: ${secs}s}}" ;;
 		lua) echo "  - {name: ${c}_lua_$r, use: randread_ops.lua, with: {size: 256M, direct: $direct, seconds: ${secs}s}}" ;;
+		floor) echo "  - {name: ${c}_floor_$r, exec: '$tmp/lualimit $tmp/randread_ops.lua data $secs $([ "$direct" = true ] && echo direct || echo buffered)'}" ;;
 		esac
 	done
 }
@@ -113,10 +123,10 @@ if [ -n "$shm" ]; then bench_leftovers "$shm"; fi
 
 # ---- the table --------------------------------------------------------------
 
-# the limit's own line, from each exec phase's raw output
-for f in "$tmp"/run/exec/*_limit_*.out; do
+# the limit's and the floor's own lines, from each exec phase's raw output
+for f in "$tmp"/run/exec/*_limit_*.out "$tmp"/run/exec/*_floor_*.out; do
 	p=${f##*/}; p=${p#*-ext4_}; p=${p%_1.out}
-	sed -n "s/^limit: /$p /p" "$f"
+	sed -n "s/^\(lua\)\{0,1\}limit: /$p /p" "$f"
 done > "$tmp/limits"
 
 awk -v secs="$secs" -v rounds="$rounds" -v prio="$prio" -v backing="$backing" \
@@ -189,11 +199,31 @@ END {
 	}
 	printf "  targets: stream/limit >= 0.95 cached, >= 1.0 O_DIRECT; Lua/limit >= 0.9;\n"
 	printf "  figures are medians; ratios are taken within each round\n"
+	# the Lua loop against the same module in a bare Lua state
+	printf "  the Lua loop over its floor (bench/lualimit.c: the same module, a bare Lua\n"
+	printf "  state, f:read one ring read): what fsplan adds, and what Lua 5.4 costs\n"
+	printf "  %-18s %8s  %-24s %-24s | %s\n", "case", "floor", "Lua/floor [range]",
+	       "floor/limit [range]", "CPU us/op floor"
+	for (i = 1; i <= 4; i += 2) {
+		c = C[i]
+		if (!ratios("floor", "limit", c)) continue
+		fl = sprintf("%4.2f [%4.2f-%4.2f]", rmed, rlo, rhi)
+		note(N[i] " floor/limit (Lua 5.4 itself)", rmed, rlo, rhi, "-", "info")
+		lf = "  -"
+		if (ratios("lua", "floor", c)) {
+			lf = sprintf("%4.2f [%4.2f-%4.2f] %-4s", rmed, rlo, rhi,
+				     rmed >= 0.9 ? "ok" : "MISS")
+			note(N[i] " Lua/floor", rmed, rlo, rhi, ">= 0.9",
+			     rmed >= 0.9 ? "ok" : "MISS")
+		}
+		printf "  %-18s %s  %-24s %-24s | %s\n", N[i], k(med("floor", c)),
+		       lf, fl, us(medu("floor", c))
+	}
 	printf "  every round (k IOPS):\n"
 	for (i = 1; i <= 4; i++) {
 		c = C[i]
-		split("limit stream lua", T, " ")
-		for (j = 1; j <= 3; j++) {
+		split("limit stream lua floor", T, " ")
+		for (j = 1; j <= 4; j++) {
 			line = ""
 			for (r = 1; r <= R; r++)
 				if ((T[j], c, r) in v)
