@@ -603,7 +603,14 @@ Test(run, order_rounds_rotates_and_makes_each_round_anew, .fini = fini,
 		snprintf(cell, sizeof(cell), "ext4::noatime/r#%d", k);
 		cr_expect_str_eq(e2e_metric(rd, cell, "status"), "ok", "%s",
 				 cell);
+		/* each round's mkfs is a figure of its own, with its rep */
+		snprintf(cell, sizeof(cell), "ext4::noatime#%d", k);
+		cr_expect_not_null(e2e_metric(rd, cell, "mkfs_s"),
+				   "no %s mkfs_s", cell);
 	}
+	snprintf(path, sizeof(path), "%s/results.csv", rd);
+	cr_expect(strstr(e2e_read(path), ",ext4::noatime#3,ext4::noatime,"
+			 "ext4,,noatime,,,3,mkfs_s,"), "%s", e2e_read(path));
 	snprintf(path, sizeof(path), "%s/manifest.json", rd);
 	cr_expect(strstr(e2e_read(path), "\"order\": \"rounds\""));
 	cr_assert_eq(e2e_fsplan((const char *[]){ "report", rd, NULL }), 0,

@@ -56,14 +56,15 @@ void conf_key(struct run *r, const struct live *l, const struct cell *c,
 {
 	conf_axes(r->e, c, l->fc, params, plen);
 	k->run_id = r->run_id;
-	k->cell = c ? c->id : l->cid;
+	k->cell = c ? c->id : l->cell;
 	k->fs_label = l->fc->label;
 	k->fs_type = l->fc->fs->type.s;
 	k->mkfs_opts = l->fc->mkfs;
 	k->mount_opts = l->fc->mount;
 	k->phase = c ? r->plan->phases[c->phase].name : "";
 	k->phase_params = params;
-	k->rep = c ? c->rep : 0;
+	/* a config made anew each round has figures of each round */
+	k->rep = c ? c->rep : l->round;
 }
 
 void conf_metric(struct run *r, const struct live *l,

@@ -29,6 +29,8 @@ struct live {
 	char work[PATH_MAX];	/* the phases' directory */
 	int bound;		/* target.dir's work bound on the mount point */
 	char bound_work[PATH_MAX];	/* the directory bound there */
+	int round;		/* order: rounds: the round, 0 without */
+	char cell[1040];	/* its own rows' cell: cid, or cid#round */
 };
 
 /* The directory whose filesystem is volume i's. */

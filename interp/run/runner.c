@@ -284,7 +284,7 @@ static int replay_kind(const struct run *r, const struct cell *c,
 static void run_conf(struct run *r, struct fsconf *fc, int round)
 {
 	const struct plan_target *pt = &r->plan->target;
-	struct live l = { .fc = fc };
+	struct live l = { .fc = fc, .round = round };
 	char err[512];
 	int n = 0, left = 0, is_dir = pt->kind == TARGET_DIR;
 
@@ -305,10 +305,13 @@ static void run_conf(struct run *r, struct fsconf *fc, int round)
 	if (snprintf(l.cid, sizeof(l.cid), "%s%s%s", fc->label,
 		     l.axes[0] ? "/" : "", l.axes) >= (int)sizeof(l.cid))
 		runlog("config %d: its id is cut short", fc->index);
-	if (round)
+	if (round) {
+		snprintf(l.cell, sizeof(l.cell), "%s#%d", l.cid, round);
 		runlog("config %d: %s, round %d", fc->index, l.cid, round);
-	else
+	} else {
+		memcpy(l.cell, l.cid, sizeof(l.cid));
 		runlog("config %d: %s", fc->index, l.cid);
+	}
 	if (!is_dir && fs_available(fc->fs->type.s, fc->fs->nodev, err,
 				    sizeof(err))) {
 		settle_conf(r, &l, "skipped", err);
