@@ -161,3 +161,44 @@ Test(refuse, wipe_and_destroy_run_on_the_device, .init = setup,
 		  "the device's identity is in the manifest");
 	cr_expect_eq(e2e_mounted_under(e2e_tmpdir()), 0);
 }
+
+/*
+ * A blank device without wipe: the guard lets it through, and from then
+ * on what it carries is the run's own. Config 2's mkfs.xfs overwrites
+ * config 1's ext4 (unforced, it refuses: "appears to contain an existing
+ * filesystem"), and order: rounds remakes each config on it.
+ */
+Test(refuse, a_blank_device_takes_every_config_in_turn, .init = setup,
+     .fini = teardown, .timeout = 120)
+{
+	static const char *const types[] = { "ext4", "xfs", "btrfs" };
+	char text[1024], path[512];
+	const char *p;
+	int rc;
+
+	snprintf(text, sizeof(text),
+		 "fsplan: 1\n"
+		 "target: {device: %s}\n"
+		 "order: rounds\n"
+		 "repeat: 2\n"
+		 "filesystems: [{type: ext4}, {type: xfs}, {type: btrfs}]\n"
+		 "phases: [{name: fstype, exec: 'stat -f -c %%T .'}]\n",
+		 loopdev);
+	p = e2e_write(e2e_tmpdir(), "plan.yaml", text);
+	rc = run(p, loopdev);
+	snprintf(path, sizeof(path), "%s/run/log.txt", e2e_tmpdir());
+	cr_expect_eq(rc, 0, "exit %d: %s\n%s", rc, e2e_err, e2e_read(path));
+	snprintf(path, sizeof(path), "%s/run", e2e_tmpdir());
+	for (int k = 1; k <= 2; k++)
+		for (size_t i = 0; i < 3; i++) {
+			char cell[64];
+			const char *v;
+
+			snprintf(cell, sizeof(cell), "%s/fstype#%d", types[i],
+				 k);
+			v = e2e_metric(path, cell, "status");
+			cr_expect(v && !strcmp(v, "ok"), "%s: %s", cell,
+				  v ? v : "no row");
+		}
+	cr_expect_eq(e2e_mounted_under(e2e_tmpdir()), 0);
+}

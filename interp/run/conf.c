@@ -406,9 +406,17 @@ int conf_up(struct run *r, struct live *l, char *err, size_t len)
 		manifest_conf(r->man, fc->index - 1, "loop_io",
 			      json_string(io));
 	for (int i = 0; !is_dir && !fc->fs->nodev && i < l->n_vol; i++) {
+		/* A guarded device carries what the guard allowed (nothing,
+		 * or wipe: true), then only what this run's configs made:
+		 * mkfs may overwrite (xfs and btrfs refuse, unforced, the
+		 * ext4 of the config before). */
+		int force = p->target.kind == TARGET_DEVICE &&
+			    (p->target.wipe || r->dev_ours);
+
+		if (p->target.kind == TARGET_DEVICE)
+			r->dev_ours = 1;
 		t = clock_now();
-		if (fs_mkfs(fc->fs->type.s, fc->mkfs, l->vol[i].dev,
-			    p->target.kind == TARGET_DEVICE && p->target.wipe,
+		if (fs_mkfs(fc->fs->type.s, fc->mkfs, l->vol[i].dev, force,
 			    runlog_fd(), err, len))
 			return -1;
 		t = clock_now() - t;

@@ -32,6 +32,7 @@ struct run {
 					 * FSPLAN_RUNTIME_DIR in our namespace */
 	const char *destroy;		/* --destroy */
 	struct target_dev dev;		/* target.device, guarded */
+	int dev_ours;			/* a mkfs of this run went to it */
 	struct csv *csv;		/* results.csv: the sink writes it */
 	struct manifest *man;		/* manifest.json's contents */
 	unsigned char *done;		/* per cell: already in results.csv
