@@ -1,10 +1,13 @@
 /* test_refuse: `fsplan run` on target.device — every refusal exits 3 and touches nothing. */
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "e2e.h"
@@ -201,4 +204,83 @@ Test(refuse, a_blank_device_takes_every_config_in_turn, .init = setup,
 				  v ? v : "no row");
 		}
 	cr_expect_eq(e2e_mounted_under(e2e_tmpdir()), 0);
+}
+
+/*
+ * A run on a blank device stopped (SIGTERM) in its second config, xfs,
+ * after the first, ext4, finished: what a --resume then finds on the
+ * device is the run's own xfs. Returns the plan's path.
+ */
+static const char *stopped_in_config_2(void)
+{
+	char text[1024], log[512], rd[300];
+	const char *p;
+	int status, tries = 0;
+	pid_t pid;
+
+	snprintf(text, sizeof(text),
+		 "fsplan: 1\n"
+		 "target: {device: %s}\n"
+		 "filesystems: [{type: ext4}, {type: xfs}]\n"
+		 "phases: [{name: nap, exec: 'sleep 2; stat -f -c %%T .'}]\n",
+		 loopdev);
+	p = e2e_write(e2e_tmpdir(), "plan.yaml", text);
+	snprintf(rd, sizeof(rd), "%s/run", e2e_tmpdir());
+	snprintf(log, sizeof(log), "%s/log.txt", rd);
+	pid = e2e_fsplan_bg((const char *[]){ "run", p, "-o", rd, "-q",
+					      "--destroy", loopdev, NULL });
+	cr_assert_gt(pid, 0);
+	while (!strstr(e2e_read(log), "xfs/nap#1: run") && tries++ < 400)
+		nanosleep(&(struct timespec){ 0, 50000000 }, NULL);
+	kill(pid, SIGTERM);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(tries < 400, "config 2 never started:\n%s", e2e_read(log));
+	cr_expect_str_eq(e2e_metric(rd, "ext4/nap#1", "status"), "ok");
+	cr_expect_null(e2e_metric(rd, "xfs/nap#1", "status"));
+	snprintf(text, sizeof(text), "%s/manifest.json", rd);
+	cr_expect(strstr(e2e_read(text), "\"device_fs\""), "%s",
+		  e2e_read(text));
+	return p;
+}
+
+static int resume(const char *p)
+{
+	char rd[300];
+
+	snprintf(rd, sizeof(rd), "%s/run", e2e_tmpdir());
+	return e2e_fsplan((const char *[]){ "run", p, "--resume", rd, "-q",
+					    "--destroy", loopdev, NULL });
+}
+
+/* Without wipe, the resume takes the run's own xfs for what it is. */
+Test(refuse, a_stopped_device_run_resumes_on_its_own_filesystem,
+     .init = setup, .fini = teardown, .timeout = 120)
+{
+	const char *p = stopped_in_config_2();
+	char rd[300];
+	int rc = resume(p);
+
+	snprintf(rd, sizeof(rd), "%s/run", e2e_tmpdir());
+	cr_expect_eq(rc, 0, "exit %d: %s\n%s", rc, e2e_err, e2e_failed(rd));
+	cr_expect_str_eq(e2e_metric(rd, "xfs/nap#1", "status"), "ok");
+	cr_expect_eq(e2e_mounted_under(e2e_tmpdir()), 0);
+}
+
+/* A filesystem someone else made there since is refused, untouched. */
+Test(refuse, a_resume_refuses_what_another_wrote_since, .init = setup,
+     .fini = teardown, .timeout = 120)
+{
+	const char *p = stopped_in_config_2();
+	char cmd[128], before[65], after[65];
+	int rc;
+
+	snprintf(cmd, sizeof(cmd), "mkfs.ext4 -q -F %s", loopdev);
+	cr_assert_eq(system(cmd), 0);
+	digest(loopdev, before);
+	rc = resume(p);
+	cr_expect_eq(rc, 3, "exit %d, expected 3: %s", rc, e2e_err);
+	cr_expect(strstr(e2e_err, "not the filesystem this run made there"),
+		  "%s", e2e_err);
+	digest(loopdev, after);
+	cr_expect_str_eq(after, before, "the device was written");
 }

@@ -161,8 +161,8 @@ static void expect_refusal(const char *dev, const char *destroy, int wipe,
 	json_t *id = (json_t *)1;
 	int refused = 0, rc;
 
-	rc = target_device_open(&t, dev, destroy, wipe, dir, workdir, &id,
-				&refused, &d);
+	rc = target_device_open(&t, dev, destroy, wipe, NULL, dir, workdir,
+				&id, &refused, &d);
 	if (rc == 0) {
 		json_decref(id);
 		target_release(&t);
@@ -465,8 +465,8 @@ Test(target, refuse_signature_unless_wipe)
 		       "carries an existing ext4 filesystem; set wipe: true "
 		       "for it in the plan to allow");
 	cr_assert_eq(sum_mib(tds[0].path), sum);
-	cr_assert_eq(target_device_open(&t, tds[0].path, tds[0].path, 1, dir,
-					dir, &id, &refused, &d), 0,
+	cr_assert_eq(target_device_open(&t, tds[0].path, tds[0].path, 1, NULL,
+					dir, dir, &id, &refused, &d), 0,
 		     "wipe: true still refused: %s", d.msg);
 	cr_assert_eq(refused, 0);
 	cr_assert_not_null(id);
@@ -578,7 +578,7 @@ Test(target, partition_with_a_mounted_sibling_is_allowed)
 	cr_assert(wait_path(p2, 1, 2000), "%s did not appear", p2);
 	mkfs_ext4(p1);
 	mount_ro(p1);
-	cr_assert_eq(target_device_open(&t, p2, p2, 0, dir, dir, &id,
+	cr_assert_eq(target_device_open(&t, p2, p2, 0, NULL, dir, dir, &id,
 					&refused, &d), 0,
 		     "a partition beside a mounted one was refused: %s",
 		     d.msg);
@@ -700,8 +700,8 @@ Test(target, identity_of_accepted_device)
 	image(0);
 	snprintf(alias, sizeof(alias), "%s/alias", dir);
 	cr_assert_eq(symlink(tds[0].path, alias), 0);
-	cr_assert_eq(target_device_open(&t, alias, tds[0].path, 0, dir, dir,
-					&id, &refused, &d), 0,
+	cr_assert_eq(target_device_open(&t, alias, tds[0].path, 0, NULL, dir,
+					dir, &id, &refused, &d), 0,
 		     "an empty loop device was refused: %s", d.msg);
 	cr_assert_eq(refused, 0);
 	cr_assert_geq(t.fd, 0);

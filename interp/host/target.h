@@ -17,6 +17,7 @@ struct target_dev {
 	char image[4096];	/* the image file, or "" */
 	int lock_fd;		/* flock on the image while it is ours */
 	int dio;		/* loop: it reads its file with O_DIRECT */
+	int ours;		/* device: it carries its resumed run's own filesystem */
 };
 
 /*
@@ -50,14 +51,21 @@ int target_clean_stale(const char *workdir);
  * fails (mounted, swap, held); when /sys/class/block/X/holders is not
  * empty or a partition of it is in use; when it backs /, rundir or
  * workdir; when it is read-only; when libblkid finds a filesystem,
- * partition table or RAID/LVM/LUKS signature and wipe is 0. On success
+ * partition table or RAID/LVM/LUKS signature and wipe is 0 — unless it
+ * is own, a resumed run's own filesystem: its UUID ("" when the run
+ * stopped in a mkfs), NULL for none (t->ours then says so). On success
  * t->fd is the O_EXCL fd and *identity a JSON object (by-id names, size,
  * model, serial, rotational, scheduler) for the manifest. Nothing is
  * written to the device here.
  */
 int target_device_open(struct target_dev *t, const char *device,
-		       const char *destroy, int wipe, const char *rundir,
-		       const char *workdir, json_t **identity, int *refused,
-		       struct diag *d);
+		       const char *destroy, int wipe, const char *own,
+		       const char *rundir, const char *workdir,
+		       json_t **identity, int *refused, struct diag *d);
+
+/* The filesystem libblkid finds on dev: its TYPE and UUID ("" where it
+ * has none). 0, or -1 (cannot open or probe it, or none found). */
+int target_device_fs(const char *dev, char *type, size_t tlen, char *uuid,
+		     size_t ulen);
 
 #endif

@@ -407,9 +407,11 @@ static void describe(blkid_probe pr, char *what, size_t len)
  * live in the probe, so the words are made before it is freed.
  */
 static int check_signatures(int fd, const char *real, int wipe,
+			    const char *own, struct target_dev *t,
 			    int *refused, struct diag *d)
 {
-	char what[160] = "";
+	char what[160] = "", uuid[64] = "";
+	const char *v;
 	blkid_probe pr;
 	int rc;
 
@@ -421,11 +423,14 @@ static int check_signatures(int fd, const char *real, int wipe,
 	}
 	blkid_probe_enable_superblocks(pr, 1);
 	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE |
-					  BLKID_SUBLKS_USAGE);
+					  BLKID_SUBLKS_USAGE |
+					  BLKID_SUBLKS_UUID);
 	blkid_probe_enable_partitions(pr, 1);
 	rc = blkid_do_safeprobe(pr);	/* 0 found, 1 none, -2 ambivalent */
 	if (rc == 0)
 		describe(pr, what, sizeof(what));
+	if (rc == 0 && !blkid_probe_lookup_value(pr, "UUID", &v, NULL))
+		snprintf(uuid, sizeof(uuid), "%s", v);
 	else if (rc == -2)
 		snprintf(what, sizeof(what), "more than one signature "
 			 "(libblkid cannot tell which)");
@@ -433,11 +438,51 @@ static int check_signatures(int fd, const char *real, int wipe,
 	if (rc < 0 && rc != -2)
 		return refuse(refused, d, "refusing %s: probing it for "
 			      "existing data failed", real);
-	if (rc != 1 && !wipe)
+	/* a resumed run's own: the filesystem it made last (or anything,
+	 * when its last mkfs was cut off before it could say) */
+	if (own && rc != 1 && (!*own || !strcmp(uuid, own)))
+		t->ours = 1;
+	if (rc != 1 && !wipe && own && !t->ours)
+		return refuse(refused, d, "refusing %s: it carries %s (UUID "
+			      "%s), not the filesystem this run made there: "
+			      "something else wrote to it since the run "
+			      "stopped; a new run with wipe: true may "
+			      "overwrite it", real, what,
+			      *uuid ? uuid : "none");
+	if (rc != 1 && !wipe && !t->ours)
 		return refuse(refused, d, "refusing %s: it carries %s; set "
 			      "wipe: true for it in the plan to allow", real,
 			      what);
 	return 0;
+}
+
+int target_device_fs(const char *dev, char *type, size_t tlen, char *uuid,
+		     size_t ulen)
+{
+	const char *v;
+	blkid_probe pr;
+	int fd, rc = -1;
+
+	type[0] = uuid[0] = '\0';
+	fd = open(dev, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	pr = blkid_new_probe();
+	if (pr && !blkid_probe_set_device(pr, fd, 0, 0)) {
+		blkid_probe_enable_superblocks(pr, 1);
+		blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE |
+						  BLKID_SUBLKS_UUID);
+		if (blkid_do_safeprobe(pr) == 0) {
+			rc = 0;
+			if (!blkid_probe_lookup_value(pr, "TYPE", &v, NULL))
+				snprintf(type, tlen, "%s", v);
+			if (!blkid_probe_lookup_value(pr, "UUID", &v, NULL))
+				snprintf(uuid, ulen, "%s", v);
+		}
+	}
+	blkid_free_probe(pr);
+	close(fd);
+	return rc;
 }
 
 /* ---- identity ---- */
@@ -516,9 +561,9 @@ static const char *resolved(char *buf, size_t len, const char *path,
 }
 
 int target_device_open(struct target_dev *t, const char *device,
-		       const char *destroy, int wipe, const char *rundir,
-		       const char *workdir, json_t **identity, int *refused,
-		       struct diag *d)
+		       const char *destroy, int wipe, const char *own,
+		       const char *rundir, const char *workdir,
+		       json_t **identity, int *refused, struct diag *d)
 {
 	char real[PATH_MAX], dreal[PATH_MAX], where[PATH_MAX];
 	char a[2 * PATH_MAX + 4], b[2 * PATH_MAX + 4];
@@ -528,6 +573,7 @@ int target_device_open(struct target_dev *t, const char *device,
 
 	t->path[0] = '\0';
 	t->fd = -1;
+	t->ours = 0;
 	t->image[0] = '\0';
 	t->lock_fd = -1;
 	*identity = NULL;
@@ -588,7 +634,7 @@ int target_device_open(struct target_dev *t, const char *device,
 		close(fd);
 		return refuse(refused, d, "refusing %s: it is read-only", real);
 	}
-	if (check_signatures(fd, real, wipe, refused, d)) {
+	if (check_signatures(fd, real, wipe, own, t, refused, d)) {
 		close(fd);
 		return -1;
 	}

@@ -291,6 +291,9 @@ int manifest_resume(struct manifest *m, const char *dir)
 	if (json_object_get(old, "started"))
 		json_object_set_new(m->root, "started", json_deep_copy(
 			json_object_get(old, "started")));
+	if (json_object_get(old, "device_fs"))
+		json_object_set_new(m->root, "device_fs", json_deep_copy(
+			json_object_get(old, "device_fs")));
 	/* what finished then keeps its status (results.csv has its rows) */
 	json_array_foreach(json_object_get(old, "cells"), i, cell) {
 		const char *id = json_string_value(json_object_get(cell, "id"));
@@ -351,6 +354,19 @@ int manifest_write(struct manifest *m, const char *dir)
 	rc = file_replace(dir, "manifest.json", text, len);
 	free(text);
 	return rc;
+}
+
+json_t *manifest_read_key(const char *dir, const char *key)
+{
+	char path[PATH_MAX];
+	json_error_t err;
+	json_t *root, *v;
+
+	snprintf(path, sizeof(path), "%s/manifest.json", dir);
+	root = json_load_file(path, 0, &err);
+	v = json_deep_copy(json_object_get(root, key));
+	json_decref(root);
+	return v;
 }
 
 int manifest_read_plan_sha(const char *dir, char sha[65])

@@ -46,10 +46,14 @@ int manifest_read_plan_sha(const char *dir, char sha[65]);
  * --resume: carry over what dir/manifest.json says of the earlier runs —
  * the first start time, "runs" (each run's started, ended, status; this
  * one appended, its end and status mirrored from the run's as they are
- * set) and the status of every cell that finished then. 0, or -1 when
+ * set), the status of every cell that finished then, and "device_fs"
+ * (what the run last made on its target.device). 0, or -1 when
  * there is no readable manifest (nothing changes).
  */
 int manifest_resume(struct manifest *m, const char *dir);
+
+/* A copy of what an existing dir/manifest.json holds at key, or NULL. */
+json_t *manifest_read_key(const char *dir, const char *key);
 
 /* Local time now as ISO 8601 with offset. */
 json_t *manifest_now(void);

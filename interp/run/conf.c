@@ -382,6 +382,26 @@ const char *conf_loop_io(const struct live *l)
 	return io;
 }
 
+/*
+ * What the run makes on its target.device, in the manifest at once: a
+ * --resume takes the filesystem found there for its own when it is this
+ * one (its UUID), or anything when the run stopped in a mkfs (uuid null).
+ */
+static void device_fs(struct run *r, const char *type, int made)
+{
+	char found[64], uuid[64];
+	json_t *o = json_object();
+
+	json_object_set_new(o, "type", json_string(type));
+	if (made && !target_device_fs(r->dev.path, found, sizeof(found), uuid,
+				      sizeof(uuid)) && *uuid)
+		json_object_set_new(o, "uuid", json_string(uuid));
+	else
+		json_object_set_new(o, "uuid", json_null());
+	manifest_set(r->man, "device_fs", o);
+	sink_save(&r->sink);
+}
+
 /* The filesystem made and mounted (or target.dir entered), and a fresh
  * work directory on it for the phases. 0, or -1 with err. */
 int conf_up(struct run *r, struct live *l, char *err, size_t len)
@@ -413,12 +433,16 @@ int conf_up(struct run *r, struct live *l, char *err, size_t len)
 		int force = p->target.kind == TARGET_DEVICE &&
 			    (p->target.wipe || r->dev_ours);
 
-		if (p->target.kind == TARGET_DEVICE)
+		if (p->target.kind == TARGET_DEVICE) {
 			r->dev_ours = 1;
+			device_fs(r, fc->fs->type.s, 0);
+		}
 		t = clock_now();
 		if (fs_mkfs(fc->fs->type.s, fc->mkfs, l->vol[i].dev, force,
 			    runlog_fd(), err, len))
 			return -1;
+		if (p->target.kind == TARGET_DEVICE)
+			device_fs(r, fc->fs->type.s, 1);
 		t = clock_now() - t;
 		total += t;
 		vol_metric(r, l, i, "mkfs_s", t);

@@ -153,14 +153,28 @@ static int open_dir(struct run *r, const char *out, const char *resume,
 	return 0;
 }
 
-static int guard_target(struct run *r, json_t **identity)
+static int guard_target(struct run *r, json_t **identity, int resume)
 {
 	const struct plan_target *t = &r->plan->target;
 	struct diag d = { 0 };
+	const char *own = NULL;
 	struct stat st;
 	int refused = 0;
 
 	r->dev.fd = r->dev.lock_fd = -1;
+	/* a resumed run's own filesystem is no stranger's (its UUID, or
+	 * null: the run stopped in a mkfs) */
+	if (resume && t->kind == TARGET_DEVICE) {
+		json_t *fs = manifest_read_key(r->dir, "device_fs");
+
+		if (json_is_object(fs)) {
+			snprintf(r->dev_own, sizeof(r->dev_own), "%s",
+				 json_string_value(json_object_get(fs,
+					"uuid")) ?: "");
+			own = r->dev_own;
+		}
+		json_decref(fs);
+	}
 	/* Out of memory, jansson leaves a value out (json_object_set_new
 	 * frees it): the manifest lacks that fact, and nothing else does. */
 	*identity = json_object();
@@ -194,11 +208,12 @@ static int guard_target(struct run *r, json_t **identity)
 		json_decref(*identity);
 		*identity = NULL;
 		if (target_device_open(&r->dev, t->device, r->destroy, t->wipe,
-				       r->dir, r->workdir, identity, &refused,
-				       &d)) {
+				       own, r->dir, r->workdir, identity,
+				       &refused, &d)) {
 			diag_print(&d);
 			return refused ? EXIT_REFUSED : EXIT_USAGE;
 		}
+		r->dev_ours = r->dev.ours;
 		json_object_set_new(*identity, "kind", json_string("device"));
 		return 0;
 	}
@@ -330,7 +345,7 @@ int run_command(int argc, char **argv)
 		rc = usage("--workdir %s: no such directory", o.workdir);
 		goto out;
 	}
-	rc = guard_target(&r, &identity);
+	rc = guard_target(&r, &identity, o.resume != NULL);
 	if (rc) {
 		if (!o.resume)
 			rundir_discard(r.dir);

@@ -33,6 +33,7 @@ struct run {
 	const char *destroy;		/* --destroy */
 	struct target_dev dev;		/* target.device, guarded */
 	int dev_ours;			/* a mkfs of this run went to it */
+	char dev_own[64];		/* --resume: its device_fs UUID */
 	struct csv *csv;		/* results.csv: the sink writes it */
 	struct manifest *man;		/* manifest.json's contents */
 	unsigned char *done;		/* per cell: already in results.csv
