@@ -617,6 +617,14 @@ Test(run, order_rounds_rotates_and_makes_each_round_anew, .fini = fini,
 		     "%s", e2e_err);
 	cr_expect(strstr(e2e_out, "\norder: rounds (repetition k of every "
 			 "config in round k"), "%s", e2e_out);
+	cr_expect(strstr(e2e_out, "== filesystem configs (made once a round: "
+			 "means over 3 rounds) =="), "%s", e2e_out);
+	cr_assert_eq(e2e_fsplan((const char *[]){ "report", rd, "--format",
+						  "html", NULL }), 0, "%s",
+		     e2e_err);
+	cr_expect(strstr(e2e_out, "umount times (means over 3 rounds, each "
+			 "config made once a round)"), "no rounds in the "
+		  "html's config table");
 	/* expand lists the cells in the order the run took them */
 	snprintf(path, sizeof(path), "%.*s/plan.yaml",
 		 (int)(strrchr(rd, '/') - rd), rd);

@@ -183,7 +183,7 @@ static int configs(FILE *f, const struct results *r, json_t *m)
 {
 	const struct res_run **runs = view_all_runs(r);
 	struct grid g = { 0 };
-	int rc;
+	int rc, rounds = view_config_rounds(r);
 
 	if (!runs)
 		return -1;
@@ -191,7 +191,11 @@ static int configs(FILE *f, const struct results *r, json_t *m)
 	manifest_configs(f, m);
 	rc = rank_configs_grid(&g, runs, r->n_runs);
 	if (!rc && r->n_runs) {
-		fputs("<h3>mkfs, mount and umount times (means)</h3>\n", f);
+		fputs("<h3>mkfs, mount and umount times (means", f);
+		if (rounds > 1)
+			fprintf(f, " over %d rounds, each config made once a "
+				"round", rounds);
+		fputs(")</h3>\n", f);
 		html_grid(f, &g);
 	}
 	grid_free(&g);

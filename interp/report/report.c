@@ -180,11 +180,15 @@ out:
 static int text_configs(FILE *f, const struct results *r)
 {
 	const struct res_run **runs = view_all_runs(r);
-	int rc;
+	int rc, rounds = view_config_rounds(r);
 
 	if (!runs)
 		return -1;
-	fputs("\n== filesystem configs ==\n", f);
+	if (rounds > 1)
+		fprintf(f, "\n== filesystem configs (made once a round: "
+			"means over %d rounds) ==\n", rounds);
+	else
+		fputs("\n== filesystem configs ==\n", f);
 	rc = rank_configs(f, runs, r->n_runs);
 	free(runs);
 	return rc;

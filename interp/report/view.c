@@ -63,6 +63,16 @@ const struct res_run **view_ok_runs(const struct results *r,
 	return runs;
 }
 
+int view_config_rounds(const struct results *r)
+{
+	int rounds = 0;
+
+	for (size_t i = 0; i < r->n_runs; i++)
+		if (!*r->runs[i].phase && r->runs[i].rep > rounds)
+			rounds = r->runs[i].rep;
+	return rounds;
+}
+
 int view_shown(const char *name, int tio, int bon, int db)
 {
 	return (db && !strcmp(name, "throughput_mbs")) ||
