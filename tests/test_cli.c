@@ -98,6 +98,37 @@ Test(cli, check_shows_place_line_and_caret)
 	cr_expect_str_empty(o.so);
 }
 
+/* The mkfs tools' own dry runs (xfs -N, ext4 -n) warn of a config whose
+ * every cell would fail at mkfs: the image too small, an option unknown. */
+Test(cli, check_warns_of_a_mkfs_that_refuses_the_config)
+{
+	const char *plan = write_plan("fsplan: 1\n"
+				      "target: {image: 256M}\n"
+				      "filesystems:\n"
+				      "  - {type: xfs}\n"
+				      "  - {type: ext4, mkfs: ['', '-O nosuch']}\n"
+				      "phases: [{exec: 'true'}]\n");
+
+	run(&o, (const char *[]){ "check", plan, NULL });
+	cr_expect_eq(o.status, 0, "a warning is no error: %s", o.se);
+	cr_expect(strstr(o.se, ":4:12: warning: xfs: a dry run of 'mkfs.xfs' "
+			 "on a 256M image fails, so every cell of it would: "
+			 "Filesystem must be larger than 300MB."), "%s", o.se);
+	cr_expect(strstr(o.se, ":5:12: warning: ext4:-O nosuch: a dry run of "
+			 "'mkfs.ext4 -O nosuch' on a 256M image fails"),
+		  "%s", o.se);
+	cr_expect_null(strstr(o.se, "ext4: a dry run"), "%s", o.se);
+	unlink(plan);
+	plan = write_plan("fsplan: 1\n"
+			  "target: {image: 320M}\n"
+			  "filesystems: [{type: xfs}, {type: ext4}]\n"
+			  "phases: [{exec: 'true'}]\n");
+	run(&o, (const char *[]){ "check", plan, NULL });
+	unlink(plan);
+	cr_expect_eq(o.status, 0);
+	cr_expect_str_empty(o.se);
+}
+
 Test(cli, expand_prints_one_line_per_cell)
 {
 	int lines = 0;

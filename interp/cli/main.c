@@ -6,6 +6,7 @@
 
 #include "util/diag.h"
 #include "host/execpath.h"
+#include "host/fs.h"
 #include "cells/expand.h"
 #include "phase/libsrc.h"
 #include "phase/phase.h"
@@ -20,6 +21,7 @@
 #include "cells/select.h"
 #include "util/exitcode.h"
 #include "util/opts.h"
+#include "util/units.h"
 
 #ifndef FSPLAN_VERSION
 #define FSPLAN_VERSION "0.0.0"
@@ -145,6 +147,42 @@ static int load(struct plan_opts *o, struct plan **p, struct expansion **e)
 	return 0;
 }
 
+/*
+ * Warn of a config whose mkfs refuses the plan's image size or its mkfs
+ * options, by the tool's own dry run (ext2/3/4 and xfs have one), before
+ * a run fails every cell of it: xfs below 300 MB, an unknown -O feature.
+ * Each type and option string once.
+ */
+static void mkfs_warn(const struct expansion *e)
+{
+	const struct plan *p = e->plan;
+	char why[256], size[32];
+
+	if (p->target.kind != TARGET_IMAGE)
+		return;
+	units_fmt_size(p->target.image_bytes, size, sizeof(size));
+	for (int i = 0; i < e->n_confs; i++) {
+		const struct fsconf *fc = &e->confs[i];
+		struct diag d = { 0 };
+		int seen = 0;
+
+		for (int j = 0; j < i && !seen; j++)
+			seen = !strcmp(e->confs[j].fs->type.s,
+				       fc->fs->type.s) &&
+			       !strcmp(e->confs[j].mkfs, fc->mkfs);
+		if (seen || fc->fs->nodev ||
+		    fs_mkfs_dry(fc->fs->type.s, fc->mkfs,
+				p->target.image_bytes, why, sizeof(why)) != 1)
+			continue;
+		diag_set(&d, p->file, p->text, fc->fs->type.pos,
+			 "warning: %s: a dry run of 'mkfs.%s%s%s' on a %s "
+			 "image fails, so every cell of it would: %s",
+			 fc->label, fc->fs->type.s, *fc->mkfs ? " " : "",
+			 fc->mkfs, size, why);
+		diag_print(&d);
+	}
+}
+
 static int cmd_check(int argc, char **argv)
 {
 	struct plan_opts o = { 0 };
@@ -154,6 +192,8 @@ static int cmd_check(int argc, char **argv)
 
 	if (rc == OPTS_GO)
 		rc = load(&o, &p, &e);
+	if (!rc && e)
+		mkfs_warn(e);
 	expansion_free(e);
 	plan_free(p);
 	opts_free(&check_cmd, &o);

@@ -135,20 +135,17 @@ int fs_run(const char *const argv[], int log_fd, double timeout_s, char *last,
 	return proc_status(&res);
 }
 
-int fs_mkfs(const char *type, const char *opts, const char *dev, int force,
-	    int log_fd, char *err, size_t errlen)
+/* argv of mkfs.<type> [flag] [force] <words> <dev>, in tool's buffer. */
+static void mkfs_argv(const char *argv[256], char tool[128], const char *type,
+		      const char *flag, int force, char **words,
+		      const char *dev)
 {
-	char tool[128], last[256];
-	char **words = fs_split_words(opts, NULL);
-	const char *argv[256];
-	int n = 0, rc;
+	int n = 0;
 
-	if (!words) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	snprintf(tool, sizeof(tool), "mkfs.%s", type);
+	snprintf(tool, 128, "mkfs.%s", type);
 	argv[n++] = tool;
+	if (flag)
+		argv[n++] = flag;
 	if (force && (!strcmp(type, "xfs") || !strcmp(type, "btrfs")))
 		argv[n++] = "-f";
 	else if (force && !strncmp(type, "ext", 3))
@@ -157,6 +154,54 @@ int fs_mkfs(const char *type, const char *opts, const char *dev, int force,
 		argv[n++] = words[i];
 	argv[n++] = dev;
 	argv[n] = NULL;
+}
+
+int fs_mkfs_dry(const char *type, const char *opts, uint64_t bytes,
+		char *why, size_t len)
+{
+	/* the tools' own no-op modes: the layout, checked, not written */
+	const char *flag = !strcmp(type, "xfs") ? "-N" :
+			   (!strcmp(type, "ext2") || !strcmp(type, "ext3") ||
+			    !strcmp(type, "ext4")) ? "-n" : NULL;
+	char tool[128], last[256] = "", path[] = "/tmp/fsplan-dry-XXXXXX";
+	char **words;
+	const char *argv[256];
+	int fd, rc;
+
+	if (!flag || !(words = fs_split_words(opts, NULL)))
+		return -1;
+	fd = mkstemp(path);
+	if (fd < 0) {
+		free(words);
+		return -1;
+	}
+	/* sparse: no space taken, whatever the size; ext's -F: a file */
+	rc = ftruncate(fd, (off_t)bytes);
+	close(fd);
+	mkfs_argv(argv, tool, type, flag, flag[1] == 'n', words, path);
+	if (!rc)
+		rc = fs_run(argv, -1, 60, last, sizeof(last));
+	unlink(path);
+	free(words);
+	if (rc <= 0 || rc > 128 || rc == 127 || rc == 126)
+		return rc ? -1 : 0;	/* ran fine, or could not be run */
+	snprintf(why, len, "%s", last[0] ? last : "no reason printed");
+	return 1;
+}
+
+int fs_mkfs(const char *type, const char *opts, const char *dev, int force,
+	    int log_fd, char *err, size_t errlen)
+{
+	char tool[128], last[256];
+	char **words = fs_split_words(opts, NULL);
+	const char *argv[256];
+	int rc;
+
+	if (!words) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	mkfs_argv(argv, tool, type, NULL, force, words, dev);
 	if (log_fd >= 0) {
 		dprintf(log_fd, "#");
 		for (int i = 0; argv[i]; i++)

@@ -3,6 +3,7 @@
 #define FSPLAN_FS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Whether /proc/filesystems lists type now; *nodev (if given) says
  * whether it is marked nodev there. */
@@ -32,6 +33,15 @@ int fs_run(const char *const argv[], int log_fd, double timeout_s, char *last,
  * existing signature (xfs, btrfs). Returns 0 or -1 with err. */
 int fs_mkfs(const char *type, const char *opts, const char *dev, int force,
 	    int log_fd, char *err, size_t errlen);
+
+/*
+ * mkfs.<type> <opts> in its no-op mode (ext2/3/4 -n, xfs -N) on a sparse
+ * file of bytes, made and removed in /tmp: 1 when it refuses (its last
+ * line in why: "Filesystem must be larger than 300MB."), 0 when it
+ * would make it, -1 when it cannot tell (no such mode, no such tool).
+ */
+int fs_mkfs_dry(const char *type, const char *opts, uint64_t bytes,
+		char *why, size_t len);
 
 /*
  * What the filesystem under dir answers to the non-blocking read and
