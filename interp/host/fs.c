@@ -159,10 +159,10 @@ static void mkfs_argv(const char *argv[256], char tool[128], const char *type,
 int fs_mkfs_dry(const char *type, const char *opts, uint64_t bytes,
 		char *why, size_t len)
 {
+	int ext = !strcmp(type, "ext2") || !strcmp(type, "ext3") ||
+		  !strcmp(type, "ext4");
 	/* the tools' own no-op modes: the layout, checked, not written */
-	const char *flag = !strcmp(type, "xfs") ? "-N" :
-			   (!strcmp(type, "ext2") || !strcmp(type, "ext3") ||
-			    !strcmp(type, "ext4")) ? "-n" : NULL;
+	const char *flag = !strcmp(type, "xfs") ? "-N" : ext ? "-n" : NULL;
 	char tool[128], last[256] = "", path[] = "/tmp/fsplan-dry-XXXXXX";
 	char **words;
 	const char *argv[256];
@@ -175,10 +175,11 @@ int fs_mkfs_dry(const char *type, const char *opts, uint64_t bytes,
 		free(words);
 		return -1;
 	}
-	/* sparse: no space taken, whatever the size; ext's -F: a file */
+	/* sparse: no space taken, whatever the size */
 	rc = ftruncate(fd, (off_t)bytes);
 	close(fd);
-	mkfs_argv(argv, tool, type, flag, flag[1] == 'n', words, path);
+	/* forced for ext: mke2fs asks before it formats a regular file */
+	mkfs_argv(argv, tool, type, flag, ext, words, path);
 	if (!rc)
 		rc = fs_run(argv, -1, 60, last, sizeof(last));
 	unlink(path);

@@ -17,7 +17,9 @@ struct target_dev {
 	char image[4096];	/* the image file, or "" */
 	int lock_fd;		/* flock on the image while it is ours */
 	int dio;		/* loop: it reads its file with O_DIRECT */
-	int ours;		/* device: it carries its resumed run's own filesystem */
+	/* device: what it carries is the run's own (a resumed run's, found
+	 * by the guard, or made by this run's first mkfs) */
+	int ours;
 };
 
 /*
@@ -63,9 +65,8 @@ int target_device_open(struct target_dev *t, const char *device,
 		       const char *rundir, const char *workdir,
 		       json_t **identity, int *refused, struct diag *d);
 
-/* The filesystem libblkid finds on dev: its TYPE and UUID ("" where it
- * has none). 0, or -1 (cannot open or probe it, or none found). */
-int target_device_fs(const char *dev, char *type, size_t tlen, char *uuid,
-		     size_t ulen);
+/* The UUID libblkid finds on dev's filesystem. 0, or -1 (cannot open
+ * or probe it, no filesystem, or one without a UUID). */
+int target_device_uuid(const char *dev, char *uuid, size_t len);
 
 #endif

@@ -427,11 +427,11 @@ static int check_signatures(int fd, const char *real, int wipe,
 					  BLKID_SUBLKS_UUID);
 	blkid_probe_enable_partitions(pr, 1);
 	rc = blkid_do_safeprobe(pr);	/* 0 found, 1 none, -2 ambivalent */
-	if (rc == 0)
+	if (rc == 0) {
 		describe(pr, what, sizeof(what));
-	if (rc == 0 && !blkid_probe_lookup_value(pr, "UUID", &v, NULL))
-		snprintf(uuid, sizeof(uuid), "%s", v);
-	else if (rc == -2)
+		if (!blkid_probe_lookup_value(pr, "UUID", &v, NULL))
+			snprintf(uuid, sizeof(uuid), "%s", v);
+	} else if (rc == -2)
 		snprintf(what, sizeof(what), "more than one signature "
 			 "(libblkid cannot tell which)");
 	blkid_free_probe(pr);
@@ -456,28 +456,24 @@ static int check_signatures(int fd, const char *real, int wipe,
 	return 0;
 }
 
-int target_device_fs(const char *dev, char *type, size_t tlen, char *uuid,
-		     size_t ulen)
+int target_device_uuid(const char *dev, char *uuid, size_t len)
 {
 	const char *v;
 	blkid_probe pr;
 	int fd, rc = -1;
 
-	type[0] = uuid[0] = '\0';
+	uuid[0] = '\0';
 	fd = open(dev, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	pr = blkid_new_probe();
 	if (pr && !blkid_probe_set_device(pr, fd, 0, 0)) {
 		blkid_probe_enable_superblocks(pr, 1);
-		blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE |
-						  BLKID_SUBLKS_UUID);
-		if (blkid_do_safeprobe(pr) == 0) {
+		blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_UUID);
+		if (blkid_do_safeprobe(pr) == 0 &&
+		    !blkid_probe_lookup_value(pr, "UUID", &v, NULL)) {
+			snprintf(uuid, len, "%s", v);
 			rc = 0;
-			if (!blkid_probe_lookup_value(pr, "TYPE", &v, NULL))
-				snprintf(type, tlen, "%s", v);
-			if (!blkid_probe_lookup_value(pr, "UUID", &v, NULL))
-				snprintf(uuid, ulen, "%s", v);
 		}
 	}
 	blkid_free_probe(pr);

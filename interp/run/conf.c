@@ -389,12 +389,11 @@ const char *conf_loop_io(const struct live *l)
  */
 static void device_fs(struct run *r, const char *type, int made)
 {
-	char found[64], uuid[64];
+	char uuid[64];
 	json_t *o = json_object();
 
 	json_object_set_new(o, "type", json_string(type));
-	if (made && !target_device_fs(r->dev.path, found, sizeof(found), uuid,
-				      sizeof(uuid)) && *uuid)
+	if (made && !target_device_uuid(r->dev.path, uuid, sizeof(uuid)))
 		json_object_set_new(o, "uuid", json_string(uuid));
 	else
 		json_object_set_new(o, "uuid", json_null());
@@ -431,10 +430,10 @@ int conf_up(struct run *r, struct live *l, char *err, size_t len)
 		 * mkfs may overwrite (xfs and btrfs refuse, unforced, the
 		 * ext4 of the config before). */
 		int force = p->target.kind == TARGET_DEVICE &&
-			    (p->target.wipe || r->dev_ours);
+			    (p->target.wipe || r->dev.ours);
 
 		if (p->target.kind == TARGET_DEVICE) {
-			r->dev_ours = 1;
+			r->dev.ours = 1;
 			device_fs(r, fc->fs->type.s, 0);
 		}
 		t = clock_now();

@@ -158,6 +158,7 @@ static int guard_target(struct run *r, json_t **identity, int resume)
 	const struct plan_target *t = &r->plan->target;
 	struct diag d = { 0 };
 	const char *own = NULL;
+	char own_uuid[64];
 	struct stat st;
 	int refused = 0;
 
@@ -168,10 +169,10 @@ static int guard_target(struct run *r, json_t **identity, int resume)
 		json_t *fs = manifest_read_key(r->dir, "device_fs");
 
 		if (json_is_object(fs)) {
-			snprintf(r->dev_own, sizeof(r->dev_own), "%s",
+			snprintf(own_uuid, sizeof(own_uuid), "%s",
 				 json_string_value(json_object_get(fs,
 					"uuid")) ?: "");
-			own = r->dev_own;
+			own = own_uuid;
 		}
 		json_decref(fs);
 	}
@@ -213,7 +214,6 @@ static int guard_target(struct run *r, json_t **identity, int resume)
 			diag_print(&d);
 			return refused ? EXIT_REFUSED : EXIT_USAGE;
 		}
-		r->dev_ours = r->dev.ours;
 		json_object_set_new(*identity, "kind", json_string("device"));
 		return 0;
 	}

@@ -32,8 +32,6 @@ struct run {
 					 * FSPLAN_RUNTIME_DIR in our namespace */
 	const char *destroy;		/* --destroy */
 	struct target_dev dev;		/* target.device, guarded */
-	int dev_ours;			/* a mkfs of this run went to it */
-	char dev_own[64];		/* --resume: its device_fs UUID */
 	struct csv *csv;		/* results.csv: the sink writes it */
 	struct manifest *man;		/* manifest.json's contents */
 	unsigned char *done;		/* per cell: already in results.csv
