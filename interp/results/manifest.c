@@ -371,20 +371,14 @@ json_t *manifest_read_key(const char *dir, const char *key)
 
 int manifest_read_plan_sha(const char *dir, char sha[65])
 {
-	char path[PATH_MAX];
-	json_error_t err;
-	json_t *root, *s;
+	json_t *plan = manifest_read_key(dir, "plan");
+	json_t *s = json_object_get(plan, "sha256");
 	int rc = -1;
 
-	snprintf(path, sizeof(path), "%s/manifest.json", dir);
-	root = json_load_file(path, 0, &err);
-	if (!root)
-		return -1;
-	s = json_object_get(json_object_get(root, "plan"), "sha256");
 	if (json_is_string(s) && strlen(json_string_value(s)) == 64) {
 		memcpy(sha, json_string_value(s), 65);
 		rc = 0;
 	}
-	json_decref(root);
+	json_decref(plan);
 	return rc;
 }
