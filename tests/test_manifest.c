@@ -374,3 +374,59 @@ Test(manifest, plan_sha_read_back)
 	fclose(f);
 	cr_expect_eq(manifest_read_plan_sha(dir, got), -1, "no sha at all");
 }
+
+/* A resume remakes only the configs it has cells of; the manifest keeps
+ * what the first run recorded of the others, and says a config whose
+ * every cell finished before the stop is done. */
+Test(manifest, a_resume_keeps_the_configs_it_does_not_remake)
+{
+	json_t *root, *confs;
+
+	make(NULL, NULL);
+	manifest_conf(man, 0, "status", json_string("done"));
+	manifest_conf(man, 0, "mkfs_s", json_real(0.25));
+	manifest_conf(man, 0, "mount_applied", json_string("rw,noatime"));
+	/* the stop came after config 2's last cell, before its status */
+	manifest_conf(man, 1, "status", json_string("interrupted"));
+	for (size_t i = 0; i < ex->n_cells; i++)
+		manifest_cell(man, i, "ok", NULL);
+	cr_assert_eq(manifest_write(man, dir), 0);
+	manifest_free(man);
+
+	make(NULL, NULL);
+	cr_assert_eq(manifest_resume(man, dir), 0);
+	cr_assert_eq(manifest_write(man, dir), 0);
+	root = read_back();
+	confs = json_object_get(root, "configs");
+	cr_expect_str_eq(str(json_array_get(confs, 0), "status"), "done");
+	cr_expect_str_eq(str(json_array_get(confs, 0), "mount_applied"),
+			 "rw,noatime");
+	cr_expect_eq(json_real_value(json_object_get(json_array_get(confs, 0),
+						     "mkfs_s")), 0.25);
+	cr_expect_str_eq(str(json_array_get(confs, 1), "status"), "done");
+	json_decref(root);
+}
+
+/* order: rounds makes a config anew each round: each round's figures
+ * stay, in the config's "rounds". */
+Test(manifest, each_round_keeps_its_own_figures)
+{
+	json_t *root, *rounds;
+
+	make(NULL, NULL);
+	manifest_conf_round(man, 1, 2, "mkfs_s", json_real(0.5));
+	manifest_conf_round(man, 1, 1, "mkfs_s", json_real(0.75));
+	manifest_conf_round(man, 1, 1, "mount_s", json_real(0.125));
+	cr_assert_eq(manifest_write(man, dir), 0);
+	root = read_back();
+	rounds = json_object_get(json_array_get(json_object_get(root,
+		"configs"), 1), "rounds");
+	cr_assert_eq(json_array_size(rounds), 2);
+	cr_expect_eq(json_real_value(json_object_get(json_array_get(rounds, 0),
+						     "mkfs_s")), 0.75);
+	cr_expect_eq(json_real_value(json_object_get(json_array_get(rounds, 0),
+						     "mount_s")), 0.125);
+	cr_expect_eq(json_real_value(json_object_get(json_array_get(rounds, 1),
+						     "mkfs_s")), 0.5);
+	json_decref(root);
+}

@@ -496,6 +496,16 @@ Test(run, setup_and_teardown_hooks_run_as_root, .fini = fini,
 	cr_expect_str_eq(e2e_read(path), "ext4\n");
 }
 
+/* How many times needle is in hay. */
+static int count_of(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
 /* The position of the first line of log holding s, or -1. */
 static long log_at(const char *log, const char *s)
 {
@@ -614,6 +624,9 @@ Test(run, order_rounds_rotates_and_makes_each_round_anew, .fini = fini,
 			 "ext4,,noatime,,,3,mkfs_s,"), "%s", e2e_read(path));
 	snprintf(path, sizeof(path), "%s/manifest.json", rd);
 	cr_expect(strstr(e2e_read(path), "\"order\": \"rounds\""));
+	/* the config's entry keeps each round's figures */
+	cr_expect_eq(count_of(e2e_read(path), "\"mkfs_s\""), 6, "%s",
+		     e2e_read(path));
 	cr_assert_eq(e2e_fsplan((const char *[]){ "report", rd, NULL }), 0,
 		     "%s", e2e_err);
 	cr_expect(strstr(e2e_out, "\norder: rounds (repetition k of every "

@@ -237,6 +237,20 @@ void manifest_conf(struct manifest *m, int conf, const char *key, json_t *v)
 	json_object_set_new(json_array_get(m->configs, conf), key, v);
 }
 
+void manifest_conf_round(struct manifest *m, int conf, int round,
+			 const char *key, json_t *v)
+{
+	json_t *o = json_array_get(m->configs, conf), *rounds;
+
+	if (!(rounds = json_object_get(o, "rounds"))) {
+		rounds = json_array();
+		json_object_set_new(o, "rounds", rounds);
+	}
+	while (json_array_size(rounds) < (size_t)round)
+		json_array_append_new(rounds, json_object());
+	json_object_set_new(json_array_get(rounds, (size_t)round - 1), key, v);
+}
+
 void manifest_cell(struct manifest *m, size_t cell, const char *status,
 		   const char *reason)
 {
@@ -267,6 +281,56 @@ static json_t *run_entry(json_t *from)
 	return o;
 }
 
+static int finished(const char *status)
+{
+	return status && (!strcmp(status, "ok") || !strcmp(status, "failed") ||
+			  !strcmp(status, "skipped"));
+}
+
+/* Whether every cell of config index the old manifest lists finished (a
+ * stop can come between a config's last cell and its status). */
+static int conf_finished(json_t *cells, json_t *index)
+{
+	json_t *c;
+	size_t i;
+
+	json_array_foreach(cells, i, c)
+		if (json_equal(json_object_get(c, "config"), index) &&
+		    !finished(json_string_value(json_object_get(c, "status"))))
+			return 0;
+	return 1;
+}
+
+/* A resume remakes only the configs it has cells of: the others keep
+ * what the run that made them recorded (status, applied options,
+ * figures, probe), and those it remakes have it replaced as they go. */
+static void carry_configs(struct manifest *m, json_t *old)
+{
+	json_t *was, *now, *v;
+	const char *key;
+	size_t i;
+
+	json_array_foreach(json_object_get(old, "configs"), i, was) {
+		const char *st;
+
+		now = json_array_get(m->configs, i);
+		if (!json_equal(json_object_get(was, "label"),
+				json_object_get(now, "label")))
+			continue;
+		json_object_foreach(was, key, v)
+			if (!json_object_get(now, key) ||
+			    !strcmp(key, "status"))
+				json_object_set_new(now, key,
+						    json_deep_copy(v));
+		st = json_string_value(json_object_get(was, "status"));
+		if (st && (!strcmp(st, "interrupted") ||
+			   !strcmp(st, "running")) &&
+		    conf_finished(json_object_get(old, "cells"),
+				  json_object_get(was, "index")))
+			json_object_set_new(now, "status", json_string("done"));
+	}
+}
+
 int manifest_resume(struct manifest *m, const char *dir)
 {
 	char path[PATH_MAX];
@@ -294,6 +358,7 @@ int manifest_resume(struct manifest *m, const char *dir)
 	if (json_object_get(old, "device_fs"))
 		json_object_set_new(m->root, "device_fs", json_deep_copy(
 			json_object_get(old, "device_fs")));
+	carry_configs(m, old);
 	/* what finished then keeps its status (results.csv has its rows) */
 	json_array_foreach(json_object_get(old, "cells"), i, cell) {
 		const char *id = json_string_value(json_object_get(cell, "id"));
@@ -302,8 +367,7 @@ int manifest_resume(struct manifest *m, const char *dir)
 		json_t *mine;
 		size_t k;
 
-		if (!id || !st || (strcmp(st, "ok") && strcmp(st, "failed") &&
-				   strcmp(st, "skipped")))
+		if (!id || !finished(st))
 			continue;
 		json_array_foreach(m->cells, k, mine)
 			if (!strcmp(json_string_value(json_object_get(mine,

@@ -29,6 +29,10 @@ void manifest_free(struct manifest *m);
  * cell (expansion index, 0-based); the value is taken over. */
 void manifest_set(struct manifest *m, const char *key, json_t *v);
 void manifest_conf(struct manifest *m, int conf, const char *key, json_t *v);
+/* A config's figure of round (order: rounds, from 1): in its "rounds"
+ * array, one object a round, as each round makes the config anew. */
+void manifest_conf_round(struct manifest *m, int conf, int round,
+			 const char *key, json_t *v);
 void manifest_phase(struct manifest *m, int phase, const char *key,
 		    json_t *v);
 void manifest_cell(struct manifest *m, size_t cell, const char *status,

@@ -114,7 +114,11 @@ void sink_conf_metric(struct sink *s, const struct csv_key *k, int conf,
 	rc = csv_sync(s->csv);
 	if (rc)
 		lost_write(s, "results.csv", -rc);
-	manifest_conf(s->man, conf, metric, json_real(secs));
+	if (k->rep)	/* order: rounds: each round's own */
+		manifest_conf_round(s->man, conf, k->rep, metric,
+				    json_real(secs));
+	else
+		manifest_conf(s->man, conf, metric, json_real(secs));
 }
 
 struct reported {
