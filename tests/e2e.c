@@ -343,7 +343,9 @@ int e2e_loops_under(const char *prefix)
 	return hit;
 }
 
-int e2e_processes_with(const char *token)
+/* The processes with token in their command line (not the tests'):
+ * how many, and the first one's pid in *first. */
+static int scan_processes(const char *token, pid_t *first)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *de;
@@ -368,12 +370,26 @@ int e2e_processes_with(const char *token)
 			if (!buf[i])
 				buf[i] = ' ';
 		buf[n] = '\0';
-		if (strstr(buf, token) && !strstr(buf, "fsplan-tests"))
-			hit++;
+		if (strstr(buf, token) && !strstr(buf, "fsplan-tests") &&
+		    !hit++ && first)
+			*first = (pid_t)atoi(de->d_name);
 	}
 	if (d)
 		closedir(d);
 	return hit;
+}
+
+int e2e_processes_with(const char *token)
+{
+	return scan_processes(token, NULL);
+}
+
+pid_t e2e_process_with(const char *token)
+{
+	pid_t pid = 0;
+
+	scan_processes(token, &pid);
+	return pid;
 }
 
 double e2e_num(const char *rundir, const char *cell, const char *metric)

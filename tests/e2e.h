@@ -47,6 +47,8 @@ const char *e2e_failed(const char *rundir);
 int e2e_mounted_under(const char *prefix);
 int e2e_loops_under(const char *prefix);
 int e2e_processes_with(const char *token);
+/* A process with token in its command line, or 0. */
+pid_t e2e_process_with(const char *token);
 
 /* Read a whole file (static buffer); "" if missing. */
 const char *e2e_read(const char *path);

@@ -211,25 +211,38 @@ Test(refuse, a_blank_device_takes_every_config_in_turn, .init = setup,
  * after the first, ext4, finished: what a --resume then finds on the
  * device is the run's own xfs. Returns the plan's path.
  */
-static const char *stopped_in_config_2(void)
+/* A run on the device in the background, into tmpdir/run, of a plan
+ * with these filesystems and a phase nap of command exec. */
+static pid_t start_on_device(const char *filesystems, const char *exec,
+			     const char **plan)
 {
-	char text[1024], log[512], rd[300];
-	const char *p;
-	int status, tries = 0;
+	char text[1024], rd[300];
 	pid_t pid;
 
 	snprintf(text, sizeof(text),
 		 "fsplan: 1\n"
 		 "target: {device: %s}\n"
-		 "filesystems: [{type: ext4}, {type: xfs}]\n"
-		 "phases: [{name: nap, exec: 'sleep 2; stat -f -c %%T .'}]\n",
-		 loopdev);
-	p = e2e_write(e2e_tmpdir(), "plan.yaml", text);
+		 "filesystems: %s\n"
+		 "phases: [{name: nap, exec: '%s'}]\n",
+		 loopdev, filesystems, exec);
+	*plan = e2e_write(e2e_tmpdir(), "plan.yaml", text);
 	snprintf(rd, sizeof(rd), "%s/run", e2e_tmpdir());
-	snprintf(log, sizeof(log), "%s/log.txt", rd);
-	pid = e2e_fsplan_bg((const char *[]){ "run", p, "-o", rd, "-q",
+	pid = e2e_fsplan_bg((const char *[]){ "run", *plan, "-o", rd, "-q",
 					      "--destroy", loopdev, NULL });
 	cr_assert_gt(pid, 0);
+	return pid;
+}
+
+static const char *stopped_in_config_2(void)
+{
+	char text[1024], log[512], rd[300];
+	const char *p;
+	int status, tries = 0;
+	pid_t pid = start_on_device("[{type: ext4}, {type: xfs}]",
+				    "sleep 2; stat -f -c %T .", &p);
+
+	snprintf(rd, sizeof(rd), "%s/run", e2e_tmpdir());
+	snprintf(log, sizeof(log), "%s/log.txt", rd);
 	while (!strstr(e2e_read(log), "xfs/nap#1: run") && tries++ < 400)
 		nanosleep(&(struct timespec){ 0, 50000000 }, NULL);
 	kill(pid, SIGTERM);
@@ -263,6 +276,47 @@ Test(refuse, a_stopped_device_run_resumes_on_its_own_filesystem,
 	snprintf(rd, sizeof(rd), "%s/run", e2e_tmpdir());
 	cr_expect_eq(rc, 0, "exit %d: %s\n%s", rc, e2e_err, e2e_failed(rd));
 	cr_expect_str_eq(e2e_metric(rd, "xfs/nap#1", "status"), "ok");
+	cr_expect_eq(e2e_mounted_under(e2e_tmpdir()), 0);
+}
+
+/*
+ * Stopped inside a mkfs: the manifest names the type with a null UUID
+ * (the mkfs had not told what it made), and the resume takes whatever
+ * the device then holds for the run's own. ext4's -c reads the whole
+ * device for bad blocks first: half a second to catch the mkfs in, and
+ * SIGSTOP holds it there until the run is stopped.
+ */
+Test(refuse, a_run_stopped_inside_its_mkfs_resumes, .init = setup,
+     .fini = teardown, .timeout = 120)
+{
+	char text[1024], rd[300], token[128];
+	const char *p;
+	pid_t pid = start_on_device("[{type: xfs}, {type: ext4, mkfs: -c}]",
+				    "stat -f -c %T .", &p), mkfs = 0;
+	int status, rc;
+
+	snprintf(rd, sizeof(rd), "%s/run", e2e_tmpdir());
+	snprintf(token, sizeof(token), "mkfs.ext4 -F -c %s ", loopdev);
+	for (int i = 0; i < 3000 && !mkfs; i++) {
+		mkfs = e2e_process_with(token);
+		if (!mkfs)
+			nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+	}
+	if (mkfs)
+		kill(mkfs, SIGSTOP);
+	kill(pid, SIGTERM);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	if (mkfs)
+		kill(mkfs, SIGCONT);	/* had the stop not swept it */
+	cr_assert(mkfs, "config 2's mkfs was never seen");
+	cr_expect_eq(WEXITSTATUS(status), 143);
+	cr_expect_str_eq(e2e_metric(rd, "xfs/nap#1", "status"), "ok");
+	snprintf(text, sizeof(text), "%s/manifest.json", rd);
+	cr_expect(strstr(e2e_read(text), "\"uuid\": null"), "%s",
+		  e2e_read(text));
+	rc = resume(p);
+	cr_expect_eq(rc, 0, "exit %d: %s\n%s", rc, e2e_err, e2e_failed(rd));
+	cr_expect_str_eq(e2e_metric(rd, "ext4:-c/nap#1", "status"), "ok");
 	cr_expect_eq(e2e_mounted_under(e2e_tmpdir()), 0);
 }
 

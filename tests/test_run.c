@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "e2e.h"
+#include "util/clock.h"
 
 static void fini(void)
 {
@@ -373,6 +374,59 @@ Test(run, sigkill_leaves_nothing_and_resume_completes, .fini = fini,
 {
 	e2e_require_root();
 	interrupt_then_resume(SIGKILL);
+}
+
+/*
+ * A stop during a config's setup hook stops the hook (a second's grace,
+ * then SIGKILL) instead of waiting out its hour, and fails nothing: the
+ * config is interrupted, and the resume makes it. The hook sleeps only
+ * the first time.
+ */
+Test(run, a_stop_cuts_a_setup_hook_short_and_fails_nothing, .fini = fini,
+     .timeout = 90)
+{
+	const char *dir = e2e_tmpdir();
+	char text[512], rd[300], log[320], token[48];
+	const char *plan;
+	double t;
+	int status, tries = 0, mark = (int)(getpid() % 100000);
+	pid_t pid;
+
+	e2e_require_root();
+	snprintf(token, sizeof(token), "sleep 60.%05d", mark);
+	snprintf(text, sizeof(text),
+		 "fsplan: 1\n"
+		 "target: {image: 64M}\n"
+		 "filesystems:\n"
+		 "  - type: ext4\n"
+		 "    setup: test -e %s/slept || { touch %s/slept; %s; }\n"
+		 "phases: [{name: t, exec: 'true'}]\n", dir, dir, token);
+	plan = e2e_write(dir, "plan.yaml", text);
+	snprintf(rd, sizeof(rd), "%s/run", dir);
+	snprintf(log, sizeof(log), "%s/log.txt", rd);
+	pid = e2e_fsplan_bg((const char *[]){ "run", plan, "-o", rd, "-q",
+					      NULL });
+	cr_assert_gt(pid, 0);
+	while (!e2e_processes_with(token) && tries++ < 400)
+		usleep(50000);
+	cr_assert(tries < 400, "the hook never ran:\n%s", e2e_read(log));
+	t = clock_now();
+	kill(pid, SIGTERM);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	t = clock_now() - t;
+	cr_expect_eq(WEXITSTATUS(status), 143);
+	cr_expect_lt(t, 10, "the stop waited %.1f s for the hook", t);
+	cr_expect_eq(e2e_processes_with(token), 0, "the hook survived");
+	cr_expect_null(e2e_metric(rd, "ext4/t#1", "status"),
+		       "the stop recorded the cell:\n%s", e2e_read(log));
+	snprintf(text, sizeof(text), "%s/manifest.json", rd);
+	cr_expect(strstr(e2e_read(text), "\"interrupted\""), "%s",
+		  e2e_read(text));
+	cr_assert_eq(e2e_fsplan((const char *[]){ "run", plan, "--resume", rd,
+						  "-q", NULL }), 0, "%s",
+		     e2e_err);
+	cr_expect_str_eq(e2e_metric(rd, "ext4/t#1", "status"), "ok");
+	expect_clean(dir);
 }
 
 Test(run, ten_cells_leave_the_system_as_found, .fini = fini, .timeout = 120)

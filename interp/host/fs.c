@@ -56,7 +56,7 @@ int fs_available(const char *type, int nodev, char *why, size_t len)
 		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
 
 		/* modprobe may be missing; then the kernel answer stands */
-		fs_run(argv, null, 30, NULL, 0);
+		fs_run(argv, null, 30, NULL, NULL, 0);
 		if (null >= 0)
 			close(null);
 		if (!fs_kernel_has(type, NULL)) {
@@ -120,13 +120,13 @@ char **fs_split_words(const char *s, int *argc)
 	return v;
 }
 
-int fs_run(const char *const argv[], int log_fd, double timeout_s, char *last,
-	   size_t lastlen)
+int fs_run(const char *const argv[], int log_fd, double timeout_s,
+	   volatile sig_atomic_t *stop, char *last, size_t lastlen)
 {
 	const struct proc_job job = {
 		.argv = argv, .out_fd = PROC_PIPE, .err_fd = PROC_PIPE,
-		.pipe_at = -1, .timeout_s = timeout_s, .log_fd = log_fd,
-		.last = last, .last_len = lastlen,
+		.pipe_at = -1, .timeout_s = timeout_s, .stop = stop,
+		.log_fd = log_fd, .last = last, .last_len = lastlen,
 	};
 	struct proc_result res;
 
@@ -181,7 +181,7 @@ int fs_mkfs_dry(const char *type, const char *opts, uint64_t bytes,
 	/* forced for ext: mke2fs asks before it formats a regular file */
 	mkfs_argv(argv, tool, type, flag, ext, words, path);
 	if (!rc)
-		rc = fs_run(argv, -1, 60, last, sizeof(last));
+		rc = fs_run(argv, -1, 60, NULL, last, sizeof(last));
 	unlink(path);
 	free(words);
 	if (rc <= 0 || rc > 128 || rc == 127 || rc == 126)
@@ -191,7 +191,8 @@ int fs_mkfs_dry(const char *type, const char *opts, uint64_t bytes,
 }
 
 int fs_mkfs(const char *type, const char *opts, const char *dev, int force,
-	    int log_fd, char *err, size_t errlen)
+	    volatile sig_atomic_t *stop, int log_fd, char *err,
+	    size_t errlen)
 {
 	char tool[128], last[256];
 	char **words = fs_split_words(opts, NULL);
@@ -209,7 +210,7 @@ int fs_mkfs(const char *type, const char *opts, const char *dev, int force,
 			dprintf(log_fd, " %s", argv[i]);
 		dprintf(log_fd, "\n");
 	}
-	rc = fs_run(argv, log_fd, 600, last, sizeof(last));
+	rc = fs_run(argv, log_fd, 600, stop, last, sizeof(last));
 	free(words);
 	if (rc == 0)
 		return 0;

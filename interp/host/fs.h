@@ -2,6 +2,7 @@
 #ifndef FSPLAN_FS_H
 #define FSPLAN_FS_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,17 +23,21 @@ char **fs_split_words(const char *s, int *argc);
 
 /*
  * Run argv without a shell (proc_run), stdin /dev/null, stdout+stderr
- * appended to log_fd, its process group killed after timeout_s. Returns
- * its exit status, 128+signal, or -1 if it could not start; the last
- * line it printed is kept in last (for an error message).
+ * appended to log_fd, its process group killed after timeout_s, or
+ * stopped when *stop is set (SIGTERM, SIGKILL a second later; stop may
+ * be NULL). Returns its exit status, 128+signal, or -1 if it could not
+ * start; the last line it printed is kept in last (for an error
+ * message).
  */
-int fs_run(const char *const argv[], int log_fd, double timeout_s, char *last,
-	   size_t lastlen);
+int fs_run(const char *const argv[], int log_fd, double timeout_s,
+	   volatile sig_atomic_t *stop, char *last, size_t lastlen);
 
 /* mkfs.<type> <opts> <dev>; force adds -f for mkfs tools that refuse an
- * existing signature (xfs, btrfs). Returns 0 or -1 with err. */
+ * existing signature (xfs, btrfs); stopped as fs_run's. Returns 0 or -1
+ * with err. */
 int fs_mkfs(const char *type, const char *opts, const char *dev, int force,
-	    int log_fd, char *err, size_t errlen);
+	    volatile sig_atomic_t *stop, int log_fd, char *err,
+	    size_t errlen);
 
 /*
  * mkfs.<type> <opts> in its no-op mode (ext2/3/4 -n, xfs -N) on a sparse

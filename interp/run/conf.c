@@ -89,9 +89,11 @@ static void vol_metric(struct run *r, const struct live *l, int i,
 	conf_metric(r, l, name, secs);
 }
 
-/* Run a root hook (setup/teardown) through the shell, output to log. */
+/* Run a root hook (setup/teardown) through the shell, output to log;
+ * a stop of the run stops it when stop is set (a setup: a teardown
+ * cleans up after one, and runs to its end). */
 static int hook(struct run *r, struct live *l, const char *what,
-		const char *cmd)
+		const char *cmd, int stop)
 {
 	const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
 	char last[256], devs[PLAN_MAX_VOLUMES * 257] = "";
@@ -111,7 +113,8 @@ static int hook(struct run *r, struct live *l, const char *what,
 		return -1;
 	}
 	runlog("%s: %s: %s", l->cid, what, cmd);
-	rc = fs_run(argv, runlog_fd(), 3600, last, sizeof(last));
+	rc = fs_run(argv, runlog_fd(), 3600, stop ? &r->stop : NULL, last,
+		    sizeof(last));
 	if (rc)
 		runlog("%s: %s failed (status %d): %s", l->cid, what, rc, last);
 	return rc;
@@ -416,7 +419,7 @@ int conf_up(struct run *r, struct live *l, char *err, size_t len)
 	for (int i = 0; !is_dir && !fc->fs->nodev && i < l->n_vol; i++)
 		if (attach(r, l, i, err, len))
 			return -1;
-	if (fc->setup && hook(r, l, "setup", fc->setup)) {
+	if (fc->setup && hook(r, l, "setup", fc->setup, 1)) {
 		snprintf(err, len, "setup hook failed");
 		return -1;
 	}
@@ -438,7 +441,7 @@ int conf_up(struct run *r, struct live *l, char *err, size_t len)
 		}
 		t = clock_now();
 		if (fs_mkfs(fc->fs->type.s, fc->mkfs, l->vol[i].dev, force,
-			    runlog_fd(), err, len))
+			    &r->stop, runlog_fd(), err, len))
 			return -1;
 		if (p->target.kind == TARGET_DEVICE)
 			device_fs(r, fc->fs->type.s, 1);
@@ -527,7 +530,7 @@ void conf_down(struct run *r, struct live *l)
 		       l->work, strerror(errno));
 	/* a failed teardown is in the log: the phase runs are recorded */
 	if (l->fc->teardown)
-		(void)hook(r, l, "teardown", l->fc->teardown);
+		(void)hook(r, l, "teardown", l->fc->teardown, 0);
 	for (int i = 0; i < l->n_vol; i++)
 		target_release(&l->vol[i].td);
 	sink_save(&r->sink);

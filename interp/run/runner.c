@@ -346,7 +346,12 @@ static void run_conf(struct run *r, struct fsconf *fc, int round)
 	return;
 fail:
 	runlog("%s: %s", l.cid, err);
-	settle_conf(r, &l, "failed", err);
+	/* a mkfs or setup hook the stop cut short failed nothing */
+	if (r->stop)
+		manifest_conf(r->man, fc->index - 1, "status",
+			      json_string("interrupted"));
+	else
+		settle_conf(r, &l, "failed", err);
 	conf_down(r, &l);
 }
 
