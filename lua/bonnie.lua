@@ -135,9 +135,11 @@ local function chunk_size(name, v)
 end
 
 -- bonnie++'s size when -s is not given: twice the RAM, at least 300 MiB,
--- rounded up to whole GiB when more than half of one is left over.
+-- rounded up to whole GiB when more than half of one is left over. The
+-- RAM is taken in whole MiB rounded up (MemTotal rarely is one), so the
+-- size passes the 2 x RAM rule it is made for.
 local function auto_size(ram)
-  local mib = math.max(300, 2 * (ram // MiB))
+  local mib = math.max(300, 2 * ((ram + MiB - 1) // MiB))
   if mib % 1024 > 512 then
     mib = mib + 1024 - mib % 1024
   end
@@ -169,6 +171,7 @@ local function shape(ctx)
           :format(fsplan.fmt_size(s.size)), 0)
   end
   if s.size > 0 then fsplan.twice_ram("size", s.size, s.ram) end
+  fsplan.fits(ctx, "size", s.size, p.size == "auto")
   s.char_size = (p.skip_char or s.size == 0) and 0
                 or math.min(p.char_size, s.size)
   if s.char_size % s.chunk ~= 0 then
@@ -530,6 +533,8 @@ return {
   key = { "put_block", "get_block", "rewrite", "putc", "getc", "seeks",
           "seq_create", "seq_stat", "seq_del",
           "ran_create", "ran_stat", "ran_del" },
+  -- fsplan check (and run, before anything) refuses a cell it raises on
+  check = shape,
 
   worker = function(w, ctx)
     local s = shape(ctx)

@@ -298,6 +298,7 @@ return {
              .. "on it; transactions/s, MB/s, %CPU",
   params = params,
   key = { "transactions_per_s", "write_mbs", "read_mbs", "test_cpu_pct" },
+  check = shape,
 
   setup = function(ctx, w)
     local s = shape(ctx)

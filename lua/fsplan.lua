@@ -7,6 +7,7 @@
 --   fsplan.ram(ctx, "auto")              --> ctx.ram_bytes, false
 --   fsplan.ram(ctx, "512M")              --> 536870912, true
 --   fsplan.twice_ram("size", size, ram)  -- raises unless size >= 2 x ram
+--   fsplan.fits(ctx, "size", size, auto) -- raises if the filesystem is smaller
 --   local secs, cpu = fsplan.measure(w, fn, ...)   -- cpu nil without w:cpu
 --
 -- A parameter that may be "auto" (or 0 for "off") has a string default, so
@@ -91,6 +92,22 @@ function M.twice_ram(name, size, ram)
            .. "says what the size was judged against")
           :format(name, M.human(size), M.human(ram), M.human(2 * ram, true)),
           0)
+  end
+end
+
+-- A file of bytes cannot fit a filesystem smaller than that: the size
+-- ctx.fs gives (the image's at fsplan check, the filesystem's in the
+-- run; none for a device or directory at check). auto says the size
+-- came from the RAM, which ram: can change.
+function M.fits(ctx, name, bytes, auto)
+  local fs = ctx.fs and ctx.fs.size_bytes or 0
+  if fs > 0 and bytes > fs then
+    error(("%s %s does not fit the %s %s%s"):format(
+          name, M.human(bytes), ctx.checking and "image of" or
+          "filesystem of", M.human(fs), auto and
+          (": it is twice the RAM; set ram: to the memory the phase may "
+           .. "use (fsplan limits it to that), or give a larger image")
+          or ": give a smaller size, or a larger image"), 0)
   end
 end
 

@@ -211,6 +211,7 @@ return {
              buffer_pool = "128M", log_size = "96M" },
   key = { "transactions_per_s", "requests_per_s", "lat_avg_ms",
           "lat_p95_ms" },
+  check = shape,
 
   setup = function(ctx, w)
     local s = shape(ctx)

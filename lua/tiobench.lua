@@ -85,6 +85,7 @@ local function shape(ctx)
     total = fsplan.size("file_size", p.file_size)
     fsplan.twice_ram("file_size", total, ram)
   end
+  fsplan.fits(ctx, "file_size", total, p.file_size == "auto")
   if p.block < 1 then error("block: at least 1 byte", 0) end
   local per = total // threads
   if per >= MiB then per = per // MiB * MiB end
@@ -126,6 +127,7 @@ return {
   thresholds = { 2000, 10000 },
   -- report shows them as tiobench's four sections
   key = { "rate_mbs", "avg_lat_ms", "max_lat_ms", "test_cpu_pct" },
+  check = shape,
 
   setup = function(ctx, w)
     local s = shape(ctx)

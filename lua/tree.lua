@@ -217,6 +217,21 @@ local STEPS = {
   end,
 }
 
+-- The parameters, checked: by fsplan check, and again by setup.
+local function check(ctx)
+  if not STEPS[ctx.params.step] then
+    error(("step: '%s' is not one of prepare, create, copy, move, rm1, "
+           .. "rm2"):format(ctx.params.step), 0)
+  end
+  if not COPY_BY[ctx.params.reflink] then
+    error(("reflink: '%s' is not auto or never (cp's --reflink)")
+          :format(ctx.params.reflink), 0)
+  end
+  if ctx.params.workers ~= 1 then
+    error("workers: the tree's steps are one process's, as cp and mv", 0)
+  end
+end
+
 return {
   describe = "the copy/move/rm study of a home directory (2008): build "
              .. "it, copy it across and within a filesystem, move it, "
@@ -225,19 +240,11 @@ return {
              reflink = "auto" },
   key = { "seconds", "rate_mbs" },
 
+  check = check,
+
   setup = function(ctx, w)
     local step = ctx.params.step
-    if not STEPS[step] then
-      error(("step: '%s' is not one of prepare, create, copy, move, rm1, "
-             .. "rm2"):format(step), 0)
-    end
-    if not COPY_BY[ctx.params.reflink] then
-      error(("reflink: '%s' is not auto or never (cp's --reflink)")
-            :format(ctx.params.reflink), 0)
-    end
-    if ctx.params.workers ~= 1 then
-      error("workers: the tree's steps are one process's, as cp and mv", 0)
-    end
+    check(ctx)
     for _, v in ipairs({ "source", "target" }) do
       if not w:stat(v) then
         error(("no %s/ in the work directory: the plan needs target: "

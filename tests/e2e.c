@@ -144,6 +144,18 @@ int e2e_fsplan(const char *const *args)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+int e2e_check_phase(const char *filesystems, const char *use,
+		    const char *with)
+{
+	char text[2048];
+	char *plan;
+
+	snprintf(text, sizeof(text), "fsplan: 1\nfilesystems: %s\n"
+		 "phases: [{use: %s, with: {%s}}]\n", filesystems, use, with);
+	plan = e2e_write(e2e_tmpdir(), "plan.yaml", text);
+	return e2e_fsplan((const char *[]){ "check", plan, NULL });
+}
+
 int e2e_run_plan(const char *dir, const char *name, const char *body,
 		 char *rd, size_t len)
 {

@@ -21,6 +21,11 @@ int e2e_fsplan(const char *const *args);
  * into dir/run (its path in rd), quietly; fsplan's exit status. */
 int e2e_run_plan(const char *dir, const char *name, const char *body,
 		 char *rd, size_t len);
+/* fsplan check of a plan of filesystems (YAML flow text) and one phase
+ * of module use with {with}, written to the tmpdir: its exit status,
+ * stderr in e2e_err. */
+int e2e_check_phase(const char *filesystems, const char *use,
+		    const char *with);
 /* Start fsplan in the background; returns its pid. */
 pid_t e2e_fsplan_bg(const char *const *args);
 extern char e2e_out[65536], e2e_err[16384];

@@ -665,6 +665,8 @@ Test(bonnie_lua, phase_on_ext4, .timeout = 600)
 	cr_expect(fast >= 1);
 }
 
+/* The module's check refuses each before anything runs: fsplan check
+ * and fsplan run alike, at the plan's value (exit 2, no run made). */
 Test(bonnie_lua, refusals_name_the_parameter, .timeout = 120)
 {
 	static const struct { const char *with, *want; } cases[] = {
@@ -680,32 +682,24 @@ Test(bonnie_lua, refusals_name_the_parameter, .timeout = 120)
 		{ "size: 0, files: 0", "no test to run" },
 		{ "size: 0, files: 1, workers: 2", "leave workers at 1" },
 	};
-	char body[4096], rd[300];
-	size_t n;
+	char rd[300];
 	int rc;
 
-	e2e_require_root();
-	n = (size_t)snprintf(body, sizeof(body),
-			     "filesystems: [{type: tmpfs, mount: size=16M}]\n"
-			     "between: none\n"
-			     "phases:\n");
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		n += (size_t)snprintf(body + n, sizeof(body) - n,
-				      "  - {use: bonnie, name: b%zu, with: "
-				      "{%s}}\n", i, cases[i].with);
-	rc = run_plan(body, rd, sizeof(rd));
-	cr_expect_eq(rc, 1, "exit %d: %s", rc, e2e_err);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char cell[64];
-		const char *why;
-
-		snprintf(cell, sizeof(cell), "tmpfs::size=16M/b%zu#1", i);
-		cr_expect_str_eq(e2e_metric(rd, cell, "status"), "failed",
-				 "%s: %s", cell, cases[i].with);
-		why = e2e_reason(rd, cell);
-		cr_expect(why && strstr(why, cases[i].want), "%s: '%s' lacks "
-			  "'%s'", cases[i].with, why, cases[i].want);
+		rc = e2e_check_phase("[{type: tmpfs, mount: size=16M}]",
+				     "bonnie", cases[i].with);
+		cr_expect_eq(rc, 2, "%s: exit %d", cases[i].with, rc);
+		cr_expect(strstr(e2e_err, "cell tmpfs::size=16M/bonnie#1: ") &&
+			  strstr(e2e_err, cases[i].want), "%s: '%s' lacks '%s'",
+			  cases[i].with, e2e_err, cases[i].want);
 	}
+	e2e_require_root();
+	rc = run_plan("filesystems: [{type: tmpfs, mount: size=16M}]\n"
+		      "phases: [{use: bonnie, with: {size: 0, files: 0}}]\n",
+		      rd, sizeof(rd));
+	cr_expect_eq(rc, 2, "exit %d: %s", rc, e2e_err);
+	cr_expect(strstr(e2e_err, "no test to run"), "%s", e2e_err);
+	cr_expect_eq(access(rd, F_OK), -1, "a refused plan made %s", rd);
 }
 
 static const char *bonnie_bin(void)

@@ -7,6 +7,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "e2e.h"
+
 struct out {
 	char so[65536];
 	char se[8192];
@@ -294,4 +296,47 @@ Test(cli, usage_errors_read_alike_in_every_command)
 	run(&o, (const char *[]){ "version", "x", NULL });
 	cr_expect(o.status == 2 && strstr(o.se, "takes no arguments"), "%s",
 		  o.se);
+}
+
+/* fsplan check of a plan on a 1G image of ext4 with these phases:
+ * its exit status, output in o. */
+static int check_phases_text(const char *phases)
+{
+	char text[1024];
+	const char *plan;
+
+	snprintf(text, sizeof(text), "fsplan: 1\ntarget: {image: 1G}\n"
+		 "filesystems: [{type: ext4}]\nphases:\n%s", phases);
+	plan = e2e_write(e2e_tmpdir(), "plan.yaml", text);
+	run(&o, (const char *[]){ "check", plan, NULL });
+	return o.status;
+}
+
+/* A module's check(ctx) runs at fsplan check for every cell: what it
+ * raises refuses the plan there, at the value the message names. */
+Test(cli, check_runs_each_modules_check_on_every_cell)
+{
+	e2e_write(e2e_tmpdir(), "mine.lua",
+		  "return { params = { depth = 1 },\n"
+		  "  check = function(ctx)\n"
+		  "    assert(ctx.checking and ctx.fs.type == 'ext4')\n"
+		  "    if ctx.params.depth > 8 then\n"
+		  "      error('depth: at most 8, not ' .. ctx.params.depth, 0)\n"
+		  "    end\n"
+		  "  end,\n"
+		  "  worker = function(w, ctx) end }\n");
+	cr_expect_eq(check_phases_text("  - {use: mine.lua, matrix: {depth: "
+				       "[1, 16]}}\n"), 2);
+	cr_expect(strstr(o.se, "plan.yaml:5:41: phase 'mine', cell "
+			 "ext4/mine/depth=16#1: depth: at most 8, not 16"),
+		  "%s", o.se);
+	/* size auto is twice the RAM: a 200001k one is not whole MiB */
+	cr_expect_eq(check_phases_text("  - {use: bonnie, with: {ram: 200001k}}\n"
+				       "  - {use: tiobench, with: {ram: "
+				       "200001k}}\n"), 0, "%s", o.se);
+	cr_expect_eq(check_phases_text("  - {use: tiobench, with: {ram: 1G}}\n"),
+		     2);
+	cr_expect(strstr(o.se, "file_size 2 GiB does not fit the image of "
+			 "1 GiB: it is twice the RAM"), "%s", o.se);
+	e2e_cleanup();
 }

@@ -343,31 +343,29 @@ Test(ffsb, directio_reads_need_alignio, .fini = fini, .timeout = 60)
 }
 
 /* What ffsb would assert or run forever on is a failed run that says why. */
-Test(ffsb, impossible_profiles_fail_with_the_reason, .fini = fini,
+/* Profiles ffsb would assert on are refused before anything runs, at
+ * the plan's place (the module's check). */
+Test(ffsb, impossible_profiles_are_refused_with_the_reason, .fini = fini,
      .timeout = 60)
 {
-	char rd[600];
-	const char *r;
-	int rc;
+	static const struct { const char *with, *want; } cases[] = {
+		{ "num_files: 1", "no operation has a weight" },
+		{ "num_files: 4, min_filesize: 4k, max_filesize: 8k, "
+		  "write_size: 16k, write_weight: 1", "write_weight: files may "
+		  "be as small as min_filesize 4 KiB, under the write_size of "
+		  "16 KiB" },
+		{ "workers: 2, num_files: 1, stat_weight: 1",
+		  "leaves a worker no file" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc = e2e_check_phase("[{type: ext4}]", "ffsb",
+					 cases[i].with);
 
-	e2e_require_root();
-	rc = run_plan("phases:\n"
-		      "  - {name: none, use: ffsb, with: {num_files: 1}}\n"
-		      "  - name: small\n    use: ffsb\n"
-		      "    with: {num_files: 4, min_filesize: 4k,"
-		      " max_filesize: 8k, write_size: 16k, write_weight: 1}\n"
-		      "  - name: nofile\n    use: ffsb\n"
-		      "    with: {workers: 2, num_files: 1, stat_weight: 1}\n",
-		      rd, sizeof(rd));
-	cr_expect_eq(rc, 1, "exit %d: %s", rc, e2e_err);
-	r = e2e_reason(rd, "ext4/none#1");
-	cr_expect(r && strstr(r, "no operation has a weight"), "%s", r);
-	r = e2e_reason(rd, "ext4/small#1");
-	cr_expect(r && strstr(r, "write_weight: files may be as small as "
-				 "min_filesize 4 KiB, under the write_size "
-				 "of 16 KiB"), "%s", r);
-	r = e2e_reason(rd, "ext4/nofile#1");
-	cr_expect(r && strstr(r, "leaves a worker no file"), "%s", r);
+		cr_expect_eq(rc, 2, "%s: exit %d", cases[i].with, rc);
+		cr_expect(strstr(e2e_err, "cell ext4/ffsb#1: ") &&
+			  strstr(e2e_err, cases[i].want), "%s: '%s' lacks '%s'",
+			  cases[i].with, e2e_err, cases[i].want);
+	}
 }
 
 /*

@@ -213,6 +213,28 @@ Test(run, a_refusal_points_at_the_plan_value, .fini = fini, .timeout = 60)
 	int rc;
 
 	e2e_require_root();
+	/* a module's check refuses the plan at the value, before any mkfs */
+	rc = run_plan("fsplan: 1\n"
+		      "target: {image: 64M}\n"
+		      "filesystems: [{type: ext4}]\n"
+		      "phases:\n"
+		      "  - name: modes\n"
+		      "    use: tiobench\n"
+		      "    with: {file_size: 16M, ram: 8M}\n"
+		      "    matrix:\n"
+		      "      mode: [seq_read, upwards]\n", rd, sizeof(rd));
+	cr_expect_eq(rc, 2, "exit %d: %s", rc, e2e_err);
+	cr_expect(strstr(e2e_err, "plan.yaml:9:24: phase 'modes', cell "
+			 "ext4/modes/mode=upwards#1: mode 'upwards'"), "%s",
+		  e2e_err);
+	cr_expect_eq(access(rd, F_OK), -1, "a refused plan made %s", rd);
+	/* a module without a check refuses in its setup: a message that
+	 * names a parameter points at its value; an error with a place of
+	 * its own keeps it */
+	e2e_write(e2e_tmpdir(), "placed.lua",
+		  "return { params = { n = 1 },\n"
+		  "  setup = function(ctx, w) error('n: not 2', 0) end,\n"
+		  "  worker = function(w, ctx) end }\n");
 	e2e_write(e2e_tmpdir(), "boom.lua",
 		  "return { params = { n = 1 },\n"
 		  "  setup = function(ctx, w) error('n is not welcome') end,\n"
@@ -221,23 +243,12 @@ Test(run, a_refusal_points_at_the_plan_value, .fini = fini, .timeout = 60)
 		      "target: {image: 64M}\n"
 		      "filesystems: [{type: ext4}]\n"
 		      "phases:\n"
-		      "  - use: tiobench\n"
-		      "    with: {file_size: 16M, ram: 8M, mode: backwards}\n"
-		      "  - name: modes\n"
-		      "    use: tiobench\n"
-		      "    with: {file_size: 16M, ram: 8M}\n"
-		      "    matrix:\n"
-		      "      mode: [sideways, upwards]\n"
+		      "  - use: placed.lua\n"
+		      "    with: {n: 2}\n"
 		      "  - use: boom.lua\n"
 		      "    with: {n: 2}\n", rd, sizeof(rd));
 	cr_expect_eq(rc, 1, "exit %d: %s", rc, e2e_err);
-	expect_reason(rd, "ext4/tiobench#1",
-		      "plan.yaml:6:43: setup: mode 'backwards'");
-	expect_reason(rd, "ext4/modes/mode=sideways#1",
-		      "plan.yaml:11:14: setup: mode 'sideways'");
-	expect_reason(rd, "ext4/modes/mode=upwards#1",
-		      "plan.yaml:11:24: setup: mode 'upwards'");
-	/* the Lua error's own place: the module's line, not the plan's */
+	expect_reason(rd, "ext4/placed#1", "plan.yaml:6:15: setup: n: not 2");
 	why = e2e_reason(rd, "ext4/boom#1");
 	reason = why ? strdup(why) : NULL;
 	cr_expect(reason && strstr(reason, "setup: ") == reason &&

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysinfo.h>
 
 #include "phase/check.h"
 #include "phase/libsrc.h"
@@ -12,6 +13,7 @@
 #include "plan/plan.h"
 #include "results/metrics.h"
 #include "util/clock.h"
+#include "util/units.h"
 
 /* How long loading one module or parser may take (the sandbox's hook). */
 #define CHECK_LOAD_S 30
@@ -89,6 +91,88 @@ static void input_defaults(const struct phase_decl *decl,
 	}
 }
 
+/* What a module's check(ctx) sees of a cell: what its run will give,
+ * less what only the run knows (the filesystem's size, ctx.input,
+ * ctx.share). */
+struct check_arg {
+	const struct expansion *e;
+	const struct cell *c;
+	const struct param_val *vals;
+	int n_vals, workers;
+	uint64_t ram;
+};
+
+static int push_check_ctx(lua_State *L)
+{
+	const struct check_arg *a = lua_touserdata(L, 1);
+	const struct fsconf *fc = &a->e->confs[a->c->conf];
+
+	lua_createtable(L, 0, 8);
+	phase_push_params(L, a->vals, a->n_vals, a->workers);
+	lua_setfield(L, -2, "params");
+	phase_set_cell(L, a->e, a->c, a->ram);
+	/* the image's: the filesystem's own is a little less */
+	if (a->e->plan->target.kind == TARGET_IMAGE && !fc->fs->nodev) {
+		lua_getfield(L, -1, "fs");
+		lua_pushinteger(L, (lua_Integer)a->e->plan->target.image_bytes);
+		lua_setfield(L, -2, "size_bytes");
+		lua_pop(L, 1);
+	}
+	lua_pushboolean(L, 1);
+	lua_setfield(L, -2, "checking");
+	return 1;
+}
+
+/* The memory the cell's phase will be judged against: its ram, else
+ * the machine's (as ctx.ram_bytes in the run). */
+static uint64_t cell_ram_bytes(const struct expansion *e,
+			       const struct cell *c)
+{
+	char *v = cell_with(e, c, "ram");
+	struct sysinfo si;
+	uint64_t ram = 0;
+
+	if (!v || !strcmp(v, "auto") || units_size(v, &ram))
+		ram = sysinfo(&si) ? 0 : (uint64_t)si.totalram * si.mem_unit;
+	free(v);
+	return ram;
+}
+
+/*
+ * The module's check(ctx) for one cell, the module at mod: an error it
+ * raises refuses the cell, at the plan's value of the parameter the
+ * message starts with ("chunk: ..."), else at the phase's use.
+ */
+static int module_check(lua_State *L, int mod, const struct check_arg *a,
+			const struct phase_decl *decl, struct diag *d)
+{
+	const struct plan_phase *ph = &a->e->plan->phases[a->c->phase];
+	const struct pstr *where = NULL;
+	char err[1024] = "", name[64];
+	struct pos kpos;
+	size_t n;
+
+	phase_field(L, mod, "check");
+	if (sandbox_cpcall(L, push_check_ctx, (void *)a, 0, err,
+			   sizeof(err))) {
+		lua_pop(L, 1);
+	} else if (!sandbox_call(L, 1, 0, err, sizeof(err))) {
+		return 0;
+	}
+	err[strcspn(err, "\n")] = '\0';	/* not the traceback */
+	n = strspn(err, "abcdefghijklmnopqrstuvwxyz0123456789_");
+	if (n && n < sizeof(name)) {
+		memcpy(name, err, n);
+		name[n] = '\0';
+		for (int i = 0; i < decl->n_params && !where; i++)
+			if (!strcmp(decl->params[i].name, name))
+				where = phase_place(ph, a->c, name, &kpos);
+	}
+	return diag_set(d, a->e->plan->file, a->e->plan->text,
+			where ? where->pos : ph->use.pos, "phase '%s', cell %s: "
+			"%s", ph->name, a->c->id, err);
+}
+
 int check_phases(const struct expansion *e, char **text, size_t *tlen,
 		      struct phase_checked *out, struct diag *d)
 {
@@ -100,7 +184,7 @@ int check_phases(const struct expansion *e, char **text, size_t *tlen,
 		struct phase_decl decl;
 		lua_State *L;
 		char err[1024] = "";
-		int rc = 0;
+		int rc = 0, mod;
 
 		if (!p->phases[ph].use.s) {
 			if (exec_key(p, ph, &out[ph].key, d))
@@ -111,6 +195,7 @@ int check_phases(const struct expansion *e, char **text, size_t *tlen,
 		if (!L)
 			return diag_set(d, p->file, NULL, (struct pos){ 0, 0 },
 					"cannot make a Lua state");
+		mod = lua_gettop(L) + 1;
 		if (phase_load(L, p->phases[ph].module_path,
 			       text ? text[ph] : NULL, text ? tlen[ph] : 0,
 			       &decl, err, sizeof(err))) {
@@ -142,6 +227,15 @@ int check_phases(const struct expansion *e, char **text, size_t *tlen,
 						  engine, sizeof(engine), d);
 			if (!rc && workers > out[ph].max_workers)
 				out[ph].max_workers = workers;
+			if (!rc && decl.has_check) {
+				struct check_arg a = {
+					.e = e, .c = c, .vals = vals,
+					.n_vals = decl.n_params,
+					.workers = workers,
+					.ram = cell_ram_bytes(e, c) };
+
+				rc = module_check(L, mod, &a, &decl, d);
+			}
 			if (vals)
 				phase_values_free(vals, decl.n_params);
 			free(vals);

@@ -248,32 +248,7 @@ static int push_ctx(lua_State *L)
 	const struct lrun_job *j = sh->job;
 
 	lua_createtable(L, 0, 6);
-	lua_createtable(L, 0, sh->decl.n_params);
-	for (int i = 0; i < sh->decl.n_params; i++) {
-		const struct param_val *v = &sh->vals[i];
-
-		switch (v->type) {
-		case PARAM_NUMBER:
-		case PARAM_DURATION:
-			lua_pushnumber(L, v->num);
-			if (v->num == (lua_Integer)v->num)
-				lua_pop(L, 1),
-				lua_pushinteger(L, (lua_Integer)v->num);
-			break;
-		case PARAM_SIZE:
-			lua_pushinteger(L, (lua_Integer)v->num);
-			break;
-		case PARAM_BOOL:
-			lua_pushboolean(L, v->num != 0);
-			break;
-		case PARAM_STRING:
-			lua_pushstring(L, v->str);
-			break;
-		}
-		lua_setfield(L, -2, v->name);
-	}
-	lua_pushinteger(L, sh->workers);
-	lua_setfield(L, -2, "workers");
+	phase_push_params(L, sh->vals, sh->decl.n_params, sh->workers);
 	lua_pushvalue(L, -1);
 	lua_pushlightuserdata(L, (void *)j);
 	lua_pushcclosure(L, ctx_input, 2);
@@ -282,31 +257,13 @@ static int push_ctx(lua_State *L)
 	optable_push_ctx(L, &sh->tab);
 	lua_setfield(L, -3, "shared");
 	lua_setfield(L, -2, "share");
-	lua_createtable(L, 0, 6);
-	lua_pushstring(L, j->fs_type);
-	lua_setfield(L, -2, "type");
-	lua_pushstring(L, j->fs_label);
-	lua_setfield(L, -2, "label");
-	lua_pushstring(L, j->fs_mkfs);
-	lua_setfield(L, -2, "mkfs");
-	lua_pushstring(L, j->fs_mount);
-	lua_setfield(L, -2, "mount");
+	phase_set_cell(L, j->e, j->c, j->ram_bytes);
+	lua_getfield(L, -1, "fs");
 	lua_pushinteger(L, (lua_Integer)j->fs_size_bytes);
 	lua_setfield(L, -2, "size_bytes");
 	lua_pushinteger(L, (lua_Integer)j->fs_block_size);
 	lua_setfield(L, -2, "block_size");
-	lua_setfield(L, -2, "fs");
-	lua_pushinteger(L, (lua_Integer)j->ram_bytes);
-	lua_setfield(L, -2, "ram_bytes");
-	lua_pushinteger(L, (lua_Integer)j->e->plan->seed);
-	lua_setfield(L, -2, "seed");
-	lua_pushinteger(L, j->c->rep);
-	lua_setfield(L, -2, "rep");
-	lua_pushstring(L, j->e->plan->phases[j->c->phase].name);
-	lua_setfield(L, -2, "phase");
-	/* unique per phase run: names that must not meet an earlier run's */
-	lua_pushinteger(L, (lua_Integer)j->c->index);
-	lua_setfield(L, -2, "index");
+	lua_pop(L, 1);
 	return 1;
 }
 

@@ -23,7 +23,6 @@ struct lrun_job {
 	const char *module;		/* the module's file */
 	const char *text;		/* its source, read by the parent */
 	size_t text_len;
-	const char *fs_type, *fs_label, *fs_mkfs, *fs_mount;
 	uint64_t fs_size_bytes;
 	uint64_t fs_block_size;
 	uint64_t ram_bytes;

@@ -335,7 +335,8 @@ int phase_load(lua_State *L, const char *path, const char *text,
 	if (optional_fn(L, mod, "setup", &decl->has_setup, path, err, len) ||
 	    optional_fn(L, mod, "teardown", &decl->has_teardown, path, err,
 			len) ||
-	    optional_fn(L, mod, "report", &decl->has_report, path, err, len))
+	    optional_fn(L, mod, "report", &decl->has_report, path, err, len) ||
+	    optional_fn(L, mod, "check", &decl->has_check, path, err, len))
 		return -1;
 	if (decl->exec[0] && (decl->has_setup || decl->has_teardown ||
 			      decl->has_report)) {
@@ -373,11 +374,9 @@ void phase_decl_free(struct phase_decl *decl)
 	memset(decl, 0, sizeof(*decl));
 }
 
-/* Where the plan wrote a phase key: its with value, or the value of its
- * axis that this cell takes. */
-static const struct pstr *plan_place(const struct plan_phase *ph,
-				     const struct cell *c, const char *key,
-				     struct pos *kpos)
+const struct pstr *phase_place(const struct plan_phase *ph,
+			       const struct cell *c, const char *key,
+			       struct pos *kpos)
 {
 	for (int i = 0; i < ph->n_with; i++)
 		if (!strcmp(ph->with[i].key, key)) {
@@ -503,7 +502,7 @@ int phase_values(const struct expansion *e, const struct cell *c,
 			return diag_set(d, e->plan->file, NULL,
 					(struct pos){ 0, 0 }, "out of memory");
 		if (parse_value(p->type, v->str, &v->num)) {
-			where = plan_place(ph, c, p->name, &kpos);
+			where = phase_place(ph, c, p->name, &kpos);
 			return diag_set(d, e->plan->file, e->plan->text,
 					where ? where->pos : ph->pos,
 					"phase '%s': '%s' is a %s, not '%s'",
@@ -512,7 +511,7 @@ int phase_values(const struct expansion *e, const struct cell *c,
 		}
 		/* w:done() counts on it: a negative one would never end */
 		if (!strcmp(p->name, "seconds") && v->num < 0) {
-			where = plan_place(ph, c, p->name, &kpos);
+			where = phase_place(ph, c, p->name, &kpos);
 			return diag_set(d, e->plan->file, e->plan->text,
 					where ? where->pos : ph->pos,
 					"phase '%s': 'seconds' must not be "
@@ -549,4 +548,63 @@ void phase_values_free(struct param_val *vals, int n)
 {
 	for (int i = 0; i < n; i++)
 		free(vals[i].str);
+}
+
+void phase_push_params(lua_State *L, const struct param_val *vals, int n,
+		       int workers)
+{
+	lua_createtable(L, 0, n + 1);
+	for (int i = 0; i < n; i++) {
+		const struct param_val *v = &vals[i];
+
+		switch (v->type) {
+		case PARAM_NUMBER:
+		case PARAM_DURATION:
+			if (v->num == (lua_Integer)v->num)
+				lua_pushinteger(L, (lua_Integer)v->num);
+			else
+				lua_pushnumber(L, v->num);
+			break;
+		case PARAM_SIZE:
+			lua_pushinteger(L, (lua_Integer)v->num);
+			break;
+		case PARAM_BOOL:
+			lua_pushboolean(L, v->num != 0);
+			break;
+		case PARAM_STRING:
+			lua_pushstring(L, v->str);
+			break;
+		}
+		lua_setfield(L, -2, v->name);
+	}
+	lua_pushinteger(L, workers);
+	lua_setfield(L, -2, "workers");
+}
+
+void phase_set_cell(lua_State *L, const struct expansion *e,
+		    const struct cell *c, uint64_t ram_bytes)
+{
+	const struct fsconf *fc = &e->confs[c->conf];
+
+	lua_createtable(L, 0, 6);
+	lua_pushstring(L, fc->fs->type.s);
+	lua_setfield(L, -2, "type");
+	lua_pushstring(L, fc->label);
+	lua_setfield(L, -2, "label");
+	lua_pushstring(L, fc->mkfs);
+	lua_setfield(L, -2, "mkfs");
+	lua_pushstring(L, fc->mount);
+	lua_setfield(L, -2, "mount");
+	lua_setfield(L, -2, "fs");
+	lua_pushinteger(L, (lua_Integer)ram_bytes);
+	lua_setfield(L, -2, "ram_bytes");
+	lua_pushinteger(L, (lua_Integer)e->plan->seed);
+	lua_setfield(L, -2, "seed");
+	lua_pushinteger(L, c->rep);
+	lua_setfield(L, -2, "rep");
+	lua_pushstring(L, e->plan->phases[c->phase].name);
+	lua_setfield(L, -2, "phase");
+	/* unique per phase run: names that must not meet an earlier run's */
+	lua_pushinteger(L, (lua_Integer)c->index);
+	lua_setfield(L, -2, "index");
 }

@@ -21,7 +21,7 @@ struct phase_decl {
 	char *describe;
 	struct param_decl *params;
 	int n_params;
-	int has_setup, has_teardown, has_report;
+	int has_setup, has_teardown, has_report, has_check;
 	struct phase_key key;	/* key = { "rate_mbs", ... }; n 0: none */
 	/* An exec module: no Lua runs, its script (lua/exec/<exec>) does,
 	 * with the typed values in its environment, and the parser
@@ -44,7 +44,8 @@ struct param_val {
 /*
  * Load the module in a fresh sandbox (L, already made by the caller) and
  * read what it declares: a table with a worker function and optional
- * params, setup, teardown, report, describe — or, for an exec module,
+ * params, setup, teardown, report, check, describe — or, for an exec
+ * module (which may have check too),
  * exec and parse (names, checked here: the files by check_phases) in
  * place of the functions. The source is text (read
  * by the parent, which may reach files the runas user cannot), named
@@ -92,5 +93,23 @@ int phase_values(const struct expansion *e, const struct cell *c,
 		 int *workers, char *engine, size_t engine_len,
 		 struct diag *d);
 void phase_values_free(struct param_val *vals, int n);
+
+/* Where the plan wrote a phase key: its with value, or the value of its
+ * axis that this cell takes (its key's place in *kpos); NULL if the
+ * plan leaves it to the default. */
+const struct pstr *phase_place(const struct plan_phase *ph,
+			       const struct cell *c, const char *key,
+			       struct pos *kpos);
+
+/* Set the cell's fields of the ctx table on top: fs (its config's
+ * type, label, mkfs and mount: its sizes are the caller's to add),
+ * ram_bytes, seed, rep, phase and index. May raise: call it protected. */
+void phase_set_cell(lua_State *L, const struct expansion *e,
+		    const struct cell *c, uint64_t ram_bytes);
+
+/* Push ctx.params: a cell's typed values (integers where they are
+ * whole), and workers. Allocates, so may raise: call it protected. */
+void phase_push_params(lua_State *L, const struct param_val *vals, int n,
+		       int workers);
 
 #endif

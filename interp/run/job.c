@@ -51,8 +51,7 @@ int job_measured(const struct run *r, const struct cell *c)
 	return r->plan->phases[c->phase].use.s && !exec_module(r, c);
 }
 
-static void lua_job(struct run *r, const struct fsconf *fc,
-		    const char *fsdir, const struct cell *c,
+static void lua_job(struct run *r, const char *fsdir, const struct cell *c,
 		    struct lrun_job *lj)
 {
 	const struct plan_phase *ph = &r->plan->phases[c->phase];
@@ -63,10 +62,6 @@ static void lua_job(struct run *r, const struct fsconf *fc,
 	lj->e = r->e;
 	lj->c = c;
 	lj->module = ph->module_path;
-	lj->fs_type = fc->fs->type.s;
-	lj->fs_label = fc->label;
-	lj->fs_mkfs = fc->mkfs;
-	lj->fs_mount = fc->mount;
 	/* unknown sizes stay 0, which ctx shows as such */
 	if (!statfs(fsdir, &sf)) {
 		lj->fs_size_bytes = (uint64_t)sf.f_blocks * sf.f_bsize;
@@ -150,7 +145,7 @@ int job_open(struct job *j, struct run *r, const struct fsconf *fc,
 		j->child.body = child_exec_body;
 		j->child.arg = j->cmd;
 	} else {
-		lua_job(r, fc, fsdir, c, &j->lua);
+		lua_job(r, fsdir, c, &j->lua);
 		j->child.body = lrun_body;
 		j->child.arg = &j->lua;
 	}
