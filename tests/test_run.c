@@ -440,6 +440,79 @@ Test(run, a_stop_cuts_a_setup_hook_short_and_fails_nothing, .fini = fini,
 	expect_clean(dir);
 }
 
+/*
+ * A resume selects what the run did: its --shard and its -D, without
+ * their being given again; given otherwise, the resume is refused. The
+ * phase prints ${secs}: what the resumed cell ran with.
+ */
+Test(run, a_resume_keeps_the_runs_shard_and_defines, .fini = fini,
+     .timeout = 90)
+{
+	const char *dir = e2e_tmpdir(), *plan;
+	char rd[300], log[320], out[400];
+	int status, rc, tries = 0;
+	pid_t pid;
+
+	e2e_require_root();
+	plan = e2e_write(dir, "plan.yaml",
+			 "fsplan: 1\n"
+			 "params: {secs: 9}\n"
+			 "target: {image: 64M}\n"
+			 "repeat: 2\n"
+			 "filesystems: [{type: ext4, mount: [defaults, noatime, "
+			 "relatime]}]\n"
+			 "phases: [{name: nap, exec: 'echo ${secs}; sleep 1'}]\n");
+	snprintf(rd, sizeof(rd), "%s/run", dir);
+	snprintf(log, sizeof(log), "%s/log.txt", rd);
+	pid = e2e_fsplan_bg((const char *[]){ "run", plan, "-o", rd, "-q",
+					      "--shard", "2/2", "-D",
+					      "secs=0.25", NULL });
+	cr_assert_gt(pid, 0);
+	while (!strstr(e2e_read(log), "ext4::noatime/nap#1: run") &&
+	       tries++ < 400)
+		usleep(50000);
+	kill(pid, SIGTERM);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(tries < 400, "the phase never ran:\n%s", e2e_read(log));
+	rc = e2e_fsplan((const char *[]){ "run", plan, "--resume", rd, "-q",
+					  "-D", "secs=1", NULL });
+	cr_expect_eq(rc, 2, "exit %d: %s", rc, e2e_err);
+	cr_expect(strstr(e2e_err, "the run was started with -D secs=0.25 "
+			 "--shard 2/2, not -D secs=1"), "%s", e2e_err);
+	rc = e2e_fsplan((const char *[]){ "run", plan, "--resume", rd, "-q",
+					  NULL });
+	cr_expect_eq(rc, 0, "exit %d: %s", rc, e2e_err);
+	cr_expect_eq(e2e_count(rd, "status"), 2, "only the shard's cells");
+	cr_expect_str_eq(e2e_metric(rd, "ext4::noatime/nap#2", "status"), "ok");
+	cr_expect_null(e2e_metric(rd, "ext4::defaults/nap#1", "status"));
+	snprintf(out, sizeof(out), "%s/exec/000004-ext4__noatime_nap_2.out",
+		 rd);
+	cr_expect_str_eq(e2e_read(out), "0.25\n", "the resume ran with "
+			 "secs %s", e2e_read(out));
+	expect_clean(dir);
+}
+
+/* A refused run leaves no run directory behind: the same command, put
+ * right, then runs. */
+Test(run, a_refused_run_leaves_no_run_directory, .fini = fini)
+{
+	char rd[300];
+	const char *plan = e2e_write(e2e_tmpdir(), "plan.yaml",
+				     "fsplan: 1\n"
+				     "filesystems: [{type: ext4}]\n"
+				     "phases: [{exec: 'true'}]\n");
+	int rc;
+
+	e2e_require_root();
+	snprintf(rd, sizeof(rd), "%s/run", e2e_tmpdir());
+	rc = e2e_fsplan((const char *[]){ "run", plan, "-o", rd, "-q",
+					  "--workdir", "/nonesuch/dir", NULL });
+	cr_expect_eq(rc, 2, "exit %d: %s", rc, e2e_err);
+	cr_expect(strstr(e2e_err, "--workdir /nonesuch/dir: no such "
+			 "directory"), "%s", e2e_err);
+	cr_expect_eq(access(rd, F_OK), -1, "%s was made", rd);
+}
+
 Test(run, ten_cells_leave_the_system_as_found, .fini = fini, .timeout = 120)
 {
 	const char *dir;

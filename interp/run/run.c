@@ -17,6 +17,7 @@
 #include "host/execpath.h"
 #include "host/memcg.h"
 #include "phase/libsrc.h"
+#include "run/reselect.h"
 #include "run/resolve.h"
 #include "run/run.h"
 #include "run/rundir.h"
@@ -254,8 +255,9 @@ static void code_shas(struct run *r)
 /* manifest.json from the start: a run that cannot write it stops here,
  * before any filesystem is made. Takes identity. */
 static int begin_manifest(struct run *r, int argc, char **argv,
-			  json_t *identity, const char *resume)
+			  json_t *identity, const struct run_opts *o)
 {
+	const char *resume = o->resume;
 	int rc;
 
 	r->man = manifest_new(r->e, r->run_id, argc, argv, sysinfo_collect(),
@@ -267,6 +269,7 @@ static int begin_manifest(struct run *r, int argc, char **argv,
 	code_shas(r);
 	manifest_set(r->man, "runas_uid", json_integer(r->runas.uid));
 	manifest_set(r->man, "runas_gid", json_integer(r->runas.gid));
+	manifest_set(r->man, "selection", reselect_json(&o->cells));
 	/* a resume keeps the run's history (the first start, each run) */
 	if (resume)
 		(void)manifest_resume(r->man, r->dir);
@@ -285,8 +288,10 @@ int run_command(int argc, char **argv)
 	struct run_opts o = { 0 };
 	struct diag d = { 0 };
 	json_t *identity = NULL;
+	char **kept = NULL, why[2048];
 	int rc;
 
+	r.dev.fd = r.dev.lock_fd = -1;	/* none held yet, whatever exits */
 	/* before anything is made: a signal in the first milliseconds
 	 * stops the run as any other does (130/143), never by the default
 	 * action, which would leave a run directory without its manifest */
@@ -295,6 +300,12 @@ int run_command(int argc, char **argv)
 	if (rc != OPTS_GO) {
 		opts_free(&run_cmd, &o);
 		return rc;
+	}
+	/* the run's own -D, --only and --shard, before the plan takes -D */
+	if (o.resume &&
+	    reselect_resume(o.resume, &o.cells, &kept, why, sizeof(why))) {
+		rc = opts_usage("run", "--resume %s: %s", o.resume, why);
+		goto out;
 	}
 	if (plan_load(&r.plan, o.plan, o.cells.defs, o.cells.n_defs, &d) ||
 	    resolve_plan(r.plan, &d) || expand_plan(r.plan, &r.e, &d) ||
@@ -336,13 +347,18 @@ int run_command(int argc, char **argv)
 		goto out;
 	}
 	r.progress = !r.quiet && (r.verbose || isatty(2));
+	/* before the run directory: a refusal leaves none behind */
+	if (o.workdir && !realpath(o.workdir, r.workdir)) {
+		rc = usage("--workdir %s: no such directory", o.workdir);
+		goto out;
+	}
 	if (open_dir(&r, o.out, o.resume, &d)) {
 		diag_print(&d);
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	if (!realpath(o.workdir ? o.workdir : r.dir, r.workdir)) {
-		rc = usage("--workdir %s: no such directory", o.workdir);
+	if (!o.workdir && !realpath(r.dir, r.workdir)) {
+		rc = EXIT_FAILED;
 		goto out;
 	}
 	rc = guard_target(&r, &identity, o.resume != NULL);
@@ -356,7 +372,7 @@ int run_command(int argc, char **argv)
 	r.pid = getpid();
 	if (memcg_clean_stale() > 0)
 		runlog("removed the memory cgroups of killed runs");
-	rc = begin_manifest(&r, argc, argv, identity, o.resume);
+	rc = begin_manifest(&r, argc, argv, identity, &o);
 	identity = NULL;
 	if (rc)
 		goto out;
@@ -376,5 +392,6 @@ out:
 	expansion_free(r.e);
 	plan_free(r.plan);
 	opts_free(&run_cmd, &o);
+	reselect_free(kept);
 	return rc;
 }

@@ -103,7 +103,7 @@ static int unknown(const struct opts_cmd *c, size_t n, const char *arg)
 	return opts_usage(c->name, "unknown option '%s'", arg);
 }
 
-static int add(struct opt_list *l, const char *v)
+int opts_list_add(struct opt_list *l, const char *v)
 {
 	const char **nv = realloc(l->v, (l->n + 2) * sizeof(*nv));
 
@@ -134,7 +134,7 @@ static int take(const struct opts_cmd *c, const struct opt *o, int given,
 		*(const char **)slot = arg;
 		break;
 	case OPT_LIST:
-		if (add(slot, arg))
+		if (opts_list_add(slot, arg))
 			return opts_usage(c->name, "%s", "out of memory");
 		break;
 	case OPT_CALL:
@@ -162,7 +162,7 @@ static int operand(const struct opts_cmd *c, int argc, char **argv,
 		return opts_usage(c->name, "a %s is required", c->operand);
 	if (c->operand_optional == OPERANDS_MANY) {
 		for (int i = optind; i < argc; i++)
-			if (add((struct opt_list *)(dst + c->operand_off),
+			if (opts_list_add((struct opt_list *)(dst + c->operand_off),
 				argv[i]))
 				return opts_usage(c->name, "%s",
 						  "out of memory");

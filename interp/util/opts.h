@@ -24,6 +24,9 @@ struct opt_list {
 	int n;
 };
 
+/* Append v (kept, not copied) to l. 0, or -1 out of memory. */
+int opts_list_add(struct opt_list *l, const char *v);
+
 /* One entry of a command's table; a table ends with a NULL name. */
 struct opt {
 	const char *name;	/* the long name, without "--" */
