@@ -78,7 +78,8 @@ DEB_PKGS := build-essential pkg-config libyaml-dev liblua5.4-dev \
             libblkid-dev e2fsprogs xfsprogs btrfs-progs util-linux \
             bonnie++ dbench fio time clang libclang-rt-14-dev \
             groff-base mandoc mariadb-server sysbench chromium \
-            fonts-dejavu-core tidy slurm-wlm munge parallel python3-yaml
+            fonts-dejavu-core tidy slurm-wlm munge parallel python3-yaml \
+            procps
 
 # Service packages (mariadb-server; munge, slurmctld, slurmd, which the
 # scale-out test starts itself) must leave no daemon running or enabled:

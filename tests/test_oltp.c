@@ -247,7 +247,40 @@ Test(oltp, mariadb_on_ext4, .fini = fini, .timeout = 180)
 	manifest_has_the_code(rd);
 }
 
+/* Killed at its timeout, the script's traps cannot run: the next
+ * repetition finds ./mariadb, removes it and runs (to its own
+ * timeout), where mkdir failed. */
 Test(oltp, mariadb_killed_at_its_timeout, .fini = fini, .timeout = 180)
+{
+	const char *dir = e2e_tmpdir();
+	char rd[300], body[1024];
+
+	require_mariadb();
+	snprintf(body, sizeof(body), "target: {image: 512M}\n"
+		 "filesystems: [{type: ext4}]\n"
+		 "phases:\n"
+		 "  - {use: mariadb, timeout: 5s, repeat: 2, with: {workers: 2, "
+		 "seconds: 60, " SMALL "}}\n%s", leftover);
+	e2e_run_plan(dir, "oltp", body, rd, sizeof(rd));
+	for (int k = 1; k <= 2; k++) {
+		char cell[64];
+		const char *why;
+
+		snprintf(cell, sizeof(cell), "ext4/mariadb#%d", k);
+		cr_expect_str_eq(e2e_metric(rd, cell, "status"), "failed");
+		why = e2e_reason(rd, cell);
+		cr_expect(why && strstr(why, "timeout"), "%s: %s", cell,
+			  why ? why : "(none)");
+	}
+	cr_expect_str_eq(e2e_metric(rd, "ext4/left#1", "status"), "ok",
+			 "a mariadbd was left: %s",
+			 e2e_reason(rd, "ext4/left#1"));
+}
+
+/* On a full filesystem mariadbd waits for space for ever: the phase
+ * fails at once, saying so, not at its timeout. */
+Test(oltp, mariadb_on_a_full_filesystem_fails_at_once, .fini = fini,
+     .timeout = 180)
 {
 	const char *dir = e2e_tmpdir();
 	const char *cell = "ext4/mariadb#1";
@@ -255,15 +288,20 @@ Test(oltp, mariadb_killed_at_its_timeout, .fini = fini, .timeout = 180)
 	const char *why;
 
 	require_mariadb();
-	snprintf(body, sizeof(body), "target: {image: 512M}\n"
+	snprintf(body, sizeof(body), "target: {image: 128M}\n"
 		 "filesystems: [{type: ext4}]\n"
 		 "phases:\n"
-		 "  - {use: mariadb, timeout: 5s, with: {workers: 2, "
-		 "seconds: 60, " SMALL "}}\n%s", leftover);
+		 "  - {name: fill, exec: 'dd if=/dev/zero of=fill bs=1M "
+		 "count=105 status=none'}\n"
+		 "  - {use: mariadb, timeout: 120s, with: {workers: 2, "
+		 "seconds: 2, " SMALL "}}\n%s", leftover);
 	e2e_run_plan(dir, "oltp", body, rd, sizeof(rd));
 	cr_expect_str_eq(e2e_metric(rd, cell, "status"), "failed");
 	why = e2e_reason(rd, cell);
-	cr_expect(why && strstr(why, "timeout"), "%s", why ? why : "(none)");
+	cr_expect(why && strstr(why, "the filesystem under test is full"),
+		  "%s", why ? why : "(none)");
+	cr_expect_lt(e2e_num(rd, cell, "seconds"), 60, "%s",
+		     why ? why : "(none)");
 	cr_expect_str_eq(e2e_metric(rd, "ext4/left#1", "status"), "ok",
 			 "a mariadbd was left: %s",
 			 e2e_reason(rd, "ext4/left#1"));

@@ -8,17 +8,47 @@ set -u
 me=mariadb.sh
 dir=$PWD/mariadb
 server=
+watcher=
 
 say() { printf '%s: %s\n' "$me" "$*" >&2; }
 
 # The server down and its directory gone; the status it leaves with.
 stop() {
+	[ -z "$watcher" ] || kill "$watcher" 2>/dev/null
+	watcher=
 	if [ -n "$server" ] && kill -0 "$server" 2>/dev/null; then
 		kill -TERM "$server" 2>/dev/null
 		wait "$server" 2>/dev/null
 	fi
 	server=
 	rm -rf "$dir"
+}
+
+# mariadbd does not fail on a full disk: it logs "Disk is full" and
+# waits for space, for ever. Watch log; when it says so, kill pid (and
+# its children: install-db's bootstrap server), so that the step fails
+# at once instead of at the phase's timeout.
+watch_full() {
+	until grep -q 'Disk is full' "$1" 2>/dev/null; do
+		sleep 0.2
+	done
+	pkill -KILL -P "$2" 2>/dev/null
+	kill -KILL "$2" 2>/dev/null
+}
+
+# A step failed: the full disk, if the logs say that is why, as the last
+# word (read, not written: nothing more fits there).
+failed() {
+	full=$(grep -h -m 1 -e 'Disk is full' -e 'No space left on device' \
+		-e 'Errcode: 28' -e 'error 28' "$dir/install.log" \
+		"$dir/err.log" 2>/dev/null | head -n 1)
+	if [ -n "$full" ]; then
+		say "$1: the filesystem under test is full (mariadbd:" \
+		    "$(printf '%s' "$full" | sed 's/^.*\] //'))"
+	else
+		say "$1"
+	fi
+	exit 1
 }
 trap 'stop' EXIT
 trap 'stop; trap - EXIT; exit 143' TERM
@@ -46,14 +76,23 @@ if [ ${#sock} -gt 107 ]; then
 	exit 2
 fi
 
-mkdir "$dir" || exit 1
-if ! mariadb-install-db --no-defaults --datadir="$dir/data" \
-	--skip-test-db --auth-root-authentication-method=socket \
-	--innodb-log-file-size="$log" >"$dir/install.log" 2>&1; then
-	cat "$dir/install.log" >&2
-	say "mariadb-install-db failed"
-	exit 1
+# a run killed at its timeout (no trap runs then) leaves its directory
+if [ -e "$dir" ]; then
+	say "removing ./mariadb, which a killed run left"
+	rm -rf "$dir"
 fi
+mkdir "$dir" || exit 1
+mariadb-install-db --no-defaults --datadir="$dir/data" \
+	--skip-test-db --auth-root-authentication-method=socket \
+	--innodb-log-file-size="$log" >"$dir/install.log" 2>&1 &
+install=$!
+watch_full "$dir/install.log" "$install" &
+watcher=$!
+if ! wait "$install"; then
+	cat "$dir/install.log" >&2
+	failed "mariadb-install-db failed"
+fi
+kill "$watcher" 2>/dev/null
 
 mariadbd --no-defaults --datadir="$dir/data" --socket="$sock" \
 	--pid-file="$dir/pid" --log-error="$dir/err.log" \
@@ -61,15 +100,16 @@ mariadbd --no-defaults --datadir="$dir/data" --socket="$sock" \
 	--innodb-buffer-pool-size="$bp" --innodb-log-file-size="$log" \
 	</dev/null >/dev/null 2>&1 &
 server=$!
+watch_full "$dir/err.log" "$server" &
+watcher=$!
 
 # ready when its log says so; a server that died or is slow fails here
 waited=0
 until grep -q 'ready for connections' "$dir/err.log" 2>/dev/null; do
 	if ! kill -0 "$server" 2>/dev/null; then
 		tail -n 20 "$dir/err.log" >&2 2>/dev/null
-		say "mariadbd exited before it was ready (its log above)"
 		server=
-		exit 1
+		failed "mariadbd exited before it was ready (its log above)"
 	fi
 	if [ "$(awk -v w="$waited" -v r="$ready" 'BEGIN { print (w >= r) }')" = 1 ]
 	then
@@ -82,7 +122,7 @@ until grep -q 'ready for connections' "$dir/err.log" 2>/dev/null; do
 done
 
 mariadb --no-defaults --socket="$sock" -e 'CREATE DATABASE sbtest' >&2 ||
-	{ say "CREATE DATABASE sbtest failed"; exit 1; }
+	failed "CREATE DATABASE sbtest failed"
 
 sb() {
 	sysbench oltp_read_write --db-driver=mysql --mysql-socket="$sock" \
@@ -90,9 +130,7 @@ sb() {
 		--tables="${FSPLAN_P_tables:?}" \
 		--table-size="${FSPLAN_P_table_size:?}" "$@"
 }
-sb prepare >&2 || { say "sysbench prepare failed"; exit 1; }
-sb --threads="$workers" --time="$secs" run
-rc=$?
-[ $rc = 0 ] || say "sysbench run failed (exit status $rc)"
-sb cleanup >&2 || { say "sysbench cleanup failed"; [ $rc != 0 ] || rc=1; }
-exit $rc
+sb prepare >&2 || failed "sysbench prepare failed"
+sb --threads="$workers" --time="$secs" run ||
+	failed "sysbench run failed (exit status $?)"
+sb cleanup >&2 || failed "sysbench cleanup failed"
