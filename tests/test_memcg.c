@@ -315,14 +315,24 @@ Test(memcg, too_small_a_limit_is_a_clear_failure, .fini = fini,
 	const char *why;
 	int rc;
 
+	/* the shell goes on after its child is killed, and exits 0 */
 	rc = run_small("  - use: tiobench\n"
-		      "    with: {file_size: 8M, ram: 1M, mode: seq_write}\n",
+		      "    with: {file_size: 8M, ram: 1M, mode: seq_write}\n"
+		      "  - name: hog\n"
+		      "    exec: python3 -c 'x = bytearray(100 << 20)'; true\n"
+		      "    with: {ram: 32M}\n",
 		      rd, sizeof(rd));
 	cr_expect_eq(rc, 1, "exit %d: %s", rc, e2e_err);
 	cr_assert_str_eq(e2e_metric(rd, "ext4/tiobench#1", "status"),
 			 "failed");
 	why = e2e_reason(rd, "ext4/tiobench#1");
 	cr_expect(strstr(why, "ram 1 MiB is too small"), "reason: %s", why);
+	cr_expect_str_eq(e2e_metric(rd, "ext4/hog#1", "status"), "failed");
+	why = e2e_reason(rd, "ext4/hog#1");
+	cr_expect(why && strstr(why, "ram 32 MiB is too small for this phase: "
+				"the memory cgroup's OOM killer killed 1 of "
+				"its processes, and it went on without them"),
+		  "reason: %s", why);
 	expect_no_cgroups();
 }
 

@@ -157,8 +157,7 @@ void measure_start(struct measure *m)
 	m->busy_before = busy_s(&m->user_before, &m->steal_before);
 }
 
-void measure_stop(struct measure *m, const struct cell *c,
-		  struct child_result *res)
+void measure_stop(struct measure *m, struct child_result *res)
 {
 	double user, steal, busy = busy_s(&user, &steal);
 	char buf[128];
@@ -202,9 +201,9 @@ void measure_stop(struct measure *m, const struct cell *c,
 		return;
 	m->out.peak_bytes = memcg_peak(&m->mc);
 	kills = memcg_oom_kills(&m->mc);
-	if (kills > 0 && !res->ok) {
+	if (kills > 0) {
 		double cache = memcg_cache_bytes(&m->mc);
-		char left[160] = "";
+		char left[160] = "", what[96];
 
 		/* most of the limit still page cache: the kernel did not
 		 * reclaim it in time, the phase's own memory did not fill */
@@ -212,15 +211,21 @@ void measure_stop(struct measure *m, const struct cell *c,
 			snprintf(left, sizeof(left), "; %.1f MiB of it page "
 				 "cache the kernel had not reclaimed",
 				 cache / 1048576);
+		/* a process of it killed is a phase that did not do what
+		 * it says, even when its command went on to exit 0 */
+		if (res->ok)
+			snprintf(what, sizeof(what), "killed %ld of its "
+				 "processes, and it went on without them",
+				 kills);
+		else
+			snprintf(what, sizeof(what), "ended it");
+		res->ok = 0;
 		snprintf(res->reason, sizeof(res->reason), "ram %.0f MiB is "
 			 "too small for this phase: the memory cgroup's OOM "
-			 "killer ended it (peak %.1f MiB%s)",
-			 (double)m->ram / 1048576,
+			 "killer %s (peak %.1f MiB%s)",
+			 (double)m->ram / 1048576, what,
 			 m->out.peak_bytes / 1048576, left);
 	}
-	else if (kills > 0)
-		runlog("%s: the memory cgroup's OOM killer killed %ld of its "
-		       "processes", c->id, kills);
 }
 
 void measure_close(struct measure *m, const struct cell *c)

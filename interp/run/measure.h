@@ -41,10 +41,9 @@ int measure_open(struct measure *m, struct run *r, const struct live *l,
 void measure_start(struct measure *m);
 
 /* Right after the child is reaped: the counters' differences, the
- * cgroup's peak; a child the limit's OOM killer ended gets a reason
- * that says so (res->reason). */
-void measure_stop(struct measure *m, const struct cell *c,
-		  struct child_result *res);
+ * cgroup's peak; a child the limit's OOM killer ended, or one of whose
+ * processes it killed, is not ok, with a reason that says so. */
+void measure_stop(struct measure *m, struct child_result *res);
 
 /* The cgroup removed. */
 void measure_close(struct measure *m, const struct cell *c);

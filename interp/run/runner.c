@@ -211,7 +211,7 @@ static void run_cell(struct run *r, struct live *l, struct cell *c,
 		unrun_cell(r, l, c, replay, "cannot fork the phase");
 		goto close;
 	}
-	measure_stop(&ms, c, &res);
+	measure_stop(&ms, &res);
 	conf_sweep();
 	job_after(&j, r, c, &res);
 	if (replay) {
