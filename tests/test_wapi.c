@@ -167,6 +167,31 @@ Test(wapi, path_ops_and_stat_through_the_engine, .fini = finish)
 	cr_expect_eq(metrics_find_op(&w.m, "stat")->lat.count, 2);
 }
 
+/* w:files times each file under its tag and each system call under its
+ * name: once, not twice, where the two are one name. */
+Test(wapi, files_counts_a_file_once_when_the_tag_is_its_op, .fini = finish)
+{
+	char err[1024] = "";
+
+	start();
+	cr_assert_eq(run("local w = ...\n"
+			 "local names = {}\n"
+			 "for i = 1, 10 do names[i] = 'f' .. i end\n"
+			 "assert(w:files('create', names) == 10)\n"
+			 "assert(w:files('stat', names) == 10)\n"
+			 "assert(w:files('unlink', names) == 10)\n"
+			 "for i = 1, 10 do names[i] = 'g' .. i end\n"
+			 "assert(w:files('create', names, { tag = 'close' }))\n"
+			 "assert(w:files('stat', names, { tag = 'st' }))\n",
+			 err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(metrics_find_op(&w.m, "create")->lat.count, 10);
+	cr_expect_eq(metrics_find_op(&w.m, "stat")->lat.count, 20);
+	cr_expect_eq(metrics_find_op(&w.m, "st")->lat.count, 10);
+	cr_expect_eq(metrics_find_op(&w.m, "unlink")->lat.count, 10);
+	cr_expect_eq(metrics_find_op(&w.m, "open")->lat.count, 20);
+	cr_expect_eq(metrics_find_op(&w.m, "close")->lat.count, 20);
+}
+
 Test(wapi, identity_is_who_runs_it, .fini = finish)
 {
 	char err[1024] = "", want[32];
