@@ -117,7 +117,9 @@ struct flight {
 	struct engine *e;	/* the worker's, for depth in flight */
 	struct op_stat *st;
 	int fd;
-	unsigned char *rbuf;
+	unsigned char *rbuf;	/* a read's, block x depth */
+	const unsigned char *src;	/* a write's (worker_src_at) */
+	size_t src_len;
 	struct engine_req req[MAX_DEPTH], *free_[MAX_DEPTH];
 	int nfree, err, eof;
 	uint64_t issued, ops, bytes;
@@ -172,7 +174,8 @@ static void stream_fill(struct flight *fl)
 		r->off = next_offset(fl);
 		r->buf = fl->s.op == ENGINE_READ ?
 			 fl->rbuf + slot * fl->s.block :
-			 worker_src_at(w, r->off, fl->s.block);
+			 worker_src_at(w, fl->src, fl->src_len, r->off,
+				       fl->s.block);
 		if (w->eng->queue(fl->e, r)) {
 			fl->free_[fl->nfree++] = r;
 			break;
@@ -272,7 +275,15 @@ int loops_stream(lua_State *L, int fd, const char *name)
 		if (!fl->st)
 			return luaL_error(L, "not enough memory");
 	}
-	fl->rbuf = worker_read_buf(L, w, (size_t)fl->s.block * fl->s.depth);
+	/* a write reads only its source: the shared one, or, for blocks
+	 * larger than it, one of its own */
+	fl->src = w->src;
+	fl->src_len = w->src_len;
+	if (fl->s.op == ENGINE_READ)
+		fl->rbuf = worker_buf(L, w, (size_t)fl->s.block * fl->s.depth,
+				      "read");
+	else if (fl->s.block > w->src_len)
+		fl->src = worker_big_source(L, w, fl->s.block, &fl->src_len);
 	fl->e = worker_engine(w, (unsigned)fl->s.depth, why, sizeof(why));
 	if (!fl->e)
 		return luaL_error(L, "stream: depth %d: %s", fl->s.depth, why);
