@@ -8,6 +8,7 @@
 --   fsplan.ram(ctx, "512M")              --> 536870912, true
 --   fsplan.twice_ram("size", size, ram)  -- raises unless size >= 2 x ram
 --   local secs, cpu = fsplan.measure(w, fn, ...)   -- cpu nil without w:cpu
+--   return fsplan.units(out, { rate_mbs = "MiB/s" })  -- report()'s rows
 --
 -- A parameter that may be "auto" (or 0 for "off") has a string default, so
 -- the plan hands it over as written; these helpers turn it into bytes with
@@ -92,6 +93,18 @@ function M.twice_ram(name, size, ram)
           :format(name, M.human(size), M.human(ram), M.human(2 * ram, true)),
           0)
   end
+end
+
+-- A report()'s table with units: each number out[name] whose name units
+-- gives becomes {value = number, unit = units[name]}, the row a parser
+-- (lua/parse/) gives, so a module's rows read as the tool's parser's.
+function M.units(out, units)
+  for name, unit in pairs(units) do
+    if type(out[name]) == "number" then
+      out[name] = { value = out[name], unit = unit }
+    end
+  end
+  return out
 end
 
 -- Wall seconds of fn(...) on the monotonic clock, and the CPU seconds the

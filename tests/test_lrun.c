@@ -60,6 +60,8 @@ static const char module[] =
 	"  report = function(r, ctx)\n"
 	"    return {\n"
 	"      seen_by_report = r.seen,\n"
+	"      seen = { value = r.seen, unit = 'sightings' },\n"
+	"      size_in_bytes = { value = 1, unit = 'a,b' },\n"
 	"      writes_seen = r.write_ops,\n"
 	"      size_seen = ctx.params.size,\n"
 	"      label_is_y = ctx.params.label == 'y' and 1 or 0,\n"
@@ -89,6 +91,12 @@ Test(lrun, values_workers_setup_and_report_of_a_real_run, .fini = fini,
 	 * not the workload's */
 	cr_expect_str_eq(e2e_metric(rd, "dir/m#1", "seen"), "4");
 	cr_expect_str_eq(e2e_metric(rd, "dir/m#1", "seen_by_report"), "4");
+	/* a report value is a number or {value =, unit =}, as a parser's;
+	 * under a counter's name it is that row, now with its unit */
+	cr_expect_str_eq(e2e_unit(rd, "dir/m#1", "seen"), "sightings");
+	cr_expect_eq(e2e_count(rd, "seen"), 1);
+	cr_expect_str_eq(e2e_unit(rd, "dir/m#1", "size_in_bytes"), "",
+			 "a unit that would break the row is left out");
 	cr_expect_str_eq(e2e_metric(rd, "dir/m#1", "write_ops"), "2");
 	cr_expect_str_eq(e2e_metric(rd, "dir/m#1", "writes_seen"), "2");
 	cr_expect_str_eq(e2e_metric(rd, "dir/m#1", "write_bytes"), "32768");
