@@ -112,6 +112,12 @@ local UPDATE_SEEK = 10   -- one seek in ten writes its block back
 local NAME_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 local RAND_EXTRA = 12    -- up to 12 random characters in a name
 local LINKS = { none = 0, hard = 1, symbolic = 2 }
+-- The rows' units, as lua/parse/bonnie.lua gives them.
+local RATE_UNIT = { putc = "KiB/s", put_block = "KiB/s", rewrite = "KiB/s",
+                    getc = "KiB/s", get_block = "KiB/s", seeks = "seeks/s" }
+local UNITS = { file_size_mib = "MiB", char_size_mib = "MiB",
+                chunk_bytes = "bytes", max_size = "bytes",
+                min_size = "bytes" }
 local TESTS = { "putc", "put_block", "rewrite", "getc", "get_block", "seeks",
                 "seq_create", "seq_stat", "seq_del",
                 "ran_create", "ran_stat", "ran_del" }
@@ -564,12 +570,19 @@ return {
       out.num_dirs = s.dirs > 1 and s.dirs or nil
       out.max_size_link = s.links > 0 and s.links or nil
     end
+    local units = {}
+    for k, u in pairs(UNITS) do units[k] = u end
     for _, t in ipairs(TESTS) do
       local ms = r[t .. "_lat_max_ms"]
       if ms and (r[t] or r[t .. "_fast"]) then
         out[t .. "_latency_us"] = ms * 1000
       end
+      -- the counters again, now with their units: these rows replace
+      -- the unitless counter rows
+      out[t], out[t .. "_cpu"] = r[t], r[t .. "_cpu"]
+      units[t] = RATE_UNIT[t] or "files/s"
+      units[t .. "_cpu"], units[t .. "_latency_us"] = "%", "us"
     end
-    return out
+    return fsplan.units(out, units)
   end,
 }

@@ -35,7 +35,9 @@
 --     two mkdirs, an rmdir and a rename of random directories);
 --     createdir (a mkdir in the fileset).
 --   - random offsets are anywhere in the range (ffsb's getllrandom), with
---     alignio multiples of 4 KiB; directio opens with O_DIRECT.
+--     alignio multiples of 4 KiB; directio opens with O_DIRECT, which
+--     takes aligned offsets and sizes: it needs alignio and block sizes
+--     of whole 4 KiB (ffsb fails at its first I/O; here the plan does).
 --   - a transaction: one read or write call (a read's short last block is
 --     not one, a write's is: ffsb's readfile_helper and writefile_helper);
 --     a delete, stat, open_close, metaop or createdir is one. A create of
@@ -144,6 +146,18 @@ local function shape(ctx)
   for _, b in ipairs({ "read_blocksize", "write_blocksize" }) do
     if p[b] < 1 or p[b] > 64 * MiB then
       error(b .. ": 1 byte to 64M", 0)
+    end
+  end
+  if p.directio then
+    if not p.alignio then
+      error("directio: O_DIRECT needs aligned offsets: set alignio: true",
+            0)
+    end
+    for _, b in ipairs({ "read_blocksize", "write_blocksize" }) do
+      if p[b] % ALIGN ~= 0 then
+        error(("directio: O_DIRECT needs whole 4 KiB blocks, and %s is "
+               .. "%s"):format(b, fsplan.human(p[b])), 0)
+      end
     end
   end
   local function weight(op) return p[op .. "_weight"] > 0 end

@@ -9,6 +9,7 @@
 --   fsplan.twice_ram("size", size, ram)  -- raises unless size >= 2 x ram
 --   fsplan.fits(ctx, "size", size, auto) -- raises if the filesystem is smaller
 --   local secs, cpu = fsplan.measure(w, fn, ...)   -- cpu nil without w:cpu
+--   return fsplan.units(out, { rate_mbs = "MiB/s" })  -- report()'s rows
 --
 -- A parameter that may be "auto" (or 0 for "off") has a string default, so
 -- the plan hands it over as written; these helpers turn it into bytes with
@@ -109,6 +110,18 @@ function M.fits(ctx, name, bytes, auto)
            .. "use (fsplan limits it to that), or give a larger image")
           or ": give a smaller size, or a larger image"), 0)
   end
+end
+
+-- A report()'s table with units: each number out[name] whose name units
+-- gives becomes {value = number, unit = units[name]}, the row a parser
+-- (lua/parse/) gives, so a module's rows read as the tool's parser's.
+function M.units(out, units)
+  for name, unit in pairs(units) do
+    if type(out[name]) == "number" then
+      out[name] = { value = out[name], unit = unit }
+    end
+  end
+  return out
 end
 
 -- Wall seconds of fn(...) on the monotonic clock, and the CPU seconds the

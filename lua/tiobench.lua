@@ -59,6 +59,9 @@
 local fsplan = require("fsplan")
 
 local MiB, mib = fsplan.MiB, fsplan.mib
+local UNITS = { rate_mbs = "MiB/s", test_cpu_pct = "%", avg_lat_ms = "ms",
+                max_lat_ms = "ms", over_2s_pct = "%", over_10s_pct = "%",
+                file_size_mib = "MiB", block_bytes = "bytes" }
 
 local MODES = {
   seq_write  = { open = "w",  op = "write", random = false, fill = false },
@@ -193,6 +196,6 @@ return {
         out.cpu_eff = out.rate_mbs / (out.test_cpu_pct / 100)
       end
     end
-    return out
+    return fsplan.units(out, UNITS)
   end,
 }

@@ -624,6 +624,16 @@ Test(bonnie_lua, phase_on_ext4, .timeout = 600)
 	cr_expect_eq(e2e_num(rd, cell, "ram_mib"), 32);
 	cr_expect_eq(e2e_num(rd, cell, "ram_given"), 1);
 	cr_expect_eq(e2e_num(rd, cell, "char_size_mib"), 1);
+	/* the units lua/parse/bonnie.lua gives bonnie++'s own line */
+	cr_expect_str_eq(e2e_unit(rd, cell, "file_size_mib"), "MiB");
+	cr_expect_str_eq(e2e_unit(rd, cell, "putc"), "KiB/s");
+	cr_expect_str_eq(e2e_unit(rd, cell, "put_block"), "KiB/s");
+	cr_expect_str_eq(e2e_unit(rd, cell, "seeks"), "seeks/s");
+	cr_expect_str_eq(e2e_unit(rd, cell, "seq_create"), "files/s");
+	cr_expect_str_eq(e2e_unit(rd, cell, "put_block_cpu"), "%");
+	cr_expect_str_eq(e2e_unit(rd, cell, "put_block_latency_us"), "us");
+	/* a rate is one row: report()'s, with its unit, not the counter's */
+	cr_expect_eq(e2e_count(rd, "put_block"), 1);
 	cr_expect_null(e2e_metric(rd, cell, "max_size"));
 	cr_expect_null(e2e_metric(rd, cell, "num_dirs"));
 	cr_expect_null(e2e_metric(rd, cell, "max_size_link"));

@@ -60,6 +60,8 @@ static const char module[] =
 	"  report = function(r, ctx)\n"
 	"    return {\n"
 	"      seen_by_report = r.seen,\n"
+	"      seen = { value = r.seen, unit = 'sightings' },\n"
+	"      size_in_bytes = { value = 1, unit = 'a,b' },\n"
 	"      writes_seen = r.write_ops,\n"
 	"      size_seen = ctx.params.size,\n"
 	"      label_is_y = ctx.params.label == 'y' and 1 or 0,\n"
@@ -89,6 +91,12 @@ Test(lrun, values_workers_setup_and_report_of_a_real_run, .fini = fini,
 	 * not the workload's */
 	cr_expect_str_eq(e2e_metric(rd, "dir/m#1", "seen"), "4");
 	cr_expect_str_eq(e2e_metric(rd, "dir/m#1", "seen_by_report"), "4");
+	/* a report value is a number or {value =, unit =}, as a parser's;
+	 * under a counter's name it is that row, now with its unit */
+	cr_expect_str_eq(e2e_unit(rd, "dir/m#1", "seen"), "sightings");
+	cr_expect_eq(e2e_count(rd, "seen"), 1);
+	cr_expect_str_eq(e2e_unit(rd, "dir/m#1", "size_in_bytes"), "",
+			 "a unit that would break the row is left out");
 	cr_expect_str_eq(e2e_metric(rd, "dir/m#1", "write_ops"), "2");
 	cr_expect_str_eq(e2e_metric(rd, "dir/m#1", "writes_seen"), "2");
 	cr_expect_str_eq(e2e_metric(rd, "dir/m#1", "write_bytes"), "32768");
@@ -116,6 +124,33 @@ Test(lrun, report_values_follow_the_one_metric_name_rule, .fini = fini,
 	cr_expect_eq(e2e_count(rd, "not_finite"), 0);
 	cr_expect_str_eq(e2e_metric(rd, "dir/m#1", "size_seen"), "8192");
 	cr_expect_str_eq(e2e_metric(rd, "dir/m#1", "label_is_y"), "0");
+}
+
+/* ctx.input: root reads what the plan names before the drop; a module's
+ * own default is read as runas, who cannot read a 0600 root file. */
+Test(lrun, a_modules_input_default_is_read_as_runas, .fini = fini,
+     .timeout = 60)
+{
+	char rd[400];
+	int rc;
+
+	e2e_require_root();
+	chmod(e2e_write(e2e_tmpdir(), "mine.txt", "the default's\n"), 0600);
+	chmod(e2e_write(e2e_tmpdir(), "given.txt", "the plan's\n"), 0600);
+	rc = run_module("return { params = { mine = 'mine.txt', given = '' },\n"
+			"  worker = function(w, ctx)\n"
+			"    local t, msg, errno = ctx.input('mine')\n"
+			"    w:count('mine_errno', t == nil and errno or 0)\n"
+			"    t = assert(ctx.input('given'))\n"
+			"    w:count('given_read', t == \"the plan's\\n\" and 1 "
+			"or 0)\n"
+			"  end }\n", ", with: {given: given.txt}", rd,
+			sizeof(rd));
+	cr_assert_eq(rc, 0, "exit %d: %s", rc, e2e_err);
+	cr_expect_str_eq(e2e_metric(rd, "dir/m#1", "status"), "ok", "%s",
+			 e2e_reason(rd, "dir/m#1"));
+	cr_expect_str_eq(e2e_metric(rd, "dir/m#1", "mine_errno"), "13");
+	cr_expect_str_eq(e2e_metric(rd, "dir/m#1", "given_read"), "1");
 }
 
 Test(lrun, a_module_metatable_runs_no_code_outside_protection, .fini = fini,

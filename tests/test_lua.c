@@ -52,9 +52,11 @@ Test(lua, api_op_by_op_on_both_engines, .fini = fini, .timeout = 120)
 		     "matrix: {engine: [uring, sync]}\n"
 		     "phases:\n"
 		     "  - {use: lua/api.lua, name: write,"
-		     " with: {mode: write, engine: '${engine}'}}\n"
+		     " with: {mode: write, engine: '${engine}',"
+		     " input: lua/api.lua}}\n"
 		     "  - {use: lua/api.lua, name: verify,"
-		     " with: {mode: verify, engine: '${engine}'}}\n",
+		     " with: {mode: verify, engine: '${engine}',"
+		     " input: lua/api.lua}}\n",
 		     rd, sizeof(rd));
 	cr_expect_eq(rc, 0, "exit %d: %s", rc, e2e_err);
 	for (int fs = 0; fs < 2; fs++)

@@ -398,14 +398,17 @@ struct got {
 	int n;
 	char name[4][32];
 	double v[4];
+	char unit[4][32];
 };
 
-static void on_report(void *ctx, const char *name, double v)
+static void on_report(void *ctx, const char *name, double v,
+		      const char *unit)
 {
 	struct got *g = ctx;
 
 	if (g->n < 4) {
 		snprintf(g->name[g->n], sizeof(g->name[0]), "%s", name);
+		snprintf(g->unit[g->n], sizeof(g->unit[0]), "%s", unit);
 		g->v[g->n] = v;
 	}
 	g->n++;
@@ -505,7 +508,7 @@ Test(metrics, encode_decode_round_trip)
 	/* report() values come through, wherever they are before END. */
 	full = malloc(len + 64);
 	cr_assert_not_null(full);
-	len = (size_t)sprintf(full, "R bonnie.putc_kps 812.25\n%.*s",
+	len = (size_t)sprintf(full, "R bonnie.putc_kps 812.25 KiB/s\n%.*s",
 			      (int)len, t);
 	memcpy(full + len - 4, "R x -1e-3\nEND\n", 15);
 	len += 10;
@@ -514,8 +517,10 @@ Test(metrics, encode_decode_round_trip)
 	cr_expect_eq(g.n, 2);
 	cr_expect_str_eq(g.name[0], "bonnie.putc_kps");
 	cr_expect_float_eq(g.v[0], 812.25, 0);
+	cr_expect_str_eq(g.unit[0], "KiB/s");
 	cr_expect_str_eq(g.name[1], "x");
 	cr_expect_float_eq(g.v[1], -0.001, 0);
+	cr_expect_str_eq(g.unit[1], "");
 
 	/* Into a non-empty m: merged. */
 	cr_assert_eq(metrics_decode(&d, t, tlen, NULL, NULL), 0);
@@ -534,11 +539,13 @@ Test(metrics, encode_decode_round_trip)
 
 static int reports;
 
-static void count_report(void *ctx, const char *name, double v)
+static void count_report(void *ctx, const char *name, double v,
+			 const char *unit)
 {
 	(void)ctx;
 	(void)name;
 	(void)v;
+	(void)unit;
 	reports++;
 }
 
@@ -612,6 +619,8 @@ Test(metrics, malformed_reports_are_refused)
 		"R x\nEND\n",
 		"R x 1\n",
 		"R x nan\nEND\n",
+		"R x 1 a,b\nEND\n",		/* a unit breaks no row */
+		"R x 1 KiB/s more\nEND\n",
 		"R x 1\nO read 0\nH read 1 7 7 7 8:1\nEND\n",
 		"O read 0\nH read 3 24 7 10 7:1 10:1 7:0\nEND\n",
 		"O read 0\nH read 3 24 7 10 7:0 10:1\nEND\n",

@@ -55,6 +55,7 @@ Test(plan, every_key_with_units)
 		"    timeout: ${secs}\n"
 		"    repeat: 2\n"
 		"    between: none\n"
+		"  - use: tree\n"
 		"    memory: 128M\n", NULL, 0);
 	const struct plan *p = e->plan;
 	const struct plan_phase *ph = &p->phases[0];
@@ -73,9 +74,9 @@ Test(plan, every_key_with_units)
 	cr_expect_float_eq(ph->timeout_s, 90, 1e-9);
 	cr_expect_eq(ph->repeat, 2);
 	cr_expect_eq(ph->between.n, 0);
-	cr_expect_eq(ph->memory, 128ull << 20);
-	/* the phase's repeat wins over the plan's */
-	cr_expect_eq(e->n_cells, 2);
+	cr_expect_eq(p->phases[1].memory, 128ull << 20);
+	/* the phase's repeat wins over the plan's: 2 cells, then 3 */
+	cr_expect_eq(e->n_cells, 5);
 	free_expanded(e);
 }
 

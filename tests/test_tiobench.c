@@ -58,6 +58,10 @@ static void check_cell(const char *rd, const char *cell, double ops,
 	cr_expect(near(rate, bytes / 1048576 / secs, 1e-6 / secs + 1e-9),
 		  "%s: rate_mbs %.9g, bytes/2^20/seconds %.9g", cell, rate,
 		  bytes / 1048576 / secs);
+	/* the units tiobench's own columns are in */
+	cr_expect_str_eq(e2e_unit(rd, cell, "rate_mbs"), "MiB/s", "%s", cell);
+	cr_expect_str_eq(e2e_unit(rd, cell, "max_lat_ms"), "ms", "%s", cell);
+	cr_expect_str_eq(e2e_unit(rd, cell, "test_cpu_pct"), "%", "%s", cell);
 
 	/* Latency: the run's own histogram, per op, avg never above max */
 	avg = e2e_num(rd, cell, "avg_lat_ms");

@@ -167,6 +167,31 @@ Test(wapi, path_ops_and_stat_through_the_engine, .fini = finish)
 	cr_expect_eq(metrics_find_op(&w.m, "stat")->lat.count, 2);
 }
 
+/* w:files times each file under its tag and each system call under its
+ * name: once, not twice, where the two are one name. */
+Test(wapi, files_counts_a_file_once_when_the_tag_is_its_op, .fini = finish)
+{
+	char err[1024] = "";
+
+	start();
+	cr_assert_eq(run("local w = ...\n"
+			 "local names = {}\n"
+			 "for i = 1, 10 do names[i] = 'f' .. i end\n"
+			 "assert(w:files('create', names) == 10)\n"
+			 "assert(w:files('stat', names) == 10)\n"
+			 "assert(w:files('unlink', names) == 10)\n"
+			 "for i = 1, 10 do names[i] = 'g' .. i end\n"
+			 "assert(w:files('create', names, { tag = 'close' }))\n"
+			 "assert(w:files('stat', names, { tag = 'st' }))\n",
+			 err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(metrics_find_op(&w.m, "create")->lat.count, 10);
+	cr_expect_eq(metrics_find_op(&w.m, "stat")->lat.count, 20);
+	cr_expect_eq(metrics_find_op(&w.m, "st")->lat.count, 10);
+	cr_expect_eq(metrics_find_op(&w.m, "unlink")->lat.count, 10);
+	cr_expect_eq(metrics_find_op(&w.m, "open")->lat.count, 20);
+	cr_expect_eq(metrics_find_op(&w.m, "close")->lat.count, 20);
+}
+
 Test(wapi, identity_is_who_runs_it, .fini = finish)
 {
 	char err[1024] = "", want[32];
@@ -285,6 +310,26 @@ Test(wapi, a_stream_inside_an_op_is_the_ops, .fini = finish)
 	cr_expect_eq(metrics_find_op(&w.m, "plain")->bytes, 8192);
 }
 
+/* A write stream's blocks may be larger than the shared source (2 MiB):
+ * they take a source of their own, seeded, and write only its bytes. */
+Test(wapi, a_write_stream_of_big_blocks_writes_seeded_bytes, .fini = finish)
+{
+	char err[1024] = "";
+
+	start();
+	cr_assert_eq(run("local w = ...\n"
+			 "local f = assert(w:open('big', 'rw'))\n"
+			 "local b, n = assert(f:stream{ op = 'write', "
+			 "block = '8M', count = 2, depth = 2 })\n"
+			 "assert(b == 16 << 20 and n == 2, b .. ' ' .. n)\n"
+			 "local _, s = assert(f:read(12 << 20, 4096, true))\n"
+			 "f:close()\n"
+			 "return s", err, sizeof(err)), 0, "%s", err);
+	/* seeded bytes: not a run of eight zeros in 4 KiB */
+	cr_expect_null(memmem(lua_tostring(L, -1), 4096, "\0\0\0\0\0\0\0\0",
+			      8), "zeros in the written block");
+}
+
 /* memory: covers the C buffers behind the file API, not only Lua's: a
  * huge read, a stream's block x depth, a stdio buffer. */
 Test(wapi, the_memory_cap_covers_read_stream_and_stdio_buffers,
@@ -296,6 +341,8 @@ Test(wapi, the_memory_cap_covers_read_stream_and_stdio_buffers,
 		"block = '64M', depth = 4, bytes = '256M'}",
 		"local w = ... return w:open('f', 'rw'):write(0, "
 		"string.rep('x', 64 << 20))",
+		"local w = ... return w:open('f', 'rw'):stream{op = 'write', "
+		"block = '64M', count = 1}",
 	};
 	char err[1024] = "";
 	size_t peak;
@@ -308,6 +355,9 @@ Test(wapi, the_memory_cap_covers_read_stream_and_stdio_buffers,
 		cr_expect(strstr(err, "not enough memory"), "%s: %s", big[i],
 			  err);
 	}
+	/* a buffer says what it is for: a write's is its source */
+	cr_expect(strstr(err, "-byte write source buffer (the phase's memory: "
+			 "cap)"), "%s", err);
 	/* what fits still works, and is counted */
 	cr_expect_eq(run("local w = ... local f = w:open('f', 'rw')\n"
 			 "assert(f:write(0, string.rep('x', 4 << 20)))\n"

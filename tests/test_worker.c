@@ -244,14 +244,15 @@ Test(worker, seeded_bytes_are_the_same_for_a_seed_and_differ_by_offset)
 	v.src = a;
 	v.src_len = la;
 	for (uint64_t off = 0; off < (64u << 20); off += 1u << 20) {
-		const unsigned char *p = worker_src_at(&v, off, 1u << 20);
+		const unsigned char *p = worker_src_at(&v, v.src, v.src_len, off,
+							 1u << 20);
 
 		cr_expect_eq(((uintptr_t)p) % 4096, 0);
 		cr_expect(p >= a && p + (1u << 20) <= a + la, "off %llu",
 			  (unsigned long long)off);
 	}
-	cr_expect_neq(worker_src_at(&v, 0, 4096), worker_src_at(&v, 4096 * 7,
-								  4096));
+	cr_expect_neq(worker_src_at(&v, a, la, 0, 4096),
+		      worker_src_at(&v, a, la, 4096 * 7, 4096));
 	free(a);
 	free(b);
 	free(c);

@@ -47,18 +47,14 @@ struct phase_key {
 };
 
 /*
- * What checking a phase's module found, for the root parent: its key,
- * and the string defaults of its parameters that may name files (a
- * module's own ctx.input default), which root reads before the drop;
+ * What checking a phase's module found, for the root parent: its key;
  * for an exec module (lua/mariadb.lua), its script's and its parser's
- * names ("" otherwise).
+ * names ("" otherwise). Not its string defaults: a module's own
+ * ctx.input default is read as runas, never by root.
  */
-#define PHASE_INPUTS 8
 struct phase_checked {
 	struct phase_key key;
 	int max_workers;	/* the most workers a cell of it runs */
-	int n_inputs;
-	char input[PHASE_INPUTS][256];
 	char exec[64];
 	char parse[64];
 };

@@ -73,24 +73,6 @@ static int exec_files(const struct phase_decl *decl, char *err, size_t len)
 	return 0;
 }
 
-/* String defaults that could name a file, for ctx.input: root reads
- * them before the drop when they exist (lrun_preread). */
-static void input_defaults(const struct phase_decl *decl,
-			   struct phase_checked *out)
-{
-	for (int i = 0; i < decl->n_params && out->n_inputs < PHASE_INPUTS;
-	     i++) {
-		const struct param_decl *pd = &decl->params[i];
-
-		if (pd->type != PARAM_STRING || !pd->dflt || !pd->dflt[0] ||
-		    strlen(pd->dflt) >= sizeof(out->input[0]) ||
-		    strchr(pd->dflt, '\n'))
-			continue;
-		snprintf(out->input[out->n_inputs++], sizeof(out->input[0]),
-			 "%s", pd->dflt);
-	}
-}
-
 /* What a module's check(ctx) sees of a cell: what its run will give,
  * less what only the run knows (the filesystem's size, ctx.input,
  * ctx.share). */
@@ -205,7 +187,6 @@ int check_phases(const struct expansion *e, char **text, size_t *tlen,
 					p->phases[ph].use.pos, "%s", err);
 		}
 		out[ph].key = decl.key;
-		input_defaults(&decl, &out[ph]);
 		if (decl.exec[0] && (rc = exec_files(&decl, err, sizeof(err))))
 			diag_set(d, p->file, p->text, p->phases[ph].use.pos,
 				 "%s: %s", p->phases[ph].module_path, err);
@@ -253,8 +234,7 @@ int check_sent_ok(const struct phase_checked *c, int n)
 	for (int ph = 0; ph < n; ph++) {
 		const struct phase_key *key = &c[ph].key;
 
-		if (key->n < 0 || key->n > PHASE_KEY_MAX + 1 ||
-		    c[ph].n_inputs < 0 || c[ph].n_inputs > PHASE_INPUTS)
+		if (key->n < 0 || key->n > PHASE_KEY_MAX + 1)
 			return 0;
 		for (int k = 0; k < key->n; k++) {
 			const char *s = key->name[k];
@@ -271,10 +251,6 @@ int check_sent_ok(const struct phase_checked *c, int n)
 		    strchr(c[ph].exec, '/') || strchr(c[ph].parse, '/') ||
 		    c[ph].exec[0] == '.' || c[ph].parse[0] == '.')
 			return 0;
-		for (int i = 0; i < c[ph].n_inputs; i++)
-			if (strnlen(c[ph].input[i], sizeof(c[ph].input[i])) ==
-			    sizeof(c[ph].input[i]))
-				return 0;
 	}
 	return 1;
 }

@@ -12,7 +12,8 @@
  * name, each in a fresh sandbox, and type every cell's values, here, in
  * this process (run/phasecheck.c runs it in a dropped child when root).
  * Fills out[ph] per plan phase: a module's declared key (an exec phase's:
- * its parser's, then seconds) and its string defaults (for ctx.input).
+ * its parser's, then seconds), its most workers, its exec script and
+ * parser.
  * text[ph] is the module's source when the caller read it (the child may
  * not reach the plan's directory), else NULL (text and tlen may be
  * NULL). 0, or -1 with d at the plan's position.
@@ -22,7 +23,7 @@ int check_phases(const struct expansion *e, char **text, size_t *tlen,
 
 /*
  * Whether what a checking child sent is, per phase (n of them), a key of
- * 0 to PHASE_KEY_MAX + 1 metric names and 0 to PHASE_INPUTS strings,
+ * 0 to PHASE_KEY_MAX + 1 metric names and library names,
  * every string NUL-ended: the parent trusts nothing else.
  */
 int check_sent_ok(const struct phase_checked *c, int n);

@@ -186,7 +186,7 @@ static int f_read(lua_State *L)
 				.len = len };
 	int64_t res;
 
-	r.buf = worker_read_buf(L, w, len);
+	r.buf = worker_buf(L, w, len, "read");
 	res = engine_do(w->eng, w->e, &r);
 	worker_record_req(w, "read", &r, res > 0 ? res : 0);
 	if (res < 0)
@@ -223,7 +223,8 @@ static int f_write(lua_State *L)
 		if (!data && n > w->src_len)
 			n = w->src_len;
 		r.len = n;
-		r.buf = data ? (void *)(data + total) : worker_src_at(w, r.off, n);
+		r.buf = data ? (void *)(data + total) :
+			worker_src_at(w, w->src, w->src_len, r.off, n);
 		res = engine_do(w->eng, w->e, &r);
 		if (!span.t_submit)
 			span.t_submit = r.t_submit;
@@ -383,7 +384,7 @@ static int f_unlock(lua_State *L)
 static int64_t copy_by_buffer(lua_State *L, struct worker *w, int in,
 			      int out, uint64_t off, uint64_t len)
 {
-	unsigned char *buf = worker_read_buf(L, w, COPY_BLOCK);
+	unsigned char *buf = worker_buf(L, w, COPY_BLOCK, "copy");
 	uint64_t done = 0;
 
 	while (done < len) {

@@ -117,7 +117,9 @@ struct flight {
 	struct engine *e;	/* the worker's, for depth in flight */
 	struct op_stat *st;
 	int fd;
-	unsigned char *rbuf;
+	unsigned char *rbuf;	/* a read's, block x depth */
+	const unsigned char *src;	/* a write's (worker_src_at) */
+	size_t src_len;
 	struct engine_req req[MAX_DEPTH], *free_[MAX_DEPTH];
 	int nfree, err, eof;
 	uint64_t issued, ops, bytes;
@@ -172,7 +174,8 @@ static void stream_fill(struct flight *fl)
 		r->off = next_offset(fl);
 		r->buf = fl->s.op == ENGINE_READ ?
 			 fl->rbuf + slot * fl->s.block :
-			 worker_src_at(w, r->off, fl->s.block);
+			 worker_src_at(w, fl->src, fl->src_len, r->off,
+				       fl->s.block);
 		if (w->eng->queue(fl->e, r)) {
 			fl->free_[fl->nfree++] = r;
 			break;
@@ -272,7 +275,15 @@ int loops_stream(lua_State *L, int fd, const char *name)
 		if (!fl->st)
 			return luaL_error(L, "not enough memory");
 	}
-	fl->rbuf = worker_read_buf(L, w, (size_t)fl->s.block * fl->s.depth);
+	/* a write reads only its source: the shared one, or, for blocks
+	 * larger than it, one of its own */
+	fl->src = w->src;
+	fl->src_len = w->src_len;
+	if (fl->s.op == ENGINE_READ)
+		fl->rbuf = worker_buf(L, w, (size_t)fl->s.block * fl->s.depth,
+				      "read");
+	else if (fl->s.block > w->src_len)
+		fl->src = worker_big_source(L, w, fl->s.block, &fl->src_len);
 	fl->e = worker_engine(w, (unsigned)fl->s.depth, why, sizeof(why));
 	if (!fl->e)
 		return luaL_error(L, "stream: depth %d: %s", fl->s.depth, why);
@@ -403,18 +414,32 @@ int loops_per_char(lua_State *L, int fd, const char *name, int writing)
  * One op on one name for w:files: create (an empty file: open with
  * O_CREAT|O_EXCL, close), stat (not following) or unlink, in the
  * name's directory. Each engine op is recorded under its own name; the
- * whole under tag. 0 or -errno.
+ * whole under tag — once, when tag is one of those names (the default
+ * "stat" and "unlink" are their one system call). 0 or -errno.
  */
 enum { FILES_CREATE, FILES_STAT, FILES_UNLINK };
+
+/* Record an engine op under name unless name is the tag, whose record
+ * then takes its place: same is set to it. */
+static void files_record(struct worker *w, const char *name,
+			 const struct engine_req *r, const char *tag,
+			 const struct engine_req **same)
+{
+	if (strcmp(name, tag))
+		worker_record_req(w, name, r, 0);
+	else
+		*same = r;
+}
 
 static int files_one(lua_State *L, struct worker *w, int op,
 		     const char *path, const char *tag)
 {
-	struct engine_req r = { .mode = 0644 };
+	struct engine_req r = { .mode = 0644 }, c = { .op = ENGINE_CLOSE };
+	const struct engine_req *same = NULL;
 	struct statx st;
 	char name[256];
 	int own, dfd;
-	uint64_t t0;
+	uint64_t t_end;
 	int64_t res;
 
 	worker_check_path(L, path);
@@ -438,19 +463,26 @@ static int files_one(lua_State *L, struct worker *w, int op,
 		break;
 	}
 	res = engine_do(w->eng, w->e, &r);
-	t0 = r.t_submit;
-	worker_record_req(w, op == FILES_CREATE ? "open" : op == FILES_STAT ?
-		  "stat" : "unlink", &r, 0);
+	files_record(w, op == FILES_CREATE ? "open" : op == FILES_STAT ?
+		     "stat" : "unlink", &r, tag, &same);
 	if (own)
 		close(dfd);
+	t_end = r.t_done;
 	if (res >= 0 && op == FILES_CREATE) {
-		struct engine_req c = { .op = ENGINE_CLOSE, .fd = (int)res };
-
+		c.fd = (int)res;
 		res = engine_do(w->eng, w->e, &c);
-		worker_record_req(w, "close", &c, 0);
-		r.t_done = c.t_done;
+		files_record(w, "close", &c, tag, &same);
+		t_end = c.t_done;
 	}
-	worker_record(w, tag, r.t_done - t0, 0);
+	if (same) {	/* the tag's record: the whole, by that op's path */
+		struct engine_req all = *same;
+
+		all.t_submit = r.t_submit;
+		all.t_done = t_end;
+		worker_record_req(w, tag, &all, 0);
+	} else {
+		worker_record(w, tag, t_end - r.t_submit, 0);
+	}
 	return res < 0 ? (int)res : 0;
 }
 

@@ -95,16 +95,51 @@ int lreport_call(lua_State *L, const struct metrics *total,
 /* One R line, if the name is a metric's (metrics_metric_name_ok, as the
  * wire format takes it); else a note on stderr (one bad name must not
  * cost the run its other metrics). -1 if the line could not be sent. */
-static int send_value(const char *name, double v)
+static int send_value(const char *name, double v, const char *unit)
 {
+	/* units are words, as a parser's: nothing that could break a row */
+	if (strlen(unit) > 31 || strpbrk(unit, " \t\n\r,\""))
+		unit = "";
 	if (!metrics_metric_name_ok(name, strlen(name)) || !isfinite(v)) {
 		fprintf(stderr, "report: '%s' is not usable as a metric (names "
 			"are 1-%d of A-Z a-z 0-9 _ . -, values finite); left "
 			"out\n", name, METRICS_METRIC_LEN);
 		return 0;
 	}
-	return dprintf(METRICS_REPORT_FD, "R %s %.17g\n", name, v) < 0 ? -1
-									: 0;
+	return dprintf(METRICS_REPORT_FD, "R %s %.17g%s%s\n", name, v,
+		       *unit ? " " : "", unit) < 0 ? -1 : 0;
+}
+
+/* A report() value at idx (absolute): a number, or {value = number,
+ * unit = string} as a parser gives. Read by lua_next alone: this runs
+ * unprotected, so nothing here may allocate. 1 if it is one. */
+static int report_value(lua_State *L, int idx, double *v,
+			const char **unit)
+{
+	int have = 0;
+
+	*unit = "";
+	if (lua_type(L, idx) == LUA_TNUMBER) {
+		*v = lua_tonumber(L, idx);
+		return 1;
+	}
+	if (!lua_istable(L, idx))
+		return 0;
+	lua_pushnil(L);
+	while (lua_next(L, idx)) {
+		const char *k = lua_type(L, -2) == LUA_TSTRING ?
+				lua_tostring(L, -2) : "";
+
+		if (!strcmp(k, "value") && lua_type(L, -1) == LUA_TNUMBER) {
+			*v = lua_tonumber(L, -1);
+			have = 1;
+		} else if (!strcmp(k, "unit") &&
+			   lua_type(L, -1) == LUA_TSTRING) {
+			*unit = lua_tostring(L, -1);	/* the table holds it */
+		}
+		lua_pop(L, 1);
+	}
+	return have;
 }
 
 int lreport_send(lua_State *L, const struct metrics *m,
@@ -131,17 +166,19 @@ int lreport_send(lua_State *L, const struct metrics *m,
 			if (n < 0 || (size_t)n >= sizeof(name))
 				name[0] = '\0';	/* not a metric: noted */
 			if (send_value(name, 100 * hist_share_above(
-				&m->ops[i].lat, (uint64_t)(thr[t] * 1e6))))
+				&m->ops[i].lat, (uint64_t)(thr[t] * 1e6)), "%"))
 				rc = -1;
 		}
-	/* report()'s values: a table of name = number */
+	/* report()'s values: name = number or {value =, unit =} */
 	if (L && lua_istable(L, -1)) {
 		lua_pushnil(L);
 		while (lua_next(L, -2)) {
+			const char *unit;
+			double v;
+
 			if (lua_type(L, -2) == LUA_TSTRING &&
-			    lua_type(L, -1) == LUA_TNUMBER) {
-				if (send_value(lua_tostring(L, -2),
-					       lua_tonumber(L, -1)))
+			    report_value(L, lua_gettop(L), &v, &unit)) {
+				if (send_value(lua_tostring(L, -2), v, unit))
 					rc = -1;
 			} else {
 				fprintf(stderr, "report: a %s key with a %s "

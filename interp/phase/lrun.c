@@ -173,12 +173,6 @@ void lrun_preread(struct lrun_job *j)
 	}
 	for (int i = 0; i < ph->n_matrix; i++)
 		preread(j, cell_coord(j->e, j->c, ph->matrix[i].name));
-	if (j->e->checked) {
-		const struct phase_checked *chk = &j->e->checked[j->c->phase];
-
-		for (int i = 0; i < chk->n_inputs; i++)
-			preread(j, chk->input[i]);
-	}
 }
 
 void lrun_job_free(struct lrun_job *j)

@@ -33,9 +33,9 @@ struct lrun_job {
 };
 
 /* In the root parent, before the fork: read every file that one of the
- * cell's `with` or phase-matrix values, or one of the module's string
- * defaults (as the check found them), names — relative to the plan, or
- * absolute — for ctx.input: runas may not reach the plan's directory. */
+ * cell's `with` or phase-matrix values names — relative to the plan, or
+ * absolute — for ctx.input: runas may not reach the plan's directory.
+ * Only what the plan names: a module's own default is read as runas. */
 void lrun_preread(struct lrun_job *j);
 /* The source text and the inputs. */
 void lrun_job_free(struct lrun_job *j);

@@ -114,6 +114,17 @@ int worker_done(const struct worker *w, double now)
 	       (w->seconds > 0 && now - w->t_start >= w->seconds);
 }
 
+/* Non-repeating bytes from tmp's rng: compression and dedup get
+ * nothing for free; len a multiple of 8. */
+static void fill_seeded(struct worker *tmp, unsigned char *buf, size_t len)
+{
+	for (size_t i = 0; i + 8 <= len; i += 8) {
+		uint64_t v = worker_random(tmp);
+
+		memcpy(buf + i, &v, 8);
+	}
+}
+
 unsigned char *worker_source(uint64_t seed, size_t *src_len)
 {
 	struct worker tmp = { 0 };
@@ -124,12 +135,7 @@ unsigned char *worker_source(uint64_t seed, size_t *src_len)
 		return NULL;
 	for (int i = 0; i < 4; i++)
 		tmp.rng[i] = splitmix(&x);
-	/* non-repeating bytes: compression and dedup get nothing for free */
-	for (size_t i = 0; i < (SRC_BYTES + SRC_SLACK) / 8; i++) {
-		uint64_t v = worker_random(&tmp);
-
-		memcpy(src + 8 * i, &v, 8);
-	}
+	fill_seeded(&tmp, src, SRC_BYTES + SRC_SLACK);
 	*src_len = SRC_BYTES;
 	return src;
 }
@@ -212,15 +218,16 @@ void worker_free(struct worker *w)
 }
 
 
-void *worker_src_at(const struct worker *w, uint64_t off, uint64_t len)
+void *worker_src_at(const struct worker *w, const unsigned char *src,
+		    size_t src_len, uint64_t off, uint64_t len)
 {
 	/* start pages from which len bytes still fit in the buffer */
-	uint64_t pages = len < w->src_len ? (w->src_len - len) / 4096 + 1 : 1;
+	uint64_t pages = len < src_len ? (src_len - len) / 4096 + 1 : 1;
 	uint64_t key = (off / 4096) ^ ((uint64_t)w->id << 40);
 	uint64_t page = (key * 0x9e3779b97f4a7c15ull >> 20) % pages;
 
 	/* a write request only reads its buffer: the cast is safe */
-	return (void *)(uintptr_t)(w->src + page * 4096);
+	return (void *)(uintptr_t)(src + page * 4096);
 }
 
 /* ---- paths ---- */
@@ -574,8 +581,8 @@ uint64_t worker_size_field(lua_State *L, int idx, const char *call,
 	return v;
 }
 
-unsigned char *worker_read_buf(lua_State *L, struct worker *w,
-			       size_t len)
+unsigned char *worker_buf(lua_State *L, struct worker *w, size_t len,
+			  const char *what)
 {
 	/* a page at least: a 0-byte read still gets a buffer, not NULL */
 	if (len > w->buf_len || !w->buf) {
@@ -584,19 +591,34 @@ unsigned char *worker_read_buf(lua_State *L, struct worker *w,
 
 		/* the phase's memory: cap covers it, as it covers Lua's */
 		if (n < len || sandbox_charge(L, n, w->buf_len))
-			luaL_error(L, "not enough memory for a %I-byte read "
+			luaL_error(L, "not enough memory for a %I-byte %s "
 				   "buffer (the phase's memory: cap)",
-				   (lua_Integer)len);
+				   (lua_Integer)len, what);
 		if (posix_memalign(&p, 4096, n)) {
 			sandbox_charge(L, w->buf_len, n);
-			luaL_error(L, "not enough memory for a %I-byte read",
-				   (lua_Integer)len);
+			luaL_error(L, "not enough memory for a %I-byte %s "
+				   "buffer", (lua_Integer)len, what);
 		}
 		free(w->buf);
 		w->buf = p;
 		w->buf_len = n;
 	}
 	return w->buf;
+}
+
+const unsigned char *worker_big_source(lua_State *L, struct worker *w,
+				       size_t block, size_t *len)
+{
+	struct worker tmp = { 0 };
+	unsigned char *buf;
+
+	/* the worker's rng copied, not advanced: its offsets stay the
+	 * seed's; fresh bytes, so dedup gets nothing from a big block */
+	*len = block + w->src_len;
+	buf = worker_buf(L, w, *len, "write source");
+	memcpy(tmp.rng, w->rng, sizeof(tmp.rng));
+	fill_seeded(&tmp, buf, (*len + 7) & ~(size_t)7);	/* pages hold it */
+	return buf;
 }
 
 static double ts(const struct statx_timestamp *t)

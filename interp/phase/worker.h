@@ -116,9 +116,11 @@ uint64_t worker_random(struct worker *w);
 int worker_stopping(const struct worker *w);
 int worker_done(const struct worker *w, double now);
 
-/* Where a write of len at off takes its bytes from: page-aligned, and
+/* Where a write of len at off takes its bytes from, in src (src_len
+ * bytes: w->src, or a stream's worker_big_source): page-aligned, and
  * different for different offsets. */
-void *worker_src_at(const struct worker *w, uint64_t off, uint64_t len);
+void *worker_src_at(const struct worker *w, const unsigned char *src,
+		    size_t src_len, uint64_t off, uint64_t len);
 
 /*
  * The path policy: a phase's path is relative to the work directory and
@@ -204,10 +206,16 @@ uint64_t worker_size(lua_State *L, int idx);
  * idx): errors name the call and the field ("stream: block ..."). */
 uint64_t worker_size_field(lua_State *L, int idx, const char *call,
 			   const char *key);
-/* Where reads of len bytes land: page-aligned, grown as needed (raises
- * when out of memory). */
-unsigned char *worker_read_buf(lua_State *L, struct worker *w,
-			       size_t len);
+/* The worker's buffer of len bytes, where reads land: page-aligned,
+ * grown as needed; raises when out of memory or past the phase's
+ * memory: cap, naming what it is for ("read", "copy"). */
+unsigned char *worker_buf(lua_State *L, struct worker *w, size_t len,
+			  const char *what);
+/* The source of a write stream whose blocks are larger than w->src:
+ * the worker's buffer, filled with *len (block + w->src_len) bytes
+ * seeded per worker (raises as worker_buf does). */
+const unsigned char *worker_big_source(lua_State *L, struct worker *w,
+				       size_t block, size_t *len);
 /* A statx result as the table w:stat and f:stat return. */
 void worker_push_stat(lua_State *L, const struct statx *st);
 

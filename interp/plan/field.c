@@ -32,7 +32,7 @@ char *pl_strdup(struct loader *L, const char *s)
 int pl_mapping(struct loader *L, yaml_node_t *map,
 	       const struct pl_field *fields, void *obj, const char *what)
 {
-	yaml_node_t *slot[32] = { 0 };
+	yaml_node_t *slot[32] = { 0 }, *key_of[32];
 	const char *keys[32];
 	int nf = 0;
 
@@ -52,6 +52,7 @@ int pl_mapping(struct loader *L, yaml_node_t *map,
 				break;
 		if (i < nf) {
 			slot[i] = ydoc_node(&L->y, pr->value);
+			key_of[i] = k;
 			continue;
 		}
 		hint = diag_suggest(key, keys, nf);
@@ -63,6 +64,7 @@ int pl_mapping(struct loader *L, yaml_node_t *map,
 	}
 	for (int i = 0; i < nf; i++) {
 		if (slot[i]) {
+			L->key = key_of[i];
 			if (fields[i].fn(L, slot[i], obj))
 				return -1;
 		} else if (fields[i].required) {

@@ -12,6 +12,7 @@ struct loader {
 	struct diag *d;
 	const struct plan_define *defs;
 	int n_defs;
+	yaml_node_t *key;	/* in a pl_mapping handler: its key */
 };
 
 typedef int (*pl_handler)(struct loader *L, yaml_node_t *n, void *obj);

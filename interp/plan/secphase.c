@@ -189,13 +189,33 @@ static int h_ph_memory(struct loader *L, yaml_node_t *n, void *obj)
 
 	if (pl_pstr_params(L, n, "memory", &ps))
 		return -1;
-	if (units_size(ps.s, &ph->memory))
+	if (ph->exec.s)		/* read before memory: table order */
+		rc = pl_error(L, ydoc_pos(L->key), "'memory' caps a Lua phase's "
+			      "allocator; for an exec phase's memory, use "
+			      "ram: in with: (the memory cgroup)");
+	else if (units_size(ps.s, &ph->memory))
 		rc = pl_error(L, ps.pos, "'memory' is not a size (e.g. 64M, "
 			      "1G): '%s'", ps.s);
 	else if (ph->memory < (UINT64_C(1) << 20))
 		rc = pl_error(L, ps.pos, "'memory' below 1M leaves Lua no room");
 	free(ps.s);
 	return rc;
+}
+
+/* engine, workers and ram written in the phase itself: they are
+ * parameters, which with: sets (fsplan-lua(7) ENGINES). */
+static int h_ph_in_with(struct loader *L, yaml_node_t *n, void *obj)
+{
+	const char *key = ydoc_scalar(L->key), *val = ydoc_scalar(n);
+
+	(void)obj;
+	if (!val || strlen(val) > 40)
+		return pl_error(L, ydoc_pos(L->key), "unknown key '%s' in a "
+				"phase (engine, workers and ram go in with:)",
+				key);
+	return pl_error(L, ydoc_pos(L->key), "unknown key '%s' in a phase "
+			"(engine, workers and ram go in with: write "
+			"with: {%s: %s})", key, key, val);
 }
 
 static const struct pl_field phase_fields[] = {
@@ -209,6 +229,9 @@ static const struct pl_field phase_fields[] = {
 	{ "repeat", h_ph_repeat, 0 },
 	{ "between", h_ph_between, 0 },
 	{ "memory", h_ph_memory, 0 },
+	{ "engine", h_ph_in_with, 0 },
+	{ "workers", h_ph_in_with, 0 },
+	{ "ram", h_ph_in_with, 0 },
 	{ NULL, NULL, 0 }
 };
 

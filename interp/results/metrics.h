@@ -87,16 +87,18 @@ void *metrics_grow(void *arr, int n, size_t sz);
  * The wire format between the phase child and the parent: text lines,
  * so a torn report is detectable and a hostile child can only send
  * numbers. "M seconds <s>", "O <name> <bytes> [<ring> <sys>]", "H <name> <count> <sum>
- * <min> <max> <bucket>:<n> ...", "C <name> <value>", "R <metric> <value>"
- * (a report() metric), ending with "END"; "M written <bytes>" may follow
+ * <min> <max> <bucket>:<n> ...", "C <name> <value>", "R <metric> <value>
+ * [<unit>]" (a report() metric; a unit is 1 to 31 printable characters,
+ * no comma or quote), ending with "END"; "M written <bytes>" may follow
  * the first line. Op and counter names follow
  * metrics_name_ok, an R line's metric metrics_metric_name_ok.
  */
 char *metrics_encode(const struct metrics *m, size_t *len);
-/* Parse what the child sent; the report() values go to fn. 0, or -1 if
- * the text is malformed or lacks END. */
+/* Parse what the child sent; the report() values go to fn (unit "" when
+ * the line has none). 0, or -1 if the text is malformed or lacks END. */
 int metrics_decode(struct metrics *m, const char *text, size_t len,
-		   void (*report)(void *ctx, const char *name, double v),
+		   void (*report)(void *ctx, const char *name, double v,
+				  const char *unit),
 		   void *ctx);
 
 /* One row of derived metrics: name, value, unit. */

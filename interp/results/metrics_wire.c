@@ -1,4 +1,5 @@
 /* metrics_wire: the text the phase child reports its metrics in, written and checked. */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -121,6 +122,7 @@ inval:
 struct rep_value {
 	char name[METRICS_METRIC_LEN + 1];
 	double value;
+	char unit[32];
 };
 
 struct decoder {
@@ -174,6 +176,18 @@ static int get_named(struct line *l, char *out,
 	memcpy(out, t, n);
 	out[n] = '\0';
 	return 0;
+}
+
+/* A row's unit, as results.csv takes it unquoted: 1 to 31 printable
+ * characters, no comma or quote. */
+static int unit_ok(const char *s, size_t n)
+{
+	if (n < 1 || n > 31)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isgraph((unsigned char)s[i]) || s[i] == ',' || s[i] == '"')
+			return 0;
+	return 1;
 }
 
 /* An op's or counter's name (metrics_name_ok). */
@@ -388,6 +402,9 @@ static int decode_line(struct decoder *d, const char *p, const char *end)
 		c = &d->rep[d->n_rep++];
 		memcpy(c->name, metric, sizeof(c->name));
 		c->value = v;
+		c->unit[0] = '\0';
+		if (l.p != l.end && get_named(&l, c->unit, unit_ok))
+			return -1;
 	} else {
 		return -1;
 	}
@@ -400,7 +417,8 @@ static int decode_line(struct decoder *d, const char *p, const char *end)
  * changed when -1 is returned.
  */
 int metrics_decode(struct metrics *m, const char *text, size_t len,
-		   void (*report)(void *ctx, const char *name, double v),
+		   void (*report)(void *ctx, const char *name, double v,
+				  const char *unit),
 		   void *ctx)
 {
 	struct decoder *d;
@@ -436,7 +454,7 @@ int metrics_decode(struct metrics *m, const char *text, size_t len,
 		goto out;
 	}
 	for (i = 0; report && i < d->n_rep; i++)
-		report(ctx, d->rep[i].name, d->rep[i].value);
+		report(ctx, d->rep[i].name, d->rep[i].value, d->rep[i].unit);
 	ret = 0;
 out:
 	metrics_free(&d->m);

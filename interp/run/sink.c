@@ -126,11 +126,12 @@ struct reported {
 	const struct csv_key *k;
 };
 
-static void report_row(void *ctx, const char *name, double v)
+static void report_row(void *ctx, const char *name, double v,
+		       const char *unit)
 {
 	struct reported *rep = ctx;
 
-	row(rep->s, rep->k, name, "", "%.17g", v);
+	row(rep->s, rep->k, name, unit, "%.17g", v);
 }
 
 static void parsed_row(void *ctx, const char *name, double v,
@@ -141,14 +142,26 @@ static void parsed_row(void *ctx, const char *name, double v,
 	row(rep->s, rep->k, name, unit, "%.17g", v);
 }
 
-/* A Lua phase's report: the workers' metrics and report()'s values.
- * -1 if it is malformed. */
+/* Whether kept values [from, to) hold name. */
+static int kept_has(const struct sink *s, size_t from, size_t to,
+		    const char *name)
+{
+	for (size_t i = from; i < to; i++)
+		if (!strcmp(s->kept[i].name, name))
+			return 1;
+	return 0;
+}
+
+/* A Lua phase's report: report()'s values, then the workers' metrics
+ * but those report() gave anew (a counter with its unit, say). -1 if
+ * it is malformed. */
 static int lua_rows(struct sink *s, const struct csv_key *k,
 		    const struct child_result *res)
 {
 	struct metrics m = { 0 };
 	struct reported rep = { s, k };
 	struct metric_row *rows;
+	size_t first = s->n_kept, last;
 	int n = 0, rc = 0;
 
 	if (metrics_decode(&m, res->report, res->report_len, report_row,
@@ -156,6 +169,7 @@ static int lua_rows(struct sink *s, const struct csv_key *k,
 		metrics_free(&m);
 		return -1;
 	}
+	last = s->n_kept;
 	row(s, k, "seconds", "s", "%.6f", m.seconds);
 	s->written = (double)m.written;
 	rows = metrics_rows(&m, NULL, 0, &n);
@@ -164,7 +178,9 @@ static int lua_rows(struct sink *s, const struct csv_key *k,
 	else if (!rows)
 		rc = -1;	/* what decoded is not what it can carry */
 	for (int i = 0; rows && i < n; i++)
-		row(s, k, rows[i].name, rows[i].unit, "%.9g", rows[i].value);
+		if (!kept_has(s, first, last, rows[i].name))
+			row(s, k, rows[i].name, rows[i].unit, "%.9g",
+			    rows[i].value);
 	free(rows);
 	metrics_free(&m);
 	return rc;
