@@ -441,6 +441,21 @@ Test(classic, dbench_average_high_low_per_processes)
 	cr_expect_not(strstr(out, "workers=64"), "%s", out);
 }
 
+/* hron's study runs one client too: "1 process", not "1 processes". */
+Test(classic, dbench_one_process_is_singular)
+{
+	const char *out;
+
+	rs_begin();
+	db("ext3", "workers=1", 1, 1, 20);
+	db("ext3", "workers=4", 1, 4, 30);
+	rs_load("db");
+	out = dbench(1);
+	cr_expect(strstr(out, "\n  dbench 1 process "), "%s", out);
+	cr_expect_not(strstr(out, "1 processes"), "%s", out);
+	cr_expect(strstr(out, "\n  dbench 4 processes "), "%s", out);
+}
+
 Test(classic, dbench_nothing_to_print)
 {
 	rs_begin();
