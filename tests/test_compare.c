@@ -472,3 +472,52 @@ Test(compare, labels_pair_across_the_configs_own_axes, .fini = fini)
 				NULL }), 2);
 	cr_expect(strstr(e2e_err, "inside a run directory"), "%s", e2e_err);
 }
+
+/* A repetition of label/write whose rate_mbs bonnie++ would print as
+ * "+++++": v, with rate_mbs_fast 1. */
+static void too_fast(struct buf *b, const char *label, int rep, double v)
+{
+	add(b, "R,%s/write#%d,%s,%s,,,write,,%d,rate_mbs,%g,MB/s\n", label,
+	    rep, label, label, rep, v);
+	add(b, "R,%s/write#%d,%s,%s,,,write,,%d,rate_mbs_fast,1,\n", label,
+	    rep, label, label, rep);
+	add(b, "R,%s/write#%d,%s,%s,,,write,,%d,status,ok,\n", label, rep,
+	    label, label, rep);
+}
+
+/* bonnie++'s "+++++": a repetition whose name_fast row is 1 was too fast
+ * to time; its value does not count, as in report, and a metric no run
+ * of a cell timed is not compared at all. */
+Test(compare, a_value_too_fast_to_time_does_not_count, .fini = fini)
+{
+	static struct buf x, y;
+	char *a, *b, f[32][64];
+
+	x.n = y.n = 0;
+	add(&x, HEAD);
+	add(&y, HEAD);
+	runs(&x, "ext4", "write", "rate_mbs", "MB/s", s_a, 5);
+	runs(&y, "ext4", "write", "rate_mbs", "MB/s", s_b, 5);
+	/* two more of B's: huge, and too fast to count */
+	too_fast(&y, "ext4", 6, 9e9);
+	too_fast(&y, "ext4", 7, 9e9);
+	/* xfs's every rate was too fast, on both sides */
+	for (int i = 1; i <= 3; i++) {
+		too_fast(&x, "xfs", i, 5e5);
+		too_fast(&y, "xfs", i, 7e5);
+	}
+	a = rundir("A", SHA1, "read", "", x.s);
+	b = rundir("B", SHA1, "read", "", y.s);
+	cr_assert_eq(e2e_fsplan((const char *[]){ "compare", a, b, "--format",
+				"csv", NULL }), 0, "%s", e2e_err);
+	csv_row(e2e_out, "write", "ext4", "rate_mbs", f);
+	cr_expect_str_eq(f[9], "5", "B's two +++++ runs left out");
+	near(f[20], 0.00021703304460660241, "p as without them");
+	cr_expect_null(strstr(e2e_out, "write,xfs,"), "%s", e2e_out);
+	cr_assert_eq(e2e_fsplan((const char *[]){ "compare", a, b, NULL }), 0,
+		     "%s", e2e_err);
+	cr_expect(strstr(e2e_out, "1 comparison: 1 better"), "%s", e2e_out);
+	cr_expect(strstr(e2e_out, "(1 metric of a cell not compared: every "
+			 "run timed it too fast to count, bonnie++'s +++++)"),
+		  "%s", e2e_out);
+}

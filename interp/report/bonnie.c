@@ -38,15 +38,13 @@ struct bon_row {
 static void bon_add(struct bon_row *r, const struct res_run *run)
 {
 	char name[64];
-	double v;
 
 	for (int i = 0; i < N_BTESTS; i++) {
 		struct bon_cell *c = &r->t[i];
 
 		snprintf(name, sizeof(name), "%s_latency_us", bon_test[i]);
 		classic_acc_add(&c->lat, run, name);
-		snprintf(name, sizeof(name), "%s_fast", bon_test[i]);
-		if (results_value(run, name, &v) && v) {
+		if (results_fast(run, bon_test[i])) {
 			c->fast++;
 			continue;
 		}

@@ -29,7 +29,8 @@ static const char compare_help[] =
 "mount-option A/B). Phase runs are paired by filesystem config, phase\n"
 "and parameters (the cell id without its repetition; with --label, by\n"
 "phase and parameters); the repetitions of a cell are its samples, and\n"
-"only phase runs whose status is ok count.\n"
+"only phase runs whose status is ok count, and not a value bonnie++\n"
+"timed too fast to give (test_fast 1: report's +++++).\n"
 "\n"
 "For each phase's key metrics (as report shows them) and each pair:\n"
 "A's and B's n, mean and stdev; the change of B against A in percent;\n"
@@ -99,20 +100,23 @@ struct table {
 	struct row *row;
 	size_t n, cap;
 	size_t count[4];		/* by verdict */
+	size_t n_fast;			/* metrics too fast to time on both
+					 * sides, left out */
 };
 
 /* ---- the figures -------------------------------------------------------- */
 
-/* The ok values of name over runs, into v; how many. */
+/* The values of name over runs that count (not bonnie++'s "+++++",
+ * as report leaves them out), into v; how many. */
 static int values(const struct res_run *const *runs, size_t n,
 		  const char *name, double *v, const char **unit)
 {
 	int k = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		const struct res_metric *m = results_metric(runs[i], name);
+		const struct res_metric *m = results_measured(runs[i], name);
 
-		if (!m || !m->numeric)
+		if (!m)
 			continue;
 		v[k++] = m->v;
 		if (!*unit || !**unit)
@@ -137,13 +141,18 @@ static int add_row(struct table *t, const struct pair *pr, const char *name,
 		return -1;
 	}
 	t->row = r;
-	r = &t->row[t->n++];
+	r = &t->row[t->n];
 	memset(r, 0, sizeof(*r));
 	r->pr = pr;
 	r->metric = name;
 	results_stats(v, values(pr->a, pr->n_a, name, v, &unit), &r->a);
 	results_stats(v, values(pr->b, pr->n_b, name, v, &unit), &r->b);
 	free(v);
+	if (!r->a.n && !r->b.n) {
+		t->n_fast++;	/* every value was "+++++": nothing to compare */
+		return 0;
+	}
+	t->n++;
 	r->unit = unit ? unit : "";
 	r->lower = rank_lower_is_better(name, r->unit);
 	base = fabs(r->a.mean);
@@ -341,6 +350,11 @@ static int write_text(FILE *f, const struct table *t,
 		t->n == 1 ? "" : "s",
 		t->count[V_BETTER], t->count[V_WORSE], t->count[V_SAME],
 		t->count[V_UNKNOWN]);
+	if (t->n_fast)
+		fprintf(f, "(%zu metric%s of a cell not compared: every run "
+			"timed %s too fast to count, bonnie++'s +++++)\n",
+			t->n_fast, t->n_fast == 1 ? "" : "s",
+			t->n_fast == 1 ? "it" : "them");
 	pairing_footer(f, pg);
 	return 0;
 }

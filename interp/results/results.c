@@ -233,6 +233,31 @@ int results_value(const struct res_run *run, const char *name, double *v)
 	return 1;
 }
 
+int results_fast(const struct res_run *run, const char *name)
+{
+	size_t n = strlen(name);
+	char fast[160];
+	double v;
+
+	snprintf(fast, sizeof(fast), "%s_fast", name);
+	if (results_value(run, fast, &v))
+		return v != 0;
+	/* a test's %CPU is of the time too short to count */
+	if (n > 4 && !strcmp(name + n - 4, "_cpu")) {
+		snprintf(fast, sizeof(fast), "%.*s_fast", (int)(n - 4), name);
+		return results_value(run, fast, &v) && v != 0;
+	}
+	return 0;
+}
+
+const struct res_metric *results_measured(const struct res_run *run,
+					  const char *name)
+{
+	const struct res_metric *m = results_metric(run, name);
+
+	return m && m->numeric && !results_fast(run, name) ? m : NULL;
+}
+
 const char *results_param(const char *params, const char *key, char *buf,
 			  size_t len)
 {

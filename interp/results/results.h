@@ -57,6 +57,17 @@ const struct res_metric *results_metric(const struct res_run *run,
 /* The numeric value of name in *v: 1 found, 0 absent or not a number. */
 int results_value(const struct res_run *run, const char *name, double *v);
 
+/* Whether run timed test name too fast to give a value: its name_fast
+ * row is nonzero (bonnie++'s "+++++", its test_fast); for T_cpu, T's
+ * (bonnie++'s "+++"). */
+int results_fast(const struct res_run *run, const char *name);
+
+/* The numeric value of name that counts, or NULL: none when absent, not
+ * a number, or too fast to count (results_fast). Report's tables,
+ * bonnie++'s blocks and compare all take a sample through this. */
+const struct res_metric *results_measured(const struct res_run *run,
+					  const char *name);
+
 /*
  * The value of key in a "k=v;k=v" string, copied into buf; NULL if the
  * key is absent.
