@@ -390,6 +390,27 @@ Test(report, metric_globs_pick_the_tables)
 		  "tables stay");
 }
 
+/* A --metric that matches nothing is a typo: an error naming it and the
+ * nearest name, not the default tables under exit 0. */
+Test(report, a_metric_glob_that_matches_nothing_is_an_error)
+{
+	fixture();
+	write_results();
+	cr_assert_eq(e2e_fsplan((const char *[]){ "report", dir, "--metric",
+				"*_lat_ms", "--metric", "rate_mb", NULL }), 2,
+		     "%s", e2e_err);
+	cr_expect(strstr(e2e_err, "--metric 'rate_mb' matches no metric of "
+			 "the run (did you mean 'rate_mbs'?)"), "%s", e2e_err);
+	cr_expect_str_eq(e2e_out, "", "no tables");
+	cr_assert_eq(e2e_fsplan((const char *[]){ "report", dir, "--metric",
+				"zzz*", NULL }), 2, "%s", e2e_err);
+	cr_expect(strstr(e2e_err, "--metric 'zzz*' matches no metric"), "%s",
+		  e2e_err);
+	cr_expect_null(strstr(e2e_err, "did you mean"), "%s", e2e_err);
+	/* a config's own metric is a metric of the run */
+	cr_expect_eq(report("--metric", "mkfs_s"), 0);
+}
+
 Test(report, tiobench_sections)
 {
 	const char *t, *end;
