@@ -537,18 +537,24 @@ static void write_manifest(const char *phases)
 	cr_assert_eq(fclose(f), 0);
 }
 
+/* The fixture's report under a manifest of these phases: tio's section. */
+static const char *keyed_report(const char *phases)
+{
+	fixture();
+	write_results();
+	write_manifest(phases);
+	cr_assert_eq(report(NULL, NULL), 0);
+	return section("== phase tio: 9 of 11 phase runs ok ==");
+}
+
 Test(report, key_metrics_from_the_manifest)
 {
 	const char *t;
 
-	fixture();
-	write_results();
 	/* tio's rate_mbs is in its tiobench sections; seconds is not */
-	write_manifest("[{\"name\": \"tio\", \"key\": [\"rate_mbs\", "
-		       "\"seconds\"]}, {\"name\": \"bon\", \"key\": "
-		       "[\"put_block\", \"get_block\"]}]");
-	cr_assert_eq(report(NULL, NULL), 0);
-	t = section("== phase tio: 9 of 11 phase runs ok ==");
+	t = keyed_report("[{\"name\": \"tio\", \"key\": [\"rate_mbs\", "
+			 "\"seconds\"]}, {\"name\": \"bon\", \"key\": "
+			 "[\"put_block\", \"get_block\"]}]");
 	cr_expect(strstr(t, "\nSequential Reads\n"));
 	t = section("\nseconds: seconds (s), lower is better\n");
 	expect_line(t, "ext4::defaults mode=seq_read threads=1 3 1.500");
@@ -582,6 +588,28 @@ Test(report, key_metrics_from_the_manifest)
 	cr_expect(strstr(output(), "\nseconds: "));
 	cr_expect_null(strstr(output(), "(no run reported"));
 	cr_expect_eq(report("--all", "--metric=seconds"), 2, "--all is all");
+}
+
+/* A key metric no run recorded (a typo in the module's key) is said in
+ * its phase's section, not silently left out. */
+Test(report, a_key_metric_without_rows_is_named)
+{
+	const char *t, *end, *l;
+
+	t = keyed_report("[{\"name\": \"tio\", \"key\": [\"rate_mbs\", "
+			 "\"seconds\", \"wr_mbs\"]}, {\"name\": \"bon\", "
+			 "\"key\": [\"put_block\"]}]");
+	end = section("== phase bon:");
+	l = line_with(t, "wr_mbs: key metric of the phase with no rows (no "
+		      "run recorded it: is the module's key = {...} spelled "
+		      "as its metrics are?)");
+	cr_expect(l && l < end, "in tio's section:\n%s", output());
+	cr_expect(strstr(t, "\nseconds: seconds (s)"), "%s", output());
+	cr_expect_null(strstr(end, "key metric"), "bon's key has rows:\n%s",
+		       output());
+	/* --metric shows what it names: no word on the key */
+	cr_assert_eq(report("--metric", "seconds"), 0);
+	cr_expect_null(strstr(output(), "key metric"), "%s", output());
 }
 
 /* A line count of the report. */

@@ -125,10 +125,14 @@ static int key_tables(FILE *f, const struct res_run *const *runs, size_t n,
 {
 	const char *buf[VIEW_MAX_KEY + 1];
 	const char *const *globs;
+	char *missing = view_unreported(pick, runs, n, phase, tio, bon, db);
 	int fallback;
 
 	globs = view_tables(pick, runs, n, phase, tio, bon, db, buf,
 			    &fallback);
+	if (missing)
+		fprintf(f, "\n%s\n", missing);
+	free(missing);
 	if (fallback)
 		fputs("\n(no run reported its key metrics: its seconds, _mbs "
 		      "and _iops figures instead)\n", f);
