@@ -521,3 +521,46 @@ Test(compare, a_value_too_fast_to_time_does_not_count, .fini = fini)
 			 "run timed it too fast to count, bonnie++'s +++++)"),
 		  "%s", e2e_out);
 }
+
+/* A manifest of plan sha whose phase write has these with: values. */
+static void with_manifest(const char *dir, const char *sha, const char *with)
+{
+	char man[1024];
+
+	snprintf(man, sizeof(man),
+		 "{\"plan\": {\"path\": \"%s.yaml\", \"sha256\": \"%s\", "
+		 "\"name\": \"t\", \"params\": {}},\n \"phases\": [{\"name\": "
+		 "\"write\", \"use\": \"tiobench\", \"key\": [\"rate_mbs\"], "
+		 "\"with\": {%s}}]}\n", sha, sha, with);
+	e2e_write(dir, "manifest.json", man);
+}
+
+/* Plans whose phases run the same modules with other with: values are
+ * compared, and the header says which values differ, as it does for -D. */
+Test(compare, other_with_values_are_noted, .fini = fini)
+{
+	static struct buf x;
+	char *a, *b, *c;
+
+	x.n = 0;
+	add(&x, HEAD);
+	runs(&x, "ext4", "write", "rate_mbs", "MB/s", s_a, 5);
+	a = rundir("A", SHA1, "read", "", x.s);
+	b = rundir("B", SHA2, "read", "", x.s);
+	c = rundir("C", SHA2, "read", "", x.s);
+	with_manifest(a, SHA1, "\"file_size\": \"64M\", \"mode\": "
+		      "\"rand_write\", \"workers\": 4");
+	with_manifest(b, SHA2, "\"file_size\": \"64M\", \"mode\": "
+		      "\"rand_write\", \"block\": \"64k\", \"workers\": 8");
+	with_manifest(c, SHA2, "\"mode\": \"rand_write\", \"workers\": 4, "
+		      "\"file_size\": \"64M\"");
+	cr_assert_eq(e2e_fsplan((const char *[]){ "compare", a, b, NULL }), 0,
+		     "%s", e2e_err);
+	cr_expect(strstr(e2e_out, "the same phases\nnote: phase 'write': its "
+			 "with: values differ: A workers=4 block=(default), B "
+			 "workers=8 block=64k\n"), "%s", e2e_out);
+	/* the same values in another order: nothing to say */
+	cr_assert_eq(e2e_fsplan((const char *[]){ "compare", a, c, NULL }), 0,
+		     "%s", e2e_err);
+	cr_expect_null(strstr(e2e_out, "with: values differ"), "%s", e2e_out);
+}
