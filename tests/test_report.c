@@ -320,6 +320,45 @@ Test(report, reader_handles_quotes_crlf_reruns_and_a_torn_row)
 	results_free(&r);
 }
 
+/* An interrupted config made anew by --resume writes its mkfs_s, mount_s
+ * and umount_s again: the newest set counts, in the reader (so report,
+ * compare and merge alike), not the stale one nor both. */
+Test(report, a_config_made_again_keeps_its_newest_figures)
+{
+	struct results r;
+	struct diag d = { 0 };
+	char path[512];
+	double v;
+
+	len = 0;
+	add("run_id,cell,fs_label,fs_type,mkfs_opts,mount_opts,phase,"
+	    "phase_params,rep,metric,value,unit\n");
+	/* the interrupted attempt: its phase run got no status row */
+	row("ext4", "ext4", "", "", 0, "mkfs_s", "0.5", "s");
+	row("ext4", "ext4", "", "", 0, "mount_s", "0.1", "s");
+	row("ext4/p#1", "ext4", "p", "", 1, "seconds", "9", "s");
+	row("ext4", "ext4", "", "", 0, "umount_s", "0.2", "s");
+	/* the resume */
+	row("ext4", "ext4", "", "", 0, "mkfs_s", "0.75", "s");
+	row("ext4", "ext4", "", "", 0, "mount_s", "0.25", "s");
+	row("ext4/p#1", "ext4", "p", "", 1, "seconds", "3", "s");
+	row("ext4/p#1", "ext4", "p", "", 1, "status", "ok", "");
+	row("ext4", "ext4", "", "", 0, "umount_s", "0.125", "s");
+	write_results();
+	snprintf(path, sizeof(path), "%s/results.csv", dir);
+	cr_assert_eq(results_load(&r, path, &d), 0, "%s", d.msg);
+	cr_assert_eq(r.n_runs, 2);
+	cr_assert_str_eq(r.runs[0].phase, "");
+	cr_expect_eq(r.runs[0].n_m, 3, "one set, not two");
+	cr_expect(results_value(&r.runs[0], "mkfs_s", &v) && v == 0.75);
+	cr_expect(results_value(&r.runs[0], "mount_s", &v) && v == 0.25);
+	cr_expect(results_value(&r.runs[0], "umount_s", &v) && v == 0.125);
+	results_free(&r);
+	cr_assert_eq(report(NULL, NULL), 0);
+	expect_line(section("== filesystem configs =="),
+		    "ext4 ext4 - defaults 0.7500 0.2500 0.1250");
+}
+
 Test(report, missing_results_and_bad_options_exit_2)
 {
 	cr_expect_eq(report(NULL, NULL), 2, "no results.csv yet");

@@ -137,7 +137,9 @@ static int set_status(struct res_run *run, const char *const *f)
  * A phase run's rows are written together; a cell whose rows come back
  * after other cells' (or after its status row) was run again, and the
  * later run replaces the earlier. A config's own rows (no phase) come in
- * two parts around its phase runs and are kept together.
+ * two parts around its phase runs and are kept together; one of them
+ * coming again (mkfs_s after mkfs_s: a --resume made the interrupted
+ * config anew) starts the set over, so the newest set is what counts.
  */
 static int add_row(struct results *r, const char *const *f,
 		   struct res_run **last)
@@ -149,7 +151,8 @@ static int add_row(struct results *r, const char *const *f,
 		run = new_run(r, f);
 		if (!run)
 			return -1;
-	} else if (*run->phase && (run != *last || run->status != RES_NONE)) {
+	} else if (*run->phase ? run != *last || run->status != RES_NONE :
+		   results_metric(run, f[CSV_METRIC]) != NULL) {
 		clear_metrics(run);
 	}
 	*last = run;

@@ -46,7 +46,9 @@ struct results {
  * Read path (RFC 4180: quoted fields, "" escapes, CRLF or LF). The
  * header must be results.csv's. Rows of one cell id form one phase run;
  * if a cell's rows come back later (a run resumed after it was cut off),
- * the later rows replace the earlier. Returns 0, or -1 with d filled.
+ * the later rows replace the earlier; a config's own row that comes again
+ * (the config made anew by --resume) starts its set over, so the newest
+ * mkfs_s, mount_s and umount_s count. Returns 0, or -1 with d filled.
  */
 int results_load(struct results *r, const char *path, struct diag *d);
 void results_free(struct results *r);
