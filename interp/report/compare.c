@@ -58,7 +58,9 @@ static const char compare_help[] =
 "                  write to FILE instead of standard output\n"
 "  --fail-on-regression\n"
 "                  exit 1 when a metric is significantly worse in B, or\n"
-"                  a cell's runs failed or were skipped in B and not in A\n"
+"                  a cell's runs failed or were skipped in B and not in\n"
+"                  A, or (two runs, no --label) a cell ok in A has no\n"
+"                  result in B\n"
 "\n"
 "Exit 0; 1 with --fail-on-regression and a regression; 2 on\n"
 "a usage error, unreadable or mismatched runs, or an unwritable output.\n";
@@ -604,6 +606,21 @@ static size_t newly_not_ok(const struct pairing *pg)
 	return n;
 }
 
+/* The cells ok in A that B has no result of (a shard left out of B's
+ * merge, a cell B's run never reached): two runs only, since two configs
+ * of a plan may well have other cells. */
+static size_t missing_in_b(const struct pairing *pg)
+{
+	size_t n = 0;
+
+	if (pg->side[0].label)
+		return 0;
+	for (size_t i = 0; i < pg->n_pairs; i++)
+		n += pg->pairs[i].n_a && !pg->pairs[i].bad_a &&
+		     !pg->pairs[i].n_b && !pg->pairs[i].bad_b;
+	return n;
+}
+
 static int compare(const struct compare_opts *o)
 {
 	struct pairing pg;
@@ -660,6 +677,14 @@ static int compare(const struct compare_opts *o)
 			"A's runs were (--fail-on-regression; the reasons are "
 			"at the end of the comparison)\n", lost,
 			lost == 1 ? " is" : "s are");
+		rc = EXIT_FAILED;
+	}
+	lost = o->fail_on_regression ? missing_in_b(&pg) : 0;
+	if (lost) {
+		fprintf(stderr, "fsplan compare: %zu cell%s ok in A %s no "
+			"result in B (--fail-on-regression; listed as 'only "
+			"in A' at the end of the comparison)\n", lost,
+			lost == 1 ? "" : "s", lost == 1 ? "has" : "have");
 		rc = EXIT_FAILED;
 	}
 out:

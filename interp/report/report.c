@@ -96,10 +96,17 @@ static void text_header(FILE *f, const char *rundir, const struct results *r,
 			r->run_id ? r->run_id : "?");
 		return;
 	}
-	fprintf(f, "run %s: plan %s (%s), %s, started %s, ended %s\n",
-		r->run_id ? r->run_id : "?", mfread_str(m, "plan.name", "?"),
-		mfread_str(m, "plan.path", "?"), mfread_str(m, "status", "?"),
-		mfread_str(m, "started", "?"), mfread_str(m, "ended", "-"));
+	fprintf(f, "run %s: plan %s (%s), %s", r->run_id ? r->run_id : "?",
+		mfread_str(m, "plan.name", "?"),
+		mfread_str(m, "plan.path", "?"), mfread_str(m, "status", "?"));
+	/* a merge whose shards lack cells of the plan */
+	if (!strcmp(mfread_str(m, "status", ""), "partial"))
+		fprintf(f, " (%zu of the plan's %lld cells)",
+			json_array_size(json_object_get(m, "cells")),
+			(long long)json_integer_value(json_object_get(m,
+							"cells_in_plan")));
+	fprintf(f, ", started %s, ended %s\n", mfread_str(m, "started", "?"),
+		mfread_str(m, "ended", "-"));
 	fprintf(f, "system: %s; %s; %s, %lld cores\n",
 		mfread_str(m, "system.kernel", "?"),
 		mfread_str(m, "system.distribution", "?"),
