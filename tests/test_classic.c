@@ -293,7 +293,8 @@ Test(classic, bonnie_blocks)
 			 "op)\n"), "%s", out);
 	/* ext4, the means of two runs: putc 550 K/s at 93%, block 410000
 	 * K/s = 400m, rewrite under 0.5 s both times, no getc, block read
-	 * 2050000 K/s = 2.0g, 1250 seeks/s; latencies under 0.1 s in us.
+	 * 2050000 K/s = 2.0g, 1250 seeks/s at 3.5% (truncated, as bonnie++
+	 * writes %CPU); latencies under 0.1 s in us.
 	 * xfs, one run: 586m, a rewrite of 100000 K/s = 97.7m, 140 ms. */
 	expect_block(out,
 		"fsplan bonnie       ------Sequential Output------ "
@@ -302,7 +303,7 @@ Test(classic, bonnie_blocks)
 		"--Block-- --Seeks--\n"
 		"Name:Size etc      " BON_SEC
 		"ext4   256M::8192:5  550k  93  400m  36 +++++ +++            "
-		"2.0g   5  1250   4\n"
+		"2.0g   5  1250   3\n"
 		"Latency             45000us    9000us                         "
 		"700us    2500us\n"
 		"xfs    256M::8192:5 1500k 150  586m  36 97.7m  20            "
@@ -321,6 +322,48 @@ Test(classic, bonnie_blocks)
 		"xfs  16:4096:1024/4 12000  10%43s800   4\n", "", "", "");
 	cr_expect_lt(strstr(out, "Sequential Output"),
 		     strstr(out, "Sequential Create"), "%s", out);
+}
+
+/*
+ * bonnie++ writes whole numbers, truncated, and bon_csv2txt prints them:
+ * 2347.8 K/s at 99.6% is "2347k  99", a longest op of 112999.6 us
+ * "112ms". One run reads as bon_csv2txt reads its line; a mean over runs
+ * is truncated alike.
+ */
+Test(classic, bonnie_figures_truncate_as_bonnie_does)
+{
+	static const char *const name[] = { "put_block", "put_block_cpu",
+		"put_block_latency_us", "get_block", "get_block_cpu",
+		"get_block_latency_us", "seq_create", "seq_create_cpu", NULL };
+	const double one[] = { 2347.8, 99.6, 112999.6, 1766.9, 99.7, 99999.9,
+			       4321.9, 12.9 };
+	const double two[] = { 153087.9, 20.9, 1999.9, 300.5, 1.5, 15.5,
+			       10.5, 1.5 };
+	const char *out;
+	char label[8];
+
+	rs_begin();
+	for (int r = 0; r < 3; r++) {
+		snprintf(label, sizeof(label), "%s", r ? "xfs" : "ext4");
+		rs_num(label, "bon", "", r, "bonnie_line", 1, "");
+		rs_num(label, "bon", "", r, "file_size_mib", 256, "MiB");
+		rs_num(label, "bon", "", r, "num_files", 16, "");
+		for (int i = 0; name[i]; i++)
+			rs_num(label, "bon", "", r, name[i],
+			       r ? two[i] + (r == 2) : one[i], "");
+		rs_status(label, "bon", "", r, "ok");
+	}
+	rs_load("bon");
+	out = bonnie(1);
+	/* ext4 as bon_csv2txt shows "...,2347,99,,,1766,99,...,112ms,...";
+	 * xfs, the means of two: 153088.4 K/s = 149.5m, int(m + 0.5) = 150m
+	 * at 21.4%, 301 K/s at 2%, 2000.4 us, 16 us */
+	rs_expect_line(out, "ext4 256M 2347k 99 1766k 99");
+	rs_expect_line(out, "Latency 112ms 99999us");
+	rs_expect_line(out, "xfs 256M 150m 21 301k 2");
+	rs_expect_line(out, "Latency 2000us 16us");
+	rs_expect_line(out, "ext4 16 4321 12");
+	rs_expect_line(out, "xfs 16 11 2");
 }
 
 Test(classic, bonnie_io_block_alone)
@@ -439,6 +482,21 @@ Test(classic, dbench_average_high_low_per_processes)
 		  out);
 	/* workers is the heading, not part of a row's name */
 	cr_expect_not(strstr(out, "workers=64"), "%s", out);
+}
+
+/* hron's study runs one client too: "1 process", not "1 processes". */
+Test(classic, dbench_one_process_is_singular)
+{
+	const char *out;
+
+	rs_begin();
+	db("ext3", "workers=1", 1, 1, 20);
+	db("ext3", "workers=4", 1, 4, 30);
+	rs_load("db");
+	out = dbench(1);
+	cr_expect(strstr(out, "\n  dbench 1 process "), "%s", out);
+	cr_expect_not(strstr(out, "1 processes"), "%s", out);
+	cr_expect(strstr(out, "\n  dbench 4 processes "), "%s", out);
 }
 
 Test(classic, dbench_nothing_to_print)

@@ -420,9 +420,13 @@ Test(compare, failed_runs_do_not_count, .fini = fini)
 			"--fail-on-regression", NULL }), 1, "%s", e2e_err);
 	cr_expect(strstr(e2e_err, "1 cell is not ok in B where A's runs "
 			 "were"), "%s", e2e_err);
-	/* the other way round, B's failures are A's: no regression */
+	/* the other way round, B's failures are A's: no regression of
+	 * theirs; but xfs/write, ok in A, has no result in B: that is */
 	cr_expect_eq(e2e_fsplan((const char *[]){ "compare", b, a,
-			"--fail-on-regression", NULL }), 0, "%s", e2e_err);
+			"--fail-on-regression", NULL }), 1, "%s", e2e_err);
+	cr_expect_null(strstr(e2e_err, "not ok in B"), "%s", e2e_err);
+	cr_expect(strstr(e2e_err, "1 cell ok in A has no result in B"), "%s",
+		  e2e_err);
 }
 
 Test(compare, labels_pair_across_the_configs_own_axes, .fini = fini)
@@ -471,4 +475,96 @@ Test(compare, labels_pair_across_the_configs_own_axes, .fini = fini)
 				"ext4-j16", "--label", "ext4-j64", "-o", out,
 				NULL }), 2);
 	cr_expect(strstr(e2e_err, "inside a run directory"), "%s", e2e_err);
+}
+
+/* A repetition of label/write whose rate_mbs bonnie++ would print as
+ * "+++++": v, with rate_mbs_fast 1. */
+static void too_fast(struct buf *b, const char *label, int rep, double v)
+{
+	add(b, "R,%s/write#%d,%s,%s,,,write,,%d,rate_mbs,%g,MB/s\n", label,
+	    rep, label, label, rep, v);
+	add(b, "R,%s/write#%d,%s,%s,,,write,,%d,rate_mbs_fast,1,\n", label,
+	    rep, label, label, rep);
+	add(b, "R,%s/write#%d,%s,%s,,,write,,%d,status,ok,\n", label, rep,
+	    label, label, rep);
+}
+
+/* bonnie++'s "+++++": a repetition whose name_fast row is 1 was too fast
+ * to time; its value does not count, as in report, and a metric no run
+ * of a cell timed is not compared at all. */
+Test(compare, a_value_too_fast_to_time_does_not_count, .fini = fini)
+{
+	static struct buf x, y;
+	char *a, *b, f[32][64];
+
+	x.n = y.n = 0;
+	add(&x, HEAD);
+	add(&y, HEAD);
+	runs(&x, "ext4", "write", "rate_mbs", "MB/s", s_a, 5);
+	runs(&y, "ext4", "write", "rate_mbs", "MB/s", s_b, 5);
+	/* two more of B's: huge, and too fast to count */
+	too_fast(&y, "ext4", 6, 9e9);
+	too_fast(&y, "ext4", 7, 9e9);
+	/* xfs's every rate was too fast, on both sides */
+	for (int i = 1; i <= 3; i++) {
+		too_fast(&x, "xfs", i, 5e5);
+		too_fast(&y, "xfs", i, 7e5);
+	}
+	a = rundir("A", SHA1, "read", "", x.s);
+	b = rundir("B", SHA1, "read", "", y.s);
+	cr_assert_eq(e2e_fsplan((const char *[]){ "compare", a, b, "--format",
+				"csv", NULL }), 0, "%s", e2e_err);
+	csv_row(e2e_out, "write", "ext4", "rate_mbs", f);
+	cr_expect_str_eq(f[9], "5", "B's two +++++ runs left out");
+	near(f[20], 0.00021703304460660241, "p as without them");
+	cr_expect_null(strstr(e2e_out, "write,xfs,"), "%s", e2e_out);
+	cr_assert_eq(e2e_fsplan((const char *[]){ "compare", a, b, NULL }), 0,
+		     "%s", e2e_err);
+	cr_expect(strstr(e2e_out, "1 comparison: 1 better"), "%s", e2e_out);
+	cr_expect(strstr(e2e_out, "(1 metric of a cell not compared: every "
+			 "run timed it too fast to count, bonnie++'s +++++)"),
+		  "%s", e2e_out);
+}
+
+/* A manifest of plan sha whose phase write has these with: values. */
+static void with_manifest(const char *dir, const char *sha, const char *with)
+{
+	char man[1024];
+
+	snprintf(man, sizeof(man),
+		 "{\"plan\": {\"path\": \"%s.yaml\", \"sha256\": \"%s\", "
+		 "\"name\": \"t\", \"params\": {}},\n \"phases\": [{\"name\": "
+		 "\"write\", \"use\": \"tiobench\", \"key\": [\"rate_mbs\"], "
+		 "\"with\": {%s}}]}\n", sha, sha, with);
+	e2e_write(dir, "manifest.json", man);
+}
+
+/* Plans whose phases run the same modules with other with: values are
+ * compared, and the header says which values differ, as it does for -D. */
+Test(compare, other_with_values_are_noted, .fini = fini)
+{
+	static struct buf x;
+	char *a, *b, *c;
+
+	x.n = 0;
+	add(&x, HEAD);
+	runs(&x, "ext4", "write", "rate_mbs", "MB/s", s_a, 5);
+	a = rundir("A", SHA1, "read", "", x.s);
+	b = rundir("B", SHA2, "read", "", x.s);
+	c = rundir("C", SHA2, "read", "", x.s);
+	with_manifest(a, SHA1, "\"file_size\": \"64M\", \"mode\": "
+		      "\"rand_write\", \"workers\": 4");
+	with_manifest(b, SHA2, "\"file_size\": \"64M\", \"mode\": "
+		      "\"rand_write\", \"block\": \"64k\", \"workers\": 8");
+	with_manifest(c, SHA2, "\"mode\": \"rand_write\", \"workers\": 4, "
+		      "\"file_size\": \"64M\"");
+	cr_assert_eq(e2e_fsplan((const char *[]){ "compare", a, b, NULL }), 0,
+		     "%s", e2e_err);
+	cr_expect(strstr(e2e_out, "the same phases\nnote: phase 'write': its "
+			 "with: values differ: A workers=4 block=(default), B "
+			 "workers=8 block=64k\n"), "%s", e2e_out);
+	/* the same values in another order: nothing to say */
+	cr_assert_eq(e2e_fsplan((const char *[]){ "compare", a, c, NULL }), 0,
+		     "%s", e2e_err);
+	cr_expect_null(strstr(e2e_out, "with: values differ"), "%s", e2e_out);
 }

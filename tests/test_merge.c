@@ -195,3 +195,124 @@ Test(merge, shards_that_do_not_match_are_refused, .fini = fini,
 	cr_expect_eq(e2e_fsplan((const char *[]){ "merge", s1, s2, NULL }), 2);
 	cr_expect(strstr(e2e_err, "-o OUT is required"), "%s", e2e_err);
 }
+
+/* Three tmpfs configs, a bonnie phase of file tests only: a bonnie.csv
+ * line per config, in well under a second. */
+static const char bonnie_plan[] =
+	"filesystems:\n"
+	"  - type: tmpfs\n"
+	"    mount: [size=8M, size=16M, \"size=16M,noatime\"]\n"
+	"phases:\n"
+	"  - use: bonnie\n"
+	"    with: {size: 0, files: 1}\n";
+
+/* The bonnie plan into dir/name, as shard K/3 (NULL: all of it). */
+static const char *bonnie_run(const char *name, const char *shard)
+{
+	static char path[8][512];
+	static int slot;
+	char *p = path[slot++ % 8], *plan_path;
+	char text[512];
+	int rc;
+
+	snprintf(text, sizeof(text), "fsplan: 1\nname: bshards\n%s",
+		 bonnie_plan);
+	plan_path = e2e_write(e2e_tmpdir(), "bshards.yaml", text);
+	snprintf(p, 512, "%s/%s", e2e_tmpdir(), name);
+	rc = shard ? e2e_fsplan((const char *[]){ "run", plan_path, "-o", p,
+				"-q", "--shard", shard, NULL }) :
+		     e2e_fsplan((const char *[]){ "run", plan_path, "-o", p,
+				"-q", NULL });
+	cr_assert_eq(rc, 0, "%s", e2e_err);
+	return p;
+}
+
+/* The name field of each line of dir/bonnie.csv, "|"-joined (static). */
+static const char *bonnie_names(const char *dir)
+{
+	static char names[1024];
+	char path[600];
+	const char *p;
+	size_t n = 0;
+
+	snprintf(path, sizeof(path), "%s/bonnie.csv", dir);
+	names[0] = '\0';
+	for (p = e2e_read(path); *p; p += strcspn(p, "\n") + 1) {
+		const char *f = strchr(strchr(p, ',') + 1, ',') + 1;
+
+		n += snprintf(names + n, sizeof(names) - n, "%.*s|",
+			      (int)strcspn(f, ","), f);
+		if (!p[strcspn(p, "\n")])
+			break;
+	}
+	return names;
+}
+
+Test(merge, bonnie_lines_target_and_a_missing_shard, .fini = fini,
+     .timeout = 120)
+{
+	const char *full, *s1, *s2, *s3, *m = in("m"), *part = in("part");
+	char path[600], cmd[1300];
+	json_t *j, *t;
+
+	e2e_require_root();
+	full = bonnie_run("full", NULL);
+	s1 = bonnie_run("s1", "1/3");
+	s2 = bonnie_run("s2", "2/3");
+	s3 = bonnie_run("s3", "3/3");
+
+	/* bonnie.csv in plan order whatever the order of the shards */
+	cr_assert_eq(merge(m, (const char *[]){ s3, s1, s2, NULL }), 0, "%s",
+		     e2e_err);
+	cr_expect_str_eq(bonnie_names(m), "tmpfs::size=8M|tmpfs::size=16M|"
+			 "tmpfs::size=16M;noatime|");
+	cr_expect_str_eq(bonnie_names(m), bonnie_names(full));
+
+	/* the target facts every shard shares, not each one's workdir */
+	snprintf(path, sizeof(path), "%s/manifest.json", m);
+	j = json_load_file(path, 0, NULL);
+	cr_assert_not_null(j);
+	t = json_object_get(j, "target");
+	cr_expect_str_eq(json_string_value(json_object_get(t, "kind")),
+			 "image");
+	cr_expect(json_is_integer(json_object_get(t, "image_bytes")));
+	cr_expect_null(json_object_get(t, "workdir"), "per shard");
+	cr_expect_str_eq(json_string_value(json_object_get(j, "status")),
+			 "complete");
+	json_decref(j);
+	cr_assert_eq(e2e_fsplan((const char *[]){ "report", m, NULL }), 0);
+	cr_expect(strstr(e2e_out, "\ntarget: loop images of 4096 MiB"), "%s",
+		  e2e_out);
+	cr_assert_eq(e2e_fsplan((const char *[]){ "compare", full, m, NULL }),
+		     0, "%s", e2e_err);
+	cr_expect_null(strstr(e2e_out, "the targets differ"), "%s", e2e_out);
+
+	/* a shard left out: partial, in the manifest and report's header,
+	 * and a regression for --fail-on-regression */
+	cr_assert_eq(merge(part, (const char *[]){ s1, s3, NULL }), 0, "%s",
+		     e2e_err);
+	cr_expect(strstr(e2e_err, "the merged run is partial"), "%s", e2e_err);
+	cr_assert_eq(e2e_fsplan((const char *[]){ "report", part, NULL }), 0);
+	cr_expect(strstr(e2e_out, ", partial (2 of the plan's 3 cells), "),
+		  "%s", e2e_out);
+	cr_expect_eq(e2e_fsplan((const char *[]){ "compare", full, part,
+				"--fail-on-regression", NULL }), 1);
+	cr_expect(strstr(e2e_err, "1 cell ok in A has no result in B"), "%s",
+		  e2e_err);
+	cr_expect_eq(e2e_fsplan((const char *[]){ "compare", full, m,
+				"--fail-on-regression", NULL }), 0, "%s",
+		     e2e_err);
+
+	/* one shard spelled twice, or a copy of it: refused */
+	snprintf(path, sizeof(path), "%s/./", s1);
+	cr_expect_eq(merge(in("twice"), (const char *[]){ s1, path, s2,
+			   NULL }), 2);
+	cr_expect(strstr(e2e_err, "are one shard, given twice: both are run "
+			 "s1"), "%s", e2e_err);
+	snprintf(cmd, sizeof(cmd), "cp -a '%s' '%s'", s1, in("copy"));
+	cr_assert_eq(system(cmd), 0);
+	cr_expect_eq(merge(in("twice"), (const char *[]){ s1, in("copy"), s2,
+			   NULL }), 2);
+	cr_expect(strstr(e2e_err, "given twice"), "%s", e2e_err);
+	cr_expect_neq(access(in("twice"), F_OK), 0, "nothing written");
+}

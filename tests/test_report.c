@@ -320,6 +320,45 @@ Test(report, reader_handles_quotes_crlf_reruns_and_a_torn_row)
 	results_free(&r);
 }
 
+/* An interrupted config made anew by --resume writes its mkfs_s, mount_s
+ * and umount_s again: the newest set counts, in the reader (so report,
+ * compare and merge alike), not the stale one nor both. */
+Test(report, a_config_made_again_keeps_its_newest_figures)
+{
+	struct results r;
+	struct diag d = { 0 };
+	char path[512];
+	double v;
+
+	len = 0;
+	add("run_id,cell,fs_label,fs_type,mkfs_opts,mount_opts,phase,"
+	    "phase_params,rep,metric,value,unit\n");
+	/* the interrupted attempt: its phase run got no status row */
+	row("ext4", "ext4", "", "", 0, "mkfs_s", "0.5", "s");
+	row("ext4", "ext4", "", "", 0, "mount_s", "0.1", "s");
+	row("ext4/p#1", "ext4", "p", "", 1, "seconds", "9", "s");
+	row("ext4", "ext4", "", "", 0, "umount_s", "0.2", "s");
+	/* the resume */
+	row("ext4", "ext4", "", "", 0, "mkfs_s", "0.75", "s");
+	row("ext4", "ext4", "", "", 0, "mount_s", "0.25", "s");
+	row("ext4/p#1", "ext4", "p", "", 1, "seconds", "3", "s");
+	row("ext4/p#1", "ext4", "p", "", 1, "status", "ok", "");
+	row("ext4", "ext4", "", "", 0, "umount_s", "0.125", "s");
+	write_results();
+	snprintf(path, sizeof(path), "%s/results.csv", dir);
+	cr_assert_eq(results_load(&r, path, &d), 0, "%s", d.msg);
+	cr_assert_eq(r.n_runs, 2);
+	cr_assert_str_eq(r.runs[0].phase, "");
+	cr_expect_eq(r.runs[0].n_m, 3, "one set, not two");
+	cr_expect(results_value(&r.runs[0], "mkfs_s", &v) && v == 0.75);
+	cr_expect(results_value(&r.runs[0], "mount_s", &v) && v == 0.25);
+	cr_expect(results_value(&r.runs[0], "umount_s", &v) && v == 0.125);
+	results_free(&r);
+	cr_assert_eq(report(NULL, NULL), 0);
+	expect_line(section("== filesystem configs =="),
+		    "ext4 ext4 - defaults 0.7500 0.2500 0.1250");
+}
+
 Test(report, missing_results_and_bad_options_exit_2)
 {
 	cr_expect_eq(report(NULL, NULL), 2, "no results.csv yet");
@@ -388,6 +427,27 @@ Test(report, metric_globs_pick_the_tables)
 	cr_expect_null(strstr(output(), "\nseconds"));
 	cr_expect(strstr(output(), "\nSequential Reads\n"), "the seeds' "
 		  "tables stay");
+}
+
+/* A --metric that matches nothing is a typo: an error naming it and the
+ * nearest name, not the default tables under exit 0. */
+Test(report, a_metric_glob_that_matches_nothing_is_an_error)
+{
+	fixture();
+	write_results();
+	cr_assert_eq(e2e_fsplan((const char *[]){ "report", dir, "--metric",
+				"*_lat_ms", "--metric", "rate_mb", NULL }), 2,
+		     "%s", e2e_err);
+	cr_expect(strstr(e2e_err, "--metric 'rate_mb' matches no metric of "
+			 "the run (did you mean 'rate_mbs'?)"), "%s", e2e_err);
+	cr_expect_str_eq(e2e_out, "", "no tables");
+	cr_assert_eq(e2e_fsplan((const char *[]){ "report", dir, "--metric",
+				"zzz*", NULL }), 2, "%s", e2e_err);
+	cr_expect(strstr(e2e_err, "--metric 'zzz*' matches no metric"), "%s",
+		  e2e_err);
+	cr_expect_null(strstr(e2e_err, "did you mean"), "%s", e2e_err);
+	/* a config's own metric is a metric of the run */
+	cr_expect_eq(report("--metric", "mkfs_s"), 0);
 }
 
 Test(report, tiobench_sections)
@@ -516,18 +576,24 @@ static void write_manifest(const char *phases)
 	cr_assert_eq(fclose(f), 0);
 }
 
+/* The fixture's report under a manifest of these phases: tio's section. */
+static const char *keyed_report(const char *phases)
+{
+	fixture();
+	write_results();
+	write_manifest(phases);
+	cr_assert_eq(report(NULL, NULL), 0);
+	return section("== phase tio: 9 of 11 phase runs ok ==");
+}
+
 Test(report, key_metrics_from_the_manifest)
 {
 	const char *t;
 
-	fixture();
-	write_results();
 	/* tio's rate_mbs is in its tiobench sections; seconds is not */
-	write_manifest("[{\"name\": \"tio\", \"key\": [\"rate_mbs\", "
-		       "\"seconds\"]}, {\"name\": \"bon\", \"key\": "
-		       "[\"put_block\", \"get_block\"]}]");
-	cr_assert_eq(report(NULL, NULL), 0);
-	t = section("== phase tio: 9 of 11 phase runs ok ==");
+	t = keyed_report("[{\"name\": \"tio\", \"key\": [\"rate_mbs\", "
+			 "\"seconds\"]}, {\"name\": \"bon\", \"key\": "
+			 "[\"put_block\", \"get_block\"]}]");
 	cr_expect(strstr(t, "\nSequential Reads\n"));
 	t = section("\nseconds: seconds (s), lower is better\n");
 	expect_line(t, "ext4::defaults mode=seq_read threads=1 3 1.500");
@@ -561,6 +627,28 @@ Test(report, key_metrics_from_the_manifest)
 	cr_expect(strstr(output(), "\nseconds: "));
 	cr_expect_null(strstr(output(), "(no run reported"));
 	cr_expect_eq(report("--all", "--metric=seconds"), 2, "--all is all");
+}
+
+/* A key metric no run recorded (a typo in the module's key) is said in
+ * its phase's section, not silently left out. */
+Test(report, a_key_metric_without_rows_is_named)
+{
+	const char *t, *end, *l;
+
+	t = keyed_report("[{\"name\": \"tio\", \"key\": [\"rate_mbs\", "
+			 "\"seconds\", \"wr_mbs\"]}, {\"name\": \"bon\", "
+			 "\"key\": [\"put_block\"]}]");
+	end = section("== phase bon:");
+	l = line_with(t, "wr_mbs: key metric of the phase with no rows (no "
+		      "run recorded it: is the module's key = {...} spelled "
+		      "as its metrics are?)");
+	cr_expect(l && l < end, "in tio's section:\n%s", output());
+	cr_expect(strstr(t, "\nseconds: seconds (s)"), "%s", output());
+	cr_expect_null(strstr(end, "key metric"), "bon's key has rows:\n%s",
+		       output());
+	/* --metric shows what it names: no word on the key */
+	cr_assert_eq(report("--metric", "seconds"), 0);
+	cr_expect_null(strstr(output(), "key metric"), "%s", output());
 }
 
 /* A line count of the report. */

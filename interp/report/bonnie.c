@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "report/bonnie.h"
+#include "results/bonniecsv.h"
 
 static int has(const struct res_run *run, const char *name)
 {
@@ -38,15 +39,13 @@ struct bon_row {
 static void bon_add(struct bon_row *r, const struct res_run *run)
 {
 	char name[64];
-	double v;
 
 	for (int i = 0; i < N_BTESTS; i++) {
 		struct bon_cell *c = &r->t[i];
 
 		snprintf(name, sizeof(name), "%s_latency_us", bon_test[i]);
 		classic_acc_add(&c->lat, run, name);
-		snprintf(name, sizeof(name), "%s_fast", bon_test[i]);
-		if (results_value(run, name, &v) && v) {
+		if (results_fast(run, bon_test[i])) {
 			c->fast++;
 			continue;
 		}
@@ -64,34 +63,31 @@ static int bon_ran(const struct bon_row *r, int from, int to)
 	return 0;
 }
 
-/* K/s as bon_csv2txt shows it: k under 10000, then m, then g. */
-static void bon_speed(double k, char *buf, size_t len)
+/*
+ * K/s as bon_csv2txt shows the whole number bonnie++ wrote: k under
+ * 10000, then m (a fraction under 100, else rounded as its int(m + 0.5)),
+ * then g.
+ */
+static void bon_speed(long long k, char *buf, size_t len)
 {
-	double m = k / 1024;
+	double m = k / 1024.0;
 
 	if (k < 10000)
-		snprintf(buf, len, "%.0fk", k);
+		snprintf(buf, len, "%lldk", k);
 	else if (m < 100)
 		snprintf(buf, len, "%.1fm", m);
 	else if (m < 1000)
-		snprintf(buf, len, "%.0fm", m);
+		snprintf(buf, len, "%lldm", (long long)(m + 0.5));
 	else
 		snprintf(buf, len, "%.1fg", m / 1024);
 }
 
-/* bonnie++'s latency: us under 0.1 s, ms under 100 s, else s. */
-static void bon_latency(double us, char *buf, size_t len)
-{
-	if (!(us > 0))
-		buf[0] = '\0';
-	else if (us < 100000)
-		snprintf(buf, len, "%.0fus", us);
-	else if (us < 100000000)
-		snprintf(buf, len, "%.0fms", us / 1000);
-	else
-		snprintf(buf, len, "%.0fs", us / 1000000);
-}
-
+/*
+ * A test's figures as bon_csv2txt prints them from bonnie++'s line: the
+ * rate and %CPU truncated to whole numbers (seeks with "%.0f"/"%.1f"),
+ * the latency as bonnie++ writes it (bonniecsv_latency, truncating); over
+ * repetitions, of the mean, truncated alike.
+ */
 static void bon_figures(const struct bon_row *r, int i, char *rate,
 			char *cpu, char *lat, size_t len)
 {
@@ -101,19 +97,19 @@ static void bon_figures(const struct bon_row *r, int i, char *rate,
 	rate[0] = cpu[0] = '\0';
 	if (classic_acc_mean(&c->rate, &v)) {
 		if (i >= B_FILES)
-			snprintf(rate, len, "%.0f", v);
+			snprintf(rate, len, "%lld", bonniecsv_whole(v));
 		else if (i == B_SEEKS)
 			snprintf(rate, len, v >= 1000 ? "%.0f" : "%.1f", v);
 		else
-			bon_speed(v, rate, len);
+			bon_speed(bonniecsv_whole(v), rate, len);
 	} else if (c->fast) {
 		snprintf(rate, len, "+++++");
 	}
 	if (classic_acc_mean(&c->cpu, &v))
-		snprintf(cpu, len, "%.0f", v);
+		snprintf(cpu, len, "%lld", bonniecsv_whole(v));
 	else if (c->fast)
 		snprintf(cpu, len, "+++");
-	bon_latency(classic_acc_mean(&c->lat, &v) ? v : 0, lat, len);
+	bonniecsv_latency(classic_acc_mean(&c->lat, &v) ? v : 0, lat, len);
 }
 
 /* "256M::8192:5" (size:chunk:seeks:procs) or "16:4096:1024/4". */

@@ -29,7 +29,8 @@ static const char compare_help[] =
 "mount-option A/B). Phase runs are paired by filesystem config, phase\n"
 "and parameters (the cell id without its repetition; with --label, by\n"
 "phase and parameters); the repetitions of a cell are its samples, and\n"
-"only phase runs whose status is ok count.\n"
+"only phase runs whose status is ok count, and not a value bonnie++\n"
+"timed too fast to give (test_fast 1: report's +++++).\n"
 "\n"
 "For each phase's key metrics (as report shows them) and each pair:\n"
 "A's and B's n, mean and stdev; the change of B against A in percent;\n"
@@ -57,7 +58,9 @@ static const char compare_help[] =
 "                  write to FILE instead of standard output\n"
 "  --fail-on-regression\n"
 "                  exit 1 when a metric is significantly worse in B, or\n"
-"                  a cell's runs failed or were skipped in B and not in A\n"
+"                  a cell's runs failed or were skipped in B and not in\n"
+"                  A, or (two runs, no --label) a cell ok in A has no\n"
+"                  result in B\n"
 "\n"
 "Exit 0; 1 with --fail-on-regression and a regression; 2 on\n"
 "a usage error, unreadable or mismatched runs, or an unwritable output.\n";
@@ -99,20 +102,23 @@ struct table {
 	struct row *row;
 	size_t n, cap;
 	size_t count[4];		/* by verdict */
+	size_t n_fast;			/* metrics too fast to time on both
+					 * sides, left out */
 };
 
 /* ---- the figures -------------------------------------------------------- */
 
-/* The ok values of name over runs, into v; how many. */
+/* The values of name over runs that count (not bonnie++'s "+++++",
+ * as report leaves them out), into v; how many. */
 static int values(const struct res_run *const *runs, size_t n,
 		  const char *name, double *v, const char **unit)
 {
 	int k = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		const struct res_metric *m = results_metric(runs[i], name);
+		const struct res_metric *m = results_measured(runs[i], name);
 
-		if (!m || !m->numeric)
+		if (!m)
 			continue;
 		v[k++] = m->v;
 		if (!*unit || !**unit)
@@ -137,13 +143,18 @@ static int add_row(struct table *t, const struct pair *pr, const char *name,
 		return -1;
 	}
 	t->row = r;
-	r = &t->row[t->n++];
+	r = &t->row[t->n];
 	memset(r, 0, sizeof(*r));
 	r->pr = pr;
 	r->metric = name;
 	results_stats(v, values(pr->a, pr->n_a, name, v, &unit), &r->a);
 	results_stats(v, values(pr->b, pr->n_b, name, v, &unit), &r->b);
 	free(v);
+	if (!r->a.n && !r->b.n) {
+		t->n_fast++;	/* every value was "+++++": nothing to compare */
+		return 0;
+	}
+	t->n++;
 	r->unit = unit ? unit : "";
 	r->lower = rank_lower_is_better(name, r->unit);
 	base = fabs(r->a.mean);
@@ -341,6 +352,11 @@ static int write_text(FILE *f, const struct table *t,
 		t->n == 1 ? "" : "s",
 		t->count[V_BETTER], t->count[V_WORSE], t->count[V_SAME],
 		t->count[V_UNKNOWN]);
+	if (t->n_fast)
+		fprintf(f, "(%zu metric%s of a cell not compared: every run "
+			"timed %s too fast to count, bonnie++'s +++++)\n",
+			t->n_fast, t->n_fast == 1 ? "" : "s",
+			t->n_fast == 1 ? "it" : "them");
 	pairing_footer(f, pg);
 	return 0;
 }
@@ -590,6 +606,21 @@ static size_t newly_not_ok(const struct pairing *pg)
 	return n;
 }
 
+/* The cells ok in A that B has no result of (a shard left out of B's
+ * merge, a cell B's run never reached): two runs only, since two configs
+ * of a plan may well have other cells. */
+static size_t missing_in_b(const struct pairing *pg)
+{
+	size_t n = 0;
+
+	if (pg->side[0].label)
+		return 0;
+	for (size_t i = 0; i < pg->n_pairs; i++)
+		n += pg->pairs[i].n_a && !pg->pairs[i].bad_a &&
+		     !pg->pairs[i].n_b && !pg->pairs[i].bad_b;
+	return n;
+}
+
 static int compare(const struct compare_opts *o)
 {
 	struct pairing pg;
@@ -646,6 +677,14 @@ static int compare(const struct compare_opts *o)
 			"A's runs were (--fail-on-regression; the reasons are "
 			"at the end of the comparison)\n", lost,
 			lost == 1 ? " is" : "s are");
+		rc = EXIT_FAILED;
+	}
+	lost = o->fail_on_regression ? missing_in_b(&pg) : 0;
+	if (lost) {
+		fprintf(stderr, "fsplan compare: %zu cell%s ok in A %s no "
+			"result in B (--fail-on-regression; listed as 'only "
+			"in A' at the end of the comparison)\n", lost,
+			lost == 1 ? "" : "s", lost == 1 ? "has" : "have");
 		rc = EXIT_FAILED;
 	}
 out:

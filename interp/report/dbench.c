@@ -109,8 +109,8 @@ int dbench_table(FILE *f, const struct res_run *const *runs, size_t n)
 		if (!i || r->clients != rows[i - 1].clients) {
 			char title[64];
 
-			snprintf(title, sizeof(title), "dbench %g processes",
-				 r->clients);
+			snprintf(title, sizeof(title), "dbench %g process%s",
+				 r->clients, r->clients == 1 ? "" : "es");
 			fprintf(f, "\n  %-*s %10s %10s %10s %5s\n", w, title,
 				"Average", "High", "Low", "Runs");
 		}
@@ -152,9 +152,9 @@ int dbench_grids(const struct res_run *const *runs, size_t n,
 			goto out;
 		if (i + 1 < n_rows && rows[i + 1].clients == r->clients)
 			continue;
-		snprintf(title, sizeof(title), "dbench %g processes: "
+		snprintf(title, sizeof(title), "dbench %g process%s: "
 			 "throughput (MB/s, 10^6 bytes of ReadX and WriteX)",
-			 r->clients);
+			 r->clients, r->clients == 1 ? "" : "es");
 		if (fn(ctx, title, &g))
 			goto out;
 		grid_free(&g);

@@ -462,6 +462,12 @@ static int phase_section(FILE *f, const struct results *r, size_t index,
 	tables = view_tables(pick, runs, n, phase, tio, bon, db, buf,
 			     &fallback);
 	charts = chart_globs(pick, phase, tio, tables, fallback, cbuf);
+	if ((line = view_unreported(pick, runs, n, phase, tio, bon, db))) {
+		fputs("<p class=\"warn\">", f);
+		html_text(f, line);
+		fputs("</p>\n", f);
+		free(line);
+	}
 	if (fallback)
 		fputs("<p class=\"note\">no run reported its key metrics: "
 		      "its seconds, _mbs and _iops figures instead</p>\n", f);

@@ -18,6 +18,7 @@
 #include "results/results.h"
 #include "util/exitcode.h"
 #include "util/file.h"
+#include "util/grow.h"
 #include "util/opts.h"
 #include "util/strbuf.h"
 
@@ -28,17 +29,20 @@ static const char merge_help[] =
 "read as if one machine had run the plan.\n"
 "\n"
 "The shards must be runs of the same plan (manifest.json's plan sha256)\n"
-"with the same parameters (-D) and the same phase modules; anything else\n"
-"is refused with what differs. OUT gets:\n"
+"with the same parameters (-D) and the same phase modules, each given\n"
+"once (two with one run id are one shard, or a copy); anything else is\n"
+"refused with what differs. OUT gets:\n"
 "\n"
 "  results.csv    every shard's rows in the plan's cell order, with OUT's\n"
 "                 run id; a cell in two shards is written once if its rows\n"
 "                 are identical, and refused otherwise\n"
-"  bonnie.csv     the shards' bonnie++ lines (each once)\n"
+"  bonnie.csv     the shards' bonnie++ lines (each once), in plan order\n"
 "  manifest.json  the plan, the union of the cells, each config as the\n"
 "                 shard that ran it recorded it, with that host's machine\n"
-"                 facts (system, target, host, shard); the facts every host\n"
-"                 shares at the top; the shards under \"merged\"\n"
+"                 facts (system, target, host, shard); the system and\n"
+"                 target facts every host shares at the top; the shards\n"
+"                 under \"merged\"; status partial when the shards\n"
+"                 together lack cells of the plan\n"
 "  log.txt        the shards' logs one after another, each line under its\n"
 "                 host name\n"
 "  exec/          the shards' raw exec outputs\n"
@@ -249,39 +253,112 @@ static int has_line(const char *text, const char *line)
 	return 0;
 }
 
-/* The shards' bonnie++ lines, each once, in shard order. */
-static int join_bonnie(const struct merge_shard *sh, size_t n,
-		       struct strbuf *t)
+/* One bonnie++ line of a shard, with where it goes. */
+struct bon_line {
+	const char *p;
+	size_t len;
+	long conf;		/* its config's index in the plan */
+	size_t seq;		/* the order read, to keep the sort stable */
+};
+
+/* Whether a bonnie++ line's name field (len bytes at f) is label as
+ * bonniecsv_line writes it: ',' as ';', CR and LF as spaces. */
+static int names(const char *label, const char *f, size_t len)
 {
+	size_t i;
+
+	for (i = 0; i < len && label[i]; i++) {
+		char c = label[i] == ',' ? ';' :
+			 label[i] == '\r' || label[i] == '\n' ? ' ' : label[i];
+
+		if (c != f[i])
+			return 0;
+	}
+	return i == len && !label[i];
+}
+
+/* The plan index of the config a line names (field 2), or LONG_MAX. */
+static long line_conf(const struct merge_index *ix, const char *p,
+		      size_t len)
+{
+	const char *f = p, *end = p + len, *e;
+
+	for (int k = 0; k < 2 && f; k++) {
+		f = memchr(f, ',', end - f);
+		f = f ? f + 1 : NULL;
+	}
+	if (!f)
+		return LONG_MAX;
+	for (e = f; e < end && *e != ',' && *e != '\n'; e++)
+		;
+	for (size_t i = 0; i < ix->n_confs; i++)
+		if (names(ix->confs[i].id, f, e - f))
+			return ix->confs[i].index;
+	return LONG_MAX;
+}
+
+static int by_conf(const void *a, const void *b)
+{
+	const struct bon_line *x = a, *y = b;
+
+	if (x->conf != y->conf)
+		return x->conf < y->conf ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* The shards' bonnie++ lines, each once, in plan order (by config, as
+ * results.csv's rows; a config's lines in its shard's order). */
+static int join_bonnie(const struct merge_shard *sh, size_t n,
+		       const struct merge_index *ix, struct strbuf *t)
+{
+	char **buf = calloc(n + 1, sizeof(*buf));
+	struct bon_line *line = NULL;
+	size_t n_lines = 0, cap = 0, len;
+	int rc = -1;
+
+	if (!buf)
+		return -1;
 	for (size_t s = 0; s < n; s++) {
-		size_t len;
-		char *buf = slurp(sh[s].dir, "bonnie.csv", &len);
+		if (!(buf[s] = slurp(sh[s].dir, "bonnie.csv", &len)))
+			goto out;
+		for (char *p = buf[s]; p < buf[s] + len;) {
+			char *nl = memchr(p, '\n', buf[s] + len - p);
+			size_t k = (nl ? nl + 1 : buf[s] + len) - p;
+			struct bon_line *l = grow_array(line, &cap, n_lines + 1,
+							sizeof(*l), 32);
 
-		if (!buf)
-			return -1;
-		for (char *p = buf; p < buf + len;) {
-			char *nl = memchr(p, '\n', buf + len - p);
-			size_t k = (nl ? nl + 1 : buf + len) - p;
-			char *line = strndup(p, k);
-			int seen;
-
-			if (!line) {
-				free(buf);
-				return -1;
-			}
-			seen = has_line(t->p, line);
-			if (!seen && (strbuf_add(t, line, k) ||
-				      (!nl && strbuf_add(t, "\n", 1)))) {
-				free(line);
-				free(buf);
-				return -1;
-			}
-			free(line);
+			if (!l)
+				goto out;
+			line = l;
+			line[n_lines] = (struct bon_line){ p, k,
+				line_conf(ix, p, k), n_lines };
+			/* the merge may not have its config: LONG_MAX, last */
+			n_lines++;
 			p += k;
 		}
-		free(buf);
 	}
-	return 0;
+	qsort(line, n_lines, sizeof(*line), by_conf);
+	for (size_t i = 0; i < n_lines; i++) {
+		const struct bon_line *l = &line[i];
+		char *one = NULL;
+		int bad;
+
+		/* the line with its newline, once */
+		if (asprintf(&one, "%.*s%s", (int)l->len, l->p,
+			     l->p[l->len - 1] == '\n' ? "" : "\n") < 0)
+			goto out;
+		bad = !has_line(t->p, one) && strbuf_str(t, one);
+		free(one);
+		if (bad)
+			goto out;
+	}
+	rc = 0;
+out:
+	for (size_t s = 0; s < n; s++)
+		free(buf[s]);
+	free(buf);
+	free(line);
+	return rc;
 }
 
 /* The shards' logs, each under a heading, every line after its host. */
@@ -478,7 +555,7 @@ static int merge(const struct merge_opts *o, int argc, char **argv)
 	it = collect(sh, n, &n_items, &ix);
 	if (!it)
 		goto out;
-	if (join_bonnie(sh, n, &bon) || join_logs(sh, n, &log) ||
+	if (join_bonnie(sh, n, &ix, &bon) || join_logs(sh, n, &log) ||
 	    mergeman_build(sh, n, run_id, argc, argv, &man, &man_len)) {
 		fail("out of memory");
 		goto out;

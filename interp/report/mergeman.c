@@ -120,11 +120,16 @@ int mergeman_check(const struct merge_shard *sh, size_t n)
 		}
 		if (!same_phases(a, b))
 			return -1;
+		/* the run id names the shard in the merged manifest: two
+		 * alike are one shard given twice (./s1/ and s1, a copy) */
 		for (size_t t = 0; t < s; t++)
-			if (!strcmp(sh[t].run_id, b->run_id) &&
-			    !strcmp(sh[t].dir, b->dir)) {
-				fprintf(stderr, "fsplan merge: %s is given "
-					"twice\n", b->dir);
+			if (!strcmp(sh[t].run_id, b->run_id)) {
+				fprintf(stderr, "fsplan merge: %s and %s are "
+					"one shard, given twice: both are run "
+					"%s (their manifests' run_id; shards "
+					"run into directories of their own "
+					"names)\n", sh[t].dir, b->dir,
+					b->run_id);
 				return -1;
 			}
 	}
@@ -147,8 +152,8 @@ void mergeman_notes(const struct merge_shard *sh, size_t n, size_t n_cells)
 	if (in_plan > 0 && n_cells < (size_t)in_plan)
 		fprintf(stderr, "fsplan merge: note: %zu of the plan's %lld "
 			"cells are in no shard (--only, or a shard not "
-			"given)\n", (size_t)in_plan - n_cells,
-			(long long)in_plan);
+			"given): the merged run is partial\n",
+			(size_t)in_plan - n_cells, (long long)in_plan);
 }
 
 /* ---- plan order --------------------------------------------------------- */
@@ -243,23 +248,25 @@ static const struct merge_shard *runner_of(const struct merge_shard *sh,
 	return NULL;
 }
 
-/* The system facts every shard has alike. */
-static json_t *shared_system(const struct merge_shard *sh, size_t n)
+/* The facts of object key ("system", "target") every shard has alike:
+ * what differs per shard (a hostname, a workdir) stays in its configs. */
+static json_t *shared_facts(const struct merge_shard *sh, size_t n,
+			    const char *key)
 {
-	json_t *sys = json_deep_copy(json_object_get(sh[0].man, "system"));
+	json_t *o = json_deep_copy(json_object_get(sh[0].man, key));
 	const char *k;
 	json_t *v, *tmp;
 
-	if (!json_is_object(sys))
-		return sys ? sys : json_null();
-	json_object_foreach_safe(sys, tmp, k, v)
+	if (!json_is_object(o))
+		return o ? o : json_null();
+	json_object_foreach_safe(o, tmp, k, v)
 		for (size_t s = 1; s < n; s++)
 			if (!json_equal(v, json_object_get(json_object_get(
-					sh[s].man, "system"), k))) {
-				json_object_del(sys, k);
+					sh[s].man, key), k))) {
+				json_object_del(o, k);
 				break;
 			}
-	return sys;
+	return o;
 }
 
 static json_t *shard_entry(const struct merge_shard *s)
@@ -340,8 +347,10 @@ int mergeman_build(const struct merge_shard *sh, size_t n,
 		   size_t *len)
 {
 	json_t *root = json_deep_copy(sh[0].man), *cmd = json_array();
-	json_t *merged = json_array(), *confs, *c, *target;
-	int complete = 1;
+	json_t *merged = json_array(), *confs, *c, *cells;
+	json_int_t in_plan = json_integer_value(json_object_get(sh[0].man,
+							"cells_in_plan"));
+	const char *status = "complete";
 	size_t i;
 
 	if (!root || !cmd || !merged) {
@@ -352,24 +361,22 @@ int mergeman_build(const struct merge_shard *sh, size_t n,
 	}
 	for (int k = 0; k < argc; k++)
 		json_array_append_new(cmd, json_string(argv[k]));
-	target = json_deep_copy(json_object_get(sh[0].man, "target"));
+	cells = all_cells(sh, n);
+	/* shards that together lack cells of the plan: partial */
+	if (cells && in_plan > 0 && json_array_size(cells) < (size_t)in_plan)
+		status = "partial";
 	for (size_t s = 0; s < n; s++) {
-		complete &= !strcmp(mfread_str(sh[s].man, "status", ""),
-				    "complete");
-		if (!json_equal(target, json_object_get(sh[s].man, "target"))) {
-			json_decref(target);
-			target = json_null();
-		}
+		if (strcmp(mfread_str(sh[s].man, "status", ""), "complete"))
+			status = "incomplete";
 		json_array_append_new(merged, shard_entry(&sh[s]));
 	}
 	json_object_set_new(root, "run_id", json_string(run_id));
 	json_object_set_new(root, "command", cmd);
-	json_object_set_new(root, "status", json_string(complete ? "complete" :
-							"incomplete"));
+	json_object_set_new(root, "status", json_string(status));
 	json_object_set_new(root, "started", bound(sh, n, "started", 0));
 	json_object_set_new(root, "ended", bound(sh, n, "ended", 1));
-	json_object_set_new(root, "system", shared_system(sh, n));
-	json_object_set_new(root, "target", target ? target : json_null());
+	json_object_set_new(root, "system", shared_facts(sh, n, "system"));
+	json_object_set_new(root, "target", shared_facts(sh, n, "target"));
 	confs = json_object_get(root, "configs");
 	json_array_foreach(confs, i, c) {
 		json_int_t index = json_integer_value(json_object_get(c,
@@ -391,7 +398,7 @@ int mergeman_build(const struct merge_shard *sh, size_t n,
 				json_object_get(s->man, "target"));
 		json_array_set_new(confs, i, mine);
 	}
-	json_object_set_new(root, "cells", all_cells(sh, n));
+	json_object_set_new(root, "cells", cells);
 	json_object_set_new(root, "merged", merged);
 	*text = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 	json_decref(root);

@@ -53,8 +53,10 @@ long mergeman_cell_index(const struct merge_index *ix, const char *cell);
  * newline; its length in *len): the first shard's, with run_id and
  * command (argv) the merge's, the union of the cells in plan order, each
  * config as the shard that ran it recorded it with that host's system,
- * target, host and shard, the system facts all hosts share at the top,
- * and "merged": one entry per shard. -1 out of memory.
+ * target, host and shard, the system and target facts all hosts share
+ * at the top, and "merged": one entry per shard. Its status: "incomplete"
+ * when a shard is not complete, else "partial" when the shards together
+ * lack cells of the plan, else "complete". -1 out of memory.
  */
 int mergeman_build(const struct merge_shard *sh, size_t n,
 		   const char *run_id, int argc, char **argv, char **text,

@@ -72,6 +72,51 @@ static void phase_what(json_t *ph, char *buf, size_t len)
 			 mfread_str(ph, "parse", ""));
 }
 
+/* v as a plan writes it into buf: a string as it is, else its JSON;
+ * "(unset)" when absent. */
+static const char *with_value(json_t *v, char *buf, size_t len)
+{
+	char *text;
+
+	if (!v)
+		return "(default)";
+	if (json_is_string(v))
+		return json_string_value(v);
+	text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+	snprintf(buf, len, "%s", text ? text : "?");
+	free(text);
+	return buf;
+}
+
+/* The keys of x's or y's with: whose values differ, "k=v k=v" for each
+ * side into a and b; whether any does. */
+static int with_differs(json_t *x, json_t *y, char *a, char *b, size_t len)
+{
+	json_t *sides[2] = { x, y }, *v;
+	size_t na = 0, nb = 0;
+	const char *k;
+	char va[256], vb[256];
+
+	a[0] = b[0] = '\0';
+	for (int s = 0; s < 2; s++)
+		json_object_foreach(sides[s], k, v) {
+			json_t *vx = json_object_get(x, k);
+			json_t *vy = json_object_get(y, k);
+
+			if ((s && vx) || json_equal(vx, vy))
+				continue;	/* the same, or said already */
+			if (na < len)
+				na += snprintf(a + na, len - na, "%s%s=%s",
+					       na ? " " : "", k,
+					       with_value(vx, va, sizeof(va)));
+			if (nb < len)
+				nb += snprintf(b + nb, len - nb, "%s%s=%s",
+					       nb ? " " : "", k,
+					       with_value(vy, vb, sizeof(vb)));
+		}
+	return a[0] != '\0';
+}
+
 /* Two manifests' phases: the same names running the same things, or
  * the first difference in msg. Modules that differ only in their text
  * (another fsplan version) are a note. */
@@ -99,6 +144,11 @@ static int same_phases(struct pairing *pg, json_t *pa, json_t *pb, char *msg,
 		if (sx && sy && strcmp(sx, sy))
 			note(pg, "phase '%s': its module's text differs "
 			     "(sha256 %.12s in A, %.12s in B)", n, sx, sy);
+		if (with_differs(json_object_get(x, "with"),
+				 json_object_get(y, "with"), wa, wb,
+				 sizeof(wa)))
+			note(pg, "phase '%s': its with: values differ: A %s, "
+			     "B %s", n, wa, wb);
 	}
 	if (na != nb)
 		return fail(msg, len, "A's plan has %zu phases and B's %zu",

@@ -282,23 +282,6 @@ static void metric_title(const char *name, const char *unit, double top,
 		snprintf(t->label + k, sizeof(t->label) - k, " (%s)", u);
 }
 
-/*
- * The values of name in run i: none when the run timed the test too
- * fast to give one (name_fast, as bonnie++ prints "+++++").
- */
-static const struct res_metric *measured(const struct res_run *run,
-					 const char *name)
-{
-	const struct res_metric *x = results_metric(run, name);
-	char fast[96];
-	double v;
-
-	snprintf(fast, sizeof(fast), "%s_fast", name);
-	if (!x || !x->numeric || (results_value(run, fast, &v) && v))
-		return NULL;
-	return x;
-}
-
 /* The table of name over v into t (its rows best first); 0 when no run
  * has a value of it, -1 out of memory. */
 static int metric_rows(const struct view *v, const char *name,
@@ -325,7 +308,7 @@ static int metric_rows(const struct view *v, const char *name,
 			const struct res_metric *x;
 
 			if (v->key[i] != k ||
-			    !(x = measured(v->run[i], name)))
+			    !(x = results_measured(v->run[i], name)))
 				continue;
 			vals[m++] = x->v;
 			unit = unit ? unit : x->unit;

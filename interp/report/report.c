@@ -1,5 +1,6 @@
 /* report: `fsplan report` — a run directory as the classic studies' tables. */
 #include <errno.h>
+#include <fnmatch.h>
 #include <jansson.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include "report/view.h"
 #include "results/csv.h"
 #include "results/results.h"
+#include "util/diag.h"
 #include "util/exitcode.h"
 #include "util/opts.h"
 
@@ -73,8 +75,9 @@ static const char report_help[] =
 "  --all           every metric of every phase, and the configs' own\n"
 "                  metrics as tables\n"
 "\n"
-"Exit 0, or 2 on a usage error or when RUNDIR/results.csv cannot be\n"
-"read or the output cannot be written.\n";
+"Exit 0, or 2 on a usage error (a --metric that matches no metric of\n"
+"the run among them) or when RUNDIR/results.csv cannot be read or the\n"
+"output cannot be written.\n";
 
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 
@@ -93,10 +96,17 @@ static void text_header(FILE *f, const char *rundir, const struct results *r,
 			r->run_id ? r->run_id : "?");
 		return;
 	}
-	fprintf(f, "run %s: plan %s (%s), %s, started %s, ended %s\n",
-		r->run_id ? r->run_id : "?", mfread_str(m, "plan.name", "?"),
-		mfread_str(m, "plan.path", "?"), mfread_str(m, "status", "?"),
-		mfread_str(m, "started", "?"), mfread_str(m, "ended", "-"));
+	fprintf(f, "run %s: plan %s (%s), %s", r->run_id ? r->run_id : "?",
+		mfread_str(m, "plan.name", "?"),
+		mfread_str(m, "plan.path", "?"), mfread_str(m, "status", "?"));
+	/* a merge whose shards lack cells of the plan */
+	if (!strcmp(mfread_str(m, "status", ""), "partial"))
+		fprintf(f, " (%zu of the plan's %lld cells)",
+			json_array_size(json_object_get(m, "cells")),
+			(long long)json_integer_value(json_object_get(m,
+							"cells_in_plan")));
+	fprintf(f, ", started %s, ended %s\n", mfread_str(m, "started", "?"),
+		mfread_str(m, "ended", "-"));
 	fprintf(f, "system: %s; %s; %s, %lld cores\n",
 		mfread_str(m, "system.kernel", "?"),
 		mfread_str(m, "system.distribution", "?"),
@@ -122,10 +132,14 @@ static int key_tables(FILE *f, const struct res_run *const *runs, size_t n,
 {
 	const char *buf[VIEW_MAX_KEY + 1];
 	const char *const *globs;
+	char *missing = view_unreported(pick, runs, n, phase, tio, bon, db);
 	int fallback;
 
 	globs = view_tables(pick, runs, n, phase, tio, bon, db, buf,
 			    &fallback);
+	if (missing)
+		fprintf(f, "\n%s\n", missing);
+	free(missing);
 	if (fallback)
 		fputs("\n(no run reported its key metrics: its seconds, _mbs "
 		      "and _iops figures instead)\n", f);
@@ -387,6 +401,43 @@ static int clobbers(const char *rundir, const char *out)
 	return 0;
 }
 
+/*
+ * Whether some --metric glob matches no metric of r (a typo would
+ * otherwise print the default tables, as if no --metric were given):
+ * the message, with the nearest name, in msg.
+ */
+static int unmatched(const struct results *r, const struct opt_list *globs,
+		     char *msg, size_t len)
+{
+	const struct res_run **runs = view_all_runs(r);
+	const char **names = NULL, *hint;
+	size_t n = 0;
+	int bad = 0;
+
+	if (runs)
+		names = rank_metric_names(runs, r->n_runs, 0, &n);
+	free(runs);
+	if (!names) {
+		snprintf(msg, len, "out of memory");
+		return 1;
+	}
+	for (int g = 0; g < globs->n && !bad; g++) {
+		size_t i;
+
+		for (i = 0; i < n && fnmatch(globs->v[g], names[i], 0); i++)
+			;
+		if (i < n)
+			continue;
+		bad = 1;
+		hint = diag_suggest(globs->v[g], names, n);
+		snprintf(msg, len, "--metric '%s' matches no metric of the "
+			 "run%s%s%s", globs->v[g], hint ? " (did you mean '" :
+			 "", hint ? hint : "", hint ? "'?)" : "");
+	}
+	free(names);
+	return bad;
+}
+
 /* The report of o.rundir as o asks. */
 static int report(const struct report_opts *o, struct pick *pick)
 {
@@ -402,6 +453,11 @@ static int report(const struct report_opts *o, struct pick *pick)
 		diag_format(&d, msg, sizeof(msg));
 		fprintf(stderr, "fsplan report: %s\n(RUNDIR is a directory "
 			"that 'fsplan run' wrote)\n", msg);
+		return EXIT_USAGE;
+	}
+	if (o->metric.n && unmatched(&r, &o->metric, msg, sizeof(msg))) {
+		fprintf(stderr, "fsplan report: %s\n", msg);
+		results_free(&r);
 		return EXIT_USAGE;
 	}
 	if (out && clobbers(rundir, out)) {

@@ -127,6 +127,37 @@ const char *const *view_tables(const struct pick *pick,
 	return fallback_key;
 }
 
+char *view_unreported(const struct pick *pick,
+		      const struct res_run *const *runs, size_t n,
+		      const char *phase, int tio, int bon, int db)
+{
+	const char *key[VIEW_MAX_KEY + 1];
+	size_t len = 0;
+	char *line = NULL;
+	int n_key, k = 0;
+	FILE *f;
+
+	if (pick->view != VIEW_KEY || !*phase)
+		return NULL;
+	n_key = mfread_key(pick->phases, phase, key, VIEW_MAX_KEY);
+	if (!(f = open_memstream(&line, &len)))
+		return NULL;
+	for (int i = 0; i < n_key; i++)
+		if (!view_shown(key[i], tio, bon, db) &&
+		    !reported(runs, n, key[i]))
+			fprintf(f, "%s%s", k++ ? ", " : "", key[i]);
+	if (k)
+		fprintf(f, ": key metric%s of the phase with no rows (no run "
+			"recorded %s: is the module's key = {...} spelled as "
+			"its metrics are?)", k == 1 ? "" : "s",
+			k == 1 ? "it" : "them");
+	if (fclose(f) || !k) {
+		free(line);
+		return NULL;
+	}
+	return line;
+}
+
 struct view_group *view_not_ok(const struct results *r, size_t *n_groups,
 			       size_t count[4])
 {

@@ -59,6 +59,17 @@ const char *const *view_tables(const struct pick *pick,
 			       const char **buf, int *fallback);
 
 /*
+ * The key metrics of phase (its module's key, as the manifest records
+ * it) that no run of runs reported, which a typo in key = {...} leaves
+ * out of every table: one line naming them (free it), or NULL when
+ * every one has rows, with --metric or --all, or out of memory. tio,
+ * bon, db as for view_tables (what those tables show is not asked).
+ */
+char *view_unreported(const struct pick *pick,
+		      const struct res_run *const *runs, size_t n,
+		      const char *phase, int tio, int bon, int db);
+
+/*
  * The runs that did not count, one group per status, config, phase and
  * reason (a skipped config's phases are one group): runs[first] is the
  * group's first, times how many, several whether of more than one phase.

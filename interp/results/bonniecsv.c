@@ -92,7 +92,7 @@ static int get_of(const struct bonnie_metric *m, size_t n, const char *test,
 }
 
 /* int(v) as bonnie++ takes it, toward zero, without the overflow. */
-static long long whole(double v)
+long long bonniecsv_whole(double v)
 {
 	if (v >= 0x1p63)
 		return 0x7fffffffffffffffLL;
@@ -106,7 +106,7 @@ static long long get_whole(const struct bonnie_metric *m, size_t n,
 {
 	double v = 0;
 
-	return get(m, n, key, &v) ? whole(v) : dflt;
+	return get(m, n, key, &v) ? bonniecsv_whole(v) : dflt;
 }
 
 /*
@@ -155,9 +155,9 @@ static void put_test(struct line *l, const struct bonnie_metric *m, size_t n,
 	if (t == SEEKS_TEST)
 		put(l, v >= 1000.0 ? ",%.0f" : ",%.1f", v);
 	else
-		put(l, ",%lld", whole(v));
+		put(l, ",%lld", bonniecsv_whole(v));
 	if (get_of(m, n, tests[t], "_cpu", &cpu))
-		put(l, ",%lld", whole(cpu));
+		put(l, ",%lld", bonniecsv_whole(cpu));
 	else
 		put(l, ",");
 }
@@ -259,7 +259,7 @@ int bonniecsv_line(const char *name, const struct bonnie_metric *m, size_t n,
 	put_name(&l, name);
 	put(&l, ",%lld,", get_whole(m, n, "concurrency", 1));
 	if (get(m, n, "seed", &v))
-		put(&l, "%lld", whole(v));
+		put(&l, "%lld", bonniecsv_whole(v));
 	put_io(&l, m, n);
 	put_files(&l, m, n);
 	put_latencies(&l, m, n);
@@ -289,7 +289,7 @@ void bonniecsv_latency(double us, char *buf, size_t len)
 	buf[0] = '\0';
 	if (!(us > 0))		/* 0, negative or NaN: no latency */
 		return;
-	u = whole(us);
+	u = bonniecsv_whole(us);
 	if (u < 100000)
 		snprintf(buf, len, "%lldus", u);
 	else if (u < 100000000)

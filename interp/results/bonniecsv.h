@@ -43,6 +43,9 @@ struct bonnie_metric {
 int bonniecsv_line(const char *name, const struct bonnie_metric *m, size_t n,
 		   char *buf, size_t len);
 
+/* int(v) as bonnie++ writes a rate or a %CPU: toward zero, clamped. */
+long long bonniecsv_whole(double v);
+
 /* "%dus" under 0.1 s, "%dms" under 100 s, else "%ds"; "" for 0. */
 void bonniecsv_latency(double us, char *buf, size_t len);
 

@@ -137,7 +137,9 @@ static int set_status(struct res_run *run, const char *const *f)
  * A phase run's rows are written together; a cell whose rows come back
  * after other cells' (or after its status row) was run again, and the
  * later run replaces the earlier. A config's own rows (no phase) come in
- * two parts around its phase runs and are kept together.
+ * two parts around its phase runs and are kept together; one of them
+ * coming again (mkfs_s after mkfs_s: a --resume made the interrupted
+ * config anew) starts the set over, so the newest set is what counts.
  */
 static int add_row(struct results *r, const char *const *f,
 		   struct res_run **last)
@@ -149,7 +151,8 @@ static int add_row(struct results *r, const char *const *f,
 		run = new_run(r, f);
 		if (!run)
 			return -1;
-	} else if (*run->phase && (run != *last || run->status != RES_NONE)) {
+	} else if (*run->phase ? run != *last || run->status != RES_NONE :
+		   results_metric(run, f[CSV_METRIC]) != NULL) {
 		clear_metrics(run);
 	}
 	*last = run;
@@ -231,6 +234,31 @@ int results_value(const struct res_run *run, const char *name, double *v)
 		return 0;
 	*v = m->v;
 	return 1;
+}
+
+int results_fast(const struct res_run *run, const char *name)
+{
+	size_t n = strlen(name);
+	char fast[160];
+	double v;
+
+	snprintf(fast, sizeof(fast), "%s_fast", name);
+	if (results_value(run, fast, &v))
+		return v != 0;
+	/* a test's %CPU is of the time too short to count */
+	if (n > 4 && !strcmp(name + n - 4, "_cpu")) {
+		snprintf(fast, sizeof(fast), "%.*s_fast", (int)(n - 4), name);
+		return results_value(run, fast, &v) && v != 0;
+	}
+	return 0;
+}
+
+const struct res_metric *results_measured(const struct res_run *run,
+					  const char *name)
+{
+	const struct res_metric *m = results_metric(run, name);
+
+	return m && m->numeric && !results_fast(run, name) ? m : NULL;
 }
 
 const char *results_param(const char *params, const char *key, char *buf,

@@ -46,7 +46,9 @@ struct results {
  * Read path (RFC 4180: quoted fields, "" escapes, CRLF or LF). The
  * header must be results.csv's. Rows of one cell id form one phase run;
  * if a cell's rows come back later (a run resumed after it was cut off),
- * the later rows replace the earlier. Returns 0, or -1 with d filled.
+ * the later rows replace the earlier; a config's own row that comes again
+ * (the config made anew by --resume) starts its set over, so the newest
+ * mkfs_s, mount_s and umount_s count. Returns 0, or -1 with d filled.
  */
 int results_load(struct results *r, const char *path, struct diag *d);
 void results_free(struct results *r);
@@ -56,6 +58,17 @@ const struct res_metric *results_metric(const struct res_run *run,
 					const char *name);
 /* The numeric value of name in *v: 1 found, 0 absent or not a number. */
 int results_value(const struct res_run *run, const char *name, double *v);
+
+/* Whether run timed test name too fast to give a value: its name_fast
+ * row is nonzero (bonnie++'s "+++++", its test_fast); for T_cpu, T's
+ * (bonnie++'s "+++"). */
+int results_fast(const struct res_run *run, const char *name);
+
+/* The numeric value of name that counts, or NULL: none when absent, not
+ * a number, or too fast to count (results_fast). Report's tables,
+ * bonnie++'s blocks and compare all take a sample through this. */
+const struct res_metric *results_measured(const struct res_run *run,
+					  const char *name);
 
 /*
  * The value of key in a "k=v;k=v" string, copied into buf; NULL if the
