@@ -105,6 +105,13 @@ Test(merge, shards_merged_are_the_unsharded_run, .fini = fini,
 		cr_expect_str_eq(json_string_value(json_object_get(j, "run_id")),
 				 "merged");
 		cr_expect_eq(json_array_size(json_object_get(j, "merged")), 3);
+		/* the whole plan's: a resume of it is not shard 1's */
+		cr_expect(json_is_null(json_object_get(json_object_get(j,
+			  "selection"), "shard")), "selection: %s",
+			  json_dumps(json_object_get(j, "selection"), 0));
+		cr_expect_str_eq(json_string_value(json_object_get(
+			json_object_get(json_array_get(json_object_get(j,
+			"merged"), 1), "selection"), "shard")), "2/3");
 		json_array_foreach(json_object_get(j, "configs"), i, c) {
 			cr_expect_str_eq(json_string_value(json_object_get(c,
 					 "shard")), i == 0 ? "s1" : i == 1 ?

@@ -272,8 +272,8 @@ static json_t *shared_facts(const struct merge_shard *sh, size_t n,
 static json_t *shard_entry(const struct merge_shard *s)
 {
 	static const char *const keys[] = { "run_id", "status", "started",
-		"ended", "command", "fsplan_version", "system", "target",
-		NULL };
+		"ended", "command", "selection", "fsplan_version", "system",
+		"target", NULL };
 	json_t *o = json_object();
 
 	json_object_set_new(o, "dir", json_string(s->dir));
@@ -372,6 +372,11 @@ int mergeman_build(const struct merge_shard *sh, size_t n,
 	}
 	json_object_set_new(root, "run_id", json_string(run_id));
 	json_object_set_new(root, "command", cmd);
+	/* the shards together: their -D and --only, no one shard of them
+	 * (a resume of the merged run is the whole run's) */
+	if (json_is_object(json_object_get(root, "selection")))
+		json_object_set_new(json_object_get(root, "selection"),
+				    "shard", json_null());
 	json_object_set_new(root, "status", json_string(status));
 	json_object_set_new(root, "started", bound(sh, n, "started", 0));
 	json_object_set_new(root, "ended", bound(sh, n, "ended", 1));
