@@ -513,6 +513,36 @@ Test(run, a_refused_run_leaves_no_run_directory, .fini = fini)
 	cr_expect_eq(access(rd, F_OK), -1, "%s was made", rd);
 }
 
+/* A failed exec phase's reason: its stderr's first complaint and its
+ * last line (a usage text or a summary after the cause), or the last
+ * line alone when nothing reads as one. */
+Test(run, an_exec_failure_names_the_complaint_and_the_last_line,
+     .fini = fini, .timeout = 60)
+{
+	char rd[256];
+	const char *why;
+	int rc;
+
+	e2e_require_root();
+	rc = run_plan("fsplan: 1\n"
+		      "target: {image: 64M}\n"
+		      "filesystems: [{type: ext4}]\n"
+		      "phases:\n"
+		      "  - name: usage\n"
+		      "    exec: \"echo 'size should be twice RAM' >&2; "
+		      "echo 'usage: tool [-s size]' >&2; echo 'Version: 1' >&2; "
+		      "exit 1\"\n"
+		      "  - name: plain\n"
+		      "    exec: \"echo working >&2; echo 'gave up' >&2; "
+		      "exit 3\"\n", rd, sizeof(rd));
+	cr_expect_eq(rc, 1, "exit %d: %s", rc, e2e_err);
+	why = e2e_reason(rd, "ext4/usage#1");
+	cr_expect(why && !strcmp(why, "exit status 1: size should be twice "
+				 "RAM; last: Version: 1"), "%s", why);
+	why = e2e_reason(rd, "ext4/plain#1");
+	cr_expect(why && !strcmp(why, "exit status 3: gave up"), "%s", why);
+}
+
 Test(run, ten_cells_leave_the_system_as_found, .fini = fini, .timeout = 120)
 {
 	const char *dir;

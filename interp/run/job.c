@@ -229,15 +229,36 @@ out:
 	free(err);
 }
 
-/* A failed command's last line on stderr ("sh: 1: bonie++: not found")
- * joins its exit status in the reason; if stderr cannot be read, the
- * status alone says it. */
+/* Whether a line of a tool's stderr reads as its complaint. */
+static int complaint(const char *line, size_t n)
+{
+	static const char *const words[] = {
+		"error", "Error", "ERROR", "can't", "Can't", "cannot",
+		"Cannot", "failed", "Failed", "not found", "No such",
+		"denied", "nvalid", "should", "must ", "nknown", "No space",
+		"Killed", "Segmentation", "Aborted",
+	};
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (memmem(line, n, words[i], strlen(words[i])))
+			return 1;
+	return 0;
+}
+
+/* A failed command's stderr joins its exit status in the reason: the
+ * first line of its last 4 KiB that reads as a complaint, and its last
+ * line when that is another ("exit status 1: Can't stat file 170M;
+ * last: Cleaning up test directory after error."): tools put the cause
+ * first and a usage text or a summary after it as often as the other
+ * way round. With no complaint, the last line ("sh: 1: bonie++: not
+ * found"); if stderr cannot be read, the status alone says it. */
 static void say_why(int err_fd, char *reason, size_t len)
 {
-	char tail[512];
+	char tail[4096];
 	off_t end = lseek(err_fd, 0, SEEK_END), from;
+	const char *first = NULL, *last, *p;
+	size_t first_n = 0, k = strlen(reason);
 	ssize_t n;
-	char *p;
 
 	from = end > (off_t)sizeof(tail) - 1 ? end - (off_t)sizeof(tail) + 1
 					     : 0;
@@ -247,11 +268,26 @@ static void say_why(int err_fd, char *reason, size_t len)
 	tail[n] = '\0';
 	while (n > 0 && (tail[n - 1] == '\n' || tail[n - 1] == '\r'))
 		tail[--n] = '\0';
-	p = strrchr(tail, '\n');
-	p = p ? p + 1 : tail;
-	if (*p && strlen(reason) + 3 < len)
-		snprintf(reason + strlen(reason), len - strlen(reason),
-			 ": %.200s", p);
+	/* a cut first line is no line: start after it */
+	p = from > 0 && strchr(tail, '\n') ? strchr(tail, '\n') + 1 : tail;
+	while (*p && !first) {
+		size_t m = strcspn(p, "\n");
+
+		if (complaint(p, m)) {
+			first = p;
+			first_n = strcspn(p, "\r\n");
+		}
+		p += m + (p[m] == '\n');
+	}
+	last = strrchr(tail, '\n');
+	last = last ? last + 1 : tail;
+	if (!*last || k + 3 >= len)
+		return;
+	if (first && first != last)
+		snprintf(reason + k, len - k, ": %.*s; last: %.200s",
+			 (int)(first_n > 200 ? 200 : first_n), first, last);
+	else
+		snprintf(reason + k, len - k, ": %.200s", last);
 }
 
 /* Where the plan wrote the value of this cell's parameter key (its with
