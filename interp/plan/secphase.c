@@ -112,6 +112,13 @@ static int check_common(struct loader *L, const struct kv *kv)
 		return pl_error(L, kv->val.pos, "'ram' is the phase's memory "
 				"limit, a size (e.g. 64M, 2G) or auto, not "
 				"'%s'", kv->val.s);
+	/* "ram: 64" is 64 bytes: a unit forgotten, not a limit */
+	if (!strcmp(kv->key, "ram") && strcmp(kv->val.s, "auto") &&
+	    sz > 0 && sz < (1u << 20))
+		return pl_error(L, kv->val.pos, "'ram' is '%s', %llu bytes: "
+				"no phase runs in less than 1M (write a unit, "
+				"e.g. 64M, or 0 for no limit)", kv->val.s,
+				(unsigned long long)sz);
 	return 0;
 }
 
