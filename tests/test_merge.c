@@ -323,3 +323,35 @@ Test(merge, bonnie_lines_target_and_a_missing_shard, .fini = fini,
 	cr_expect(strstr(e2e_err, "given twice"), "%s", e2e_err);
 	cr_expect_neq(access(in("twice"), F_OK), 0, "nothing written");
 }
+
+/* Four machines for three configs: shard 4/4 holds none, exits 0 with a
+ * run directory of no cells, and merges with the others into the whole
+ * run (the scale-out scripts run one shard a machine). */
+Test(merge, a_shard_past_the_plans_configs_is_empty_and_merges,
+     .fini = fini, .timeout = 120)
+{
+	const char *shards[5], *m = in("merged");
+	char name[16], path[600];
+	int rc;
+
+	e2e_require_root();
+	for (int k = 1; k <= 3; k++) {
+		snprintf(name, sizeof(name), "%d/4", k);
+		snprintf(path, sizeof(path), "s%d", k);
+		shards[k - 1] = run(path, name, NULL);
+	}
+	shards[3] = in("s4");
+	rc = e2e_fsplan((const char *[]){ "run", plan, "-o", shards[3],
+					  "--shard", "4/4", NULL });
+	cr_expect_eq(rc, 0, "exit %d: %s", rc, e2e_err);
+	cr_expect(strstr(e2e_err, "shard 4/4 holds none of the plan's 3 "
+			 "filesystem configs"), "%s", e2e_err);
+	shards[4] = NULL;
+	cr_assert_eq(merge(m, shards), 0, "%s", e2e_err);
+	snprintf(path, sizeof(path), "%s/manifest.json", m);
+	cr_expect(strstr(e2e_read(path), "\"status\": \"complete\""), "%s",
+		  e2e_read(path));
+	rc = e2e_fsplan((const char *[]){ "run", plan, "-o", in("none"),
+					  "--only", "type=xfs", NULL });
+	cr_expect_eq(rc, 2, "a filter that matches nothing: exit %d", rc);
+}

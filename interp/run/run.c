@@ -320,10 +320,18 @@ int run_command(int argc, char **argv)
 		rc = EXIT_INTERRUPTED(r.stop);
 		goto out;
 	}
-	if (!r.e->n_selected) {
+	/* a shard past the plan's configs (N machines, fewer configs) is
+	 * an empty part of the run, merged as such; a filter that matches
+	 * nothing is a mistake */
+	if (!r.e->n_selected && (o.cells.only.n || !o.cells.shard_n)) {
 		rc = usage("%s", "no cell matches --only/--shard");
 		goto out;
 	}
+	if (!r.e->n_selected && !r.quiet)
+		fprintf(stderr, "fsplan run: shard %d/%d holds none of the "
+			"plan's %d filesystem configs: an empty shard, "
+			"merged as such\n", o.cells.shard_k, o.cells.shard_n,
+			r.e->n_confs);
 	if (geteuid() != 0) {
 		rc = usage("%s", "must be started as root: it makes and mounts "
 			   "filesystems (the phases themselves run as "
