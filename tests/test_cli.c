@@ -1,10 +1,12 @@
 /* test_cli: the real fsplan binary — exit codes, silence, error display, help. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "e2e.h"
@@ -338,5 +340,40 @@ Test(cli, check_runs_each_modules_check_on_every_cell)
 		     2);
 	cr_expect(strstr(o.se, "file_size 2 GiB does not fit the image of "
 			 "1 GiB: it is twice the RAM"), "%s", o.se);
+	e2e_cleanup();
+}
+
+/* A module that loops as it loads holds the check to its 30 s; Ctrl-C
+ * stops it at once, check and run alike (130, no run directory). */
+Test(cli, an_interrupt_stops_a_modules_check, .timeout = 60)
+{
+	const char *dir = e2e_tmpdir(), *plan;
+	char rd[300];
+
+	e2e_write(dir, "spin.lua", "while true do end\n"
+		  "return { worker = function(w, ctx) end }\n");
+	plan = e2e_write(dir, "plan.yaml", "fsplan: 1\n"
+			 "filesystems: [{type: ext4}]\n"
+			 "phases: [{use: spin.lua}]\n");
+	snprintf(rd, sizeof(rd), "%s/run", dir);
+	for (int i = 0; i < 2; i++) {
+		const char *check[] = { "check", plan, NULL };
+		const char *run_[] = { "run", plan, "-o", rd, "-q", NULL };
+		pid_t pid = e2e_fsplan_bg(i ? run_ : check);
+		struct timespec t0, t1;
+		int status;
+
+		cr_assert_gt(pid, 0);
+		sleep(1);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		kill(pid, SIGINT);
+		cr_assert_eq(waitpid(pid, &status, 0), pid);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 130,
+			  "%s: status %d", i ? "run" : "check", status);
+		cr_expect_lt(t1.tv_sec - t0.tv_sec, 5, "%s took %ld s to stop",
+			     i ? "run" : "check", (long)(t1.tv_sec - t0.tv_sec));
+	}
+	cr_expect_eq(access(rd, F_OK), -1, "the run made %s", rd);
 	e2e_cleanup();
 }

@@ -442,7 +442,7 @@ Test(phase, check_all_finds_the_key_and_keeps_the_position)
 		  "    exec: 'true'\n"
 		  "    parse: sysbench\n");
 	/* as root this runs in a child dropped to nobody */
-	cr_assert_eq(phasecheck_all(ex, "nobody", &d), 0, "%s", d.msg);
+	cr_assert_eq(phasecheck_all(ex, "nobody", NULL, &d), 0, "%s", d.msg);
 	cr_assert_eq(ex->checked[0].key.n, 2);
 	cr_expect_str_eq(ex->checked[0].key.name[0], "io_mbs");
 	cr_expect_str_eq(ex->checked[0].key.name[1], "io_lat_avg_ms");
@@ -456,7 +456,7 @@ Test(phase, check_all_finds_the_key_and_keeps_the_position)
 	plan_with("  - name: p\n"
 		  "    use: mod.lua\n"
 		  "    with: {size: lots}\n");
-	cr_expect_eq(phasecheck_all(ex, "nobody", &d), -1);
+	cr_expect_eq(phasecheck_all(ex, "nobody", NULL, &d), -1);
 	cr_expect(strstr(d.msg, "'size' is a size, not 'lots'"), "%s", d.msg);
 	cr_expect_eq(d.pos.line, 6, "the position crossed back: %d:%d",
 		     d.pos.line, d.pos.col);

@@ -1,4 +1,5 @@
 /* main: fsplan's command line — parse it, dispatch, and map outcomes to exit codes. */
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,22 +126,34 @@ static const struct opts_cmd help_cmd = {
 
 static const struct command *find_command(const char *name);
 
+static volatile sig_atomic_t stopped;
+
+static void on_stop(int sig)
+{
+	stopped = sig;
+}
+
 static int load(struct plan_opts *o, struct plan **p, struct expansion **e)
 {
+	struct sigaction sa = { .sa_handler = on_stop };
 	struct diag d = { 0 };
 	struct runas who;
 
+	/* Ctrl-C stops a module's Lua (its checking child, as root) */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	if (plan_load(p, o->plan, o->cells.defs, o->cells.n_defs, &d) ||
 	    resolve_plan(*p, &d) || expand_plan(*p, e, &d) ||
-	    phasecheck_all(*e, (*p)->runas, &d) ||
+	    phasecheck_all(*e, (*p)->runas, &stopped, &d) ||
 	    privdrop_resolve((*p)->runas, &who, &d) ||
 	    execpath_syntax(*e, &who, &d)) {
 		expansion_free(*e);
 		*e = NULL;
-		diag_print(&d);
+		if (!stopped)
+			diag_print(&d);
 		plan_free(*p);
 		*p = NULL;
-		return EXIT_USAGE;
+		return stopped ? EXIT_INTERRUPTED(stopped) : EXIT_USAGE;
 	}
 	execpath_warn(*e, &who);
 	expand_warn(*e);

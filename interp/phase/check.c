@@ -17,6 +17,8 @@
 
 /* How long loading one module or parser may take (the sandbox's hook). */
 #define CHECK_LOAD_S 30
+#define STR(x) #x
+#define XSTR(x) STR(x)
 
 /* An exec phase's key: its parser's (parse:), then seconds. */
 static int exec_key(const struct plan *p, int ph, struct phase_key *key,
@@ -156,12 +158,13 @@ static int module_check(lua_State *L, int mod, const struct check_arg *a,
 }
 
 int check_phases(const struct expansion *e, char **text, size_t *tlen,
-		      struct phase_checked *out, struct diag *d)
+		 volatile sig_atomic_t *stop, struct phase_checked *out,
+		 struct diag *d)
 {
 	const struct plan *p = e->plan;
 
 	for (int ph = 0; ph < p->n_phases; ph++) {
-		struct sandbox_limits lim = { 256u << 20, clock_now() + CHECK_LOAD_S, NULL,
+		struct sandbox_limits lim = { 256u << 20, clock_now() + CHECK_LOAD_S, stop,
 					      libsrc_dir() };
 		struct phase_decl decl;
 		lua_State *L;
@@ -183,8 +186,16 @@ int check_phases(const struct expansion *e, char **text, size_t *tlen,
 			       &decl, err, sizeof(err))) {
 			sandbox_close(L);
 			phase_decl_free(&decl);
+			/* a diag is a line: not the traceback of its main chunk */
+			if (strstr(err, "\nstack traceback:"))
+				*strstr(err, "\nstack traceback:") = '\0';
 			return diag_set(d, p->file, p->text,
-					p->phases[ph].use.pos, "%s", err);
+					p->phases[ph].use.pos, "%s%s", err,
+					strstr(err, "deadline passed") ?
+					" (the check gives a module "
+					XSTR(CHECK_LOAD_S) " s to load and "
+					"check its cells: does it loop when "
+					"it loads?)" : "");
 		}
 		out[ph].key = decl.key;
 		if (decl.exec[0] && (rc = exec_files(&decl, err, sizeof(err))))

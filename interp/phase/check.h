@@ -2,6 +2,8 @@
 #ifndef FSPLAN_CHECK_H
 #define FSPLAN_CHECK_H
 
+#include <signal.h>
+
 #include <stddef.h>
 
 #include "cells/expand.h"
@@ -16,10 +18,12 @@
  * parser.
  * text[ph] is the module's source when the caller read it (the child may
  * not reach the plan's directory), else NULL (text and tlen may be
- * NULL). 0, or -1 with d at the plan's position.
+ * NULL). A module's Lua stops when *stop is set (stop may be NULL). 0,
+ * or -1 with d at the plan's position.
  */
 int check_phases(const struct expansion *e, char **text, size_t *tlen,
-		 struct phase_checked *out, struct diag *d);
+		 volatile sig_atomic_t *stop, struct phase_checked *out,
+		 struct diag *d);
 
 /*
  * Whether what a checking child sent is, per phase (n of them), a key of

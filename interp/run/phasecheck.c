@@ -34,7 +34,7 @@ static int check_body(void *arg)
 {
 	const struct check_job *j = arg;
 	struct diag d = { 0 };
-	int rc = check_phases(j->e, j->text, j->tlen, j->got, &d);
+	int rc = check_phases(j->e, j->text, j->tlen, NULL, j->got, &d);
 	char head[2] = { '\0', rc ? REPLY_DIAG : REPLY_KEYS };
 	const void *body = rc ? (const void *)&d : (const void *)j->got;
 	size_t len = rc ? sizeof(d)
@@ -99,7 +99,7 @@ static int take_reply(struct expansion *e, const struct child_result *res,
 /* As root: the Lua runs in a child that holds nothing, on sources read
  * here (runas may not reach the plan's directory). */
 static int check_dropped(struct expansion *e, const char *runas,
-			 struct diag *d)
+			 volatile sig_atomic_t *stop, struct diag *d)
 {
 	static const char *const no_env[] = { NULL };
 	int np = e->plan->n_phases, rc;
@@ -129,7 +129,7 @@ static int check_dropped(struct expansion *e, const char *runas,
 	job.env = no_env;
 	job.body = check_body;
 	job.arg = &cj;
-	if (child_run(&job, NULL, &res)) {
+	if (child_run(&job, stop, &res)) {
 		rc = diag_set(d, e->plan->file, NULL, (struct pos){ 0, 0 },
 			      "cannot check the phases: %s", strerror(errno));
 		goto out;
@@ -145,7 +145,8 @@ out:
 	return rc;
 }
 
-int phasecheck_all(struct expansion *e, const char *runas, struct diag *d)
+int phasecheck_all(struct expansion *e, const char *runas,
+		   volatile sig_atomic_t *stop, struct diag *d)
 {
 	int any = 0;
 
@@ -157,6 +158,6 @@ int phasecheck_all(struct expansion *e, const char *runas, struct diag *d)
 	for (int i = 0; i < e->plan->n_phases; i++)
 		any |= e->plan->phases[i].use.s || e->plan->phases[i].parse.s;
 	if (!any || geteuid() != 0)
-		return check_phases(e, NULL, NULL, e->checked, d);
-	return check_dropped(e, runas, d);
+		return check_phases(e, NULL, NULL, stop, e->checked, d);
+	return check_dropped(e, runas, stop, d);
 }

@@ -311,9 +311,11 @@ int run_command(int argc, char **argv)
 	    resolve_plan(r.plan, &d) || expand_plan(r.plan, &r.e, &d) ||
 	    select_cells(r.e, o.cells.only.v, o.cells.only.n,
 			 o.cells.shard_k, o.cells.shard_n, &d) ||
-	    phasecheck_all(r.e, r.plan->runas, &d)) {
-		diag_print(&d);
-		rc = EXIT_USAGE;
+	    phasecheck_all(r.e, r.plan->runas, &r.stop, &d)) {
+		/* stopped in the check: an interrupt, not a plan error */
+		rc = r.stop ? EXIT_INTERRUPTED(r.stop) : EXIT_USAGE;
+		if (!r.stop)
+			diag_print(&d);
 		goto out;
 	}
 	if (r.stop) {	/* nothing made yet: nothing to keep */
