@@ -543,6 +543,40 @@ Test(run, an_exec_failure_names_the_complaint_and_the_last_line,
 	cr_expect(why && !strcmp(why, "exit status 3: gave up"), "%s", why);
 }
 
+/* FSPLAN_SEED: from the plan's seed and the repetition, the same in a
+ * re-run, another for another repetition or seed. */
+Test(run, an_exec_phase_has_the_runs_seed, .fini = fini, .timeout = 60)
+{
+	char rd[256], out[2][3][400];
+	const char *seeds[] = { "7", "7", "8" };
+
+	e2e_require_root();
+	for (int run = 0; run < 3; run++) {
+		char text[256];
+
+		snprintf(text, sizeof(text), "fsplan: 1\nseed: %s\n"
+			 "target: {image: 64M}\nrepeat: 2\n"
+			 "filesystems: [{type: ext4}]\n"
+			 "phases: [{name: s, exec: 'echo $FSPLAN_SEED'}]\n",
+			 seeds[run]);
+		cr_assert_eq(run_plan(text, rd, sizeof(rd)), 0, "%s", e2e_err);
+		for (int k = 0; k < 2; k++) {
+			char path[300];
+
+			snprintf(path, sizeof(path), "%s/exec/%06d-ext4_s_%d.out",
+				 rd, k + 1, k + 1);
+			snprintf(out[k][run], sizeof(out[k][run]), "%s",
+				 e2e_read(path));
+			cr_expect(atol(out[k][run]) > 0, "%s: '%s'", path,
+				  out[k][run]);
+		}
+		e2e_cleanup();
+	}
+	cr_expect_str_eq(out[0][0], out[0][1], "a re-run has the same seed");
+	cr_expect_str_neq(out[0][0], out[1][0], "repetitions differ");
+	cr_expect_str_neq(out[0][0], out[0][2], "another plan seed differs");
+}
+
 Test(run, ten_cells_leave_the_system_as_found, .fini = fini, .timeout = 120)
 {
 	const char *dir;

@@ -34,7 +34,7 @@ Test(sysinfo, every_key_is_there, .init = collect, .fini = release)
 	};
 	static const char *const tools[] = {
 		"mkfs.ext4", "mkfs.xfs", "mkfs.btrfs", "mount", "fio",
-		"bonnie++", "dbench",
+		"bonnie++", "dbench", "mariadbd", "sysbench",
 	};
 	json_t *t = json_object_get(info, "tools");
 
@@ -48,7 +48,7 @@ Test(sysinfo, every_key_is_there, .init = collect, .fini = release)
 		cr_expect(json_is_string(v) || json_is_null(v), "tools.%s",
 			  tools[i]);
 	}
-	cr_expect_eq(json_object_size(t), 7);
+	cr_expect_eq(json_object_size(t), 9);
 }
 
 Test(sysinfo, cores_memory_and_names, .init = collect, .fini = release)

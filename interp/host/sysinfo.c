@@ -232,6 +232,9 @@ static const struct tool {
 	{ "bonnie++", { "bonnie++", "--version", NULL }, "Version" },
 	/* No version option either; usage starts "dbench version 4.00". */
 	{ "dbench", { "dbench", "--help", NULL }, NULL },
+	/* use: mariadb's */
+	{ "mariadbd", { "mariadbd", "--version", NULL }, NULL },
+	{ "sysbench", { "sysbench", "--version", NULL }, NULL },
 };
 
 static json_t *tool_versions(void)

@@ -77,6 +77,20 @@ static void lua_job(struct run *r, const char *fsdir, const struct cell *c,
 	lrun_preread(lj);
 }
 
+/* A phase run's seed for a tool's random choices (sysbench --rand-seed,
+ * fio --randseed): from the plan's seed and the repetition, as a Lua
+ * worker's generator is, 1 to 2^31 - 1 (sysbench takes 0 for the
+ * clock). */
+static unsigned long run_seed(uint64_t seed, int rep)
+{
+	uint64_t z = seed ^ ((uint64_t)rep << 48);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	z ^= z >> 31;
+	return (unsigned long)(z % 2147483647u) + 1;
+}
+
 /* The environment a phase sees: its place, its user, its cell. */
 static void environment(struct job *j, struct run *r, const struct fsconf *fc,
 			const char *work, const struct cell *c)
@@ -89,6 +103,8 @@ static void environment(struct job *j, struct run *r, const struct fsconf *fc,
 	snprintf(j->user, sizeof(j->user), "USER=%s", r->runas.name);
 	snprintf(j->cell, sizeof(j->cell), "FSPLAN_CELL=%s", c->id);
 	snprintf(j->rep, sizeof(j->rep), "FSPLAN_REP=%d", c->rep);
+	snprintf(j->seed, sizeof(j->seed), "FSPLAN_SEED=%lu",
+		 run_seed(r->plan->seed, c->rep));
 	snprintf(j->type, sizeof(j->type), "FSPLAN_FS_TYPE=%s",
 		 fc->fs->type.s);
 	snprintf(j->label, sizeof(j->label), "FSPLAN_FS_LABEL=%s", fc->label);
@@ -99,6 +115,7 @@ static void environment(struct job *j, struct run *r, const struct fsconf *fc,
 	*e++ = j->user;
 	*e++ = j->cell;
 	*e++ = j->rep;
+	*e++ = j->seed;
 	*e++ = j->type;
 	*e++ = j->label;
 	*e = NULL;

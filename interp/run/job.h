@@ -15,9 +15,9 @@ struct job {
 	struct child_job child;		/* what child_run takes */
 	struct lrun_job lua;		/* a Lua phase's, else unused */
 	char *cmd;			/* the command, or the module */
-	const char *env[10];		/* NULL-ended, into those below */
+	const char *env[11];		/* NULL-ended, into those below */
 	char home[PATH_MAX + 8], tmp[PATH_MAX + 8], user[96];
-	char cell[1100], rep[32], type[160], label[1100];
+	char cell[1100], rep[32], seed[32], type[160], label[1100];
 };
 
 /*

@@ -128,7 +128,8 @@ sb() {
 	sysbench oltp_read_write --db-driver=mysql --mysql-socket="$sock" \
 		--mysql-user=root --mysql-db=sbtest \
 		--tables="${FSPLAN_P_tables:?}" \
-		--table-size="${FSPLAN_P_table_size:?}" "$@"
+		--table-size="${FSPLAN_P_table_size:?}" \
+		--rand-seed="${FSPLAN_SEED:-0}" "$@"
 }
 sb prepare >&2 || failed "sysbench prepare failed"
 sb --threads="$workers" --time="$secs" run ||
