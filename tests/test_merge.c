@@ -355,3 +355,31 @@ Test(merge, a_shard_past_the_plans_configs_is_empty_and_merges,
 					  "--only", "type=xfs", NULL });
 	cr_expect_eq(rc, 2, "a filter that matches nothing: exit %d", rc);
 }
+
+/* A module beside the plan that differs between shards: the advice is
+ * to give every host the same file (a library module's: the same
+ * fsplan). */
+Test(merge, a_module_that_differs_names_its_file, .fini = fini,
+     .timeout = 60)
+{
+	const char *dir = e2e_tmpdir(), *p;
+	char a[512], b[512];
+
+	e2e_require_root();
+	p = e2e_write(dir, "plan.yaml", "fsplan: 1\n"
+		      "filesystems: [{type: tmpfs, mount: [size=8M, "
+		      "size=16M]}]\n"
+		      "phases: [{use: m.lua}]\n");
+	snprintf(a, sizeof(a), "%s/a", dir);
+	snprintf(b, sizeof(b), "%s/b", dir);
+	e2e_write(dir, "m.lua", "return { worker = function(w, ctx) end }\n");
+	cr_assert_eq(e2e_fsplan((const char *[]){ "run", p, "-o", a, "-q",
+				"--shard", "1/2", NULL }), 0, "%s", e2e_err);
+	e2e_write(dir, "m.lua", "return { worker = function(w) end }\n");
+	cr_assert_eq(e2e_fsplan((const char *[]){ "run", p, "-o", b, "-q",
+				"--shard", "2/2", NULL }), 0, "%s", e2e_err);
+	cr_expect_eq(merge(in("m"), (const char *[]){ a, b, NULL }), 2);
+	cr_expect(strstr(e2e_err, "module_sha256") &&
+		  strstr(e2e_err, "(give every host the same module file)"),
+		  "%s", e2e_err);
+}

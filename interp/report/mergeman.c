@@ -57,6 +57,16 @@ void mergeman_free(struct merge_shard *s)
 static const char *const phase_keys[] = { "name", "use", "exec", "parse",
 					  "module_sha256", NULL };
 
+/* Whether phase x's module is one of fsplan's library (`use: bonnie`),
+ * not a file the plan brings (`use: mine.lua`). */
+static int library_module(json_t *x)
+{
+	const char *use = mfread_str(x, "use", "");
+	size_t n = strlen(use);
+
+	return !strchr(use, '/') && (n < 4 || strcmp(use + n - 4, ".lua"));
+}
+
 static int same_phases(const struct merge_shard *a,
 		       const struct merge_shard *b)
 {
@@ -84,8 +94,10 @@ static int same_phases(const struct merge_shard *a,
 				mfread_str(x, "name", "?"), f,
 				mfread_str(x, f, "-"), a->dir,
 				mfread_str(y, f, "-"), b->dir,
-				!strcmp(f, "module_sha256") ? " (install the "
-				"same fsplan on every host)" : "");
+				strcmp(f, "module_sha256") ? "" :
+				library_module(x) ? " (install the same fsplan "
+				"on every host)" : " (give every host the same "
+				"module file)");
 			return 0;
 		}
 	return 1;
