@@ -225,3 +225,33 @@ Test(volumes, tree_steps_keep_the_tree_and_rm_empties, .fini = fini,
 	cr_expect_eq(e2e_mounted_under(dir), 0);
 	cr_expect_eq(e2e_loops_under(dir), 0);
 }
+
+/* A phase that writes beside the volumes fills the work directory's
+ * tmpfs of a MiB: its reason says where its files belong; one that
+ * fills a volume names the volume's file and gets no such hint. */
+Test(volumes, a_write_beside_the_volumes_says_where_files_go,
+     .fini = fini, .timeout = 120)
+{
+	char rd[256];
+	const char *why;
+	const char *plan = e2e_write(e2e_tmpdir(), "plan.yaml",
+		"fsplan: 1\n"
+		"target: {image: 64M, volumes: [source, target]}\n"
+		"filesystems: [{type: ext4}]\n"
+		"phases:\n"
+		"  - {name: beside, exec: 'dd if=/dev/zero of=x bs=1M count=4'}\n"
+		"  - {name: inside, exec: 'dd if=/dev/zero of=source/x bs=1M "
+		"count=100'}\n");
+
+	e2e_require_root();
+	snprintf(rd, sizeof(rd), "%s/run", e2e_tmpdir());
+	cr_expect_eq(e2e_fsplan((const char *[]){ "run", plan, "-o", rd, "-q",
+						  NULL }), 1, "%s", e2e_err);
+	why = e2e_reason(rd, "ext4/beside#1");
+	cr_expect(why && strstr(why, "No space left") &&
+		  strstr(why, "the work directory itself is a 1 MiB tmpfs"),
+		  "%s", why);
+	why = e2e_reason(rd, "ext4/inside#1");
+	cr_expect(why && strstr(why, "No space left") &&
+		  !strstr(why, "1 MiB tmpfs"), "%s", why);
+}

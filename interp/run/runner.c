@@ -110,6 +110,27 @@ static int in_round(const struct cell *c, int round)
 	return !round || c->rep == round;
 }
 
+/* With volumes, the work directory is our namespace's tmpfs of a MiB
+ * that holds their mount points: a phase that ran out of space naming
+ * no file in a volume wrote beside source/ and target/, not in them. */
+static void volumes_hint(const struct live *l, struct child_result *res)
+{
+	size_t n = strlen(res->reason);
+	char in[80];
+
+	if (res->ok || !l->volumes || (!strstr(res->reason, "No space left") &&
+				       !strstr(res->reason, "ENOSPC")))
+		return;
+	for (int i = 0; i < l->n_vol; i++) {
+		snprintf(in, sizeof(in), "%s/", l->vol[i].name);
+		if (strstr(res->reason, in))
+			return;
+	}
+	snprintf(res->reason + n, sizeof(res->reason) - n, " (with "
+		 "target.volumes the work directory itself is a 1 MiB tmpfs "
+		 "that holds the volumes: a phase's files belong in them)");
+}
+
 /* Every remaining cell of a config gets the same fate. */
 static void settle_conf(struct run *r, struct live *l, const char *status,
 			const char *reason)
@@ -214,6 +235,7 @@ static void run_cell(struct run *r, struct live *l, struct cell *c,
 	measure_stop(&ms, &res);
 	conf_sweep();
 	job_after(&j, r, c, &res);
+	volumes_hint(l, &res);
 	if (replay) {
 		if (replay == REPLAY_ROUND)
 			r->n_rerun++;
