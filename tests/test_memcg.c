@@ -1,5 +1,6 @@
 /* test_memcg: `ram` as a memory cgroup around the phase child, what the device saw, the run's conditions — end to end. */
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <dirent.h>
 #include <math.h>
 #include <signal.h>
@@ -578,21 +579,25 @@ Test(memcg, stop_rule_resume_continues_the_repetitions, .fini = fini,
      .timeout = 180)
 {
 	const char *dir = e2e_tmpdir();
-	char rd[256], log[300], cell[64], *plan;
+	char rd[256], log[300], cell[64], hold[64], text[512], *plan;
 	pid_t pid;
 	int status, rc, k;
 
 	e2e_require_root();
-	plan = e2e_write(dir, "plan.yaml",
-			 "fsplan: 1\nname: resumed\n"
-			 "params: {hold: 30}\n"
-			 "target: {image: 64M}\n"
-			 "filesystems: [{type: ext4}]\n"
-			 "phases:\n"
-			 "  - name: j\n"
-			 "    repeat: {min: 3, max: 5, ci: 90%}\n"
-			 "    exec: \"[ $FSPLAN_REP != 3 ] || sleep ${hold}; "
-			 "sleep 0.2\"\n");
+	/* repetition 3 sleeps while the hold file is there (a resume takes
+	 * the run's own parameters: the hold cannot be one) */
+	snprintf(hold, sizeof(hold), "/tmp/fsplan-hold-%d", (int)getpid());
+	close(open(hold, O_CREAT | O_WRONLY, 0644));
+	snprintf(text, sizeof(text),
+		 "fsplan: 1\nname: resumed\n"
+		 "target: {image: 64M}\n"
+		 "filesystems: [{type: ext4}]\n"
+		 "phases:\n"
+		 "  - name: j\n"
+		 "    repeat: {min: 3, max: 5, ci: 90%%}\n"
+		 "    exec: \"[ $FSPLAN_REP != 3 ] || [ ! -e %s ] || sleep 30; "
+		 "sleep 0.2\"\n", hold);
+	plan = e2e_write(dir, "plan.yaml", text);
 	snprintf(rd, sizeof(rd), "%s/run", dir);
 	pid = e2e_fsplan_bg((const char *[]){ "run", plan, "-o", rd, "-q",
 					      "--workdir", dir, NULL });
@@ -606,9 +611,9 @@ Test(memcg, stop_rule_resume_continues_the_repetitions, .fini = fini,
 	waitpid(pid, &status, 0);
 	cr_expect_eq(e2e_count(rd, "status"), 2, "%s",
 		     e2e_read(strcat(strcpy(log, rd), "/results.csv")));
+	unlink(hold);
 	rc = e2e_fsplan((const char *[]){ "run", plan, "--resume", rd, "-q",
-					  "--workdir", dir, "-D", "hold=0",
-					  NULL });
+					  "--workdir", dir, NULL });
 	cr_assert_eq(rc, 0, "resume: exit %d: %s", rc, e2e_err);
 	/* 1 and 2 ran once each and count: the verdict's repetition k
 	 * says k ran, and the rule, met or not, is the one over all k */
@@ -620,8 +625,7 @@ Test(memcg, stop_rule_resume_continues_the_repetitions, .fini = fini,
 			 k < 5 ? "ci" : "max");
 	/* resumed again, nothing is left to run */
 	rc = e2e_fsplan((const char *[]){ "run", plan, "--resume", rd, "-q",
-					  "--workdir", dir, "-D", "hold=0",
-					  NULL });
+					  "--workdir", dir, NULL });
 	cr_expect_eq(rc, 0);
 	cr_expect_eq(e2e_count(rd, "status"), k);
 }
