@@ -175,6 +175,9 @@ Test(rank, direction_by_name_and_unit_as_report_help_says)
 	cr_expect_str_eq(direction("wait", "us"), "lower");
 	cr_expect_str_eq(direction("elapsed", "s"), "lower");
 	cr_expect_str_eq(direction("fs_used_bytes", "bytes"), "lower");
+	/* a memory peak: less is better, whatever its unit */
+	cr_expect_str_eq(direction("memory_peak_bytes", "bytes"), "lower");
+	cr_expect_str_eq(direction("rss_peak_kib", ""), "lower");
 	/* rates win over a time-like end */
 	cr_expect_str_eq(direction("creates_per_s", ""), "higher");
 	cr_expect_str_eq(direction("creates_per_sec", "s"), "higher");
@@ -317,6 +320,36 @@ Test(rank, bytes_in_binary_units)
 	cr_expect(rs_line(t, "tiny_bytes: tiny (bytes), higher is better"),
 		  "%s", t);
 	cr_expect(rs_line(t, "ext4 1 512.0 - - 512.0 512.0"), "%s", t);
+}
+
+/* The memory cgroup's peak and the child's resident peak: their units,
+ * and the smaller first. */
+Test(rank, memory_peaks_are_lower_is_better)
+{
+	char buf[4096];
+	const char *out, *t;
+
+	rs_begin();
+	rs_num("ext4", "p", "", 1, "memory_peak_bytes", 40.0 * (1 << 20),
+	       "bytes");
+	rs_num("ext4", "p", "", 1, "rss_peak_kib", 9000, "");
+	rs_status("ext4", "p", "", 1, "ok");
+	rs_num("xfs", "p", "", 1, "memory_peak_bytes", 30.0 * (1 << 20),
+	       "bytes");
+	rs_num("xfs", "p", "", 1, "rss_peak_kib", 8000, "");
+	rs_status("xfs", "p", "", 1, "ok");
+	rs_load("p");
+	out = tables(NULL);
+	t = table(out, "\nmemory_peak_bytes: ", buf, sizeof(buf));
+	cr_expect(rs_line(t, "memory_peak_bytes: memory peak (MiB), lower is "
+			  "better"), "%s", t);
+	expect_order(t, (const char *[]){ "xfs 1 30.00 - - 30.00 30.00",
+		"ext4 1 40.00 - - 40.00 40.00", NULL });
+	t = table(out, "\nrss_peak_kib: ", buf, sizeof(buf));
+	cr_expect(rs_line(t, "rss_peak_kib: rss peak (KiB), lower is better"),
+		  "%s", t);
+	expect_order(t, (const char *[]){ "xfs 1 8000 - - 8000 8000",
+		"ext4 1 9000 - - 9000 9000", NULL });
 }
 
 Test(rank, configs_in_order_with_their_own_times)

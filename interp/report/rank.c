@@ -13,15 +13,17 @@
 /*
  * A rate is higher-is-better: a name ending in one of these, or a unit
  * ending in "/s" (MiB/s, ops/s, files/s). Otherwise a metric is
- * lower-is-better when its name ends in one of lower_suffix, its unit is
- * one of lower_unit, or it is named in lower_name; and higher is better
- * for everything else (counts, rates without a unit).
+ * lower-is-better when its name ends in one of lower_suffix (a time, a
+ * share of the CPU, a memory peak), its unit is one of lower_unit, or it
+ * is named in lower_name; and higher is better for everything else
+ * (counts, rates without a unit).
  */
 static const char *const higher_suffix[] = {
 	"per_s", "per_sec", "_iops", "_mbs", NULL,
 };
 static const char *const lower_suffix[] = {
-	"_s", "_ms", "_us", "seconds", "_latency", "_pct", "_cpu", NULL,
+	"_s", "_ms", "_us", "seconds", "_latency", "_pct", "_cpu",
+	"_peak_bytes", "_peak_kib", NULL,
 };
 static const char *const lower_unit[] = { "s", "ms", "us", NULL };
 static const char *const lower_name[] = { "fs_used_bytes", "write_amp",
@@ -189,7 +191,8 @@ static const struct { const char *suffix, *unit; int keep; } suffix_unit[] = {
 	{ "_per_sec", "/s", 0 }, { "_per_s", "/s", 0 }, { "seconds", "s", 1 },
 	{ "_bytes", "bytes", 0 }, { "_mibs", "MiB/s", 0 },
 	{ "_iops", "IO/s", 0 }, { "_mbs", "MB/s", 0 }, { "_pct", "%", 0 },
-	{ "_cpu", "%", 1 }, { "_mib", "MiB", 0 }, { "_ms", "ms", 0 },
+	{ "_cpu", "%", 1 }, { "_mib", "MiB", 0 }, { "_kib", "KiB", 0 },
+	{ "_ms", "ms", 0 },
 	{ "_us", "us", 0 }, { "_s", "s", 0 }, { NULL, NULL, 0 },
 };
 
