@@ -575,9 +575,7 @@ static int span_studies(FILE *f, const struct results *r, json_t *phases)
 			  "Means of the ok runs, by threads; %CPU is ffsb's "
 			  "(user + system over the run, can pass 100).") ||
 	       span_study(f, r, phases, studies_oltp_grids, "oltp",
-			  "OLTP (the 2008 sysbench study)",
-			  "The native load and sysbench on MariaDB side by "
-			  "side: they measure different engines.");
+			  "OLTP (the 2008 sysbench study)", studies_oltp_note);
 }
 
 /* Links to the sections: the page of a big plan is long. */

@@ -185,7 +185,8 @@ static int table_rows(struct grid *g, const struct view *v,
 /*
  * The unit a metric name's suffix means, as the studies print it; the
  * suffix leaves the label unless keep. A unit column that says more
- * (MiB/s, ops/s, KiB/s) wins over the suffix. Longer suffixes first.
+ * (MiB/s, KiB/s; ops/s but for a _per_s name) wins over the suffix.
+ * Longer suffixes first.
  */
 static const struct { const char *suffix, *unit; int keep; } suffix_unit[] = {
 	{ "_per_sec", "/s", 0 }, { "_per_s", "/s", 0 }, { "seconds", "s", 1 },
@@ -248,7 +249,13 @@ static void metric_title(const char *name, const char *unit, double top,
 	if (suffix_unit[i].suffix) {
 		if (!suffix_unit[i].keep)
 			n -= strlen(suffix_unit[i].suffix);
-		if (!*u)
+		/* transactions_per_s in transactions/s, requests_per_s in
+		 * queries/s (sysbench's word): the name says what a second
+		 * counts, so it reads as the same rate without a unit does
+		 * (lua/oltp.lua's); a data rate (MiB/s) says more */
+		if (!*u || (!strcmp(suffix_unit[i].unit, "/s") &&
+			    ends_with(u, "/s") && !ends_with(u, "B/s") &&
+			    !ends_with(u, "bytes/s")))
 			snprintf(u, sizeof(u), "%s", suffix_unit[i].unit);
 	}
 	snprintf(base, sizeof(base), "%.*s", (int)n, name);

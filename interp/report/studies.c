@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "report/grid.h"
+#include "report/mfread.h"
 #include "report/studies.h"
 
 #define MAX_STEPS 32
@@ -60,18 +61,6 @@ static const char *cell(const struct results *r, const char *label,
 	return buf;
 }
 
-/* Whether phase o (manifest.json's) uses the library module name. */
-static int uses(json_t *o, const char *name)
-{
-	const char *use = json_string_value(json_object_get(o, "use"));
-	size_t n = use ? strlen(use) : 0, k = strlen(name);
-
-	return use && (!strcmp(use, name) ||
-		       (n >= k + 5 && use[n - k - 5] == '/' &&
-			!strncmp(use + n - k - 4, name, k) &&
-			!strcmp(use + n - 4, ".lua")));
-}
-
 /* The name (borrowed) of the next phase from *at on, in the plan's order,
  * that uses the module mod or mod2 (NULL: none); NULL past the last. */
 static const char *next_using(json_t *phases, size_t *at, const char *mod,
@@ -82,7 +71,8 @@ static const char *next_using(json_t *phases, size_t *at, const char *mod,
 		const char *name = json_string_value(json_object_get(o,
 								     "name"));
 
-		if (name && (uses(o, mod) || (mod2 && uses(o, mod2))))
+		if (name && (mfread_uses(o, mod) ||
+			     (mod2 && mfread_uses(o, mod2))))
 			return name;
 	}
 	return NULL;
@@ -398,6 +388,11 @@ static const struct { const char *metric; int width, dec; } oltp_col[] = {
 };
 #define OLTP_COLS (sizeof(oltp_col) / sizeof(*oltp_col))
 
+const char studies_oltp_note[] =
+	"use: oltp is the I/O of sysbench's transactions without a "
+	"database's CPU:\nits rates are not sysbench's; only the configs' "
+	"order compares across engines.";
+
 /* The phases that use oltp or mariadb, in the plan's order. */
 static int oltp_phases(json_t *phases, const char **eng)
 {
@@ -408,6 +403,7 @@ int studies_oltp(FILE *f, const struct results *r, json_t *phases)
 {
 	const char *eng[MAX_STEPS];
 	int n_eng = oltp_phases(phases, eng), width = 6, printed = 0;
+	int native = 0;
 	size_t i;
 
 	if (!n_eng)
@@ -433,6 +429,7 @@ int studies_oltp(FILE *f, const struct results *r, json_t *phases)
 					"phase", "time s", "events",
 					"trans/s", "req/s", "other/s", "min",
 					"avg", "max");
+			native |= mfread_phase_uses(phases, eng[e], "oltp");
 			fprintf(f, "%-*s %-10s", width, label, eng[e]);
 			for (size_t c = 0; c < OLTP_COLS; c++) {
 				if (mean_of(r, label, eng[e],
@@ -445,6 +442,8 @@ int studies_oltp(FILE *f, const struct results *r, json_t *phases)
 			fputc('\n', f);
 		}
 	}
+	if (native)
+		fprintf(f, "\n%s\n", studies_oltp_note);
 	return printed > 0;
 }
 
