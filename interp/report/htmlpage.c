@@ -453,7 +453,7 @@ static int phase_section(FILE *f, const struct results *r, size_t index,
 	/* the study tables into memory: the charts come first */
 	if (!(m = open_memstream(&studies, &len)))
 		goto out;
-	mode = mfread_with(pick->phases, phase, "mode");
+	mode = classic_tio_mode(pick->phases, phase);
 	tio = classic_tio_grids(runs, n, mode, study_table, m);
 	bon = tio < 0 ? -1 : bonnie_grids(runs, n, study_table, m);
 	db = bon < 0 ? -1 : dbench_grids(runs, n, study_table, m);

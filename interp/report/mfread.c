@@ -71,6 +71,12 @@ int mfread_phase_uses(json_t *phases, const char *phase, const char *name)
 	return mfread_uses(phase_of(phases, phase), name);
 }
 
+int mfread_gives(json_t *phases, const char *phase, const char *key)
+{
+	return json_object_get(json_object_get(phase_of(phases, phase),
+					       "with"), key) != NULL;
+}
+
 const char *mfread_with(json_t *phases, const char *phase, const char *key)
 {
 	const char *v = json_string_value(json_object_get(json_object_get(

@@ -24,6 +24,8 @@ int mfread_phase_uses(json_t *phases, const char *phase, const char *name);
  * it), or NULL: also when it is a ${name} left for the parameters, which
  * a cell's rows say better. Borrowed from phases. */
 const char *mfread_with(json_t *phases, const char *phase, const char *key);
+/* Whether phase's with: gives key at all (a ${name} too). */
+int mfread_gives(json_t *phases, const char *phase, const char *key);
 
 /* What the run measured on, in a line for the reader, into buf: "loop
  * images of 512 MiB, read and written by direct I/O (...)", the

@@ -178,7 +178,7 @@ static int text_phase(FILE *f, const struct results *r, const char *phase,
 		goto out;
 	}
 	tio = classic_tiobench(f, runs, n,
-			       mfread_with(pick->phases, phase, "mode"));
+			       classic_tio_mode(pick->phases, phase));
 	bon = tio < 0 ? -1 : bonnie_table(f, runs, n);
 	db = bon < 0 ? -1 : dbench_table(f, runs, n);
 	if (tio < 0 || bon < 0 || db < 0)
