@@ -352,6 +352,42 @@ Test(rank, memory_peaks_are_lower_is_better)
 		"ext4 1 9000 - - 9000 9000", NULL });
 }
 
+/* A config's own rows in round k (order: rounds): cell label#k, rep k. */
+static void conf_round(const char *label, int k, double mkfs)
+{
+	rs_add("t,\"%s#%d\",%s,ext4,,,,,%d,mkfs_s,%.17g,s\n", label, k, label,
+	       k, mkfs);
+}
+
+/* order: rounds with a stop rule: each config says how many rounds made
+ * it, a config made again in one round (a resumed run) counting once. */
+Test(rank, configs_count_their_own_rounds)
+{
+	const char *out;
+
+	rs_begin();
+	for (int k = 1; k <= 3; k++)
+		conf_round("ext4", k, 0.5);
+	conf_round("ext4", 3, 0.5);
+	conf_round("xfs", 1, 1);
+	conf_round("xfs", 2, 2);
+	rs_load(NULL);
+	out = configs();
+	rs_expect_line(out, "config type mkfs options mount options rounds "
+		       "mkfs (s)");
+	rs_expect_line(out, "ext4 ext4 - - 3 0.500");
+	rs_expect_line(out, "xfs ext4 - - 2 1.500");
+	cr_expect_eq(rank_config_rounds(rs.run, rs.n, "ext4"), 3);
+	cr_expect_eq(rank_config_rounds(rs.run, rs.n, "xfs"), 2);
+	/* made once (rep 0): no rounds column */
+	rs_free();
+	rs_begin();
+	rs_conf("ext4", "mkfs_s", 0.5);
+	rs_load(NULL);
+	out = configs();
+	cr_expect_null(strstr(out, "rounds"), "%s", out);
+}
+
 Test(rank, configs_in_order_with_their_own_times)
 {
 	const char *out, *head, *a, *b, *c;

@@ -183,7 +183,7 @@ static int configs(FILE *f, const struct results *r, json_t *m)
 {
 	const struct res_run **runs = view_all_runs(r);
 	struct grid g = { 0 };
-	int rc, rounds = view_config_rounds(r);
+	int rc, fewest, rounds = view_config_rounds(r, &fewest);
 
 	if (!runs)
 		return -1;
@@ -192,7 +192,10 @@ static int configs(FILE *f, const struct results *r, json_t *m)
 	rc = rank_configs_grid(&g, runs, r->n_runs);
 	if (!rc && r->n_runs) {
 		fputs("<h3>mkfs, mount and umount times (means", f);
-		if (rounds > 1)
+		if (rounds > 1 && fewest < rounds)
+			fprintf(f, " over each config's rounds, up to %d, "
+				"each config made once a round", rounds);
+		else if (rounds > 1)
 			fprintf(f, " over %d rounds, each config made once a "
 				"round", rounds);
 		fputs(")</h3>\n", f);

@@ -536,18 +536,38 @@ static size_t totals_only(const char **names, size_t n)
 	return k;
 }
 
+int rank_config_rounds(const struct res_run *const *runs, size_t n,
+		       const char *label)
+{
+	int rounds = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t j;
+
+		if (*runs[i]->phase || runs[i]->rep < 1 ||
+		    strcmp(runs[i]->fs_label, label))
+			continue;
+		/* a config made again in its round (a resumed run) */
+		for (j = 0; j < i; j++)
+			if (!*runs[j]->phase && runs[j]->rep == runs[i]->rep &&
+			    !strcmp(runs[j]->fs_label, label))
+				break;
+		rounds += j == i;
+	}
+	return rounds;
+}
+
 int rank_configs_grid(struct grid *g, const struct res_run *const *runs,
 		      size_t n)
 {
-	enum { FIXED = 4, MAX_M = GRID_COLS - FIXED };
+	enum { FIXED = 4, MAX_M = GRID_COLS - FIXED - 1 };
 	const struct res_run **conf = calloc(n + 1, sizeof(*conf));
 	const struct res_run **first = calloc(n + 1, sizeof(*first));
 	const char **names = NULL, *row[GRID_COLS];
 	struct title t[MAX_M];
-	char num[MAX_M][48];
-	int dec[MAX_M];
-	size_t n_conf = 0, n_first = 0, n_names = 0;
-	int rc = -1;
+	char num[MAX_M][48], rounds[16];
+	int dec[MAX_M], most = 0, rc = -1;
+	size_t n_conf = 0, n_first = 0, n_names = 0, c0;
 
 	if (!conf || !first)
 		goto out;
@@ -568,12 +588,20 @@ int rank_configs_grid(struct grid *g, const struct res_run *const *runs,
 	n_names = totals_only(names, n_names);
 	if (n_names > MAX_M)
 		n_names = MAX_M;
-	g->ncol = FIXED + (int)n_names;
+	/* order: rounds: a config its stop rules ended early has fewer */
+	for (size_t k = 0; k < n_first; k++) {
+		int got = rank_config_rounds(conf, n_conf, first[k]->fs_label);
+
+		most = got > most ? got : most;
+	}
+	c0 = FIXED + (most > 1);
+	g->ncol = (int)(c0 + n_names);
 	g->left = FIXED;
 	row[0] = "config";
 	row[1] = "type";
 	row[2] = "mkfs options";
 	row[3] = "mount options";
+	row[FIXED] = "rounds";
 	for (size_t m = 0; m < n_names; m++) {
 		double top = 0, v;
 
@@ -584,7 +612,7 @@ int rank_configs_grid(struct grid *g, const struct res_run *const *runs,
 		metric_title(names[m], config_unit(conf, n_conf, names[m]),
 			     top, &t[m]);
 		dec[m] = digits(top / t[m].scale);
-		row[FIXED + m] = t[m].label;
+		row[c0 + m] = t[m].label;
 	}
 	if (grid_row(g, row))
 		goto out;
@@ -595,6 +623,9 @@ int rank_configs_grid(struct grid *g, const struct res_run *const *runs,
 		row[1] = x->fs_type;
 		row[2] = *x->mkfs_opts ? x->mkfs_opts : "-";
 		row[3] = *x->mount_opts ? x->mount_opts : "-";
+		snprintf(rounds, sizeof(rounds), "%d", rank_config_rounds(conf,
+			 n_conf, x->fs_label));
+		row[FIXED] = rounds;
 		for (size_t m = 0; m < n_names; m++) {
 			double v;
 
@@ -604,7 +635,7 @@ int rank_configs_grid(struct grid *g, const struct res_run *const *runs,
 					 dec[m], v / t[m].scale);
 			else
 				snprintf(num[m], sizeof(num[m]), "-");
-			row[FIXED + m] = num[m];
+			row[c0 + m] = num[m];
 		}
 		if (grid_row(g, row))
 			goto out;

@@ -195,11 +195,15 @@ out:
 static int text_configs(FILE *f, const struct results *r)
 {
 	const struct res_run **runs = view_all_runs(r);
-	int rc, rounds = view_config_rounds(r);
+	int rc, fewest, rounds = view_config_rounds(r, &fewest);
 
 	if (!runs)
 		return -1;
-	if (rounds > 1)
+	if (rounds > 1 && fewest < rounds)
+		fprintf(f, "\n== filesystem configs (made once a round: "
+			"means over each config's rounds, up to %d) ==\n",
+			rounds);
+	else if (rounds > 1)
 		fprintf(f, "\n== filesystem configs (made once a round: "
 			"means over %d rounds) ==\n", rounds);
 	else

@@ -6,6 +6,7 @@
 #include "report/bonnie.h"
 #include "report/classic.h"
 #include "report/mfread.h"
+#include "report/rank.h"
 #include "report/view.h"
 
 const char *const view_status[4] = {
@@ -63,14 +64,23 @@ const struct res_run **view_ok_runs(const struct results *r,
 	return runs;
 }
 
-int view_config_rounds(const struct results *r)
+int view_config_rounds(const struct results *r, int *fewest)
 {
-	int rounds = 0;
+	const struct res_run **runs = view_all_runs(r);
+	int most = 0;
 
-	for (size_t i = 0; i < r->n_runs; i++)
-		if (!*r->runs[i].phase && r->runs[i].rep > rounds)
-			rounds = r->runs[i].rep;
-	return rounds;
+	*fewest = 0;
+	for (size_t i = 0; runs && i < r->n_runs; i++) {
+		int k = rank_config_rounds(runs, r->n_runs,
+					   runs[i]->fs_label);
+
+		if (k > most)
+			most = k;
+		if (k && (!*fewest || k < *fewest))
+			*fewest = k;
+	}
+	free(runs);
+	return most;
 }
 
 int view_shown(const char *name, int tio, int bon, int db)

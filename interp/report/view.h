@@ -30,8 +30,10 @@ const char **view_phases(const struct results *r);
 const struct res_run **view_all_runs(const struct results *r);
 
 /* How many rounds made the configs anew (order: rounds: their own rows'
- * rep is the round), or 0 or 1 when each was made once. */
-int view_config_rounds(const struct results *r);
+ * rep is the round), at most, and in *fewest the fewest of a config
+ * that has any (a stop rule ends a config's rounds early); 0 when each
+ * was made once. */
+int view_config_rounds(const struct results *r, int *fewest);
 
 /* The ok runs of phase (NULL-ended; free it); the counts of every
  * status in count[]. NULL out of memory. */
