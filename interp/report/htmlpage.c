@@ -571,8 +571,9 @@ static int span_studies(FILE *f, const struct results *r, json_t *phases)
 {
 	return span_study(f, r, phases, studies_tree_grids, "tree",
 			  "The home tree (copy/move/rm study)",
-			  "Means of the ok runs; source and target MB: df "
-			  "after each step.") ||
+			  "Means of the ok runs; source and target MiB: df "
+			  "after each step; a move is a rename, with no "
+			  "MiB/s.") ||
 	       span_study(f, r, phases, studies_ffsb_grids, "ffsb",
 			  "ffsb (the 2008 ext4 study)",
 			  "Means of the ok runs, by threads; %CPU is ffsb's "
