@@ -501,9 +501,9 @@ out:
 
 /* ---- what did not count ------------------------------------------------- */
 
-static int not_ok(FILE *f, const struct results *r)
+static int not_ok(FILE *f, const struct results *r, json_t *m)
 {
-	size_t count[4], ng;
+	size_t count[4], ng, ended, idle = view_not_run(r, m, &ended);
 	struct view_group *group = view_not_ok(r, &ng, count);
 
 	if (!group)
@@ -513,6 +513,10 @@ static int not_ok(FILE *f, const struct results *r)
 		count[RES_SKIPPED]);
 	if (count[RES_NONE])
 		fprintf(f, ", %zu incomplete", count[RES_NONE]);
+	if (idle)
+		fprintf(f, ", %zu not run", idle);
+	if (ended)
+		fprintf(f, ", %zu not needed (stop rules met)", ended);
 	fputs("</h2>\n", f);
 	if (ng) {
 		fputs("<table>\n<thead><tr><th>status</th><th>config</th>"
@@ -632,7 +636,7 @@ int htmlpage_write(FILE *f, const char *rundir, const struct results *r,
 	if (configs_rows && pick->view != VIEW_KEY &&
 	    phase_section(f, r, 0, "", pick))
 		goto out;
-	if (span_studies(f, r, pick->phases) || not_ok(f, r))
+	if (span_studies(f, r, pick->phases) || not_ok(f, r, m))
 		goto out;
 	html_end(f);
 	rc = 0;

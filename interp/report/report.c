@@ -40,7 +40,9 @@ static const char report_help[] =
 "    without a key (or a run recorded before keys were) shows its\n"
 "    seconds, _mbs and _iops figures, or only its tiobench or bonnie++\n"
 "    tables when it has them;\n"
-"  - the phase runs that failed or were skipped, with their reasons.\n"
+"  - the phase runs that failed or were skipped, with their reasons,\n"
+"    and how many cells did not run (an interrupted run's rest; those a\n"
+"    stop rule made unneeded apart).\n"
 "\n"
 "A metric's table has a row per filesystem config and parameters: n,\n"
 "mean, stdev, 95% confidence interval (mean +- t(0.975, n-1) s/sqrt(n);\n"
@@ -213,10 +215,11 @@ static int text_configs(FILE *f, const struct results *r)
 	return rc;
 }
 
-/* Runs that did not count, by status, config, phase and reason. */
-static int text_footer(FILE *f, const struct results *r)
+/* Runs that did not count, by status, config, phase and reason; the
+ * cells of manifest m that did not run. */
+static int text_footer(FILE *f, const struct results *r, json_t *m)
 {
-	size_t count[4], ng;
+	size_t count[4], ng, ended, idle = view_not_run(r, m, &ended);
 	struct view_group *group = view_not_ok(r, &ng, count);
 	int wl = 0, wp = 0;
 
@@ -226,6 +229,10 @@ static int text_footer(FILE *f, const struct results *r)
 		count[RES_OK], count[RES_FAILED], count[RES_SKIPPED]);
 	if (count[RES_NONE])
 		fprintf(f, ", %zu incomplete", count[RES_NONE]);
+	if (idle)
+		fprintf(f, ", %zu not run", idle);
+	if (ended)
+		fprintf(f, ", %zu not needed (stop rules met)", ended);
 	fputs(" ==\n", f);
 	for (size_t g = 0; g < ng; g++) {
 		wl = MAX(wl, (int)strlen(r->runs[group[g].first].fs_label));
@@ -278,7 +285,8 @@ static int write_text(FILE *f, const char *rundir, const struct results *r,
 		goto out;
 	rc = studies_tree(f, r, pick->phases) < 0 ||
 	     studies_ffsb(f, r, pick->phases) < 0 ||
-	     studies_oltp(f, r, pick->phases) < 0 ? -1 : text_footer(f, r);
+	     studies_oltp(f, r, pick->phases) < 0 ? -1 :
+	     text_footer(f, r, m);
 out:
 	pick->phases = NULL;
 	json_decref(m);

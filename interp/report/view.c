@@ -83,6 +83,55 @@ int view_config_rounds(const struct results *r, int *fewest)
 	return most;
 }
 
+/* Whether a stop rule ended the repetitions of the cell id before its
+ * rep: an earlier repetition of its base says stop_reason. */
+static int stop_ended(const struct results *r, const char *id, int rep)
+{
+	const char *hash = strrchr(id, '#');
+	size_t n = hash ? (size_t)(hash - id) : strlen(id);
+
+	for (size_t i = 0; i < r->n_runs; i++) {
+		const struct res_run *x = &r->runs[i];
+
+		if (x->rep < rep && strlen(x->base) == n &&
+		    !strncmp(x->base, id, n) &&
+		    results_metric(x, "stop_reason"))
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether results.csv has rows of the cell id. */
+static int has_rows(const struct results *r, const char *id)
+{
+	for (size_t i = 0; i < r->n_runs; i++)
+		if (!strcmp(r->runs[i].cell, id))
+			return 1;
+	return 0;
+}
+
+size_t view_not_run(const struct results *r, json_t *m, size_t *ended)
+{
+	size_t i, n = 0;
+	json_t *c;
+
+	*ended = 0;
+	json_array_foreach(json_object_get(m, "cells"), i, c) {
+		const char *st = mfread_str(c, "status", ""),
+			   *id = mfread_str(c, "id", "");
+
+		if (!strcmp(st, "ok") || !strcmp(st, "failed") ||
+		    !strcmp(st, "skipped") || has_rows(r, id))
+			continue;
+		if (stop_ended(r, id, (int)json_integer_value(
+					json_object_get(c, "rep"))))
+			(*ended)++;
+		else
+			n++;
+	}
+	return n;
+}
+
 int view_shown(const char *name, int tio, int bon, int db)
 {
 	return (db && !strcmp(name, "throughput_mbs")) ||

@@ -86,6 +86,14 @@ struct view_group {
 struct view_group *view_not_ok(const struct results *r, size_t *n_groups,
 			       size_t count[4]);
 
+/*
+ * The cells of manifest m that did not run (pending, running or
+ * interrupted, with no rows in r: an interrupted run's rest); in *ended
+ * those of them a stop rule made unneeded (an earlier repetition says
+ * stop_reason), which are not counted in the return.
+ */
+size_t view_not_run(const struct results *r, json_t *m, size_t *ended);
+
 /* A group's reason, or what stands for it. */
 const char *view_reason(const struct res_run *x);
 
