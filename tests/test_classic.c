@@ -3,6 +3,7 @@
 #include "report/classic.h"
 #include "report/dbench.h"
 #include "report/view.h"
+#include "e2e.h"
 #include "resset.h"
 
 TestSuite(classic, .fini = rs_free);
@@ -85,6 +86,37 @@ Test(classic, tiobench_mode_from_the_phases_with)
 	out = tio_with_mode("mode=seq_write;threads=1", "rand_read");
 	cr_expect(strstr(out, "\nSequential Writes\n"), "%s", out);
 	cr_expect_null(strstr(out, "Random Reads"), "%s", out);
+}
+
+/* A plan that leaves mode at tiobench's default ran seq_write: the
+ * manifest records no mode, and the section is Sequential Writes. */
+Test(classic, tiobench_default_mode_is_the_module_s)
+{
+	json_t *phases = json_loads("[{\"name\": \"tio\", \"use\": "
+		"\"tiobench\"}, {\"name\": \"t2\", \"use\": "
+		"\"/usr/share/fsplan/lua/tiobench.lua\", \"with\": {\"mode\": "
+		"\"rand_read\"}}, {\"name\": \"axis\", \"use\": \"tiobench\", "
+		"\"with\": {\"mode\": \"${m}\"}}, {\"name\": \"mine\", "
+		"\"use\": \"mine.lua\"}]", 0, NULL);
+	const char *root = getenv("FSPLAN_ROOT"), *out;
+	char path[4096];
+
+	cr_assert_not_null(phases);
+	cr_expect_str_eq(classic_tio_mode(phases, "tio"), "seq_write");
+	cr_expect_str_eq(classic_tio_mode(phases, "t2"), "rand_read");
+	/* a ${name}: the cells' rows say it, not the default */
+	cr_expect_null(classic_tio_mode(phases, "axis"));
+	cr_expect_null(classic_tio_mode(phases, "mine"));
+	out = tio_with_mode("threads=1", classic_tio_mode(phases, "tio"));
+	cr_expect(strstr(out, "\nSequential Writes\n"), "%s", out);
+	cr_expect_null(strstr(out, "(no mode)"), "%s", out);
+	json_decref(phases);
+	/* and the module's default is still the one the report assumes */
+	cr_assert_not_null(root, "FSPLAN_ROOT is not set (run through make)");
+	snprintf(path, sizeof(path), "%s/lua/tiobench.lua", root);
+	cr_expect(strstr(e2e_read(path), "mode = \"seq_write\""),
+		  "%s: params.mode is no longer seq_write: change "
+		  "classic_tio_mode", path);
 }
 
 Test(classic, tiobench_sections_rows_and_columns)

@@ -175,6 +175,9 @@ Test(rank, direction_by_name_and_unit_as_report_help_says)
 	cr_expect_str_eq(direction("wait", "us"), "lower");
 	cr_expect_str_eq(direction("elapsed", "s"), "lower");
 	cr_expect_str_eq(direction("fs_used_bytes", "bytes"), "lower");
+	/* a memory peak: less is better, whatever its unit */
+	cr_expect_str_eq(direction("memory_peak_bytes", "bytes"), "lower");
+	cr_expect_str_eq(direction("rss_peak_kib", ""), "lower");
 	/* rates win over a time-like end */
 	cr_expect_str_eq(direction("creates_per_s", ""), "higher");
 	cr_expect_str_eq(direction("creates_per_sec", "s"), "higher");
@@ -317,6 +320,72 @@ Test(rank, bytes_in_binary_units)
 	cr_expect(rs_line(t, "tiny_bytes: tiny (bytes), higher is better"),
 		  "%s", t);
 	cr_expect(rs_line(t, "ext4 1 512.0 - - 512.0 512.0"), "%s", t);
+}
+
+/* The memory cgroup's peak and the child's resident peak: their units,
+ * and the smaller first. */
+Test(rank, memory_peaks_are_lower_is_better)
+{
+	char buf[4096];
+	const char *out, *t;
+
+	rs_begin();
+	rs_num("ext4", "p", "", 1, "memory_peak_bytes", 40.0 * (1 << 20),
+	       "bytes");
+	rs_num("ext4", "p", "", 1, "rss_peak_kib", 9000, "");
+	rs_status("ext4", "p", "", 1, "ok");
+	rs_num("xfs", "p", "", 1, "memory_peak_bytes", 30.0 * (1 << 20),
+	       "bytes");
+	rs_num("xfs", "p", "", 1, "rss_peak_kib", 8000, "");
+	rs_status("xfs", "p", "", 1, "ok");
+	rs_load("p");
+	out = tables(NULL);
+	t = table(out, "\nmemory_peak_bytes: ", buf, sizeof(buf));
+	cr_expect(rs_line(t, "memory_peak_bytes: memory peak (MiB), lower is "
+			  "better"), "%s", t);
+	expect_order(t, (const char *[]){ "xfs 1 30.00 - - 30.00 30.00",
+		"ext4 1 40.00 - - 40.00 40.00", NULL });
+	t = table(out, "\nrss_peak_kib: ", buf, sizeof(buf));
+	cr_expect(rs_line(t, "rss_peak_kib: rss peak (KiB), lower is better"),
+		  "%s", t);
+	expect_order(t, (const char *[]){ "xfs 1 8000 - - 8000 8000",
+		"ext4 1 9000 - - 9000 9000", NULL });
+}
+
+/* A config's own rows in round k (order: rounds): cell label#k, rep k. */
+static void conf_round(const char *label, int k, double mkfs)
+{
+	rs_add("t,\"%s#%d\",%s,ext4,,,,,%d,mkfs_s,%.17g,s\n", label, k, label,
+	       k, mkfs);
+}
+
+/* order: rounds with a stop rule: each config says how many rounds made
+ * it, a config made again in one round (a resumed run) counting once. */
+Test(rank, configs_count_their_own_rounds)
+{
+	const char *out;
+
+	rs_begin();
+	for (int k = 1; k <= 3; k++)
+		conf_round("ext4", k, 0.5);
+	conf_round("ext4", 3, 0.5);
+	conf_round("xfs", 1, 1);
+	conf_round("xfs", 2, 2);
+	rs_load(NULL);
+	out = configs();
+	rs_expect_line(out, "config type mkfs options mount options rounds "
+		       "mkfs (s)");
+	rs_expect_line(out, "ext4 ext4 - - 3 0.500");
+	rs_expect_line(out, "xfs ext4 - - 2 1.500");
+	cr_expect_eq(rank_config_rounds(rs.run, rs.n, "ext4"), 3);
+	cr_expect_eq(rank_config_rounds(rs.run, rs.n, "xfs"), 2);
+	/* made once (rep 0): no rounds column */
+	rs_free();
+	rs_begin();
+	rs_conf("ext4", "mkfs_s", 0.5);
+	rs_load(NULL);
+	out = configs();
+	cr_expect_null(strstr(out, "rounds"), "%s", out);
 }
 
 Test(rank, configs_in_order_with_their_own_times)

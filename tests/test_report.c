@@ -26,6 +26,14 @@ static void add(const char *fmt, ...)
 	cr_assert_lt(len, sizeof(text));
 }
 
+/* A results.csv of its header alone. */
+static void begin(void)
+{
+	len = 0;
+	add("run_id,cell,fs_label,fs_type,mkfs_opts,mount_opts,phase,"
+	    "phase_params,rep,metric,value,unit\n");
+}
+
 /* One row; the cell id is quoted since it may hold commas. */
 static void row(const char *cell, const char *label, const char *phase,
 		const char *params, int rep, const char *metric,
@@ -97,9 +105,7 @@ static void bon(const char *label, int rep, double k)
 
 static void fixture(void)
 {
-	len = 0;
-	add("run_id,cell,fs_label,fs_type,mkfs_opts,mount_opts,phase,"
-	    "phase_params,rep,metric,value,unit\n");
+	begin();
 	row("ext4::defaults", "ext4::defaults", "", "", 0, "mkfs_s", "0.5",
 	    "s");
 	tio("ext4::defaults", "seq_read", 1, 1, 10, 50, "ok");
@@ -330,9 +336,7 @@ Test(report, a_config_made_again_keeps_its_newest_figures)
 	char path[512];
 	double v;
 
-	len = 0;
-	add("run_id,cell,fs_label,fs_type,mkfs_opts,mount_opts,phase,"
-	    "phase_params,rep,metric,value,unit\n");
+	begin();
 	/* the interrupted attempt: its phase run got no status row */
 	row("ext4", "ext4", "", "", 0, "mkfs_s", "0.5", "s");
 	row("ext4", "ext4", "", "", 0, "mount_s", "0.1", "s");
@@ -357,6 +361,32 @@ Test(report, a_config_made_again_keeps_its_newest_figures)
 	cr_assert_eq(report(NULL, NULL), 0);
 	expect_line(section("== filesystem configs =="),
 		    "ext4 ext4 - defaults 0.7500 0.2500 0.1250");
+}
+
+/* order: rounds, and a stop rule ended xfs's after 2 of ext4's 3: the
+ * header does not claim 3 for every config, the table says each one's. */
+Test(report, rounds_are_counted_per_config)
+{
+	static const char *const label[] = { "ext4", "xfs" };
+	char cell[64];
+
+	begin();
+	for (int k = 1; k <= 3; k++)
+		for (int i = 0; i < 2 - (k == 3); i++) {
+			snprintf(cell, sizeof(cell), "%s#%d", label[i], k);
+			row(cell, label[i], "", "", k, "mkfs_s", "0.5", "s");
+			snprintf(cell, sizeof(cell), "%s/p#%d", label[i], k);
+			row(cell, label[i], "p", "", k, "seconds", "1", "s");
+			row(cell, label[i], "p", "", k, "status", "ok", "");
+		}
+	write_results();
+	cr_assert_eq(report(NULL, NULL), 0);
+	expect_line(section("== filesystem configs (made once a round: means "
+			    "over each config's rounds, up to 3) =="),
+		    "ext4 ext4 - defaults 3 0.5000");
+	expect_line(section("== filesystem configs"),
+		    "xfs xfs - defaults 2 0.5000");
+	cr_expect_null(strstr(output(), "over 3 rounds"), "%s", output());
 }
 
 Test(report, missing_results_and_bad_options_exit_2)
@@ -559,6 +589,54 @@ Test(report, footer_counts_what_did_not_count)
 	cr_assert_eq(report("--all", NULL), 0);
 	t = section("== filesystem configs: mkfs, mount, umount ==");
 	expect_line(t, "ext4::defaults 1 0.5000 - - 0.5000 0.5000");
+}
+
+/* An interrupted run: the cells the manifest still lists as pending,
+ * running or interrupted, with no rows, did not run, and the footer says
+ * how many; one a stop rule made unneeded is named apart. */
+Test(report, footer_counts_the_cells_that_did_not_run)
+{
+	static const char *const cells[][2] = {
+		{ "ext4/p#1", "ok" }, { "ext4/p#2", "interrupted" },
+		{ "ext4/p#3", "pending" }, { "xfs/p#1", "running" },
+		{ "ext4/q#1", "ok" }, { "ext4/q#2", "pending" },
+	};
+	char path[512];
+	FILE *f;
+
+	begin();
+	/* p#2 was cut off in the middle: rows, no status; q's stop rule
+	 * was met after q#1 */
+	for (int i = 0; i < 3; i++) {
+		const char *cell = cells[i == 2 ? 4 : i][0];
+		const char *phase = i < 2 ? "p" : "q";
+		int rep = 1 + (i == 1);
+
+		row(cell, "ext4", phase, "", rep, "seconds", "1", "s");
+		if (i == 2)
+			row(cell, "ext4", phase, "", rep, "stop_reason", "ci",
+			    "");
+		if (i != 1)
+			row(cell, "ext4", phase, "", rep, "status", "ok", "");
+	}
+	write_results();
+	snprintf(path, sizeof(path), "%s/manifest.json", dir);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs("{\"run_id\": \"t\", \"status\": \"interrupted\", \"cells\": [",
+	      f);
+	for (int i = 0; i < 6; i++)
+		fprintf(f, "%s{\"id\": \"%s\", \"rep\": %c, \"status\": "
+			"\"%s\"}", i ? ", " : "", cells[i][0],
+			cells[i][0][strlen(cells[i][0]) - 1], cells[i][1]);
+	fputs("]}\n", f);
+	cr_assert_eq(fclose(f), 0);
+	cr_assert_eq(report(NULL, NULL), 0);
+	section("== phase runs: 2 ok, 0 failed, 0 skipped, 1 incomplete, "
+		"2 not run, 1 not needed (stop rules met) ==");
+	cr_assert_eq(report("--format", "html"), 0);
+	section("Phase runs: 2 ok, 0 failed, 0 skipped, 1 incomplete, 2 not "
+		"run, 1 not needed (stop rules met)");
 }
 
 /* ---- the key metrics ---------------------------------------------------- */

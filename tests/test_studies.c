@@ -59,6 +59,12 @@ static void fini(void)
 	*home = 0;
 }
 
+/* want is in t. */
+static void expect_in(const char *t, const char *want)
+{
+	cr_expect(strstr(t, want), "no '%s' in:\n%s", want, t);
+}
+
 #define HEAD "run_id,cell,fs_label,fs_type,mkfs_opts,mount_opts,phase," \
 	     "phase_params,rep,metric,value,unit\n"
 /* One row of results.csv: a metric of a phase run of config label. */
@@ -110,6 +116,40 @@ Test(studies, tree_steps_as_the_study_printed_them, .fini = fini)
 	cr_expect(strstr(xfs, "  create           4.00        400       40.0"
 			 "          1          1\n"), "%s", xfs);
 	cr_expect(!strstr(xfs, "  rm1 "), "xfs has no rm1 run: %s", xfs);
+}
+
+/* A move within one filesystem is one rename: its bytes over its time
+ * are no rate (50,000+ MB/s in a real run), so its MiB/s is "-"; the
+ * figures are MiB, and the head says so. */
+Test(studies, tree_move_is_a_rename_with_no_rate, .fini = fini)
+{
+	const char *s, *t;
+
+	s = report_of("{\"name\": \"copy\", \"use\": \"tree\", \"with\": "
+		      "{\"step\": \"copy\"}}, {\"name\": \"mv\", \"use\": "
+		      "\"tree\", \"with\": {\"step\": \"move\"}}", HEAD
+		      STEP("ext4", "copy", "1", "2", "1000", "200", "2097152",
+			   "4194304", "ok")
+		      STEP("ext4", "mv", "1", "0.002", "900000", "51200",
+			   "2097152", "4194304", "ok"));
+	t = strstr(s, "== the home tree");
+	cr_assert_not_null(t, "%s", s);
+	expect_in(t, "  step          seconds    files/s      MiB/s "
+		  "source MiB target MiB\n");
+	expect_in(t, "  copy             2.00       1000      200.0"
+		  "          2          4\n");
+	expect_in(t, "  mv               0.00     900000          -"
+		  "          2          4\n");
+	fini();
+	t = report_as("html", "{\"name\": \"mv\", \"use\": \"tree\", "
+		      "\"with\": {\"step\": \"move\"}}", HEAD
+		      STEP("ext4", "mv", "1", "0.002", "900000", "51200",
+			   "2097152", "4194304", "ok"));
+	t = strstr(t, "<h2 id=\"tree\">");
+	cr_assert_not_null(t, "%s", e2e_read(out));
+	expect_in(t, "<th>MiB/s</th>");
+	expect_in(t, "<td>mv</td><td class=\"num\">0.00</td><td class="
+		  "\"num\">900000</td><td class=\"num\">-</td>");
 }
 
 /* The page has the same table, a grid per config. */
@@ -266,6 +306,53 @@ Test(studies, oltp_engines_side_by_side_as_the_study_printed_them,
 		  t);
 }
 
+/* The native engine's rates are ~30 times MariaDB's: the table says why,
+ * and the phases' own tables title the same rates alike, sysbench's units
+ * (transactions/s, queries/s) or none. */
+#define KEYS ", \"key\": [\"transactions_per_s\", \"requests_per_s\", " \
+	"\"other_per_s\"]}"
+Test(studies, oltp_native_rates_are_not_sysbench_s, .fini = fini)
+{
+	const char *s, *t;
+
+	s = report_of("{\"name\": \"native\", \"use\": \"oltp\"" KEYS ", "
+		      "{\"name\": \"real\", \"use\": \"mariadb\"" KEYS, HEAD
+		      ROW("ext4", "native", "1", "transactions_per_s", "15000",
+			  "")
+		      ROW("ext4", "native", "1", "requests_per_s", "300000",
+			  "")
+		      ROW("ext4", "native", "1", "other_per_s", "30000", "")
+		      ROW("ext4", "native", "1", "status", "ok", "")
+		      ROW("ext4", "real", "1", "transactions_per_s", "500",
+			  "transactions/s")
+		      ROW("ext4", "real", "1", "requests_per_s", "10000",
+			  "queries/s")
+		      ROW("ext4", "real", "1", "other_per_s", "1000",
+			  "queries/s")
+		      ROW("ext4", "real", "1", "status", "ok", ""));
+	t = strstr(s, "== OLTP (the 2008 sysbench study)");
+	cr_assert_not_null(t, "%s", s);
+	expect_in(t, "\n\nuse: oltp is the I/O of sysbench's transactions "
+		  "without a database's CPU:\nits rates are not sysbench's; "
+		  "only the configs' order compares across engines.\n");
+	for (int i = 0; i < 2; i++) {
+		t = strstr(s, i ? "== phase real:" : "== phase native:");
+		cr_assert_not_null(t, "%s", s);
+		expect_in(t, "\ntransactions_per_s: transactions/s, higher is "
+			  "better\n");
+		expect_in(t, "\nrequests_per_s: requests/s, higher is "
+			  "better\n");
+		expect_in(t, "\nother_per_s: other/s, higher is better\n");
+	}
+	fini();
+	/* sysbench alone needs no note */
+	s = report_of("{\"name\": \"real\", \"use\": \"mariadb\"}", HEAD
+		      OLTP("ext4", "real", "1", "61", "500", "50",
+			   "1000", "100", "2", "20", "200", "ok"));
+	cr_assert(strstr(s, "== OLTP (the 2008 sysbench study)"), "%s", s);
+	cr_expect(!strstr(s, "use: oltp is"), "%s", s);
+}
+
 /* The OLTP table in the HTML page: one grid, a row per config and
  * engine. */
 Test(studies, oltp_engines_in_the_html_page, .fini = fini)
@@ -287,4 +374,5 @@ Test(studies, oltp_engines_in_the_html_page, .fini = fini)
 			 "\"num\">100.0</td>"), "%s", s);
 	cr_expect(strstr(s, "<tr><td>ext4</td><td>real</td><td class=\"num"
 			 "\">61.00</td>"), "%s", s);
+	cr_expect(strstr(s, "use: oltp is the I/O of sysbench's"), "%s", s);
 }

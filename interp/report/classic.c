@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "report/classic.h"
+#include "report/mfread.h"
 
 void classic_acc_add(struct classic_acc *a, const struct res_run *run,
 		     const char *name)
@@ -306,6 +307,17 @@ static void tio_free(struct tio_set *t)
 	free(t->rows);
 	free(t->idents);
 	free(t->modes);
+}
+
+const char *classic_tio_mode(json_t *phases, const char *phase)
+{
+	/* lua/tiobench.lua's params.mode: the manifest keeps the with: a
+	 * plan wrote, not the module's defaults (test_classic checks the
+	 * module still says so) */
+	if (!mfread_gives(phases, phase, "mode") &&
+	    mfread_phase_uses(phases, phase, "tiobench"))
+		return "seq_write";
+	return mfread_with(phases, phase, "mode");
 }
 
 static const char *tio_title(const struct tio_row *r)

@@ -2,6 +2,7 @@
 #ifndef FSPLAN_CLASSIC_H
 #define FSPLAN_CLASSIC_H
 
+#include <jansson.h>
 #include <stdio.h>
 
 #include "report/grid.h"
@@ -18,6 +19,14 @@
  */
 int classic_tiobench(FILE *f, const struct res_run *const *runs, size_t n,
 		     const char *with_mode);
+
+/*
+ * The with_mode of phase for the tiobench tables: the mode its with:
+ * gives (manifest.json's phases; NULL for a ${name}, which the cells'
+ * rows say), else for a phase that uses tiobench and gives no mode the
+ * module's default, seq_write; NULL otherwise. Borrowed.
+ */
+const char *classic_tio_mode(json_t *phases, const char *phase);
 
 /*
  * The Rate column of classic_tiobench's rows, in its order, given to fn:

@@ -183,7 +183,7 @@ static int configs(FILE *f, const struct results *r, json_t *m)
 {
 	const struct res_run **runs = view_all_runs(r);
 	struct grid g = { 0 };
-	int rc, rounds = view_config_rounds(r);
+	int rc, fewest, rounds = view_config_rounds(r, &fewest);
 
 	if (!runs)
 		return -1;
@@ -192,7 +192,10 @@ static int configs(FILE *f, const struct results *r, json_t *m)
 	rc = rank_configs_grid(&g, runs, r->n_runs);
 	if (!rc && r->n_runs) {
 		fputs("<h3>mkfs, mount and umount times (means", f);
-		if (rounds > 1)
+		if (rounds > 1 && fewest < rounds)
+			fprintf(f, " over each config's rounds, up to %d, "
+				"each config made once a round", rounds);
+		else if (rounds > 1)
 			fprintf(f, " over %d rounds, each config made once a "
 				"round", rounds);
 		fputs(")</h3>\n", f);
@@ -453,7 +456,7 @@ static int phase_section(FILE *f, const struct results *r, size_t index,
 	/* the study tables into memory: the charts come first */
 	if (!(m = open_memstream(&studies, &len)))
 		goto out;
-	mode = mfread_with(pick->phases, phase, "mode");
+	mode = classic_tio_mode(pick->phases, phase);
 	tio = classic_tio_grids(runs, n, mode, study_table, m);
 	bon = tio < 0 ? -1 : bonnie_grids(runs, n, study_table, m);
 	db = bon < 0 ? -1 : dbench_grids(runs, n, study_table, m);
@@ -498,9 +501,9 @@ out:
 
 /* ---- what did not count ------------------------------------------------- */
 
-static int not_ok(FILE *f, const struct results *r)
+static int not_ok(FILE *f, const struct results *r, json_t *m)
 {
-	size_t count[4], ng;
+	size_t count[4], ng, ended, idle = view_not_run(r, m, &ended);
 	struct view_group *group = view_not_ok(r, &ng, count);
 
 	if (!group)
@@ -510,6 +513,10 @@ static int not_ok(FILE *f, const struct results *r)
 		count[RES_SKIPPED]);
 	if (count[RES_NONE])
 		fprintf(f, ", %zu incomplete", count[RES_NONE]);
+	if (idle)
+		fprintf(f, ", %zu not run", idle);
+	if (ended)
+		fprintf(f, ", %zu not needed (stop rules met)", ended);
 	fputs("</h2>\n", f);
 	if (ng) {
 		fputs("<table>\n<thead><tr><th>status</th><th>config</th>"
@@ -568,16 +575,15 @@ static int span_studies(FILE *f, const struct results *r, json_t *phases)
 {
 	return span_study(f, r, phases, studies_tree_grids, "tree",
 			  "The home tree (copy/move/rm study)",
-			  "Means of the ok runs; source and target MB: df "
-			  "after each step.") ||
+			  "Means of the ok runs; source and target MiB: df "
+			  "after each step; a move is a rename, with no "
+			  "MiB/s.") ||
 	       span_study(f, r, phases, studies_ffsb_grids, "ffsb",
 			  "ffsb (the 2008 ext4 study)",
 			  "Means of the ok runs, by threads; %CPU is ffsb's "
 			  "(user + system over the run, can pass 100).") ||
 	       span_study(f, r, phases, studies_oltp_grids, "oltp",
-			  "OLTP (the 2008 sysbench study)",
-			  "The native load and sysbench on MariaDB side by "
-			  "side: they measure different engines.");
+			  "OLTP (the 2008 sysbench study)", studies_oltp_note);
 }
 
 /* Links to the sections: the page of a big plan is long. */
@@ -630,7 +636,7 @@ int htmlpage_write(FILE *f, const char *rundir, const struct results *r,
 	if (configs_rows && pick->view != VIEW_KEY &&
 	    phase_section(f, r, 0, "", pick))
 		goto out;
-	if (span_studies(f, r, pick->phases) || not_ok(f, r))
+	if (span_studies(f, r, pick->phases) || not_ok(f, r, m))
 		goto out;
 	html_end(f);
 	rc = 0;

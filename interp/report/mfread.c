@@ -55,6 +55,28 @@ int mfread_key(json_t *phases, const char *phase, const char **names,
 	return n;
 }
 
+int mfread_uses(json_t *o, const char *name)
+{
+	const char *use = json_string_value(json_object_get(o, "use"));
+	size_t n = use ? strlen(use) : 0, k = strlen(name);
+
+	return use && (!strcmp(use, name) ||
+		       (n >= k + 5 && use[n - k - 5] == '/' &&
+			!strncmp(use + n - k - 4, name, k) &&
+			!strcmp(use + n - 4, ".lua")));
+}
+
+int mfread_phase_uses(json_t *phases, const char *phase, const char *name)
+{
+	return mfread_uses(phase_of(phases, phase), name);
+}
+
+int mfread_gives(json_t *phases, const char *phase, const char *key)
+{
+	return json_object_get(json_object_get(phase_of(phases, phase),
+					       "with"), key) != NULL;
+}
+
 const char *mfread_with(json_t *phases, const char *phase, const char *key)
 {
 	const char *v = json_string_value(json_object_get(json_object_get(

@@ -14,10 +14,18 @@ const char *mfread_str(json_t *o, const char *path, const char *dflt);
 int mfread_key(json_t *phases, const char *phase, const char **names,
 	       int max);
 
+/* Whether o, a phase of the manifest's phases, uses the library module
+ * name ("tiobench", or a path ending in /tiobench.lua); the same of the
+ * phase named phase. */
+int mfread_uses(json_t *o, const char *name);
+int mfread_phase_uses(json_t *phases, const char *phase, const char *name);
+
 /* The value phase gives key in its with: (as the manifest's phases record
  * it), or NULL: also when it is a ${name} left for the parameters, which
  * a cell's rows say better. Borrowed from phases. */
 const char *mfread_with(json_t *phases, const char *phase, const char *key);
+/* Whether phase's with: gives key at all (a ${name} too). */
+int mfread_gives(json_t *phases, const char *phase, const char *key);
 
 /* What the run measured on, in a line for the reader, into buf: "loop
  * images of 512 MiB, read and written by direct I/O (...)", the

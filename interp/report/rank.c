@@ -13,15 +13,17 @@
 /*
  * A rate is higher-is-better: a name ending in one of these, or a unit
  * ending in "/s" (MiB/s, ops/s, files/s). Otherwise a metric is
- * lower-is-better when its name ends in one of lower_suffix, its unit is
- * one of lower_unit, or it is named in lower_name; and higher is better
- * for everything else (counts, rates without a unit).
+ * lower-is-better when its name ends in one of lower_suffix (a time, a
+ * share of the CPU, a memory peak), its unit is one of lower_unit, or it
+ * is named in lower_name; and higher is better for everything else
+ * (counts, rates without a unit).
  */
 static const char *const higher_suffix[] = {
 	"per_s", "per_sec", "_iops", "_mbs", NULL,
 };
 static const char *const lower_suffix[] = {
-	"_s", "_ms", "_us", "seconds", "_latency", "_pct", "_cpu", NULL,
+	"_s", "_ms", "_us", "seconds", "_latency", "_pct", "_cpu",
+	"_peak_bytes", "_peak_kib", NULL,
 };
 static const char *const lower_unit[] = { "s", "ms", "us", NULL };
 static const char *const lower_name[] = { "fs_used_bytes", "write_amp",
@@ -183,13 +185,15 @@ static int table_rows(struct grid *g, const struct view *v,
 /*
  * The unit a metric name's suffix means, as the studies print it; the
  * suffix leaves the label unless keep. A unit column that says more
- * (MiB/s, ops/s, KiB/s) wins over the suffix. Longer suffixes first.
+ * (MiB/s, KiB/s; ops/s but for a _per_s name) wins over the suffix.
+ * Longer suffixes first.
  */
 static const struct { const char *suffix, *unit; int keep; } suffix_unit[] = {
 	{ "_per_sec", "/s", 0 }, { "_per_s", "/s", 0 }, { "seconds", "s", 1 },
 	{ "_bytes", "bytes", 0 }, { "_mibs", "MiB/s", 0 },
 	{ "_iops", "IO/s", 0 }, { "_mbs", "MB/s", 0 }, { "_pct", "%", 0 },
-	{ "_cpu", "%", 1 }, { "_mib", "MiB", 0 }, { "_ms", "ms", 0 },
+	{ "_cpu", "%", 1 }, { "_mib", "MiB", 0 }, { "_kib", "KiB", 0 },
+	{ "_ms", "ms", 0 },
 	{ "_us", "us", 0 }, { "_s", "s", 0 }, { NULL, NULL, 0 },
 };
 
@@ -245,7 +249,13 @@ static void metric_title(const char *name, const char *unit, double top,
 	if (suffix_unit[i].suffix) {
 		if (!suffix_unit[i].keep)
 			n -= strlen(suffix_unit[i].suffix);
-		if (!*u)
+		/* transactions_per_s in transactions/s, requests_per_s in
+		 * queries/s (sysbench's word): the name says what a second
+		 * counts, so it reads as the same rate without a unit does
+		 * (lua/oltp.lua's); a data rate (MiB/s) says more */
+		if (!*u || (!strcmp(suffix_unit[i].unit, "/s") &&
+			    ends_with(u, "/s") && !ends_with(u, "B/s") &&
+			    !ends_with(u, "bytes/s")))
 			snprintf(u, sizeof(u), "%s", suffix_unit[i].unit);
 	}
 	snprintf(base, sizeof(base), "%.*s", (int)n, name);
@@ -526,18 +536,38 @@ static size_t totals_only(const char **names, size_t n)
 	return k;
 }
 
+int rank_config_rounds(const struct res_run *const *runs, size_t n,
+		       const char *label)
+{
+	int rounds = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t j;
+
+		if (*runs[i]->phase || runs[i]->rep < 1 ||
+		    strcmp(runs[i]->fs_label, label))
+			continue;
+		/* a config made again in its round (a resumed run) */
+		for (j = 0; j < i; j++)
+			if (!*runs[j]->phase && runs[j]->rep == runs[i]->rep &&
+			    !strcmp(runs[j]->fs_label, label))
+				break;
+		rounds += j == i;
+	}
+	return rounds;
+}
+
 int rank_configs_grid(struct grid *g, const struct res_run *const *runs,
 		      size_t n)
 {
-	enum { FIXED = 4, MAX_M = GRID_COLS - FIXED };
+	enum { FIXED = 4, MAX_M = GRID_COLS - FIXED - 1 };
 	const struct res_run **conf = calloc(n + 1, sizeof(*conf));
 	const struct res_run **first = calloc(n + 1, sizeof(*first));
 	const char **names = NULL, *row[GRID_COLS];
 	struct title t[MAX_M];
-	char num[MAX_M][48];
-	int dec[MAX_M];
-	size_t n_conf = 0, n_first = 0, n_names = 0;
-	int rc = -1;
+	char num[MAX_M][48], rounds[16];
+	int dec[MAX_M], most = 0, rc = -1;
+	size_t n_conf = 0, n_first = 0, n_names = 0, c0;
 
 	if (!conf || !first)
 		goto out;
@@ -558,12 +588,20 @@ int rank_configs_grid(struct grid *g, const struct res_run *const *runs,
 	n_names = totals_only(names, n_names);
 	if (n_names > MAX_M)
 		n_names = MAX_M;
-	g->ncol = FIXED + (int)n_names;
+	/* order: rounds: a config its stop rules ended early has fewer */
+	for (size_t k = 0; k < n_first; k++) {
+		int got = rank_config_rounds(conf, n_conf, first[k]->fs_label);
+
+		most = got > most ? got : most;
+	}
+	c0 = FIXED + (most > 1);
+	g->ncol = (int)(c0 + n_names);
 	g->left = FIXED;
 	row[0] = "config";
 	row[1] = "type";
 	row[2] = "mkfs options";
 	row[3] = "mount options";
+	row[FIXED] = "rounds";
 	for (size_t m = 0; m < n_names; m++) {
 		double top = 0, v;
 
@@ -574,7 +612,7 @@ int rank_configs_grid(struct grid *g, const struct res_run *const *runs,
 		metric_title(names[m], config_unit(conf, n_conf, names[m]),
 			     top, &t[m]);
 		dec[m] = digits(top / t[m].scale);
-		row[FIXED + m] = t[m].label;
+		row[c0 + m] = t[m].label;
 	}
 	if (grid_row(g, row))
 		goto out;
@@ -585,6 +623,9 @@ int rank_configs_grid(struct grid *g, const struct res_run *const *runs,
 		row[1] = x->fs_type;
 		row[2] = *x->mkfs_opts ? x->mkfs_opts : "-";
 		row[3] = *x->mount_opts ? x->mount_opts : "-";
+		snprintf(rounds, sizeof(rounds), "%d", rank_config_rounds(conf,
+			 n_conf, x->fs_label));
+		row[FIXED] = rounds;
 		for (size_t m = 0; m < n_names; m++) {
 			double v;
 
@@ -594,7 +635,7 @@ int rank_configs_grid(struct grid *g, const struct res_run *const *runs,
 					 dec[m], v / t[m].scale);
 			else
 				snprintf(num[m], sizeof(num[m]), "-");
-			row[FIXED + m] = num[m];
+			row[c0 + m] = num[m];
 		}
 		if (grid_row(g, row))
 			goto out;

@@ -65,10 +65,17 @@ int rank_configs_grid(struct grid *g, const struct res_run *const *runs,
  */
 int rank_configs(FILE *f, const struct res_run *const *runs, size_t n);
 
+/* How many rounds made config label anew (order: rounds: its own rows'
+ * distinct reps), 0 when it was made once (rep 0). rank_configs shows
+ * it in a column rounds when some config has more than one. */
+int rank_config_rounds(const struct res_run *const *runs, size_t n,
+		       const char *label);
+
 /*
  * 1 if a smaller value of this metric is better: its name ends in _s,
- * _ms, _us, seconds, _latency, _pct or _cpu, its unit is s, ms or us,
- * or it is fs_used_bytes — unless it is a rate (a name ending in per_s,
+ * _ms, _us, seconds, _latency, _pct, _cpu, _peak_bytes or _peak_kib, its
+ * unit is s, ms or us, or it is fs_used_bytes or write_amp — unless it
+ * is a rate (a name ending in per_s,
  * per_sec, _iops or _mbs, or a unit ending in /s). Else 0.
  */
 int rank_lower_is_better(const char *name, const char *unit);

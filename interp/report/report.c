@@ -40,15 +40,18 @@ static const char report_help[] =
 "    without a key (or a run recorded before keys were) shows its\n"
 "    seconds, _mbs and _iops figures, or only its tiobench or bonnie++\n"
 "    tables when it has them;\n"
-"  - the phase runs that failed or were skipped, with their reasons.\n"
+"  - the phase runs that failed or were skipped, with their reasons,\n"
+"    and how many cells did not run (an interrupted run's rest; those a\n"
+"    stop rule made unneeded apart).\n"
 "\n"
 "A metric's table has a row per filesystem config and parameters: n,\n"
 "mean, stdev, 95% confidence interval (mean +- t(0.975, n-1) s/sqrt(n);\n"
 "'-' for n < 2), high and low over the repetitions, best first, under\n"
 "its unit (rate (MB/s), latency (ms), seconds (s); bytes in KiB, MiB or\n"
-"GiB). Lower is better for times, latencies, percentages and CPU: a\n"
-"name ending in _s, _ms, _us, seconds, _latency, _pct or _cpu, a unit\n"
-"s, ms or us, and fs_used_bytes; higher is better for the rest and for\n"
+"GiB). Lower is better for times, latencies, percentages, CPU and\n"
+"memory peaks: a name ending in _s, _ms, _us, seconds, _latency, _pct,\n"
+"_cpu, _peak_bytes or _peak_kib, a unit s, ms or us, fs_used_bytes and\n"
+"write_amp; higher is better for the rest and for\n"
 "rates (a name ending in per_s, per_sec, _iops, _mbs; a unit .../s). Only\n"
 "phase runs whose status is ok count.\n"
 "\n"
@@ -177,7 +180,7 @@ static int text_phase(FILE *f, const struct results *r, const char *phase,
 		goto out;
 	}
 	tio = classic_tiobench(f, runs, n,
-			       mfread_with(pick->phases, phase, "mode"));
+			       classic_tio_mode(pick->phases, phase));
 	bon = tio < 0 ? -1 : bonnie_table(f, runs, n);
 	db = bon < 0 ? -1 : dbench_table(f, runs, n);
 	if (tio < 0 || bon < 0 || db < 0)
@@ -194,11 +197,15 @@ out:
 static int text_configs(FILE *f, const struct results *r)
 {
 	const struct res_run **runs = view_all_runs(r);
-	int rc, rounds = view_config_rounds(r);
+	int rc, fewest, rounds = view_config_rounds(r, &fewest);
 
 	if (!runs)
 		return -1;
-	if (rounds > 1)
+	if (rounds > 1 && fewest < rounds)
+		fprintf(f, "\n== filesystem configs (made once a round: "
+			"means over each config's rounds, up to %d) ==\n",
+			rounds);
+	else if (rounds > 1)
 		fprintf(f, "\n== filesystem configs (made once a round: "
 			"means over %d rounds) ==\n", rounds);
 	else
@@ -208,10 +215,11 @@ static int text_configs(FILE *f, const struct results *r)
 	return rc;
 }
 
-/* Runs that did not count, by status, config, phase and reason. */
-static int text_footer(FILE *f, const struct results *r)
+/* Runs that did not count, by status, config, phase and reason; the
+ * cells of manifest m that did not run. */
+static int text_footer(FILE *f, const struct results *r, json_t *m)
 {
-	size_t count[4], ng;
+	size_t count[4], ng, ended, idle = view_not_run(r, m, &ended);
 	struct view_group *group = view_not_ok(r, &ng, count);
 	int wl = 0, wp = 0;
 
@@ -221,6 +229,10 @@ static int text_footer(FILE *f, const struct results *r)
 		count[RES_OK], count[RES_FAILED], count[RES_SKIPPED]);
 	if (count[RES_NONE])
 		fprintf(f, ", %zu incomplete", count[RES_NONE]);
+	if (idle)
+		fprintf(f, ", %zu not run", idle);
+	if (ended)
+		fprintf(f, ", %zu not needed (stop rules met)", ended);
 	fputs(" ==\n", f);
 	for (size_t g = 0; g < ng; g++) {
 		wl = MAX(wl, (int)strlen(r->runs[group[g].first].fs_label));
@@ -273,7 +285,8 @@ static int write_text(FILE *f, const char *rundir, const struct results *r,
 		goto out;
 	rc = studies_tree(f, r, pick->phases) < 0 ||
 	     studies_ffsb(f, r, pick->phases) < 0 ||
-	     studies_oltp(f, r, pick->phases) < 0 ? -1 : text_footer(f, r);
+	     studies_oltp(f, r, pick->phases) < 0 ? -1 :
+	     text_footer(f, r, m);
 out:
 	pick->phases = NULL;
 	json_decref(m);

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "report/grid.h"
+#include "report/mfread.h"
 #include "report/studies.h"
 
 #define MAX_STEPS 32
@@ -47,29 +48,26 @@ static const struct { const char *metric; double scale; int dec; } col[5] = {
 	{ "fs_used_bytes_target", 1 << 20, 0 },
 };
 
-/* Column c of step in config label, formatted ("-" when none). */
-static const char *cell(const struct results *r, const char *label,
-			const char *phase, int c, char *buf, size_t len)
+/* The tree table's head: the figures are MiB (rate_mbs is MiB/s). */
+static const char *const tree_head[6] = { "step", "seconds", "files/s",
+	"MiB/s", "source MiB", "target MiB" };
+
+/* Column c of step (manifest.json's phases) in config label, formatted
+ * ("-" when none). A move is one rename: the bytes of the tree over its
+ * time are no rate, whatever the run recorded. */
+static const char *cell(const struct results *r, json_t *phases,
+			const char *label, const char *phase, int c,
+			char *buf, size_t len)
 {
+	const char *step = mfread_with(phases, phase, "step");
 	double v;
 
-	if (mean_of(r, label, phase, col[c].metric, &v))
+	if ((c != 2 || !step || strcmp(step, "move")) &&
+	    mean_of(r, label, phase, col[c].metric, &v))
 		snprintf(buf, len, "%.*f", col[c].dec, v / col[c].scale);
 	else
 		snprintf(buf, len, "-");
 	return buf;
-}
-
-/* Whether phase o (manifest.json's) uses the library module name. */
-static int uses(json_t *o, const char *name)
-{
-	const char *use = json_string_value(json_object_get(o, "use"));
-	size_t n = use ? strlen(use) : 0, k = strlen(name);
-
-	return use && (!strcmp(use, name) ||
-		       (n >= k + 5 && use[n - k - 5] == '/' &&
-			!strncmp(use + n - k - 4, name, k) &&
-			!strcmp(use + n - 4, ".lua")));
 }
 
 /* The name (borrowed) of the next phase from *at on, in the plan's order,
@@ -82,7 +80,8 @@ static const char *next_using(json_t *phases, size_t *at, const char *mod,
 		const char *name = json_string_value(json_object_get(o,
 								     "name"));
 
-		if (name && (uses(o, mod) || (mod2 && uses(o, mod2))))
+		if (name && (mfread_uses(o, mod) ||
+			     (mod2 && mfread_uses(o, mod2))))
 			return name;
 	}
 	return NULL;
@@ -143,15 +142,18 @@ int studies_tree(FILE *f, const struct results *r, json_t *phases)
 			fprintf(f, "   mkfs %.3f s", v);
 		if (mean_of(r, label, "", "mount_s", &v))
 			fprintf(f, "   mount %.3f s", v);
-		fprintf(f, "\n  %-10s %10s %10s %10s %10s %10s\n", "step",
-			"seconds", "files/s", "MB/s", "source MB", "target MB");
+		fprintf(f, "\n  %-10s", tree_head[0]);
+		for (int c = 1; c < 6; c++)
+			fprintf(f, " %10s", tree_head[c]);
+		fputc('\n', f);
 		for (int s = 0; s < n_step; s++) {
 			if (!mean_of(r, label, step[s], "seconds", &v))
 				continue;
 			fprintf(f, "  %-10s", step[s]);
 			for (int c = 0; c < 5; c++)
-				fprintf(f, " %10s", cell(r, label, step[s], c,
-							 buf[c], sizeof(buf[c])));
+				fprintf(f, " %10s", cell(r, phases, label,
+							 step[s], c, buf[c],
+							 sizeof(buf[c])));
 			fputc('\n', f);
 		}
 	}
@@ -161,8 +163,6 @@ int studies_tree(FILE *f, const struct results *r, json_t *phases)
 int studies_tree_grids(const struct results *r, json_t *phases,
 		       classic_grid_fn fn, void *ctx)
 {
-	static const char *const head[6] = { "step", "seconds", "files/s",
-		"MB/s", "source MB", "target MB" };
 	const char *step[MAX_STEPS];
 	int n_step = tree_steps(phases, step), shown = 0;
 	char buf[5][48], title[512];
@@ -183,15 +183,15 @@ int studies_tree_grids(const struct results *r, json_t *phases,
 		if (mean_of(r, label, "", "mount_s", &v) && k < sizeof(title))
 			snprintf(title + k, sizeof(title) - k, ", mount %.3f s",
 				 v);
-		bad = grid_row(&g, head);
+		bad = grid_row(&g, tree_head);
 		for (int s = 0; s < n_step && !bad; s++) {
 			const char *row[6] = { step[s] };
 
 			if (!mean_of(r, label, step[s], "seconds", &v))
 				continue;
 			for (int c = 0; c < 5; c++)
-				row[c + 1] = cell(r, label, step[s], c, buf[c],
-						  sizeof(buf[c]));
+				row[c + 1] = cell(r, phases, label, step[s], c,
+						  buf[c], sizeof(buf[c]));
 			bad = grid_row(&g, row);
 		}
 		bad = bad || fn(ctx, title, &g);
@@ -398,6 +398,11 @@ static const struct { const char *metric; int width, dec; } oltp_col[] = {
 };
 #define OLTP_COLS (sizeof(oltp_col) / sizeof(*oltp_col))
 
+const char studies_oltp_note[] =
+	"use: oltp is the I/O of sysbench's transactions without a "
+	"database's CPU:\nits rates are not sysbench's; only the configs' "
+	"order compares across engines.";
+
 /* The phases that use oltp or mariadb, in the plan's order. */
 static int oltp_phases(json_t *phases, const char **eng)
 {
@@ -408,6 +413,7 @@ int studies_oltp(FILE *f, const struct results *r, json_t *phases)
 {
 	const char *eng[MAX_STEPS];
 	int n_eng = oltp_phases(phases, eng), width = 6, printed = 0;
+	int native = 0;
 	size_t i;
 
 	if (!n_eng)
@@ -433,6 +439,7 @@ int studies_oltp(FILE *f, const struct results *r, json_t *phases)
 					"phase", "time s", "events",
 					"trans/s", "req/s", "other/s", "min",
 					"avg", "max");
+			native |= mfread_phase_uses(phases, eng[e], "oltp");
 			fprintf(f, "%-*s %-10s", width, label, eng[e]);
 			for (size_t c = 0; c < OLTP_COLS; c++) {
 				if (mean_of(r, label, eng[e],
@@ -445,6 +452,8 @@ int studies_oltp(FILE *f, const struct results *r, json_t *phases)
 			fputc('\n', f);
 		}
 	}
+	if (native)
+		fprintf(f, "\n%s\n", studies_oltp_note);
 	return printed > 0;
 }
 

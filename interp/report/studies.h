@@ -41,10 +41,14 @@ int studies_ffsb_grids(const struct results *r, json_t *phases,
  * or mariadb (sysbench against MariaDB): a row per filesystem config and
  * phase with the means over the ok repetitions of the total time, events,
  * transactions/s, requests/s, other/s and the min, avg and max latency
- * (ms), so the native load and the real one sit side by side. Returns 1
- * printed, 0 nothing to print.
+ * (ms), so the native load and the real one sit side by side, and
+ * studies_oltp_note under it when a phase uses oltp. Returns 1 printed,
+ * 0 nothing to print.
  */
 int studies_oltp(FILE *f, const struct results *r, json_t *phases);
+/* What the table says under it when a phase uses the native oltp: its
+ * rates are not sysbench's (two lines, no final newline). */
+extern const char studies_oltp_note[];
 /* The same table as one grid (see classic_grid_fn); 1 shown, 0 none, -1
  * on error. */
 int studies_oltp_grids(const struct results *r, json_t *phases,

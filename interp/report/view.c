@@ -6,6 +6,7 @@
 #include "report/bonnie.h"
 #include "report/classic.h"
 #include "report/mfread.h"
+#include "report/rank.h"
 #include "report/view.h"
 
 const char *const view_status[4] = {
@@ -63,14 +64,72 @@ const struct res_run **view_ok_runs(const struct results *r,
 	return runs;
 }
 
-int view_config_rounds(const struct results *r)
+int view_config_rounds(const struct results *r, int *fewest)
 {
-	int rounds = 0;
+	const struct res_run **runs = view_all_runs(r);
+	int most = 0;
 
+	*fewest = 0;
+	for (size_t i = 0; runs && i < r->n_runs; i++) {
+		int k = rank_config_rounds(runs, r->n_runs,
+					   runs[i]->fs_label);
+
+		if (k > most)
+			most = k;
+		if (k && (!*fewest || k < *fewest))
+			*fewest = k;
+	}
+	free(runs);
+	return most;
+}
+
+/* Whether a stop rule ended the repetitions of the cell id before its
+ * rep: an earlier repetition of its base says stop_reason. */
+static int stop_ended(const struct results *r, const char *id, int rep)
+{
+	const char *hash = strrchr(id, '#');
+	size_t n = hash ? (size_t)(hash - id) : strlen(id);
+
+	for (size_t i = 0; i < r->n_runs; i++) {
+		const struct res_run *x = &r->runs[i];
+
+		if (x->rep < rep && strlen(x->base) == n &&
+		    !strncmp(x->base, id, n) &&
+		    results_metric(x, "stop_reason"))
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether results.csv has rows of the cell id. */
+static int has_rows(const struct results *r, const char *id)
+{
 	for (size_t i = 0; i < r->n_runs; i++)
-		if (!*r->runs[i].phase && r->runs[i].rep > rounds)
-			rounds = r->runs[i].rep;
-	return rounds;
+		if (!strcmp(r->runs[i].cell, id))
+			return 1;
+	return 0;
+}
+
+size_t view_not_run(const struct results *r, json_t *m, size_t *ended)
+{
+	size_t i, n = 0;
+	json_t *c;
+
+	*ended = 0;
+	json_array_foreach(json_object_get(m, "cells"), i, c) {
+		const char *st = mfread_str(c, "status", ""),
+			   *id = mfread_str(c, "id", "");
+
+		if (!strcmp(st, "ok") || !strcmp(st, "failed") ||
+		    !strcmp(st, "skipped") || has_rows(r, id))
+			continue;
+		if (stop_ended(r, id, (int)json_integer_value(
+					json_object_get(c, "rep"))))
+			(*ended)++;
+		else
+			n++;
+	}
+	return n;
 }
 
 int view_shown(const char *name, int tio, int bon, int db)

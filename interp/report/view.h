@@ -30,8 +30,10 @@ const char **view_phases(const struct results *r);
 const struct res_run **view_all_runs(const struct results *r);
 
 /* How many rounds made the configs anew (order: rounds: their own rows'
- * rep is the round), or 0 or 1 when each was made once. */
-int view_config_rounds(const struct results *r);
+ * rep is the round), at most, and in *fewest the fewest of a config
+ * that has any (a stop rule ends a config's rounds early); 0 when each
+ * was made once. */
+int view_config_rounds(const struct results *r, int *fewest);
 
 /* The ok runs of phase (NULL-ended; free it); the counts of every
  * status in count[]. NULL out of memory. */
@@ -83,6 +85,14 @@ struct view_group {
  * each status over the phase runs in count[]; NULL out of memory. */
 struct view_group *view_not_ok(const struct results *r, size_t *n_groups,
 			       size_t count[4]);
+
+/*
+ * The cells of manifest m that did not run (pending, running or
+ * interrupted, with no rows in r: an interrupted run's rest); in *ended
+ * those of them a stop rule made unneeded (an earlier repetition says
+ * stop_reason), which are not counted in the return.
+ */
+size_t view_not_run(const struct results *r, json_t *m, size_t *ended);
 
 /* A group's reason, or what stands for it. */
 const char *view_reason(const struct res_run *x);
