@@ -346,6 +346,9 @@ Test(merge, a_shard_past_the_plans_configs_is_empty_and_merges,
 	cr_expect_eq(rc, 0, "exit %d: %s", rc, e2e_err);
 	cr_expect(strstr(e2e_err, "shard 4/4 holds none of the plan's 3 "
 			 "filesystem configs"), "%s", e2e_err);
+	cr_expect_eq(e2e_fsplan((const char *[]){ "report", shards[3], NULL }),
+		     0, "%s", e2e_err);
+	cr_expect(strstr(e2e_out, "\nrun s4: plan shards"), "%s", e2e_out);
 	shards[4] = NULL;
 	cr_assert_eq(merge(m, shards), 0, "%s", e2e_err);
 	snprintf(path, sizeof(path), "%s/manifest.json", m);

@@ -99,7 +99,9 @@ static void text_header(FILE *f, const char *rundir, const struct results *r,
 			r->run_id ? r->run_id : "?");
 		return;
 	}
-	fprintf(f, "run %s: plan %s (%s), %s", r->run_id ? r->run_id : "?",
+	/* a run of no rows yet (an empty shard) has its id in the manifest */
+	fprintf(f, "run %s: plan %s (%s), %s", r->run_id ? r->run_id :
+		mfread_str(m, "run_id", "?"),
 		mfread_str(m, "plan.name", "?"),
 		mfread_str(m, "plan.path", "?"), mfread_str(m, "status", "?"));
 	/* a merge whose shards lack cells of the plan */
