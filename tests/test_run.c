@@ -433,6 +433,9 @@ Test(run, a_stop_cuts_a_setup_hook_short_and_fails_nothing, .fini = fini,
 	snprintf(text, sizeof(text), "%s/manifest.json", rd);
 	cr_expect(strstr(e2e_read(text), "\"interrupted\""), "%s",
 		  e2e_read(text));
+	cr_expect(strstr(e2e_read(log), "0 ok, 0 failed, 0 skipped "
+			 "(interrupted: 1 not run; --resume continues)"), "%s",
+		  e2e_read(log));
 	cr_assert_eq(e2e_fsplan((const char *[]){ "run", plan, "--resume", rd,
 						  "-q", NULL }), 0, "%s",
 		     e2e_err);

@@ -410,8 +410,8 @@ static void run_rounds(struct run *r)
 /* In the namespace's init: every config and cell, in order. */
 static int run_all(struct run *r)
 {
-	char replayed[160] = "";
-	int failed, n;
+	char replayed[160] = "", stopped[80] = "";
+	int failed, n, left;
 
 	r->t_start = clock_now();
 	if (resume_rules(r))
@@ -438,14 +438,18 @@ static int run_all(struct run *r)
 		snprintf(replayed + n, sizeof(replayed) - (size_t)n, ", %d ran "
 			 "unrecorded (for the later phases of their round)",
 			 r->n_rerun);
+	left = 0;
+	for (size_t i = 0; i < r->e->n_cells; i++)
+		left += todo(r, &r->e->cells[i]);
+	if (r->stop)
+		snprintf(stopped, sizeof(stopped), " (interrupted: %d not run; "
+			 "--resume continues)", left);
 	runlog("%s: %d ok, %d failed, %d skipped%s%s", r->run_id, r->n_ok,
-	       r->n_failed, r->n_skipped, replayed,
-	       r->stop ? ", interrupted" : "");
+	       r->n_failed, r->n_skipped, replayed, stopped);
 	if (!r->quiet)
 		fprintf(stderr, "fsplan: %d ok, %d failed, %d skipped%s%s; "
 			"results in %s\n", r->n_ok, r->n_failed, r->n_skipped,
-			replayed, r->stop ? " (interrupted: --resume continues)" : "",
-			r->dir);
+			replayed, stopped, r->dir);
 	/* even with -q: what is missing from the run directory is an error */
 	if (r->sink.write_errors)
 		fprintf(stderr, "fsplan: %d writes of results failed (the "
