@@ -214,6 +214,11 @@ Test(volumes, tree_steps_keep_the_tree_and_rm_empties, .fini = fini,
 	cr_expect_str_eq(e2e_metric(rd, "ext4/create#1", "bytes"), "16777216");
 	cr_expect_not_null(e2e_metric(rd, "ext4/create#1", "rate_mbs"));
 	cr_expect_not_null(e2e_metric(rd, "ext4/copy#1", "files_per_s"));
+	/* what the steps copied and removed: the tree */
+	cr_expect_str_eq(e2e_metric(rd, "ext4/copy#1", "files"), s);
+	cr_expect_str_eq(e2e_metric(rd, "ext4/rm1#1", "files"), s);
+	cr_expect_str_eq(e2e_metric(rd, "ext4/rm2#1", "files"), s);
+	cr_expect_str_eq(e2e_metric(rd, "ext4/rm1#1", "bytes"), "16777216");
 	cr_expect_not_null(e2e_metric(rd, "ext4/rm2#1",
 				      "fs_used_bytes_target"));
 	cr_expect_str_eq(out_of(rd, 11, "ext4", "left"), "lost+found\n",
@@ -224,4 +229,73 @@ Test(volumes, tree_steps_keep_the_tree_and_rm_empties, .fini = fini,
 	free(mvd);
 	cr_expect_eq(e2e_mounted_under(dir), 0);
 	cr_expect_eq(e2e_loops_under(dir), 0);
+}
+
+/* A tree-study plan (body: its phases, and a matrix) on a 64M image per
+ * volume. */
+static int run_tree(const char *size, const char *steps, char *rd,
+		    size_t len)
+{
+	const char *dir = e2e_tmpdir();
+	char text[4096];
+	const char *plan;
+
+	snprintf(text, sizeof(text), "fsplan: 1\n"
+		 "params: {size: %s}\n"
+		 "target: {image: 64M, volumes: [source, target]}\n"
+		 "between: [sync, remount, drop_caches]\n"
+		 "filesystems: [{type: ext4}]\n"
+		 "%s", size, steps);
+	plan = e2e_write(dir, "plan.yaml", text);
+	snprintf(rd, len, "%s/run", dir);
+	return e2e_fsplan((const char *[]){ "run", plan, "-o", rd, "-q",
+					    "--workdir", dir, NULL });
+}
+
+#define STEP(s) "  - {name: " s ", use: tree, with: {step: " s \
+		", size: \"${size}\"}}\n"
+
+/*
+ * A step whose start is not what the steps before it leave fails in its
+ * setup, and says what is missing and which step did not make it: a 53M
+ * home does not fit a 64M image's ext4 (prepare runs out of space), and
+ * each later step was ok with the nominal tree's figures (rm1: 751 files,
+ * 100 MiB, of a tree that was never there).
+ */
+Test(volumes, tree_step_after_a_failed_one_fails_in_setup, .fini = fini,
+     .timeout = 120)
+{
+	static const char *const want[][2] = {
+		{ "ext4/create#1", "setup: source/home is not the whole tree: " },
+		{ "ext4/copy#1", "setup: target/home is missing — the create "
+				 "step failed or did not run" },
+		{ "ext4/move#1", "setup: target/home.copy is missing — the "
+				 "copy step" },
+		{ "ext4/rm1#1", "setup: target/moved/home.copy is missing — "
+				"the move step" },
+		{ "ext4/rm2#1", "setup: target/home is missing" },
+	};
+	char rd[256];
+	const char *why;
+	int rc;
+
+	e2e_require_root();
+	rc = run_tree("53M", "phases:\n" STEP("prepare") STEP("create") STEP("copy")
+		      STEP("move") STEP("rm1") STEP("rm2"), rd, sizeof(rd));
+	cr_assert_eq(rc, 1, "exit %d: %s", rc, e2e_err);
+	why = e2e_reason(rd, "ext4/prepare#1");
+	cr_expect(why && strstr(why, "No space left on device"), "%s", why);
+	why = e2e_reason(rd, "ext4/create#1");
+	cr_expect(why && strstr(why, "— the prepare step failed or did not "
+				"run"), "%s", why);
+	for (size_t i = 0; i < sizeof(want) / sizeof(*want); i++) {
+		cr_expect_str_eq(e2e_metric(rd, want[i][0], "status"),
+				 "failed", "%s", want[i][0]);
+		why = e2e_reason(rd, want[i][0]);
+		cr_expect(why && strstr(why, want[i][1]), "%s: %s",
+			  want[i][0], why);
+		cr_expect_null(e2e_metric(rd, want[i][0], "files"),
+			       "%s: figures of a tree it did not have",
+			       want[i][0]);
+	}
 }
