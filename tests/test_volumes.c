@@ -299,3 +299,40 @@ Test(volumes, tree_step_after_a_failed_one_fails_in_setup, .fini = fini,
 			       want[i][0]);
 	}
 }
+
+/*
+ * The copy step's running out of space names the file it was writing
+ * (target/home.copy/...), not the one it read, by the kernel's copy and
+ * by the buffer's; the move after it finds the copy short; what create
+ * copied and rm1 removed is what they count.
+ */
+Test(volumes, tree_copy_names_the_file_it_could_not_write, .fini = fini,
+     .timeout = 120)
+{
+	char rd[256], cell[64];
+	const char *why, *by[] = { "auto", "never" };
+	int rc;
+
+	e2e_require_root();
+	rc = run_tree("32M", "matrix: {by: [auto, never]}\n"
+		      "phases:\n"
+		      STEP("prepare") STEP("create")
+		      "  - {name: copy, use: tree, with: {step: copy, size: "
+		      "\"${size}\", reflink: \"${by}\"}}\n"
+		      STEP("move"), rd, sizeof(rd));
+	cr_assert_eq(rc, 1, "exit %d: %s", rc, e2e_err);
+	for (int i = 0; i < 2; i++) {
+		snprintf(cell, sizeof(cell), "ext4/create/by=%s#1", by[i]);
+		cr_expect_str_eq(e2e_metric(rd, cell, "bytes"), "33554432");
+		snprintf(cell, sizeof(cell), "ext4/copy/by=%s#1", by[i]);
+		why = e2e_reason(rd, cell);
+		cr_expect(why && strstr(why, ": target/home.copy/") &&
+			  strstr(why, "No space left on device"), "%s: %s",
+			  cell, why);
+		snprintf(cell, sizeof(cell), "ext4/move/by=%s#1", by[i]);
+		why = e2e_reason(rd, cell);
+		cr_expect(why && strstr(why, "setup: target/home.copy is not "
+					"the whole tree: "), "%s: %s", cell,
+			  why);
+	}
+}
