@@ -33,6 +33,11 @@
 -- by default: one op in flight, as cp makes them (and ext4 hands
 -- io_uring buffered writes to kernel workers).
 --
+-- repeat: needs order: rounds (each round makes the filesystems anew and
+-- runs the steps once): under order: configs a step's repetitions would
+-- run back to back, the second finding the first's tree; fsplan check
+-- refuses it.
+--
 -- Parameters: step (above), size (the home, default 22G), reflink
 -- ("auto": f:copy in the kernel, as cp -a; "never": the bytes read and
 -- written on every filesystem, as cp -a --reflink=never and the 2008
@@ -350,6 +355,16 @@ local function check(ctx)
   end
   if ctx.params.workers ~= 1 then
     error("workers: the tree's steps are one process's, as cp and mv", 0)
+  end
+  -- order: configs runs a phase's repetitions back to back on the same
+  -- filesystems: a second prepare would find the first's tree
+  if ctx.repeats > 1 and ctx.order ~= "rounds" then
+    error(("repeat: %d with order: configs runs each step's repetitions "
+           .. "back to back on the same filesystems, but each step starts "
+           .. "from what the step before it left (the second prepare "
+           .. "would find source/home there); give order: rounds: each "
+           .. "round makes the filesystems anew and runs the steps once")
+          :format(ctx.repeats), 0)
   end
 end
 

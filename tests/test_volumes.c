@@ -231,25 +231,30 @@ Test(volumes, tree_steps_keep_the_tree_and_rm_empties, .fini = fini,
 	cr_expect_eq(e2e_loops_under(dir), 0);
 }
 
-/* A tree-study plan (body: its phases, and a matrix) on a 64M image per
- * volume. */
-static int run_tree(const char *size, const char *steps, char *rd,
-		    size_t len)
+/* A tree-study plan (head: plan keys; body: its phases, and a matrix) of
+ * a home of size on a 64M image per volume. */
+static const char *tree_plan(const char *head, const char *size,
+			     const char *body)
 {
-	const char *dir = e2e_tmpdir();
 	char text[4096];
-	const char *plan;
 
-	snprintf(text, sizeof(text), "fsplan: 1\n"
+	snprintf(text, sizeof(text), "fsplan: 1\n%s"
 		 "params: {size: %s}\n"
 		 "target: {image: 64M, volumes: [source, target]}\n"
 		 "between: [sync, remount, drop_caches]\n"
 		 "filesystems: [{type: ext4}]\n"
-		 "%s", size, steps);
-	plan = e2e_write(dir, "plan.yaml", text);
-	snprintf(rd, len, "%s/run", dir);
+		 "%s", head, size, body);
+	return e2e_write(e2e_tmpdir(), "plan.yaml", text);
+}
+
+static int run_tree(const char *size, const char *steps, char *rd,
+		    size_t len)
+{
+	const char *plan = tree_plan("", size, steps);
+
+	snprintf(rd, len, "%s/run", e2e_tmpdir());
 	return e2e_fsplan((const char *[]){ "run", plan, "-o", rd, "-q",
-					    "--workdir", dir, NULL });
+					    "--workdir", e2e_tmpdir(), NULL });
 }
 
 #define STEP(s) "  - {name: " s ", use: tree, with: {step: " s \
@@ -335,4 +340,30 @@ Test(volumes, tree_copy_names_the_file_it_could_not_write, .fini = fini,
 					"the whole tree: "), "%s: %s", cell,
 			  why);
 	}
+}
+
+/* fsplan check of a tree plan: its exit status; what it said in e2e_err. */
+static int check_tree(const char *head, const char *size)
+{
+	const char *plan = tree_plan(head, size, "phases:\n" STEP("prepare")
+				     STEP("create"));
+
+	return e2e_fsplan((const char *[]){ "check", plan, NULL });
+}
+
+/* Under order: configs a step's repetitions run back to back on the
+ * same filesystems, and the second prepare found the first's tree
+ * (prepare#2: "source/home: File exists", and so on): refused at check,
+ * with what to do; order: rounds repeats. */
+Test(volumes, tree_check_refuses_repeat_without_rounds, .fini = fini)
+{
+	cr_expect_eq(check_tree("repeat: 2\n", "16M"), 2, "%s", e2e_err);
+	cr_expect(strstr(e2e_err, "cell ext4/prepare#1: repeat: 2 with order: "
+			 "configs runs each step's repetitions back to back") &&
+		  strstr(e2e_err, "give order: rounds"), "%s", e2e_err);
+	cr_expect_eq(check_tree("repeat: {min: 2, max: 4, ci: 5%}\n", "16M"),
+		     2, "%s", e2e_err);
+	cr_expect_eq(check_tree("repeat: 2\norder: rounds\n", "16M"), 0, "%s",
+		     e2e_err);
+	cr_expect_eq(check_tree("", "16M"), 0, "%s", e2e_err);
 }
