@@ -36,7 +36,8 @@
 -- repeat: needs order: rounds (each round makes the filesystems anew and
 -- runs the steps once): under order: configs a step's repetitions would
 -- run back to back, the second finding the first's tree; fsplan check
--- refuses it.
+-- refuses it. It refuses a size larger than the image too (in the run,
+-- setup one larger than the filesystem).
 --
 -- Parameters: step (above), size (the home, default 22G), reflink
 -- ("auto": f:copy in the kernel, as cp -a; "never": the bytes read and
@@ -366,6 +367,7 @@ local function check(ctx)
            .. "round makes the filesystems anew and runs the steps once")
           :format(ctx.repeats), 0)
   end
+  fsplan.fits(ctx, "size", ctx.params.size)
 end
 
 return {

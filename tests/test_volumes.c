@@ -367,3 +367,13 @@ Test(volumes, tree_check_refuses_repeat_without_rounds, .fini = fini)
 		     e2e_err);
 	cr_expect_eq(check_tree("", "16M"), 0, "%s", e2e_err);
 }
+
+/* A home larger than the image is refused at check (it ran, and prepare
+ * ran out of space). */
+Test(volumes, tree_check_refuses_a_home_larger_than_the_image, .fini = fini)
+{
+	cr_expect_eq(check_tree("", "64M"), 0, "%s", e2e_err);
+	cr_expect_eq(check_tree("", "100M"), 2, "%s", e2e_err);
+	cr_expect(strstr(e2e_err, "size 100 MiB does not fit the image of "
+			 "64 MiB"), "%s", e2e_err);
+}
