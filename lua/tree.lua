@@ -33,12 +33,29 @@
 -- by default: one op in flight, as cp makes them (and ext4 hands
 -- io_uring buffered writes to kernel workers).
 --
+-- repeat: needs order: rounds (each round makes the filesystems anew and
+-- runs the steps once): under order: configs a step's repetitions would
+-- run back to back, the second finding the first's tree; fsplan check
+-- refuses it. It refuses a size larger than the image too (in the run,
+-- setup one larger than the filesystem).
+--
 -- Parameters: step (above), size (the home, default 22G), reflink
 -- ("auto": f:copy in the kernel, as cp -a; "never": the bytes read and
 -- written on every filesystem, as cp -a --reflink=never and the 2008
 -- study's cp).
 --
--- Metrics: files and bytes (the tree's), rate_mbs (MiB of the tree / s),
+-- The steps build on each other: each step's setup (untimed) refuses a
+-- start that is not what the steps before it leave — its tree missing, or
+-- not whole ("source/home is not the whole tree: photos/img_00035.jpg is
+-- 256 KiB, not 1.3 MiB — the prepare step failed or did not run"), what
+-- it makes already there (an earlier run's), target/moved not empty
+-- before rm2. A whole tree is told by a look at its top directory (the
+-- tree's time, set after all else) and its last file, so that setup warms
+-- no cache the timed step reads cold; only a tree found wrong is looked
+-- at file by file, for the reason.
+--
+-- Metrics: files and bytes (what create and copy copied and rm1 and rm2
+-- removed; prepare's and move's: the tree), rate_mbs (MiB / s),
 -- files_per_s, besides seconds and the automatic rows.
 
 local fsplan = require("fsplan")
@@ -70,18 +87,23 @@ local function scaled(n, f)
 end
 
 -- Every directory (dir(path, mtime)) and file (file(path, size, mtime)) of
--- the home under top, parents before children; returns files, bytes.
+-- the home under top, parents before children, top first; returns files,
+-- bytes.
 local function walk(ctx, top, dir, file)
   local size = ctx.params.size
   local f = size / FULL
   local r = rng(ctx.seed)
   local files, bytes = 0, 0
+  -- every walk draws the same numbers, whatever it is given: the same
+  -- sizes and times in each
   local function put(path, len)
+    local mtime = EPOCH + r(0, 86400 * 365)
     files, bytes = files + 1, bytes + len
-    if file then file(top .. "/" .. path, len, EPOCH + r(0, 86400 * 365)) end
+    if file then file(top .. "/" .. path, len, mtime) end
   end
   local function mk(path)
-    if dir then dir(top .. (path and "/" .. path or ""), EPOCH + r(0, 86400 * 365)) end
+    local mtime = EPOCH + r(0, 86400 * 365)
+    if dir then dir(top .. (path and "/" .. path or ""), mtime) end
   end
   mk(nil)
   -- photos: one big directory and a few albums
@@ -125,8 +147,12 @@ local function walk(ctx, top, dir, file)
 end
 
 local function build(w, ctx, top)
+  local dirs = {}
   walk(ctx, top,
-       function(path) assert(w:mkdir(path)) end,
+       function(path, mtime)
+         assert(w:mkdir(path))
+         dirs[#dirs + 1] = { path, mtime }
+       end,
        function(path, len, mtime)
          local f = assert(w:open(path, "w", { create = true, excl = true }))
          local off = 0
@@ -138,10 +164,59 @@ local function build(w, ctx, top)
          assert(f:close())
          assert(w:utime(path, mtime, mtime))
        end)
-  -- directories' times last: making their entries changed them
-  walk(ctx, top, function(path, mtime)
-         assert(w:utime(path, mtime, mtime))
-       end, nil)
+  -- directories' times last, as making their entries changed them, and
+  -- the top's last of all: a tree whose top has its time was made whole
+  for i = #dirs, 1, -1 do
+    assert(w:utime(dirs[i][1], dirs[i][2], dirs[i][2]))
+  end
+end
+
+-- What tells a whole tree at a glance: its top directory's time (build
+-- and copy_tree set it after all else) and its last file.
+local function marks(ctx)
+  local m = {}
+  walk(ctx, "", function(path, mtime) m.mtime = m.mtime or mtime end,
+       function(path, len) m.last, m.last_len = path:sub(2), len end)
+  return m
+end
+
+-- The first file of the tree that top lacks, or has short, as words;
+-- nil if it has them all. Every file is looked at: for a step that fails.
+local function lacking(w, ctx, top)
+  local why
+  walk(ctx, top, nil, function(path, len)
+    if why then return end
+    local st = w:stat(path)
+    local name = path:sub(#top + 2)
+    if not st then
+      why = name .. " is missing"
+    elseif st.size ~= len then
+      why = ("%s is %s, not %s"):format(name, fsplan.human(st.size),
+                                        fsplan.human(len))
+    end
+  end)
+  return why
+end
+
+-- Refuses a step whose tree (at from.tree, made by the from.by step) is
+-- not the whole tree: a look at its top and its last file, and only when
+-- those are wrong, at every file, for the reason. A moved tree's top time
+-- is not looked at (a rename may set it); the move looked before.
+local function need_tree(w, ctx, from)
+  local st = w:stat(from.tree)
+  local by = ("the %s step failed or did not run"):format(from.by)
+  if not st or not st.isdir then
+    error(("%s is missing — %s"):format(from.tree, by), 0)
+  end
+  local m = marks(ctx)
+  local last = w:stat(from.tree .. "/" .. m.last)
+  if last and last.size == m.last_len and
+     (from.moved or math.abs(st.mtime - m.mtime) <= 2) then
+    return
+  end
+  error(("%s is not the whole tree: %s — %s"):format(from.tree,
+        lacking(w, ctx, from.tree) or "its making did not end (its "
+        .. "top directory has not the tree's time)", by), 0)
 end
 
 local function names(w, path)
@@ -157,16 +232,18 @@ local COPY_BY = { auto = "kernel", never = "buffer" }
 local function copy_file(w, src, dst, st, by)
   local i = assert(w:open(src, "r"))
   local o = assert(w:open(dst, "w", { create = true, excl = true }))
-  assert(i:copy(o, 0, nil, by))
+  local n = assert(i:copy(o, 0, nil, by))
   assert(i:close())
   assert(o:close())
   assert(w:utime(dst, st.atime, st.mtime))
+  return n
 end
 
 -- cp -a of a tree of directories and regular files, each directory's
 -- entries in inode order as cp reads them (coreutils' savedir sorts by
 -- inode: on a cold cache the reads then go through the disk in order).
-local function copy_tree(w, src, dst, by)
+-- Adds the files and bytes it copied to n.
+local function copy_tree(w, src, dst, by, n)
   local st = assert(w:stat(src))
   local list = {}
   assert(w:mkdir(dst, st.mode & 0xfff))
@@ -178,44 +255,94 @@ local function copy_tree(w, src, dst, by)
   table.sort(list, function(a, b) return a.ino < b.ino end)
   for _, e in ipairs(list) do
     local s, d = src .. "/" .. e.name, dst .. "/" .. e.name
-    if e.isdir then copy_tree(w, s, d, by) else copy_file(w, s, d, e, by) end
+    if e.isdir then
+      copy_tree(w, s, d, by, n)
+    else
+      n.files, n.bytes = n.files + 1, n.bytes + copy_file(w, s, d, e, by)
+    end
   end
   assert(w:utime(dst, st.atime, st.mtime))
 end
 
-local function remove_tree(w, path)
+-- rm -r, adding the files and bytes it removed to n.
+local function remove_tree(w, path, n)
   for _, name in ipairs(names(w, path)) do
     local p = path .. "/" .. name
-    if assert(w:stat(p)).isdir then remove_tree(w, p) else assert(w:unlink(p)) end
+    local st = assert(w:stat(p))
+    if st.isdir then
+      remove_tree(w, p, n)
+    else
+      assert(w:unlink(p))
+      n.files, n.bytes = n.files + 1, n.bytes + st.size
+    end
   end
   assert(w:rmdir(path))
 end
 
+-- Each step, adding what it copied or removed to n (prepare's and
+-- move's are the tree their setup made or found whole).
 local STEPS = {
   prepare = function() end,	-- setup did it, untimed
-  create = function(w, ctx)
-    copy_tree(w, "source/home", "target/home", COPY_BY[ctx.params.reflink])
+  create = function(w, ctx, n)
+    copy_tree(w, "source/home", "target/home", COPY_BY[ctx.params.reflink],
+              n)
     assert(w:sync("target"))
   end,
-  copy = function(w, ctx)
+  copy = function(w, ctx, n)
     copy_tree(w, "target/home", "target/home.copy",
-              COPY_BY[ctx.params.reflink])
+              COPY_BY[ctx.params.reflink], n)
     assert(w:sync("target"))
   end,
   move = function(w)
     assert(w:rename("target/home.copy", "target/moved/home.copy"))
     assert(w:sync("target"))
   end,
-  rm1 = function(w)
-    remove_tree(w, "target/moved/home.copy")
+  rm1 = function(w, _, n)
+    remove_tree(w, "target/moved/home.copy", n)
     assert(w:sync("target"))
   end,
-  rm2 = function(w)
-    remove_tree(w, "target/home")
+  rm2 = function(w, _, n)
+    remove_tree(w, "target/home", n)
     assert(w:rmdir("target/moved"))
     assert(w:sync("target"))
   end,
 }
+
+-- What each step starts from: the tree an earlier step made (tree, by
+-- that step), a directory rm1 emptied, and what the step makes, which
+-- must not be there yet.
+local INPUT = {
+  prepare = { makes = "source/home" },
+  create = { tree = "source/home", by = "prepare", makes = "target/home" },
+  copy = { tree = "target/home", by = "create",
+           makes = "target/home.copy" },
+  move = { tree = "target/home.copy", by = "copy", makes = "target/moved" },
+  rm1 = { tree = "target/moved/home.copy", by = "move", moved = true },
+  rm2 = { tree = "target/home", by = "create", empty = "target/moved" },
+}
+
+-- Refuses, untimed, a step whose start is not what the steps before it
+-- leave: the study's steps build on each other.
+local function need_input(w, ctx)
+  local from = INPUT[ctx.params.step]
+  if from.makes and w:stat(from.makes) then
+    error(("%s is there already: an earlier run of the steps made it (the "
+           .. "steps build on each other; with repeat:, give order: "
+           .. "rounds, whose rounds each make the filesystems anew)")
+          :format(from.makes), 0)
+  end
+  if from.tree then need_tree(w, ctx, from) end
+  if from.empty then
+    local left = w:readdir(from.empty)
+    if not left then
+      error(("%s is missing — the move step failed or did not run")
+            :format(from.empty), 0)
+    elseif #left > 0 then
+      error(("%s is not empty (%s) — the rm1 step failed or did not run")
+            :format(from.empty, left[1]), 0)
+    end
+  end
+end
 
 -- The parameters, checked: by fsplan check, and again by setup.
 local function check(ctx)
@@ -230,6 +357,17 @@ local function check(ctx)
   if ctx.params.workers ~= 1 then
     error("workers: the tree's steps are one process's, as cp and mv", 0)
   end
+  -- order: configs runs a phase's repetitions back to back on the same
+  -- filesystems: a second prepare would find the first's tree
+  if ctx.repeats > 1 and ctx.order ~= "rounds" then
+    error(("repeat: %d with order: configs runs each step's repetitions "
+           .. "back to back on the same filesystems, but each step starts "
+           .. "from what the step before it left (the second prepare "
+           .. "would find source/home there); give order: rounds: each "
+           .. "round makes the filesystems anew and runs the steps once")
+          :format(ctx.repeats), 0)
+  end
+  fsplan.fits(ctx, "size", ctx.params.size)
 end
 
 return {
@@ -251,6 +389,7 @@ return {
                .. "{volumes: [source, target]}"):format(v), 0)
       end
     end
+    need_input(w, ctx)
     if step == "prepare" then
       build(w, ctx, "source/home")
       assert(w:sync("source"))
@@ -260,11 +399,20 @@ return {
   end,
 
   worker = function(w, ctx)
-    STEPS[ctx.params.step](w, ctx)
+    local step = ctx.params.step
+    local n = { files = 0, bytes = 0 }
+    STEPS[step](w, ctx, n)
+    if step ~= "prepare" and step ~= "move" then
+      w:count("files", n.files)
+      w:count("bytes", n.bytes)
+    end
   end,
 
+  -- the files and bytes the step copied or removed, else (prepare, move)
+  -- the tree's
   report = function(r, ctx)
     local files, bytes = walk(ctx, "", nil, nil)
+    if r.files then files, bytes = r.files, r.bytes end
     local out = { files = files, bytes = bytes }
     if r.seconds > 0 and ctx.params.step ~= "prepare" then
       out.rate_mbs = bytes / MiB / r.seconds

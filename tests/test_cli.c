@@ -314,6 +314,50 @@ static int check_phases_text(const char *phases)
 	return o.status;
 }
 
+/* ctx.repeats and ctx.order, at check and in the run alike: a phase's
+ * own repeat, else the plan's; the plan's order. */
+Test(cli, ctx_has_the_repetitions_and_the_order)
+{
+	const char *dir = e2e_tmpdir(), *plan;
+	char rd[512], text[1024];
+
+	e2e_write(dir, "reps.lua",
+		  "return { params = { want = 1, order = 'configs' },\n"
+		  "  check = function(ctx)\n"
+		  "    if ctx.repeats ~= ctx.params.want or\n"
+		  "       ctx.order ~= ctx.params.order then\n"
+		  "      error(('got %d %s'):format(ctx.repeats, ctx.order), 0)\n"
+		  "    end\n"
+		  "  end,\n"
+		  "  worker = function(w, ctx) end,\n"
+		  "  report = function(r, ctx)\n"
+		  "    return { repeats = ctx.repeats,\n"
+		  "             rounds = ctx.order == 'rounds' and 1 or 0 }\n"
+		  "  end }\n");
+	cr_expect_eq(check_phases_text("  - {use: reps.lua}\n"), 0, "%s",
+		     o.se);
+	cr_expect_eq(check_phases_text("  - {use: reps.lua, repeat: 3, with: "
+				       "{want: 3}}\n"), 0, "%s", o.se);
+	cr_expect_eq(check_phases_text("  - {use: reps.lua, repeat: {min: 2, "
+				       "max: 5, ci: 5%}, with: {want: 5}}\n"),
+		     0, "%s", o.se);
+	cr_expect_eq(check_phases_text("  - {use: reps.lua, with: {want: 2}}\n"),
+		     2);
+	cr_expect(strstr(o.se, "got 1 configs"), "%s", o.se);
+	e2e_require_root();
+	snprintf(text, sizeof(text), "fsplan: 1\nrepeat: 2\norder: rounds\n"
+		 "target: {dir: %s}\n"
+		 "phases: [{use: reps.lua, with: {want: 2, order: rounds}}]\n",
+		 dir);
+	plan = e2e_write(dir, "plan.yaml", text);
+	snprintf(rd, sizeof(rd), "%s/run", dir);
+	run(&o, (const char *[]){ "run", plan, "-o", rd, "-q", NULL });
+	cr_expect_eq(o.status, 0, "%s", o.se);
+	cr_expect_str_eq(e2e_metric(rd, "dir/reps#2", "repeats"), "2");
+	cr_expect_str_eq(e2e_metric(rd, "dir/reps#2", "rounds"), "1");
+	e2e_cleanup();
+}
+
 /* A module's check(ctx) runs at fsplan check for every cell: what it
  * raises refuses the plan there, at the value the message names. */
 Test(cli, check_runs_each_modules_check_on_every_cell)

@@ -482,6 +482,39 @@ Test(memcg, write_amp_of_a_sequential_write, .fini = fini, .timeout = 120)
 		  "bytes)", amp, dev);
 }
 
+/*
+ * setup's untimed writes are not the phase's: tiobench's rand_write
+ * fills its file in setup (and syncs it), then writes 4000 random 4 KiB
+ * blocks; the device rows and write_amp are those the workers wrote, so
+ * write_amp is about 1, not (fill + writes) / writes, as seq_write's
+ * (which has no fill) is.
+ */
+Test(memcg, write_amp_leaves_out_setup, .fini = fini, .timeout = 180)
+{
+	static const char *const modes[] = { "rand_write", "seq_write" };
+	char rd[256], cell[128];
+	double amp, dev;
+	int rc;
+
+	rc = run_small("  - use: tiobench\n"
+		       "    matrix: {mode: [rand_write, seq_write]}\n"
+		       "    with: {file_size: 32M, ram: 16M}\n", rd, sizeof(rd));
+	cr_assert_eq(rc, 0, "exit %d: %s", rc, e2e_err);
+	for (int i = 0; i < 2; i++) {
+		snprintf(cell, sizeof(cell), "ext4/tiobench/mode=%s#1",
+			 modes[i]);
+		dev = e2e_num(rd, cell, "dev_write_bytes");
+		amp = e2e_num(rd, cell, "write_amp");
+		cr_expect(amp > 0.5 && amp < 2, "%s: write_amp %.4f (device "
+			  "%.0f bytes)", modes[i], amp, dev);
+	}
+	/* the 32 MiB fill is not among the rand_write's device bytes */
+	dev = e2e_num(rd, "ext4/tiobench/mode=rand_write#1",
+		      "dev_write_bytes");
+	cr_expect_lt(dev, 24 << 20, "rand_write's device wrote %.0f bytes",
+		     dev);
+}
+
 /* Each volume's device counts for itself, and the rows sum them. */
 Test(memcg, each_volume_has_its_device_rows, .fini = fini, .timeout = 120)
 {

@@ -214,6 +214,11 @@ Test(volumes, tree_steps_keep_the_tree_and_rm_empties, .fini = fini,
 	cr_expect_str_eq(e2e_metric(rd, "ext4/create#1", "bytes"), "16777216");
 	cr_expect_not_null(e2e_metric(rd, "ext4/create#1", "rate_mbs"));
 	cr_expect_not_null(e2e_metric(rd, "ext4/copy#1", "files_per_s"));
+	/* what the steps copied and removed: the tree */
+	cr_expect_str_eq(e2e_metric(rd, "ext4/copy#1", "files"), s);
+	cr_expect_str_eq(e2e_metric(rd, "ext4/rm1#1", "files"), s);
+	cr_expect_str_eq(e2e_metric(rd, "ext4/rm2#1", "files"), s);
+	cr_expect_str_eq(e2e_metric(rd, "ext4/rm1#1", "bytes"), "16777216");
 	cr_expect_not_null(e2e_metric(rd, "ext4/rm2#1",
 				      "fs_used_bytes_target"));
 	cr_expect_str_eq(out_of(rd, 11, "ext4", "left"), "lost+found\n",
@@ -254,4 +259,151 @@ Test(volumes, a_write_beside_the_volumes_says_where_files_go,
 	why = e2e_reason(rd, "ext4/inside#1");
 	cr_expect(why && strstr(why, "No space left") &&
 		  !strstr(why, "1 MiB tmpfs"), "%s", why);
+}
+
+/* A tree-study plan (head: plan keys; body: its phases, and a matrix) of
+ * a home of size on a 64M image per volume. */
+static const char *tree_plan(const char *head, const char *size,
+			     const char *body)
+{
+	char text[4096];
+
+	snprintf(text, sizeof(text), "fsplan: 1\n%s"
+		 "params: {size: %s}\n"
+		 "target: {image: 64M, volumes: [source, target]}\n"
+		 "between: [sync, remount, drop_caches]\n"
+		 "filesystems: [{type: ext4}]\n"
+		 "%s", head, size, body);
+	return e2e_write(e2e_tmpdir(), "plan.yaml", text);
+}
+
+static int run_tree(const char *size, const char *steps, char *rd,
+		    size_t len)
+{
+	const char *plan = tree_plan("", size, steps);
+
+	snprintf(rd, len, "%s/run", e2e_tmpdir());
+	return e2e_fsplan((const char *[]){ "run", plan, "-o", rd, "-q",
+					    "--workdir", e2e_tmpdir(), NULL });
+}
+
+#define STEP(s) "  - {name: " s ", use: tree, with: {step: " s \
+		", size: \"${size}\"}}\n"
+
+/*
+ * A step whose start is not what the steps before it leave fails in its
+ * setup, and says what is missing and which step did not make it: a 53M
+ * home does not fit a 64M image's ext4 (prepare runs out of space), and
+ * each later step was ok with the nominal tree's figures (rm1: 751 files,
+ * 100 MiB, of a tree that was never there).
+ */
+Test(volumes, tree_step_after_a_failed_one_fails_in_setup, .fini = fini,
+     .timeout = 120)
+{
+	static const char *const want[][2] = {
+		{ "ext4/create#1", "setup: source/home is not the whole tree: " },
+		{ "ext4/copy#1", "setup: target/home is missing — the create "
+				 "step failed or did not run" },
+		{ "ext4/move#1", "setup: target/home.copy is missing — the "
+				 "copy step" },
+		{ "ext4/rm1#1", "setup: target/moved/home.copy is missing — "
+				"the move step" },
+		{ "ext4/rm2#1", "setup: target/home is missing" },
+	};
+	char rd[256];
+	const char *why;
+	int rc;
+
+	e2e_require_root();
+	rc = run_tree("53M", "phases:\n" STEP("prepare") STEP("create") STEP("copy")
+		      STEP("move") STEP("rm1") STEP("rm2"), rd, sizeof(rd));
+	cr_assert_eq(rc, 1, "exit %d: %s", rc, e2e_err);
+	why = e2e_reason(rd, "ext4/prepare#1");
+	cr_expect(why && strstr(why, "No space left on device"), "%s", why);
+	why = e2e_reason(rd, "ext4/create#1");
+	cr_expect(why && strstr(why, "— the prepare step failed or did not "
+				"run"), "%s", why);
+	for (size_t i = 0; i < sizeof(want) / sizeof(*want); i++) {
+		cr_expect_str_eq(e2e_metric(rd, want[i][0], "status"),
+				 "failed", "%s", want[i][0]);
+		why = e2e_reason(rd, want[i][0]);
+		cr_expect(why && strstr(why, want[i][1]), "%s: %s",
+			  want[i][0], why);
+		cr_expect_null(e2e_metric(rd, want[i][0], "files"),
+			       "%s: figures of a tree it did not have",
+			       want[i][0]);
+	}
+}
+
+/*
+ * The copy step's running out of space names the file it was writing
+ * (target/home.copy/...), not the one it read, by the kernel's copy and
+ * by the buffer's; the move after it finds the copy short; what create
+ * copied and rm1 removed is what they count.
+ */
+Test(volumes, tree_copy_names_the_file_it_could_not_write, .fini = fini,
+     .timeout = 120)
+{
+	char rd[256], cell[64];
+	const char *why, *by[] = { "auto", "never" };
+	int rc;
+
+	e2e_require_root();
+	rc = run_tree("32M", "matrix: {by: [auto, never]}\n"
+		      "phases:\n"
+		      STEP("prepare") STEP("create")
+		      "  - {name: copy, use: tree, with: {step: copy, size: "
+		      "\"${size}\", reflink: \"${by}\"}}\n"
+		      STEP("move"), rd, sizeof(rd));
+	cr_assert_eq(rc, 1, "exit %d: %s", rc, e2e_err);
+	for (int i = 0; i < 2; i++) {
+		snprintf(cell, sizeof(cell), "ext4/create/by=%s#1", by[i]);
+		cr_expect_str_eq(e2e_metric(rd, cell, "bytes"), "33554432");
+		snprintf(cell, sizeof(cell), "ext4/copy/by=%s#1", by[i]);
+		why = e2e_reason(rd, cell);
+		cr_expect(why && strstr(why, ": target/home.copy/") &&
+			  strstr(why, "No space left on device"), "%s: %s",
+			  cell, why);
+		snprintf(cell, sizeof(cell), "ext4/move/by=%s#1", by[i]);
+		why = e2e_reason(rd, cell);
+		cr_expect(why && strstr(why, "setup: target/home.copy is not "
+					"the whole tree: "), "%s: %s", cell,
+			  why);
+	}
+}
+
+/* fsplan check of a tree plan: its exit status; what it said in e2e_err. */
+static int check_tree(const char *head, const char *size)
+{
+	const char *plan = tree_plan(head, size, "phases:\n" STEP("prepare")
+				     STEP("create"));
+
+	return e2e_fsplan((const char *[]){ "check", plan, NULL });
+}
+
+/* Under order: configs a step's repetitions run back to back on the
+ * same filesystems, and the second prepare found the first's tree
+ * (prepare#2: "source/home: File exists", and so on): refused at check,
+ * with what to do; order: rounds repeats. */
+Test(volumes, tree_check_refuses_repeat_without_rounds, .fini = fini)
+{
+	cr_expect_eq(check_tree("repeat: 2\n", "16M"), 2, "%s", e2e_err);
+	cr_expect(strstr(e2e_err, "cell ext4/prepare#1: repeat: 2 with order: "
+			 "configs runs each step's repetitions back to back") &&
+		  strstr(e2e_err, "give order: rounds"), "%s", e2e_err);
+	cr_expect_eq(check_tree("repeat: {min: 2, max: 4, ci: 5%}\n", "16M"),
+		     2, "%s", e2e_err);
+	cr_expect_eq(check_tree("repeat: 2\norder: rounds\n", "16M"), 0, "%s",
+		     e2e_err);
+	cr_expect_eq(check_tree("", "16M"), 0, "%s", e2e_err);
+}
+
+/* A home larger than the image is refused at check (it ran, and prepare
+ * ran out of space). */
+Test(volumes, tree_check_refuses_a_home_larger_than_the_image, .fini = fini)
+{
+	cr_expect_eq(check_tree("", "64M"), 0, "%s", e2e_err);
+	cr_expect_eq(check_tree("", "100M"), 2, "%s", e2e_err);
+	cr_expect(strstr(e2e_err, "size 100 MiB does not fit the image of "
+			 "64 MiB"), "%s", e2e_err);
 }

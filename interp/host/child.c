@@ -110,9 +110,48 @@ static void describe(struct child_result *res, int status)
 	}
 }
 
+/* The report's lines as they come, until the setup's mark. */
+struct mark {
+	const struct child_job *job;
+	size_t scanned;		/* a line's start: what is before it is read */
+	long at;		/* where the mark's line is, or -1 */
+};
+
+static void seen(void *ctx, const char *out, size_t len)
+{
+	struct mark *mk = ctx;
+	size_t n = sizeof(METRICS_SETUP_DONE) - 1;
+	const char *nl;
+
+	while (mk->at < 0 &&
+	       (nl = memchr(out + mk->scanned, '\n', len - mk->scanned))) {
+		size_t line = (size_t)(nl - out) + 1 - mk->scanned;
+
+		if (line == n && !memcmp(out + mk->scanned, METRICS_SETUP_DONE,
+					 n)) {
+			mk->at = (long)mk->scanned;
+			mk->job->setup_done(mk->job->setup_done_ctx);
+		}
+		mk->scanned += line;
+	}
+}
+
+/* The mark's line out of the report: the rest is the body's. */
+static void unmark(struct child_result *res, const struct mark *mk)
+{
+	size_t n = sizeof(METRICS_SETUP_DONE) - 1;
+
+	if (mk->at < 0)
+		return;
+	memmove(res->report + mk->at, res->report + mk->at + n,
+		res->report_len - (size_t)mk->at - n + 1);
+	res->report_len -= n;
+}
+
 int child_run(const struct child_job *job, volatile sig_atomic_t *stop,
 	      struct child_result *res)
 {
+	struct mark mk = { job, 0, -1 };
 	const struct proc_job pj = {
 		.body = dropped, .arg = (void *)job,
 		.out_fd = job->out_fd, .err_fd = job->err_fd,
@@ -124,6 +163,7 @@ int child_run(const struct child_job *job, volatile sig_atomic_t *stop,
 		.keep = 64u << 20, .drain = 0,
 		/* whatever it left running in its group goes with it */
 		.kill_leftovers = 1,
+		.seen = job->setup_done ? seen : NULL, .seen_ctx = &mk,
 	};
 	struct proc_result pr;
 
@@ -132,6 +172,7 @@ int child_run(const struct child_job *job, volatile sig_atomic_t *stop,
 		return -1;
 	res->report = pr.out;
 	res->report_len = pr.out_len;
+	unmark(res, &mk);
 	res->timed_out = pr.timed_out;
 	res->interrupted = pr.interrupted;
 	res->seconds = pr.seconds;

@@ -35,6 +35,11 @@ struct child_job {
 	/* Called about once a second while the child runs (progress). */
 	void (*tick)(void *ctx);
 	void *tick_ctx;
+	/* Called the moment the body writes METRICS_SETUP_DONE (a line of
+	 * its own; the first only), which is then left out of the report:
+	 * what was measured before it was the body's setup. May be NULL. */
+	void (*setup_done)(void *ctx);
+	void *setup_done_ctx;
 };
 
 struct child_result {

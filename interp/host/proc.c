@@ -136,6 +136,8 @@ static void take(struct watch *w, const char *buf, size_t n)
 	}
 	if (job->keep && keep(w, buf, n))
 		w->reading = 0;
+	if (job->seen && w->res->out)
+		job->seen(job->seen_ctx, w->res->out, w->res->out_len);
 }
 
 static void read_some(struct watch *w, int fd)

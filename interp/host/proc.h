@@ -41,6 +41,10 @@ struct proc_job {
 	/* Past keep: read on and drop the rest (1), or stop reading (0),
 	 * which leaves a writer blocked until the deadline: a runaway. */
 	int drain;
+	/* Called as output comes, with all that is kept so far (keep > 0):
+	 * a caller that must act on a line the moment it arrives. */
+	void (*seen)(void *ctx, const char *out, size_t len);
+	void *seen_ctx;
 	/* Kill the child's whole group as soon as the child exits. */
 	int kill_leftovers;
 };

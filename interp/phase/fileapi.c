@@ -377,12 +377,13 @@ static int f_unlock(lua_State *L)
 /*
  * Copy through the engine: a read of up to COPY_BLOCK into the worker's
  * buffer, then its write, until len or the end of in. What cp does when
- * the kernel cannot copy (files on two filesystems). Bytes, or -errno.
+ * the kernel cannot copy (files on two filesystems). Bytes, or -errno
+ * with *at_out set when it was the write that failed.
  */
 #define COPY_BLOCK	((uint64_t)128 << 10)	/* cp's buffer */
 
 static int64_t copy_by_buffer(lua_State *L, struct worker *w, int in,
-			      int out, uint64_t off, uint64_t len)
+			      int out, uint64_t off, uint64_t len, int *at_out)
 {
 	unsigned char *buf = worker_buf(L, w, COPY_BLOCK, "copy");
 	uint64_t done = 0;
@@ -400,8 +401,10 @@ static int64_t copy_by_buffer(lua_State *L, struct worker *w, int in,
 					 .off = off + done, .buf = buf,
 					 .len = (uint64_t)got };
 		put = engine_do(w->eng, w->e, &r);
-		if (put < 0)
+		if (put < 0) {
+			*at_out = 1;
 			return put;
+		}
 		done += (uint64_t)put;
 	}
 	return (int64_t)done;
@@ -452,6 +455,7 @@ static int f_copy(lua_State *L)
 	int buffer = luaL_checkoption(L, 5, "kernel", by);
 	uint64_t t0 = clock_ns(), done = 0;
 	int64_t res = 1;
+	int at_out = 0;
 
 	/* as cp tells the kernel: a sequential read (twice the readahead) */
 	posix_fadvise(in->fd, (off_t)off, len == INT64_MAX ? 0 : (off_t)len,
@@ -459,13 +463,20 @@ static int f_copy(lua_State *L)
 	if (!buffer)
 		res = copy_in_kernel(in->fd, out->fd, off, len, &done);
 	if (res == 1) {
-		res = copy_by_buffer(L, w, in->fd, out->fd, off, len);
+		res = copy_by_buffer(L, w, in->fd, out->fd, off, len,
+				     &at_out);
 		done = res > 0 ? (uint64_t)res : 0;
+	} else if (res < 0) {
+		/* the kernel's copy says no more than its errno: these are
+		 * the destination's (a full or read-only filesystem) */
+		at_out = res == -ENOSPC || res == -EDQUOT || res == -EFBIG ||
+			 res == -EROFS;
 	}
 	w->m.written += done;
 	worker_record(w, "copy", clock_ns() - t0, done);
 	if (res < 0)
-		return worker_fail_op(L, "copy", 1, in->name, (int)-res);
+		return worker_fail_op(L, "copy", 1,
+				      at_out ? out->name : in->name, (int)-res);
 	lua_pushinteger(L, (lua_Integer)done);
 	return 1;
 }

@@ -555,6 +555,12 @@ int lrun_body(void *arg)
 		fail_at(&sh, "setup", err);
 		goto out;
 	}
+	/* the parent reads the devices' counters now: setup's writes (a
+	 * fill it synced) are not the workers' */
+	if (dprintf(METRICS_REPORT_FD, "%s", METRICS_SETUP_DONE) < 0) {
+		fail("phase", "the report pipe to the parent is gone");
+		goto out;
+	}
 	sh.tab.frozen = 1;	/* read-only for the workers' threads */
 	if (run_workers(&sh, &total, &errs, err, sizeof(err)))
 		goto out;

@@ -585,6 +585,7 @@ void phase_set_cell(lua_State *L, const struct expansion *e,
 		    const struct cell *c, uint64_t ram_bytes)
 {
 	const struct fsconf *fc = &e->confs[c->conf];
+	const struct plan_phase *ph = &e->plan->phases[c->phase];
 
 	lua_createtable(L, 0, 6);
 	lua_pushstring(L, fc->fs->type.s);
@@ -602,7 +603,12 @@ void phase_set_cell(lua_State *L, const struct expansion *e,
 	lua_setfield(L, -2, "seed");
 	lua_pushinteger(L, c->rep);
 	lua_setfield(L, -2, "rep");
-	lua_pushstring(L, e->plan->phases[c->phase].name);
+	/* steps that build on each other repeat only round by round */
+	lua_pushinteger(L, ph->repeat ? ph->repeat : e->plan->repeat);
+	lua_setfield(L, -2, "repeats");
+	lua_pushstring(L, e->plan->rounds ? "rounds" : "configs");
+	lua_setfield(L, -2, "order");
+	lua_pushstring(L, ph->name);
 	lua_setfield(L, -2, "phase");
 	/* unique per phase run: names that must not meet an earlier run's */
 	lua_pushinteger(L, (lua_Integer)c->index);

@@ -103,7 +103,9 @@ const struct pstr *phase_place(const struct plan_phase *ph,
 
 /* Set the cell's fields of the ctx table on top: fs (its config's
  * type, label, mkfs and mount: its sizes are the caller's to add),
- * ram_bytes, seed, rep, phase and index. May raise: call it protected. */
+ * ram_bytes, seed, rep, repeats (the phase's repetitions, a stop rule's
+ * most), order ("configs" or "rounds"), phase and index. May raise:
+ * call it protected. */
 void phase_set_cell(lua_State *L, const struct expansion *e,
 		    const struct cell *c, uint64_t ram_bytes);
 

@@ -9,6 +9,11 @@
  * wire format, "E " error lines and a parser's "P " lines go there. */
 #define METRICS_REPORT_FD 3
 
+/* The line a Lua phase's child writes there when its setup is done: the
+ * parent reads the devices' counters then, so that setup's I/O is not
+ * counted as the phase's (it is not part of the report). */
+#define METRICS_SETUP_DONE "S setup done\n"
+
 /*
  * A log-linear histogram of latencies in ns, like fio's: values below
  * 2^HIST_SUB_BITS are exact; above, each power of two is split into

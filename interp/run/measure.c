@@ -157,6 +157,16 @@ void measure_start(struct measure *m)
 	m->busy_before = busy_s(&m->user_before, &m->steal_before);
 }
 
+void measure_setup_done(void *ctx)
+{
+	struct measure *m = ctx;
+	struct devstat d;
+
+	for (int i = 0; i < m->n_dev; i++)
+		if (m->dev[i][0] && !dev_read(m->dev[i], &d))
+			m->before[i] = d;
+}
+
 void measure_stop(struct measure *m, struct child_result *res)
 {
 	double user, steal, busy = busy_s(&user, &steal);

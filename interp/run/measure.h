@@ -40,6 +40,11 @@ int measure_open(struct measure *m, struct run *r, const struct live *l,
  * not the phase's): the devices' and the machine's counters. */
 void measure_start(struct measure *m);
 
+/* When a Lua phase's child says its setup is done (child.h's
+ * setup_done, m as ctx): the devices' counters read anew, so that their
+ * rows are the workers' and teardown's, not setup's. */
+void measure_setup_done(void *m);
+
 /* Right after the child is reaped: the counters' differences, the
  * cgroup's peak; a child the limit's OOM killer ended, or one of whose
  * processes it killed, is not ok, with a reason that says so. */

@@ -224,6 +224,10 @@ static void run_cell(struct run *r, struct live *l, struct cell *c,
 	}
 	j.child.tick = tick;
 	j.child.tick_ctx = r;
+	if (job_measured(r, c)) {
+		j.child.setup_done = measure_setup_done;
+		j.child.setup_done_ctx = &ms;
+	}
 	r->current = c;
 	runlog("%s: %s: %s", c->id, replay == REPLAY_ROUND ? "unrecorded run"
 	       : replay ? "replay" : "run", j.cmd);
