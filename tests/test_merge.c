@@ -322,6 +322,11 @@ Test(merge, bonnie_lines_target_and_a_missing_shard, .fini = fini,
 			   NULL }), 2);
 	cr_expect(strstr(e2e_err, "given twice"), "%s", e2e_err);
 	cr_expect_neq(access(in("twice"), F_OK), 0, "nothing written");
+	/* two runs into directories of one name (-o /scratch/run on two
+	 * hosts) are two shards */
+	cr_expect_eq(merge(in("two"), (const char *[]){ run("h1/run", "1/3",
+			   NULL), run("h2/run", "2/3", NULL), NULL }), 0,
+		     "%s", e2e_err);
 }
 
 /* Four machines for three configs: shard 4/4 holds none, exits 0 with a

@@ -132,10 +132,16 @@ int mergeman_check(const struct merge_shard *sh, size_t n)
 		}
 		if (!same_phases(a, b))
 			return -1;
-		/* the run id names the shard in the merged manifest: two
-		 * alike are one shard given twice (./s1/ and s1, a copy) */
+		/* one run (its id, host, start and command) given twice:
+		 * ./s1/ and s1, or a copy; two hosts' runs into directories
+		 * of one name are two shards */
 		for (size_t t = 0; t < s; t++)
-			if (!strcmp(sh[t].run_id, b->run_id)) {
+			if (!strcmp(sh[t].run_id, b->run_id) &&
+			    !strcmp(sh[t].host, b->host) &&
+			    !strcmp(mfread_str(sh[t].man, "started", ""),
+				    mfread_str(b->man, "started", "")) &&
+			    json_equal(json_object_get(sh[t].man, "command"),
+				       json_object_get(b->man, "command"))) {
 				fprintf(stderr, "fsplan merge: %s and %s are "
 					"one shard, given twice: both are run "
 					"%s (their manifests' run_id; shards "
