@@ -337,7 +337,8 @@ static int join_bonnie(const struct merge_shard *sh, size_t n,
 			p += k;
 		}
 	}
-	qsort(line, n_lines, sizeof(*line), by_conf);
+	if (n_lines)	/* qsort takes no NULL, even of none */
+		qsort(line, n_lines, sizeof(*line), by_conf);
 	for (size_t i = 0; i < n_lines; i++) {
 		const struct bon_line *l = &line[i];
 		char *one = NULL;
