@@ -391,3 +391,42 @@ Test(merge, a_module_that_differs_names_its_file, .fini = fini,
 		  strstr(e2e_err, "(give every host the same module file)"),
 		  "%s", e2e_err);
 }
+
+/* Shards run on unlike hosts: the report's system line says the hosts
+ * differ and gives each one's, where it printed "?, 0 cores". */
+Test(merge, the_report_of_unlike_hosts_names_each, .fini = fini,
+     .timeout = 60)
+{
+	const char *s1, *s2, *m = in("merged");
+	char path[600];
+	json_t *j, *sys;
+
+	e2e_require_root();
+	s1 = run("s1", "1/2", NULL);
+	s2 = run("s2", "2/2", NULL);
+	/* s2 as another host would have written it */
+	snprintf(path, sizeof(path), "%s/manifest.json", s2);
+	j = json_load_file(path, 0, NULL);
+	cr_assert_not_null(j);
+	sys = json_object_get(j, "system");
+	json_object_set_new(sys, "hostname", json_string("bignode"));
+	json_object_set_new(sys, "cpu_model", json_string("Big CPU"));
+	json_object_set_new(sys, "cores", json_integer(64));
+	cr_assert_eq(json_dump_file(j, path, JSON_INDENT(1)), 0);
+	json_decref(j);
+	cr_assert_eq(merge(m, (const char *[]){ s1, s2, NULL }), 0, "%s",
+		     e2e_err);
+	cr_assert_eq(e2e_fsplan((const char *[]){ "report", m, NULL }), 0,
+		     "%s", e2e_err);
+	cr_expect(strstr(e2e_out, "; the hosts differ:\n") &&
+		  strstr(e2e_out, "\n  host bignode: ") &&
+		  strstr(e2e_out, "Big CPU, 64 cores\n"), "%s", e2e_out);
+	cr_expect_null(strstr(e2e_out, "?, 0 cores"), "%s", e2e_out);
+	/* two of its configs compared: measured on two machines */
+	e2e_fsplan((const char *[]){ "compare", m, "--label",
+				     "tmpfs::size=8M", "--label",
+				     "tmpfs::size=16M", NULL });
+	cr_expect(strstr(e2e_out, ", B on host bignode: the difference is "
+			 "the hosts' as well as the configs'"), "%s\n%s",
+		  e2e_err, e2e_out);
+}

@@ -443,6 +443,32 @@ static void drift_note(struct pairing *pg)
 		     "interleaves them");
 }
 
+/* The host side s ran on: its config's (a merge's shard) when there is a
+ * label and its manifest says, else the run's; NULL if not known. */
+static const char *host_of(const struct pairing_side *s)
+{
+	json_t *c;
+	size_t i;
+
+	if (!s->man)
+		return NULL;
+	json_array_foreach(json_object_get(s->man, "configs"), i, c)
+		if (s->label && !strcmp(mfread_str(c, "label", ""), s->label) &&
+		    mfread_str(c, "host", NULL))
+			return mfread_str(c, "host", NULL);
+	return mfread_str(s->man, "system.hostname", NULL);
+}
+
+/* A and B measured on two machines: the difference is theirs too. */
+static void host_note(struct pairing *pg)
+{
+	const char *ha = host_of(&pg->side[0]), *hb = host_of(&pg->side[1]);
+
+	if (ha && hb && strcmp(ha, hb))
+		note(pg, "A ran on host %s, B on host %s: the difference is "
+		     "the hosts' as well as the configs'", ha, hb);
+}
+
 int pairing_build(struct pairing *pg, const char *const *dirs, int n_dirs,
 		  const char *const *labels, char *msg, size_t len)
 {
@@ -466,6 +492,8 @@ int pairing_build(struct pairing *pg, const char *const *dirs, int n_dirs,
 		both += pairing_both(&pg->pairs[i]);
 	if (both && pg->one_run && labels)
 		drift_note(pg);
+	if (both)
+		host_note(pg);
 	if (!both && labels)
 		return fail(msg, len, "configs '%s' and '%s' have no phase "
 			    "and parameters in common: nothing to compare",

@@ -87,6 +87,36 @@ static const char report_help[] =
 
 /* ---- text --------------------------------------------------------------- */
 
+/* The machine, as "kernel; distribution; cpu, N cores". A fact the
+ * shards of a merge do not share (the top-level system keeps only what
+ * every host shares) is "?", and a line per host then says it. */
+static void system_lines(FILE *f, json_t *m)
+{
+	json_t *merged = json_object_get(m, "merged"), *sh;
+	int mixed = !json_object_get(json_object_get(m, "system"), "cores") ||
+		    !mfread_str(m, "system.cpu_model", NULL);
+	size_t i;
+
+	fprintf(f, "system: %s; %s; ", mfread_str(m, "system.kernel", "?"),
+		mfread_str(m, "system.distribution", "?"));
+	if (!mixed || !json_array_size(merged)) {
+		fprintf(f, "%s, %lld cores\n",
+			mfread_str(m, "system.cpu_model", "?"),
+			(long long)json_integer_value(json_object_get(
+				json_object_get(m, "system"), "cores")));
+		return;
+	}
+	fputs("the hosts differ:\n", f);
+	json_array_foreach(merged, i, sh)
+		fprintf(f, "  host %s: %s; %s; %s, %lld cores\n",
+			mfread_str(sh, "host", "?"),
+			mfread_str(sh, "system.kernel", "?"),
+			mfread_str(sh, "system.distribution", "?"),
+			mfread_str(sh, "system.cpu_model", "?"),
+			(long long)json_integer_value(json_object_get(
+				json_object_get(sh, "system"), "cores")));
+}
+
 /* Who ran what where, from manifest.json (m) when there is one. */
 static void text_header(FILE *f, const char *rundir, const struct results *r,
 			json_t *m)
@@ -112,12 +142,7 @@ static void text_header(FILE *f, const char *rundir, const struct results *r,
 							"cells_in_plan")));
 	fprintf(f, ", started %s, ended %s\n", mfread_str(m, "started", "?"),
 		mfread_str(m, "ended", "-"));
-	fprintf(f, "system: %s; %s; %s, %lld cores\n",
-		mfread_str(m, "system.kernel", "?"),
-		mfread_str(m, "system.distribution", "?"),
-		mfread_str(m, "system.cpu_model", "?"),
-		(long long)json_integer_value(json_object_get(
-			json_object_get(m, "system"), "cores")));
+	system_lines(f, m);
 	mfread_target(m, target, sizeof(target));
 	if (*target)
 		fprintf(f, "target: %s\n", target);
