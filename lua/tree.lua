@@ -418,6 +418,7 @@ return {
       out.rate_mbs = bytes / MiB / r.seconds
       out.files_per_s = files / r.seconds
     end
-    return out
+    return fsplan.units(out, { files = "files", bytes = "bytes",
+                               rate_mbs = "MiB/s", files_per_s = "files/s" })
   end,
 }

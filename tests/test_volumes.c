@@ -214,6 +214,15 @@ Test(volumes, tree_steps_keep_the_tree_and_rm_empties, .fini = fini,
 	cr_expect_str_eq(e2e_metric(rd, "ext4/create#1", "bytes"), "16777216");
 	cr_expect_not_null(e2e_metric(rd, "ext4/create#1", "rate_mbs"));
 	cr_expect_not_null(e2e_metric(rd, "ext4/copy#1", "files_per_s"));
+	/* MiB over seconds, as the study's table heads it */
+	cr_expect_str_eq(e2e_unit(rd, "ext4/create#1", "rate_mbs"), "MiB/s");
+	cr_expect_str_eq(e2e_unit(rd, "ext4/copy#1", "files_per_s"),
+			 "files/s");
+	/* prepare has no rate, the module's other steps do: no misspelt key */
+	cr_assert_eq(e2e_fsplan((const char *[]){ "report", rd, NULL }), 0,
+		     "%s", e2e_err);
+	cr_expect_null(strstr(e2e_out, "key metric of the phase with no rows"),
+		       "%s", e2e_out);
 	/* what the steps copied and removed: the tree */
 	cr_expect_str_eq(e2e_metric(rd, "ext4/copy#1", "files"), s);
 	cr_expect_str_eq(e2e_metric(rd, "ext4/rm1#1", "files"), s);

@@ -617,6 +617,7 @@ int htmlpage_write(FILE *f, const char *rundir, const struct results *r,
 	snprintf(path, sizeof(path), "%s/manifest.json", rundir);
 	m = json_load_file(path, 0, NULL);
 	pick->phases = json_object_get(m, "phases");
+	pick->all = r;
 	snprintf(title, sizeof(title), "fsplan report: %s",
 		 mfread_str(m, "plan.name", rundir));
 	html_begin(f, title);
@@ -642,6 +643,7 @@ int htmlpage_write(FILE *f, const char *rundir, const struct results *r,
 	rc = 0;
 out:
 	pick->phases = NULL;
+	pick->all = NULL;
 	json_decref(m);
 	free(names);
 	return rc;

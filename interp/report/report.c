@@ -295,6 +295,7 @@ static int write_text(FILE *f, const char *rundir, const struct results *r,
 	snprintf(path, sizeof(path), "%s/manifest.json", rundir);
 	m = json_load_file(path, 0, NULL);
 	pick->phases = json_object_get(m, "phases");
+	pick->all = r;
 	text_header(f, rundir, r, m);
 	if (pick->view == VIEW_KEY)
 		fputs("(each phase's key metrics: --metric GLOB for others, "
@@ -316,6 +317,7 @@ static int write_text(FILE *f, const char *rundir, const struct results *r,
 	     text_footer(f, r, m);
 out:
 	pick->phases = NULL;
+	pick->all = NULL;
 	json_decref(m);
 	free(names);
 	return rc;
@@ -531,7 +533,7 @@ static int report(const struct report_opts *o, struct pick *pick)
 int report_command(int argc, char **argv)
 {
 	struct report_opts o = { FMT_TEXT, NULL, NULL, { NULL, 0 }, 0 };
-	struct pick pick = { VIEW_KEY, NULL, NULL };
+	struct pick pick = { VIEW_KEY, NULL, NULL, NULL };
 	int rc = parse(argc, argv, &o, &pick);
 
 	if (rc == OPTS_GO)

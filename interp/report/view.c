@@ -149,6 +149,17 @@ static int reported(const struct res_run *const *runs, size_t n,
 	return 0;
 }
 
+/* Whether any run of r has a row of name. */
+static int any_reported(const struct results *r, const char *name)
+{
+	double v;
+
+	for (size_t i = 0; i < r->n_runs; i++)
+		if (results_value(&r->runs[i], name, &v))
+			return 1;
+	return 0;
+}
+
 const char *const *view_tables(const struct pick *pick,
 			       const struct res_run *const *runs, size_t n,
 			       const char *phase, int tio, int bon, int db,
@@ -201,9 +212,12 @@ char *view_unreported(const struct pick *pick,
 	n_key = mfread_key(pick->phases, phase, key, VIEW_MAX_KEY);
 	if (!(f = open_memstream(&line, &len)))
 		return NULL;
+	/* a metric another phase of the module records is no misspelt
+	 * key: a step without it (the tree's prepare has no rate) */
 	for (int i = 0; i < n_key; i++)
 		if (!view_shown(key[i], tio, bon, db) &&
-		    !reported(runs, n, key[i]))
+		    !reported(runs, n, key[i]) &&
+		    !(pick->all && any_reported(pick->all, key[i])))
 			fprintf(f, "%s%s", k++ ? ", " : "", key[i]);
 	if (k)
 		fprintf(f, ": key metric%s of the phase with no rows (no run "

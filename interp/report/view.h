@@ -14,6 +14,7 @@ struct pick {
 	enum view_mode view;
 	const char *const *only;	/* --metric's globs */
 	json_t *phases;			/* manifest.json's, or NULL */
+	const struct results *all;	/* every run, or NULL */
 };
 
 #define VIEW_MAX_KEY 32	/* metrics of a phase's key that report reads */
