@@ -90,31 +90,35 @@ static const char report_help[] =
 /* The machine, as "kernel; distribution; cpu, N cores". A fact the
  * shards of a merge do not share (the top-level system keeps only what
  * every host shares) is "?", and a line per host then says it. */
+static void machine_line(FILE *f, json_t *o)
+{
+	fprintf(f, "%s; %s; %s, %lld cores\n",
+		mfread_str(o, "system.kernel", "?"),
+		mfread_str(o, "system.distribution", "?"),
+		mfread_str(o, "system.cpu_model", "?"),
+		(long long)json_integer_value(json_object_get(
+			json_object_get(o, "system"), "cores")));
+}
+
 static void system_lines(FILE *f, json_t *m)
 {
 	json_t *merged = json_object_get(m, "merged"), *sh;
-	int mixed = !json_object_get(json_object_get(m, "system"), "cores") ||
-		    !mfread_str(m, "system.cpu_model", NULL);
 	size_t i;
 
-	fprintf(f, "system: %s; %s; ", mfread_str(m, "system.kernel", "?"),
-		mfread_str(m, "system.distribution", "?"));
-	if (!mixed || !json_array_size(merged)) {
-		fprintf(f, "%s, %lld cores\n",
-			mfread_str(m, "system.cpu_model", "?"),
-			(long long)json_integer_value(json_object_get(
-				json_object_get(m, "system"), "cores")));
+	if (!json_array_size(merged) ||
+	    (json_object_get(json_object_get(m, "system"), "cores") &&
+	     mfread_str(m, "system.cpu_model", NULL))) {
+		fputs("system: ", f);
+		machine_line(f, m);
 		return;
 	}
-	fputs("the hosts differ:\n", f);
-	json_array_foreach(merged, i, sh)
-		fprintf(f, "  host %s: %s; %s; %s, %lld cores\n",
-			mfread_str(sh, "host", "?"),
-			mfread_str(sh, "system.kernel", "?"),
-			mfread_str(sh, "system.distribution", "?"),
-			mfread_str(sh, "system.cpu_model", "?"),
-			(long long)json_integer_value(json_object_get(
-				json_object_get(sh, "system"), "cores")));
+	fprintf(f, "system: %s; %s; the hosts differ:\n",
+		mfread_str(m, "system.kernel", "?"),
+		mfread_str(m, "system.distribution", "?"));
+	json_array_foreach(merged, i, sh) {
+		fprintf(f, "  host %s: ", mfread_str(sh, "host", "?"));
+		machine_line(f, sh);
+	}
 }
 
 /* Who ran what where, from manifest.json (m) when there is one. */
