@@ -12,6 +12,7 @@
 #include "phase/worker.h"
 #include "util/units.h"
 #include "util/clock.h"
+#include "util/mix.h"
 
 #define SRC_BYTES	((size_t)2 << 20)	/* seeded write data */
 #define SRC_SLACK	((size_t)1 << 20)	/* a write may run past */
@@ -73,11 +74,7 @@ void worker_record_req(struct worker *w, const char *name,
 /* xoshiro256** seeded by splitmix64: fast, and the same for a seed. */
 static uint64_t splitmix(uint64_t *x)
 {
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return mix64(*x += 0x9e3779b97f4a7c15ull);
 }
 
 static uint64_t rotl(uint64_t x, int k)

@@ -16,6 +16,7 @@
 #include "run/run.h"
 #include "run/runlog.h"
 #include "util/file.h"
+#include "util/mix.h"
 
 /* exec/NNNNNN-<cell id, made a file name>.<ext>, for what the phase
  * prints. The fd, or -1 with errno. */
@@ -83,12 +84,8 @@ static void lua_job(struct run *r, const char *fsdir, const struct cell *c,
  * clock). */
 static unsigned long run_seed(uint64_t seed, int rep)
 {
-	uint64_t z = seed ^ ((uint64_t)rep << 48);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	z ^= z >> 31;
-	return (unsigned long)(z % 2147483647u) + 1;
+	return (unsigned long)(mix64(seed ^ ((uint64_t)rep << 48)) %
+			       2147483647u) + 1;
 }
 
 /* The environment a phase sees: its place, its user, its cell. */
