@@ -676,3 +676,17 @@ struct fsconf *expansion_round_conf(const struct expansion *e, int round,
 {
 	return &e->confs[(j + round - 1) % e->n_confs];
 }
+
+int cell_ram(const struct expansion *e, const struct cell *c, uint64_t *ram)
+{
+	char *v = cell_with(e, c, "ram");
+	int rc = 0;
+
+	*ram = 0;
+	if (v && strcmp(v, "auto") && units_size(v, ram)) {
+		*ram = 0;
+		rc = -1;
+	}
+	free(v);
+	return rc;
+}

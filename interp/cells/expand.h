@@ -104,6 +104,9 @@ int cell_axis_index(const struct plan_phase *ph, int combo, int a);
  * caller frees it. NULL if the phase does not set it. */
 char *cell_with(const struct expansion *e, const struct cell *c,
 		const char *key);
+/* The cell's `ram` (its phase's memory cgroup) in *ram: 0 when the
+ * phase leaves it out or gives auto. -1 when it is not a size. */
+int cell_ram(const struct expansion *e, const struct cell *c, uint64_t *ram);
 /* The exec command of an exec phase for this cell, expanded; freed by
  * the caller. */
 char *cell_exec(const struct expansion *e, const struct cell *c);

@@ -13,7 +13,6 @@
 #include "plan/plan.h"
 #include "results/metrics.h"
 #include "util/clock.h"
-#include "util/units.h"
 
 /* How long loading one module or parser may take (the sandbox's hook). */
 #define CHECK_LOAD_S 30
@@ -112,13 +111,11 @@ static int push_check_ctx(lua_State *L)
 static uint64_t cell_ram_bytes(const struct expansion *e,
 			       const struct cell *c)
 {
-	char *v = cell_with(e, c, "ram");
 	struct sysinfo si;
-	uint64_t ram = 0;
+	uint64_t ram;
 
-	if (!v || !strcmp(v, "auto") || units_size(v, &ram))
+	if (cell_ram(e, c, &ram) || !ram)
 		ram = sysinfo(&si) ? 0 : (uint64_t)si.totalram * si.mem_unit;
-	free(v);
 	return ram;
 }
 

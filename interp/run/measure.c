@@ -15,7 +15,6 @@
 #include "run/run.h"
 #include "run/runlog.h"
 #include "util/file.h"
-#include "util/units.h"
 
 /* A small proc or sysfs file, NUL-ended; -1 if it cannot be read. */
 static int read_small(const char *path, char *buf, size_t len)
@@ -24,20 +23,18 @@ static int read_small(const char *path, char *buf, size_t len)
 }
 
 /* The cell's ram: "auto" or 0 is none. 0, or -1 with err. */
-static int cell_ram(struct run *r, const struct cell *c, uint64_t *ram,
-		    char *err, size_t len)
+static int ram_of(struct run *r, const struct cell *c, uint64_t *ram,
+		  char *err, size_t len)
 {
-	char *v = cell_with(r->e, c, "ram");
-	int rc = 0;
+	char *v;
 
-	*ram = 0;
-	if (v && strcmp(v, "auto") && units_size(v, ram)) {
-		snprintf(err, len, "ram: '%s' is not a size (e.g. 64M, 2G) "
-			 "or auto", v);
-		rc = -1;
-	}
+	if (!cell_ram(r->e, c, ram))
+		return 0;
+	v = cell_with(r->e, c, "ram");
+	snprintf(err, len, "ram: '%s' is not a size (e.g. 64M, 2G) or auto",
+		 v ? v : "");
 	free(v);
-	return rc;
+	return -1;
 }
 
 /* The sysfs name of the block device at path ("loop3", "sdb1"), from its
@@ -85,7 +82,7 @@ int measure_open(struct measure *m, struct run *r, const struct live *l,
 		m->dev_vol[m->n_dev++] = l->volumes ? l->vol[i].name : NULL;
 	}
 	m->out.loop_io = conf_loop_io(l);
-	if (cell_ram(r, c, &m->ram, err, len))
+	if (ram_of(r, c, &m->ram, err, len))
 		return -1;
 	if (!m->ram) {
 		m->out.ram_limit = memcg_kind_name(MEMCG_NONE);
