@@ -14,6 +14,7 @@
 
 #include "report/merge.h"
 #include "report/mergeman.h"
+#include "results/bonniecsv.h"
 #include "results/csv.h"
 #include "results/results.h"
 #include "util/exitcode.h"
@@ -262,18 +263,14 @@ struct bon_line {
 };
 
 /* Whether a bonnie++ line's name field (len bytes at f) is label as
- * bonniecsv_line writes it: ',' as ';', CR and LF as spaces. */
+ * bonniecsv_line writes it. */
 static int names(const char *label, const char *f, size_t len)
 {
 	size_t i;
 
-	for (i = 0; i < len && label[i]; i++) {
-		char c = label[i] == ',' ? ';' :
-			 label[i] == '\r' || label[i] == '\n' ? ' ' : label[i];
-
-		if (c != f[i])
+	for (i = 0; i < len && label[i]; i++)
+		if (bonniecsv_name_char(label[i]) != f[i])
 			return 0;
-	}
 	return i == len && !label[i];
 }
 

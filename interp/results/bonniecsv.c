@@ -109,22 +109,15 @@ static long long get_whole(const struct bonnie_metric *m, size_t n,
 	return get(m, n, key, &v) ? bonniecsv_whole(v) : dflt;
 }
 
-/*
- * The converters split on every comma and end the line at CR or LF; a
- * comma becomes ';' so "ext4,noatime" still reads as a list.
- */
+char bonniecsv_name_char(char c)
+{
+	return c == ',' ? ';' : c == '\r' || c == '\n' ? ' ' : c;
+}
+
 static void put_name(struct line *l, const char *name)
 {
-	const char *s;
-
-	for (s = name ? name : ""; *s; s++) {
-		if (*s == ',')
-			put(l, ";");
-		else if (*s == '\r' || *s == '\n')
-			put(l, " ");
-		else
-			put(l, "%c", *s);
-	}
+	for (const char *s = name ? name : ""; *s; s++)
+		put(l, "%c", bonniecsv_name_char(*s));
 }
 
 /* Whether test t ran: it has a rate, or it was too fast to have one. */

@@ -46,6 +46,11 @@ int bonniecsv_line(const char *name, const struct bonnie_metric *m, size_t n,
 /* int(v) as bonnie++ writes a rate or a %CPU: toward zero, clamped. */
 long long bonniecsv_whole(double v);
 
+/* A character of a line's name field as bonniecsv_line writes it: the
+ * converters split on every comma and end the line at CR or LF, so ','
+ * is ';' ("ext4,noatime" still reads as a list) and CR, LF a space. */
+char bonniecsv_name_char(char c);
+
 /* "%dus" under 0.1 s, "%dms" under 100 s, else "%ds"; "" for 0. */
 void bonniecsv_latency(double us, char *buf, size_t len);
 
