@@ -17,6 +17,12 @@ CC       ?= cc
 WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
             -Wwrite-strings
 CFLAGS   ?= -O2 -g
+# A struct's zeroing (struct engine_req, 128 bytes, on every op) inline
+# as vector stores: GCC's generic x86-64 tuning makes it a rep stos,
+# whose start-up alone was two thirds of f:read's own time.
+MEMSET   := -mmemset-strategy=vector_loop:256:noalign,libcall:-1:noalign
+TUNE     := $(shell $(CC) $(MEMSET) -c -o /dev/null -x c /dev/null \
+              2>/dev/null && echo '$(MEMSET)')
 CPPFLAGS += -std=c11 -D_GNU_SOURCE -MMD -MP -Iinterp -Iengines \
             -DFSPLAN_VERSION='"$(VERSION)"' -DFSPLAN_DATADIR='"$(DATADIR)"' \
             $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -57,7 +63,7 @@ $(BUILD)/fsplan: $(OBJS)
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
-	$(Q)$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(TUNE) -c -o $@ $<
 
 $(BUILD)/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)

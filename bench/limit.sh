@@ -124,6 +124,7 @@ if [ -n "$shm" ]; then bench_leftovers "$shm"; fi
 # ---- the table --------------------------------------------------------------
 
 # the limit's and the floor's own lines, from each exec phase's raw output
+shopt -s nullglob	# CASES= without a depth-1 case has no floor
 for f in "$tmp"/run/exec/*_limit_*.out "$tmp"/run/exec/*_floor_*.out; do
 	p=${f##*/}; p=${p#*-ext4_}; p=${p%_1.out}
 	sed -n "s/^\(lua\)\{0,1\}limit: /$p /p" "$f"
@@ -164,12 +165,13 @@ function medu(t, c,    r, a, n) {
 }
 function k(x) { return x ? sprintf("%6.1fk", x / 1e3) : sprintf("%7s", "-") }
 function us(x) { return x ? sprintf("%5.2f", x) : sprintf("%5s", "-") }
-function rat(t, c, target, name,    s) {
+# target 0: a figure for information, with no verdict
+function rat(t, c, target, name,    s, v) {
 	if (!ratios(t, "limit", c)) return sprintf("%-24s", "  -")
-	s = sprintf("%4.2f [%4.2f-%4.2f] %-4s", rmed, rlo, rhi,
-		    rmed >= target ? "ok" : "MISS")
+	v = !target ? "info" : rmed >= target ? "ok" : "MISS"
+	s = sprintf("%4.2f [%4.2f-%4.2f] %-4s", rmed, rlo, rhi, v)
 	note(name " " (t == "lua" ? "Lua" : t) "/limit", rmed, rlo, rhi,
-	     ">= " target, rmed >= target ? "ok" : "MISS")
+	     target ? ">= " target : "-", v)
 	return s
 }
 END {
@@ -191,13 +193,14 @@ END {
 	for (i = 1; i <= 4; i++) {
 		c = C[i]
 		ts = c ~ /^c/ ? 0.95 : 1.0
-		tl = 0.9
+		tl = 0	# the Lua loop's target is over its floor, below
 		printf "  %-18s %s %s %s  %s %s | %s %s %s\n", N[i],
 		       k(med("limit", c)), k(med("stream", c)), k(med("lua", c)),
 		       rat("stream", c, ts, N[i]), rat("lua", c, tl, N[i]),
 		       us(medu("limit", c)), us(medu("stream", c)), us(medu("lua", c))
 	}
-	printf "  targets: stream/limit >= 0.95 cached, >= 1.0 O_DIRECT; Lua/limit >= 0.9;\n"
+	printf "  targets: stream/limit >= 0.95 cached, >= 1.0 O_DIRECT; Lua/floor >= 0.9\n"
+	printf "  (below); Lua/limit is for information: Lua 5.4 by itself is at floor/limit;\n"
 	printf "  figures are medians; ratios are taken within each round\n"
 	# the Lua loop against the same module in a bare Lua state
 	printf "  the Lua loop over its floor (bench/lualimit.c: the same module, a bare Lua\n"

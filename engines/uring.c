@@ -466,18 +466,26 @@ static int uring_reap(struct engine *e, unsigned min,
 {
 	struct io_uring_cqe *cqe;
 	unsigned n = 0, want, kernel;
+	bool fresh;
 	int ret;
 
 	want = min < max ? min : max;
 	if (want > e->inflight)
 		want = e->inflight;
+	/* All in flight still in the SQ, unsubmitted (a lone op's engine_do):
+	 * none can have a CQE yet, so the first look is the syscall's. */
+	fresh = want && !e->ready.head && !e->retry.head &&
+		io_uring_sq_ready(&e->ring) == e->inflight;
 	for (;;) {
-		while (n < max && e->ready.head)
-			done[n++] = release(e, list_pop(&e->ready));
-		retry_waiting(e);
-		n += drain(e, done + n, max - n);
-		if (n >= want)
-			break;
+		if (!fresh) {
+			while (n < max && e->ready.head)
+				done[n++] = release(e, list_pop(&e->ready));
+			retry_waiting(e);
+			n += drain(e, done + n, max - n);
+			if (n >= want)
+				break;
+		}
+		fresh = false;
 		/* Each request in the kernel still owes at least one CQE. */
 		kernel = e->inflight - e->ready.n - e->retry.n;
 		if (!kernel)

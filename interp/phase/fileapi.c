@@ -188,7 +188,7 @@ static int f_read(lua_State *L)
 
 	r.buf = worker_buf(L, w, len, "read");
 	res = engine_do(w->eng, w->e, &r);
-	worker_record_req(w, "read", &r, res > 0 ? res : 0);
+	worker_record_const(w, "read", &r, res > 0 ? res : 0);
 	if (res < 0)
 		return worker_fail_op(L, "read", 1, f->name, (int)-res);
 	lua_pushinteger(L, res);
@@ -231,7 +231,7 @@ static int f_write(lua_State *L)
 		span.t_done = r.t_done;
 		span.ring = r.ring;
 		if (res < 0) {
-			worker_record_req(w, "write", &span, total);
+			worker_record_const(w, "write", &span, total);
 			return worker_fail_op(L, "write", 1, f->name, (int)-res);
 		}
 		total += (uint64_t)res;
@@ -239,7 +239,7 @@ static int f_write(lua_State *L)
 		if (len == 0 || res == 0)
 			break;
 	}
-	worker_record_req(w, "write", &span, total);
+	worker_record_const(w, "write", &span, total);
 	lua_pushinteger(L, (lua_Integer)total);
 	return 1;
 }

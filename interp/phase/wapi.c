@@ -628,20 +628,18 @@ static int w_elapsed(lua_State *L)
 static int w_done(lua_State *L)
 {
 	struct worker *w = worker_get(L);
-	double now;
+	uint64_t now;
 
-	if (w->t_last_op > w->t_seen) {
-		w->t_seen = w->t_last_op;
-		now = (double)w->t_seen / 1e9;
-	} else {
-		now = clock_now();
-	}
+	if (w->t_last_op > w->t_seen)
+		now = w->t_seen = w->t_last_op;
+	else
+		now = clock_ns();
 
 	if (lua_isnoneornil(L, 2))
 		lua_pushboolean(L, worker_done(w, now));
 	else
 		lua_pushboolean(L, worker_stopping(w) ||
-				now >= luaL_checknumber(L, 2));
+				(double)now / 1e9 >= luaL_checknumber(L, 2));
 	return 1;
 }
 

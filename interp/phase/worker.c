@@ -23,15 +23,19 @@
  * (open, write, close, the test's own), so the last few are cached by
  * the name's address — and checked by name, since a Lua string's
  * address can be reused for another string after it is collected.
+ * A string constant's (constant) never is: a Lua string lives on the
+ * heap, a constant in the binary, so the slot it finds is its own and
+ * no bytes need comparing.
  */
-struct op_stat *worker_op(struct worker *w, const char *name)
+static struct op_stat *op_cached(struct worker *w, const char *name,
+				 int constant)
 {
 	unsigned slot = (unsigned)((uintptr_t)name >> 4) % 8;
 	int i = w->opc[slot].op;
 	struct op_stat *op;
 
 	if (w->opc[slot].name == name && i < w->m.n_ops &&
-	    !strcmp(w->m.ops[i].name, name))
+	    (constant || !strcmp(w->m.ops[i].name, name)))
 		return &w->m.ops[i];
 	op = metrics_op(&w->m, name);
 	if (op) {
@@ -41,15 +45,20 @@ struct op_stat *worker_op(struct worker *w, const char *name)
 	return op;
 }
 
+struct op_stat *worker_op(struct worker *w, const char *name)
+{
+	return op_cached(w, name, 0);
+}
+
 /* One op: its time and bytes, and how many went by ring and syscall. */
-static void record(struct worker *w, const char *name, uint64_t ns,
-		   uint64_t bytes, unsigned ring, unsigned sys)
+static void record(struct worker *w, const char *name, int constant,
+		   uint64_t ns, uint64_t bytes, unsigned ring, unsigned sys)
 {
 	struct op_stat *op;
 
 	if (w->quiet)
 		return;
-	op = worker_op(w, name);
+	op = op_cached(w, name, constant);
 	if (!op)
 		return;
 	op->bytes += bytes;
@@ -61,14 +70,21 @@ static void record(struct worker *w, const char *name, uint64_t ns,
 void worker_record(struct worker *w, const char *name, uint64_t ns,
 		   uint64_t bytes)
 {
-	record(w, name, ns, bytes, 0, 0);
+	record(w, name, 0, ns, bytes, 0, 0);
 }
 
 void worker_record_req(struct worker *w, const char *name,
 		       const struct engine_req *r, uint64_t bytes)
 {
 	w->t_last_op = r->t_done;
-	record(w, name, r->t_done - r->t_submit, bytes, r->ring, !r->ring);
+	record(w, name, 0, r->t_done - r->t_submit, bytes, r->ring, !r->ring);
+}
+
+void worker_record_const(struct worker *w, const char *name,
+			 const struct engine_req *r, uint64_t bytes)
+{
+	w->t_last_op = r->t_done;
+	record(w, name, 1, r->t_done - r->t_submit, bytes, r->ring, !r->ring);
 }
 
 /* xoshiro256** seeded by splitmix64: fast, and the same for a seed. */
@@ -105,10 +121,23 @@ int worker_stopping(const struct worker *w)
 	return stopping_at(w, clock_now());
 }
 
-int worker_done(const struct worker *w, double now)
+/* In ns, once: w:done compares integers per call, and divides nothing. */
+static uint64_t due_ns(const struct worker *w)
 {
-	return stopping_at(w, now) ||
-	       (w->seconds > 0 && now - w->t_start >= w->seconds);
+	uint64_t due = UINT64_MAX;
+
+	if (w->deadline > 0)
+		due = (uint64_t)(w->deadline * 1e9);
+	if (w->seconds > 0 && (w->t_start + w->seconds) * 1e9 < (double)due)
+		due = (uint64_t)((w->t_start + w->seconds) * 1e9);
+	return due ? due : 1;
+}
+
+int worker_done(struct worker *w, uint64_t now_ns)
+{
+	if (!w->t_due)
+		w->t_due = due_ns(w);
+	return (w->stop && *w->stop) || now_ns >= w->t_due;
 }
 
 /* Non-repeating bytes from tmp's rng: compression and dedup get
@@ -533,8 +562,10 @@ static const char *size_at(lua_State *L, int idx, uint64_t *v)
 	int isint;
 	lua_Integer i = lua_tointegerx(L, idx, &isint);
 
-	if (isint && i >= 0 && lua_type(L, idx) == LUA_TNUMBER) {
-		*v = (uint64_t)i;	/* the common case, cheaply */
+	/* the common case in one call: an integer, or a string Lua reads
+	 * as one ("4096", as units_size would) */
+	if (isint && i >= 0) {
+		*v = (uint64_t)i;
 		return NULL;
 	}
 	if (lua_type(L, idx) == LUA_TNUMBER) {

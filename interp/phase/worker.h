@@ -44,6 +44,8 @@ struct worker {
 	uint64_t t_seen;	/* and the one w:done last took as now */
 	double seconds;		/* the phase's `seconds` parameter, or 0 */
 	double deadline;	/* the phase run's timeout, absolute */
+	uint64_t t_due;		/* ns: the earlier of the two, UINT64_MAX
+				 * neither; 0 until w:done first needs it */
 	volatile sig_atomic_t *stop;
 	int quiet;		/* inside w:op: the API's own ops unrecorded */
 	char pdir[256];		/* the last parent directory resolved ... */
@@ -110,11 +112,15 @@ void worker_record(struct worker *w, const char *name, uint64_t ns,
  * syscall), that moved bytes. */
 void worker_record_req(struct worker *w, const char *name,
 		       const struct engine_req *r, uint64_t bytes);
+/* worker_record_req for a name that is a string constant (the file
+ * methods' own: "read", "write"), by worker_op_const. */
+void worker_record_const(struct worker *w, const char *name,
+			 const struct engine_req *r, uint64_t bytes);
 uint64_t worker_random(struct worker *w);
 /* Whether the run must stop now (stop requested, deadline passed), and
  * whether w:done() is true at now (that, or `seconds` passed). */
 int worker_stopping(const struct worker *w);
-int worker_done(const struct worker *w, double now);
+int worker_done(struct worker *w, uint64_t now_ns);
 
 /* Where a write of len at off takes its bytes from, in src (src_len
  * bytes: w->src, or a stream's worker_big_source): page-aligned, and
