@@ -21,8 +21,13 @@
 # each (user + system over ops: the limit's from getrusage, fsplan's from
 # the phase child's, both including io_uring's kernel threads); then every
 # round's figures. Targets: stream/limit >= 0.95 cached at depth 1 and 32,
-# lua/limit >= 0.9 at depth 1, the stream at parity with O_DIRECT
-# (>= 1.0 within the noise). A missed target is printed, not a failure.
+# the stream at parity with O_DIRECT (>= 1.0 within the noise), and
+# lua/floor >= 0.9 at depth 1: fsplan's runtime within a tenth of bare
+# Lua's. lua/limit is printed for information and has no target: of a
+# cached 4 KiB read's ~1 us, the kernel's share alone is ~0.93 us, which
+# leaves a loop at 0.9 of the limit ~0.16 us of user time an op, and a
+# bare Lua 5.4 state with the thinnest bindings (the floor) takes ~0.19.
+# A missed target is printed, not a failure.
 #
 # The machine may be shared: runs are at nice BENCH_NICE, the image lives
 # in /dev/shm when there is room (its pages cannot be dropped: O_DIRECT

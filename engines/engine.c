@@ -105,6 +105,8 @@ int64_t engine_do(const struct engine_ops *ops, struct engine *e,
 
 	if (ops->inflight(e))
 		return r->res = -EBUSY;
+	if (ops->run)
+		return r->res = ops->run(e, r);
 	ret = ops->queue(e, r);
 	if (ret)
 		return r->res = ret;

@@ -72,7 +72,8 @@ struct engine;
  * engine_do then has no commit of its own */
 #define ENGINE_REAP_SUBMITS 2u
 
-/* Every hook is required (checked when an engine is registered or found). */
+/* Every hook but run is required (checked when an engine is registered or
+ * found). */
 struct engine_ops {
 	const char *name;
 	int version;			/* ENGINE_OPS_VERSION */
@@ -105,6 +106,13 @@ struct engine_ops {
 	/* How many requests are queued or in flight. */
 	unsigned (*inflight)(struct engine *e);
 	void (*cleanup)(struct engine *e);
+	/*
+	 * Optional (NULL: engine_do queues, commits and reaps through the
+	 * hooks above): one request alone, queued to completed, as those
+	 * would take it, in fewer steps. Called with nothing in flight;
+	 * returns res (r->res too) or -errno.
+	 */
+	int64_t (*run)(struct engine *e, struct engine_req *r);
 };
 
 extern const struct engine_ops engine_uring;

@@ -524,6 +524,11 @@ Test(compare, a_value_too_fast_to_time_does_not_count, .fini = fini)
 	cr_expect(strstr(e2e_out, "(1 metric of a cell not compared: every "
 			 "run timed it too fast to count, bonnie++'s +++++)"),
 		  "%s", e2e_out);
+	/* the page says it too, under "not compared" */
+	cr_assert_eq(e2e_fsplan((const char *[]){ "compare", a, b, "--format",
+				"html", NULL }), 0, "%s", e2e_err);
+	cr_expect(strstr(e2e_out, "(1 metric of a cell not compared: every "
+			 "run timed it too fast to count"), "%s", e2e_out);
 }
 
 /* A manifest of plan sha whose phase write has these with: values. */

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -103,6 +104,49 @@ Test(lrun, values_workers_setup_and_report_of_a_real_run, .fini = fini,
 	/* thresholds: a share over 1000 ms per op */
 	cr_expect_str_eq(e2e_metric(rd, "dir/m#1", "write_over_1000ms_pct"),
 			 "0");
+}
+
+/* The line of results.csv where metric name first shows, or -1. */
+static int row_of(const char *csv, const char *name)
+{
+	char key[128];
+	const char *at;
+	int line = 0;
+
+	snprintf(key, sizeof(key), ",%s,", name);
+	at = strstr(csv, key);
+	if (!at)
+		return -1;
+	for (const char *c = csv; c < at; c++)
+		line += *c == '\n';
+	return line;
+}
+
+Test(lrun, report_values_come_out_in_the_order_of_their_names,
+     .fini = fini, .timeout = 60)
+{
+	/* report()'s own names, sorted; a table's order is its hash's */
+	static const char *const names[] = {
+		"a_report_metric_named_with_forty_chars_x", "label_is_y",
+		"seen_by_report", "size_in_bytes", "size_seen", "writes_seen",
+	};
+	char rd[400], path[450];
+	char *csv;
+	int rc, last = -1;
+
+	e2e_require_root();
+	rc = run_module(module, "", rd, sizeof(rd));
+	cr_assert_eq(rc, 0, "exit %d: %s", rc, e2e_err);
+	snprintf(path, sizeof(path), "%s/results.csv", rd);
+	csv = e2e_slurp(path, NULL);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		int at = row_of(csv, names[i]);
+
+		cr_assert_gt(at, last, "%s (line %d) comes before the name "
+			     "above it (line %d)", names[i], at, last);
+		last = at;
+	}
+	free(csv);
 }
 
 Test(lrun, report_values_follow_the_one_metric_name_rule, .fini = fini,

@@ -142,6 +142,65 @@ static int report_value(lua_State *L, int idx, double *v,
 	return have;
 }
 
+struct reported {
+	const char *name, *unit;	/* the table's own strings */
+	double v;
+};
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct reported *)a)->name,
+		      ((const struct reported *)b)->name);
+}
+
+/*
+ * report()'s values, the table on top: name = number or {value =,
+ * unit =}, sent in the order of their names, so a run's rows come out
+ * the same each time (a table's own order is its hash's). The names
+ * and units stay the table's strings: it lives, and nothing here makes
+ * a Lua object, so nothing is collected meanwhile.
+ */
+static int send_reported(lua_State *L)
+{
+	struct reported *r = NULL, *grown;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+
+	lua_pushnil(L);
+	while (lua_next(L, -2)) {
+		const char *unit;
+		double v;
+
+		if (lua_type(L, -2) == LUA_TSTRING &&
+		    report_value(L, lua_gettop(L), &v, &unit)) {
+			if (n == cap) {
+				cap = cap ? 2 * cap : 16;
+				grown = realloc(r, cap * sizeof(*r));
+				if (!grown) {
+					lua_pop(L, 2);
+					free(r);
+					return -1;
+				}
+				r = grown;
+			}
+			r[n++] = (struct reported){ lua_tostring(L, -2),
+						    unit, v };
+		} else {
+			fprintf(stderr, "report: a %s key with a %s value is "
+				"not a metric; left out\n",
+				luaL_typename(L, -2), luaL_typename(L, -1));
+		}
+		lua_pop(L, 1);
+	}
+	if (n)
+		qsort(r, n, sizeof(*r), by_name);
+	for (size_t i = 0; i < n; i++)
+		if (send_value(r[i].name, r[i].v, r[i].unit))
+			rc = -1;
+	free(r);
+	return rc;
+}
+
 int lreport_send(lua_State *L, const struct metrics *m,
 		 const double *thr, int n_thr)
 {
@@ -169,26 +228,8 @@ int lreport_send(lua_State *L, const struct metrics *m,
 				&m->ops[i].lat, (uint64_t)(thr[t] * 1e6)), "%"))
 				rc = -1;
 		}
-	/* report()'s values: name = number or {value =, unit =} */
-	if (L && lua_istable(L, -1)) {
-		lua_pushnil(L);
-		while (lua_next(L, -2)) {
-			const char *unit;
-			double v;
-
-			if (lua_type(L, -2) == LUA_TSTRING &&
-			    report_value(L, lua_gettop(L), &v, &unit)) {
-				if (send_value(lua_tostring(L, -2), v, unit))
-					rc = -1;
-			} else {
-				fprintf(stderr, "report: a %s key with a %s "
-					"value is not a metric; left out\n",
-					luaL_typename(L, -2),
-					luaL_typename(L, -1));
-			}
-			lua_pop(L, 1);
-		}
-	}
+	if (L && lua_istable(L, -1) && send_reported(L))
+		rc = -1;
 	if (dprintf(METRICS_REPORT_FD, "END\n") < 0)
 		rc = -1;
 	return rc;

@@ -336,6 +336,17 @@ static int has_rows(const struct table *t, const char *phase)
 	return 0;
 }
 
+/* The metrics left out because bonnie++ timed them too fast ("+++++"),
+ * on a line of its own; nothing when none were. */
+static void fast_note(FILE *f, const struct table *t)
+{
+	if (t->n_fast)
+		fprintf(f, "(%zu metric%s of a cell not compared: every run "
+			"timed %s too fast to count, bonnie++'s +++++)\n",
+			t->n_fast, t->n_fast == 1 ? "" : "s",
+			t->n_fast == 1 ? "it" : "them");
+}
+
 static int write_text(FILE *f, const struct table *t,
 		      const struct pairing *pg, const struct compare_opts *o)
 {
@@ -352,11 +363,7 @@ static int write_text(FILE *f, const struct table *t,
 		t->n == 1 ? "" : "s",
 		t->count[V_BETTER], t->count[V_WORSE], t->count[V_SAME],
 		t->count[V_UNKNOWN]);
-	if (t->n_fast)
-		fprintf(f, "(%zu metric%s of a cell not compared: every run "
-			"timed %s too fast to count, bonnie++'s +++++)\n",
-			t->n_fast, t->n_fast == 1 ? "" : "s",
-			t->n_fast == 1 ? "it" : "them");
+	fast_note(f, t);
 	pairing_footer(f, pg);
 	return 0;
 }
@@ -397,9 +404,9 @@ static void head_of(FILE *f, const void *pg, const void *o)
 	text_head(f, pg, o);
 }
 
-static void footer_of(FILE *f, const void *pg, const void *unused)
+static void footer_of(FILE *f, const void *pg, const void *t)
 {
-	(void)unused;
+	fast_note(f, t);
 	pairing_footer(f, pg);
 }
 
@@ -434,6 +441,9 @@ static int write_html(FILE *f, const struct table *t,
 		   "significant difference, %zu cannot tell", t->n,
 		   t->count[V_BETTER], t->count[V_WORSE], t->count[V_SAME],
 		   t->count[V_UNKNOWN]);
+	if (!t->n)
+		html_textf(f, "; no metric to compare: no pair has a key "
+			   "metric (or one --metric matches)");
 	for (size_t p = 0; p < pg->n_phases; p++) {
 		struct grid g;
 
@@ -452,7 +462,7 @@ static int write_html(FILE *f, const struct table *t,
 			if (!strcmp(t->row[k].pr->phase, pg->phases[p]))
 				html_pair_chart(f, &t->row[k]);
 	}
-	if (html_pre(f, "not compared", footer_of, pg, NULL))
+	if (html_pre(f, "not compared", footer_of, pg, t))
 		return -1;
 	html_end(f);
 	return 0;
