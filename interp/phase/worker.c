@@ -240,6 +240,8 @@ void worker_free(struct worker *w)
 	free(w->buf);
 	w->buf = NULL;
 	metrics_free(&w->m);
+	/* the cache's indexes were into m: a constant's hit trusts them */
+	memset(w->opc, 0, sizeof(w->opc));
 	metrics_free(&w->errs.m);
 }
 
