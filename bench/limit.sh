@@ -33,12 +33,11 @@
 # in /dev/shm when there is room (its pages cannot be dropped: O_DIRECT
 # reads reach the tmpfs), and the load average before and after is shown.
 # Needs root (skipped otherwise).
-# Last figures (ROUNDS=7, 3 s, load average 1.0-1.4 on 2 cores, Linux
-# 6.18, after worker states lost the polling hook): stream/limit 1.05 /
-# 0.95 cached at depth 1 / 32, 1.02 / 1.08 O_DIRECT; Lua/limit 0.80
-# [0.76-0.90] cached at depth 1 (MISS: CPU 1.48 us/op against the
-# limit's 1.20, the interpreter's and fsplan's user-space share), 0.93
-# O_DIRECT.
+# Last figures (make bench, ROUNDS=5, 3 s, load average 1.7 on 2 cores,
+# Linux 6.18): stream/limit 0.97 / 0.97 cached at depth 1 / 32, 1.04 /
+# 0.98 O_DIRECT; Lua/floor 0.89 [0.83-0.95] cached at depth 1 (MISS by
+# 0.01: CPU 1.24 us/op against the floor's 1.09 and the limit's 1.01),
+# 0.99 O_DIRECT; Lua/limit 0.78 cached, floor/limit 0.88.
 # Environment: SECONDS_EACH (3), ROUNDS (5), CASES (c1 c32 d1 d32: cached
 # or O_DIRECT, then the depth), BENCH_NICE (-10), FSPLAN,
 # LIMIT (build/limit), LIMIT_FLAGS (ring setup flags for the limit, e.g.
