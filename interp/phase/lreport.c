@@ -10,6 +10,7 @@
 #include "phase/lreport.h"
 #include "phase/phase.h"
 #include "phase/sandbox.h"
+#include "util/grow.h"
 
 int lreport_thresholds(lua_State *L, double *thr, int max)
 {
@@ -173,16 +174,13 @@ static int send_reported(lua_State *L)
 
 		if (lua_type(L, -2) == LUA_TSTRING &&
 		    report_value(L, lua_gettop(L), &v, &unit)) {
-			if (n == cap) {
-				cap = cap ? 2 * cap : 16;
-				grown = realloc(r, cap * sizeof(*r));
-				if (!grown) {
-					lua_pop(L, 2);
-					free(r);
-					return -1;
-				}
-				r = grown;
+			grown = grow_array(r, &cap, n + 1, sizeof(*r), 16);
+			if (!grown) {
+				lua_pop(L, 2);
+				free(r);
+				return -1;
 			}
+			r = grown;
 			r[n++] = (struct reported){ lua_tostring(L, -2),
 						    unit, v };
 		} else {
