@@ -411,8 +411,8 @@ return {
   -- the files and bytes the step copied or removed, else (prepare, move)
   -- the tree's
   report = function(r, ctx)
-    local files, bytes = walk(ctx, "", nil, nil)
-    if r.files then files, bytes = r.files, r.bytes end
+    local files, bytes = r.files, r.bytes
+    if not files then files, bytes = walk(ctx, "", nil, nil) end
     local out = { files = files, bytes = bytes }
     if r.seconds > 0 and ctx.params.step ~= "prepare" then
       out.rate_mbs = bytes / MiB / r.seconds

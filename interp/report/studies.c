@@ -59,10 +59,10 @@ static const char *cell(const struct results *r, json_t *phases,
 			const char *label, const char *phase, int c,
 			char *buf, size_t len)
 {
-	const char *step = mfread_with(phases, phase, "step");
+	const char *step = c == 2 ? mfread_with(phases, phase, "step") : NULL;
 	double v;
 
-	if ((c != 2 || !step || strcmp(step, "move")) &&
+	if ((!step || strcmp(step, "move")) &&
 	    mean_of(r, label, phase, col[c].metric, &v))
 		snprintf(buf, len, "%.*f", col[c].dec, v / col[c].scale);
 	else

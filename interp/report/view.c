@@ -70,9 +70,13 @@ int view_config_rounds(const struct results *r, int *fewest)
 	int most = 0;
 
 	*fewest = 0;
+	/* a config's own rows (no phase) name every config there is */
 	for (size_t i = 0; runs && i < r->n_runs; i++) {
-		int k = rank_config_rounds(runs, r->n_runs,
-					   runs[i]->fs_label);
+		int k;
+
+		if (*runs[i]->phase)
+			continue;
+		k = rank_config_rounds(runs, r->n_runs, runs[i]->fs_label);
 
 		if (k > most)
 			most = k;

@@ -442,12 +442,13 @@ static int run_all(struct run *r)
 		snprintf(replayed + n, sizeof(replayed) - (size_t)n, ", %d ran "
 			 "unrecorded (for the later phases of their round)",
 			 r->n_rerun);
-	left = 0;
-	for (size_t i = 0; i < r->e->n_cells; i++)
-		left += todo(r, &r->e->cells[i]);
-	if (r->stop)
+	if (r->stop) {
+		left = 0;
+		for (size_t i = 0; i < r->e->n_cells; i++)
+			left += todo(r, &r->e->cells[i]);
 		snprintf(stopped, sizeof(stopped), " (interrupted: %d not run; "
 			 "--resume continues)", left);
+	}
 	runlog("%s: %d ok, %d failed, %d skipped%s%s", r->run_id, r->n_ok,
 	       r->n_failed, r->n_skipped, replayed, stopped);
 	if (!r->quiet)
