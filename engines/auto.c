@@ -63,15 +63,11 @@ unsigned engine_probe_fd(int fd)
 	return got;
 }
 
-static unsigned fd_class(struct engine *e, int fd)
+/* The probe's answers for fd, kept (fd_class asks once per fd). */
+static unsigned fd_learn(struct engine *e, int fd)
 {
-	unsigned got;
+	unsigned got = engine_probe_fd(fd);
 
-	if (fd < 0)
-		return FD_KNOWN | FD_READ_RING | FD_WRITE_RING;
-	if (fd < e->n_fds && (e->fds[fd] & FD_KNOWN))
-		return e->fds[fd];
-	got = engine_probe_fd(fd);
 	got = FD_KNOWN | (got & ENGINE_PROBE_READ ? FD_READ_RING : 0) |
 	      (got & ENGINE_PROBE_WRITE ? FD_WRITE_RING : 0);
 	if (fd >= e->n_fds) {
@@ -91,8 +87,18 @@ static unsigned fd_class(struct engine *e, int fd)
 	return got;
 }
 
+static inline unsigned fd_class(struct engine *e, int fd)
+{
+	if (fd < 0)
+		return FD_KNOWN | FD_READ_RING | FD_WRITE_RING;
+	if (fd < e->n_fds && (e->fds[fd] & FD_KNOWN))
+		return e->fds[fd];
+	return fd_learn(e, fd);
+}
+
 /* Whether r, alone in flight, would go to io-wq on the ring. */
-static int lone_to_syscall(struct engine *e, const struct engine_req *r)
+static inline int lone_to_syscall(struct engine *e,
+				  const struct engine_req *r)
 {
 	switch (r->op) {
 	case ENGINE_READ:
@@ -281,10 +287,11 @@ static int64_t auto_run(struct engine *e, struct engine_req *r)
 
 	if ((unsigned)r->op >= ENGINE_NOPS)
 		return -EINVAL;
+	/* engine_do found nothing in flight here, so none in either */
 	if (lone_to_syscall(e, r) || !have_ring(e))
-		res = engine_do(&engine_sync, e->sys, r);
+		res = engine_sync.run(e->sys, r);
 	else
-		res = engine_do(&engine_uring, e->ring, r);
+		res = engine_uring.run(e->ring, r);
 	note(e, r);
 	return res;
 }

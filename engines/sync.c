@@ -44,17 +44,23 @@ static int sync_init(struct engine **out, unsigned depth, char *why,
 	return 0;
 }
 
+/* A request as queue takes it: nothing moved yet, its submit time. */
+static void start(struct engine_req *r)
+{
+	r->res = 0;
+	r->done = 0;
+	r->t_done = 0;
+	r->ring = 0;
+	r->t_submit = r->t_now ? r->t_now : clock_ns();
+}
+
 static int sync_queue(struct engine *e, struct engine_req *r)
 {
 	if ((unsigned)r->op >= ENGINE_NOPS)
 		return -EINVAL;
 	if (e->ndone + e->nqueued >= e->depth)
 		return -EBUSY;
-	r->res = 0;
-	r->done = 0;
-	r->t_done = 0;
-	r->ring = 0;
-	r->t_submit = r->t_now ? r->t_now : clock_ns();
+	start(r);
 	e->q[(e->head + e->ndone + e->nqueued) % e->depth] = r;
 	e->nqueued++;
 	return 0;
@@ -156,16 +162,20 @@ static int64_t do_call(struct engine_req *r)
 	return ret < 0 ? -errno : ret;
 }
 
+/* The syscall of a queued request, and the time it came back. */
+static void run_queued(struct engine_req *r)
+{
+	if (r->op == ENGINE_READ || r->op == ENGINE_WRITE)
+		r->res = do_rw(r);
+	else
+		r->res = do_call(r);
+	r->t_done = clock_ns();
+}
+
 static int sync_commit(struct engine *e)
 {
 	while (e->nqueued) {
-		struct engine_req *r = e->q[(e->head + e->ndone) % e->depth];
-
-		if (r->op == ENGINE_READ || r->op == ENGINE_WRITE)
-			r->res = do_rw(r);
-		else
-			r->res = do_call(r);
-		r->t_done = clock_ns();
+		run_queued(e->q[(e->head + e->ndone) % e->depth]);
 		e->nqueued--;
 		e->ndone++;
 	}
@@ -193,6 +203,17 @@ static unsigned sync_inflight(struct engine *e)
 	return e->ndone + e->nqueued;
 }
 
+/* A lone request: queued, committed and reaped in one, without the queue. */
+static int64_t sync_run(struct engine *e, struct engine_req *r)
+{
+	(void)e;
+	if ((unsigned)r->op >= ENGINE_NOPS)
+		return -EINVAL;
+	start(r);
+	run_queued(r);
+	return r->res;
+}
+
 static void sync_cleanup(struct engine *e)
 {
 	free(e);
@@ -208,4 +229,5 @@ const struct engine_ops engine_sync = {
 	.reap = sync_reap,
 	.inflight = sync_inflight,
 	.cleanup = sync_cleanup,
+	.run = sync_run,
 };

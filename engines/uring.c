@@ -515,6 +515,72 @@ static unsigned uring_inflight(struct engine *e)
 	return e->inflight;
 }
 
+/* Whether a lone read's or write's first CQE ends it as complete() would:
+ * all of it moved, EOF, or a failure that is not retried. */
+static bool ends_at_once(const struct engine_req *r, int res)
+{
+	if (res < 0)
+		return res != -EAGAIN && res != -EINTR;
+	return !res || (uint64_t)res == r->len;
+}
+
+/*
+ * A lone op, as the limit's loop takes it: one SQE, one submit-and-wait,
+ * its CQE. The request is queued as any other (a slot, in flight), so
+ * whatever does not end at the first CQE — not back yet, a short
+ * transfer, EAGAIN, a failed submit — is the general reap's to finish,
+ * from the state that reap expects. Other ops go that way from the start.
+ */
+static int64_t uring_run(struct engine *e, struct engine_req *r)
+{
+	struct engine_req *got = NULL;
+	struct io_uring_cqe *cqe;
+	struct io_uring_sqe *sqe;
+	struct slot *s = e->free;	/* nothing in flight: none taken */
+	int ret;
+
+	if ((r->op != ENGINE_READ && r->op != ENGINE_WRITE) ||
+	    !(sqe = io_uring_get_sqe(&e->ring))) {
+		ret = uring_queue(e, r);
+		if (ret)
+			return ret;
+		goto reap;
+	}
+	/* uring_queue's and prep's work for a transfer from its start */
+	e->free = s->next;
+	s->r = r;
+	r->res = 0;
+	r->done = 0;
+	r->t_done = 0;
+	r->ring = 1;
+	e->inflight++;
+	io_uring_prep_rw(r->op == ENGINE_READ ? IORING_OP_READ :
+			 IORING_OP_WRITE, sqe, r->fd, r->buf,
+			 engine_rw_left(r), r->off);
+	io_uring_sqe_set_data(sqe, s);
+	r->t_submit = r->t_now ? r->t_now : clock_ns();
+	if (io_uring_submit_and_wait(&e->ring, 1) >= 0) {
+		e->resubmitted = false;
+		if (!io_uring_peek_cqe(&e->ring, &cqe) &&
+		    (s = io_uring_cqe_get_data(cqe)) && s->r == r &&
+		    ends_at_once(r, cqe->res)) {
+			r->done = cqe->res > 0 ? (uint64_t)cqe->res : 0;
+			r->res = cqe->res < 0 ? cqe->res : (int64_t)r->done;
+			r->t_done = clock_ns();
+			io_uring_cqe_seen(&e->ring, cqe);
+			release(e, s);
+			return r->res;
+		}
+	}
+reap:
+	while (!got) {
+		ret = uring_reap(e, 1, &got, 1);
+		if (ret < 0)
+			return ret;
+	}
+	return r->res;
+}
+
 /*
  * Requests still in the kernel may yet write into the caller's buffers,
  * and closing the ring does not wait for them: cancel them all and wait
@@ -570,4 +636,5 @@ const struct engine_ops engine_uring = {
 	.reap = uring_reap,
 	.inflight = uring_inflight,
 	.cleanup = uring_cleanup,
+	.run = uring_run,
 };

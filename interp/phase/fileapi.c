@@ -181,7 +181,7 @@ static int f_read(lua_State *L)
 	struct file *f = check_file(L);
 	struct worker *w = worker_get(L);
 	uint64_t off = worker_size(L, 2), len = worker_size(L, 3);
-	int want = lua_toboolean(L, 4);
+	int want = lua_gettop(L) >= 4 && lua_toboolean(L, 4);
 	struct engine_req r = { .op = ENGINE_READ, .fd = f->fd, .off = off,
 				.len = len };
 	int64_t res;

@@ -158,33 +158,43 @@ static uint64_t next_offset(struct flight *fl)
 }
 
 /*
- * Queue requests until depth are in flight or the stream is done. A
- * slot's fields that no read or write sets stay as the flight's zeroing
- * left them: only what this op sets or the engine wrote is set again
- * (a memset of the whole request was a tenth of the loop's own time).
+ * The next request, from a free slot, or NULL when there is none or the
+ * stream is done. A slot's fields that no read or write sets stay as the
+ * flight's zeroing left them: only what this op sets or the engine wrote
+ * is set again (a memset of the whole request was a tenth of the loop's
+ * own time).
  */
-static void stream_fill(struct flight *fl)
+static struct engine_req *stream_next(struct flight *fl)
 {
 	struct worker *w = fl->w;
+	struct engine_req *r;
+	size_t slot;
 
-	while (fl->nfree && !fl->err && !fl->eof && stream_more(fl)) {
-		struct engine_req *r = fl->free_[--fl->nfree];
-		size_t slot = (size_t)(r - fl->req);
+	if (!fl->nfree || fl->err || fl->eof || !stream_more(fl))
+		return NULL;
+	r = fl->free_[--fl->nfree];
+	slot = (size_t)(r - fl->req);
+	r->t_now = fl->now;	/* queued now: the last clock read */
+	r->op = fl->s.op;
+	r->fd = fl->fd;
+	r->len = fl->s.block;
+	r->off = next_offset(fl);
+	r->res = 0;
+	r->t_submit = r->t_done = 0;
+	r->ring = 0;
+	r->done = 0;
+	r->buf = fl->s.op == ENGINE_READ ? fl->rbuf + slot * fl->s.block :
+		 worker_src_at(w, fl->src, fl->src_len, r->off, fl->s.block);
+	return r;
+}
 
-		r->t_now = fl->now;	/* queued now: the last clock read */
-		r->op = fl->s.op;
-		r->fd = fl->fd;
-		r->len = fl->s.block;
-		r->off = next_offset(fl);
-		r->res = 0;
-		r->t_submit = r->t_done = 0;
-		r->ring = 0;
-		r->done = 0;
-		r->buf = fl->s.op == ENGINE_READ ?
-			 fl->rbuf + slot * fl->s.block :
-			 worker_src_at(w, fl->src, fl->src_len, r->off,
-				       fl->s.block);
-		if (w->eng->queue(fl->e, r)) {
+/* Queue requests until depth are in flight or the stream is done. */
+static void stream_fill(struct flight *fl)
+{
+	struct engine_req *r;
+
+	while ((r = stream_next(fl))) {
+		if (fl->w->eng->queue(fl->e, r)) {
 			fl->free_[fl->nfree++] = r;
 			break;
 		}
@@ -234,6 +244,19 @@ static void stream_reaped(struct flight *fl, struct engine_req *r)
 		}
 	}
 	fl->free_[fl->nfree++] = r;
+}
+
+/* Depth 1: each op alone, start to finish in the engine's fewest steps
+ * (engine_do), as a lone op of a Lua loop goes. */
+static void stream_lone(struct flight *fl)
+{
+	struct engine_req *r;
+
+	while ((r = stream_next(fl))) {
+		fl->issued++;
+		(void)engine_do(fl->w->eng, fl->e, r);
+		stream_reaped(fl, r);
+	}
 }
 
 /*
@@ -309,6 +332,8 @@ int loops_stream(lua_State *L, int fd, const char *name)
 		if (!fl->until || dl < fl->until)
 			fl->until = dl;
 	}
+	if (fl->s.depth == 1)
+		stream_lone(fl);
 	for (;;) {
 		int n;
 

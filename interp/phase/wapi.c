@@ -574,7 +574,7 @@ static int w_random(lua_State *L)
 	lua_Integer lo = 1, hi;
 	uint64_t span, r;
 
-	if (lua_isnoneornil(L, 3)) {
+	if (lua_gettop(L) < 3 || lua_isnil(L, 3)) {	/* gettop: cheaper */
 		hi = luaL_checkinteger(L, 2);
 	} else {
 		lo = luaL_checkinteger(L, 2);
@@ -635,7 +635,7 @@ static int w_done(lua_State *L)
 	else
 		now = clock_ns();
 
-	if (lua_isnoneornil(L, 2))
+	if (lua_gettop(L) < 2 || lua_isnil(L, 2))
 		lua_pushboolean(L, worker_done(w, now));
 	else
 		lua_pushboolean(L, worker_stopping(w) ||

@@ -87,28 +87,10 @@ void worker_record_const(struct worker *w, const char *name,
 	record(w, name, 1, r->t_done - r->t_submit, bytes, r->ring, !r->ring);
 }
 
-/* xoshiro256** seeded by splitmix64: fast, and the same for a seed. */
+/* splitmix64, which seeds worker_random's state. */
 static uint64_t splitmix(uint64_t *x)
 {
 	return mix64(*x += 0x9e3779b97f4a7c15ull);
-}
-
-static uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-uint64_t worker_random(struct worker *w)
-{
-	uint64_t *s = w->rng, r = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return r;
 }
 
 static int stopping_at(const struct worker *w, double now)
@@ -417,13 +399,10 @@ int64_t worker_open(struct worker *w, struct engine_req *r, const char *path)
 
 /* The worker lives in the state's extra space: no lookup per op, and
  * coroutines inherit it (lua_newthread copies the main thread's). */
-struct worker *worker_get(lua_State *L)
+struct worker *worker_none(lua_State *L)
 {
-	struct worker *w = *(struct worker **)lua_getextraspace(L);
-
-	if (!w)
-		luaL_error(L, "no worker in this state");
-	return w;
+	luaL_error(L, "no worker in this state");
+	return NULL;
 }
 
 /* A name as messages show it: whole up to 96 bytes; else its start,
@@ -584,7 +563,7 @@ static const char *size_at(lua_State *L, int idx, uint64_t *v)
 	return NULL;
 }
 
-uint64_t worker_size(lua_State *L, int idx)
+uint64_t worker_size_other(lua_State *L, int idx)
 {
 	uint64_t v = 0;
 	const char *why = size_at(L, idx, &v);
@@ -611,8 +590,8 @@ uint64_t worker_size_field(lua_State *L, int idx, const char *call,
 	return v;
 }
 
-unsigned char *worker_buf(lua_State *L, struct worker *w, size_t len,
-			  const char *what)
+unsigned char *worker_buf_grow(lua_State *L, struct worker *w, size_t len,
+			       const char *what)
 {
 	/* a page at least: a 0-byte read still gets a buffer, not NULL */
 	if (len > w->buf_len || !w->buf) {

@@ -116,7 +116,26 @@ void worker_record_req(struct worker *w, const char *name,
  * methods' own: "read", "write"), by worker_op_const. */
 void worker_record_const(struct worker *w, const char *name,
 			 const struct engine_req *r, uint64_t bytes);
-uint64_t worker_random(struct worker *w);
+/* xoshiro256** seeded by splitmix64: fast, and the same for a seed.
+ * Inline, as the two below: a phase's op loop calls them every op. */
+static inline uint64_t worker_rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+static inline uint64_t worker_random(struct worker *w)
+{
+	uint64_t *s = w->rng, r = worker_rotl(s[1] * 5, 7) * 9,
+		 t = s[1] << 17;
+
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = worker_rotl(s[3], 45);
+	return r;
+}
 /* Whether the run must stop now (stop requested, deadline passed), and
  * whether w:done() is true at now (that, or `seconds` passed). */
 int worker_stopping(const struct worker *w);
@@ -167,8 +186,15 @@ int64_t worker_open(struct worker *w, struct engine_req *r, const char *path);
 
 /* ---- what the worker and file APIs share in Lua ---- */
 
+/* Raise: this state has no worker. */
+struct worker *worker_none(lua_State *L);
 /* The worker of this state (raises when there is none). */
-struct worker *worker_get(lua_State *L);
+static inline struct worker *worker_get(lua_State *L)
+{
+	struct worker *w = *(struct worker **)lua_getextraspace(L);
+
+	return w ? w : worker_none(L);
+}
 /* Raise unless path is one a phase may use (worker_path_error). */
 void worker_check_path(lua_State *L, const char *path);
 /* Push nil, "what: strerror", errno (a long what cut to a readable
@@ -206,8 +232,17 @@ void worker_errors_reason(const struct worker_errors *e, char *buf,
 /* Raise: argument arg, an op or counter name (what), is not one the
  * metrics carry (metrics_name_ok). */
 void worker_bad_name(lua_State *L, int arg, const char *what);
-/* A size argument: a number, or a string such as "4k". */
-uint64_t worker_size(lua_State *L, int idx);
+/* worker_size for all but a non-negative integer. */
+uint64_t worker_size_other(lua_State *L, int idx);
+/* A size argument: a number, or a string such as "4k" (Lua reads a
+ * numeric one such as "4096" as the integer, in the one call here). */
+static inline uint64_t worker_size(lua_State *L, int idx)
+{
+	int isint;
+	lua_Integer i = lua_tointegerx(L, idx, &isint);
+
+	return isint && i >= 0 ? (uint64_t)i : worker_size_other(L, idx);
+}
 /* The same for the field key of a call's options table (the value at
  * idx): errors name the call and the field ("stream: block ..."). */
 uint64_t worker_size_field(lua_State *L, int idx, const char *call,
@@ -215,8 +250,14 @@ uint64_t worker_size_field(lua_State *L, int idx, const char *call,
 /* The worker's buffer of len bytes, where reads land: page-aligned,
  * grown as needed; raises when out of memory or past the phase's
  * memory: cap, naming what it is for ("read", "copy"). */
-unsigned char *worker_buf(lua_State *L, struct worker *w, size_t len,
-			  const char *what);
+unsigned char *worker_buf_grow(lua_State *L, struct worker *w, size_t len,
+			       const char *what);
+static inline unsigned char *worker_buf(lua_State *L, struct worker *w,
+					size_t len, const char *what)
+{
+	return w->buf && len <= w->buf_len ? w->buf :
+	       worker_buf_grow(L, w, len, what);
+}
 /* The source of a write stream whose blocks are larger than w->src:
  * the worker's buffer, filled with *len (block + w->src_len) bytes
  * seeded per worker (raises as worker_buf does). */

@@ -13,26 +13,6 @@
 
 /* ---- histogram ---------------------------------------------------------- */
 
-/*
- * Group 0 holds 0 .. 2^SUB_BITS - 1 exactly; group g >= 1 holds the values
- * whose highest bit is g + SUB_BITS - 1, in SUB buckets of width 2^(g-1).
- * The last group ends at 2^(HIST_GROUPS + SUB_BITS) ns; anything above
- * goes to the last bucket, whose range then reaches up to max.
- */
-unsigned int hist_index(uint64_t v)
-{
-	unsigned int msb, g;
-
-	if (v < SUB)
-		return (unsigned int)v;
-	msb = 63 - (unsigned int)__builtin_clzll(v);
-	g = msb - HIST_SUB_BITS + 1;
-	if (g > HIST_GROUPS)
-		return HIST_BUCKETS - 1;
-	return (g << HIST_SUB_BITS) +
-	       (unsigned int)((v >> (msb - HIST_SUB_BITS)) & (SUB - 1));
-}
-
 /* The nominal range [lo, hi] of bucket i. */
 static void bucket_range(unsigned int i, uint64_t *lo, uint64_t *hi)
 {
@@ -51,7 +31,7 @@ static void bucket_range(unsigned int i, uint64_t *lo, uint64_t *hi)
  * UINT32_MAX values or the sum would wrap: nothing is recorded then, so
  * count always equals the sum of the buckets, which the decoder checks.
  */
-int hist_add(struct hist *h, uint64_t ns)
+int hist_add_other(struct hist *h, uint64_t ns)
 {
 	unsigned int i = hist_index(ns);
 

@@ -31,9 +31,49 @@ struct hist {
 	uint32_t *b;		/* HIST_BUCKETS counts, allocated on first add */
 };
 
+/*
+ * The bucket of a value. Group 0 holds 0 .. 2^SUB_BITS - 1 exactly;
+ * group g >= 1 holds the values whose highest bit is g + SUB_BITS - 1,
+ * in 2^SUB_BITS buckets of width 2^(g-1). The last group ends at
+ * 2^(HIST_GROUPS + SUB_BITS) ns; anything above goes to the last bucket,
+ * whose range then reaches up to max. Inline, with hist_add: every op.
+ */
+static inline unsigned int hist_index(uint64_t v)
+{
+	unsigned int msb, g;
+
+	if (v < (1u << HIST_SUB_BITS))
+		return (unsigned int)v;
+	msb = 63 - (unsigned int)__builtin_clzll(v);
+	g = msb - HIST_SUB_BITS + 1;
+	if (g > HIST_GROUPS)
+		return HIST_BUCKETS - 1;
+	return (g << HIST_SUB_BITS) +
+	       (unsigned int)((v >> (msb - HIST_SUB_BITS)) &
+			      ((1u << HIST_SUB_BITS) - 1));
+}
+
+/* hist_add's first value (the buckets allocated) and its refusals. */
+int hist_add_other(struct hist *h, uint64_t ns);
+
 /* 0, -ENOMEM, or -EOVERFLOW when a bucket or the sum is full (then
  * nothing is recorded, so count stays the sum of the buckets). */
-int hist_add(struct hist *h, uint64_t ns);
+static inline int hist_add(struct hist *h, uint64_t ns)
+{
+	unsigned int i = hist_index(ns);
+
+	if (!h->count || !h->b || h->b[i] == UINT32_MAX ||
+	    h->sum > UINT64_MAX - ns)
+		return hist_add_other(h, ns);
+	h->b[i]++;
+	if (ns < h->min)
+		h->min = ns;
+	if (ns > h->max)
+		h->max = ns;
+	h->count++;
+	h->sum += ns;
+	return 0;
+}
 int hist_merge(struct hist *dst, const struct hist *src);
 /* The value at quantile q (0..1): the midpoint of its bucket, but never
  * above max or below min; 0 when empty. */
@@ -72,11 +112,9 @@ int metrics_count(struct metrics *m, const char *name, double n);
 int metrics_merge(struct metrics *dst, const struct metrics *src);
 void metrics_free(struct metrics *m);
 
-/* Shared by metrics.c and metrics_wire.c: the bucket of a value; whether
- * a name is one the wire format carries ([A-Za-z0-9_.-]{1,31}); arr with
+/* Shared by metrics.c and metrics_wire.c: whether a name is one the wire format carries ([A-Za-z0-9_.-]{1,31}); arr with
  * room for one more element of sz after its n (NULL: no memory). */
 #define METRICS_NAME_LEN 31
-unsigned int hist_index(uint64_t v);
 int metrics_name_ok(const char *s, size_t n);
 /* The one metric-name rule: a metric of results.csv (an op's derived
  * rows, a parser's, a module's key) is [A-Za-z0-9_.-]{1,63}. */
