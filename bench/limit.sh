@@ -33,11 +33,11 @@
 # in /dev/shm when there is room (its pages cannot be dropped: O_DIRECT
 # reads reach the tmpfs), and the load average before and after is shown.
 # Needs root (skipped otherwise).
-# Last figures (make bench, ROUNDS=5, 3 s, load average 1.7 on 2 cores,
-# Linux 6.18): stream/limit 0.97 / 0.97 cached at depth 1 / 32, 1.04 /
-# 0.98 O_DIRECT; Lua/floor 0.89 [0.83-0.95] cached at depth 1 (MISS by
-# 0.01: CPU 1.24 us/op against the floor's 1.09 and the limit's 1.01),
-# 0.99 O_DIRECT; Lua/limit 0.78 cached, floor/limit 0.88.
+# Last figures (ROUNDS=7, 3 s, Linux 6.18, 2 cores, after the lone-op run
+# hooks): stream/limit 1.02 / 0.97 cached at depth 1 / 32, 1.09 / 1.11
+# O_DIRECT; Lua/floor 0.95 [0.67-1.08] cached at depth 1 (CPU 1.33 us/op
+# against the floor's 1.26 and the limit's 1.10), 1.11 O_DIRECT;
+# Lua/limit 0.84 cached, floor/limit 0.89.
 # Environment: SECONDS_EACH (3), ROUNDS (5), CASES (c1 c32 d1 d32: cached
 # or O_DIRECT, then the depth), BENCH_NICE (-10), FSPLAN,
 # LIMIT (build/limit), LIMIT_FLAGS (ring setup flags for the limit, e.g.
