@@ -4,7 +4,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "engine.h"
+#include "engine_impl.h"
 
 static const struct engine_ops *const builtin[] = {
 	&engine_auto,
@@ -100,7 +100,6 @@ const struct engine_ops *engine_find(const char *name)
 int64_t engine_do(const struct engine_ops *ops, struct engine *e,
 		  struct engine_req *r)
 {
-	struct engine_req *got = NULL;
 	int ret;
 
 	if (ops->inflight(e))
@@ -118,11 +117,6 @@ int64_t engine_do(const struct engine_ops *ops, struct engine *e,
 		if (ret < 0)
 			return r->res = ret;
 	}
-	while (!got) {
-		ret = ops->reap(e, 1, &got, 1);
-		if (ret < 0)
-			return r->res = ret;
-	}
-	return r->res;
+	return r->res = engine_reap_one(ops->reap, e, r);
 }
 

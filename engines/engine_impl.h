@@ -31,4 +31,25 @@ static inline unsigned int engine_rw_left(const struct engine_req *r)
 	return left > ENGINE_MAX_RW ? ENGINE_MAX_RW : (unsigned int)left;
 }
 
+/*
+ * Reap until r is handed back, on an engine that holds r alone (reap(1, 1)
+ * can return nothing else). Returns r's res, or -errno from the reap.
+ */
+static inline int64_t engine_reap_one(int (*reap)(struct engine *,
+						  unsigned,
+						  struct engine_req **,
+						  unsigned),
+				      struct engine *e, struct engine_req *r)
+{
+	struct engine_req *got = NULL;
+	int ret;
+
+	while (!got) {
+		ret = reap(e, 1, &got, 1);
+		if (ret < 0)
+			return ret;
+	}
+	return r->res;
+}
+
 #endif

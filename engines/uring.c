@@ -326,6 +326,23 @@ static void prep(struct slot *s, struct io_uring_sqe *sqe)
 	io_uring_sqe_set_data(sqe, s);
 }
 
+/* Give r the first free slot (the caller knows there is one), in flight
+ * from the start of its transfer; sqe: whether the ring takes it. */
+static inline struct slot *slot_take(struct engine *e, struct engine_req *r,
+				     bool sqe)
+{
+	struct slot *s = e->free;
+
+	e->free = s->next;
+	s->r = r;
+	r->res = 0;
+	r->done = 0;
+	r->t_done = 0;
+	r->ring = sqe;
+	e->inflight++;
+	return s;
+}
+
 static int uring_queue(struct engine *e, struct engine_req *r)
 {
 	struct io_uring_sqe *sqe = NULL;
@@ -340,15 +357,8 @@ static int uring_queue(struct engine *e, struct engine_req *r)
 		if (!sqe)
 			return -EBUSY;
 	}
-	s = e->free;
-	e->free = s->next;
-	s->r = r;
-	r->res = 0;
-	r->done = 0;
-	r->t_done = 0;
+	s = slot_take(e, r, sqe != NULL);
 	r->t_submit = r->t_now ? r->t_now : clock_ns();
-	r->ring = sqe != NULL;
-	e->inflight++;
 	if (!sqe) {
 		/* No ring op for it: done now, handed back by the next reap. */
 		r->res = ftruncate(r->fd, (off_t)r->off) ? -errno : 0;
@@ -533,10 +543,9 @@ static bool ends_at_once(const struct engine_req *r, int res)
  */
 static int64_t uring_run(struct engine *e, struct engine_req *r)
 {
-	struct engine_req *got = NULL;
 	struct io_uring_cqe *cqe;
 	struct io_uring_sqe *sqe;
-	struct slot *s = e->free;	/* nothing in flight: none taken */
+	struct slot *s;
 	int ret;
 
 	if ((r->op != ENGINE_READ && r->op != ENGINE_WRITE) ||
@@ -546,14 +555,9 @@ static int64_t uring_run(struct engine *e, struct engine_req *r)
 			return ret;
 		goto reap;
 	}
-	/* uring_queue's and prep's work for a transfer from its start */
-	e->free = s->next;
-	s->r = r;
-	r->res = 0;
-	r->done = 0;
-	r->t_done = 0;
-	r->ring = 1;
-	e->inflight++;
+	/* nothing is in flight, so a slot is free; prep's work for a
+	 * transfer from its start */
+	s = slot_take(e, r, true);
 	io_uring_prep_rw(r->op == ENGINE_READ ? IORING_OP_READ :
 			 IORING_OP_WRITE, sqe, r->fd, r->buf,
 			 engine_rw_left(r), r->off);
@@ -573,12 +577,7 @@ static int64_t uring_run(struct engine *e, struct engine_req *r)
 		}
 	}
 reap:
-	while (!got) {
-		ret = uring_reap(e, 1, &got, 1);
-		if (ret < 0)
-			return ret;
-	}
-	return r->res;
+	return engine_reap_one(uring_reap, e, r);
 }
 
 /*
