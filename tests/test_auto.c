@@ -345,6 +345,11 @@ Test(auto, rows_say_the_path_each_op_took, .fini = fini, .timeout = 180)
 		cr_expect_str_eq(e2e_unit(rd, cell, "deep_path"), "ring",
 				 "%s: eight in flight", cell);
 		cr_expect_str_eq(e2e_metric(rd, cell, "deep_path"), "1");
+		/* a lone rewrite: its read's path and its write's */
+		if (strcmp(want, probed(rd, label[i], "write")))
+			snprintf(want, sizeof(want), "mixed");
+		cr_expect_str_eq(e2e_unit(rd, cell, "rew_path"), want,
+				 "%s: a rewrite's read and write", cell);
 	}
 	/* what the issue is about: ext4 has no async buffered writes, xfs
 	 * has (Linux 6.18) */

@@ -208,14 +208,18 @@ static void stream_reaped(struct flight *fl, struct engine_req *r)
 {
 	struct worker *w = fl->w;
 	uint64_t lat = r->t_done - r->t_submit;
+	unsigned read_ring = 0, read_sys = 0;	/* a rewrite's read's path */
 
 	if (r->res < 0) {
 		fl->err = (int)-r->res;
 	} else if (fl->s.rewrite && r->op == ENGINE_READ && r->res > 0) {
 		/* bonnie's rewrite: the block back where it came from,
-		 * timed as one op with its read */
+		 * timed as one op with its read; its path row counts both
+		 * halves, which auto may send different ways */
 		uint64_t t_first = r->t_submit;
 
+		read_ring = r->ring;
+		read_sys = !r->ring;
 		r->op = ENGINE_WRITE;
 		r->len = (uint64_t)r->res;
 		r->res = 0;
@@ -233,8 +237,8 @@ static void stream_reaped(struct flight *fl, struct engine_req *r)
 		if (r->res > 0 || !fl->eof) {
 			if (fl->st) {
 				hist_add(&fl->st->lat, lat);
-				fl->st->ring += r->ring;
-				fl->st->sys += !r->ring;
+				fl->st->ring += read_ring + r->ring;
+				fl->st->sys += read_sys + !r->ring;
 				fl->st->bytes += (uint64_t)r->res;
 			}
 			if (r->op == ENGINE_WRITE)
