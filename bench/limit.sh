@@ -33,11 +33,10 @@
 # in /dev/shm when there is room (its pages cannot be dropped: O_DIRECT
 # reads reach the tmpfs), and the load average before and after is shown.
 # Needs root (skipped otherwise).
-# Last figures (ROUNDS=7, 3 s, Linux 6.18, 2 cores, after the lone-op run
-# hooks): stream/limit 1.02 / 0.97 cached at depth 1 / 32, 1.09 / 1.11
-# O_DIRECT; Lua/floor 0.95 [0.67-1.08] cached at depth 1 (CPU 1.33 us/op
-# against the floor's 1.26 and the limit's 1.10), 1.11 O_DIRECT;
-# Lua/limit 0.84 cached, floor/limit 0.89.
+# Last figures (make bench, ROUNDS=5, 3 s, Linux 6.18, 2 cores):
+# stream/limit 0.97 / 0.99 cached at depth 1 / 32, 1.15 / 1.15 O_DIRECT;
+# Lua/limit 0.90 [0.81-0.96] cached at depth 1 (0.84 in a 7-round run the
+# day before: it moves with the host), Lua/floor 1.03, floor/limit 0.84.
 # Environment: SECONDS_EACH (3), ROUNDS (5), CASES (c1 c32 d1 d32: cached
 # or O_DIRECT, then the depth), BENCH_NICE (-10), FSPLAN,
 # LIMIT (build/limit), LIMIT_FLAGS (ring setup flags for the limit, e.g.
