@@ -555,13 +555,9 @@ static int64_t uring_run(struct engine *e, struct engine_req *r)
 			return ret;
 		goto reap;
 	}
-	/* nothing is in flight, so a slot is free; prep's work for a
-	 * transfer from its start */
+	/* nothing is in flight, so a slot is free */
 	s = slot_take(e, r, true);
-	io_uring_prep_rw(r->op == ENGINE_READ ? IORING_OP_READ :
-			 IORING_OP_WRITE, sqe, r->fd, r->buf,
-			 engine_rw_left(r), r->off);
-	io_uring_sqe_set_data(sqe, s);
+	prep(s, sqe);
 	r->t_submit = r->t_now ? r->t_now : clock_ns();
 	if (io_uring_submit_and_wait(&e->ring, 1) >= 0) {
 		e->resubmitted = false;

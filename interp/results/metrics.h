@@ -112,8 +112,9 @@ int metrics_count(struct metrics *m, const char *name, double n);
 int metrics_merge(struct metrics *dst, const struct metrics *src);
 void metrics_free(struct metrics *m);
 
-/* Shared by metrics.c and metrics_wire.c: whether a name is one the wire format carries ([A-Za-z0-9_.-]{1,31}); arr with
- * room for one more element of sz after its n (NULL: no memory). */
+/* Shared by metrics.c and metrics_wire.c: whether a name is one the wire
+ * format carries ([A-Za-z0-9_.-]{1,31}); arr with room for one more
+ * element of sz after its n (NULL: no memory). */
 #define METRICS_NAME_LEN 31
 int metrics_name_ok(const char *s, size_t n);
 /* The one metric-name rule: a metric of results.csv (an op's derived
