@@ -415,3 +415,16 @@ double e2e_num(const char *rundir, const char *cell, const char *metric)
 	cr_assert(end != v && !*end, "%s: %s is '%s'", cell, metric, v);
 	return d;
 }
+
+void e2e_digest(const char *path, char hex[65])
+{
+	char cmd[600];
+	FILE *f;
+
+	/* sha256sum, not our own: the sanitizer build would take minutes */
+	snprintf(cmd, sizeof(cmd), "sha256sum '%s'", path);
+	f = popen(cmd, "r");
+	cr_assert_not_null(f);
+	cr_assert_not_null(fgets(hex, 65, f), "cannot read %s", path);
+	pclose(f);
+}

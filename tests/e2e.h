@@ -61,4 +61,8 @@ const char *e2e_read(const char *path);
  * len is NULL); fails the test when it cannot be read. */
 char *e2e_slurp(const char *path, size_t *len);
 
+/* The sha256 of a whole file or device, in hex: whether it was
+ * written. */
+void e2e_digest(const char *path, char hex[65]);
+
 #endif

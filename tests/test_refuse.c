@@ -57,19 +57,6 @@ static void teardown(void)
 	e2e_cleanup();
 }
 
-/* sha256sum, not our own: the sanitizer build would take minutes. */
-static void digest(const char *dev, char hex[65])
-{
-	char cmd[128];
-	FILE *f;
-
-	snprintf(cmd, sizeof(cmd), "sha256sum %s", dev);
-	f = popen(cmd, "r");
-	cr_assert_not_null(f);
-	cr_assert_not_null(fgets(hex, 65, f), "cannot read %s", dev);
-	pclose(f);
-}
-
 static char *plan(int wipe)
 {
 	char text[1024];
@@ -102,11 +89,11 @@ static void expect_refused(const char *p, const char *destroy,
 	char before[65], after[65], rd[300];
 	int rc;
 
-	digest(loopdev, before);
+	e2e_digest(loopdev, before);
 	rc = run(p, destroy);
 	cr_expect_eq(rc, 3, "exit %d, expected 3: %s", rc, e2e_err);
 	cr_expect(strstr(e2e_err, why), "'%s' not in: %s", why, e2e_err);
-	digest(loopdev, after);
+	e2e_digest(loopdev, after);
 	cr_expect_str_eq(after, before, "the device was written");
 	snprintf(rd, sizeof(rd), "%s/run", e2e_tmpdir());
 	cr_expect(access(rd, F_OK), "a refused run left %s", rd);
@@ -330,11 +317,11 @@ Test(refuse, a_resume_refuses_what_another_wrote_since, .init = setup,
 
 	snprintf(cmd, sizeof(cmd), "mkfs.ext4 -q -F %s", loopdev);
 	cr_assert_eq(system(cmd), 0);
-	digest(loopdev, before);
+	e2e_digest(loopdev, before);
 	rc = resume(p);
 	cr_expect_eq(rc, 3, "exit %d, expected 3: %s", rc, e2e_err);
 	cr_expect(strstr(e2e_err, "not the filesystem this run made there"),
 		  "%s", e2e_err);
-	digest(loopdev, after);
+	e2e_digest(loopdev, after);
 	cr_expect_str_eq(after, before, "the device was written");
 }

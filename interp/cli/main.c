@@ -144,6 +144,7 @@ static int load(struct plan_opts *o, struct plan **p, struct expansion **e)
 	sigaction(SIGTERM, &sa, NULL);
 	if (plan_load(p, o->plan, o->cells.defs, o->cells.n_defs, &d) ||
 	    resolve_plan(*p, &d) || expand_plan(*p, e, &d) ||
+	    resolve_devices(*e, &d) ||
 	    phasecheck_all(*e, (*p)->runas, &stopped, &d) ||
 	    privdrop_resolve((*p)->runas, &who, &d) ||
 	    execpath_syntax(*e, &who, &d)) {

@@ -7,8 +7,8 @@
 
 #include "host/child.h"
 #include "host/execpath.h"
-#include "host/fs.h"
 #include "host/proc.h"
+#include "util/words.h"
 
 const char execpath_env[] = "PATH=" EXECPATH;
 
@@ -101,7 +101,7 @@ int execpath_warn(const struct expansion *e, const struct runas *who)
 			if (e->cells[i].phase == ph)
 				cmd = cell_exec(e, &e->cells[i]);
 		if (cmd)
-			argv = fs_split_words(cmd, &argc);
+			argv = words_split(cmd, &argc, NULL);
 		tool = argv ? tool_of(argv, argc) : NULL;
 		if (tool && !execpath_find(tool, who)) {
 			diag_set(&d, p->file, p->text, phase->exec.pos,

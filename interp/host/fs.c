@@ -1,15 +1,18 @@
 /* fs: make, mount, sync, drop caches and unmount a filesystem, as root, without a shell. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "engine.h"
 #include "host/fs.h"
 #include "host/proc.h"
+#include "util/words.h"
 
 
 int fs_kernel_has(const char *type, int *nodev)
@@ -74,52 +77,6 @@ int fs_available(const char *type, int nodev, char *why, size_t len)
 	return 0;
 }
 
-char **fs_split_words(const char *s, int *argc)
-{
-	size_t len = strlen(s);
-	/* at most len/2+1 words; the strings live after the vector */
-	size_t nvec = len / 2 + 2;
-	char **v = malloc(nvec * sizeof(char *) + len + 1);
-	char *out;
-	int n = 0;
-
-	if (!v)
-		return NULL;
-	out = (char *)(v + nvec);
-	while (*s) {
-		char quote = 0;
-
-		while (*s == ' ' || *s == '\t' || *s == '\n')
-			s++;
-		if (!*s)
-			break;
-		v[n++] = out;
-		for (; *s; s++) {
-			if (quote) {
-				if (*s == quote)
-					quote = 0;
-				else if (*s == '\\' && quote == '"' && s[1])
-					*out++ = *++s;
-				else
-					*out++ = *s;
-			} else if (*s == '\'' || *s == '"') {
-				quote = *s;
-			} else if (*s == '\\' && s[1]) {
-				*out++ = *++s;
-			} else if (*s == ' ' || *s == '\t' || *s == '\n') {
-				break;
-			} else {
-				*out++ = *s;
-			}
-		}
-		*out++ = '\0';
-	}
-	v[n] = NULL;
-	if (argc)
-		*argc = n;
-	return v;
-}
-
 int fs_run(const char *const argv[], int log_fd, double timeout_s,
 	   volatile sig_atomic_t *stop, char *last, size_t lastlen)
 {
@@ -133,6 +90,42 @@ int fs_run(const char *const argv[], int log_fd, double timeout_s,
 	if (proc_run(&job, &res))
 		return -1;
 	return proc_status(&res);
+}
+
+/* devword_text's rule, and a path that is a block device. */
+static int device_rule(void *ctx, const char *cand, const char *key,
+		       char *why, size_t len)
+{
+	char real[PATH_MAX];
+	struct stat st;
+
+	if (devword_text(ctx, cand, key, why, len))
+		return 1;
+	if (!cand[0] || stat(cand, &st) || !S_ISBLK(st.st_mode))
+		return 0;
+	snprintf(why, len, "is the block device %s",
+		 realpath(cand, real) ? real : cand);
+	return 1;
+}
+
+int fs_device_word(const char *opts, int mount, struct devword *w)
+{
+	return devword_find(opts, mount, device_rule, NULL, w);
+}
+
+/* The last look before mkfs or mount runs: 0, or -1 with err. */
+static int no_device(const char *opts, int mount, char *err, size_t errlen)
+{
+	struct devword w;
+	int rc = fs_device_word(opts, mount, &w);
+
+	if (rc < 0)
+		snprintf(err, errlen, "out of memory");
+	else if (rc)
+		snprintf(err, errlen, DEVWORD_REFUSED, mount ? "mount" : "mkfs",
+			 w.word, "", w.why);
+	devword_free(&w);
+	return rc ? -1 : 0;
 }
 
 /* argv of mkfs.<type> [flag] [force] <words> <dev>, in tool's buffer. */
@@ -168,7 +161,7 @@ int fs_mkfs_dry(const char *type, const char *opts, uint64_t bytes,
 	const char *argv[256];
 	int fd, rc;
 
-	if (!flag || !(words = fs_split_words(opts, NULL)))
+	if (!flag || !(words = words_split(opts, NULL, NULL)))
 		return -1;
 	fd = mkstemp(path);
 	if (fd < 0) {
@@ -195,10 +188,13 @@ int fs_mkfs(const char *type, const char *opts, const char *dev, int force,
 	    size_t errlen)
 {
 	char tool[128], last[256];
-	char **words = fs_split_words(opts, NULL);
+	char **words;
 	const char *argv[256];
 	int rc;
 
+	if (no_device(opts, 0, err, errlen))
+		return -1;
+	words = words_split(opts, NULL, NULL);
 	if (!words) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -249,6 +245,10 @@ int fs_mount(const char *type, const char *opts, const char *dev,
 	char *copy = strdup(opts), *data, *save = NULL;
 	size_t dl = 0;
 
+	if (no_device(opts, 1, err, errlen)) {
+		free(copy);
+		return -1;
+	}
 	data = calloc(1, strlen(opts) + 1);
 	if (!copy || !data) {
 		free(copy);

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "plan/devword.h"
+
 /* Whether /proc/filesystems lists type now; *nodev (if given) says
  * whether it is marked nodev there. */
 int fs_kernel_has(const char *type, int *nodev);
@@ -17,10 +19,6 @@ int fs_kernel_has(const char *type, int *nodev);
  */
 int fs_available(const char *type, int nodev, char *why, size_t len);
 
-/* Split options like a shell would (whitespace, '…' and "…" quotes, \\).
- * Returns a NULL-terminated malloc'd vector (one allocation) or NULL. */
-char **fs_split_words(const char *s, int *argc);
-
 /*
  * Run argv without a shell (proc_run), stdin /dev/null, stdout+stderr
  * appended to log_fd, its process group killed after timeout_s, or
@@ -31,6 +29,15 @@ char **fs_split_words(const char *s, int *argc);
  */
 int fs_run(const char *const argv[], int log_fd, double timeout_s,
 	   volatile sig_atomic_t *stop, char *last, size_t lastlen);
+
+/*
+ * The first word of mkfs options (mount 0) or mount options that names
+ * a device: by its text (devword_text), or a path that leads to a block
+ * device (through symlinks, relative to the current directory, where
+ * mkfs runs). 1 with w (devword_free it), 0 none, -1 out of memory.
+ * fs_mkfs and fs_mount refuse such options themselves too.
+ */
+int fs_device_word(const char *opts, int mount, struct devword *w);
 
 /* mkfs.<type> <opts> <dev>; force adds -f for mkfs tools that refuse an
  * existing signature (xfs, btrfs); stopped as fs_run's. Returns 0 or -1

@@ -9,7 +9,9 @@
 #include "host/fs.h"
 #include "host/privdrop.h"
 #include "phase/libsrc.h"
+#include "plan/field.h"
 #include "run/resolve.h"
+#include "util/strbuf.h"
 
 static int is_file(const char *path)
 {
@@ -124,5 +126,43 @@ int resolve_plan(struct plan *p, struct diag *d)
 		    (ph->parse.s && parser(p, ph, d)))
 			return -1;
 	}
+	return 0;
+}
+
+/* One config's mkfs (m 0) or mount options, as expanded, against
+ * fs_device_word: refused at the options' place in the plan, at the
+ * word itself when the text is as written. */
+static int conf_devices(const struct plan *p, const struct fsconf *fc,
+			int m, struct diag *d)
+{
+	const struct pstr *raw = m ? &fc->fs->mount[fc->mount_alt]
+				   : &fc->fs->mkfs[fc->mkfs_alt];
+	const char *opts = m ? fc->mount : fc->mkfs;
+	struct strbuf note = { 0 };
+	struct pos at = raw->pos;
+	struct devword w;
+	int rc = fs_device_word(opts, m, &w);
+
+	if (rc <= 0)
+		return rc ? diag_set(d, p->file, NULL, (struct pos){ 0, 0 },
+				     "out of memory") : 0;
+	if (raw->s && !strcmp(raw->s, opts))
+		at = pl_offset_pos(raw, w.off);
+	else if (strbuf_str(&note, " (in '") || strbuf_str(&note, opts) ||
+		 strbuf_str(&note, "', as ${...} expanded)"))
+		note.oom = 1;	/* the message goes without it */
+	diag_set(d, p->file, p->text, at, DEVWORD_REFUSED, m ? "mount" : "mkfs",
+		 w.word, note.p && !note.oom ? note.p : "", w.why);
+	free(note.p);
+	devword_free(&w);
+	return -1;
+}
+
+int resolve_devices(const struct expansion *e, struct diag *d)
+{
+	for (int i = 0; i < e->n_confs; i++)
+		for (int m = 0; m < 2; m++)
+			if (conf_devices(e->plan, &e->confs[i], m, d))
+				return -1;
 	return 0;
 }

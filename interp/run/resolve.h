@@ -2,6 +2,7 @@
 #ifndef FSPLAN_RESOLVE_H
 #define FSPLAN_RESOLVE_H
 
+#include "cells/expand.h"
 #include "plan/plan.h"
 
 /*
@@ -13,5 +14,13 @@
  * plan, like the loader's own errors.
  */
 int resolve_plan(struct plan *p, struct diag *d);
+
+/*
+ * After expansion, what ${...} (-D, a matrix axis) made of each config's
+ * mkfs and mount options, and every path in them that leads to a block
+ * device (fs_device_word): any word that names a device is refused, -1
+ * with d at the options' place in the plan. 0 when none does.
+ */
+int resolve_devices(const struct expansion *e, struct diag *d);
 
 #endif

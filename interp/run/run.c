@@ -310,6 +310,7 @@ int run_command(int argc, char **argv)
 	}
 	if (plan_load(&r.plan, o.plan, o.cells.defs, o.cells.n_defs, &d) ||
 	    resolve_plan(r.plan, &d) || expand_plan(r.plan, &r.e, &d) ||
+	    resolve_devices(r.e, &d) ||
 	    select_cells(r.e, o.cells.only.v, o.cells.only.n,
 			 o.cells.shard_k, o.cells.shard_n, &d) ||
 	    phasecheck_all(r.e, r.plan->runas, &r.stop, &d)) {
