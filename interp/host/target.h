@@ -2,6 +2,7 @@
 #ifndef FSPLAN_TARGET_H
 #define FSPLAN_TARGET_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <jansson.h>
@@ -11,11 +12,22 @@
 /* Exit status for refusals (DESIGN.md section 1). */
 #define TARGET_REFUSED 3
 
+/* fsplan's runtime directory: on the host, the claims on devices
+ * (target_device_open); in a run's namespace, a tmpfs of its own with
+ * the mount points. */
+#define FSPLAN_RUNTIME_DIR "/run/fsplan"
+
+/* FSPLAN_RUNTIME_DIR made when missing (0755, kept like /run/lock) and
+ * checked to be a directory that only root can write: 0, or -1 with
+ * why. */
+int target_runtime_dir(char *why, size_t len);
+
 struct target_dev {
 	char path[256];		/* the block device to mkfs: /dev/loopN or the device */
 	int fd;			/* held open (loop: keeps AUTOCLEAR from firing early) */
 	char image[4096];	/* the image file, or "" */
-	int lock_fd;		/* flock on the image while it is ours */
+	int lock_fd;		/* flock on the image while it is ours; a
+				 * device: on its claim, for the whole run */
 	int dio;		/* loop: it reads its file with O_DIRECT */
 	/* device: what it carries is the run's own (a resumed run's, found
 	 * by the guard, or made by this run's first mkfs) */
@@ -59,6 +71,15 @@ int target_clean_stale(const char *workdir);
  * t->fd is the O_EXCL fd and *identity a JSON object (by-id names, size,
  * model, serial, rotational, scheduler) for the manifest. Nothing is
  * written to the device here.
+ *
+ * First of all the device is claimed for the whole run: an flock on
+ * FSPLAN_RUNTIME_DIR/dev-MAJ:MIN.lock (keyed by the device's number, so
+ * every path to it meets the same lock), which holds the claimant's
+ * rundir and pid. A device another run holds is refused ("in use by
+ * fsplan run R (pid N)"). The lock stays in t->lock_fd (O_CLOEXEC: mkfs
+ * and mount do not inherit it; forked children share it) and goes when
+ * the last process of the run that holds it exits, SIGKILL included.
+ * Every fsplan honours it; nothing else does.
  */
 int target_device_open(struct target_dev *t, const char *device,
 		       const char *destroy, int wipe, const char *own,

@@ -72,17 +72,11 @@ static pid_t fork_tied(void)
  */
 static int private_mnt(struct run *r)
 {
-	struct stat st;
+	char why[256];
 
-	if (mkdir(FSPLAN_RUNTIME_DIR, 0755) && errno != EEXIST)
-		goto cannot;
-	if (lstat(FSPLAN_RUNTIME_DIR, &st))
-		goto cannot;
-	if (!S_ISDIR(st.st_mode) || st.st_uid != 0 ||
-	    (st.st_mode & 022)) {
-		fprintf(stderr, "fsplan run: %s is not a directory that only "
-			"root can write: refusing to mount on it\n",
-			FSPLAN_RUNTIME_DIR);
+	if (target_runtime_dir(why, sizeof(why))) {
+		fprintf(stderr, "fsplan run: %s: refusing to mount on it\n",
+			why);
 		return -1;
 	}
 	if (mount("fsplan", FSPLAN_RUNTIME_DIR, "tmpfs",

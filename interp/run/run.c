@@ -399,6 +399,9 @@ out:
 	manifest_free(r.man);
 	if (r.dev.fd >= 0)
 		close(r.dev.fd);
+	/* the claim on target.device: the namespace's copies are gone */
+	if (r.dev.lock_fd >= 0)
+		close(r.dev.lock_fd);
 	free(r.done);
 	free(r.keyval);
 	expansion_free(r.e);

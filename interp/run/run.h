@@ -15,9 +15,6 @@
 #include "util/exitcode.h"
 #include "util/opts.h"
 
-/* The mount points live on a tmpfs of the run's namespace here. */
-#define FSPLAN_RUNTIME_DIR "/run/fsplan"
-
 
 struct run {
 	struct plan *plan;

@@ -1,5 +1,6 @@
 /* test_devices: no mkfs or mount option, second run or full workdir can reach a device but the run's own target — the campaign's device cases. */
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,4 +194,108 @@ Test(devices, a_device_made_by_an_axis_or_a_define_is_refused,
 		"  - type: btrfs\n"
 		"    mkfs: \"-f ${extra}\"\n"
 		"phases: [{name: t, exec: 'true'}]\n", victim, def, at);
+}
+
+/* Wait up to s seconds for text to appear in the file at path. */
+static int wait_for(const char *path, const char *text, int s)
+{
+	for (int i = 0; i < s * 10; i++) {
+		if (strstr(e2e_read(path), text))
+			return 1;
+		usleep(100000);
+	}
+	return 0;
+}
+
+/* A run on the victim whose setup hook sleeps: between the guard and
+ * mkfs nothing but the claim holds the device. */
+static const char *claim_plan(const char *name, const char *dev,
+			      const char *setup)
+{
+	char text[1024];
+
+	snprintf(text, sizeof(text),
+		 "fsplan: 1\n"
+		 "target: {device: %s, wipe: true}\n"
+		 "filesystems: [{type: ext4%s%s%s}]\n"
+		 "phases: [{name: a, exec: 'sleep 1'}, {name: b, exec: 'true'}]\n",
+		 dev, setup ? ", setup: '" : "", setup ? setup : "",
+		 setup ? "'" : "");
+	return e2e_write(e2e_tmpdir(), name, text);
+}
+
+static pid_t start_claim(const char *rd)
+{
+	char log[400];
+	pid_t pid;
+
+	pid = e2e_fsplan_bg((const char *[]){ "run",
+		claim_plan("plan.yaml", victim, "sleep 5"), "-o", rd, "-q",
+		"--destroy", victim, NULL });
+	snprintf(log, sizeof(log), "%s/log.txt", rd);
+	cr_assert(wait_for(log, "setup: sleep 5", 90), "the first run did "
+		  "not reach its setup hook: %s", e2e_read(log));
+	return pid;
+}
+
+Test(devices, a_device_is_claimed_for_the_whole_run, .init = setup,
+     .fini = teardown, .timeout = 240)
+{
+	char rd[300], rd2[300], link[300], want[600], cell[32];
+	const char *alias;
+	int status, rc;
+	pid_t pid;
+
+	snprintf(rd, sizeof(rd), "%s/run", e2e_tmpdir());
+	snprintf(rd2, sizeof(rd2), "%s/run2", e2e_tmpdir());
+	snprintf(link, sizeof(link), "%s/alias", e2e_tmpdir());
+	cr_assert_eq(symlink(victim, link), 0);
+	alias = claim_plan("alias.yaml", link, NULL);
+	pid = start_claim(rd);
+	snprintf(want, sizeof(want), "it is in use by fsplan run %s (pid %d)",
+		 rd, (int)pid);
+	/* by its own path, then by another; wipe: true changes nothing */
+	rc = e2e_fsplan((const char *[]){ "run", claim_plan("second.yaml",
+		victim, NULL), "-o", rd2, "-q", "--destroy", victim, NULL });
+	cr_expect_eq(rc, 3, "exit %d, expected 3: %s", rc, e2e_err);
+	cr_expect(strstr(e2e_err, want), "'%s' not in: %s", want, e2e_err);
+	rc = e2e_fsplan((const char *[]){ "run", alias, "-o", rd2, "-q",
+					   "--destroy", link, NULL });
+	cr_expect_eq(rc, 3, "exit %d, expected 3: %s", rc, e2e_err);
+	cr_expect(strstr(e2e_err, want), "'%s' not in: %s", want, e2e_err);
+	cr_expect(access(rd2, F_OK), "a refused run left %s", rd2);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		  "the first run: status %#x: %s", status, e2e_failed(rd));
+	for (int i = 0; i < 2; i++) {
+		snprintf(cell, sizeof(cell), "ext4/%s#1", i ? "b" : "a");
+		cr_expect_str_eq(e2e_metric(rd, cell, "status"), "ok", "%s",
+				 cell);
+	}
+	/* the claim went with the run */
+	rc = e2e_fsplan((const char *[]){ "run", alias, "-o", rd2, "-q",
+					   "--destroy", link, NULL });
+	cr_expect_eq(rc, 0, "exit %d after the first run ended: %s", rc,
+		     e2e_err);
+	cr_expect_eq(e2e_mounted_under(e2e_tmpdir()), 0);
+}
+
+/* A SIGKILL leaves no claim behind: the next run gets the device. */
+Test(devices, a_killed_runs_claim_goes_with_it, .init = setup,
+     .fini = teardown, .timeout = 240)
+{
+	char rd[300], rd2[300];
+	int status, rc;
+	pid_t pid;
+
+	snprintf(rd, sizeof(rd), "%s/run", e2e_tmpdir());
+	snprintf(rd2, sizeof(rd2), "%s/run2", e2e_tmpdir());
+	pid = start_claim(rd);
+	cr_assert_eq(kill(pid, SIGKILL), 0);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	rc = e2e_fsplan((const char *[]){ "run", claim_plan("second.yaml",
+		victim, NULL), "-o", rd2, "-q", "--destroy", victim, NULL });
+	cr_expect_eq(rc, 0, "exit %d after a SIGKILL of the first: %s", rc,
+		     e2e_err);
+	cr_expect_eq(e2e_processes_with(rd), 0, "the killed run left one");
 }
