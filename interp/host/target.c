@@ -11,6 +11,7 @@
 #include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -209,6 +210,27 @@ int target_image_create(struct target_dev *t, const char *workdir,
 fail:
 	target_release(t);
 	return -1;
+}
+
+int target_dir_free(const char *dir, uint64_t *avail)
+{
+	struct statvfs sv;
+
+	if (statvfs(dir, &sv))
+		return -errno;
+	*avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+	return 0;
+}
+
+uint64_t target_image_growth(const struct target_dev *t)
+{
+	struct stat st;
+	uint64_t held;
+
+	if (!t->image[0] || t->lock_fd < 0 || fstat(t->lock_fd, &st))
+		return 0;
+	held = (uint64_t)st.st_blocks * 512;
+	return (uint64_t)st.st_size > held ? (uint64_t)st.st_size - held : 0;
 }
 
 /*

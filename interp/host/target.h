@@ -47,6 +47,13 @@ int target_image_create(struct target_dev *t, const char *workdir,
 			uint64_t bytes, int n, struct diag *d);
 void target_release(struct target_dev *t);
 
+/* What dir's filesystem has free (for anyone, root's reserve left out)
+ * in *avail: 0, or -errno. */
+int target_dir_free(const char *dir, uint64_t *avail);
+/* How much t's sparse image may still grow: its size less what its
+ * filesystem holds of it (0 without an image). */
+uint64_t target_image_growth(const struct target_dev *t);
+
 /* Whether the loop device at path (/dev/loopN) reads and writes its file
  * with direct I/O now, as its sysfs says: 1, 0, or -1 (not a loop
  * device, or unknown). */

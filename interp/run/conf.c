@@ -489,6 +489,56 @@ int conf_up(struct run *r, struct live *l, char *err, size_t len)
 	return 0;
 }
 
+/* Below this, a workdir that an image still has to grow into is full:
+ * the loop device's writes fail with ENOSPC, which the filesystem under
+ * test and its phase see as I/O errors while it has room itself. */
+#define WORKDIR_FULL	(UINT64_C(16) << 20)
+
+void conf_workdir_warn(struct run *r)
+{
+	const struct plan_target *t = &r->plan->target;
+	uint64_t need, avail;
+	int images = 0;
+
+	for (int i = 0; i < r->e->n_confs; i++)
+		images |= !r->e->confs[i].fs->nodev;
+	if (t->kind != TARGET_IMAGE || !images ||
+	    target_dir_free(r->workdir, &avail))
+		return;
+	/* one config at a time, each with its volumes' images */
+	need = t->image_bytes * (uint64_t)(t->n_volumes ? t->n_volumes : 1);
+	if (avail >= need)
+		return;
+	runlog("warning: the workdir %s has %llu MiB free, less than the "
+	       "%llu MiB that a config's loop images may grow to", r->workdir,
+	       (unsigned long long)(avail >> 20),
+	       (unsigned long long)(need >> 20));
+	/* even with -q: a phase that fills it fails with I/O errors */
+	fprintf(stderr, "fsplan: warning: the workdir %s has %llu MiB free, "
+		"less than the %llu MiB that a config's loop images may grow "
+		"to (they are sparse: they take what the phases write); when "
+		"it fills up the filesystem under test sees I/O errors: give "
+		"--workdir a directory with room\n", r->workdir,
+		(unsigned long long)(avail >> 20),
+		(unsigned long long)(need >> 20));
+}
+
+const char *conf_workdir_full(const struct run *r, const struct live *l,
+			      const char *reason, char *buf, size_t len)
+{
+	uint64_t grow = 0, avail;
+
+	for (int i = 0; i < l->n_vol; i++)
+		grow += target_image_growth(&l->vol[i].td);
+	if (!grow || target_dir_free(r->workdir, &avail) ||
+	    avail >= WORKDIR_FULL || avail >= grow)
+		return reason;
+	snprintf(buf, len, "%s; the workdir %s is full (%llu MiB free): the "
+		 "loop image could not grow", reason ? reason : "failed",
+		 r->workdir, (unsigned long long)(avail >> 20));
+	return buf;
+}
+
 /* Whatever bring_up got to, undone, and the manifest written. */
 void conf_down(struct run *r, struct live *l)
 {

@@ -63,4 +63,13 @@ int conf_up(struct run *r, struct live *l, char *err, size_t len);
 /* Whatever conf_up got to, undone, and the manifest written. */
 void conf_down(struct run *r, struct live *l);
 
+/* At the start of a run on loop images: a warning (stderr and the log)
+ * when the workdir has less room than one config's images may take. */
+void conf_workdir_warn(struct run *r);
+/* A failure's reason, or (in buf) the reason and that the workdir is
+ * full, when the config's images could still grow and it has no room:
+ * the phase's I/O error was the loop device's. */
+const char *conf_workdir_full(const struct run *r, const struct live *l,
+			      const char *reason, char *buf, size_t len);
+
 #endif

@@ -51,6 +51,7 @@ static void finish_cell(struct run *r, const struct live *l, struct cell *c,
 	double used[PLAN_MAX_VOLUMES];
 	const char *names[PLAN_MAX_VOLUMES];
 	struct verdict vd = { r, c };
+	char full[1024];
 	struct sink_outcome o = {
 		.key = &k, .cell = c - r->e->cells, .label = l->fc->label,
 		.lua = job_measured(r, c), .res = res,
@@ -59,6 +60,8 @@ static void finish_cell(struct run *r, const struct live *l, struct cell *c,
 	};
 
 	conf_key(r, l, c, params, sizeof(params), &k);
+	if (!strcmp(status, "failed"))
+		o.reason = conf_workdir_full(r, l, reason, full, sizeof(full));
 	o.watch = stoprule_watch(r, c);
 	if (o.watch && res) {
 		o.decide = decide;
@@ -420,6 +423,7 @@ static int run_all(struct run *r)
 	r->t_start = clock_now();
 	if (resume_rules(r))
 		return EXIT_FAILED;
+	conf_workdir_warn(r);
 	sink_init(&r->sink, r->csv, r->man, r->dir);
 	for (size_t i = 0; i < r->e->n_cells; i++)
 		r->n_todo += todo(r, &r->e->cells[i]);

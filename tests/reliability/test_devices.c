@@ -299,3 +299,48 @@ Test(devices, a_killed_runs_claim_goes_with_it, .init = setup,
 		     e2e_err);
 	cr_expect_eq(e2e_processes_with(rd), 0, "the killed run left one");
 }
+
+static void root_only(void)
+{
+	e2e_require_root();
+}
+
+/*
+ * A workdir smaller than the image: a warning at the start, and the
+ * phase's I/O error (the loop device could not write its file, which the
+ * ext4 under test, half empty, saw as ENOSPC) names the workdir.
+ */
+Test(devices, a_full_workdir_is_named, .init = root_only, .fini = teardown,
+     .timeout = 120)
+{
+	char rd[300], log[320], want[400];
+	const char *plan, *why;
+	int rc;
+
+	snprintf(mnt, sizeof(mnt), "%s/wd", e2e_tmpdir());
+	cr_assert_eq(mkdir(mnt, 0700), 0);
+	cr_assert_eq(mount("fsplan-test", mnt, "tmpfs", 0, "size=32m"), 0);
+	plan = e2e_write(e2e_tmpdir(), "plan.yaml",
+			 "fsplan: 1\n"
+			 "target: {image: 256M}\n"
+			 "filesystems: [{type: ext4}]\n"
+			 "phases: [{name: fill, exec: 'dd if=/dev/zero of=f "
+			 "bs=1M count=64 conv=fsync'}]\n");
+	snprintf(rd, sizeof(rd), "%s/run", e2e_tmpdir());
+	rc = e2e_fsplan((const char *[]){ "run", plan, "-o", rd, "-q",
+					   "--workdir", mnt, NULL });
+	cr_expect_eq(rc, 1, "exit %d (1: a phase run failed): %s", rc,
+		     e2e_err);
+	snprintf(want, sizeof(want), "warning: the workdir %s has 32 MiB "
+		 "free, less than the 256 MiB", mnt);
+	cr_expect(strstr(e2e_err, want), "'%s' not in: %s", want, e2e_err);
+	snprintf(log, sizeof(log), "%s/log.txt", rd);
+	cr_expect(strstr(e2e_read(log), want), "not in the log: %s",
+		  e2e_read(log));
+	why = e2e_reason(rd, "ext4/fill#1");
+	snprintf(want, sizeof(want), "the workdir %s is full (0 MiB free): "
+		 "the loop image could not grow", mnt);
+	cr_expect(why && strstr(why, want), "'%s' not in the reason: %s",
+		  want, why);
+	cr_expect_eq(e2e_loops_under(e2e_tmpdir()), 0);
+}
