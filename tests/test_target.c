@@ -45,6 +45,7 @@ static void setup(void)
 {
 	for (int i = 0; i < 2; i++) {
 		tds[i].fd = tds[i].lock_fd = -1;
+		tds[i].claim.fd = tds[i].claim.disk_fd = -1;
 		tds[i].path[0] = tds[i].image[0] = '\0';
 	}
 	if (geteuid() != 0)

@@ -21,24 +21,6 @@
 #define NOPOS		((struct pos){ 0, 0 })
 #define LOOP_TRIES	8	/* GET_FREE races lost before giving up */
 
-int target_runtime_dir(char *why, size_t len)
-{
-	struct stat st;
-
-	if ((mkdir(FSPLAN_RUNTIME_DIR, 0755) && errno != EEXIST) ||
-	    lstat(FSPLAN_RUNTIME_DIR, &st)) {
-		snprintf(why, len, "cannot make %s: %s", FSPLAN_RUNTIME_DIR,
-			 strerror(errno));
-		return -1;
-	}
-	if (!S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022)) {
-		snprintf(why, len, "%s is not a directory that only root can "
-			 "write", FSPLAN_RUNTIME_DIR);
-		return -1;
-	}
-	return 0;
-}
-
 static void target_init(struct target_dev *t)
 {
 	t->path[0] = '\0';
@@ -46,6 +28,7 @@ static void target_init(struct target_dev *t)
 	t->dio = 0;
 	t->image[0] = '\0';
 	t->lock_fd = -1;
+	t->claim.fd = t->claim.disk_fd = -1;
 }
 
 void target_release(struct target_dev *t)
@@ -61,6 +44,7 @@ void target_release(struct target_dev *t)
 	if (t->lock_fd >= 0)
 		close(t->lock_fd);
 	t->lock_fd = -1;
+	devclaim_release(&t->claim);
 	t->path[0] = '\0';
 }
 

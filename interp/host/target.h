@@ -7,27 +7,18 @@
 
 #include <jansson.h>
 
+#include "host/devclaim.h"
 #include "util/diag.h"
 
 /* Exit status for refusals (DESIGN.md section 1). */
 #define TARGET_REFUSED 3
 
-/* fsplan's runtime directory: on the host, the claims on devices
- * (target_device_open); in a run's namespace, a tmpfs of its own with
- * the mount points. */
-#define FSPLAN_RUNTIME_DIR "/run/fsplan"
-
-/* FSPLAN_RUNTIME_DIR made when missing (0755, kept like /run/lock) and
- * checked to be a directory that only root can write: 0, or -1 with
- * why. */
-int target_runtime_dir(char *why, size_t len);
-
 struct target_dev {
 	char path[256];		/* the block device to mkfs: /dev/loopN or the device */
 	int fd;			/* held open (loop: keeps AUTOCLEAR from firing early) */
 	char image[4096];	/* the image file, or "" */
-	int lock_fd;		/* flock on the image while it is ours; a
-				 * device: on its claim, for the whole run */
+	int lock_fd;		/* flock on the image while it is ours */
+	struct devclaim claim;	/* a device's, for the whole run */
 	int dio;		/* loop: it reads its file with O_DIRECT */
 	/* device: what it carries is the run's own (a resumed run's, found
 	 * by the guard, or made by this run's first mkfs) */
@@ -41,7 +32,7 @@ struct target_dev {
  * (retrying on EBUSY) and LO_FLAGS_DIRECT_IO (without it where the
  * image's filesystem refuses O_DIRECT; t->dio says what applied). The
  * loop fd stays open in t->fd until target_release, which closes it and
- * deletes the image.
+ * deletes the image (and lets go of a target.device and its claim).
  */
 int target_image_create(struct target_dev *t, const char *workdir,
 			uint64_t bytes, int n, struct diag *d);
@@ -79,14 +70,11 @@ int target_clean_stale(const char *workdir);
  * model, serial, rotational, scheduler) for the manifest. Nothing is
  * written to the device here.
  *
- * First of all the device is claimed for the whole run: an flock on
- * FSPLAN_RUNTIME_DIR/dev-MAJ:MIN.lock (keyed by the device's number, so
- * every path to it meets the same lock), which holds the claimant's
- * rundir and pid. A device another run holds is refused ("in use by
- * fsplan run R (pid N)"). The lock stays in t->lock_fd (O_CLOEXEC: mkfs
- * and mount do not inherit it; forked children share it) and goes when
- * the last process of the run that holds it exits, SIGKILL included.
- * Every fsplan honours it; nothing else does.
+ * First of all the device is claimed for the whole run (devclaim.h),
+ * in t->claim: a device another run holds is refused ("it is in use by
+ * fsplan run R (pid N)"). devclaim_release lets go of it; so does the
+ * exit of the run's last process, SIGKILL included. Every fsplan
+ * honours the claim; nothing else does.
  */
 int target_device_open(struct target_dev *t, const char *device,
 		       const char *destroy, int wipe, const char *own,

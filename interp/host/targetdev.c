@@ -10,13 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "host/devclaim.h"
 #include "host/target.h"
 
 #define NOPOS		((struct pos){ 0, 0 })
@@ -551,98 +551,6 @@ static json_t *identity_of(const char *device, const char *real,
 	return id;
 }
 
-/* ---- the run's claim ---- */
-
-/* Who holds a claim, from its lock file: "fsplan run R (pid N)"; the
- * pid, or 0 when the file does not say yet. */
-static int claimant(int fd, char *who, size_t len)
-{
-	char buf[PATH_MAX + 32], *nl;
-	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
-	int pid;
-
-	buf[n > 0 ? n : 0] = '\0';
-	nl = strchr(buf, '\n');
-	if (!nl || sscanf(buf, "%d", &pid) != 1 || pid <= 0 || !nl[1]) {
-		snprintf(who, len, "another fsplan run (it has not said which "
-			 "yet)");
-		return 0;
-	}
-	nl[1 + strcspn(nl + 1, "\n")] = '\0';
-	snprintf(who, len, "fsplan run %s (pid %d)", nl + 1, pid);
-	return pid;
-}
-
-/*
- * The lock, or EWOULDBLOCK with who holds it. A killed run's claim goes
- * with the last process of its namespace, which the kernel kills a
- * moment after the run itself: while its pid is gone, wait for that,
- * up to CLAIM_WAIT_S.
- */
-#define CLAIM_WAIT_S	10
-
-static int lock_claim(int fd, char *who, size_t len)
-{
-	struct timespec ts = { 0, 20 * 1000 * 1000 };
-	int pid;
-
-	for (int i = 0; i < CLAIM_WAIT_S * 50; i++) {
-		if (!flock(fd, LOCK_EX | LOCK_NB))
-			return 0;
-		if (errno != EWOULDBLOCK)
-			return -errno;
-		pid = claimant(fd, who, len);
-		if (!pid || !kill(pid, 0) || errno != ESRCH)
-			return -EWOULDBLOCK;
-		nanosleep(&ts, NULL);
-	}
-	return -EWOULDBLOCK;
-}
-
-/*
- * Claim dev for this run (target.h): the lock file of its number, locked
- * and saying who holds it, in t->lock_fd; or refused with the holder.
- */
-static int claim(struct target_dev *t, dev_t dev, const char *shown,
-		 const char *rundir, int *refused, struct diag *d)
-{
-	char path[128], why[PATH_MAX + 64];
-	struct stat st;
-	int fd, n;
-
-	if (target_runtime_dir(why, sizeof(why)))
-		return refuse(refused, d, "refusing %s: cannot claim it: %s",
-			      shown, why);
-	snprintf(path, sizeof(path), "%s/dev-%u:%u.lock", FSPLAN_RUNTIME_DIR,
-		 major(dev), minor(dev));
-	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-	    st.st_uid != 0) {
-		if (fd >= 0)
-			close(fd);
-		return refuse(refused, d, "refusing %s: cannot claim it: %s "
-			      "is not a file of root's", shown, path);
-	}
-	n = lock_claim(fd, why, sizeof(why));
-	if (n) {
-		close(fd);
-		if (n == -EWOULDBLOCK)
-			return refuse(refused, d, "refusing %s: it is in use "
-				      "by %s", shown, why);
-		return refuse(refused, d, "refusing %s: cannot lock %s: %s",
-			      shown, path, strerror(-n));
-	}
-	n = snprintf(why, sizeof(why), "%d\n%s\n", (int)getpid(),
-		     rundir ? rundir : "");
-	if (ftruncate(fd, 0) || pwrite(fd, why, (size_t)n, 0) != n) {
-		close(fd);
-		return refuse(refused, d, "refusing %s: cannot write %s: %s",
-			      shown, path, strerror(errno));
-	}
-	t->lock_fd = fd;
-	return 0;
-}
-
 /* "path", or "path (real)" where a symlink hid the device. */
 static const char *resolved(char *buf, size_t len, const char *path,
 			    const char *real)
@@ -653,18 +561,13 @@ static const char *resolved(char *buf, size_t len, const char *path,
 
 /* The guards of target_device_open past the claim. */
 static int guard(struct target_dev *t, const char *device, const char *real,
-		 dev_t dev, int wipe, const char *own, const char *rundir,
-		 const char *workdir, json_t **identity, int *refused,
-		 struct diag *d)
+		 dev_t dev, const char *name, const char *disk, int wipe,
+		 const char *own, const char *rundir, const char *workdir,
+		 json_t **identity, int *refused, struct diag *d)
 {
-	char where[PATH_MAX];
-	char name[NAME_MAX + 1], disk[NAME_MAX + 1], held[NAME_MAX + 1];
+	char where[PATH_MAX], held[NAME_MAX + 1];
 	int fd, rc, ro = 0;
 
-	if (blk_name(dev, name, sizeof(name)) ||
-	    blk_disk(name, disk, sizeof(disk)))
-		return refuse(refused, d, "refusing %s: not found in "
-			      "/sys/dev/block", real);
 	if (check_backing(real, name, disk, rundir, workdir, refused, d))
 		return -1;
 	if (read_attr(where, sizeof(where), "/sys/class/block/%s/ro", name))
@@ -719,15 +622,19 @@ int target_device_open(struct target_dev *t, const char *device,
 		       const char *rundir, const char *workdir,
 		       json_t **identity, int *refused, struct diag *d)
 {
-	char real[PATH_MAX], dreal[PATH_MAX];
+	char real[PATH_MAX], dreal[PATH_MAX], why[PATH_MAX + 64];
 	char a[2 * PATH_MAX + 4], b[2 * PATH_MAX + 4];
+	char name[NAME_MAX + 1], disk[NAME_MAX + 1];
+	unsigned int ma, mi;
 	struct stat st;
+	int rc;
 
 	t->path[0] = '\0';
 	t->fd = -1;
 	t->ours = 0;
 	t->image[0] = '\0';
 	t->lock_fd = -1;
+	t->claim.fd = t->claim.disk_fd = -1;
 	*identity = NULL;
 	*refused = 0;
 	/* Until every check below has passed, only stat, sysfs and
@@ -751,14 +658,22 @@ int target_device_open(struct target_dev *t, const char *device,
 	if (stat(real, &st) || !S_ISBLK(st.st_mode))
 		return refuse(refused, d, "refusing %s: not a block device",
 			      real);
+	if (blk_name(st.st_rdev, name, sizeof(name)) ||
+	    blk_disk(name, disk, sizeof(disk)) ||
+	    read_attr(b, sizeof(b), "/sys/class/block/%s/dev", disk) ||
+	    sscanf(b, "%u:%u", &ma, &mi) != 2)
+		return refuse(refused, d, "refusing %s: not found in "
+			      "/sys/dev/block", real);
 	/* the claim first: a device another run holds is that run's */
-	if (claim(t, st.st_rdev, resolved(a, sizeof(a), device, real), rundir,
-		  refused, d))
-		return -1;
-	if (guard(t, device, real, st.st_rdev, wipe, own, rundir, workdir,
-		  identity, refused, d)) {
-		close(t->lock_fd);
-		t->lock_fd = -1;
+	rc = devclaim_take(&t->claim, st.st_rdev, makedev(ma, mi),
+			   rundir ? rundir : "", getpid(), why, sizeof(why));
+	if (rc)
+		return refuse(refused, d, "refusing %s: %s%s",
+			      resolved(a, sizeof(a), device, real),
+			      rc > 0 ? "it is in use by " : "", why);
+	if (guard(t, device, real, st.st_rdev, name, disk, wipe, own, rundir,
+		  workdir, identity, refused, d)) {
+		devclaim_release(&t->claim);
 		return -1;
 	}
 	return 0;

@@ -74,7 +74,7 @@ static int private_mnt(struct run *r)
 {
 	char why[256];
 
-	if (target_runtime_dir(why, sizeof(why))) {
+	if (devclaim_runtime_dir(why, sizeof(why))) {
 		fprintf(stderr, "fsplan run: %s: refusing to mount on it\n",
 			why);
 		return -1;

@@ -292,7 +292,8 @@ int run_command(int argc, char **argv)
 	char **kept = NULL, why[2048];
 	int rc;
 
-	r.dev.fd = r.dev.lock_fd = -1;	/* none held yet, whatever exits */
+	/* none held yet, whatever exits */
+	r.dev.fd = r.dev.lock_fd = r.dev.claim.fd = r.dev.claim.disk_fd = -1;
 	/* before anything is made: a signal in the first milliseconds
 	 * stops the run as any other does (130/143), never by the default
 	 * action, which would leave a run directory without its manifest */
@@ -397,11 +398,8 @@ out:
 	runlog_close();
 	csv_close(r.csv);
 	manifest_free(r.man);
-	if (r.dev.fd >= 0)
-		close(r.dev.fd);
 	/* the claim on target.device: the namespace's copies are gone */
-	if (r.dev.lock_fd >= 0)
-		close(r.dev.lock_fd);
+	target_release(&r.dev);
 	free(r.done);
 	free(r.keyval);
 	expansion_free(r.e);

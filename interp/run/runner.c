@@ -322,6 +322,7 @@ static void run_conf(struct run *r, struct fsconf *fc, int round)
 	for (int i = 0; i < l.n_vol; i++) {
 		l.vol[i].name = l.volumes ? pt->volumes[i].s : NULL;
 		l.vol[i].td.fd = l.vol[i].td.lock_fd = -1;
+		l.vol[i].td.claim.fd = l.vol[i].td.claim.disk_fd = -1;
 		snprintf(l.vol[i].mnt, sizeof(l.vol[i].mnt), "%s", r->mnt);
 	}
 
