@@ -230,10 +230,10 @@ static pid_t start_claim(const char *rd)
 	pid_t pid;
 
 	pid = e2e_fsplan_bg((const char *[]){ "run",
-		claim_plan("plan.yaml", victim, "sleep 5"), "-o", rd, "-q",
+		claim_plan("plan.yaml", victim, "sleep 8"), "-o", rd, "-q",
 		"--destroy", victim, NULL });
 	snprintf(log, sizeof(log), "%s/log.txt", rd);
-	cr_assert(wait_for(log, "setup: sleep 5", 90), "the first run did "
+	cr_assert(wait_for(log, "setup: sleep 8", 90), "the first run did "
 		  "not reach its setup hook: %s", e2e_read(log));
 	return pid;
 }
