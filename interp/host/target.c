@@ -196,13 +196,14 @@ fail:
 	return -1;
 }
 
-int target_dir_free(const char *dir, uint64_t *avail)
+int target_dir_free(const char *dir, uint64_t *avail, uint64_t *size)
 {
 	struct statvfs sv;
 
 	if (statvfs(dir, &sv))
 		return -errno;
 	*avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+	*size = (uint64_t)sv.f_blocks * sv.f_frsize;
 	return 0;
 }
 

@@ -39,8 +39,8 @@ int target_image_create(struct target_dev *t, const char *workdir,
 void target_release(struct target_dev *t);
 
 /* What dir's filesystem has free (for anyone, root's reserve left out)
- * in *avail: 0, or -errno. */
-int target_dir_free(const char *dir, uint64_t *avail);
+ * in *avail, and its size in *size: 0, or -errno. */
+int target_dir_free(const char *dir, uint64_t *avail, uint64_t *size);
 /* How much t's sparse image may still grow: its size less what its
  * filesystem holds of it (0 without an image). */
 uint64_t target_image_growth(const struct target_dev *t);

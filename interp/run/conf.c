@@ -489,21 +489,22 @@ int conf_up(struct run *r, struct live *l, char *err, size_t len)
 	return 0;
 }
 
-/* Below this, a workdir that an image still has to grow into is full:
- * the loop device's writes fail with ENOSPC, which the filesystem under
- * test and its phase see as I/O errors while it has room itself. */
-#define WORKDIR_FULL	(UINT64_C(16) << 20)
+/* With less free than this, and less than a twentieth of its size, a
+ * workdir that an image still has to grow into is full: the loop
+ * device's writes fail with ENOSPC, which the filesystem under test and
+ * its phase see as I/O errors while it has room itself. */
+#define WORKDIR_FULL	(UINT64_C(4) << 20)
 
 void conf_workdir_warn(struct run *r)
 {
 	const struct plan_target *t = &r->plan->target;
-	uint64_t need, avail;
+	uint64_t need, avail, size;
 	int images = 0;
 
 	for (int i = 0; i < r->e->n_confs; i++)
 		images |= !r->e->confs[i].fs->nodev;
 	if (t->kind != TARGET_IMAGE || !images ||
-	    target_dir_free(r->workdir, &avail))
+	    target_dir_free(r->workdir, &avail, &size))
 		return;
 	/* one config at a time, each with its volumes' images */
 	need = t->image_bytes * (uint64_t)(t->n_volumes ? t->n_volumes : 1);
@@ -526,12 +527,12 @@ void conf_workdir_warn(struct run *r)
 const char *conf_workdir_full(const struct run *r, const struct live *l,
 			      const char *reason, char *buf, size_t len)
 {
-	uint64_t grow = 0, avail;
+	uint64_t grow = 0, avail, size;
 
 	for (int i = 0; i < l->n_vol; i++)
 		grow += target_image_growth(&l->vol[i].td);
-	if (!grow || target_dir_free(r->workdir, &avail) ||
-	    avail >= WORKDIR_FULL || avail >= grow)
+	if (!grow || target_dir_free(r->workdir, &avail, &size) ||
+	    avail >= WORKDIR_FULL || avail >= grow || avail >= size / 20)
 		return reason;
 	snprintf(buf, len, "%s; the workdir %s is full (%llu MiB free): the "
 		 "loop image could not grow", reason ? reason : "failed",

@@ -344,3 +344,34 @@ Test(devices, a_full_workdir_is_named, .init = root_only, .fini = teardown,
 		  want, why);
 	cr_expect_eq(e2e_loops_under(e2e_tmpdir()), 0);
 }
+
+/* A mkfs that the full workdir cut short names it; one that failed for
+ * its own reason in a small workdir that is not full does not. */
+Test(devices, a_mkfs_in_a_full_workdir_names_it_and_only_then,
+     .init = root_only, .fini = teardown, .timeout = 120)
+{
+	char rd[300], want[400];
+	const char *plan, *why;
+	int rc;
+
+	snprintf(mnt, sizeof(mnt), "%s/wd", e2e_tmpdir());
+	cr_assert_eq(mkdir(mnt, 0700), 0);
+	cr_assert_eq(mount("fsplan-test", mnt, "tmpfs", 0, "size=2m"), 0);
+	plan = e2e_write(e2e_tmpdir(), "plan.yaml",
+			 "fsplan: 1\n"
+			 "target: {image: 256M}\n"
+			 "filesystems: [{type: xfs}, {type: ext4}]\n"
+			 "phases: [{name: t, exec: 'true'}]\n");
+	snprintf(rd, sizeof(rd), "%s/run", e2e_tmpdir());
+	rc = e2e_fsplan((const char *[]){ "run", plan, "-o", rd, "-q",
+					   "--workdir", mnt, NULL });
+	cr_expect_eq(rc, 1, "exit %d: %s", rc, e2e_err);
+	why = e2e_reason(rd, "xfs/t#1");
+	cr_expect(why && strstr(why, "larger than 300MB") &&
+		  !strstr(why, "workdir"), "xfs: %s", why);
+	why = e2e_reason(rd, "ext4/t#1");
+	snprintf(want, sizeof(want), "the workdir %s is full (0 MiB free)",
+		 mnt);
+	cr_expect(why && strstr(why, "mkfs.ext4 failed") &&
+		  strstr(why, want), "ext4: %s", why);
+}
