@@ -305,6 +305,24 @@ static void root_only(void)
 	e2e_require_root();
 }
 
+/* The plan (after "fsplan: 1", on 256M images) run into rd with a tmpfs
+ * of size (mount's size=) as its workdir, at mnt: fsplan's exit. */
+static int run_in_tmpfs(const char *size, const char *body, char *rd,
+			size_t len)
+{
+	char text[1024], opts[32];
+
+	snprintf(mnt, sizeof(mnt), "%s/wd", e2e_tmpdir());
+	snprintf(opts, sizeof(opts), "size=%s", size);
+	cr_assert_eq(mkdir(mnt, 0700), 0);
+	cr_assert_eq(mount("fsplan-test", mnt, "tmpfs", 0, opts), 0);
+	snprintf(text, sizeof(text), "fsplan: 1\ntarget: {image: 256M}\n%s",
+		 body);
+	snprintf(rd, len, "%s/run", e2e_tmpdir());
+	return e2e_fsplan((const char *[]){ "run", e2e_write(e2e_tmpdir(),
+		"plan.yaml", text), "-o", rd, "-q", "--workdir", mnt, NULL });
+}
+
 /*
  * A workdir smaller than the image: a warning at the start, and the
  * phase's I/O error (the loop device could not write its file, which the
@@ -314,21 +332,12 @@ Test(devices, a_full_workdir_is_named, .init = root_only, .fini = teardown,
      .timeout = 120)
 {
 	char rd[300], log[320], want[400];
-	const char *plan, *why;
+	const char *why;
 	int rc;
 
-	snprintf(mnt, sizeof(mnt), "%s/wd", e2e_tmpdir());
-	cr_assert_eq(mkdir(mnt, 0700), 0);
-	cr_assert_eq(mount("fsplan-test", mnt, "tmpfs", 0, "size=32m"), 0);
-	plan = e2e_write(e2e_tmpdir(), "plan.yaml",
-			 "fsplan: 1\n"
-			 "target: {image: 256M}\n"
-			 "filesystems: [{type: ext4}]\n"
-			 "phases: [{name: fill, exec: 'dd if=/dev/zero of=f "
-			 "bs=1M count=64 conv=fsync'}]\n");
-	snprintf(rd, sizeof(rd), "%s/run", e2e_tmpdir());
-	rc = e2e_fsplan((const char *[]){ "run", plan, "-o", rd, "-q",
-					   "--workdir", mnt, NULL });
+	rc = run_in_tmpfs("32m", "filesystems: [{type: ext4}]\n"
+			  "phases: [{name: fill, exec: 'dd if=/dev/zero of=f "
+			  "bs=1M count=64 conv=fsync'}]\n", rd, sizeof(rd));
 	cr_expect_eq(rc, 1, "exit %d (1: a phase run failed): %s", rc,
 		     e2e_err);
 	snprintf(want, sizeof(want), "warning: the workdir %s has 32 MiB "
@@ -351,20 +360,12 @@ Test(devices, a_mkfs_in_a_full_workdir_names_it_and_only_then,
      .init = root_only, .fini = teardown, .timeout = 120)
 {
 	char rd[300], want[400];
-	const char *plan, *why;
+	const char *why;
 	int rc;
 
-	snprintf(mnt, sizeof(mnt), "%s/wd", e2e_tmpdir());
-	cr_assert_eq(mkdir(mnt, 0700), 0);
-	cr_assert_eq(mount("fsplan-test", mnt, "tmpfs", 0, "size=2m"), 0);
-	plan = e2e_write(e2e_tmpdir(), "plan.yaml",
-			 "fsplan: 1\n"
-			 "target: {image: 256M}\n"
-			 "filesystems: [{type: xfs}, {type: ext4}]\n"
-			 "phases: [{name: t, exec: 'true'}]\n");
-	snprintf(rd, sizeof(rd), "%s/run", e2e_tmpdir());
-	rc = e2e_fsplan((const char *[]){ "run", plan, "-o", rd, "-q",
-					   "--workdir", mnt, NULL });
+	rc = run_in_tmpfs("2m", "filesystems: [{type: xfs}, {type: ext4}]\n"
+			  "phases: [{name: t, exec: 'true'}]\n", rd,
+			  sizeof(rd));
 	cr_expect_eq(rc, 1, "exit %d: %s", rc, e2e_err);
 	why = e2e_reason(rd, "xfs/t#1");
 	cr_expect(why && strstr(why, "larger than 300MB") &&
