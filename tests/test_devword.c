@@ -41,6 +41,7 @@ Test(devword, paths_under_dev_however_written)
 		{ "-J device=UUID=1234", "device=UUID=1234", 3 },
 		{ "-Jdevice=/x", "device=/x", 2 },
 		{ "-r rtdev=/x", "rtdev=/x", 3 },
+		{ "-d file,name=/srv/x.img", "name=/srv/x.img", 8 },
 		{ "--rootdir=/dev", "--rootdir=/dev", 0 },
 	};
 	size_t off;

@@ -10,6 +10,7 @@
  * journal, a realtime section, a btrfs member. */
 static const char *const device_keys[] = {
 	"logdev", "rtdev",		/* xfs: mkfs -l/-r and mount */
+	"name",				/* xfs: mkfs -d/-l/-r name= */
 	"device",			/* ext4 mkfs -J device=, btrfs mount */
 	"journal_path", "journal_dev",	/* ext4 mount */
 	NULL

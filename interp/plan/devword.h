@@ -17,8 +17,8 @@ typedef int (*devword_rule)(void *ctx, const char *cand, const char *key,
 /*
  * The text rule, which reads no host state: a path under /dev (however
  * written: //dev/x, /./dev/x), or the value of an option that names a
- * device of its own (xfs logdev= and rtdev=, ext4 mkfs -J device= and
- * mount journal_path= and journal_dev=, btrfs device=).
+ * device of its own (xfs logdev=, rtdev= and mkfs's name=, ext4 mkfs
+ * -J device= and mount journal_path= and journal_dev=, btrfs device=).
  */
 int devword_text(void *ctx, const char *cand, const char *key, char *why,
 		 size_t len);
