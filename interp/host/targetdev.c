@@ -557,22 +557,16 @@ static const char *resolved(char *buf, size_t len, const char *path,
 	return buf;
 }
 
-/* The guards of target_device_open past the claim. */
+/* The guards of target_device_open past the claim: what another run
+ * could be doing to the device shows here as its own refusal. */
 static int guard(struct target_dev *t, const char *device, const char *real,
 		 dev_t dev, const char *name, const char *disk, int wipe,
-		 const char *own, const char *rundir, const char *workdir,
-		 json_t **identity, int *refused, struct diag *d)
+		 const char *own, json_t **identity, int *refused,
+		 struct diag *d)
 {
 	char where[PATH_MAX], held[NAME_MAX + 1];
 	int fd, rc, ro = 0;
 
-	if (check_backing(real, name, disk, rundir, workdir, refused, d))
-		return -1;
-	if (read_attr(where, sizeof(where), "/sys/class/block/%s/ro", name))
-		return refuse(refused, d, "refusing %s: cannot tell whether it "
-			      "is read-only", real);
-	if (strcmp(where, "0"))
-		return refuse(refused, d, "refusing %s: it is read-only", real);
 	rc = mounted_at(dev, where, sizeof(where));
 	if (rc < 0)
 		return refuse(refused, d, "refusing %s: cannot tell whether it "
@@ -662,15 +656,24 @@ int target_device_open(struct target_dev *t, const char *device,
 	    sscanf(b, "%u:%u", &ma, &mi) != 2)
 		return refuse(refused, d, "refusing %s: not found in "
 			      "/sys/dev/block", real);
-	/* the claim first: a device another run holds is that run's */
+	/* what no other run changes, before the claim (the root disk is
+	 * not even claimed), then the claim: a device another run holds is
+	 * that run's, whatever else it is now */
+	if (check_backing(real, name, disk, rundir, workdir, refused, d))
+		return -1;
+	if (read_attr(why, sizeof(why), "/sys/class/block/%s/ro", name))
+		return refuse(refused, d, "refusing %s: cannot tell whether it "
+			      "is read-only", real);
+	if (strcmp(why, "0"))
+		return refuse(refused, d, "refusing %s: it is read-only", real);
 	rc = devclaim_take(&t->claim, st.st_rdev, makedev(ma, mi),
 			   rundir ? rundir : "", getpid(), why, sizeof(why));
 	if (rc)
 		return refuse(refused, d, "refusing %s: %s%s",
 			      resolved(a, sizeof(a), device, real),
 			      rc > 0 ? "it is in use by " : "", why);
-	if (guard(t, device, real, st.st_rdev, name, disk, wipe, own, rundir,
-		  workdir, identity, refused, d)) {
+	if (guard(t, device, real, st.st_rdev, name, disk, wipe, own,
+		  identity, refused, d)) {
 		devclaim_release(&t->claim);
 		return -1;
 	}
