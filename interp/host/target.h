@@ -73,9 +73,9 @@ int target_clean_stale(const char *workdir);
  * Before the checks that another run's work would trip (mounted, held,
  * in use, a signature) the device is claimed for the whole run
  * (devclaim.h), in t->claim: a device another run holds is refused ("it
- * is in use by fsplan run R (pid N)"). devclaim_release lets go of it; so does the
- * exit of the run's last process, SIGKILL included. Every fsplan
- * honours the claim; nothing else does.
+ * is in use by fsplan run R (pid N)"). target_release lets go of it; so
+ * does the exit of the run's last process, SIGKILL included. Every
+ * fsplan honours the claim; nothing else does.
  */
 int target_device_open(struct target_dev *t, const char *device,
 		       const char *destroy, int wipe, const char *own,
