@@ -69,7 +69,8 @@ Test(devword, other_words_pass)
 {
 	static const char *const mkfs[] = {
 		"", "-f", "-I 128 -J size=16", "-d /srv/dev/tree",
-		"-L dev", "-f -l size=64m", "-O ^has_journal", "-E root_owner=0:0",
+		"-L dev", "-f -l size=64m", "-O ^has_journal",
+		"-E root_owner=0:0",
 		"-m crc=1,finobt=1", "${dev}", "-d dev/x",
 	};
 	static const char *const mount[] = {

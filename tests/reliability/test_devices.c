@@ -218,7 +218,8 @@ static const char *claim_plan(const char *name, const char *dev,
 		 "fsplan: 1\n"
 		 "target: {device: %s, wipe: true}\n"
 		 "filesystems: [{type: ext4%s%s%s}]\n"
-		 "phases: [{name: a, exec: 'sleep 1'}, {name: b, exec: 'true'}]\n",
+		 "phases: [{name: a, exec: 'sleep 1'},\n"
+		 "         {name: b, exec: 'true'}]\n",
 		 dev, setup ? ", setup: '" : "", setup ? setup : "",
 		 setup ? "'" : "");
 	return e2e_write(e2e_tmpdir(), name, text);
