@@ -78,7 +78,7 @@ static void setup(void)
 		put_file(lib_files[i].name, lib_files[i].text);
 	stop_flag = 0;
 	lim = (struct sandbox_limits){ 32 * MIB, clock_now() + 2, &stop_flag,
-				       libdir };
+				       libdir, NULL };
 }
 
 static void teardown(void)
