@@ -311,6 +311,7 @@ static void watch(struct watch *w, pid_t pid, int pr, double t0)
 	const struct proc_job *job = w->job;
 	struct proc_result *res = w->res;
 	double deadline = t0 + job->timeout_s, term_at = 0, ticked = t0;
+	double done_at = 0;
 	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), done = 0;
 
 	for (;;) {
@@ -325,6 +326,8 @@ static void watch(struct watch *w, pid_t pid, int pr, double t0)
 
 		if (!done && (done = exited(pid)) && job->kill_leftovers)
 			kill(-pid, SIGKILL);
+		if (done && !done_at)
+			done_at = now;
 		if (done)
 			pf[0].fd = -1;
 		if (now >= deadline && !res->timed_out) {
@@ -333,8 +336,11 @@ static void watch(struct watch *w, pid_t pid, int pr, double t0)
 			if (done)	/* a leftover holds the pipe */
 				break;
 		}
-		/* after a kill, a process outside the group may hold it */
-		if (done && (!open || res->timed_out))
+		/* after a kill, a process outside the group may hold it;
+		 * one that left the group (setsid) holding only stdout or
+		 * stderr, which were files before out_cap, gets a second */
+		if (done && (!open || res->timed_out ||
+			     (!w->reading && now - done_at > 1.0)))
 			break;
 		if (!done && job->stop && *job->stop && !res->interrupted) {
 			res->interrupted = 1;

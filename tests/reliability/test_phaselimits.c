@@ -436,3 +436,23 @@ Test(phaselimits, a_tool_that_complains_on_stdout_has_it_in_the_reason,
 	cr_expect(why && !strcmp(why, "exit status 1: write failed: No space "
 				 "left on device"), "%s", why);
 }
+
+Test(phaselimits, a_process_that_left_the_group_holds_no_run_up,
+     .fini = fini, .timeout = 240)
+{
+	/* its stdout is the parent's pipe now, not a file: a daemon that
+	 * keeps it must not hold the run to the phase's timeout */
+	struct timespec t0, t1;
+	char rd[256];
+
+	e2e_require_root();
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	run_phases("esc", NULL, "image: 64M",
+		   "  - name: esc\n"
+		   "    exec: \"setsid sh -c 'sleep 30' & echo hi\"\n"
+		   "    timeout: 25s\n", rd, sizeof(rd));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	cr_expect_str_eq(e2e_metric(rd, "ext4/esc#1", "status"), "ok");
+	cr_expect_lt(t1.tv_sec - t0.tv_sec, 15, "%ld s",
+		     (long)(t1.tv_sec - t0.tv_sec));
+}
