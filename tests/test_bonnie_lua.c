@@ -57,7 +57,7 @@ static int parse(const char *out, const char *err, char *msg, size_t len)
 
 	if (!L) {
 		lim = (struct sandbox_limits){ 64u << 20, clock_now() + 30, NULL,
-					       libsrc_dir() };
+					       libsrc_dir(), NULL };
 		L = sandbox_new(&lim);
 		cr_assert(L, "sandbox_new failed");
 	}

@@ -29,7 +29,7 @@ static void parse_sample(const char *text, size_t len, int want_ok,
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	lim = (struct sandbox_limits){ 64u << 20, ts.tv_sec + 30.0, NULL,
-				       libsrc_dir() };
+				       libsrc_dir(), NULL };
 	L = sandbox_new(&lim);
 	cr_assert(L);
 	snprintf(path, sizeof(path), "%s/parse/dbench.lua", libsrc_dir());

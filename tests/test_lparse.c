@@ -31,7 +31,7 @@ static lua_State *L;
 static void setup(void)
 {
 	lim = (struct sandbox_limits){ 64u << 20, clock_now() + 30, NULL,
-				       libsrc_dir() };
+				       libsrc_dir(), NULL };
 	L = sandbox_new(&lim);
 	cr_assert(L, "sandbox_new failed");
 }

@@ -37,7 +37,7 @@ static int n_vals;
 static void setup(void)
 {
 	lim = (struct sandbox_limits){ 64u << 20, clock_now() + 30, NULL,
-				       libsrc_dir() };
+				       libsrc_dir(), NULL };
 	L = sandbox_new(&lim);
 	cr_assert_not_null(L);
 }

@@ -265,3 +265,51 @@ Test(proc, leftovers_go_with_the_child)
 	close(job.out_fd);
 	proc_result_free(&res);
 }
+
+/* The file's first bytes, at most len - 1, NUL-ended; its size. */
+static off_t file_text(int fd, char *buf, size_t len)
+{
+	off_t size = lseek(fd, 0, SEEK_END);
+	ssize_t n = pread(fd, buf, len - 1, 0);
+
+	buf[n > 0 ? n : 0] = '\0';
+	return size;
+}
+
+Test(proc, out_cap_keeps_the_head_and_the_tail_with_the_cut_noted)
+{
+	/* seq 1 100000 prints 588895 bytes; stderr 10 bytes, uncut */
+	struct proc_job job = sh_job("seq 1 100000; echo 'only this' >&2", 30);
+	char text[8192], note[80];
+	struct proc_result res;
+	FILE *out = tmpfile(), *err = tmpfile();
+	unsigned long long left;
+	off_t size, at;
+
+	job.out_fd = fileno(out);
+	job.err_fd = fileno(err);
+	job.out_cap = 4096;
+	cr_assert_eq(proc_run(&job, &res), 0);
+	cr_expect_eq(proc_status(&res), 0);
+	/* the offset at the end: what the caller writes comes after */
+	at = lseek(fileno(out), 0, SEEK_CUR);
+	size = file_text(fileno(out), text, sizeof(text));
+	cr_expect_eq(at, size);
+	cr_expect_leq(size, 4096);
+	cr_expect_eq(strlen(text), (size_t)size, "the text is whole");
+	/* the head as it came, the note at its end, the tail after it */
+	cr_expect(!strncmp(text, "1\n2\n3\n", 6), "%.20s", text);
+	left = res.left_out[0];
+	snprintf(note, sizeof(note), "\n[fsplan: %llu bytes left out here]\n",
+		 left);
+	cr_expect(!strncmp(text + 2048, note, strlen(note)), "%.60s",
+		  text + 2048);
+	cr_expect_eq(left + (unsigned long long)size - strlen(note), 588895);
+	cr_expect_str_eq(text + size - 13, "99999\n100000\n");
+	cr_expect_eq(res.left_out[1], 0);
+	size = file_text(fileno(err), text, sizeof(text));
+	cr_expect_str_eq(text, "only this\n");
+	fclose(out);
+	fclose(err);
+	proc_result_free(&res);
+}

@@ -78,7 +78,7 @@ static void setup(void)
 		put_file(lib_files[i].name, lib_files[i].text);
 	stop_flag = 0;
 	lim = (struct sandbox_limits){ 32 * MIB, clock_now() + 2, &stop_flag,
-				       libdir };
+				       libdir, NULL };
 }
 
 static void teardown(void)
@@ -575,6 +575,30 @@ Test(sandbox, memory_cap_then_recovery)
 	run_ok(L, "return #string.rep('x', 1 << 20)");
 	cr_expect_eq(lua_tointeger(L, -1), 1 << 20);
 	sandbox_close(L);
+}
+
+/* States made with one count share the cap: a phase's budget, which
+ * its workers' states take from, not a cap for each. */
+Test(sandbox, states_with_one_count_share_the_cap)
+{
+	size_t used = 0;
+	lua_State *a, *b;
+
+	lim.mem_bytes = 16 * MIB;
+	lim.used = &used;
+	a = new_state();
+	b = new_state();
+	sandbox_strict(a, 0);	/* big: a global that holds it */
+	run_ok(a, "big = string.rep('a', 6 << 20) return #big");
+	/* a string.rep holds twice its size a moment: alone, b has room */
+	run_fails(b, "return #string.rep('b', 6 << 20)", "not enough memory");
+	cr_expect_leq(used, 16 * MIB);
+	/* what a gives back, b may take */
+	run_ok(a, "big = nil collectgarbage() return 0");
+	run_ok(b, "return #string.rep('b', 6 << 20)");
+	sandbox_close(a);
+	sandbox_close(b);
+	cr_expect_eq(used, 0, "%zu bytes still counted", used);
 }
 
 /* With room for Lua's own stack limit, deep recursion hits that. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -117,8 +118,9 @@ struct mark {
 	long at;		/* where the mark's line is, or -1 */
 };
 
-static void seen(void *ctx, const char *out, size_t len)
+static void seen(void *ctx, const char *out, size_t len, int reply_fd)
 {
+	static const char go = METRICS_GO;
 	struct mark *mk = ctx;
 	size_t n = sizeof(METRICS_SETUP_DONE) - 1;
 	const char *nl;
@@ -130,7 +132,13 @@ static void seen(void *ctx, const char *out, size_t len)
 		if (line == n && !memcmp(out + mk->scanned, METRICS_SETUP_DONE,
 					 n)) {
 			mk->at = (long)mk->scanned;
-			mk->job->setup_done(mk->job->setup_done_ctx);
+			if (mk->job->setup_done)
+				mk->job->setup_done(mk->job->setup_done_ctx);
+			/* the counters are read: the child may start; a
+			 * child gone already does not need it */
+			while (send(reply_fd, &go, 1, MSG_NOSIGNAL) < 0 &&
+			       errno == EINTR)
+				;
 		}
 		mk->scanned += line;
 	}
@@ -155,6 +163,7 @@ int child_run(const struct child_job *job, volatile sig_atomic_t *stop,
 	const struct proc_job pj = {
 		.body = dropped, .arg = (void *)job,
 		.out_fd = job->out_fd, .err_fd = job->err_fd,
+		.out_cap = job->out_cap,
 		.pipe_at = CHILD_REPORT_FD,
 		.timeout_s = job->timeout_s, .stop = stop,
 		.tick = job->tick, .tick_ctx = job->tick_ctx,
@@ -163,7 +172,8 @@ int child_run(const struct child_job *job, volatile sig_atomic_t *stop,
 		.keep = 64u << 20, .drain = 0,
 		/* whatever it left running in its group goes with it */
 		.kill_leftovers = 1,
-		.seen = job->setup_done ? seen : NULL, .seen_ctx = &mk,
+		/* a body that marks its setup's end waits for the go */
+		.seen = seen, .seen_ctx = &mk, .duplex = 1,
 	};
 	struct proc_result pr;
 
@@ -172,6 +182,8 @@ int child_run(const struct child_job *job, volatile sig_atomic_t *stop,
 		return -1;
 	res->report = pr.out;
 	res->report_len = pr.out_len;
+	res->left_out[0] = pr.left_out[0];
+	res->left_out[1] = pr.left_out[1];
 	unmark(res, &mk);
 	res->timed_out = pr.timed_out;
 	res->interrupted = pr.interrupted;

@@ -15,6 +15,8 @@ struct child_job {
 	const struct runas *runas;
 	const char *workdir;		/* the phase's cwd, owned by runas */
 	int out_fd, err_fd;		/* its stdout and stderr */
+	size_t out_cap;			/* proc_job's: 0 or each file's
+					 * most bytes, head and tail */
 	double timeout_s;
 	const char *const *env;		/* the whole environment, NULL-ended */
 	const char *cgroup;		/* a memory cgroup it joins before
@@ -37,7 +39,9 @@ struct child_job {
 	void *tick_ctx;
 	/* Called the moment the body writes METRICS_SETUP_DONE (a line of
 	 * its own; the first only), which is then left out of the report:
-	 * what was measured before it was the body's setup. May be NULL. */
+	 * what was measured before it was the body's setup. May be NULL.
+	 * Then the parent answers METRICS_GO on the report fd (a socket
+	 * pair), which the body waits for before its timed work. */
 	void (*setup_done)(void *ctx);
 	void *setup_done_ctx;
 };
@@ -51,6 +55,7 @@ struct child_result {
 	double seconds;		/* fork to reaped exit, CLOCK_MONOTONIC */
 	double user_s, sys_s;	/* CPU of the child and its waited-for ones */
 	char reason[512];	/* why it is not ok */
+	unsigned long long left_out[2];	/* of stdout, stderr (out_cap) */
 	char *report;		/* what the body wrote to the report fd */
 	size_t report_len;
 };

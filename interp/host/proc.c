@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,6 +16,17 @@
 #include "util/clock.h"
 #include "util/exitcode.h"
 
+/* A file the parent fills from a pipe of its own (proc_job.out_cap). */
+struct capped {
+	int file;		/* the caller's fd */
+	int pipe;		/* our read end; -1 none, or at its end */
+	unsigned long long total;	/* bytes that came */
+	int failed;		/* a write to the file failed: drained */
+	char *ring;		/* past the cap: the last half, ... */
+	size_t at;		/* ... its oldest byte's place */
+	int no_ring;		/* no memory for it: the tail is lost */
+};
+
 /* The state of one run: the pipe's end, the log, what was kept. */
 struct watch {
 	const struct proc_job *job;
@@ -22,7 +34,128 @@ struct watch {
 	int log_fd;		/* -1 once a write to it failed */
 	int reading;		/* the pipe is open and read */
 	int usage;		/* a usage text began: last is its why */
+	struct capped cap[2];	/* stdout's and stderr's */
 };
+
+static void cap_write(struct capped *c, const char *buf, size_t n)
+{
+	while (n && !c->failed) {
+		ssize_t w = write(c->file, buf, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			c->failed = 1;	/* drained on: the child goes on */
+			break;
+		}
+		buf += w;
+		n -= (size_t)w;
+	}
+}
+
+/* n more bytes of the stream: to the file up to cap, then the ring. */
+static void cap_take(struct capped *c, size_t cap, const char *buf, size_t n)
+{
+	size_t half = cap / 2;
+
+	if (!c->ring && !c->no_ring) {
+		size_t m = c->total + n <= cap ? n : cap - (size_t)c->total;
+
+		cap_write(c, buf, m);
+		c->total += m;
+		buf += m;
+		n -= m;
+		if (!n)
+			return;
+		/* the ring starts as the file's second half */
+		c->ring = malloc(half);
+		if (!c->ring || pread(c->file, c->ring, half, (off_t)half) !=
+				(ssize_t)half) {
+			free(c->ring);
+			c->ring = NULL;
+			c->no_ring = 1;
+		}
+		c->at = 0;
+	}
+	c->total += n;
+	if (!c->ring)
+		return;
+	if (n >= half) {
+		memcpy(c->ring, buf + n - half, half);
+		c->at = 0;
+		return;
+	}
+	while (n) {
+		size_t m = half - c->at < n ? half - c->at : n;
+
+		memcpy(c->ring + c->at, buf, m);
+		c->at = (c->at + m) % half;
+		buf += m;
+		n -= m;
+	}
+}
+
+/* The tail after the note: the ring's last keep bytes, in order. */
+static size_t write_tail(const struct capped *c, size_t half, size_t keep,
+			 off_t at)
+{
+	size_t from = (c->at + (half - keep)) % half;
+	size_t first = half - from < keep ? half - from : keep;
+
+	if (pwrite(c->file, c->ring + from, first, at) != (ssize_t)first ||
+	    pwrite(c->file, c->ring, keep - first, at + (off_t)first) !=
+	    (ssize_t)(keep - first))
+		return 0;
+	return keep;
+}
+
+/* The stream has ended: the note and the tail after the head, if it
+ * passed the cap. The bytes left out. */
+static unsigned long long cap_end(struct capped *c, size_t cap)
+{
+	size_t half = cap / 2, keep;
+	unsigned long long left = 0;
+	char note[80];
+	int k;
+
+	if (c->pipe >= 0)
+		close(c->pipe);
+	c->pipe = -1;
+	if (c->total > cap && !c->failed) {
+		/* the note takes its place in the tail, the file stays in
+		 * cap: the count is at most total - half, as many digits */
+		k = snprintf(note, sizeof(note), "\n[fsplan: %llu bytes left "
+			     "out here]\n", c->total - half);
+		keep = c->ring ? half - (size_t)k : 0;
+		left = c->total - half - keep;
+		k = snprintf(note, sizeof(note), "\n[fsplan: %llu bytes left "
+			     "out here]\n", left);
+		if (pwrite(c->file, note, (size_t)k, (off_t)half) != k)
+			keep = 0;
+		else if (keep)
+			keep = write_tail(c, half, keep, (off_t)half + k);
+		(void)!ftruncate(c->file, (off_t)(half + (size_t)k + keep));
+		lseek(c->file, 0, SEEK_END);
+	}
+	free(c->ring);
+	c->ring = NULL;
+	return left;
+}
+
+/* What a capped stream's pipe has now; at its end, the file finished. */
+static void cap_read(struct watch *w, int i)
+{
+	struct capped *c = &w->cap[i];
+	char buf[65536];
+	ssize_t r = read(c->pipe, buf, sizeof(buf));
+
+	if (r < 0 && errno == EINTR)
+		return;
+	if (r <= 0)
+		w->res->left_out[i] = cap_end(c, w->job->out_cap);
+	else
+		cap_take(c, w->job->out_cap, buf, (size_t)r);
+}
 
 /* dup2, or clear close-on-exec when fd is already where it belongs. */
 static int move_fd(int fd, int to)
@@ -35,10 +168,12 @@ static int move_fd(int fd, int to)
  * everything it needs (paths, environment) is built before the fork.
  */
 static void in_child(const struct proc_job *job, int nul, int pr, int pw,
-		     int errw, char alt[][256], int n_alt)
+		     int errw, const int capw[2], char alt[][256], int n_alt)
 {
-	int out = job->out_fd == PROC_PIPE ? pw : job->out_fd;
-	int err = job->err_fd == PROC_PIPE ? pw : job->err_fd;
+	int out = job->out_fd == PROC_PIPE ? pw : capw[0] >= 0 ? capw[0]
+						: job->out_fd;
+	int err = job->err_fd == PROC_PIPE ? pw : capw[1] >= 0 ? capw[1]
+						: job->err_fd;
 	int fail = job->body ? 125 : 127;
 	sigset_t none;
 
@@ -122,7 +257,7 @@ static size_t usage_at(const char *buf, size_t n)
 }
 
 /* Output of the child: to the log, the last line, the result. */
-static void take(struct watch *w, const char *buf, size_t n)
+static void take(struct watch *w, const char *buf, size_t n, int pr)
 {
 	const struct proc_job *job = w->job;
 
@@ -137,7 +272,8 @@ static void take(struct watch *w, const char *buf, size_t n)
 	if (job->keep && keep(w, buf, n))
 		w->reading = 0;
 	if (job->seen && w->res->out)
-		job->seen(job->seen_ctx, w->res->out, w->res->out_len);
+		job->seen(job->seen_ctx, w->res->out, w->res->out_len,
+			  job->duplex ? pr : -1);
 }
 
 static void read_some(struct watch *w, int fd)
@@ -150,7 +286,7 @@ static void read_some(struct watch *w, int fd)
 	if (r <= 0)
 		w->reading = 0;
 	else
-		take(w, buf, (size_t)r);
+		take(w, buf, (size_t)r, fd);
 }
 
 /* Whether pid has exited (not reaped yet: waitid's WNOWAIT). */
@@ -175,16 +311,23 @@ static void watch(struct watch *w, pid_t pid, int pr, double t0)
 	const struct proc_job *job = w->job;
 	struct proc_result *res = w->res;
 	double deadline = t0 + job->timeout_s, term_at = 0, ticked = t0;
+	double done_at = 0;
 	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), done = 0;
 
 	for (;;) {
-		struct pollfd pf[2] = { { pidfd, POLLIN, 0 },
-					{ w->reading ? pr : -1, POLLIN, 0 } };
+		struct pollfd pf[4] = { { pidfd, POLLIN, 0 },
+					{ w->reading ? pr : -1, POLLIN, 0 },
+					{ w->cap[0].pipe, POLLIN, 0 },
+					{ w->cap[1].pipe, POLLIN, 0 } };
+		int open = w->reading || w->cap[0].pipe >= 0 ||
+			   w->cap[1].pipe >= 0;
 		double now = clock_now();
 		int wait_ms = pidfd >= 0 ? 100 : 20;
 
 		if (!done && (done = exited(pid)) && job->kill_leftovers)
 			kill(-pid, SIGKILL);
+		if (done && !done_at)
+			done_at = now;
 		if (done)
 			pf[0].fd = -1;
 		if (now >= deadline && !res->timed_out) {
@@ -193,8 +336,11 @@ static void watch(struct watch *w, pid_t pid, int pr, double t0)
 			if (done)	/* a leftover holds the pipe */
 				break;
 		}
-		/* after a kill, a process outside the group may hold it */
-		if (done && (!w->reading || res->timed_out))
+		/* after a kill, a process outside the group may hold it;
+		 * one that left the group (setsid) holding only stdout or
+		 * stderr, which were files before out_cap, gets a second */
+		if (done && (!open || res->timed_out ||
+			     (!w->reading && now - done_at > 1.0)))
 			break;
 		if (!done && job->stop && *job->stop && !res->interrupted) {
 			res->interrupted = 1;
@@ -209,11 +355,18 @@ static void watch(struct watch *w, pid_t pid, int pr, double t0)
 		}
 		if (!res->timed_out && (deadline - now) * 1000 < wait_ms)
 			wait_ms = (int)((deadline - now) * 1000) + 1;
-		if (poll(pf, 2, wait_ms) <= 0)
+		if (poll(pf, 4, wait_ms) <= 0)
 			continue;
 		if (pf[1].revents & (POLLIN | POLLHUP | POLLERR))
 			read_some(w, pr);
+		for (int i = 0; i < 2; i++)
+			if (pf[2 + i].revents & (POLLIN | POLLHUP | POLLERR))
+				cap_read(w, i);
 	}
+	/* what a leftover still held: the file ends where it is */
+	for (int i = 0; i < 2; i++)
+		if (w->cap[i].pipe >= 0)
+			res->left_out[i] = cap_end(&w->cap[i], job->out_cap);
 	if (pidfd >= 0)
 		close(pidfd);
 }
@@ -226,7 +379,7 @@ static void exec_failed(struct watch *w, int err)
 			 w->job->argv[0], strerror(err));
 
 	w->res->exec_errno = err;
-	take(w, msg, n < (int)sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
+	take(w, msg, n < (int)sizeof(msg) ? (size_t)n : sizeof(msg) - 1, -1);
 }
 
 /* The sbin fallbacks of a bare name, built before the fork. */
@@ -246,8 +399,10 @@ static int alternatives(const char *name, char alt[2][256])
 
 int proc_run(const struct proc_job *job, struct proc_result *res)
 {
-	struct watch w = { job, res, job->log_fd, 1, 0 };
+	struct watch w = { job, res, job->log_fd, 1, 0,
+			   { { .pipe = -1 }, { .pipe = -1 } } };
 	int p[2] = { -1, -1 }, ep[2] = { -1, -1 }, nul, err = 0, n_alt = 0;
+	int capw[2] = { -1, -1 };
 	char alt[2][256];
 	struct rusage ru;
 	double t0;
@@ -259,18 +414,34 @@ int proc_run(const struct proc_job *job, struct proc_result *res)
 	if (job->argv)
 		n_alt = alternatives(job->argv[0], alt);
 	nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (nul < 0 || pipe2(p, O_CLOEXEC) ||
+	if (nul < 0 || (job->duplex ? socketpair(AF_UNIX, SOCK_STREAM |
+						 SOCK_CLOEXEC, 0, p)
+				   : pipe2(p, O_CLOEXEC)) ||
 	    (!job->body && pipe2(ep, O_CLOEXEC)))
 		goto fail;
+	for (int i = 0; i < 2 && job->out_cap; i++) {
+		int fd = i ? job->err_fd : job->out_fd, cp[2];
+
+		if (fd < 0)
+			continue;
+		if (pipe2(cp, O_CLOEXEC))
+			goto fail;
+		w.cap[i].file = fd;
+		w.cap[i].pipe = cp[0];
+		capw[i] = cp[1];
+	}
 	t0 = clock_now();
 	pid = fork();
 	if (pid < 0)
 		goto fail;
 	if (pid == 0)
-		in_child(job, nul, p[0], p[1], ep[1], alt, n_alt);
+		in_child(job, nul, p[0], p[1], ep[1], capw, alt, n_alt);
 	setpgid(pid, pid);	/* both sides: no race with an early kill */
 	close(nul);
 	close(p[1]);
+	for (int i = 0; i < 2; i++)
+		if (capw[i] >= 0)
+			close(capw[i]);
 	if (ep[0] >= 0) {
 		close(ep[1]);
 		/* the end of file is a successful exec */
@@ -300,6 +471,10 @@ fail:
 			close(p[i]);
 		if (ep[i] >= 0)
 			close(ep[i]);
+		if (capw[i] >= 0) {
+			close(capw[i]);
+			close(w.cap[i].pipe);
+		}
 	}
 	if (nul >= 0)
 		close(nul);

@@ -42,9 +42,20 @@ struct proc_job {
 	 * which leaves a writer blocked until the deadline: a runaway. */
 	int drain;
 	/* Called as output comes, with all that is kept so far (keep > 0):
-	 * a caller that must act on a line the moment it arrives. */
-	void (*seen)(void *ctx, const char *out, size_t len);
+	 * a caller that must act on a line the moment it arrives. With
+	 * duplex, reply_fd is the parent's end of the pipe, where it may
+	 * answer the child (which waits for it); else -1. */
+	void (*seen)(void *ctx, const char *out, size_t len, int reply_fd);
 	void *seen_ctx;
+	/* The pipe is a socket pair: the child may read there too. */
+	int duplex;
+	/* Nonzero: out_fd and err_fd (files, when not PROC_PIPE) are
+	 * filled by the parent from pipes of their own, each to at most
+	 * out_cap bytes: its first half as it comes, and past out_cap the
+	 * last half, written when the child is done after a line "[fsplan:
+	 * N bytes left out here]" (a runaway's output must not fill the
+	 * disk). 0: the child writes them itself. */
+	size_t out_cap;
 	/* Kill the child's whole group as soon as the child exits. */
 	int kill_leftovers;
 };
@@ -60,6 +71,8 @@ struct proc_result {
 				 * ended; NULL if nothing */
 	size_t out_len;
 	int out_cut;		/* more came than was kept */
+	/* out_cap: the bytes of stdout and of stderr left out at the cut */
+	unsigned long long left_out[2];
 };
 
 /*

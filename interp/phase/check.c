@@ -29,7 +29,7 @@ static int exec_key(const struct plan *p, int ph, struct phase_key *key,
 	memset(key, 0, sizeof(*key));
 	if (x->parse.s) {
 		struct sandbox_limits lim = { 256u << 20, clock_now() + CHECK_LOAD_S, NULL,
-					      libsrc_dir() };
+					      libsrc_dir(), NULL };
 		lua_State *L = sandbox_new(&lim);
 		char path[4200], err[1024] = "";
 
@@ -162,7 +162,7 @@ int check_phases(const struct expansion *e, char **text, size_t *tlen,
 
 	for (int ph = 0; ph < p->n_phases; ph++) {
 		struct sandbox_limits lim = { 256u << 20, clock_now() + CHECK_LOAD_S, stop,
-					      libsrc_dir() };
+					      libsrc_dir(), NULL };
 		struct phase_decl decl;
 		lua_State *L;
 		char err[1024] = "";

@@ -298,8 +298,8 @@ static int f_group_sync(lua_State *L)
 	struct leader l = { w, f->fd, luaL_optstring(L, 2, "group_sync") };
 	int rc;
 
-	if (!worker_op(w, l.name))
-		worker_bad_name(L, 2, "an op name");
+	worker_op_named(L, w, l.name, lua_isnoneornil(L, 2) ? strlen(l.name)
+			: lua_rawlen(L, 2), 2, "f:group_sync");
 	rc = gsync_wait(f->fd, leader_sync, &l);
 	if (rc < 0)
 		return worker_fail(L, f->name, -rc);

@@ -60,8 +60,19 @@ static void stream_args(lua_State *L, struct stream *s, int fd,
 			   op);
 	snprintf(s->tag, sizeof(s->tag), "%s", op);
 	lua_pop(L, 1);
-	if (lua_getfield(L, 2, "tag") != LUA_TNIL)
-		snprintf(s->tag, sizeof(s->tag), "%s", luaL_checkstring(L, -1));
+	if (lua_getfield(L, 2, "tag") != LUA_TNIL) {
+		size_t len;
+		const char *tag = luaL_checklstring(L, -1, &len);
+
+		/* cut, a tag would be another's name */
+		if (strlen(tag) != len || len >= sizeof(s->tag) ||
+		    !metrics_name_ok(tag, len))
+			luaL_error(L, "stream: tag '%s'%s is not a name: 1-%d "
+				   "of A-Z a-z 0-9 _ . -", tag,
+				   strlen(tag) != len ? " (and a NUL byte)" : "",
+				   METRICS_NAME_LEN);
+		memcpy(s->tag, tag, len + 1);
+	}
 	lua_pop(L, 1);
 	lua_getfield(L, 2, "pattern");
 	pat = luaL_optstring(L, -1, "seq");
@@ -304,11 +315,8 @@ int loops_stream(lua_State *L, int fd, const char *name)
 		if (!metrics_name_ok(fl->s.tag, strlen(fl->s.tag)))
 			worker_bad_name(L, 2, "a tag");
 	} else {
-		fl->st = metrics_op(&w->m, fl->s.tag);
-		if (!fl->st && errno == EINVAL)
-			worker_bad_name(L, 2, "a tag");
-		if (!fl->st)
-			return luaL_error(L, "not enough memory");
+		fl->st = worker_op_named(L, w, fl->s.tag, strlen(fl->s.tag), 0,
+					 "f:stream");
 	}
 	/* a write reads only its source: the shared one, or, for blocks
 	 * larger than it, one of its own */
@@ -542,7 +550,7 @@ int loops_files(lua_State *L)
 	int op = luaL_checkoption(L, 2, NULL, ops);
 	const char *dir = NULL, *tag = ops[op];
 	char path[4096];
-	size_t dlen = 0;
+	size_t dlen = 0, tlen = strlen(tag);
 	lua_Integer n, i;
 
 	luaL_checktype(L, 3, LUA_TTABLE);
@@ -554,13 +562,16 @@ int loops_files(lua_State *L)
 			return luaL_error(L, "files: opts.dir has a NUL byte "
 					  "in it");
 		if (lua_getfield(L, 4, "tag") != LUA_TNIL)
-			tag = luaL_checkstring(L, -1);
+			tag = luaL_checklstring(L, -1, &tlen);
 		lua_settop(L, 4);	/* opts, on the stack, keeps them */
 	}
 	/* inside w:op nothing is recorded: no op row made empty either */
-	if (!metrics_name_ok(tag, strlen(tag)) ||
-	    (!w->quiet && !worker_op(w, tag)))
-		worker_bad_name(L, 4, "a tag");
+	if (strlen(tag) != tlen || !metrics_name_ok(tag, tlen))
+		luaL_error(L, "w:files: tag '%s'%s is not a name: 1-%d of A-Z "
+			   "a-z 0-9 _ . -", tag, strlen(tag) != tlen ?
+			   " (and a NUL byte)" : "", METRICS_NAME_LEN);
+	if (!w->quiet)
+		worker_op_named(L, w, tag, tlen, 0, "w:files");
 	if (dir && dlen + 2 > sizeof(path))
 		return worker_fail(L, dir, ENAMETOOLONG);
 	if (dir) {

@@ -74,7 +74,7 @@ int lparse_body(void *arg)
 {
 	const struct lparse_job *job = arg;
 	struct sandbox_limits lim = { 256u << 20, clock_now() + 60, NULL,
-				      libsrc_dir() };
+				      libsrc_dir(), NULL };
 	lua_State *L = sandbox_new(&lim);
 	const char **names;
 	char err[2048];

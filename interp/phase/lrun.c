@@ -28,6 +28,7 @@
 #include "phase/sandbox.h"
 #include "util/file.h"
 #include "util/clock.h"
+#include "util/units.h"
 
 static volatile sig_atomic_t stop;
 
@@ -61,6 +62,7 @@ struct shared {
 	double deadline;
 	double seconds_param;
 	struct sandbox_limits lim;
+	size_t mem_used;		/* lim.used: all the states' bytes */
 	struct optable_slot tab;	/* ctx.share's table */
 	sem_t ended;			/* posted by each worker at its end */
 };
@@ -107,18 +109,50 @@ static int timed_out(const struct shared *sh)
 	return sh->deadline > 0 && clock_now() >= sh->deadline;
 }
 
-/* fail(), as a timeout when the phase has run into it. */
+/* fail(), as a timeout when the phase has run into it; an allocation
+ * refused names the budget it ran into. */
 static void fail_at(const struct shared *sh, const char *what,
 		    const char *msg)
 {
-	char both[2200];
+	char both[2400], size[32];
 
+	if (strstr(msg, "not enough memory")) {
+		units_fmt_size(sh->job->mem_bytes, size, sizeof(size));
+		snprintf(both, sizeof(both), "%.*s (the phase's memory: %s, "
+			 "its Lua states and their C buffers and op tables "
+			 "all together; memory: in the plan sets it)",
+			 (int)strcspn(msg, "\n"), msg, size);
+		msg = both;
+	}
 	if (!timed_out(sh)) {
 		fail(what, msg);
 		return;
 	}
-	snprintf(both, sizeof(both), "%s: %s", what, msg);
+	snprintf(both, sizeof(both), "%s: %.2300s", what, msg);
 	fail("timeout", both);
+}
+
+/*
+ * A module that raised after an I/O error ("wrote nil bytes, expected
+ * to write 1", dbench's) most likely raised because of it: the error's
+ * first line gets the first one, "...; first I/O error: ENOSPC in write
+ * (source/x)", and the reason has the cause.
+ */
+static void with_io_error(char *err, size_t len, const struct worker_errors *e)
+{
+	const char *name = strerrorname_np(e->first_err);
+	size_t line = strcspn(err, "\n"), n = strlen(err);
+	char add[200];
+	int k;
+
+	if (!e->n)
+		return;
+	k = snprintf(add, sizeof(add), "; first I/O error: %s in %s (%s)",
+		     name ? name : "?", e->first_op, e->first_what);
+	if (k < 0 || (size_t)k >= sizeof(add) || n + (size_t)k >= len)
+		return;
+	memmove(err + line + k, err + line, n - line + 1);
+	memcpy(err + line, add, (size_t)k);
 }
 
 /* Where ctx.input looks for a parameter's value: relative to the plan. */
@@ -390,6 +424,24 @@ static void watch_workers(struct shared *sh, struct wthread *t, int started)
 }
 
 /*
+ * After the setup's mark, until the parent has read the devices'
+ * counters (its METRICS_GO): a worker's write before that would count
+ * as the setup's, not the workers' (write_amp 0.7 for a synced
+ * sequential write). A stop (SIGTERM) ends the wait: the workers then
+ * stop at once. 0, or -1 if the parent is gone.
+ */
+static int wait_go(void)
+{
+	char go;
+	ssize_t n;
+
+	while ((n = read(METRICS_REPORT_FD, &go, 1)) < 0 && errno == EINTR)
+		if (stop)
+			return 0;
+	return n == 1 && go == METRICS_GO ? 0 : -1;
+}
+
+/*
  * Load the module in L (index 1), type the cell's values, find the
  * engine, make the seeded bytes and push ctx (index 2). 0, or -1 after
  * fail().
@@ -488,6 +540,7 @@ static int run_workers(struct shared *sh, struct metrics *total,
 			char what[32];
 
 			snprintf(what, sizeof(what), "worker %d", i + 1);
+			with_io_error(t[i].err, sizeof(t[i].err), &t[i].w.errs);
 			snprintf(err, len, "%s", t[i].err);
 			fail_at(sh, what, t[i].err);
 			rc = -1;
@@ -502,6 +555,14 @@ static int run_workers(struct shared *sh, struct metrics *total,
 		worker_free(&t[i].w);
 	}
 	free(t);
+	/* each worker kept to the names' cap, their sum is the phase's */
+	if (!rc && total->n_ops + total->n_counters > WORKER_MAX_NAMES) {
+		snprintf(err, len, "the workers named %d ops/metrics "
+			 "together; a phase may name at most %d",
+			 total->n_ops + total->n_counters, WORKER_MAX_NAMES);
+		fail("workers", err);
+		rc = -1;
+	}
 	return rc;
 }
 
@@ -527,7 +588,7 @@ int lrun_body(void *arg)
 	}
 	sh.deadline = sandbox_deadline(job->timeout_s);
 	sh.lim = (struct sandbox_limits){ job->mem_bytes, sh.deadline, &stop,
-					  libsrc_dir() };
+					  libsrc_dir(), &sh.mem_used };
 	/* not O_PATH: syncfs and fstatfs want a real fd */
 	sh.workfd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	L = sandbox_new(&sh.lim);
@@ -552,12 +613,14 @@ int lrun_body(void *arg)
 		goto out;
 	}
 	if (run_fn(L, &w0, "setup", err, sizeof(err))) {
+		with_io_error(err, sizeof(err), &w0.errs);
 		fail_at(&sh, "setup", err);
 		goto out;
 	}
 	/* the parent reads the devices' counters now: setup's writes (a
 	 * fill it synced) are not the workers' */
-	if (dprintf(METRICS_REPORT_FD, "%s", METRICS_SETUP_DONE) < 0) {
+	if (dprintf(METRICS_REPORT_FD, "%s", METRICS_SETUP_DONE) < 0 ||
+	    wait_go()) {
 		fail("phase", "the report pipe to the parent is gone");
 		goto out;
 	}
@@ -580,6 +643,7 @@ int lrun_body(void *arg)
 	/* setup's and teardown's own ops are not the workload's (their
 	 * I/O errors are the run's) */
 	if (run_fn(L, &w0, "teardown", err, sizeof(err))) {
+		with_io_error(err, sizeof(err), &w0.errs);
 		fail_at(&sh, "teardown", err);
 		goto out;
 	}
@@ -597,7 +661,7 @@ int lrun_body(void *arg)
 		goto out;
 	}
 	if (lreport_call(L, &total, thr, n_thr, err, sizeof(err))) {
-		fail("report", err);
+		fail_at(&sh, "report", err);
 		goto out;
 	}
 	rc = lreport_send(L, &total, thr, n_thr) ? 1 : 0;

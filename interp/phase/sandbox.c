@@ -21,6 +21,9 @@ struct sandbox {
 	int watched;		/* main runs without the polling hook */
 	size_t cur;		/* bytes held now */
 	size_t peak;		/* most bytes ever held */
+	size_t taken;		/* of the phase's budget, for cur and slack */
+	size_t own;		/* the budget's count when lim has none */
+	size_t *used;		/* lim->used, or &own */
 	unsigned long stops;	/* times the hook raised a stop */
 	const char *why;	/* the last stop's reason */
 };
@@ -59,7 +62,64 @@ static struct sandbox *sb_of(lua_State *L)
 }
 
 /*
- * Growth past the cap (0: none) fails, which Lua turns into an emergency
+ * The budget (lim->mem_bytes, 0: none) is the phase's, all its states
+ * together: each takes from the shared count in POOL_CHUNK steps, so an
+ * allocation touches it (an atomic add other threads' adds contend on)
+ * only once in that many bytes of growth, and gives back what it holds
+ * two chunks past its needs. Whether the state may hold grow more bytes
+ * and shrink fewer: 0, or -1 (nothing changed).
+ */
+#define POOL_CHUNK	((size_t)64 << 10)
+
+static size_t round_chunk(size_t n)
+{
+	return (n + POOL_CHUNK - 1) / POOL_CHUNK * POOL_CHUNK;
+}
+
+static int sb_take(struct sandbox *sb, size_t grow, size_t shrink)
+{
+	size_t cap = sb->lim->mem_bytes, want, need, was;
+
+	if (grow <= shrink) {
+		sb->cur -= shrink - grow;
+		if (sb->taken - sb->cur > 2 * POOL_CHUNK) {
+			need = round_chunk(sb->cur) + POOL_CHUNK;
+			__atomic_fetch_sub(sb->used, sb->taken - need,
+					   __ATOMIC_RELAXED);
+			sb->taken = need;
+		}
+		return 0;
+	}
+	if (cap && grow - shrink > cap)
+		return -1;
+	want = sb->cur + (grow - shrink);
+	if (cap && want > cap)		/* the slack taken is not all there */
+		return -1;
+	if (want > sb->taken) {
+		/* a chunk, or at the budget's end what is left of it */
+		need = round_chunk(want - sb->taken);
+		was = __atomic_fetch_add(sb->used, need, __ATOMIC_RELAXED);
+		if (cap && was + need > cap) {
+			__atomic_fetch_sub(sb->used, need, __ATOMIC_RELAXED);
+			need = want - sb->taken;
+			was = __atomic_fetch_add(sb->used, need,
+						 __ATOMIC_RELAXED);
+			if (was + need > cap) {
+				__atomic_fetch_sub(sb->used, need,
+						   __ATOMIC_RELAXED);
+				return -1;
+			}
+		}
+		sb->taken += need;
+	}
+	sb->cur = want;
+	if (sb->cur > sb->peak)
+		sb->peak = sb->cur;
+	return 0;
+}
+
+/*
+ * Growth past the budget fails, which Lua turns into an emergency
  * collection and then "not enough memory". Shrinking and freeing always
  * succeed. When ptr is NULL, osize is a type tag, not a size.
  */
@@ -67,23 +127,18 @@ static void *sb_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
 	struct sandbox *sb = ud;
 	size_t old = ptr ? osize : 0;
-	size_t cap = sb->lim->mem_bytes;
 	void *p;
 
 	if (nsize == 0) {
 		free(ptr);
-		sb->cur -= old;
+		sb_take(sb, 0, old);
 		return NULL;
 	}
-	if (cap && nsize > old &&
-	    (sb->cur > cap || nsize - old > cap - sb->cur))
+	if (sb_take(sb, nsize, old))
 		return NULL;
 	p = realloc(ptr, nsize);
 	if (!p)
-		return NULL;
-	sb->cur = sb->cur - old + nsize;
-	if (sb->cur > sb->peak)
-		sb->peak = sb->cur;
+		sb_take(sb, old, nsize);
 	return p;
 }
 
@@ -516,6 +571,7 @@ lua_State *sandbox_new(const struct sandbox_limits *lim)
 	if (!sb)
 		return NULL;
 	sb->lim = lim;
+	sb->used = lim->used ? lim->used : &sb->own;
 	L = lua_newstate(sb_alloc, sb);
 	if (!L) {
 		free(sb);
@@ -578,6 +634,7 @@ void sandbox_close(lua_State *L)
 	if (watched == L)
 		watched = NULL;
 	lua_close(L);
+	__atomic_fetch_sub(sb->used, sb->taken, __ATOMIC_RELAXED);
 	free(sb);
 }
 
@@ -673,19 +730,12 @@ size_t sandbox_mem(lua_State *L, size_t *peak)
 int sandbox_charge(lua_State *L, size_t grow, size_t shrink)
 {
 	struct sandbox *sb = sb_of(L);
-	size_t cap = sb->lim->mem_bytes;
 
-	if (grow > shrink && cap &&
-	    (sb->cur > cap || grow - shrink > cap - sb->cur)) {
-		/* what the collector can free first, as Lua itself does */
-		lua_gc(L, LUA_GCCOLLECT);
-		if (sb->cur > cap || grow - shrink > cap - sb->cur)
-			return -1;
-	}
-	sb->cur = sb->cur + grow - shrink;
-	if (sb->cur > sb->peak)
-		sb->peak = sb->cur;
-	return 0;
+	if (!sb_take(sb, grow, shrink))
+		return 0;
+	/* what the collector can free first, as Lua itself does */
+	lua_gc(L, LUA_GCCOLLECT);
+	return sb_take(sb, grow, shrink);
 }
 
 int sandbox_cpcall(lua_State *L, lua_CFunction fn, void *arg, int idx,

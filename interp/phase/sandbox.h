@@ -8,10 +8,15 @@
 #include <lua.h>
 
 struct sandbox_limits {
-	size_t mem_bytes;		/* allocator cap for this state */
+	size_t mem_bytes;		/* allocator cap, 0: none */
 	double deadline;		/* CLOCK_MONOTONIC seconds; 0: none */
 	volatile sig_atomic_t *stop;	/* stop requested when *stop != 0 */
 	const char *libdir;		/* where require() finds modules */
+	/* The bytes held by every state made with these limits together,
+	 * which mem_bytes caps (a phase's budget: its main state and its
+	 * workers' share it; atomic, any thread); NULL: each state has a
+	 * cap of its own. */
+	size_t *used;
 };
 
 /*
@@ -24,7 +29,8 @@ struct sandbox_limits {
  * an instruction-count hook (every 10000 instructions, inherited by
  * coroutines) raises "phase stopped: deadline passed" or "... stop
  * requested" and keeps raising so pcall cannot swallow it; the allocator
- * refuses to grow past mem_bytes ("not enough memory"). NULL on failure.
+ * refuses to grow past mem_bytes, this state's or (used) all the states'
+ * together ("not enough memory"). NULL on failure.
  * The limits struct must outlive the state.
  */
 lua_State *sandbox_new(const struct sandbox_limits *lim);

@@ -486,13 +486,13 @@ static int w_sync(lua_State *L)
 static int w_time(lua_State *L)
 {
 	struct worker *w = worker_get(L);
-	const char *name = luaL_checkstring(L, 2);
+	const char *name;
 	uint64_t t0;
 	int base;
 
+	worker_op_arg(L, w, 2, "w:time");
+	name = lua_tostring(L, 2);	/* the op's own may move */
 	luaL_checktype(L, 3, LUA_TFUNCTION);
-	if (!worker_op(w, name))
-		worker_bad_name(L, 2, "an op name");
 	base = 2;	/* results are what follows the name */
 	t0 = clock_ns();
 	lua_call(L, lua_gettop(L) - 3, LUA_MULTRET);
@@ -511,16 +511,13 @@ static int w_time(lua_State *L)
 static int w_op(lua_State *L)
 {
 	struct worker *w = worker_get(L);
-	const char *name = lua_toboolean(L, 2) ? luaL_checkstring(L, 2)
-					      : NULL;
-	struct op_stat *st = NULL;
+	struct op_stat *st = lua_toboolean(L, 2) ?
+			     worker_op_arg(L, w, 2, "w:op") : NULL;
 	int quiet = w->quiet, rc;
 	ptrdiff_t row = -1;
 	uint64_t t0;
 
 	luaL_checktype(L, 3, LUA_TFUNCTION);
-	if (name && !(st = worker_op(w, name)))
-		worker_bad_name(L, 2, "an op name");
 	/* nested in another w:op, it is part of that one */
 	if (st && !quiet)
 		row = st - w->m.ops;
@@ -560,11 +557,8 @@ static int w_sleep(lua_State *L)
 
 static int w_count(lua_State *L)
 {
-	struct worker *w = worker_get(L);
-	const char *name = luaL_checkstring(L, 2);
-
-	if (metrics_count(&w->m, name, luaL_optnumber(L, 3, 1)))
-		worker_bad_name(L, 2, "a counter name");
+	worker_count_arg(L, worker_get(L), 2, "w:count",
+			 luaL_optnumber(L, 3, 1));
 	return 0;
 }
 
@@ -653,8 +647,14 @@ static int w_log(lua_State *L)
 	lua_pushfstring(L, "[worker %d]", w->id);
 	luaL_addvalue(&b);
 	for (int i = 2; i <= n; i++) {
+		size_t len;
+		const char *s;
+
 		luaL_addchar(&b, ' ');
-		luaL_tolstring(L, i, NULL);
+		s = luaL_tolstring(L, i, &len);
+		/* cut at it, the line would lose its end silently */
+		if (strlen(s) != len)
+			luaL_argerror(L, i, "a text with a NUL byte in it");
 		luaL_addvalue(&b);
 	}
 	luaL_addchar(&b, '\n');

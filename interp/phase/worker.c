@@ -18,17 +18,18 @@
 #define SRC_SLACK	((size_t)1 << 20)	/* a write may run past */
 
 /*
- * The op_stat of name, made on first use; NULL for a name the metrics
- * cannot carry (or no memory). A per-file loop alternates several ops
- * (open, write, close, the test's own), so the last few are cached by
- * the name's address — and checked by name, since a Lua string's
- * address can be reused for another string after it is collected.
+ * The op_stat of name, made on first use (make; else NULL when it is
+ * new); NULL for a name the metrics cannot carry (or no memory). A
+ * per-file loop alternates several ops (open, write, close, the test's
+ * own), so the last few are cached by the name's address — and
+ * checked by name, since a Lua string's address can be reused for
+ * another string after it is collected.
  * A string constant's (constant) never is: a Lua string lives on the
  * heap, a constant in the binary, so the slot it finds is its own and
  * no bytes need comparing.
  */
 static struct op_stat *op_cached(struct worker *w, const char *name,
-				 int constant)
+				 int constant, int make)
 {
 	unsigned slot = (unsigned)((uintptr_t)name >> 4) % 8;
 	int i = w->opc[slot].op;
@@ -37,7 +38,7 @@ static struct op_stat *op_cached(struct worker *w, const char *name,
 	if (w->opc[slot].name == name && i < w->m.n_ops &&
 	    (constant || !strcmp(w->m.ops[i].name, name)))
 		return &w->m.ops[i];
-	op = metrics_op(&w->m, name);
+	op = make ? metrics_op(&w->m, name) : metrics_find_op(&w->m, name);
 	if (op) {
 		w->opc[slot].name = name;
 		w->opc[slot].op = (int)(op - w->m.ops);
@@ -47,7 +48,86 @@ static struct op_stat *op_cached(struct worker *w, const char *name,
 
 struct op_stat *worker_op(struct worker *w, const char *name)
 {
-	return op_cached(w, name, 0);
+	return op_cached(w, name, 0, 1);
+}
+
+/* The bytes the n+1-th entry of a metrics array adds to it (arrays
+ * grow as metrics_grow makes them: powers of two from 4). */
+static size_t entry_bytes(int n, size_t sz)
+{
+	if (!n)
+		return 4 * sz;
+	return n >= 4 && !(n & (n - 1)) ? (size_t)n * sz : 0;
+}
+
+/*
+ * A new name the phase's code gives (at arg, or 0 for a table's field):
+ * a NUL in it is refused, not cut there; it must be one the metrics
+ * carry; it is counted against WORKER_MAX_NAMES, and its table's bytes
+ * against the phase's memory (an op's histogram is 11 KiB: 20,000 names
+ * held 385 MB past a 64M cap). Raises.
+ */
+static void new_name(lua_State *L, struct worker *w, const char *name,
+		     size_t len, int arg, const char *fn, size_t bytes)
+{
+	if (strlen(name) != len)
+		luaL_error(L, "%s: a name with a NUL byte in it ('%s' and "
+			   "more)", fn, name);
+	if (!metrics_name_ok(name, len) && arg)
+		worker_bad_name(L, arg, "a name");
+	if (!metrics_name_ok(name, len))
+		luaL_error(L, "%s: '%s' is not a name: 1-%d of A-Z a-z 0-9 "
+			   "_ . -", fn, name, METRICS_NAME_LEN);
+	if (w->m.n_ops + w->m.n_counters >= WORKER_MAX_NAMES)
+		luaL_error(L, "%s: a phase may name at most %d ops/metrics; "
+			   "'%s' is one too many", fn, WORKER_MAX_NAMES, name);
+	if (bytes && sandbox_charge(L, bytes, 0))
+		luaL_error(L, "%s: not enough memory for '%s'", fn, name);
+}
+
+struct op_stat *worker_op_named(lua_State *L, struct worker *w,
+				const char *name, size_t len, int arg,
+				const char *fn)
+{
+	struct op_stat *op = strlen(name) == len ? op_cached(w, name, 0, 0)
+						 : NULL;
+
+	if (op)
+		return op;
+	/* its histogram's buckets come with its first op */
+	new_name(L, w, name, len, arg, fn, entry_bytes(w->m.n_ops, sizeof(*op))
+		 + HIST_BUCKETS * sizeof(*op->lat.b));
+	op = op_cached(w, name, 0, 1);
+	if (!op)
+		luaL_error(L, "%s: not enough memory for '%s'", fn, name);
+	return op;
+}
+
+struct op_stat *worker_op_arg(lua_State *L, struct worker *w, int arg,
+			      const char *fn)
+{
+	size_t len;
+	const char *name = luaL_checklstring(L, arg, &len);
+
+	return worker_op_named(L, w, name, len, arg, fn);
+}
+
+void worker_count_arg(lua_State *L, struct worker *w, int arg,
+		      const char *fn, double n)
+{
+	size_t len;
+	const char *name = luaL_checklstring(L, arg, &len);
+	int rc;
+
+	if (strlen(name) != len || !metrics_find_counter(&w->m, name))
+		new_name(L, w, name, len, arg, fn,
+			 entry_bytes(w->m.n_counters, sizeof(struct counter)));
+	rc = metrics_count(&w->m, name, n);
+	if (rc == -ENOMEM)
+		luaL_error(L, "%s: not enough memory for '%s'", fn, name);
+	if (rc)
+		luaL_argerror(L, arg + 1, lua_pushfstring(L, "a count that "
+			      "keeps '%s' a finite number", name));
 }
 
 /* One op: its time and bytes, and how many went by ring and syscall. */
@@ -58,7 +138,7 @@ static void record(struct worker *w, const char *name, int constant,
 
 	if (w->quiet)
 		return;
-	op = op_cached(w, name, constant);
+	op = op_cached(w, name, constant, 1);
 	if (!op)
 		return;
 	op->bytes += bytes;

@@ -105,6 +105,27 @@ struct engine *worker_engine(struct worker *w, unsigned depth, char *why,
 /* The op_stat of name (made on first use), or NULL for a name the
  * metrics cannot carry (metrics_name_ok) or no memory. */
 struct op_stat *worker_op(struct worker *w, const char *name);
+
+/* The most distinct op and counter names a worker (and the phase, its
+ * workers' merged) may have: each op keeps a histogram of 11 KiB. */
+#define WORKER_MAX_NAMES	4096
+
+/*
+ * The op_stat of the name the phase's code passed at arg to fn ("w:time"),
+ * made on first use: a NUL in it, a name the metrics cannot carry, the
+ * WORKER_MAX_NAMES+1-th name, and no memory for it under the phase's
+ * memory (its table is charged there) raise.
+ */
+struct op_stat *worker_op_arg(lua_State *L, struct worker *w, int arg,
+			      const char *fn);
+/* The same for a name from elsewhere (a table's field: arg 0). */
+struct op_stat *worker_op_named(lua_State *L, struct worker *w,
+				const char *name, size_t len, int arg,
+				const char *fn);
+/* The same for a counter, and add n to it (a sum that is not finite
+ * raises too). */
+void worker_count_arg(lua_State *L, struct worker *w, int arg,
+		      const char *fn, double n);
 /* One op of name that took ns and moved bytes (nothing if no op_stat). */
 void worker_record(struct worker *w, const char *name, uint64_t ns,
 		   uint64_t bytes);

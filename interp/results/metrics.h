@@ -11,8 +11,11 @@
 
 /* The line a Lua phase's child writes there when its setup is done: the
  * parent reads the devices' counters then, so that setup's I/O is not
- * counted as the phase's (it is not part of the report). */
+ * counted as the phase's (it is not part of the report), and answers
+ * METRICS_GO on the same fd (a socket pair); the child starts no timed
+ * op before it has read it. */
 #define METRICS_SETUP_DONE "S setup done\n"
+#define METRICS_GO 'G'
 
 /*
  * A log-linear histogram of latencies in ns, like fio's: values below

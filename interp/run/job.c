@@ -144,6 +144,7 @@ int job_open(struct job *j, struct run *r, const struct fsconf *fc,
 		return -1;
 	}
 	environment(j, r, fc, work, c);
+	j->child.out_cap = JOB_OUT_CAP;
 	j->child.runas = &r->runas;
 	j->child.workdir = work;
 	j->child.timeout_s = ph->timeout_s;
@@ -221,6 +222,7 @@ static void parse_output(struct run *r, const struct cell *c,
 	job.body = lparse_body;
 	job.arg = &pj;
 	job.cgroup = NULL;	/* the phase's limit is not the parser's */
+	job.out_cap = 0;	/* it writes after the command's output */
 	job.timeout_s = 120;
 	if (child_run(&job, &r->stop, &pres)) {
 		snprintf(res->reason, sizeof(res->reason), "cannot fork the "
@@ -265,8 +267,9 @@ static int complaint(const char *line, size_t n)
  * last: Cleaning up test directory after error."): tools put the cause
  * first and a usage text or a summary after it as often as the other
  * way round. With no complaint, the last line ("sh: 1: bonie++: not
- * found"); if stderr cannot be read, the status alone says it. */
-static void say_why(int err_fd, char *reason, size_t len)
+ * found"); if stderr cannot be read, the status alone says it. 1 when
+ * it added something; a stderr with nothing has its stdout read so. */
+static int say_why(int err_fd, char *reason, size_t len)
 {
 	char tail[4096];
 	off_t end = lseek(err_fd, 0, SEEK_END), from;
@@ -278,7 +281,7 @@ static void say_why(int err_fd, char *reason, size_t len)
 					     : 0;
 	n = end > 0 ? pread(err_fd, tail, sizeof(tail) - 1, from) : 0;
 	if (n <= 0)
-		return;
+		return 0;
 	tail[n] = '\0';
 	while (n > 0 && (tail[n - 1] == '\n' || tail[n - 1] == '\r'))
 		tail[--n] = '\0';
@@ -296,12 +299,13 @@ static void say_why(int err_fd, char *reason, size_t len)
 	last = strrchr(tail, '\n');
 	last = last ? last + 1 : tail;
 	if (!*last || k + 3 >= len)
-		return;
+		return 0;
 	if (first && first != last)
 		snprintf(reason + k, len - k, ": %.*s; last: %.200s",
 			 (int)(first_n > 200 ? 200 : first_n), first, last);
 	else
 		snprintf(reason + k, len - k, ": %.200s", last);
+	return 1;
 }
 
 /* Where the plan wrote the value of this cell's parameter key (its with
@@ -406,14 +410,24 @@ void job_after(struct job *j, struct run *r, const struct cell *c,
 	const char *parser = ph->parse.s ? ph->parse.s :
 			     mod ? mod->parse : NULL;
 
+	for (int i = 0; i < 2; i++)
+		if (res->left_out[i])
+			runlog("%s: its %s passed %u MiB: exec/ keeps its first "
+			       "and last %u MiB, and says where %llu bytes "
+			       "were left out", c->id, i ? "stderr" : "stdout",
+			       JOB_OUT_CAP >> 20, JOB_OUT_CAP >> 21,
+			       res->left_out[i]);
 	if (!ph->exec.s)
 		copy_log_lines(j->child.err_fd, c);
 
 	if (!res->ok && !ph->exec.s && !res->interrupted)
 		place_refusal(r, c, res);
+	/* a tool that says why on stdout (dbench's "write failed ... (No
+	 * space left on device)") when its stderr has nothing */
 	if (!res->ok && (ph->exec.s || mod) &&
-	    !strncmp(res->reason, "exit status", 11))
-		say_why(j->child.err_fd, res->reason, sizeof(res->reason));
+	    !strncmp(res->reason, "exit status", 11) &&
+	    !say_why(j->child.err_fd, res->reason, sizeof(res->reason)))
+		say_why(j->child.out_fd, res->reason, sizeof(res->reason));
 	if (res->ok && parser)
 		parse_output(r, c, parser, &j->child, res);
 }

@@ -11,6 +11,10 @@ struct run;
 struct fsconf;
 struct cell;
 
+/* The most a phase run's stdout, and its stderr (w:log's lines), keep
+ * in exec/: the first half and the last, with the cut noted. */
+#define JOB_OUT_CAP	(64u << 20)
+
 struct job {
 	struct child_job child;		/* what child_run takes */
 	struct lrun_job lua;		/* a Lua phase's, else unused */

@@ -129,9 +129,16 @@ static void volumes_hint(const struct live *l, struct child_result *res)
 		if (strstr(res->reason, in))
 			return;
 	}
-	snprintf(res->reason + n, sizeof(res->reason) - n, " (with "
-		 "target.volumes the work directory itself is a 1 MiB tmpfs "
-		 "that holds the volumes: a phase's files belong in them)");
+	n += (size_t)snprintf(res->reason + n, sizeof(res->reason) - n,
+			      " (with target.volumes the work directory "
+			      "itself is a 1 MiB tmpfs that only holds the "
+			      "volumes: write into ");
+	for (int i = 0; i < l->n_vol && n < sizeof(res->reason); i++)
+		n += (size_t)snprintf(res->reason + n, sizeof(res->reason) - n,
+				      "%s%s/", i == 0 ? "" : i == l->n_vol - 1
+				      ? " or " : ", ", l->vol[i].name);
+	if (n < sizeof(res->reason))
+		snprintf(res->reason + n, sizeof(res->reason) - n, ")");
 }
 
 /* Every remaining cell of a config gets the same fate. */

@@ -228,7 +228,7 @@ void fuzz_wapi_cleanup(void)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct sandbox_limits lim = { 64u << 20, 0, NULL, "/nonexistent" };
+	struct sandbox_limits lim = { 64u << 20, 0, NULL, "/nonexistent", NULL };
 	struct gen g = { data, data + size, NULL, 0, 0 };
 	struct worker w = { 0 };
 	char why[256], err[2048], out[128];
