@@ -252,6 +252,7 @@ static int text_footer(FILE *f, const struct results *r, json_t *m)
 {
 	size_t count[4], ng, ended, idle = view_not_run(r, m, &ended);
 	struct view_group *group = view_not_ok(r, &ng, count);
+	char note[1024];
 	int wl = 0, wp = 0;
 
 	if (!group)
@@ -282,6 +283,8 @@ static int text_footer(FILE *f, const struct results *r, json_t *m)
 	if (r->n_torn)
 		fputs("(the last row of results.csv was cut short and is "
 		      "left out)\n", f);
+	if (results_left_out_note(r, note, sizeof(note)))
+		fprintf(f, "(results.csv: %s)\n", note);
 	free(group);
 	return 0;
 }
@@ -501,6 +504,8 @@ static int report(const struct report_opts *o, struct pick *pick)
 			"that 'fsplan run' wrote)\n", msg);
 		return EXIT_USAGE;
 	}
+	if (results_left_out_note(&r, msg, sizeof(msg)))
+		fprintf(stderr, "fsplan report: %s: %s\n", path, msg);
 	if (o->metric.n && unmatched(&r, &o->metric, msg, sizeof(msg))) {
 		fprintf(stderr, "fsplan report: %s\n", msg);
 		results_free(&r);
