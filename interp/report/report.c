@@ -491,6 +491,7 @@ static int unmatched(const struct results *r, const struct opt_list *globs,
 static int report(const struct report_opts *o, struct pick *pick)
 {
 	const char *rundir = o->rundir, *out = o->out;
+	struct outfile of;
 	struct results r;
 	struct diag d = { 0 };
 	char path[4096], msg[1024];
@@ -517,7 +518,7 @@ static int report(const struct report_opts *o, struct pick *pick)
 		results_free(&r);
 		return EXIT_USAGE;
 	}
-	f = out ? fopen(out, "w") : stdout;
+	f = outfmt_open(&of, out);
 	if (!f) {
 		fprintf(stderr, "fsplan report: cannot write %s: %s\n", out,
 			strerror(errno));
@@ -530,7 +531,7 @@ static int report(const struct report_opts *o, struct pick *pick)
 	bad = ferror(f);
 	if (rc && !bad)
 		fputs("fsplan report: out of memory\n", stderr);
-	if ((out ? fclose(f) : fflush(f)) || bad) {
+	if (outfmt_close(&of) || bad) {
 		fprintf(stderr, "fsplan report: cannot write %s: %s\n",
 			out ? out : "standard output", strerror(errno));
 		rc = -1;
