@@ -669,7 +669,7 @@ static int compare(const struct compare_opts *o)
 	      o->fmt == FMT_HTML ? write_html(f, &t, &pg, o) :
 	      write_text(f, &t, &pg, o);
 	bad |= ferror(f);
-	if (outfmt_close(&of) || bad) {
+	if (outfmt_close(&of, !bad) || bad) {
 		fprintf(stderr, "fsplan compare: cannot write %s: %s\n",
 			o->out ? o->out : "standard output", strerror(errno));
 		goto out;

@@ -30,7 +30,7 @@ FILE *outfmt_open(struct outfile *o, const char *path)
 	return o->f;
 }
 
-int outfmt_close(struct outfile *o)
+int outfmt_close(struct outfile *o, int keep)
 {
 	char dir[PATH_MAX];
 	const char *slash, *name;
@@ -44,6 +44,11 @@ int outfmt_close(struct outfile *o)
 	name = slash ? slash + 1 : o->path;
 	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - o->path) +
 		 (slash == o->path) : 1, slash ? o->path : ".");
+	if (!keep) {
+		free(o->buf);
+		o->buf = NULL;
+		return rc ? -1 : 0;
+	}
 	if (!rc && !*name) {
 		errno = EISDIR;
 		rc = -1;

@@ -26,7 +26,8 @@ struct outfile {
 };
 /* The stream to print to, or NULL with errno. */
 FILE *outfmt_open(struct outfile *o, const char *path);
-/* Done printing: 0, or -1 with errno (then nothing was put in place). */
-int outfmt_close(struct outfile *o);
+/* Done printing: with keep, FILE put in place (a failed report keeps
+ * the old FILE). 0, or -1 with errno (then nothing was put in place). */
+int outfmt_close(struct outfile *o, int keep);
 
 #endif

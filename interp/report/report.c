@@ -531,7 +531,7 @@ static int report(const struct report_opts *o, struct pick *pick)
 	bad = ferror(f);
 	if (rc && !bad)
 		fputs("fsplan report: out of memory\n", stderr);
-	if (outfmt_close(&of) || bad) {
+	if (outfmt_close(&of, !rc && !bad) || bad) {
 		fprintf(stderr, "fsplan report: cannot write %s: %s\n",
 			out ? out : "standard output", strerror(errno));
 		rc = -1;

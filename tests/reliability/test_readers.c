@@ -80,7 +80,7 @@ static int table_n(const char *out, const char *metric)
 Test(readers, a_value_that_is_not_a_decimal_number_is_counted_and_named,
      .fini = fini)
 {
-	char rd[4096];
+	char rd[4096], out[4096];
 	int rc;
 
 	tiny_run(e2e_tmpdir(), rd, sizeof(rd));
@@ -104,6 +104,14 @@ Test(readers, a_value_that_is_not_a_decimal_number_is_counted_and_named,
 		  e2e_out);
 	/* text metrics are words by design */
 	cr_expect_null(strstr(e2e_err, "ram_limit"), "%s", e2e_err);
+	snprintf(out, sizeof(out), "%s/merged", e2e_tmpdir());
+	rc = e2e_fsplan((const char *[]){ "merge", rd, "-o", out, NULL });
+	cr_expect_eq(rc, 0, "exit %d: %s", rc, e2e_err);
+	cr_expect(strstr(e2e_err, "/run/results.csv: 5 rows left out (not a "
+			 "finite decimal number): line 3 (tmpfs/a#1, "
+			 "seconds: '0x10')"), "%s", e2e_err);
+	cr_expect(strstr(e2e_err, "(merge copies them as they are)"), "%s",
+		  e2e_err);
 }
 
 Test(readers, compare_names_the_rows_it_left_out, .fini = fini)
