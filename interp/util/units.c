@@ -126,7 +126,7 @@ static size_t digits(const char *s, size_t n)
 
 int units_decimal(const char *s, size_t n, double *out)
 {
-	char buf[64], *end;
+	char buf[512], *end;	/* "%.6f" of DBL_MAX is 316 bytes */
 	size_t i = 0, whole, frac = 0;
 	double v;
 

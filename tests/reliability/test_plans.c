@@ -59,8 +59,9 @@ static char *bomb_plan(void)
 }
 
 /* The campaign's ten parameters grew check to 20 GiB. Run under an RSS
- * cap (ASan's hard_rss_limit_mb; the plain build gets RLIMIT_AS) and a
- * 20 s clock: the old code is killed by either, the new refuses at once. */
+ * cap (ASan's hard_rss_limit_mb: make check's build is ASan's, which
+ * RLIMIT_AS would stop at its start) and a 20 s clock: the old code is
+ * killed by either, the new refuses at once. */
 Test(plans_hostile, a_parameter_bomb_is_refused_fast_at_the_parameter,
      .fini = fini, .timeout = 60)
 {
