@@ -1,5 +1,8 @@
 /* test_units: sizes, durations, counts and booleans as the plan writes them. */
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "plan/subst.h"
 #include "util/units.h"
@@ -123,4 +126,63 @@ Test(subst, errors_name_the_offset)
 	cr_expect(strstr(e.what, "unterminated"));
 	cr_expect_eq(subst("${9lives}", look, NULL, NULL, &e), -1);
 	cr_expect_eq(e.offset, 0);
+}
+
+/* results.csv's one number parser: what strtod takes besides decimals
+ * (hex, inf, nan, spaces) is not a number there. */
+Test(units, a_decimal_is_finite_and_decimal_only)
+{
+	static const char *const ok[] = { "0", "-1", "+2.5", ".5", "5.",
+		"1e+06", "1.5E-3", "0.000122", "1e-320" };
+	static const char *const bad[] = { "", "0x10", "0X1p3", "nan", "NaN",
+		"inf", "-inf", "infinity", " 1", "1 ", "1,5", "abc", "1e",
+		"1e+", "-", ".", "1e999", "1\n2", "+-1", "1..2" };
+	char max[400];
+	double v;
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(*ok); i++)
+		cr_expect_eq(units_decimal(ok[i], strlen(ok[i]), &v), 0,
+			     "'%s'", ok[i]);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
+		cr_expect_eq(units_decimal(bad[i], strlen(bad[i]), &v), -1,
+			     "'%s'", bad[i]);
+	cr_expect_eq(units_decimal("12x", 2, &v), 0, "a token, not a string");
+	cr_expect_eq(v, 12);
+	/* the sink's "%.6f" of the largest double */
+	snprintf(max, sizeof(max), "%.6f", 1.7976931348623157e308);
+	cr_expect_eq(units_decimal(max, strlen(max), &v), 0, "%zu bytes",
+		     strlen(max));
+}
+
+/* Half of SUBST_MAX and a byte, for any name. */
+static const char *look_half(void *ctx, const char *name, size_t len)
+{
+	static char *half;
+
+	(void)ctx, (void)name, (void)len;
+	if (!half) {
+		half = calloc(SUBST_MAX / 2 + 2, 1);
+		cr_assert_not_null(half);
+		memset(half, 'x', SUBST_MAX / 2 + 1);
+	}
+	return half;
+}
+
+Test(subst, an_expansion_past_1_mib_is_an_error_at_the_name)
+{
+	struct subst_error e;
+	char *out = NULL;
+
+	cr_expect_eq(subst("${a}", look_half, NULL, &out, &e), 0);
+	free(out);
+	out = NULL;
+	cr_expect_eq(subst("ab ${a}${b}", look_half, NULL, &out, &e), -1);
+	cr_expect_null(out);
+	cr_expect_eq(e.offset, 7);
+	cr_expect_str_eq(e.name, "b");
+	cr_expect(!e.undefined);
+	cr_expect_eq(e.length, 3 + 2 * (SUBST_MAX / 2 + 1));
+	/* checking only (out NULL) counts the same */
+	cr_expect_eq(subst("ab ${a}${b}", look_half, NULL, NULL, &e), -1);
+	cr_expect_eq(e.offset, 7);
 }

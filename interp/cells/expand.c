@@ -8,6 +8,7 @@
 #include "plan/subst.h"
 #include "util/grow.h"
 #include "util/strbuf.h"
+#include "util/strhash.h"
 #include "util/units.h"
 
 #define MAX_CELLS 10000000
@@ -431,6 +432,63 @@ static int check_with_values(const struct expansion *e, struct diag *d)
 	return 0;
 }
 
+static const char *id_of(const void *ctx, size_t i)
+{
+	return ((const struct expansion *)ctx)->cells[i].id;
+}
+
+/* Where two cells of one id part: the first value that differs. */
+static struct pos parting(const struct expansion *e, const struct cell *a,
+			  const struct cell *b)
+{
+	const struct plan *p = e->plan;
+	const struct fsconf *x = &e->confs[a->conf], *y = &e->confs[b->conf];
+	const struct plan_phase *ph = &p->phases[b->phase];
+
+	for (int i = 0; i < p->n_matrix; i++)
+		if (x->axis[i] != y->axis[i])
+			return p->matrix[i].values[y->axis[i]].pos;
+	if (a->phase != b->phase)
+		return ph->pos;
+	for (int i = 0; a->combo != b->combo && i < ph->n_matrix; i++) {
+		int k = cell_axis_index(ph, b->combo, i);
+
+		if (k != cell_axis_index(ph, a->combo, i))
+			return ph->matrix[i].values[k].pos;
+	}
+	return y->fs->pos;
+}
+
+/* Every cell its own id: --only, --resume and the results know a cell
+ * by it. The axis values cannot hold the ids' separators (the loader
+ * refuses them); this holds whatever a label or ${...} made. */
+static int check_ids(struct expansion *e, struct diag *d)
+{
+	const struct plan *p = e->plan;
+	struct strhash h = { 0 };
+	int rc = 0;
+
+	if (strhash_reserve(&h, e->n_cells, id_of, e))
+		return diag_set(d, p->file, NULL, (struct pos){ 0, 0 },
+				"out of memory");
+	for (size_t i = 0; i < e->n_cells && !rc; i++) {
+		size_t *slot = strhash_slot(&h, e->cells[i].id, id_of, e);
+		const struct cell *c = &e->cells[i], *first;
+
+		if (!*slot) {
+			*slot = i + 1;
+			continue;
+		}
+		first = &e->cells[*slot - 1];
+		rc = diag_set(d, p->file, p->text, parting(e, first, c),
+			      "cells %zu and %zu have one id, '%s': make "
+			      "the labels or values differ", first->index,
+			      c->index, c->id);
+	}
+	strhash_free(&h);
+	return rc;
+}
+
 static int total_confs(const struct plan *p, size_t *out)
 {
 	uint64_t top = 1, n = 0;
@@ -543,8 +601,8 @@ int expand_plan(const struct plan *p, struct expansion **out,
 			 "exclude rules drop every cell of the plan");
 		goto fail;
 	}
-	if (check_duplicates(e, d) || check_with_values(e, d) ||
-	    check_mount_spaces(e, d))
+	if (check_duplicates(e, d) || check_ids(e, d) ||
+	    check_with_values(e, d) || check_mount_spaces(e, d))
 		goto fail;
 	*out = e;
 	return 0;

@@ -23,11 +23,15 @@ static void report_error(const char *fmt, const char *a, const char *b)
 int child_exec_body(void *arg)
 {
 	const char *cmd = arg;
+	char why[256];
 
 	/* A successful exec closes the report pipe: that is the signal. */
 	fcntl(CHILD_REPORT_FD, F_SETFD, FD_CLOEXEC);
 	execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-	report_error("cannot run /bin/sh: %s%s", strerror(errno), "");
+	if (errno == E2BIG && proc_arg_too_long(strlen(cmd), why, sizeof(why)))
+		report_error("%s%s", why, "");
+	else
+		report_error("cannot run /bin/sh: %s%s", strerror(errno), "");
 	return 127;
 }
 

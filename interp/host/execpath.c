@@ -220,10 +220,14 @@ int execpath_syntax(const struct expansion *e, const struct runas *who,
 				continue;
 			}
 			seen[n_seen++] = cmd;
-			rc = parses(cmd, who, why, sizeof(why));
+			rc = proc_arg_too_long(strlen(cmd), why, sizeof(why)) ?
+			     2 : parses(cmd, who, why, sizeof(why));
 		}
 		for (int k = 0; k < n_seen; k++)
 			free(seen[k]);
+		if (rc == 2)
+			return diag_set(d, p->file, p->text, phase->exec.pos,
+					"exec: %s", why);
 		if (rc < 0)
 			return diag_set(d, p->file, p->text, phase->exec.pos,
 					"exec: cannot start /bin/sh -n to "

@@ -494,3 +494,19 @@ int proc_status(const struct proc_result *res)
 		return EXIT_INTERRUPTED(WTERMSIG(res->status));
 	return WEXITSTATUS(res->status);
 }
+
+int proc_arg_too_long(size_t len, char *why, size_t why_len)
+{
+	/* Linux: MAX_ARG_STRLEN is 32 pages for any one argument, and
+	 * ARG_MAX bounds them all with the environment */
+	size_t one = 32 * (size_t)sysconf(_SC_PAGESIZE);
+	long all = sysconf(_SC_ARG_MAX);
+
+	if (len < one && (all < 0 || len < (size_t)all / 2))
+		return 0;
+	snprintf(why, why_len, "the command line is %zu bytes, more than the "
+		 "kernel takes (E2BIG: one argument is at most %zu bytes, "
+		 "MAX_ARG_STRLEN; all of them and the environment %ld, "
+		 "ARG_MAX)", len, one - 1, all);
+	return 1;
+}

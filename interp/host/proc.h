@@ -87,4 +87,9 @@ void proc_result_free(struct proc_result *res);
 /* The exit status, or 128 + the signal that ended it. */
 int proc_status(const struct proc_result *res);
 
+/* Whether a command of len bytes is more than execve takes as one
+ * argument (sh -c CMD): 1 with why saying so (E2BIG, not a shell's
+ * complaint), else 0. */
+int proc_arg_too_long(size_t len, char *why, size_t why_len);
+
 #endif

@@ -348,6 +348,18 @@ static int name_is(const char *a, const char *name, size_t len)
 	return strlen(a) == len && !memcmp(a, name, len);
 }
 
+/* An axis stands for its longest value: then a text that checks is
+ * within SUBST_MAX in every cell. */
+static const char *longest(const struct plan_axis *ax)
+{
+	const char *v = "";
+
+	for (int i = 0; i < ax->n; i++)
+		if (ax->values[i].s && strlen(ax->values[i].s) > strlen(v))
+			v = ax->values[i].s;
+	return v;
+}
+
 static const char *scope_lookup(void *ctx, const char *name, size_t len)
 {
 	const struct scope *s = ctx;
@@ -357,10 +369,10 @@ static const char *scope_lookup(void *ctx, const char *name, size_t len)
 			return s->p->params[i].val.s;
 	for (int i = 0; s->axes && i < s->p->n_matrix; i++)
 		if (name_is(s->p->matrix[i].name, name, len))
-			return "";
+			return longest(&s->p->matrix[i]);
 	for (int i = 0; s->ph && i < s->ph->n_matrix; i++)
 		if (name_is(s->ph->matrix[i].name, name, len))
-			return "";
+			return longest(&s->ph->matrix[i]);
 	return NULL;
 }
 
@@ -379,9 +391,13 @@ static int subst_fail(struct loader *L, const struct pstr *ps,
 {
 	struct pos p = pl_offset_pos(ps, e->offset);
 
-	if (e->name[0])
+	if (e->undefined)
 		return pl_error(L, p, "undefined parameter '${%s}'%s",
 				e->name, scope_hint);
+	if (e->name[0])
+		return pl_error(L, p, "'${%s}' makes this value %zu bytes or "
+				"more: an expanded value is at most 1 MiB",
+				e->name, e->length);
 	return pl_error(L, p, "%s", e->what);
 }
 
@@ -440,11 +456,14 @@ int pl_expand_params(struct loader *L, struct pstr *ps)
 	if (!ps->s)
 		return 0;
 	if (subst(ps->s, scope_lookup, &s, &out, &e)) {
-		if (e.name[0] && names_an_axis(L, e.name))
+		if (e.undefined && names_an_axis(L, e.name))
 			return subst_fail(L, ps, &e,
 					  " (matrix axes are not in scope here)");
 		return subst_fail(L, ps, &e, "");
 	}
+	/* offsets into the expanded text are not columns of the plan */
+	if (strcmp(ps->s, out))
+		ps->col_shift = -1;
 	free(ps->s);
 	ps->s = out;
 	return 0;

@@ -1,4 +1,5 @@
 /* secmatrix: the plan's matrix axes and exclude rules, the cells' coordinates. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,34 @@ static int axis_name_taken(struct loader *L, yaml_node_t *k,
 			return pl_error(L, ydoc_pos(k), "axis '%s' is already "
 					"a top-level matrix axis (line %d)",
 					name, L->p->matrix[i].pos.line);
+	return 0;
+}
+
+/* A cell id is label/phase/axis=value,...#rep and phase_params is
+ * axis=value;...: a value holding one of their separators (or a line
+ * break, or any control character) could make two cells one id, and a
+ * --resume would then skip a cell that never ran. */
+static int id_safe(struct loader *L, const struct plan_axis *ax,
+		   const struct pstr *v)
+{
+	static const char bad[] = ",=;/#";
+	char what[16];
+
+	for (const char *c = v->s; *c; c++) {
+		unsigned char u = (unsigned char)*c;
+
+		if (!strchr(bad, u) && u >= 0x20 && u != 0x7f)
+			continue;
+		if (strchr(bad, u))
+			snprintf(what, sizeof(what), "'%c'", u);
+		else
+			snprintf(what, sizeof(what), "byte 0x%02x", u);
+		return pl_error(L, pl_offset_pos(v, c - v->s), "axis '%s': "
+				"the value '%s' has %s; a value is part of "
+				"the cell ids (label/phase/axis=value,...#rep),"
+				" so it may not hold ',', '=', ';', '/', '#' "
+				"or control characters", ax->name, v->s, what);
+	}
 	return 0;
 }
 
@@ -65,6 +94,9 @@ int pl_matrix(struct loader *L, yaml_node_t *n, const char *key,
 					ax->name);
 		if (pl_list(L, v, ax->name, &ax->values, &ax->n, 1, NULL, 0))
 			return -1;
+		for (int j = 0; j < ax->n; j++)
+			if (id_safe(L, ax, &ax->values[j]))
+				return -1;
 	}
 	return 0;
 }

@@ -24,6 +24,8 @@ static int error(struct subst_error *e, size_t off, const char *what,
 {
 	e->offset = off;
 	e->what = what;
+	e->undefined = 0;
+	e->length = 0;
 	if (len >= sizeof(e->name))
 		len = sizeof(e->name) - 1;
 	memcpy(e->name, name, len);
@@ -36,6 +38,7 @@ int subst(const char *in, subst_lookup look, void *ctx, char **out,
 {
 	struct strbuf b = { 0 }, *bp = out ? &b : NULL;
 	const char *p = in;
+	size_t total = 0;	/* what the text comes to, kept or not */
 
 	put(bp, "", 0);
 	while (*p) {
@@ -48,13 +51,16 @@ int subst(const char *in, subst_lookup look, void *ctx, char **out,
 			break;
 		}
 		put(bp, p, dollar - p);
+		total += dollar - p;
 		if (dollar[1] == '$') {
 			put(bp, "$", 1);
+			total++;
 			p = dollar + 2;
 			continue;
 		}
 		if (dollar[1] != '{') {
 			put(bp, "$", 1);
+			total++;
 			p = dollar + 1;
 			continue;
 		}
@@ -73,9 +79,20 @@ int subst(const char *in, subst_lookup look, void *ctx, char **out,
 		val = look(ctx, name, n);
 		if (!val) {
 			free(b.p);
-			return error(e, dollar - in, "undefined", name, n);
+			error(e, dollar - in, "undefined", name, n);
+			e->undefined = 1;
+			return -1;
+		}
+		/* ten parameters each ten copies of the one before would
+		 * be 10 GB: the text stops at SUBST_MAX, at the name */
+		if (total > SUBST_MAX || strlen(val) > SUBST_MAX - total) {
+			free(b.p);
+			error(e, dollar - in, "too long", name, n);
+			e->length = total + strlen(val);
+			return -1;
 		}
 		put(bp, val, strlen(val));
+		total += strlen(val);
 		p = name + n + 1;
 	}
 	if (b.oom) {

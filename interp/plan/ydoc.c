@@ -103,6 +103,54 @@ static int check_keys(struct walk *w, yaml_node_t *map)
 	return rc;
 }
 
+/* Where a mark points in the text: libyaml counts its column in
+ * characters, not bytes. */
+static const char *mark_at(const char *text, const yaml_mark_t *m)
+{
+	const char *p = text;
+
+	for (size_t l = 0; l < m->line && (p = strchr(p, '\n')); l++)
+		p++;
+	if (!p)
+		return "";
+	for (size_t c = 0; c < m->column && *p && *p != '\n'; c++)
+		do
+			p++;
+		while ((*p & 0xc0) == 0x80);
+	return p;
+}
+
+/* A tag (!!binary, !evil, even !!str) is refused, not taken as text:
+ * every value of a plan is text read by its key, and a tag there would
+ * promise something else. libyaml resolves a tag that names the
+ * default (!!str on a scalar, or !) to the default, so the text at the
+ * node (after its &anchor) is looked at too. */
+static int tagged(struct walk *w, const yaml_node_t *n)
+{
+	static const char *const defaults[] = {
+		[YAML_SCALAR_NODE] = YAML_DEFAULT_SCALAR_TAG,
+		[YAML_SEQUENCE_NODE] = YAML_DEFAULT_SEQUENCE_TAG,
+		[YAML_MAPPING_NODE] = YAML_DEFAULT_MAPPING_TAG,
+	};
+	const char *p = mark_at(w->y->text, &n->start_mark);
+	size_t len;
+
+	if (*p == '&') {
+		p += strcspn(p, " \t\r\n");
+		p += strspn(p, " \t\r\n");
+	}
+	if (*p != '!' && n->tag && n->type <= YAML_MAPPING_NODE &&
+	    defaults[n->type] && !strcmp((const char *)n->tag,
+					 defaults[n->type]))
+		return 0;
+	len = *p == '!' ? strcspn(p, " \t\r\n,]}") : 0;
+	return diag_set(w->d, w->y->file, w->y->text, ydoc_pos(n),
+			"YAML tag '%.*s': a plan takes no tags (its values "
+			"are text, read as each key says); remove it",
+			len ? (int)len : (int)strlen((const char *)n->tag),
+			len ? p : (const char *)n->tag);
+}
+
 /* Depth-first, memoised: each distinct node is checked once. */
 static int visit(struct walk *w, int index, int depth)
 {
@@ -118,6 +166,8 @@ static int visit(struct walk *w, int index, int depth)
 		return diag_set(w->d, w->y->file, w->y->text, ydoc_pos(n),
 				"nesting deeper than %d levels", YDOC_MAX_DEPTH);
 	w->state[index] = 1;
+	if (tagged(w, n))
+		return -1;
 	switch (n->type) {
 	case YAML_SCALAR_NODE:
 		if (memchr(n->data.scalar.value, '\0', n->data.scalar.length))

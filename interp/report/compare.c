@@ -633,6 +633,7 @@ static size_t missing_in_b(const struct pairing *pg)
 
 static int compare(const struct compare_opts *o)
 {
+	struct outfile of;
 	struct pairing pg;
 	struct table t = { 0 };
 	char msg[2048];
@@ -658,7 +659,7 @@ static int compare(const struct compare_opts *o)
 		fputs("fsplan compare: out of memory\n", stderr);
 		goto out;
 	}
-	f = o->out ? fopen(o->out, "w") : stdout;
+	f = outfmt_open(&of, o->out);
 	if (!f) {
 		fprintf(stderr, "fsplan compare: cannot write %s: %s\n", o->out,
 			strerror(errno));
@@ -668,7 +669,7 @@ static int compare(const struct compare_opts *o)
 	      o->fmt == FMT_HTML ? write_html(f, &t, &pg, o) :
 	      write_text(f, &t, &pg, o);
 	bad |= ferror(f);
-	if ((o->out ? fclose(f) : fflush(f)) || bad) {
+	if (outfmt_close(&of, !bad) || bad) {
 		fprintf(stderr, "fsplan compare: cannot write %s: %s\n",
 			o->out ? o->out : "standard output", strerror(errno));
 		goto out;

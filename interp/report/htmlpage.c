@@ -505,6 +505,7 @@ static int not_ok(FILE *f, const struct results *r, json_t *m)
 {
 	size_t count[4], ng, ended, idle = view_not_run(r, m, &ended);
 	struct view_group *group = view_not_ok(r, &ng, count);
+	char note[1024];
 
 	if (!group)
 		return -1;
@@ -540,6 +541,11 @@ static int not_ok(FILE *f, const struct results *r, json_t *m)
 	if (r->n_torn)
 		fputs("<p class=\"note\">the last row of results.csv was cut "
 		      "short and is left out</p>\n", f);
+	if (results_left_out_note(r, note, sizeof(note))) {
+		fputs("<p class=\"note\">results.csv: ", f);
+		html_text(f, note);
+		fputs("</p>\n", f);
+	}
 	free(group);
 	return 0;
 }

@@ -1,24 +1,18 @@
 /* merge: `fsplan merge` — check that shards are of one plan run alike, then write their union as one run directory. */
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "report/merge.h"
+#include "report/mergefile.h"
 #include "report/mergeman.h"
 #include "results/bonniecsv.h"
 #include "results/csv.h"
 #include "results/results.h"
 #include "util/exitcode.h"
-#include "util/file.h"
 #include "util/grow.h"
 #include "util/opts.h"
 #include "util/strbuf.h"
@@ -46,9 +40,12 @@ static const char merge_help[] =
 "                 together lack cells of the plan\n"
 "  log.txt        the shards' logs one after another, each line under its\n"
 "                 host name\n"
-"  exec/          the shards' raw exec outputs\n"
+"  exec/          the shards' raw exec outputs: regular files of at most\n"
+"                 1 GiB, never more than mode 0644; a link, FIFO, device\n"
+"                 or larger file there is left out with a warning\n"
 "\n"
 "  -o, --output OUT  the merged run directory: new, or an empty directory\n"
+"                    (not a symbolic link)\n"
 "\n"
 "Exit 0, or 2 on a usage error, shards that do not match, or when OUT\n"
 "cannot be written (what was written to it is removed).\n";
@@ -67,20 +64,6 @@ const struct opts_cmd merge_cmd = {
 	"merge", "merge RUNDIR... -o OUT", merge_help, merge_opts_table,
 	"RUNDIR", OPERANDS_MANY, offsetof(struct merge_opts, dirs)
 };
-
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("fsplan merge: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return -1;
-}
 
 /* ---- the rows ----------------------------------------------------------- */
 
@@ -144,7 +127,7 @@ static struct item *collect(struct merge_shard *sh, size_t n, size_t *count,
 		total += sh[s].r.n_runs;
 	it = calloc(total + 1, sizeof(*it));
 	if (!it) {
-		fail("out of memory");
+		mergefile_fail("out of memory");
 		return NULL;
 	}
 	for (size_t s = 0; s < n; s++)
@@ -175,11 +158,12 @@ static struct item *collect(struct merge_shard *sh, size_t n, size_t *count,
 		if (dup && same_run(dup->run, it[i].run))
 			continue;
 		if (dup) {
-			fail("cell %s is in %s and in %s with different "
-			     "results: merge joins shards that ran different "
-			     "cells (K = 1..N of one --shard N)",
-			     it[i].run->cell, sh[dup->shard].dir,
-			     sh[it[i].shard].dir);
+			mergefile_fail("cell %s is in %s and in %s with "
+				       "different results: merge joins shards "
+				       "that ran different cells (K = 1..N of "
+				       "one --shard N)", it[i].run->cell,
+				       sh[dup->shard].dir,
+				       sh[it[i].shard].dir);
 			free(it);
 			return NULL;
 		}
@@ -199,7 +183,7 @@ static int write_rows(const char *out, const char *run_id,
 	snprintf(path, sizeof(path), "%s/results.csv", out);
 	if (csv_open(&c, path, &d)) {
 		diag_format(&d, msg, sizeof(msg));
-		return fail("%s", msg);
+		return mergefile_fail("%s", msg);
 	}
 	for (size_t i = 0; i < n && !rc; i++) {
 		const struct res_run *x = it[i].run;
@@ -220,29 +204,10 @@ static int write_rows(const char *out, const char *run_id,
 	if (!rc)
 		rc = csv_sync(c);
 	csv_close(c);
-	return rc ? fail("%s: %s", path, strerror(-rc)) : 0;
+	return rc ? mergefile_fail("%s: %s", path, strerror(-rc)) : 0;
 }
 
-/* ---- bonnie.csv, log.txt, exec/ ----------------------------------------- */
-
-/* The whole of dir/name ("" and *len 0 when it does not exist). */
-static char *slurp(const char *dir, const char *name, size_t *len)
-{
-	char path[PATH_MAX];
-	int fd, more;
-	char *buf;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	*len = 0;
-	if (fd < 0)
-		return errno == ENOENT ? strdup("") : NULL;
-	buf = file_read_all(fd, (size_t)1 << 32, len, &more);
-	close(fd);
-	if (!buf && *len == 0 && errno != ENOMEM)
-		return strdup("");
-	return buf;
-}
+/* ---- bonnie.csv, log.txt ------------------------------------------------ */
 
 /* Whether text (NULL: none yet) has line (its newline included) as a
  * line of its own. */
@@ -314,9 +279,9 @@ static int join_bonnie(const struct merge_shard *sh, size_t n,
 	int rc = -1;
 
 	if (!buf)
-		return -1;
+		return mergefile_fail("out of memory");
 	for (size_t s = 0; s < n; s++) {
-		if (!(buf[s] = slurp(sh[s].dir, "bonnie.csv", &len)))
+		if (!(buf[s] = mergefile_slurp(sh[s].dir, "bonnie.csv", &len)))
 			goto out;
 		for (char *p = buf[s]; p < buf[s] + len;) {
 			char *nl = memchr(p, '\n', buf[s] + len - p);
@@ -325,7 +290,7 @@ static int join_bonnie(const struct merge_shard *sh, size_t n,
 							sizeof(*l), 32);
 
 			if (!l)
-				goto out;
+				goto oom;
 			line = l;
 			line[n_lines] = (struct bon_line){ p, k,
 				line_conf(ix, p, k), n_lines };
@@ -344,13 +309,16 @@ static int join_bonnie(const struct merge_shard *sh, size_t n,
 		/* the line with its newline, once */
 		if (asprintf(&one, "%.*s%s", (int)l->len, l->p,
 			     l->p[l->len - 1] == '\n' ? "" : "\n") < 0)
-			goto out;
+			goto oom;
 		bad = !has_line(t->p, one) && strbuf_str(t, one);
 		free(one);
 		if (bad)
-			goto out;
+			goto oom;
 	}
 	rc = 0;
+	goto out;
+oom:
+	mergefile_fail("out of memory");
 out:
 	for (size_t s = 0; s < n; s++)
 		free(buf[s]);
@@ -365,13 +333,16 @@ static int join_logs(const struct merge_shard *sh, size_t n,
 {
 	for (size_t s = 0; s < n; s++) {
 		size_t len;
-		char *buf = slurp(sh[s].dir, "log.txt", &len), *head = NULL;
+		char *buf = mergefile_slurp(sh[s].dir, "log.txt", &len);
+		char *head = NULL;
 		int rc = 0;
 
-		if (!buf || asprintf(&head, "== %s: shard %s (%s) ==\n",
-				     sh[s].host, sh[s].run_id, sh[s].dir) < 0) {
+		if (!buf)
+			return -1;	/* said */
+		if (asprintf(&head, "== %s: shard %s (%s) ==\n", sh[s].host,
+			     sh[s].run_id, sh[s].dir) < 0) {
 			free(buf);
-			return -1;
+			return mergefile_fail("out of memory");
 		}
 		rc = strbuf_str(t, head);
 		for (char *p = buf; !rc && p < buf + len;) {
@@ -386,147 +357,19 @@ static int join_logs(const struct merge_shard *sh, size_t n,
 		free(head);
 		free(buf);
 		if (rc)
-			return -1;
+			return mergefile_fail("out of memory");
 	}
 	return 0;
-}
-
-/* What merge wrote, to take back if it cannot finish. */
-struct written {
-	char out[PATH_MAX];
-	int made_out, made_exec;
-	char **files;
-	size_t n;
-};
-
-static int wrote(struct written *w, const char *path)
-{
-	char **nf = realloc(w->files, (w->n + 1) * sizeof(*nf));
-
-	if (!nf || !(nf[w->n] = strdup(path))) {
-		if (nf)
-			w->files = nf;
-		return -1;
-	}
-	w->files = nf;
-	w->n++;
-	return 0;
-}
-
-static void take_back(struct written *w)
-{
-	char path[PATH_MAX + 8];
-
-	for (size_t i = 0; i < w->n; i++)
-		unlink(w->files[i]);
-	if (w->made_exec) {
-		snprintf(path, sizeof(path), "%s/exec", w->out);
-		rmdir(path);
-	}
-	if (w->made_out)
-		rmdir(w->out);
-}
-
-static int write_file(struct written *w, const char *name, const char *s,
-		      size_t n)
-{
-	char path[PATH_MAX + 64];
-	int rc;
-
-	const char *slash = strrchr(name, '/');
-	char dir[PATH_MAX + 64];
-
-	snprintf(path, sizeof(path), "%s/%s", w->out, name);
-	snprintf(dir, sizeof(dir), "%s/%.*s", w->out,
-		 slash ? (int)(slash - name) : 0, name);
-	if (wrote(w, path))
-		return fail("out of memory");
-	rc = file_replace(dir, slash ? slash + 1 : name, s, n);
-	return rc ? fail("%s: %s", path, strerror(-rc)) : 0;
-}
-
-/* Each shard's exec/ files into out/exec; a name two shards share must
- * hold the same bytes. */
-static int copy_exec(struct written *w, const struct merge_shard *sh,
-		     size_t n)
-{
-	char src[PATH_MAX], dst[PATH_MAX + 8], name[PATH_MAX];
-	int rc = 0;
-
-	snprintf(dst, sizeof(dst), "%s/exec", w->out);
-	for (size_t s = 0; s < n && !rc; s++) {
-		DIR *d;
-		struct dirent *e;
-
-		snprintf(src, sizeof(src), "%s/exec", sh[s].dir);
-		d = opendir(src);
-		if (!d)
-			continue;
-		if (!w->made_exec) {
-			if (mkdir(dst, 0755) && errno != EEXIST) {
-				closedir(d);
-				return fail("%s: %s", dst, strerror(errno));
-			}
-			w->made_exec = 1;
-		}
-		while (!rc && (e = readdir(d))) {
-			size_t la, lb;
-			char *a, *b;
-
-			if (e->d_name[0] == '.')
-				continue;
-			snprintf(name, sizeof(name), "exec/%s", e->d_name);
-			a = slurp(sh[s].dir, name, &la);
-			b = slurp(w->out, name, &lb);
-			if (!a || !b)
-				rc = fail("%s/%s: cannot read it", sh[s].dir,
-					  name);
-			else if (lb && (la != lb || memcmp(a, b, la)))
-				rc = fail("%s/%s differs from another shard's "
-					  "file of that name", sh[s].dir, name);
-			else if (!lb)
-				rc = write_file(w, name, a, la);
-			free(a);
-			free(b);
-		}
-		closedir(d);
-	}
-	return rc;
 }
 
 /* ---- the command -------------------------------------------------------- */
-
-static int make_out(struct written *w, const char *out)
-{
-	DIR *d;
-	struct dirent *e;
-
-	snprintf(w->out, sizeof(w->out), "%s", out);
-	if (!mkdir(out, 0755)) {
-		w->made_out = 1;
-		return 0;
-	}
-	if (errno != EEXIST)
-		return fail("-o %s: %s", out, strerror(errno));
-	d = opendir(out);
-	if (!d)
-		return fail("-o %s: %s", out, strerror(errno));
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-			closedir(d);
-			return fail("-o %s exists and is not empty: merge "
-				    "writes a new run directory", out);
-		}
-	closedir(d);
-	return 0;
-}
 
 static int merge(const struct merge_opts *o, int argc, char **argv)
 {
 	size_t n = (size_t)o->dirs.n, n_items = 0;
 	struct merge_shard *sh = calloc(n + 1, sizeof(*sh));
 	struct merge_index ix = { 0 };
-	struct written w = { 0 };
+	struct merge_written w = { 0 };
 	struct strbuf bon = { 0 }, log = { 0 };
 	struct item *it = NULL;
 	char path[PATH_MAX + 16], *man = NULL;
@@ -535,13 +378,13 @@ static int merge(const struct merge_opts *o, int argc, char **argv)
 	int rc = -1;
 
 	if (!sh) {
-		fail("out of memory");
+		mergefile_fail("out of memory");
 		return EXIT_USAGE;
 	}
 	run_id = strrchr(o->out, '/') ? strrchr(o->out, '/') + 1 : o->out;
 	if (!*run_id) {
-		fail("-o %s: name the run directory, not a path ending in /",
-		     o->out);
+		mergefile_fail("-o %s: name the run directory, not a path "
+			       "ending in /", o->out);
 		free(sh);
 		return EXIT_USAGE;
 	}
@@ -553,20 +396,23 @@ static int merge(const struct merge_opts *o, int argc, char **argv)
 	it = collect(sh, n, &n_items, &ix);
 	if (!it)
 		goto out;
-	if (join_bonnie(sh, n, &ix, &bon) || join_logs(sh, n, &log) ||
-	    mergeman_build(sh, n, run_id, argc, argv, &man, &man_len)) {
-		fail("out of memory");
+	if (join_bonnie(sh, n, &ix, &bon) || join_logs(sh, n, &log))
+		goto out;
+	if (mergeman_build(sh, n, run_id, argc, argv, &man, &man_len)) {
+		mergefile_fail("out of memory");
 		goto out;
 	}
-	if (make_out(&w, o->out))
+	if (mergefile_make_out(&w, o->out))
 		goto out;
 	snprintf(path, sizeof(path), "%s/results.csv", o->out);
-	if (wrote(&w, path) || write_rows(o->out, run_id, it, n_items))
+	if (mergefile_record(&w, path) ||
+	    write_rows(o->out, run_id, it, n_items))
 		goto fail;
-	if ((bon.len && write_file(&w, "bonnie.csv", bon.p, bon.len)) ||
-	    write_file(&w, "log.txt", log.p ? log.p : "", log.len) ||
-	    copy_exec(&w, sh, n) ||
-	    write_file(&w, "manifest.json", man, man_len))
+	if ((bon.len &&
+	     mergefile_write(&w, "bonnie.csv", bon.p, bon.len, 0644)) ||
+	    mergefile_write(&w, "log.txt", log.p ? log.p : "", log.len, 0644) ||
+	    mergefile_copy_exec(&w, sh, n) ||
+	    mergefile_write(&w, "manifest.json", man, man_len, 0644))
 		goto fail;
 	mergeman_notes(sh, n, ix.n_distinct);
 	printf("fsplan merge: %zu shard%s, %zu phase runs and config records "
@@ -574,11 +420,9 @@ static int merge(const struct merge_opts *o, int argc, char **argv)
 	rc = 0;
 	goto out;
 fail:
-	take_back(&w);
+	mergefile_take_back(&w);
 out:
-	for (size_t i = 0; i < w.n; i++)
-		free(w.files[i]);
-	free(w.files);
+	mergefile_free(&w);
 	free(it);
 	free(bon.p);
 	free(log.p);

@@ -38,6 +38,9 @@ int mergeman_load(struct merge_shard *s, const char *dir)
 	if (s->r.n_torn)
 		fprintf(stderr, "fsplan merge: %s: its last row was cut short "
 			"(an interrupted run) and is left out\n", path);
+	if (results_left_out_note(&s->r, msg, sizeof(msg)))
+		fprintf(stderr, "fsplan merge: %s: %s (merge copies them as "
+			"they are)\n", path, msg);
 	s->host = mfread_str(s->man, "system.hostname", dir);
 	s->run_id = mfread_str(s->man, "run_id", dir);
 	return 0;

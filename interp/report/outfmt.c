@@ -1,8 +1,12 @@
-/* outfmt: --format parsed once for every command that prints a run. */
+/* outfmt: --format and -o FILE, once for every command that prints a run. */
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report/outfmt.h"
+#include "util/file.h"
 
 int outfmt_take(const char *arg, void *slot, char *why, size_t len)
 {
@@ -16,4 +20,44 @@ int outfmt_take(const char *arg, void *slot, char *why, size_t len)
 		}
 	snprintf(why, len, "--format takes text, csv or html, not '%s'", arg);
 	return -1;
+}
+
+FILE *outfmt_open(struct outfile *o, const char *path)
+{
+	memset(o, 0, sizeof(*o));
+	o->path = path;
+	o->f = path ? open_memstream(&o->buf, &o->len) : stdout;
+	return o->f;
+}
+
+int outfmt_close(struct outfile *o, int keep)
+{
+	char dir[PATH_MAX];
+	const char *slash, *name;
+	int rc;
+
+	if (!o->path)
+		return fflush(o->f) ? -1 : 0;
+	rc = fclose(o->f);
+	o->f = NULL;
+	slash = strrchr(o->path, '/');
+	name = slash ? slash + 1 : o->path;
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - o->path) +
+		 (slash == o->path) : 1, slash ? o->path : ".");
+	if (!keep) {
+		free(o->buf);
+		o->buf = NULL;
+		return rc ? -1 : 0;
+	}
+	if (!rc && !*name) {
+		errno = EISDIR;
+		rc = -1;
+	}
+	if (!rc && (rc = file_replace(dir, name, o->buf, o->len))) {
+		errno = -rc;
+		rc = -1;
+	}
+	free(o->buf);
+	o->buf = NULL;
+	return rc ? -1 : 0;
 }

@@ -484,6 +484,15 @@ int pairing_build(struct pairing *pg, const char *const *dirs, int n_dirs,
 		if (labels && has_label(&pg->side[s], labels[s], msg, len))
 			return -1;
 	}
+	for (int s = 0; s < (pg->one_run ? 1 : 2); s++) {
+		char why[1024];
+
+		if (results_left_out_note(&pg->side[s].r, why, sizeof(why))) {
+			note(pg, "%s: %s", pg->side[s].dir, why);
+			fprintf(stderr, "fsplan compare: %s/results.csv: %s\n",
+				pg->side[s].dir, why);
+		}
+	}
 	if (check_plans(pg, msg, len))
 		return -1;
 	if (pair_side(pg, 0) || pair_side(pg, 1) || list_phases(pg))

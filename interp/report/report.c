@@ -252,6 +252,7 @@ static int text_footer(FILE *f, const struct results *r, json_t *m)
 {
 	size_t count[4], ng, ended, idle = view_not_run(r, m, &ended);
 	struct view_group *group = view_not_ok(r, &ng, count);
+	char note[1024];
 	int wl = 0, wp = 0;
 
 	if (!group)
@@ -282,6 +283,8 @@ static int text_footer(FILE *f, const struct results *r, json_t *m)
 	if (r->n_torn)
 		fputs("(the last row of results.csv was cut short and is "
 		      "left out)\n", f);
+	if (results_left_out_note(r, note, sizeof(note)))
+		fprintf(f, "(results.csv: %s)\n", note);
 	free(group);
 	return 0;
 }
@@ -488,6 +491,7 @@ static int unmatched(const struct results *r, const struct opt_list *globs,
 static int report(const struct report_opts *o, struct pick *pick)
 {
 	const char *rundir = o->rundir, *out = o->out;
+	struct outfile of;
 	struct results r;
 	struct diag d = { 0 };
 	char path[4096], msg[1024];
@@ -501,6 +505,8 @@ static int report(const struct report_opts *o, struct pick *pick)
 			"that 'fsplan run' wrote)\n", msg);
 		return EXIT_USAGE;
 	}
+	if (results_left_out_note(&r, msg, sizeof(msg)))
+		fprintf(stderr, "fsplan report: %s: %s\n", path, msg);
 	if (o->metric.n && unmatched(&r, &o->metric, msg, sizeof(msg))) {
 		fprintf(stderr, "fsplan report: %s\n", msg);
 		results_free(&r);
@@ -512,7 +518,7 @@ static int report(const struct report_opts *o, struct pick *pick)
 		results_free(&r);
 		return EXIT_USAGE;
 	}
-	f = out ? fopen(out, "w") : stdout;
+	f = outfmt_open(&of, out);
 	if (!f) {
 		fprintf(stderr, "fsplan report: cannot write %s: %s\n", out,
 			strerror(errno));
@@ -525,7 +531,7 @@ static int report(const struct report_opts *o, struct pick *pick)
 	bad = ferror(f);
 	if (rc && !bad)
 		fputs("fsplan report: out of memory\n", stderr);
-	if ((out ? fclose(f) : fflush(f)) || bad) {
+	if (outfmt_close(&of, !rc && !bad) || bad) {
 		fprintf(stderr, "fsplan report: cannot write %s: %s\n",
 			out ? out : "standard output", strerror(errno));
 		rc = -1;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "results/metrics.h"
+#include "util/units.h"
 
 #define MAX_NAMES	4096	/* per kind (op, counter, report) in a report */
 #define TOKEN_MAX	40	/* longer than any number we print */
@@ -225,26 +226,15 @@ static int get_u64(struct line *l, uint64_t *v)
 	return parse_u64(t, n, v);
 }
 
-/* A finite decimal number: no inf, nan, hex or spaces, which strtod
- * would take. */
+/* A finite decimal number: no inf, nan, hex or spaces. */
 static int get_double(struct line *l, double *v)
 {
-	char buf[TOKEN_MAX + 1], *end;
 	const char *t;
-	size_t n, k;
+	size_t n;
 
 	if (token(l, &t, &n) != 1 || n > TOKEN_MAX)
 		return -1;
-	memcpy(buf, t, n);
-	buf[n] = '\0';
-	for (k = 0; k < n; k++)
-		if (!strchr("0123456789+-.eE", buf[k]))
-			return -1;
-	/* ERANGE from underflow is fine: %.17g prints subnormals too. */
-	*v = strtod(buf, &end);
-	if (end != buf + n || !isfinite(*v))
-		return -1;
-	return 0;
+	return units_decimal(t, n, v);
 }
 
 static int at_end(struct line *l)

@@ -10,7 +10,9 @@
 #include "results/results.h"
 #include "results/stats.h"
 #include "util/grow.h"
+#include "util/strbuf.h"
 #include "util/strhash.h"
+#include "util/units.h"
 
 #define NOPOS ((struct pos){ 0, 0 })
 
@@ -21,24 +23,22 @@ static const char *cell_of(const void *ctx, size_t i)
 	return ((const struct results *)ctx)->runs[i].cell;
 }
 
+static const char *metric_of(const void *ctx, size_t i)
+{
+	return ((const struct res_run *)ctx)->m[i].name;
+}
+
 /* ---- grouping ----------------------------------------------------------- */
 
-static void clear_metrics(struct res_run *run)
+static void free_run(struct res_run *run)
 {
 	for (size_t i = 0; i < run->n_m; i++) {
 		free(run->m[i].name);
 		free(run->m[i].value);
 		free(run->m[i].unit);
 	}
-	run->n_m = 0;
 	free(run->reason);
-	run->reason = NULL;
-	run->status = RES_NONE;
-}
-
-static void free_run(struct res_run *run)
-{
-	clear_metrics(run);
+	strhash_free(&run->m_index);
 	free(run->m);
 	free(run->cell);
 	free(run->base);
@@ -93,56 +93,118 @@ static struct res_run *new_run(struct results *r, const char *const *f)
 	return run;
 }
 
-static int add_metric(struct res_run *run, const char *const *f)
+/* Metrics whose values are words by design (the sink's text rows). */
+static int text_metric(const char *name)
 {
-	const char *value = f[CSV_VALUE];
-	struct res_metric *m;
-	char *end;
+	static const char *const text[] = { "ram_limit", "loop_io",
+					    "stop_reason" };
 
-	m = grow_array(run->m, &run->cap_m, run->n_m + 1, sizeof(*m), 16);
-	if (!m)
-		return -1;
-	run->m = m;
-	m = &run->m[run->n_m];
-	m->name = strdup(f[CSV_METRIC]);
-	m->value = strdup(value);
-	m->unit = strdup(f[CSV_UNIT]);
-	if (!m->name || !m->value || !m->unit) {
-		free(m->name);
-		free(m->value);
-		free(m->unit);
-		return -1;
-	}
-	errno = 0;
-	m->v = strtod(value, &end);
-	m->numeric = *value && !*end && !errno && isfinite(m->v);
-	run->n_m++;
+	for (size_t i = 0; i < sizeof(text) / sizeof(*text); i++)
+		if (!strcmp(name, text[i]))
+			return 1;
 	return 0;
 }
 
+/* One more value that is not a number: counted, the first few named. */
+static int left_out(struct results *r, const char *const *f, int line)
+{
+	struct strbuf b = { 0 };
+	char head[32];
+
+	if (r->n_left_out++ >= 3)
+		return 0;
+	snprintf(head, sizeof(head), "%sline %d (", r->left_out ? ", " : "",
+		 line);
+	strbuf_str(&b, r->left_out ? r->left_out : "");
+	strbuf_str(&b, head);
+	strbuf_str(&b, f[CSV_CELL]);
+	strbuf_str(&b, ", ");
+	strbuf_str(&b, f[CSV_METRIC]);
+	strbuf_str(&b, ": '");
+	/* a quoted newline would break the message's line */
+	for (const char *c = f[CSV_VALUE]; *c && b.len < 4096; c++)
+		if (*c == '\n' || *c == '\r')
+			strbuf_str(&b, *c == '\n' ? "\\n" : "\\r");
+		else
+			strbuf_add(&b, c, 1);
+	strbuf_str(&b, "')");
+	if (b.oom) {
+		free(b.p);
+		return -1;
+	}
+	free(r->left_out);
+	r->left_out = b.p;
+	return 0;
+}
+
+/* The row's value as metric's, current from now: a metric the run has
+ * already is superseded (replaced where it stands), a new one added. */
+static int put_metric(struct results *r, struct res_run *run,
+		      const char *const *f, int line)
+{
+	size_t at = strhash_find(&run->m_index, f[CSV_METRIC], metric_of,
+				 run);
+	char *value = strdup(f[CSV_VALUE]), *unit = strdup(f[CSV_UNIT]);
+	struct res_metric *m;
+	int number;
+	double v = 0;
+
+	if (!value || !unit)
+		goto oom;
+	number = !units_decimal(value, strlen(value), &v);
+	if (!number && !text_metric(f[CSV_METRIC]) &&
+	    left_out(r, f, line))
+		goto oom;
+	if (at) {
+		m = &run->m[at - 1];
+		free(m->value);
+		free(m->unit);
+	} else {
+		char *name = strdup(f[CSV_METRIC]);
+
+		if (!name ||
+		    strhash_reserve(&run->m_index, run->n_m + 1, metric_of,
+				    run) ||
+		    !(m = grow_array(run->m, &run->cap_m, run->n_m + 1,
+				     sizeof(*m), 16))) {
+			free(name);
+			goto oom;
+		}
+		run->m = m;
+		m = &run->m[run->n_m];
+		m->name = name;
+		*strhash_slot(&run->m_index, name, metric_of, run) =
+			++run->n_m;
+	}
+	m->value = value;
+	m->unit = unit;
+	m->v = v;
+	m->numeric = number;
+	return 0;
+oom:
+	free(value);
+	free(unit);
+	return -1;
+}
+
+/* The last status row is current; ok has no reason. */
 static int set_status(struct res_run *run, const char *const *f)
 {
 	const char *v = f[CSV_VALUE];
 
 	run->status = !strcmp(v, "ok") ? RES_OK :
 		      !strcmp(v, "skipped") ? RES_SKIPPED : RES_FAILED;
+	free(run->reason);
+	run->reason = NULL;
 	if (run->status == RES_OK)
 		return 0;
-	free(run->reason);
 	run->reason = strdup(*f[CSV_UNIT] ? f[CSV_UNIT] : v);
 	return run->reason ? 0 : -1;
 }
 
-/*
- * A phase run's rows are written together; a cell whose rows come back
- * after other cells' (or after its status row) was run again, and the
- * later run replaces the earlier. A config's own rows (no phase) come in
- * two parts around its phase runs and are kept together; one of them
- * coming again (mkfs_s after mkfs_s: a --resume made the interrupted
- * config anew) starts the set over, so the newest set is what counts.
- */
-static int add_row(struct results *r, const char *const *f,
-		   struct res_run **last)
+/* A row into its run: one current value per (cell id, metric), the
+ * last written (see results_load). */
+static int add_row(struct results *r, const char *const *f, int line)
 {
 	size_t at = strhash_find(&r->index, f[CSV_CELL], cell_of, r);
 	struct res_run *run = at ? &r->runs[at - 1] : NULL;
@@ -151,23 +213,18 @@ static int add_row(struct results *r, const char *const *f,
 		run = new_run(r, f);
 		if (!run)
 			return -1;
-	} else if (*run->phase ? run != *last || run->status != RES_NONE :
-		   results_metric(run, f[CSV_METRIC]) != NULL) {
-		clear_metrics(run);
 	}
-	*last = run;
 	if (!r->run_id && !(r->run_id = strdup(f[CSV_RUN_ID])))
 		return -1;
 	if (!strcmp(f[CSV_METRIC], "status"))
 		return set_status(run, f);
-	return add_metric(run, f);
+	return put_metric(r, run, f, line);
 }
 
 /* ---- loading ------------------------------------------------------------ */
 
 struct load {
 	struct results *r;
-	struct res_run *last;
 	const char *path;
 	struct diag *d;
 };
@@ -176,15 +233,14 @@ static int load_row(void *ctx, const char *const *f, int line)
 {
 	struct load *l = ctx;
 
-	(void)line;
-	if (add_row(l->r, f, &l->last))
+	if (add_row(l->r, f, line))
 		return diag_set(l->d, l->path, NULL, NOPOS, "out of memory");
 	return 0;
 }
 
 int results_load(struct results *r, const char *path, struct diag *d)
 {
-	struct load l = { r, NULL, path, d };
+	struct load l = { r, path, d };
 	struct csv_read info;
 
 	memset(r, 0, sizeof(*r));
@@ -212,7 +268,19 @@ void results_free(struct results *r)
 	free(r->runs);
 	strhash_free(&r->index);
 	free(r->run_id);
+	free(r->left_out);
 	memset(r, 0, sizeof(*r));
+}
+
+int results_left_out_note(const struct results *r, char *buf, size_t len)
+{
+	if (!r->n_left_out)
+		return 0;
+	snprintf(buf, len, "%zu row%s left out (not a finite decimal "
+		 "number): %s%s", r->n_left_out, r->n_left_out == 1 ? "" : "s",
+		 r->left_out ? r->left_out : "",
+		 r->n_left_out > 3 ? ", ..." : "");
+	return 1;
 }
 
 /* ---- lookups ------------------------------------------------------------ */
@@ -220,10 +288,9 @@ void results_free(struct results *r)
 const struct res_metric *results_metric(const struct res_run *run,
 					const char *name)
 {
-	for (size_t i = 0; i < run->n_m; i++)
-		if (!strcmp(run->m[i].name, name))
-			return &run->m[i];
-	return NULL;
+	size_t at = strhash_find(&run->m_index, name, metric_of, run);
+
+	return at ? &run->m[at - 1] : NULL;
 }
 
 int results_value(const struct res_run *run, const char *name, double *v)

@@ -32,6 +32,7 @@ struct res_run {
 	char *reason;		/* the status row's unit, when not ok */
 	struct res_metric *m;
 	size_t n_m, cap_m;
+	struct strhash m_index;	/* of the metrics' names */
 };
 
 struct results {
@@ -40,18 +41,30 @@ struct results {
 	size_t n_runs, cap_runs;
 	struct strhash index;	/* of the runs' cell ids */
 	size_t n_torn;		/* rows cut short at the end (a crash) */
+	size_t n_left_out;	/* values that are not numbers: not read */
+	char *left_out;		/* the first few, "line L (cell, metric:
+				 * 'value')", or NULL */
 };
 
 /*
  * Read path (RFC 4180: quoted fields, "" escapes, CRLF or LF). The
- * header must be results.csv's. Rows of one cell id form one phase run;
- * if a cell's rows come back later (a run resumed after it was cut off),
- * the later rows replace the earlier; a config's own row that comes again
- * (the config made anew by --resume) starts its set over, so the newest
- * mkfs_s, mount_s and umount_s count. Returns 0, or -1 with d filled.
+ * header must be results.csv's. Rows of one cell id form one phase run
+ * (or a config's own rows). One current value per key: of the rows of
+ * one cell id (cell, phase, rep) and metric, the last in the file is
+ * current and the earlier are superseded — a phase run or a config
+ * made again by --resume, whatever rows it did not write again stay as
+ * they were. A value that is not a finite decimal number (units_decimal)
+ * is left out and counted in n_left_out, except the text metrics
+ * (status, ram_limit, loop_io, stop_reason). Returns 0, or -1 with d
+ * filled.
  */
 int results_load(struct results *r, const char *path, struct diag *d);
 void results_free(struct results *r);
+
+/* "N rows left out (not a finite decimal number): line L (cell, metric:
+ * 'value'), ..." into buf, for report, compare and merge to say; 0 when
+ * none was, else 1. */
+int results_left_out_note(const struct results *r, char *buf, size_t len);
 
 /* The metric named name of run, or NULL. */
 const struct res_metric *results_metric(const struct res_run *run,

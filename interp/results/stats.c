@@ -99,7 +99,8 @@ int stats_welch(int n_a, double mean_a, double sd_a, int n_b, double mean_b,
 {
 	double va, vb, half;
 
-	if (n_a < 2 || n_b < 2)
+	if (n_a < 2 || n_b < 2 || !isfinite(mean_a) || !isfinite(mean_b) ||
+	    !isfinite(sd_a) || !isfinite(sd_b))
 		return -1;
 	va = sd_a * sd_a / n_a;
 	vb = sd_b * sd_b / n_b;
@@ -119,5 +120,5 @@ int stats_welch(int n_a, double mean_a, double sd_a, int n_b, double mean_b,
 	half = stats_t_quantile(0.5 + level / 2, w->df) * w->se;
 	w->lo = w->diff - half;
 	w->hi = w->diff + half;
-	return 0;
+	return isnan(w->p) || isnan(w->lo) || isnan(w->hi) ? -1 : 0;
 }

@@ -28,7 +28,9 @@ struct stats_welch {
 
 /*
  * Fill w for samples a (n_a, mean_a, sd_a) and b at confidence level
- * (0.95). Needs n >= 2 on both sides: returns -1 otherwise, 0 done. Both
+ * (0.95). Needs n >= 2 on both sides and finite figures (values near
+ * DBL_MAX overflow the sums): returns -1 otherwise, or when p or the
+ * interval is not a number, so no verdict comes of a NaN; 0 done. Both
  * standard deviations 0: se 0, p 1 when the means are equal, else 0
  * (no spread at all: every repetition said the same), df NAN.
  */

@@ -91,13 +91,24 @@ ssize_t file_read_text(const char *path, char *buf, size_t len)
 int file_replace(const char *dir, const char *name, const char *text,
 		 size_t len)
 {
+	return file_replace_mode(dir, name, text, len, 0644);
+}
+
+int file_replace_mode(const char *dir, const char *name, const char *text,
+		      size_t len, mode_t mode)
+{
+	const int how = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
 	char tmp[PATH_MAX], path[PATH_MAX];
 	size_t off = 0;
 	int fd, dfd, rc = 0;
 
 	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, name);
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = open(tmp, how, mode);
+	/* one left by a crash, or planted: removed (a link itself, not
+	 * what it names), and made anew */
+	if (fd < 0 && errno == EEXIST && !unlink(tmp))
+		fd = open(tmp, how, mode);
 	if (fd < 0)
 		return -errno;
 	while (off < len) {

@@ -25,10 +25,14 @@ ssize_t file_read_text(const char *path, char *buf, size_t len);
 
 /*
  * Replace dir/name with len bytes of text atomically: dir/.name.tmp
- * written and fsync'd, renamed over dir/name, dir fsync'd. 0 or -errno
- * (the temp file removed).
+ * made anew (O_EXCL|O_NOFOLLOW: a link planted there is removed, never
+ * written through), written and fsync'd, renamed over dir/name (a
+ * symbolic link there is replaced, not followed), dir fsync'd. 0644, or
+ * mode (less the umask). 0 or -errno (the temp file removed).
  */
 int file_replace(const char *dir, const char *name, const char *text,
 		 size_t len);
+int file_replace_mode(const char *dir, const char *name, const char *text,
+		      size_t len, mode_t mode);
 
 #endif

@@ -115,6 +115,54 @@ int units_int(const char *s, int64_t min, int64_t max, int64_t *out)
 	return 0;
 }
 
+static size_t digits(const char *s, size_t n)
+{
+	size_t k = 0;
+
+	while (k < n && isdigit((unsigned char)s[k]))
+		k++;
+	return k;
+}
+
+int units_decimal(const char *s, size_t n, double *out)
+{
+	char buf[512], *end;	/* "%.6f" of DBL_MAX is 316 bytes */
+	size_t i = 0, whole, frac = 0;
+	double v;
+
+	if (n >= sizeof(buf))
+		return -1;
+	if (i < n && (s[i] == '+' || s[i] == '-'))
+		i++;
+	whole = digits(s + i, n - i);
+	i += whole;
+	if (i < n && s[i] == '.') {
+		frac = digits(s + i + 1, n - i - 1);
+		i += 1 + frac;
+	}
+	if (!whole && !frac)
+		return -1;
+	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+		size_t sign = i + 1 < n && (s[i + 1] == '+' ||
+					    s[i + 1] == '-');
+		size_t exp = digits(s + i + 1 + sign, n - i - 1 - sign);
+
+		if (!exp)
+			return -1;
+		i += 1 + sign + exp;
+	}
+	if (i != n)
+		return -1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	/* ERANGE from underflow is fine: a subnormal is a number */
+	v = strtod(buf, &end);
+	if (end != buf + n || !isfinite(v))
+		return -1;
+	*out = v;
+	return 0;
+}
+
 int units_bool(const char *s, int *out)
 {
 	static const char *const yes[] = { "true", "yes", "on" };
