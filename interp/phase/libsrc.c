@@ -145,6 +145,13 @@ const char *libsrc_get(const char *path, size_t *len)
 	return NULL;
 }
 
+void libsrc_each(void (*fn)(void *ctx, const char *path, const char *text,
+			    size_t len), void *ctx)
+{
+	for (size_t i = 0; i < n_srcs; i++)
+		fn(ctx, srcs[i].path, srcs[i].text, srcs[i].len);
+}
+
 void libsrc_free(void)
 {
 	for (size_t i = 0; i < n_srcs; i++) {

@@ -26,6 +26,11 @@ int libsrc_load(const char *libdir);
 /* The text read for this path (as libsrc_load built it), or NULL. */
 const char *libsrc_get(const char *path, size_t *len);
 
+/* fn for every file libsrc_load read: its path and text, in the order
+ * read. */
+void libsrc_each(void (*fn)(void *ctx, const char *path, const char *text,
+			    size_t len), void *ctx);
+
 void libsrc_free(void);
 
 #endif

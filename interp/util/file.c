@@ -8,6 +8,8 @@
 
 #include "util/file.h"
 
+#define TEMP_FLAGS (O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC)
+
 char *file_read_all(int fd, size_t max, size_t *len, int *more)
 {
 	size_t cap = 0, n = 0;
@@ -97,7 +99,12 @@ int file_replace(const char *dir, const char *name, const char *text,
 
 	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, name);
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* a new file of our own, never one planted there (a symbolic link
+	 * to follow): a killed writer's leftover goes first. The rename
+	 * replaces a link at path itself, never what it points to. */
+	fd = open(tmp, TEMP_FLAGS, 0644);
+	if (fd < 0 && errno == EEXIST && !unlink(tmp))
+		fd = open(tmp, TEMP_FLAGS, 0644);
 	if (fd < 0)
 		return -errno;
 	while (off < len) {

@@ -25,8 +25,10 @@ ssize_t file_read_text(const char *path, char *buf, size_t len);
 
 /*
  * Replace dir/name with len bytes of text atomically: dir/.name.tmp
- * written and fsync'd, renamed over dir/name, dir fsync'd. 0 or -errno
- * (the temp file removed).
+ * made new (O_EXCL, O_NOFOLLOW: a symbolic link there is removed, never
+ * followed), written and fsync'd, renamed over dir/name (a symbolic link
+ * there is replaced, not followed), dir fsync'd. 0 or -errno (the temp
+ * file removed).
  */
 int file_replace(const char *dir, const char *name, const char *text,
 		 size_t len);
