@@ -407,8 +407,8 @@ out:
 	manifest_free(r.man);
 	if (r.dev.fd >= 0)
 		close(r.dev.fd);
-	if (r.dir_lock >= 0)	/* last: the run directory is ours to here */
-		close(r.dir_lock);
+	/* last: the run directory is ours to here */
+	rundir_unlock(r.dir, r.dir_lock);
 	free(r.done);
 	free(r.keyval);
 	expansion_free(r.e);

@@ -163,7 +163,11 @@ static int try_lock(int fd, const char *dir, struct diag *d)
 			usleep(20000);
 			continue;
 		}
-		if (other > 0)
+		if (other > 0 && !alive(other))
+			diag_set(d, dir, NULL, nowhere, "is in use by what is "
+				 "left of fsplan run (pid %ld), which is gone: "
+				 "try again when its processes are", other);
+		else if (other > 0)
 			diag_set(d, dir, NULL, nowhere, "is in use by fsplan "
 				 "run (pid %ld)", other);
 		else
@@ -172,6 +176,16 @@ static int try_lock(int fd, const char *dir, struct diag *d)
 		return 0;
 	}
 	return 1;
+}
+
+/* Whether fd is still the file at path: a run that ends removes its
+ * lock file, and a lock taken on the removed one locks nothing. */
+static int still_there(int fd, const char *path)
+{
+	struct stat a, b;
+
+	return !fstat(fd, &a) && !lstat(path, &b) && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
 }
 
 /*
@@ -189,14 +203,21 @@ static int lock_dir(const char *dir, struct diag *d)
 	if (snprintf(path, sizeof(path), "%s/%s", dir, LOCK_NAME) >=
 	    (int)sizeof(path))
 		return diag_set(d, dir, NULL, nowhere, "its name is too long");
-	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return diag_set(d, path, NULL, nowhere, "cannot lock the run "
-				"directory: %s", errno == ELOOP ?
-				"it is a symbolic link" : strerror(errno));
-	if (try_lock(fd, dir, d) != 1) {
+	for (;;) {
+		fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+			  0644);
+		if (fd < 0)
+			return diag_set(d, path, NULL, nowhere, "cannot lock "
+					"the run directory: %s", errno == ELOOP
+					? "it is a symbolic link" :
+					strerror(errno));
+		if (try_lock(fd, dir, d) != 1) {
+			close(fd);
+			return -1;
+		}
+		if (still_there(fd, path))
+			break;
 		close(fd);
-		return -1;
 	}
 	n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
 	if (ftruncate(fd, 0) || pwrite(fd, pid, (size_t)n, 0) != n) {
@@ -260,6 +281,20 @@ int rundir_make(const struct plan *p, const char *out, const char *resume,
 				"(a symbolic link?): the phases' output goes "
 				"there");
 	return 0;
+}
+
+void rundir_unlock(const char *dir, int lock)
+{
+	char path[PATH_MAX + 32];
+
+	if (lock < 0)
+		return;
+	/* removed while held: whoever opened it before takes a lock on a
+	 * file that is gone, sees so (still_there) and opens the new one */
+	if (snprintf(path, sizeof(path), "%s/%s", dir, LOCK_NAME) <
+	    (int)sizeof(path))
+		(void)unlink(path);
+	close(lock);
 }
 
 void rundir_discard(const char *dir)

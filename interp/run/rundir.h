@@ -18,6 +18,9 @@
 int rundir_make(const struct plan *p, const char *out, const char *resume,
 		char *dir, int *lock, struct diag *d);
 
+/* The end of the run: its lock file removed, then let go. */
+void rundir_unlock(const char *dir, int lock);
+
 /* A refused run leaves no run directory behind: it never began. */
 void rundir_discard(const char *dir);
 
