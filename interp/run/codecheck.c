@@ -77,13 +77,14 @@ json_t *codecheck_json(const struct expansion *e)
 
 	if (!a)
 		return NULL;
-	for (int i = 0; i < p->n_phases; i++) {
-		if (p->phases[i].use.s && p->phases[i].module_path)
-			add_file(a, "module", p->phases[i].module_path);
+	for (int i = 0; i < p->n_phases; i++)
 		lib |= p->phases[i].use.s || p->phases[i].parse.s;
-	}
+	/* the phases' modules among them, as read at the start */
 	if (lib)
 		libsrc_each(lib_file, a);
+	for (int i = 0; i < p->n_phases; i++)
+		if (p->phases[i].use.s && p->phases[i].module_path)
+			add_file(a, "module", p->phases[i].module_path);
 	for (size_t i = 0; i < e->n_cells; i++) {
 		const struct cell *c = &e->cells[i];
 		const struct plan_phase *ph = &p->phases[c->phase];

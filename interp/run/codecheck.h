@@ -10,7 +10,8 @@
 /*
  * What the phases of e's selected cells run and read, for manifest.json's
  * "code": an array of {"kind", "path", "sha256"} — each phase module
- * (kind "module"), the phase library as libsrc_load read it (a "module",
+ * (kind "module") as the run's start read it (libsrc_keep: what every
+ * phase run runs), the phase library as libsrc_load read it (a "module",
  * an "exec script" of exec/, a "parser" of parse/) when a phase uses it,
  * and each file a Lua phase's with: or matrix value names ("input", as
  * ctx.input reads it). NULL when out of memory.

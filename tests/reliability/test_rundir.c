@@ -383,6 +383,39 @@ Test(rundir, an_edited_module_or_input_is_refused_on_resume, .fini = fini,
 	expect_refused(rd_file(dir, "plan.yaml"), rd, "input", data);
 }
 
+/* What a run runs is what its start read and recorded: a module edited
+ * while the run goes on changes nothing of it (nor of its resume). */
+Test(rundir, a_module_edited_during_the_run_is_not_run, .fini = fini,
+     .timeout = 120)
+{
+	const char *dir;
+	char rd[256], *plan;
+	int status;
+	pid_t pid;
+
+	e2e_require_root();
+	dir = e2e_tmpdir();
+	e2e_write(dir, "count.lua", "return { params = { n = 1 },\n"
+		  "  worker = function(w, ctx) end }\n");
+	plan = e2e_write(dir, "plan.yaml", "fsplan: 1\n"
+			 "target: {image: 64M}\n"
+			 "filesystems: [{type: ext4}]\n"
+			 "phases:\n"
+			 "  - {name: nap, exec: 'sleep 2'}\n"
+			 "  - use: count.lua\n");
+	snprintf(rd, sizeof(rd), "%s/run", dir);
+	pid = e2e_fsplan_bg((const char *[]){ "run", plan, "-o", rd, "-q",
+		NULL });
+	cr_assert_eq(wait_text(rd_file(rd, "log.txt"), 0, "nap#1: run:",
+			       30), 0);
+	e2e_write(dir, "count.lua", "return { params = { n = 1 },\n"
+		  "  worker = function(w, ctx) error('edited') end }\n");
+	waitpid(pid, &status, 0);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s",
+		  e2e_failed(rd));
+	cr_expect_str_eq(e2e_metric(rd, "ext4/count#1", "status"), "ok");
+}
+
 /* An exec module's script and a parser are the library's: edited, they
  * are refused too. The library is a copy of the tree's, for the test. */
 Test(rundir, an_edited_exec_script_or_parser_is_refused_on_resume,
