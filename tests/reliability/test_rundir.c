@@ -602,6 +602,59 @@ Test(rundir, a_remade_config_has_only_its_own_figures_current,
 	cr_expect_eq(e2e_loops_under(dir), 0);
 }
 
+/* A phase run killed while its rows were written: the rows it has, and
+ * no status row. The resume runs it again; a metric of the cut run that
+ * the new one does not write must not stand as current. */
+Test(rundir, a_phase_run_cut_short_leaves_no_current_row, .fini = fini,
+     .timeout = 120)
+{
+	const char *dir;
+	char rd[256], *text, *status, *row;
+	const struct row *g;
+	struct rows r;
+	size_t len;
+	FILE *f;
+	int rc, cut;
+
+	e2e_require_root();
+	dir = e2e_tmpdir();
+	quick_run(dir, rd, sizeof(rd));
+	/* results.csv as the kill left it: up to t#1's status row, which
+	 * is not there, and a row of the cut run the next one lacks */
+	text = e2e_slurp(rd_file(rd, "results.csv"), &len);
+	status = strstr(text, "ext4/t#1,ext4,ext4,,,t,,1,status,ok,\n");
+	cr_assert_not_null(status, "%s", text);
+	while (status > text && status[-1] != '\n')
+		status--;
+	row = strdup(status);
+	cr_assert_not_null(row);
+	memcpy(strstr(row, "status,ok,"), "ghost,1,\n", 10);
+	*status = '\0';
+	f = fopen(rd_file(rd, "results.csv"), "w");
+	cr_assert_not_null(f);
+	fprintf(f, "%s%s", text, row);
+	fclose(f);
+	free(text);
+	free(row);
+	cut = lines_in(rd_file(rd, "results.csv"));
+	rc = e2e_fsplan((const char *[]){ "run", rd_file(dir, "plan.yaml"),
+		"--resume", rd, "-q", NULL });
+	cr_expect_eq(rc, 0, "%s", e2e_err);
+	load_rows(rd, &r);
+	cr_expect_eq(r.n_status, 1);
+	/* the config was made anew, the phase run run again: every
+	 * current row is the resume's */
+	for (int i = 0; i < r.n_cur; i++)
+		cr_expect_gt(r.cur[i].line, cut, "%s: the cut run's row is "
+			     "current", r.cur[i].key);
+	g = NULL;
+	for (int i = 0; i < r.n_cur; i++)
+		if (!strcmp(r.cur[i].key, "ext4/t#1|t|1|ghost"))
+			g = &r.cur[i];
+	cr_assert_not_null(g);
+	cr_expect_str_eq(g->value, "NA");
+}
+
 /* ---- no symbolic link followed ------------------------------------------ */
 
 static void expect_victim_untouched(const char *victim)
