@@ -69,8 +69,25 @@ static int refuse_link(const char *path, struct diag *d)
 
 	if (lstat(path, &st) || !S_ISLNK(st.st_mode))
 		return 0;
-	return diag_set(d, path, NULL, nowhere, "is a symbolic link: give "
-			"the run directory itself");
+	return diag_set(d, path, NULL, nowhere, "is a symbolic link: fsplan "
+			"writes a run directory's files, and the directory, "
+			"never through one");
+}
+
+/* Whether a file a resume reads and writes in dir is a symbolic link:
+ * fsplan never writes through one (its opens say O_NOFOLLOW), and a
+ * resume says so before it begins rather than when it meets one. */
+static int refuse_links_in(const char *dir, struct diag *d)
+{
+	static const char *const files[] = { "results.csv", "manifest.json",
+					     "log.txt", "bonnie.csv" };
+	char path[PATH_MAX + 32];
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		if (snprintf(path, sizeof(path), "%s/%s", dir, files[i]) <
+		    (int)sizeof(path) && refuse_link(path, d))
+			return -1;
+	return 0;
 }
 
 /* Where the run goes, and for a resume whether it is this plan's. */
@@ -98,6 +115,8 @@ static int choose(const struct plan *p, const char *out, const char *resume,
 		return -1;
 	if (!resume)
 		return 0;
+	if (refuse_links_in(path, d))
+		return -1;
 	sha256_hex(p->text, p->text_len, sha);
 	if (manifest_read_plan_sha(path, old)) {
 		/* killed before its manifest was written: nothing finished

@@ -672,7 +672,8 @@ static void expect_victim_untouched(const char *victim)
 Test(rundir, a_symbolic_link_in_the_run_directory_is_never_followed,
      .fini = fini, .timeout = 120)
 {
-	static const char *const planted[] = { "results.csv", "log.txt" };
+	static const char *const planted[] = { "results.csv", "log.txt",
+					       "manifest.json", "bonnie.csv" };
 	const char *dir;
 	char rd[256], victim[300], link[300], cmd[700];
 	int rc;
@@ -681,9 +682,10 @@ Test(rundir, a_symbolic_link_in_the_run_directory_is_never_followed,
 	dir = e2e_tmpdir();
 	quick_run(dir, rd, sizeof(rd));
 	snprintf(victim, sizeof(victim), "%s/victim", dir);
-	for (size_t i = 0; i < 2; i++) {
-		snprintf(cmd, sizeof(cmd), "cp '%s' '%s.kept' && : > '%s' && "
-			 "ln -sf '%s' '%s'", rd_file(rd, planted[i]),
+	for (size_t i = 0; i < 4; i++) {
+		snprintf(cmd, sizeof(cmd), "touch '%s' && cp '%s' '%s.kept' && "
+			 ": > '%s' && ln -sf '%s' '%s'", rd_file(rd, planted[i]),
+			 rd_file(rd, planted[i]),
 			 rd_file(rd, planted[i]), victim, victim,
 			 rd_file(rd, planted[i]));
 		cr_assert_eq(system(cmd), 0);
