@@ -543,14 +543,25 @@ Test(rundir, a_kill_before_the_last_umount_is_recorded_on_resume,
 	cr_expect_eq(e2e_loops_under(dir), 0);
 }
 
+/* The phase's marker, outside the test's private directory: runas
+ * writes it. */
+static char marker[128];
+
+static void fini_marker(void)
+{
+	if (marker[0])
+		unlink(marker);
+	e2e_cleanup();
+}
+
 /* A resume that made a config anew and was killed before its umount_s:
  * the rule must not pair its new mkfs_s with the first run's umount_s.
  * Each current figure is the remake's, or NA. */
 Test(rundir, a_remade_config_has_only_its_own_figures_current,
-     .fini = fini, .timeout = 180)
+     .fini = fini_marker, .timeout = 180)
 {
 	const char *dir;
-	char rd[256], text[1024], marker[128], *plan;
+	char rd[256], text[1024], *plan;
 	const char *names[] = { "mkfs_s", "mount_s", "umount_s" };
 	const struct row *f;
 	struct rows r;
@@ -585,7 +596,6 @@ Test(rundir, a_remade_config_has_only_its_own_figures_current,
 		"-q", "--workdir", dir, NULL }, "b#1: run:", "b#1: ok");
 	rc = e2e_fsplan((const char *[]){ "run", plan, "--resume", rd, "-q",
 		"--workdir", dir, NULL });
-	unlink(marker);
 	cr_expect_eq(rc, 0, "%s", e2e_err);
 	load_rows(rd, &r);
 	for (int i = 0; i < 3; i++) {
