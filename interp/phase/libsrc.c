@@ -34,9 +34,12 @@ static int has_suffix(const char *s, const char *suf)
 	return n > m && !strcmp(s + n - m, suf);
 }
 
-static int add(const char *path)
+/* follow: a symbolic link is read through (a plan's module, which root
+ * reads as the plan's author's); else it is left to be read as runas. */
+static int add(const char *path, int follow)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), more;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW)),
+	    more;
 	struct src *grown, *s;
 	char *text;
 	size_t len;
@@ -81,7 +84,7 @@ static int add_dir(const char *dir, const char *suffix)
 		    snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >=
 			    (int)sizeof(path))
 			continue;
-		rc = add(path);
+		rc = add(path, 0);
 	}
 	closedir(d);
 	return rc;
@@ -143,6 +146,20 @@ const char *libsrc_get(const char *path, size_t *len)
 			return srcs[i].text;
 		}
 	return NULL;
+}
+
+int libsrc_keep(const char *path)
+{
+	size_t n;
+
+	return libsrc_get(path, &n) ? 0 : add(path, 1);
+}
+
+void libsrc_each(void (*fn)(void *ctx, const char *path, const char *text,
+			    size_t len), void *ctx)
+{
+	for (size_t i = 0; i < n_srcs; i++)
+		fn(ctx, srcs[i].path, srcs[i].text, srcs[i].len);
 }
 
 void libsrc_free(void)

@@ -26,6 +26,18 @@ int libsrc_load(const char *libdir);
 /* The text read for this path (as libsrc_load built it), or NULL. */
 const char *libsrc_get(const char *path, size_t *len);
 
+/*
+ * Keep path's text too (a phase module beside the plan), so that every
+ * phase run of the run runs the text its start read, whatever happens to
+ * the file later. 0, or -1 with errno (then it is read when it runs).
+ */
+int libsrc_keep(const char *path);
+
+/* fn for every file libsrc_load and libsrc_keep read: its path and text, in the order
+ * read. */
+void libsrc_each(void (*fn)(void *ctx, const char *path, const char *text,
+			    size_t len), void *ctx);
+
 void libsrc_free(void);
 
 #endif

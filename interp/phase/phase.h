@@ -73,7 +73,8 @@ int phase_field(lua_State *L, int mod, const char *name);
 int phase_read_key(lua_State *L, int mod, struct phase_key *key,
 		   const char *path, char *err, size_t len);
 
-/* A module's source, read whole (NULL on error, errno set). */
+/* A module's source, read whole: the text libsrc holds for path, else
+ * the file (NULL on error, errno set). */
 char *phase_read_source(const char *path, size_t *len);
 void phase_decl_free(struct phase_decl *decl);
 

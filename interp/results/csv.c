@@ -590,11 +590,14 @@ int csv_open(struct csv **out, const char *path, struct diag *d)
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return diag_set(d, path, NULL, NOPOS, "out of memory");
-	c->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	/* never through a symbolic link planted in the run directory */
+	c->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW |
+		     O_CLOEXEC, 0644);
 	if (c->fd < 0) {
 		rc = errno;
 		free(c);
 		return diag_set(d, path, NULL, NOPOS, "cannot open: %s",
+				rc == ELOOP ? "it is a symbolic link" :
 				strerror(rc));
 	}
 	/* Exclusive while we look: two openers write one header. */

@@ -77,6 +77,16 @@ void conf_metric(struct run *r, const struct live *l,
 	sink_conf_metric(&r->sink, &k, l->fc->index - 1, metric, secs);
 }
 
+/* A figure that failed: an earlier make's must not stand for it. */
+static void conf_lost(struct run *r, const struct live *l, const char *metric)
+{
+	char params[1024];
+	struct csv_key k;
+
+	conf_key(r, l, NULL, params, sizeof(params), &k);
+	sink_lost(&r->sink, &k, metric, "s");
+}
+
 /* A per-volume figure (mkfs_s_source); the totals are the caller's. */
 static void vol_metric(struct run *r, const struct live *l, int i,
 		       const char *metric, double secs)
@@ -558,6 +568,11 @@ void conf_down(struct run *r, struct live *l)
 		t = clock_now();
 		if (fs_umount(v->mnt, err, sizeof(err))) {
 			runlog("%s: %s", l->cid, err);
+			if (l->volumes) {
+				snprintf(err, sizeof(err), "umount_s_%s",
+					 v->name);
+				conf_lost(r, l, err);
+			}
 			failed = 1;
 			continue;
 		}
@@ -569,6 +584,8 @@ void conf_down(struct run *r, struct live *l)
 	}
 	if (n && !failed)
 		conf_metric(r, l, "umount_s", total);
+	else if (failed)
+		conf_lost(r, l, "umount_s");
 	/* what phases left in the work directory itself is on our
 	 * namespace's tmpfs, which goes with the namespace */
 	for (int i = 0; i < l->n_vol; i++)

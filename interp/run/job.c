@@ -33,7 +33,8 @@ static int open_output(struct run *r, const struct cell *c, const char *ext)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	return open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	return open(path, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		    0644);
 }
 
 /* What the check found of an exec module (lua/mariadb.lua), or NULL for

@@ -155,8 +155,16 @@ int phasecheck_all(struct expansion *e, const char *runas,
 		return diag_set(d, e->plan->file, NULL, (struct pos){ 0, 0 },
 				"cannot read the phase library %s: %s",
 				libsrc_dir(), strerror(errno));
-	for (int i = 0; i < e->plan->n_phases; i++)
-		any |= e->plan->phases[i].use.s || e->plan->phases[i].parse.s;
+	for (int i = 0; i < e->plan->n_phases; i++) {
+		const struct plan_phase *ph = &e->plan->phases[i];
+
+		any |= ph->use.s || ph->parse.s;
+		/* read once: the run runs what it checked and recorded,
+		 * however the file changes while it goes (unreadable by
+		 * root, the phase reads it as runas) */
+		if (ph->use.s && ph->module_path)
+			(void)libsrc_keep(ph->module_path);
+	}
 	if (!any || geteuid() != 0)
 		return check_phases(e, NULL, NULL, stop, e->checked, d);
 	return check_dropped(e, runas, stop, d);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "phase/phase.h"
+#include "run/codecheck.h"
 #include "run/phasecheck.h"
 #include "host/execpath.h"
 #include "host/memcg.h"
@@ -92,7 +93,9 @@ const struct opts_cmd run_cmd = {
 	"                    config stopped part-way is made anew, its\n"
 	"                    earlier phases' recorded runs replayed,\n"
 	"                    unrecorded, first) with the run's own -D,\n"
-	"                    --only and --shard (given, the same)\n"
+	"                    --only and --shard (given, the same);\n"
+	"                    refused while another run writes DIR, or\n"
+	"                    when the plan or its code changed since\n"	"                    the run started (manifest's sha256s)\n"
 	"  --workdir DIR     where loop images go (default: the run dir)\n"
 	"  --destroy DEVICE  repeat target.device's path: consent to\n"
 	"                    destroy what is on it\n"
@@ -139,9 +142,12 @@ static int open_dir(struct run *r, const char *out, const char *resume,
 	char path[PATH_MAX + 32];
 	int rc;
 
-	if (rundir_make(r->plan, out, resume, r->dir, d))
+	if (rundir_make(r->plan, out, resume, r->dir, &r->dir_lock, d))
 		return -1;
 	snprintf(r->run_id, sizeof(r->run_id), "%s", strrchr(r->dir, '/') + 1);
+	/* before anything is written there: the code must be the run's */
+	if (resume && codecheck_resume(r->e, r->dir, d))
+		return -1;
 	snprintf(path, sizeof(path), "%s/results.csv", r->dir);
 	if (resume && csv_read_status(path, mark_done, r, d))
 		return -1;
@@ -151,7 +157,8 @@ static int open_dir(struct run *r, const char *out, const char *resume,
 	rc = runlog_open(path, r->verbose);
 	if (rc)
 		return diag_set(d, path, NULL, (struct pos){ 0, 0 },
-				"cannot open it: %s", strerror(-rc));
+				"cannot open it: %s", rc == -ELOOP ?
+				"it is a symbolic link" : strerror(-rc));
 	return 0;
 }
 
@@ -268,6 +275,7 @@ static int begin_manifest(struct run *r, int argc, char **argv,
 		return EXIT_FAILED;
 	}
 	code_shas(r);
+	manifest_set(r->man, "code", codecheck_json(r->e));
 	manifest_set(r->man, "runas_uid", json_integer(r->runas.uid));
 	manifest_set(r->man, "runas_gid", json_integer(r->runas.gid));
 	manifest_set(r->man, "selection", reselect_json(&o->cells));
@@ -294,6 +302,7 @@ int run_command(int argc, char **argv)
 
 	/* none held yet, whatever exits */
 	r.dev.fd = r.dev.lock_fd = r.dev.claim.fd = r.dev.claim.disk_fd = -1;
+	r.dir_lock = -1;
 	/* before anything is made: a signal in the first milliseconds
 	 * stops the run as any other does (130/143), never by the default
 	 * action, which would leave a run directory without its manifest */
@@ -400,6 +409,8 @@ out:
 	manifest_free(r.man);
 	/* the claim on target.device: the namespace's copies are gone */
 	target_release(&r.dev);
+	/* last: the run directory is ours to here */
+	rundir_unlock(r.dir, r.dir_lock);
 	free(r.done);
 	free(r.keyval);
 	expansion_free(r.e);

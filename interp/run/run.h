@@ -21,6 +21,7 @@ struct run {
 	struct expansion *e;
 	struct runas runas;
 	char dir[PATH_MAX];		/* the run directory, absolute */
+	int dir_lock;			/* its lock (rundir.h), or -1 */
 	char run_id[256];
 	pid_t pid;			/* fsplan's, on the host: it names the
 					 * run's cgroups */
@@ -39,6 +40,8 @@ struct run {
 	int verbose, quiet, progress;
 	int n_ok, n_failed, n_skipped;
 	int n_replayed;		/* --resume: runs done again, unrecorded */
+	int n_lost;		/* --resume: rows a killed run left short,
+				 * superseded (lostrows.h) */
 	int n_rerun;		/* rounds: ended cells run for later phases */
 	size_t n_todo, n_run;
 	double t_start;

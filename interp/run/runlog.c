@@ -15,7 +15,8 @@ static int log_echo;
 
 int runlog_open(const char *path, int echo)
 {
-	log_fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	log_fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW |
+		      O_CLOEXEC, 0644);
 	log_echo = echo;
 	return log_fd < 0 ? -errno : 0;
 }

@@ -19,6 +19,7 @@
 #include "host/fs.h"
 #include "run/conf.h"
 #include "run/job.h"
+#include "run/lostrows.h"
 #include "run/measure.h"
 #include "run/ns.h"
 #include "run/run.h"
@@ -425,7 +426,8 @@ static void run_rounds(struct run *r)
 /* In the namespace's init: every config and cell, in order. */
 static int run_all(struct run *r)
 {
-	char replayed[160] = "", stopped[80] = "";
+	char replayed[240] = "", stopped[80] = "";
+	struct diag d = { 0 };
 	int failed, n, left;
 
 	r->t_start = clock_now();
@@ -433,6 +435,11 @@ static int run_all(struct run *r)
 		return EXIT_FAILED;
 	conf_workdir_warn(r);
 	sink_init(&r->sink, r->csv, r->man, r->dir);
+	if (lostrows_record(r, &d)) {
+		diag_print(&d);
+		sink_free(&r->sink);
+		return EXIT_FAILED;
+	}
 	for (size_t i = 0; i < r->e->n_cells; i++)
 		r->n_todo += todo(r, &r->e->cells[i]);
 	if (r->plan->rounds)
@@ -451,9 +458,13 @@ static int run_all(struct run *r)
 		n = snprintf(replayed, sizeof(replayed), ", %d replayed (a "
 			     "resume's: not recorded again)", r->n_replayed);
 	if (r->n_rerun)
-		snprintf(replayed + n, sizeof(replayed) - (size_t)n, ", %d ran "
-			 "unrecorded (for the later phases of their round)",
-			 r->n_rerun);
+		n += snprintf(replayed + n, sizeof(replayed) - (size_t)n,
+			      ", %d ran unrecorded (for the later phases of "
+			      "their round)", r->n_rerun);
+	if (r->n_lost)
+		snprintf(replayed + n, sizeof(replayed) - (size_t)n, ", %d "
+			 "row%s a killed run left short now " SINK_LOST
+			 " (log.txt)", r->n_lost, r->n_lost == 1 ? "" : "s");
 	if (r->stop) {
 		left = 0;
 		for (size_t i = 0; i < r->e->n_cells; i++)

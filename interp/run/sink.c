@@ -121,6 +121,17 @@ void sink_conf_metric(struct sink *s, const struct csv_key *k, int conf,
 		manifest_conf(s->man, conf, metric, json_real(secs));
 }
 
+void sink_lost(struct sink *s, const struct csv_key *k, const char *metric,
+	       const char *unit)
+{
+	int rc = csv_row(s->csv, k, metric, SINK_LOST, unit);
+
+	if (!rc)
+		rc = csv_sync(s->csv);
+	if (rc)
+		lost_write(s, "results.csv", -rc);
+}
+
 struct reported {
 	struct sink *s;
 	const struct csv_key *k;
@@ -296,7 +307,7 @@ static void bonnie_line(struct sink *s, const char *label)
 	if (s->bonnie_fd < 0) {
 		snprintf(path, sizeof(path), "%s/bonnie.csv", s->dir);
 		s->bonnie_fd = open(path, O_WRONLY | O_APPEND | O_CREAT |
-				    O_CLOEXEC, 0644);
+				    O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (s->bonnie_fd < 0) {
 			lost_write(s, "bonnie.csv", errno);
 			return;

@@ -90,6 +90,18 @@ void sink_conf_metric(struct sink *s, const struct csv_key *k, int conf,
 		      const char *metric, double secs);
 
 /*
+ * The value of a row that supersedes an earlier row of its key (cell,
+ * phase, rep, metric) whose figure is not the current one and has none
+ * now: lost to a kill (lostrows.h) or never measured (an umount that
+ * failed). pandas and R read it as their NA.
+ */
+#define SINK_LOST "NA"
+
+/* A row of value SINK_LOST, synced. */
+void sink_lost(struct sink *s, const struct csv_key *k, const char *metric,
+	       const char *unit);
+
+/*
  * The end of one phase run: its process figures, the Lua phase's report
  * or the parser's metrics, fs_used_bytes (and fs_used_bytes_NAME per
  * volume), its bonnie.csv line (when ok

@@ -8,6 +8,7 @@
 
 #include "util/file.h"
 
+
 char *file_read_all(int fd, size_t max, size_t *len, int *more)
 {
 	size_t cap = 0, n = 0;
