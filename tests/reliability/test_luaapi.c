@@ -1,0 +1,392 @@
+/* test_luaapi: the Lua phase API against a hostile module — every userdata method checks its own type, report() cannot forge fsplan's rows, and what a module reports is written as it is. */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <lauxlib.h>
+
+#include "../e2e.h"
+#include "engine.h"
+#include "phase/optable.h"
+#include "phase/sandbox.h"
+#include "phase/wapi.h"
+#include "phase/worker.h"
+
+static struct sandbox_limits lim = { 64u << 20, 0, NULL, "/nonexistent" };
+static struct worker w;
+static struct optable_slot slot;
+static lua_State *L;
+
+static void fini(void)
+{
+	if (L)
+		sandbox_close(L);
+	L = NULL;
+	worker_free(&w);
+	if (w.workfd > 0)
+		close(w.workfd);
+	memset(&w, 0, sizeof(w));
+	memset(&slot, 0, sizeof(slot));
+	e2e_cleanup();
+}
+
+/* A worker on the sync engine in a fresh directory, and a sandbox. */
+static void start(void)
+{
+	char why[256] = "";
+	int fd = open(e2e_tmpdir(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	cr_assert_geq(fd, 0);
+	w.id = w.workers = 1;
+	cr_assert_eq(worker_init(&w, &engine_sync, fd, NULL, 0, 1, 1, why,
+				 sizeof(why)), 0, "%s", why);
+	L = sandbox_new(&lim);
+	cr_assert_not_null(L);
+}
+
+/* ---- every method of every userdata type, with every other type ------ */
+
+/*
+ * The state's stack while the test runs: the values a phase can hold
+ * (VALUES: an array of { v = value, name = what an error calls it }),
+ * the methods found in their metatables (METHODS: { name, fn }), and w.
+ */
+enum { W = 1, VALUES, METHODS, SHARE, SHARED };
+
+static void call_into(int fn_idx, int nargs, int nres)
+{
+	char err[2048];
+
+	lua_pushvalue(L, fn_idx);
+	lua_insert(L, -1 - nargs);
+	cr_assert_eq(sandbox_call(L, nargs, nres, err, sizeof(err)), 0,
+		     "%s", err);
+}
+
+/* A file w:open made, left on the stack. */
+static void push_file(const char *name)
+{
+	lua_getfield(L, W, "open");
+	lua_pushvalue(L, W);
+	lua_pushstring(L, name);
+	lua_pushliteral(L, "w");
+	call_into(lua_gettop(L) - 3, 3, 1);
+	lua_remove(L, -2);
+	cr_assert_eq(lua_type(L, -1), LUA_TUSERDATA, "w:open gave no file");
+}
+
+/* What an argument error calls the value on top: its __name, or its
+ * type's name (luaL_typeerror's rule). */
+static const char *what_of(int idx)
+{
+	const char *name = luaL_typename(L, idx);
+	int t = luaL_getmetafield(L, idx, "__name");
+
+	if (t == LUA_TSTRING)
+		name = lua_tostring(L, -1);	/* the metatable holds it */
+	if (t != LUA_TNIL)
+		lua_pop(L, 1);
+	return name;
+}
+
+static void add_value(const char *label)
+{
+	int v = lua_gettop(L);
+
+	lua_createtable(L, 0, 3);
+	lua_pushvalue(L, v);
+	lua_setfield(L, -2, "v");
+	lua_pushstring(L, what_of(v));
+	lua_setfield(L, -2, "name");
+	lua_pushstring(L, label);
+	lua_setfield(L, -2, "label");
+	lua_rawseti(L, VALUES, (lua_Integer)lua_rawlen(L, VALUES) + 1);
+	lua_pop(L, 1);
+}
+
+/* Every userdata a phase can hold, and every other kind of value. */
+static void make_values(void)
+{
+	int fn, co;
+
+	cr_assert(luaL_dostring(L, "return function() end, "
+				"coroutine.create(function() end)") == LUA_OK);
+	fn = lua_gettop(L) - 1;
+	co = lua_gettop(L);
+	push_file("open");
+	add_value("open file");
+	push_file("closed");
+	lua_getfield(L, -1, "close");
+	lua_pushvalue(L, -2);
+	call_into(lua_gettop(L) - 1, 1, 0);
+	lua_pop(L, 1);
+	add_value("closed file");
+	call_into(SHARE, 0, 1);
+	add_value("setup's shared table");
+	slot.frozen = 1;	/* the workers' side: a reader of it */
+	call_into(SHARED, 0, 1);
+	add_value("a worker's shared table");
+	lua_pushnil(L);
+	add_value("nil");
+	lua_pushinteger(L, 7);
+	add_value("integer");
+	lua_pushnumber(L, 0.5);
+	add_value("number");
+	lua_pushliteral(L, "a");
+	add_value("string");
+	lua_pushboolean(L, 1);
+	add_value("boolean");
+	lua_newtable(L);
+	add_value("table");
+	lua_pushvalue(L, fn);
+	add_value("function");
+	lua_pushvalue(L, co);
+	add_value("coroutine");
+}
+
+/* Whether function fn is among the values of the table at t. */
+static int holds(int t, int fn)
+{
+	int found = 0;
+
+	lua_pushnil(L);
+	while (!found && lua_next(L, t)) {
+		found = lua_rawequal(L, -1, fn);
+		lua_pop(L, 1);
+	}
+	if (found)
+		lua_pop(L, 1);
+	return found;
+}
+
+/* Whether value v (an index) has fn as a method or a metamethod: then
+ * it is fn's own type, and a call with it is not misuse. */
+static int owns(int v, int fn)
+{
+	int mt, r = 0;
+
+	if (!lua_getmetatable(L, v))
+		return 0;
+	mt = lua_gettop(L);
+	if (holds(mt, fn))
+		r = 1;
+	else if (lua_getfield(L, mt, "__index") == LUA_TTABLE)
+		r = holds(lua_gettop(L), fn);
+	lua_settop(L, mt - 1);
+	return r;
+}
+
+static void add_method(const char *name, int fn)
+{
+	int n = (int)lua_rawlen(L, METHODS);
+
+	for (int i = 1; i <= n; i++) {	/* open and closed share theirs */
+		int same;
+
+		lua_rawgeti(L, METHODS, i);
+		lua_getfield(L, -1, "fn");
+		same = lua_rawequal(L, -1, fn);
+		lua_pop(L, 2);
+		if (same)
+			return;
+	}
+	lua_createtable(L, 0, 2);
+	lua_pushstring(L, name);
+	lua_setfield(L, -2, "name");
+	lua_pushvalue(L, fn);
+	lua_setfield(L, -2, "fn");
+	lua_rawseti(L, METHODS, n + 1);
+}
+
+/* The C functions of the metatable at mt, and of its __index table. */
+static void methods_of(int mt)
+{
+	lua_pushnil(L);
+	while (lua_next(L, mt)) {
+		if (lua_type(L, -2) == LUA_TSTRING &&
+		    lua_iscfunction(L, -1))
+			add_method(lua_tostring(L, -2), lua_gettop(L));
+		else if (lua_type(L, -2) == LUA_TSTRING &&
+			 !strcmp(lua_tostring(L, -2), "__index") &&
+			 lua_istable(L, -1))
+			methods_of(lua_gettop(L));
+		lua_pop(L, 1);
+	}
+}
+
+/* The methods, read from the metatables of the userdata values: a
+ * method added later is covered without a word here. */
+static int find_methods(void)
+{
+	int n = (int)lua_rawlen(L, VALUES);
+
+	for (int i = 1; i <= n; i++) {
+		lua_rawgeti(L, VALUES, i);
+		lua_getfield(L, -1, "v");
+		if (lua_type(L, -1) == LUA_TUSERDATA &&
+		    lua_getmetatable(L, -1)) {
+			methods_of(lua_gettop(L));
+			lua_pop(L, 1);
+		}
+		lua_pop(L, 2);
+	}
+	return (int)lua_rawlen(L, METHODS);
+}
+
+/*
+ * M.<name>(...) with the values at the top nargs, from Lua, so that the
+ * error names the method as a phase's call does; protected. 0, or -1
+ * with the message in err.
+ */
+static int call_named(const char *name, int fn, int nargs, char *err,
+		      size_t len)
+{
+	char code[200];
+	int rc;
+
+	snprintf(code, sizeof(code), "local M = ... return M.%s(select(2, "
+		 "...))", name);
+	cr_assert_eq(luaL_loadstring(L, code), LUA_OK);
+	lua_insert(L, -1 - nargs);
+	lua_createtable(L, 0, 1);
+	lua_pushvalue(L, fn);
+	lua_setfield(L, -2, name);
+	lua_insert(L, -1 - nargs);
+	rc = lua_pcall(L, nargs + 1, 0, 0);
+	if (rc == LUA_OK)
+		return 0;
+	snprintf(err, len, "%s", lua_type(L, -1) == LUA_TSTRING ?
+		 lua_tostring(L, -1) : "(an error that is not a string)");
+	lua_pop(L, 1);
+	return -1;
+}
+
+/* A fresh value of fn's own type: a file just opened, else the first
+ * value that owns fn. */
+static int push_own(int fn)
+{
+	int n = (int)lua_rawlen(L, VALUES);
+
+	for (int i = 1; i <= n; i++) {
+		lua_rawgeti(L, VALUES, i);
+		lua_getfield(L, -1, "v");
+		lua_remove(L, -2);
+		if (owns(lua_gettop(L), fn)) {
+			if (luaL_getmetafield(L, -1, "__name") == LUA_TSTRING &&
+			    !strcmp(lua_tostring(L, -1), "file")) {
+				lua_pop(L, 2);
+				push_file("fresh");
+			} else {
+				lua_pop(L, 1);
+			}
+			return 1;
+		}
+		lua_pop(L, 1);
+	}
+	return 0;
+}
+
+Test(luaapi, every_method_of_every_userdata_checks_its_own_type,
+     .fini = fini, .timeout = 60)
+{
+	char err[2048];
+	int n_methods, n_values, refused = 0, args = 0;
+
+	start();
+	lua_newtable(L);
+	wapi_push(L, &w, -1);
+	lua_remove(L, -2);		/* W */
+	lua_newtable(L);		/* VALUES */
+	lua_newtable(L);		/* METHODS */
+	optable_push_ctx(L, &slot);	/* SHARE, SHARED */
+	make_values();
+	lua_settop(L, SHARED);
+	n_values = (int)lua_rawlen(L, VALUES);
+	n_methods = find_methods();
+	/* the file's 16, row, add, __len, __gc, __close at least */
+	cr_assert_geq(n_methods, 21, "only %d methods found", n_methods);
+
+	for (int m = 1; m <= n_methods; m++) {
+		const char *name;
+		int fn;
+
+		lua_rawgeti(L, METHODS, m);
+		lua_getfield(L, -1, "name");
+		lua_getfield(L, -2, "fn");
+		name = lua_tostring(L, -2);
+		fn = lua_gettop(L);
+		for (int i = 1; i <= n_values; i++) {
+			char want[300];
+			const char *label, *what;
+			int v, top = lua_gettop(L);
+
+			lua_rawgeti(L, VALUES, i);
+			lua_getfield(L, -1, "v");
+			v = lua_gettop(L);
+			lua_getfield(L, -2, "name");
+			what = lua_tostring(L, -1);
+			lua_getfield(L, -3, "label");
+			label = lua_tostring(L, -1);
+			if (!owns(v, fn)) {
+				/* the value as self */
+				lua_pushvalue(L, v);
+				cr_expect_neq(call_named(name, fn, 1, err,
+							 sizeof(err)), 0,
+					      "%s(%s) did not raise", name,
+					      label);
+				snprintf(want, sizeof(want), "bad argument #1 "
+					 "to '%s' (", name);
+				cr_expect(strstr(err, want), "%s(%s): %s",
+					  name, label, err);
+				snprintf(want, sizeof(want), " expected, got "
+					 "%s)", what);
+				cr_expect(strstr(err, want), "%s(%s): %s",
+					  name, label, err);
+				refused++;
+			}
+			/* as each argument after its own self: a raise or
+			 * not, but never a crash (ASan) or a stray error */
+			for (int at = 2; at <= 4 && name[0] != '_' &&
+			     lua_type(L, v) == LUA_TUSERDATA; at++) {
+				cr_assert(push_own(fn), "%s has no owner", name);
+				for (int k = 2; k < at; k++)
+					lua_pushinteger(L, 0);
+				lua_pushvalue(L, v);
+				if (call_named(name, fn, at, err, sizeof(err)))
+					cr_expect(strncmp(err, "(an error", 9),
+						  "%s(_, %s): %s", name, label,
+						  err);
+				args++;
+			}
+			lua_settop(L, top);
+		}
+		lua_settop(L, SHARED);
+		lua_gc(L, LUA_GCCOLLECT);	/* the fresh files close */
+	}
+	cr_log_info("%d methods, %d values: %d misuses refused, %d calls "
+		    "with a userdata argument", n_methods, n_values, refused,
+		    args);
+	cr_expect_gt(refused, n_methods * 8, "%d refusals", refused);
+}
+
+/* The copy's destination is a file too: the argument error names it. */
+Test(luaapi, copy_into_a_shared_table_is_refused, .fini = fini)
+{
+	char err[2048] = "";
+
+	start();
+	cr_assert_eq(luaL_loadstring(L, "local w, share = ...\n"
+				     "local f = assert(w:open('a', 'w'))\n"
+				     "f:copy(share())"), LUA_OK);
+	lua_newtable(L);
+	wapi_push(L, &w, -1);
+	lua_remove(L, -2);
+	optable_push_ctx(L, &slot);
+	lua_pop(L, 1);
+	cr_expect_neq(sandbox_call(L, 2, 0, err, sizeof(err)), 0);
+	cr_expect(strstr(err, "bad argument #1 to 'copy' (file expected, got "
+			 "shared table)"), "%s", err);
+}
