@@ -573,7 +573,7 @@ int lrun_body(void *arg)
 	}
 	/* the child's peak resident memory, all its workers at once */
 	if (!getrusage(RUSAGE_SELF, &ru) &&
-	    metrics_count(&total, "rss_peak_kib", (double)ru.ru_maxrss)) {
+	    metrics_count(&total, METRICS_RSS_PEAK, (double)ru.ru_maxrss)) {
 		fail("workers", "out of memory");
 		goto out;
 	}

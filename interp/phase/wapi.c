@@ -558,12 +558,25 @@ static int w_sleep(lua_State *L)
 	return 0;
 }
 
+/* w:count(name [, n]): a counter is a row as it is, so what refuses a
+ * report() value refuses it (metrics_refuse), named at the call. */
 static int w_count(lua_State *L)
 {
 	struct worker *w = worker_get(L);
 	const char *name = luaL_checkstring(L, 2);
+	lua_Number n = luaL_optnumber(L, 3, 1);
+	char why[200];
+	int rc;
 
-	if (metrics_count(&w->m, name, luaL_optnumber(L, 3, 1)))
+	if (metrics_refuse(name, n, NULL, why, sizeof(why)))
+		return luaL_error(L, "count: %s", why);
+	rc = metrics_count(&w->m, name, n);
+	if (rc == -EOVERFLOW)
+		return luaL_error(L, "count: '%s' would pass the largest "
+				  "finite number", name);
+	if (rc == -ENOMEM)
+		return luaL_error(L, "not enough memory");
+	if (rc)
 		worker_bad_name(L, 2, "a counter name");
 	return 0;
 }

@@ -10,6 +10,8 @@
 
 #include "../e2e.h"
 #include "engine.h"
+#include "results/csv.h"
+#include "results/metrics.h"
 #include "phase/optable.h"
 #include "phase/sandbox.h"
 #include "phase/wapi.h"
@@ -389,4 +391,191 @@ Test(luaapi, copy_into_a_shared_table_is_refused, .fini = fini)
 	cr_expect_neq(sandbox_call(L, 2, 0, err, sizeof(err)), 0);
 	cr_expect(strstr(err, "bad argument #1 to 'copy' (file expected, got "
 			 "shared table)"), "%s", err);
+}
+
+/* ---- what a module reports, run for real ------------------------------ */
+
+/* A module that does what its case says: the issue's misuses of the
+ * file methods, counters and report() values fsplan must refuse, or a
+ * plain run whose report is legit. */
+static const char hostile[] =
+	"return {\n"
+	"  params = { case = 'plain' },\n"
+	"  setup = function(ctx, w)\n"
+	"    local t = ctx.share()\n"
+	"    if ctx.params.case == 'close_share' then\n"
+	"      local f = assert(w:open('x', 'w'))\n"
+	"      f.close(t)\n"
+	"    end\n"
+	"  end,\n"
+	"  worker = function(w, ctx)\n"
+	"    local c = ctx.params.case\n"
+	"    if c == 'size_shared' then\n"
+	"      local f = assert(w:open('y', 'w'))\n"
+	"      f.size(ctx.shared())\n"
+	"    elseif c == 'count_nan' then w:count('x', 0/0)\n"
+	"    elseif c == 'count_status' then w:count('status', 1)\n"
+	"    elseif c == 'count_big' then w:count('big', 1e308) w:count('big', 1e308)\n"
+	"    end\n"
+	"    w:time('w1', function() end)\n"
+	"  end,\n"
+	"  report = function(r, ctx)\n"
+	"    local c = ctx.params.case\n"
+	"    if c == 'report_status' then return { status = 1 } end\n"
+	"    if c == 'report_cpu' then return { cpu_user_s = 0 } end\n"
+	"    if c == 'report_path' then return { w1_path = 0 } end\n"
+	"    if c == 'report_nan' then return { x = 0/0 } end\n"
+	"    if c == 'report_inf' then return { x = { value = -math.huge } } end\n"
+	"    if c == 'unit' then return { x = { value = 1, unit = '@SUM(A1)' } } end\n"
+	"    if c == 'unit_utf8' then return { x = { value = 1, unit = '\\u{b5}s' } } end\n"
+	"    return { ops_per_s = 12345, big = 2^40, tenth = 0.1 }\n"
+	"  end,\n"
+	"}\n";
+
+static const struct { const char *c, *why; } cases[] = {
+	{ "close_share", "bad argument #1 to 'close' (file expected, got "
+	  "shared table)" },
+	{ "size_shared", "bad argument #1 to 'size' (file expected, got "
+	  "read-only shared table)" },
+	{ "count_nan", "count: value of 'x' is nan: a result must be a "
+	  "finite number" },
+	{ "count_status", "count: 'status' is a row fsplan writes itself" },
+	{ "count_big", "count: 'big' would pass the largest finite number" },
+	{ "report_status", "report: 'status' is a row fsplan writes itself" },
+	{ "report_cpu", "report: 'cpu_user_s' is a row fsplan writes itself" },
+	{ "report_path", "report: 'w1_path' is a row fsplan writes itself" },
+	{ "report_nan", "report: value of 'x' is nan: a result must be a "
+	  "finite number" },
+	{ "report_inf", "report: value of 'x' is -inf: a result must be a "
+	  "finite number" },
+	{ "unit", "report: unit of 'x' ('@SUM(A1)') could start a "
+	  "spreadsheet formula" },
+};
+
+struct rows {
+	const char *cell;
+	int n, unreserved;
+	char first[64];
+};
+
+/* Every row of the plain run fsplan wrote is a reserved name, but the
+ * module's own: its op w1's rows and what its report() returned. */
+static int each_row(void *ctx, const char *const *f, int line)
+{
+	struct rows *r = ctx;
+	const char *m = f[CSV_METRIC];
+
+	(void)line;
+	if (strcmp(f[CSV_CELL], r->cell))
+		return 0;
+	r->n++;
+	if (!strncmp(m, "w1_", 3) && strcmp(m, "w1_path"))
+		return 0;
+	if (!strcmp(m, "ops_per_s") || !strcmp(m, "big") ||
+	    !strcmp(m, "tenth"))
+		return 0;
+	if (!metrics_reserved(m) && !r->unreserved++)
+		snprintf(r->first, sizeof(r->first), "%s", m);
+	return 0;
+}
+
+Test(luaapi, a_module_cannot_forge_misuse_or_nan_its_way_into_the_rows,
+     .fini = fini, .timeout = 120)
+{
+	const char *dir = e2e_tmpdir(), *why;
+	char rd[300], body[4096], csvpath[400];
+	struct rows rows = { "tmpfs::size=16M/plain#1", 0, 0, "" };
+	struct diag d = { 0 };
+	size_t n;
+	int rc;
+
+	e2e_require_root();
+	e2e_write(dir, "luaapi.lua", hostile);
+	n = (size_t)snprintf(body, sizeof(body),
+			     "filesystems: [{type: tmpfs, mount: size=16M}]\n"
+			     "between: none\n"
+			     "phases:\n"
+			     "  - {use: luaapi.lua, name: plain}\n"
+			     "  - {use: luaapi.lua, name: utf8, "
+			     "with: {case: unit_utf8}}\n");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		n += (size_t)snprintf(body + n, sizeof(body) - n,
+			"  - {use: luaapi.lua, name: %s, with: {case: %s}}\n",
+			cases[i].c, cases[i].c);
+	rc = e2e_run_plan(dir, "luaapi", body, rd, sizeof(rd));
+	cr_expect_eq(rc, 1, "exit %d (1: some phase runs failed): %s", rc,
+		     e2e_err);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char cell[64];
+
+		snprintf(cell, sizeof(cell), "tmpfs::size=16M/%s#1",
+			 cases[i].c);
+		cr_expect_str_eq(e2e_metric(rd, cell, "status"), "failed",
+				 "%s", cell);
+		why = e2e_reason(rd, cell);
+		cr_expect(why && strstr(why, cases[i].why), "%s: '%s' lacks "
+			  "'%s'", cases[i].c, why, cases[i].why);
+	}
+	/* no refused value became a row: x is the utf8 run's alone */
+	cr_expect_eq(e2e_count(rd, "x"), 1);
+	/* the legit run: its rows as reported, integers as integers */
+	cr_expect_str_eq(e2e_metric(rd, rows.cell, "status"), "ok", "%s",
+			 e2e_reason(rd, rows.cell));
+	cr_expect_str_eq(e2e_metric(rd, rows.cell, "ops_per_s"), "12345");
+	cr_expect_str_eq(e2e_metric(rd, rows.cell, "big"), "1099511627776");
+	cr_expect_str_eq(e2e_metric(rd, rows.cell, "tenth"), "0.1");
+	cr_expect_str_eq(e2e_metric(rd, rows.cell, "w1_ops"), "1");
+	cr_expect_eq(e2e_count(rd, "status"), 2 + (int)(sizeof(cases) /
+							  sizeof(cases[0])));
+	/* a unit the wire cannot carry is none, not a malformed report */
+	cr_expect_str_eq(e2e_metric(rd, "tmpfs::size=16M/utf8#1", "status"),
+			 "ok", "%s", e2e_reason(rd, "tmpfs::size=16M/utf8#1"));
+	/* the reserved list holds every row fsplan writes of its own */
+	snprintf(csvpath, sizeof(csvpath), "%s/results.csv", rd);
+	cr_assert_eq(csv_read_rows(csvpath, each_row, &rows, NULL, &d), 0,
+		     "%s", d.msg);
+	cr_expect_gt(rows.n, 15, "%d rows", rows.n);
+	cr_expect_eq(rows.unreserved, 0, "%d rows fsplan writes are not in "
+		     "metrics_reserved's list, first '%s'", rows.unreserved,
+		     rows.first);
+}
+
+/* The one list: each name the issue gives, and every shape fsplan
+ * writes it in (a volume's suffix); a module's own names pass. */
+Test(luaapi, the_reserved_names_and_only_those)
+{
+	static const char *const refused[] = {
+		"status", "exit_status", "signal", "seconds", "cpu_user_s",
+		"cpu_sys_s", "cpu_pct", "dev_read_bytes", "dev_busy_ms_vol",
+		"write_amp", "write_amp_vol", "fs_used_bytes",
+		"fs_used_bytes_vol", "ram_mib", "ram_limit", "rss_peak_kib",
+		"memory_peak_bytes", "load_1m", "others_cpu_s",
+		"others_user_cpu_s", "others_cores", "steal_s", "steal_cores",
+		"reps_run", "stop_reason", "loop_io", "read_path", "x_path",
+		"mkfs_s", "mount_s_vol", "umount_s",
+	};
+	static const char *const passed[] = {
+		"ops_per_s", "status_mismatch", "seconds_total", "read_mbs",
+		"path", "cpu", "read_path_len", "replay_cpu_s", "my_status",
+	};
+	char why[200];
+
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		cr_expect_not_null(metrics_reserved(refused[i]), "%s",
+				   refused[i]);
+		cr_expect_not_null(metrics_refuse(refused[i], 1, "", why,
+						  sizeof(why)));
+		cr_expect(strstr(why, "is a row fsplan writes itself"), "%s",
+			  why);
+	}
+	for (size_t i = 0; i < sizeof(passed) / sizeof(passed[0]); i++)
+		cr_expect_null(metrics_refuse(passed[i], 1, "ops/s", why,
+					      sizeof(why)), "%s: %s",
+			       passed[i], why);
+	for (const char *u = "=+-@\t\r"; *u; u++) {
+		char unit[4] = { *u, '1', '\0' };
+
+		cr_expect_not_null(metrics_refuse("x", 1, unit, why,
+						  sizeof(why)), "%s", unit);
+	}
 }
