@@ -1,6 +1,7 @@
 /* test_luaapi: the Lua phase API against a hostile module — every userdata method checks its own type, report() cannot forge fsplan's rows, and what a module reports is written as it is. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "engine.h"
 #include "results/csv.h"
 #include "results/metrics.h"
+#include "phase/lparse.h"
 #include "phase/optable.h"
 #include "phase/sandbox.h"
 #include "phase/wapi.h"
@@ -416,6 +418,7 @@ static const char hostile[] =
 	"    elseif c == 'count_nan' then w:count('x', 0/0)\n"
 	"    elseif c == 'count_status' then w:count('status', 1)\n"
 	"    elseif c == 'count_big' then w:count('big', 1e308) w:count('big', 1e308)\n"
+	"    elseif c == 'count_sum' then w:count('big', 1e308)\n"
 	"    end\n"
 	"    w:time('w1', function() end)\n"
 	"  end,\n"
@@ -432,7 +435,7 @@ static const char hostile[] =
 	"  end,\n"
 	"}\n";
 
-static const struct { const char *c, *why; } cases[] = {
+static const struct { const char *c, *why; } misuse[] = {
 	{ "close_share", "bad argument #1 to 'close' (file expected, got "
 	  "shared table)" },
 	{ "size_shared", "bad argument #1 to 'size' (file expected, got "
@@ -441,6 +444,8 @@ static const struct { const char *c, *why; } cases[] = {
 	  "finite number" },
 	{ "count_status", "count: 'status' is a row fsplan writes itself" },
 	{ "count_big", "count: 'big' would pass the largest finite number" },
+	{ "count_sum", "the workers' metrics summed overflow: a counter past "
+	  "the largest finite number" },
 	{ "report_status", "report: 'status' is a row fsplan writes itself" },
 	{ "report_cpu", "report: 'cpu_user_s' is a row fsplan writes itself" },
 	{ "report_path", "report: 'w1_path' is a row fsplan writes itself" },
@@ -498,23 +503,23 @@ Test(luaapi, a_module_cannot_forge_misuse_or_nan_its_way_into_the_rows,
 			     "  - {use: luaapi.lua, name: plain}\n"
 			     "  - {use: luaapi.lua, name: utf8, "
 			     "with: {case: unit_utf8}}\n");
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	for (size_t i = 0; i < sizeof(misuse) / sizeof(misuse[0]); i++)
 		n += (size_t)snprintf(body + n, sizeof(body) - n,
-			"  - {use: luaapi.lua, name: %s, with: {case: %s}}\n",
-			cases[i].c, cases[i].c);
+			"  - {use: luaapi.lua, name: %s, with: {case: %s, "
+			"workers: 2}}\n", misuse[i].c, misuse[i].c);
 	rc = e2e_run_plan(dir, "luaapi", body, rd, sizeof(rd));
 	cr_expect_eq(rc, 1, "exit %d (1: some phase runs failed): %s", rc,
 		     e2e_err);
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < sizeof(misuse) / sizeof(misuse[0]); i++) {
 		char cell[64];
 
 		snprintf(cell, sizeof(cell), "tmpfs::size=16M/%s#1",
-			 cases[i].c);
+			 misuse[i].c);
 		cr_expect_str_eq(e2e_metric(rd, cell, "status"), "failed",
 				 "%s", cell);
 		why = e2e_reason(rd, cell);
-		cr_expect(why && strstr(why, cases[i].why), "%s: '%s' lacks "
-			  "'%s'", cases[i].c, why, cases[i].why);
+		cr_expect(why && strstr(why, misuse[i].why), "%s: '%s' lacks "
+			  "'%s'", misuse[i].c, why, misuse[i].why);
 	}
 	/* no refused value became a row: x is the utf8 run's alone */
 	cr_expect_eq(e2e_count(rd, "x"), 1);
@@ -525,8 +530,8 @@ Test(luaapi, a_module_cannot_forge_misuse_or_nan_its_way_into_the_rows,
 	cr_expect_str_eq(e2e_metric(rd, rows.cell, "big"), "1099511627776");
 	cr_expect_str_eq(e2e_metric(rd, rows.cell, "tenth"), "0.1");
 	cr_expect_str_eq(e2e_metric(rd, rows.cell, "w1_ops"), "1");
-	cr_expect_eq(e2e_count(rd, "status"), 2 + (int)(sizeof(cases) /
-							  sizeof(cases[0])));
+	cr_expect_eq(e2e_count(rd, "status"), 2 + (int)(sizeof(misuse) /
+							  sizeof(misuse[0])));
 	/* a unit the wire cannot carry is none, not a malformed report */
 	cr_expect_str_eq(e2e_metric(rd, "tmpfs::size=16M/utf8#1", "status"),
 			 "ok", "%s", e2e_reason(rd, "tmpfs::size=16M/utf8#1"));
@@ -578,4 +583,66 @@ Test(luaapi, the_reserved_names_and_only_those)
 		cr_expect_not_null(metrics_refuse("x", 1, unit, why,
 						  sizeof(why)), "%s", unit);
 	}
+}
+
+/* A parser's table through lparse_body, as fsplan runs one in the
+ * child: what it sent on the report fd, and how it exited. */
+static int run_parser(const char *returns, char *report, size_t len)
+{
+	const char *dir = e2e_tmpdir();
+	char text[256];
+	struct lparse_job job = { .out = "", .err = "" };
+	size_t got = 0;
+	ssize_t n;
+	int fds[2], status;
+	pid_t pid;
+
+	snprintf(text, sizeof(text), "return function(out, err) return %s "
+		 "end\n", returns);
+	job.parser = e2e_write(dir, "p.lua", text);
+	cr_assert(!pipe(fds));
+	pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		close(fds[0]);
+		if (dup2(fds[1], METRICS_REPORT_FD) < 0)
+			_exit(99);
+		_exit(lparse_body(&job));
+	}
+	close(fds[1]);
+	while (got < len - 1 &&
+	       (n = read(fds[0], report + got, len - 1 - got)) > 0)
+		got += (size_t)n;
+	report[got] = '\0';
+	close(fds[0]);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+Test(luaapi, a_parser_cannot_send_fsplans_rows_nor_nan, .fini = fini)
+{
+	static const struct { const char *returns, *why; } cases[] = {
+		{ "{ status = 1 }", "E 'status' is a row fsplan writes "
+		  "itself" },
+		{ "{ dev_write_bytes = 1 }", "E 'dev_write_bytes' is a row "
+		  "fsplan writes itself" },
+		{ "{ x = 0/0 }", "E value of 'x' is nan: a result must be a "
+		  "finite number" },
+		{ "{ x = { value = 1, unit = '+A1' } }", "E unit of 'x' "
+		  "('+A1') could start a spreadsheet formula" },
+	};
+	char report[4096];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cr_expect_eq(run_parser(cases[i].returns, report,
+					sizeof(report)), 1, "%s: %s",
+			     cases[i].returns, report);
+		cr_expect(strstr(report, cases[i].why), "%s: '%s'",
+			  cases[i].returns, report);
+	}
+	/* a legit table: integers exact on the wire */
+	cr_expect_eq(run_parser("{ ops_per_s = 12345678901234, r = 0.1 }",
+				report, sizeof(report)), 0, "%s", report);
+	cr_expect(strstr(report, "P ops_per_s 12345678901234\n"), "%s",
+		  report);
 }
