@@ -131,7 +131,7 @@ static int send_value(const char *name, double v, const char *unit)
 		unit = "";
 	if (!metrics_metric_name_ok(name, strlen(name)) || !isfinite(v)) {
 		fprintf(stderr, "report: '%s' is not usable as a metric (names "
-			"are 1-%d of A-Z a-z 0-9 _ . -, values finite); left "
+			"are 1-%d of A-Z a-z 0-9 _ . -, not - first); left "
 			"out\n", name, METRICS_METRIC_LEN);
 		return 0;
 	}

@@ -533,7 +533,7 @@ void worker_errors_reason(const struct worker_errors *e, char *buf,
 void worker_bad_name(lua_State *L, int arg, const char *what)
 {
 	luaL_argerror(L, arg, lua_pushfstring(L, "%s is 1-%d of A-Z a-z 0-9 "
-					      "_ . -", what,
+					      "_ . -, not - first", what,
 					      METRICS_NAME_LEN));
 }
 

@@ -169,7 +169,9 @@ int metrics_metric_name_ok(const char *s, size_t n)
 {
 	size_t k;
 
-	if (!n || n > METRICS_METRIC_LEN)
+	/* a leading - would make a spreadsheet formula of the row's
+	 * metric column (csv_formula) */
+	if (!n || n > METRICS_METRIC_LEN || s[0] == '-')
 		return 0;
 	for (k = 0; k < n; k++) {
 		char c = s[k];
@@ -197,11 +199,13 @@ int metrics_unit_ok(const char *s, size_t n)
  * mkfs_s, mount_s, umount_s, _<volume> too), lrun.c (rss_peak_kib) and
  * metrics_rows (<op>_path) write: a module's row under one of these
  * names would stand for fsplan's own figure. "x*" is a prefix, "*x" a
- * suffix.
+ * suffix. cpu_ and ram_ are the names fsplan writes, not prefixes: the
+ * library's tiobench reports cpu_eff (its CPU Eff), bonnie ram_given.
  */
 static const char *const reserved[] = {
-	"status", "exit_status", "signal", "seconds", "cpu_*", "dev_*",
-	"write_amp*", "fs_used_bytes*", "ram_*", METRICS_RSS_PEAK,
+	"status", "exit_status", "signal", "seconds", "cpu_user_s",
+	"cpu_sys_s", "cpu_pct", "dev_*", "write_amp*", "fs_used_bytes*",
+	"ram_mib", "ram_limit", METRICS_RSS_PEAK,
 	"memory_peak_bytes", "load_1m", "others_*", "steal_*", "reps_run",
 	"stop_reason", "loop_io", "mkfs_s*", "mount_s*", "umount_s*",
 	"*_path",

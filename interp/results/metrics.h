@@ -118,14 +118,15 @@ void metrics_free(struct metrics *m);
 #define METRICS_NAME_LEN 31
 int metrics_name_ok(const char *s, size_t n);
 /* The one metric-name rule: a metric of results.csv (an op's derived
- * rows, a parser's, a module's key) is [A-Za-z0-9_.-]{1,63}. */
+ * rows, a parser's, a module's key) is [A-Za-z0-9_.-]{1,63}, not
+ * beginning with - (a spreadsheet formula). */
 #define METRICS_METRIC_LEN 63
 int metrics_metric_name_ok(const char *s, size_t n);
 /* A row's unit, as results.csv takes it unquoted: 1 to 31 printable
  * characters, no comma or quote. */
 int metrics_unit_ok(const char *s, size_t n);
 /*
- * The rows fsplan writes itself for a phase run (status, seconds, cpu_*,
+ * The rows fsplan writes itself for a phase run (status, seconds, cpu_pct,
  * dev_*, ...: the one list), as a pattern: the first that name matches,
  * or NULL. Every op's automatic <op>_path row is "*_path", last.
  */

@@ -562,6 +562,7 @@ Test(luaapi, the_reserved_names_and_only_those)
 	static const char *const passed[] = {
 		"ops_per_s", "status_mismatch", "seconds_total", "read_mbs",
 		"path", "cpu", "read_path_len", "replay_cpu_s", "my_status",
+		"cpu_eff", "ram_given", "ram_bytes",
 	};
 	char why[200];
 
@@ -577,6 +578,9 @@ Test(luaapi, the_reserved_names_and_only_those)
 		cr_expect_null(metrics_refuse(passed[i], 1, "ops/s", why,
 					      sizeof(why)), "%s: %s",
 			       passed[i], why);
+	/* a name is a formula to a spreadsheet only with - first */
+	cr_expect(!metrics_metric_name_ok("-A1", 3));
+	cr_expect(metrics_metric_name_ok("a-b.c_1", 7));
 	for (const char *u = "=+-@\t\r"; *u; u++) {
 		char unit[4] = { *u, '1', '\0' };
 
