@@ -229,7 +229,8 @@ Test(sink, a_forged_row_on_the_wire_fails_the_run_by_name)
 		{ "M seconds 1\nC cpu_pct 5\nEND\n",
 		  "counter: 'cpu_pct' is a row fsplan writes itself" },
 		{ "M seconds 1\nO dev_read 4096\nH dev_read 1 5 5 5 5:1\nEND\n",
-		  "op: its row 'dev_read_ops' is one fsplan writes itself" },
+		  "op 'dev_read': its row 'dev_read_ops' is one fsplan "
+		  "writes itself" },
 	};
 	const char *reason;
 

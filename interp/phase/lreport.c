@@ -101,6 +101,11 @@ int lreport_call(lua_State *L, const struct metrics *total,
 	struct results res = { total, NULL, 0 };
 	int rc;
 
+	/* an op's name makes rows too: w:time("dev_read") would make
+	 * dev_read_ops, as a forged report() value would */
+	for (int i = 0; i < total->n_ops; i++)
+		if (metrics_op_refuse(total->ops[i].name, err, len))
+			return -1;
 	if (phase_field(L, 1, "report") != LUA_TFUNCTION)
 		return 0;	/* nil: phase_load allows nothing else */
 	res.rows = metrics_rows(total, thr, n_thr, &res.n);

@@ -16,7 +16,8 @@ int lreport_thresholds(lua_State *L, double *thr, int max);
  * thresholds). Its value is left on the stack (nil without a report).
  * 0, or -1 with err: report() raised, or returned what must not be a
  * row (metrics_refuse: a name fsplan writes itself, a value that is not
- * finite, a unit that could start a spreadsheet formula).
+ * finite, a unit that could start a spreadsheet formula), or an op of
+ * total makes one (metrics_op_refuse).
  */
 int lreport_call(lua_State *L, const struct metrics *total,
 		 const double *thr, int n_thr, char *err, size_t len);

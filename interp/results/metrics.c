@@ -244,6 +244,28 @@ const char *metrics_refuse(const char *name, double v, const char *unit,
 	return why;
 }
 
+const char *metrics_op_refuse(const char *op, char *why, size_t len)
+{
+	/* every pattern but *_path is a whole name or a prefix, so an op's
+	 * _ops row meets the prefixes and its _bytes row the one whole
+	 * name that ends as an op's row does (memory_peak_bytes) */
+	static const char *const suffix[] = { "_ops", "_bytes" };
+	char row[METRICS_METRIC_LEN + 1];
+
+	for (size_t i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
+		const char *p;
+
+		snprintf(row, sizeof(row), "%.31s%s", op, suffix[i]);
+		p = metrics_reserved(row);
+		if (p && strcmp(p, "*_path")) {
+			snprintf(why, len, "op '%s': its row '%s' is one "
+				 "fsplan writes itself", op, row);
+			return why;
+		}
+	}
+	return NULL;
+}
+
 /*
  * arr, holding n elements of size sz, with room for one more, or NULL
  * (arr untouched). Arrays grow to powers of two from 4, so n alone tells

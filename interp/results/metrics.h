@@ -142,6 +142,9 @@ const char *metrics_reserved(const char *name);
  */
 const char *metrics_refuse(const char *name, double v, const char *unit,
 			   char *why, size_t len);
+/* The same for an op's name, by the rows it makes (<op>_ops, ...; its
+ * own <op>_path is the one reserved row an op writes). */
+const char *metrics_op_refuse(const char *op, char *why, size_t len);
 /* The op or counter named name, or NULL (nothing is made). */
 struct op_stat *metrics_find_op(const struct metrics *m, const char *name);
 struct counter *metrics_find_counter(const struct metrics *m,

@@ -166,28 +166,24 @@ static void parsed_row(void *ctx, const char *name, double v,
 		row(rep->s, rep->k, name, unit, NULL, v);
 }
 
-/* Whether the op and counter rows of m hold one fsplan writes itself: a
+/* Whether the ops and counters of m make a row fsplan writes itself: a
  * counter by its name (but the child's own rss_peak_kib), an op by the
- * rows it makes (but its own <op>_path). */
-static int forged(struct sink *s, const struct metrics *m,
-		  const struct metric_row *rows, int n)
+ * rows it makes (metrics_op_refuse). */
+static int forged(struct sink *s, const struct metrics *m)
 {
+	char why[200];
+
 	for (int i = 0; i < m->n_counters; i++)
 		if (strcmp(m->counters[i].name, METRICS_RSS_PEAK) &&
 		    refused(s, "counter", m->counters[i].name, 0, NULL))
 			return 1;
-	/* metrics_rows puts the ops' rows first, the counters' last */
-	for (int i = 0; i < n - m->n_counters; i++) {
-		const char *p = metrics_reserved(rows[i].name);
-
-		if (p && strcmp(p, "*_path")) {
+	for (int i = 0; i < m->n_ops; i++)
+		if (metrics_op_refuse(m->ops[i].name, why, sizeof(why))) {
 			if (!s->refused[0])
-				snprintf(s->refused, sizeof(s->refused),
-					 "op: its row '%s' is one fsplan "
-					 "writes itself", rows[i].name);
+				snprintf(s->refused, sizeof(s->refused), "%s",
+					 why);
 			return 1;
 		}
-	}
 	return 0;
 }
 
@@ -226,7 +222,7 @@ static int lua_rows(struct sink *s, const struct csv_key *k,
 		s->lost = 1;
 	else if (!rows)
 		rc = -1;	/* what decoded is not what it can carry */
-	if (rows && forged(s, &m, rows, n))
+	if (rows && forged(s, &m))
 		n = 0;
 	for (int i = 0; rows && i < n; i++)
 		if (!kept_has(s, first, last, rows[i].name))

@@ -419,6 +419,10 @@ static const char hostile[] =
 	"    elseif c == 'count_status' then w:count('status', 1)\n"
 	"    elseif c == 'count_big' then w:count('big', 1e308) w:count('big', 1e308)\n"
 	"    elseif c == 'count_sum' then w:count('big', 1e308)\n"
+	"    elseif c == 'op_dev' then w:time('dev_read', function() end)\n"
+	"    elseif c == 'op_peak' then\n"
+	"      local f = assert(w:open('z', 'w'))\n"
+	"      f:stream{op = 'write', block = 4096, bytes = 4096, tag = 'memory_peak'}\n"
 	"    end\n"
 	"    w:time('w1', function() end)\n"
 	"  end,\n"
@@ -446,6 +450,10 @@ static const struct { const char *c, *why; } misuse[] = {
 	{ "count_big", "count: 'big' would pass the largest finite number" },
 	{ "count_sum", "the workers' metrics summed overflow: a counter past "
 	  "the largest finite number" },
+	{ "op_dev", "op 'dev_read': its row 'dev_read_ops' is one fsplan "
+	  "writes itself" },
+	{ "op_peak", "op 'memory_peak': its row 'memory_peak_bytes' is one "
+	  "fsplan writes itself" },
 	{ "report_status", "report: 'status' is a row fsplan writes itself" },
 	{ "report_cpu", "report: 'cpu_user_s' is a row fsplan writes itself" },
 	{ "report_path", "report: 'w1_path' is a row fsplan writes itself" },
