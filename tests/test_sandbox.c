@@ -319,8 +319,10 @@ Test(sandbox, require_errors)
 	char want[PATH_MAX];
 
 	run_fails(L, "return require('nosuch')",
-		  "require: 'nosuch' is not a phase-library module "
-		  "(cannot open");
+		  "require: no such module 'nosuch' (looked for ");
+	snprintf(want, sizeof(want), "%s/parse/nosuch.lua: require loads "
+		 "the phase library's modules only", libdir);
+	run_fails(L, "return require('parse.nosuch')", want);
 	run_fails(L, "return require('parse.')", "is not a phase-library");
 	run_fails(L, "return require('parse.a.b')", "is not a phase-library");
 	run_fails(L, "return require('')", "is not a phase-library");

@@ -197,3 +197,100 @@ Test(sink, a_manifest_that_cannot_be_written_is_counted)
 	cr_expect_eq(s.write_errors, 1, "saved again within the second");
 	s.dir = dir;
 }
+
+/* A Lua phase run's report as the child sends it, through the sink. */
+static const char *lua_run(const char *report, const char **reason)
+{
+	struct child_result res = { .ok = 1, .report = (char *)report,
+				    .report_len = strlen(report) };
+	struct sink_outcome o = { .key = &key, .label = "ext4", .lua = 1,
+				  .res = &res, .fs_used_bytes = -1,
+				  .status = "ok" };
+
+	sink_phase_run(&s, &o);
+	*reason = o.reason;
+	return o.status;
+}
+
+/* The child refuses them (metrics_refuse); one forged past it is left
+ * out and fails the run, named — never a row of fsplan's own. */
+Test(sink, a_forged_row_on_the_wire_fails_the_run_by_name)
+{
+	static const struct { const char *report, *why; } cases[] = {
+		{ "M seconds 1\nR status 7\nEND\n",
+		  "report: 'status' is a row fsplan writes itself" },
+		{ "M seconds 1\nR write_amp_a 0.1\nEND\n",
+		  "report: 'write_amp_a' is a row fsplan writes itself" },
+		{ "M seconds 1\nR read_path 1 ring\nEND\n",
+		  "report: 'read_path' is a row fsplan writes itself" },
+		{ "M seconds 1\nR x 1 =1+1\nEND\n",
+		  "report: unit of 'x' ('=1+1') could start a spreadsheet "
+		  "formula" },
+		{ "M seconds 1\nC cpu_pct 5\nEND\n",
+		  "counter: 'cpu_pct' is a row fsplan writes itself" },
+		{ "M seconds 1\nO dev_read 4096\nH dev_read 1 5 5 5 5:1\nEND\n",
+		  "op 'dev_read': its row 'dev_read_ops' is one fsplan "
+		  "writes itself" },
+	};
+	const char *reason;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cr_expect_str_eq(lua_run(cases[i].report, &reason), "failed",
+				 "%s", cases[i].report);
+		cr_expect(reason && strstr(reason, cases[i].why), "%s: %s",
+			  cases[i].report, reason);
+	}
+	/* one status row per run, each fsplan's */
+	cr_expect_eq(e2e_count(dir, "status"), 6);
+	cr_expect_eq(e2e_count(dir, "write_amp_a"), 0);
+	cr_expect_eq(e2e_count(dir, "dev_read_ops"), 0);
+}
+
+Test(sink, a_parsers_forged_or_nan_row_fails_the_run_by_name)
+{
+	const char *reason;
+
+	cr_expect_str_eq(phase_run("P steal_s 0\n", &reason), "failed");
+	cr_expect_str_eq(reason, "parse: 'steal_s' is a row fsplan writes "
+			 "itself");
+	cr_expect_str_eq(phase_run("P x nan\n", &reason), "failed");
+	cr_expect_str_eq(reason, "parse: value of 'x' is nan: a result must "
+			 "be a finite number");
+}
+
+/* The child's own counters and a module's own names pass. */
+Test(sink, legit_names_pass_and_integers_stay_integers)
+{
+	const char *reason;
+
+	cr_assert_str_eq(lua_run("M seconds 2\nO write 10737418240\n"
+				 "H write 1 5 5 5 5:1\nC rss_peak_kib 2048\n"
+				 "R ops_per_s 12345 ops/s\nR big 12345678901234\n"
+				 "R tenth 0.1\nR third 0.33333333333333331\n"
+				 "R neg -3\nEND\n", &reason), "ok", "%s", reason);
+	cr_expect_str_eq(e2e_metric(dir, "ext4/p#1", "ops_per_s"), "12345");
+	cr_expect_str_eq(e2e_unit(dir, "ext4/p#1", "ops_per_s"), "ops/s");
+	cr_expect_str_eq(e2e_metric(dir, "ext4/p#1", "big"),
+			 "12345678901234");
+	cr_expect_str_eq(e2e_metric(dir, "ext4/p#1", "tenth"), "0.1");
+	cr_expect_str_eq(e2e_metric(dir, "ext4/p#1", "third"),
+			 "0.3333333333333333");
+	cr_expect_str_eq(e2e_metric(dir, "ext4/p#1", "neg"), "-3");
+	cr_expect_str_eq(e2e_metric(dir, "ext4/p#1", "write_bytes"),
+			 "10737418240");
+	cr_expect_str_eq(e2e_metric(dir, "ext4/p#1", "write_ops"), "1");
+	cr_expect_str_eq(e2e_metric(dir, "ext4/p#1", "rss_peak_kib"), "2048");
+}
+
+/* A reason is free text, a module's error among others: never a
+ * formula in a spreadsheet. */
+Test(sink, a_reason_that_looks_like_a_formula_is_quoted)
+{
+	struct sink_outcome o = { .key = &key, .label = "ext4",
+				  .fs_used_bytes = -1, .status = "failed",
+				  .reason = "=HYPERLINK(\"http://x\",\"y\")" };
+
+	sink_phase_run(&s, &o);
+	cr_expect_str_eq(e2e_reason(dir, "ext4/p#1"),
+			 "'=HYPERLINK(\"http://x\",\"y\")");
+}

@@ -14,30 +14,45 @@
 #include "phase/worker.h"
 #include "util/clock.h"
 
-#define FILE_MT "fsplan.file"
+/* The registry names of the metatables of open and of closed files; both
+ * call the type "file" (__name: error messages and tostring). */
+#define FILE_MT		"fsplan.file"
+#define CLOSED_MT	"fsplan.file.closed"
 
-/* The one full userdata type a phase sees (check_file relies on it). */
 struct file {
 	int fd;
 	char name[200];
 };
 
-/* The metatables of open and of closed files, by address in the
- * registry (fileapi_register). */
-static const char open_mt, closed_mt;
+/*
+ * The file at index idx, open or closed: a file by its metatable (as
+ * liolib's luaL_checkudata), so a method handed another userdata (a
+ * shared table, whose first bytes are a pointer) raises rather than
+ * take its bytes for an fd. The two metatables are every file
+ * function's upvalues 1 and 2 (fileapi_register): no registry lookup
+ * per op.
+ */
+static struct file *to_file(lua_State *L, int idx)
+{
+	struct file *f = lua_touserdata(L, idx);
+
+	if (f && lua_getmetatable(L, idx)) {
+		int ok = lua_rawequal(L, -1, lua_upvalueindex(1)) ||
+			 lua_rawequal(L, -1, lua_upvalueindex(2));
+
+		lua_pop(L, 1);
+		if (ok)
+			return f;
+	}
+	luaL_typeerror(L, idx, "file");
+	return NULL;
+}
 
 /* The open file at index idx. */
 static struct file *file_at(lua_State *L, int idx)
 {
-	struct file *f;
+	struct file *f = to_file(L, idx);
 
-	/* Files are the only full userdata a phase can hold (the sandbox
-	 * has no io library, no C modules): the type settles it, without
-	 * a metatable lookup per op. A second userdata type must bring
-	 * back the metatable check. */
-	if (lua_type(L, idx) != LUA_TUSERDATA)
-		luaL_typeerror(L, idx, FILE_MT);
-	f = lua_touserdata(L, idx);
 	if (f->fd < 0)
 		luaL_error(L, "'%s' is closed", f->name);
 	return f;
@@ -67,8 +82,9 @@ static int mode_flags(lua_State *L, const char *mode)
  * opens and closes thousands). */
 static void set_closed(lua_State *L, int idx, struct file *f)
 {
+	idx = lua_absindex(L, idx);
 	f->fd = -1;
-	lua_rawgetp(L, LUA_REGISTRYINDEX, &closed_mt);
+	luaL_getmetatable(L, CLOSED_MT);
 	lua_setmetatable(L, idx);
 }
 
@@ -136,8 +152,7 @@ int fileapi_open(lua_State *L)
 		len = sizeof(f->name) - 1;
 	memcpy(f->name, path, len);
 	f->name[len] = '\0';
-	lua_rawgetp(L, LUA_REGISTRYINDEX, &open_mt);
-	lua_setmetatable(L, -2);
+	luaL_setmetatable(L, FILE_MT);
 	r.flags = flags;
 	res = worker_open(w, &r, path);
 	worker_record_req(w, "open", &r, 0);
@@ -167,9 +182,9 @@ static int f_close(lua_State *L)
 /* __gc and __close: both metatables' (a closed file is a no-op). */
 static int f_gc(lua_State *L)
 {
-	struct file *f = lua_touserdata(L, 1);
+	struct file *f = to_file(L, 1);
 
-	if (f && f->fd >= 0) {
+	if (f->fd >= 0) {
 		close(f->fd);
 		set_closed(L, 1, f);
 	}
@@ -244,10 +259,11 @@ static int f_write(lua_State *L)
 	return 1;
 }
 
-static int simple(lua_State *L, enum engine_op op, const char *name,
-		  uint64_t off, uint64_t len, int flags)
+/* f's own self is checked by the caller, before its other arguments:
+ * a misused method names its self first. */
+static int simple(lua_State *L, struct file *f, enum engine_op op,
+		  const char *name, uint64_t off, uint64_t len, int flags)
 {
-	struct file *f = check_file(L);
 	struct worker *w = worker_get(L);
 	struct engine_req r = { .op = op, .fd = f->fd, .off = off, .len = len,
 				.flags = flags };
@@ -262,12 +278,13 @@ static int simple(lua_State *L, enum engine_op op, const char *name,
 
 static int f_fsync(lua_State *L)
 {
-	return simple(L, ENGINE_FSYNC, "fsync", 0, 0, 0);
+	return simple(L, check_file(L), ENGINE_FSYNC, "fsync", 0, 0, 0);
 }
 
 static int f_fdatasync(lua_State *L)
 {
-	return simple(L, ENGINE_FDATASYNC, "fdatasync", 0, 0, 0);
+	return simple(L, check_file(L), ENGINE_FDATASYNC, "fdatasync", 0, 0,
+		      0);
 }
 
 /* The leader's sync of f:group_sync, measured as an op of its own. */
@@ -310,12 +327,18 @@ static int f_group_sync(lua_State *L)
 
 static int f_truncate(lua_State *L)
 {
-	return simple(L, ENGINE_FTRUNCATE, "truncate", worker_size(L, 2), 0, 0);
+	struct file *f = check_file(L);
+
+	return simple(L, f, ENGINE_FTRUNCATE, "truncate", worker_size(L, 2), 0,
+		      0);
 }
 
 static int f_allocate(lua_State *L)
 {
-	return simple(L, ENGINE_FALLOCATE, "allocate", worker_size(L, 2),
+	struct file *f = check_file(L);
+	uint64_t off = worker_size(L, 2);
+
+	return simple(L, f, ENGINE_FALLOCATE, "allocate", off,
 		      worker_size(L, 3), 0);
 }
 
@@ -522,33 +545,46 @@ static const luaL_Reg file_methods[] = {
 	{ NULL, NULL }
 };
 
-static void new_mt(lua_State *L, const void *key, int gc)
+/* The metatable at index mt filled: __index the methods, the finalizer
+ * on top (a closure over both metatables, as the methods are). */
+static void fill_mt(lua_State *L, int mt, int methods, int gc)
 {
-	lua_createtable(L, 0, 5);
-	lua_pushliteral(L, FILE_MT);
-	lua_setfield(L, -2, "__name");	/* tostring, luaL_typeerror */
-	lua_pushvalue(L, -2);		/* the methods */
-	lua_setfield(L, -2, "__index");
-	if (gc) {
-		lua_pushcfunction(L, f_gc);
-		lua_setfield(L, -2, "__gc");
+	lua_pushliteral(L, "file");
+	lua_setfield(L, mt, "__name");	/* tostring, luaL_typeerror */
+	lua_pushvalue(L, methods);
+	lua_setfield(L, mt, "__index");
+	if (gc) {	/* a closed file has nothing to finalize (set_closed) */
+		lua_pushvalue(L, -1);
+		lua_setfield(L, mt, "__gc");
 	}
-	lua_pushcfunction(L, f_gc);
-	lua_setfield(L, -2, "__close");
+	lua_pushvalue(L, -1);
+	lua_setfield(L, mt, "__close");
 	lua_pushliteral(L, FILE_MT);
-	lua_setfield(L, -2, "__metatable");
-	lua_rawsetp(L, LUA_REGISTRYINDEX, key);
+	lua_setfield(L, mt, "__metatable");
 }
 
 void fileapi_register(lua_State *L)
 {
-	if (lua_rawgetp(L, LUA_REGISTRYINDEX, &open_mt) != LUA_TNIL) {
+	int open, closed, methods;
+
+	if (luaL_getmetatable(L, FILE_MT) != LUA_TNIL) {
 		lua_pop(L, 1);
 		return;
 	}
 	lua_pop(L, 1);
-	luaL_newlib(L, file_methods);
-	new_mt(L, &open_mt, 1);
-	new_mt(L, &closed_mt, 0);
-	lua_pop(L, 1);
+	luaL_newmetatable(L, FILE_MT);
+	open = lua_gettop(L);
+	luaL_newmetatable(L, CLOSED_MT);
+	closed = lua_gettop(L);
+	lua_createtable(L, 0, sizeof(file_methods) / sizeof(file_methods[0]));
+	methods = lua_gettop(L);
+	lua_pushvalue(L, open);
+	lua_pushvalue(L, closed);
+	luaL_setfuncs(L, file_methods, 2);	/* pops the two */
+	lua_pushvalue(L, open);
+	lua_pushvalue(L, closed);
+	lua_pushcclosure(L, f_gc, 2);
+	fill_mt(L, open, methods, 1);
+	fill_mt(L, closed, methods, 0);
+	lua_settop(L, open - 1);
 }

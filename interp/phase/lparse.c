@@ -18,7 +18,10 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static void emit(lua_State *L, const char *name)
+/* One P line of the parser's value for name (on top), exact (%.17g);
+ * -1 with why in err for a value that must not be a row
+ * (metrics_refuse). */
+static int emit(lua_State *L, const char *name, char *err, size_t len)
 {
 	const char *unit = "";
 	double v;
@@ -30,19 +33,23 @@ static void emit(lua_State *L, const char *name)
 		phase_field(L, -2, "value");
 		if (lua_type(L, -1) != LUA_TNUMBER) {
 			lua_pop(L, 2);
-			return;
+			return 0;
 		}
 		v = lua_tonumber(L, -1);
-		/* units are words: nothing that could break the line */
-		if (strpbrk(unit, " \n\r,\""))
-			unit = "";
-		dprintf(METRICS_REPORT_FD, "P %s %.12g %s\n", name, v, unit);
-		lua_pop(L, 2);
-		return;
+		lua_pop(L, 2);	/* the table still holds unit */
+	} else if (lua_type(L, -1) == LUA_TNUMBER) {
+		v = lua_tonumber(L, -1);
+	} else {
+		return 0;
 	}
-	if (lua_type(L, -1) == LUA_TNUMBER)
-		dprintf(METRICS_REPORT_FD, "P %s %.12g\n", name,
-			lua_tonumber(L, -1));
+	if (metrics_refuse(name, v, unit, err, len))
+		return -1;
+	/* units are words: what the wire carries, else none */
+	if (!metrics_unit_ok(unit, strlen(unit)))
+		unit = "";
+	dprintf(METRICS_REPORT_FD, "P %s %.17g%s%s\n", name, v,
+		*unit ? " " : "", unit);
+	return 0;
 }
 
 int lparse_load(lua_State *L, const char *path, struct phase_key *key,
@@ -123,7 +130,8 @@ int lparse_body(void *arg)
 	qsort(names, n, sizeof(*names), cmp_str);
 	for (int i = 0; i < n; i++) {
 		phase_field(L, res, names[i]);
-		emit(L, names[i]);
+		if (emit(L, names[i], err, sizeof(err)))
+			goto fail;
 		lua_pop(L, 1);
 	}
 	sandbox_close(L);

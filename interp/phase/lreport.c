@@ -69,12 +69,43 @@ static int push_results(lua_State *L)
 	return 1;
 }
 
+static int report_value(lua_State *L, int idx, double *v,
+			const char **unit);
+
+/* What report() returned (on top), refused as a whole for a row it must
+ * not make (metrics_refuse): -1 with why in err, the phase run failing
+ * with it, else 0. Read by lua_next alone: nothing here raises. */
+static int refused(lua_State *L, char *err, size_t len)
+{
+	if (!lua_istable(L, -1))
+		return 0;
+	lua_pushnil(L);
+	while (lua_next(L, -2)) {
+		const char *unit;
+		double v;
+
+		if (lua_type(L, -2) == LUA_TSTRING &&
+		    report_value(L, lua_gettop(L), &v, &unit) &&
+		    metrics_refuse(lua_tostring(L, -2), v, unit, err, len)) {
+			lua_pop(L, 2);
+			return -1;
+		}
+		lua_pop(L, 1);
+	}
+	return 0;
+}
+
 int lreport_call(lua_State *L, const struct metrics *total,
 		 const double *thr, int n_thr, char *err, size_t len)
 {
 	struct results res = { total, NULL, 0 };
 	int rc;
 
+	/* an op's name makes rows too: w:time("dev_read") would make
+	 * dev_read_ops, as a forged report() value would */
+	for (int i = 0; i < total->n_ops; i++)
+		if (metrics_op_refuse(total->ops[i].name, err, len))
+			return -1;
 	if (phase_field(L, 1, "report") != LUA_TFUNCTION)
 		return 0;	/* nil: phase_load allows nothing else */
 	res.rows = metrics_rows(total, thr, n_thr, &res.n);
@@ -90,7 +121,9 @@ int lreport_call(lua_State *L, const struct metrics *total,
 		return -1;
 	}
 	lua_pushvalue(L, 2);
-	return sandbox_call(L, 2, 1, err, len);
+	if (sandbox_call(L, 2, 1, err, len))
+		return -1;
+	return refused(L, err, len);
 }
 
 /* One R line, if the name is a metric's (metrics_metric_name_ok, as the
@@ -98,12 +131,12 @@ int lreport_call(lua_State *L, const struct metrics *total,
  * cost the run its other metrics). -1 if the line could not be sent. */
 static int send_value(const char *name, double v, const char *unit)
 {
-	/* units are words, as a parser's: nothing that could break a row */
-	if (strlen(unit) > 31 || strpbrk(unit, " \t\n\r,\""))
+	/* units are words, as a parser's: what the wire carries, else none */
+	if (!metrics_unit_ok(unit, strlen(unit)))
 		unit = "";
 	if (!metrics_metric_name_ok(name, strlen(name)) || !isfinite(v)) {
 		fprintf(stderr, "report: '%s' is not usable as a metric (names "
-			"are 1-%d of A-Z a-z 0-9 _ . -, values finite); left "
+			"are 1-%d of A-Z a-z 0-9 _ . -, not - first); left "
 			"out\n", name, METRICS_METRIC_LEN);
 		return 0;
 	}

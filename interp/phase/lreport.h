@@ -14,7 +14,10 @@ int lreport_thresholds(lua_State *L, double *thr, int max);
  * report(r, ctx) of the module at index 1 (ctx at index 2), if it has
  * one: r holds seconds and every automatic metric of total (with the
  * thresholds). Its value is left on the stack (nil without a report).
- * 0, or -1 with err.
+ * 0, or -1 with err: report() raised, or returned what must not be a
+ * row (metrics_refuse: a name fsplan writes itself, a value that is not
+ * finite, a unit that could start a spreadsheet formula), or an op of
+ * total makes one (metrics_op_refuse).
  */
 int lreport_call(lua_State *L, const struct metrics *total,
 		 const double *thr, int n_thr, char *err, size_t len);

@@ -536,6 +536,8 @@ static int run_workers(struct shared *sh, struct metrics *total,
 			pthread_join(t[i].tid, NULL);
 	total->seconds = clock_now() - t0;
 	for (int i = 0; i < sh->workers; i++) {
+		int merged;
+
 		if (t[i].failed && !rc) {
 			char what[32];
 
@@ -545,10 +547,16 @@ static int run_workers(struct shared *sh, struct metrics *total,
 			fail_at(sh, what, t[i].err);
 			rc = -1;
 		}
-		if ((metrics_merge(total, &t[i].w.m) ||
-		     worker_errors_merge(errs, &t[i].w.errs)) && !rc) {
-			snprintf(err, len, "out of memory merging the "
-				 "workers' metrics");
+		merged = metrics_merge(total, &t[i].w.m);
+		if ((merged || worker_errors_merge(errs, &t[i].w.errs)) &&
+		    !rc) {
+			/* each worker's counters are finite (w:count), not
+			 * always their sum: the value's fault, not memory's */
+			snprintf(err, len, "%s", merged == -EOVERFLOW ?
+				 "the workers' metrics summed overflow: a "
+				 "counter past the largest finite number, or "
+				 "an op's count or bytes past 2^64" :
+				 "out of memory merging the workers' metrics");
 			fail("workers", err);
 			rc = -1;
 		}
@@ -636,7 +644,7 @@ int lrun_body(void *arg)
 	}
 	/* the child's peak resident memory, all its workers at once */
 	if (!getrusage(RUSAGE_SELF, &ru) &&
-	    metrics_count(&total, "rss_peak_kib", (double)ru.ru_maxrss)) {
+	    metrics_count(&total, METRICS_RSS_PEAK, (double)ru.ru_maxrss)) {
 		fail("workers", "out of memory");
 		goto out;
 	}

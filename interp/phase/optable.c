@@ -38,9 +38,14 @@ struct optable {
 	size_t pool_len, pool_cap;
 };
 
+/* The registry names of the two metatables: setup's table, which adds
+ * rows, and a worker's, which reads them. Errors and tostring call them
+ * by their __name. */
 #define BUILDER	"fsplan.optable"
 #define READER	"fsplan.optable.reader"
 #define OWNER	"fsplan.optable.owner"	/* the registry key of the one table */
+#define BUILDER_NAME	"shared table"
+#define READER_NAME	"read-only shared table"
 
 /* Grow *p (of *cap elements of size) to hold need; 0 or -1. */
 static int grow(struct optable *t, void **p, size_t *cap, size_t need,
@@ -63,9 +68,20 @@ static int grow(struct optable *t, void **p, size_t *cap, size_t need,
 	return 0;
 }
 
+/* Setup's table at index 1, by its metatable (luaL_checkudata, named
+ * as the phase knows it). */
+static struct optable *check_builder(lua_State *L)
+{
+	struct optable *t = luaL_testudata(L, 1, BUILDER);
+
+	if (!t)
+		luaL_typeerror(L, 1, BUILDER_NAME);
+	return t;
+}
+
 static int t_gc(lua_State *L)
 {
-	struct optable *t = luaL_checkudata(L, 1, BUILDER);
+	struct optable *t = check_builder(L);
 
 	if (t->cells)
 		t->alloc(t->ud, t->cells, t->cap_cells * sizeof(*t->cells), 0);
@@ -85,7 +101,7 @@ static struct optable_slot *slot_of(lua_State *L)
 /* t:add(...): one row of integers, numbers and strings. */
 static int t_add(lua_State *L)
 {
-	struct optable *t = luaL_checkudata(L, 1, BUILDER);
+	struct optable *t = check_builder(L);
 	struct optable_slot *slot = lua_touserdata(L, lua_upvalueindex(1));
 	int n = lua_gettop(L) - 1;
 
@@ -134,13 +150,17 @@ static int t_add(lua_State *L)
 	return 1;
 }
 
+/* The table at index 1, setup's or a worker's reader of it. */
 static const struct optable *table_of(lua_State *L)
 {
 	void *p = luaL_testudata(L, 1, READER);
 
 	if (p)
 		return *(const struct optable **)p;
-	return luaL_checkudata(L, 1, BUILDER);
+	p = luaL_testudata(L, 1, BUILDER);
+	if (!p)
+		luaL_typeerror(L, 1, BUILDER_NAME);
+	return p;
 }
 
 /* t:row(i): row i's values. */
@@ -181,6 +201,8 @@ static void metatable(lua_State *L, const char *name, int builder,
 {
 	if (!luaL_newmetatable(L, name))
 		return;
+	lua_pushstring(L, builder ? BUILDER_NAME : READER_NAME);
+	lua_setfield(L, -2, "__name");
 	lua_createtable(L, 0, 2);
 	lua_pushcfunction(L, t_row);
 	lua_setfield(L, -2, "row");

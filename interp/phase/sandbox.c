@@ -1,8 +1,10 @@
 /* sandbox: Lua states that phase code cannot escape, hog or blow up. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <lauxlib.h>
 #include <lualib.h>
@@ -425,6 +427,11 @@ static int sb_require(lua_State *L)
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return luaL_error(L, "require: library path too long");
 	rc = load_file(L, path);
+	if (rc == LUA_ERRFILE && access(path, F_OK) && errno == ENOENT)
+		return luaL_error(L, "require: no such module '%s' (looked for "
+				  "%s: require loads the phase library's "
+				  "modules only, not files beside the plan)",
+				  name, path);
 	if (rc == LUA_ERRFILE)
 		return luaL_error(L, "require: '%s' is not a phase-library "
 				  "module (%s)", name, lua_tostring(L, -1));

@@ -248,7 +248,7 @@ static int open_dir(lua_State *L, struct worker *w, const char *path)
  * The fd w:readdir reads, owned by a userdata made before the directory
  * is opened: a raise while the names go into the table (no memory)
  * leaves it to the collector, which closes it. The phase never sees
- * this userdata (fileapi's check_file counts on that).
+ * this userdata.
  */
 static const char dirfd_mt;
 

@@ -117,17 +117,24 @@ void worker_count_arg(lua_State *L, struct worker *w, int arg,
 {
 	size_t len;
 	const char *name = luaL_checklstring(L, arg, &len);
+	char why[200];
 	int rc;
 
+	/* a counter is a row as it is: what refuses a report() value
+	 * (a name fsplan writes itself, a value not finite) refuses it */
+	if (metrics_refuse(name, n, NULL, why, sizeof(why)))
+		luaL_error(L, "%s: %s", fn, why);
 	if (strlen(name) != len || !metrics_find_counter(&w->m, name))
 		new_name(L, w, name, len, arg, fn,
 			 entry_bytes(w->m.n_counters, sizeof(struct counter)));
 	rc = metrics_count(&w->m, name, n);
 	if (rc == -ENOMEM)
 		luaL_error(L, "%s: not enough memory for '%s'", fn, name);
+	if (rc == -EOVERFLOW)
+		luaL_error(L, "%s: '%s' would pass the largest finite number",
+			   fn, name);
 	if (rc)
-		luaL_argerror(L, arg + 1, lua_pushfstring(L, "a count that "
-			      "keeps '%s' a finite number", name));
+		worker_bad_name(L, arg, "a counter name");
 }
 
 /* One op: its time and bytes, and how many went by ring and syscall. */
@@ -613,7 +620,7 @@ void worker_errors_reason(const struct worker_errors *e, char *buf,
 void worker_bad_name(lua_State *L, int arg, const char *what)
 {
 	luaL_argerror(L, arg, lua_pushfstring(L, "%s is 1-%d of A-Z a-z 0-9 "
-					      "_ . -", what,
+					      "_ . -, not - first", what,
 					      METRICS_NAME_LEN));
 }
 

@@ -1,6 +1,7 @@
 /* csv: append results.csv one whole row per write(), and read it back. */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,6 +140,24 @@ static void lock(int fd, int op)
 {
 	while (flock(fd, op) < 0 && errno == EINTR)
 		;
+}
+
+void csv_number(char *buf, size_t len, double v)
+{
+	if (v == floor(v) && fabs(v) <= 9007199254740992.0) {
+		snprintf(buf, len, "%.0f", v == 0 ? 0.0 : v);	/* not -0 */
+		return;
+	}
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, len, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			return;
+	}
+}
+
+int csv_formula(const char *text)
+{
+	return *text && strchr("=+-@\t\r", *text);
 }
 
 int csv_row(struct csv *c, const struct csv_key *k, const char *metric,

@@ -38,6 +38,16 @@ int csv_open(struct csv **out, const char *path, struct diag *d);
 /* One row, quoted as RFC 4180 requires, in one write(). 0 or -errno. */
 int csv_row(struct csv *c, const struct csv_key *k, const char *metric,
 	    const char *value, const char *unit);
+/*
+ * A value as results.csv writes a module's figure: an integer as one
+ * (12345, not 1.2345e+04) up to 2^53, where doubles stop holding every
+ * integer; anything else in the shortest form that reads back to the
+ * same double (%.15g, %.16g or %.17g). len of 32 is room for any.
+ */
+void csv_number(char *buf, size_t len, double v);
+/* Whether a spreadsheet would take text for a formula: it begins with
+ * = + - @ tab or CR (OWASP's CSV injection). */
+int csv_formula(const char *text);
 /* fdatasync: called after the rows of each phase run. 0 or -errno. */
 int csv_sync(struct csv *c);
 void csv_close(struct csv *c);

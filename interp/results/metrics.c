@@ -1,4 +1,5 @@
 /* metrics: per-op histograms and counters, merged, and the result rows. */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -7,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "results/csv.h"
 #include "results/metrics.h"
 
 #define SUB		(1u << HIST_SUB_BITS)	/* buckets in a group */
@@ -167,7 +169,9 @@ int metrics_metric_name_ok(const char *s, size_t n)
 {
 	size_t k;
 
-	if (!n || n > METRICS_METRIC_LEN)
+	/* a leading - would make a spreadsheet formula of the row's
+	 * metric column (csv_formula) */
+	if (!n || n > METRICS_METRIC_LEN || s[0] == '-')
 		return 0;
 	for (k = 0; k < n; k++) {
 		char c = s[k];
@@ -178,6 +182,88 @@ int metrics_metric_name_ok(const char *s, size_t n)
 			return 0;
 	}
 	return 1;
+}
+
+int metrics_unit_ok(const char *s, size_t n)
+{
+	if (n < 1 || n > 31)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isgraph((unsigned char)s[i]) || s[i] == ',' || s[i] == '"')
+			return 0;
+	return 1;
+}
+
+/*
+ * What sink.c (process, measured, status rows), conf.c (a config's
+ * mkfs_s, mount_s, umount_s, _<volume> too), lrun.c (rss_peak_kib) and
+ * metrics_rows (<op>_path) write: a module's row under one of these
+ * names would stand for fsplan's own figure. "x*" is a prefix, "*x" a
+ * suffix. cpu_ and ram_ are the names fsplan writes, not prefixes: the
+ * library's tiobench reports cpu_eff (its CPU Eff), bonnie ram_given.
+ */
+static const char *const reserved[] = {
+	"status", "exit_status", "signal", "seconds", "cpu_user_s",
+	"cpu_sys_s", "cpu_pct", "dev_*", "write_amp*", "fs_used_bytes*",
+	"ram_mib", "ram_limit", METRICS_RSS_PEAK,
+	"memory_peak_bytes", "load_1m", "others_*", "steal_*", "reps_run",
+	"stop_reason", "loop_io", "mkfs_s*", "mount_s*", "umount_s*",
+	"*_path",
+};
+
+const char *metrics_reserved(const char *name)
+{
+	size_t n = strlen(name);
+
+	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++) {
+		const char *p = reserved[i];
+		size_t pl = strlen(p) - 1;
+
+		if (p[0] == '*' ? n >= pl && !strcmp(name + n - pl, p + 1) :
+		    p[pl] == '*' ? !strncmp(name, p, pl) : !strcmp(name, p))
+			return p;
+	}
+	return NULL;
+}
+
+const char *metrics_refuse(const char *name, double v, const char *unit,
+			   char *why, size_t len)
+{
+	if (metrics_reserved(name))
+		snprintf(why, len, "'%s' is a row fsplan writes itself", name);
+	else if (!isfinite(v))
+		snprintf(why, len, "value of '%s' is %s: a result must be a "
+			 "finite number", name, isnan(v) ? "nan" :
+			 v > 0 ? "inf" : "-inf");
+	else if (unit && csv_formula(unit))
+		snprintf(why, len, "unit of '%s' ('%s') could start a "
+			 "spreadsheet formula: a unit must not begin with "
+			 "= + - or @", name, unit);
+	else
+		return NULL;
+	return why;
+}
+
+const char *metrics_op_refuse(const char *op, char *why, size_t len)
+{
+	/* every pattern but *_path is a whole name or a prefix, so an op's
+	 * _ops row meets the prefixes and its _bytes row the one whole
+	 * name that ends as an op's row does (memory_peak_bytes) */
+	static const char *const suffix[] = { "_ops", "_bytes" };
+	char row[METRICS_METRIC_LEN + 1];
+
+	for (size_t i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
+		const char *p;
+
+		snprintf(row, sizeof(row), "%.31s%s", op, suffix[i]);
+		p = metrics_reserved(row);
+		if (p && strcmp(p, "*_path")) {
+			snprintf(why, len, "op '%s': its row '%s' is one "
+				 "fsplan writes itself", op, row);
+			return why;
+		}
+	}
+	return NULL;
 }
 
 /*

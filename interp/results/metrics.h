@@ -121,9 +121,33 @@ void metrics_free(struct metrics *m);
 #define METRICS_NAME_LEN 31
 int metrics_name_ok(const char *s, size_t n);
 /* The one metric-name rule: a metric of results.csv (an op's derived
- * rows, a parser's, a module's key) is [A-Za-z0-9_.-]{1,63}. */
+ * rows, a parser's, a module's key) is [A-Za-z0-9_.-]{1,63}, not
+ * beginning with - (a spreadsheet formula). */
 #define METRICS_METRIC_LEN 63
 int metrics_metric_name_ok(const char *s, size_t n);
+/* A row's unit, as results.csv takes it unquoted: 1 to 31 printable
+ * characters, no comma or quote. */
+int metrics_unit_ok(const char *s, size_t n);
+/*
+ * The rows fsplan writes itself for a phase run (status, seconds, cpu_pct,
+ * dev_*, ...: the one list), as a pattern: the first that name matches,
+ * or NULL. Every op's automatic <op>_path row is "*_path", last.
+ */
+const char *metrics_reserved(const char *name);
+/* The child's own counter of its peak resident memory (lrun.c): the one
+ * reserved name a phase's report carries. */
+#define METRICS_RSS_PEAK "rss_peak_kib"
+/*
+ * Whether a value a module sends becomes a row (a report() value, a
+ * counter, a parser's): NULL, or why not in why (len bytes) — its name is
+ * one fsplan writes itself, its value is not finite, or its unit could
+ * start a spreadsheet formula. Returns why or NULL. unit may be NULL.
+ */
+const char *metrics_refuse(const char *name, double v, const char *unit,
+			   char *why, size_t len);
+/* The same for an op's name, by the rows it makes (<op>_ops, ...; its
+ * own <op>_path is the one reserved row an op writes). */
+const char *metrics_op_refuse(const char *op, char *why, size_t len);
 /* The op or counter named name, or NULL (nothing is made). */
 struct op_stat *metrics_find_op(const struct metrics *m, const char *name);
 struct counter *metrics_find_counter(const struct metrics *m,

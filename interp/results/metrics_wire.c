@@ -1,5 +1,4 @@
 /* metrics_wire: the text the phase child reports its metrics in, written and checked. */
-#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -177,18 +176,6 @@ static int get_named(struct line *l, char *out,
 	memcpy(out, t, n);
 	out[n] = '\0';
 	return 0;
-}
-
-/* A row's unit, as results.csv takes it unquoted: 1 to 31 printable
- * characters, no comma or quote. */
-static int unit_ok(const char *s, size_t n)
-{
-	if (n < 1 || n > 31)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (!isgraph((unsigned char)s[i]) || s[i] == ',' || s[i] == '"')
-			return 0;
-	return 1;
 }
 
 /* An op's or counter's name (metrics_name_ok). */
@@ -393,7 +380,7 @@ static int decode_line(struct decoder *d, const char *p, const char *end)
 		memcpy(c->name, metric, sizeof(c->name));
 		c->value = v;
 		c->unit[0] = '\0';
-		if (l.p != l.end && get_named(&l, c->unit, unit_ok))
+		if (l.p != l.end && get_named(&l, c->unit, metrics_unit_ok))
 			return -1;
 	} else {
 		return -1;

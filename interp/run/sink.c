@@ -13,6 +13,7 @@
 #include "run/runlog.h"
 #include "run/sink.h"
 #include "util/clock.h"
+#include "util/strbuf.h"
 
 void sink_init(struct sink *s, struct csv *csv, struct manifest *man,
 	       const char *dir)
@@ -90,7 +91,11 @@ static void put(struct sink *s, const struct csv_key *k, const char *metric,
 	char val[64];
 	int rc;
 
-	snprintf(val, sizeof(val), fmt, v);	/* %g of a double fits */
+	/* NULL: a module's value, as it is (csv_number) */
+	if (fmt)
+		snprintf(val, sizeof(val), fmt, v);	/* %g of a double fits */
+	else
+		csv_number(val, sizeof(val), v);
 	rc = csv_row(s->csv, k, metric, val, unit);
 	if (rc)
 		lost_write(s, "results.csv", -rc);
@@ -137,12 +142,30 @@ struct reported {
 	const struct csv_key *k;
 };
 
+/*
+ * A row a module sent (report(), a parser): the child refuses what must
+ * not be one (metrics_refuse), so one arriving here was forged past it —
+ * left out, and the first such is the phase run's reason to fail.
+ */
+static int refused(struct sink *s, const char *what, const char *name,
+		   double v, const char *unit)
+{
+	char why[200];
+
+	if (!metrics_refuse(name, v, unit, why, sizeof(why)))
+		return 0;
+	if (!s->refused[0])
+		snprintf(s->refused, sizeof(s->refused), "%s: %s", what, why);
+	return 1;
+}
+
 static void report_row(void *ctx, const char *name, double v,
 		       const char *unit)
 {
 	struct reported *rep = ctx;
 
-	row(rep->s, rep->k, name, unit, "%.17g", v);
+	if (!refused(rep->s, "report", name, v, unit))
+		row(rep->s, rep->k, name, unit, NULL, v);
 }
 
 static void parsed_row(void *ctx, const char *name, double v,
@@ -150,7 +173,29 @@ static void parsed_row(void *ctx, const char *name, double v,
 {
 	struct reported *rep = ctx;
 
-	row(rep->s, rep->k, name, unit, "%.17g", v);
+	if (!refused(rep->s, "parse", name, v, unit))
+		row(rep->s, rep->k, name, unit, NULL, v);
+}
+
+/* Whether the ops and counters of m make a row fsplan writes itself: a
+ * counter by its name (but the child's own rss_peak_kib), an op by the
+ * rows it makes (metrics_op_refuse). */
+static int forged(struct sink *s, const struct metrics *m)
+{
+	char why[200];
+
+	for (int i = 0; i < m->n_counters; i++)
+		if (strcmp(m->counters[i].name, METRICS_RSS_PEAK) &&
+		    refused(s, "counter", m->counters[i].name, 0, NULL))
+			return 1;
+	for (int i = 0; i < m->n_ops; i++)
+		if (metrics_op_refuse(m->ops[i].name, why, sizeof(why))) {
+			if (!s->refused[0])
+				snprintf(s->refused, sizeof(s->refused), "%s",
+					 why);
+			return 1;
+		}
+	return 0;
 }
 
 /* Whether kept values [from, to) hold name. */
@@ -188,9 +233,11 @@ static int lua_rows(struct sink *s, const struct csv_key *k,
 		s->lost = 1;
 	else if (!rows)
 		rc = -1;	/* what decoded is not what it can carry */
+	if (rows && forged(s, &m))
+		n = 0;
 	for (int i = 0; rows && i < n; i++)
 		if (!kept_has(s, first, last, rows[i].name))
-			row(s, k, rows[i].name, rows[i].unit, "%.9g",
+			row(s, k, rows[i].name, rows[i].unit, NULL,
 			    rows[i].value);
 	free(rows);
 	metrics_free(&m);
@@ -339,11 +386,27 @@ static void stop_rows(struct sink *s, const struct csv_key *k,
 	text_row(s, k, "stop_reason", reason);
 }
 
+/*
+ * The status row's reason is free text — a module's error message, a
+ * tool's complaint — so one a spreadsheet would take for a formula
+ * (csv_formula) is written after a quote, as OWASP advises; in b.
+ */
+static const char *safe_reason(const char *reason, struct strbuf *b)
+{
+	if (!csv_formula(reason))
+		return reason;
+	strbuf_str(b, "'");
+	strbuf_str(b, reason);
+	return b->oom ? "'" : b->p;
+}
+
 void sink_phase_run(struct sink *s, struct sink_outcome *o)
 {
 	const struct csv_key *k = o->key;
+	struct strbuf quoted = { 0 };
 	int ok = !strcmp(o->status, "ok"), rc;
 
+	s->refused[0] = '\0';
 	if (o->res && o->lua && ok && lua_rows(s, k, o->res)) {
 		o->status = "failed";
 		o->reason = "the phase's report was malformed";
@@ -356,6 +419,10 @@ void sink_phase_run(struct sink *s, struct sink_outcome *o)
 		struct reported rep = { s, k };
 
 		lparse_rows(o->parsed, o->parsed_len, parsed_row, &rep);
+	}
+	if (s->refused[0] && !strcmp(o->status, "ok")) {
+		o->status = "failed";
+		o->reason = s->refused;
 	}
 	if (o->fs_used_bytes >= 0)
 		row(s, k, "fs_used_bytes", "bytes", "%.0f", o->fs_used_bytes);
@@ -380,7 +447,8 @@ void sink_phase_run(struct sink *s, struct sink_outcome *o)
 	forget(s);
 	s->written = -1;
 	rc = csv_row(s->csv, k, "status", o->status,
-		     o->reason ? o->reason : "");
+		     safe_reason(o->reason ? o->reason : "", &quoted));
+	free(quoted.p);
 	if (!rc)
 		rc = csv_sync(s->csv);
 	if (rc)

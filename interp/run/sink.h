@@ -26,6 +26,8 @@ struct sink {
 	int write_errors;		/* writes that are not on disk */
 	int first_error;		/* the errno of the first of them */
 	double saved_at;		/* when manifest.json was written */
+	char refused[256];		/* why the phase run's module sent
+					 * what cannot be a row (its reason) */
 };
 
 /* /sys/block/<dev>/stat's counters (sectors are 512 bytes). */
