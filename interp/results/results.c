@@ -152,8 +152,10 @@ static int put_metric(struct results *r, struct res_run *run,
 	if (!value || !unit)
 		goto oom;
 	number = !units_decimal(value, strlen(value), &v);
+	/* NA is a value a killed run lost, written by the resume: no
+	 * figure, and no damage either (results_left_out_note counts it) */
 	if (!number && !text_metric(f[CSV_METRIC]) &&
-	    left_out(r, f, line))
+	    strcmp(value, RESULTS_LOST) && left_out(r, f, line))
 		goto oom;
 	if (at) {
 		m = &run->m[at - 1];
@@ -272,14 +274,35 @@ void results_free(struct results *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/* The current values that are NA: figures a killed run lost. */
+static size_t count_lost(const struct results *r)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->n_runs; i++)
+		for (size_t k = 0; k < r->runs[i].n_m; k++)
+			n += !strcmp(r->runs[i].m[k].value, RESULTS_LOST);
+	return n;
+}
+
 int results_left_out_note(const struct results *r, char *buf, size_t len)
 {
-	if (!r->n_left_out)
+	size_t lost = count_lost(r);
+	int at = 0;
+
+	if (!r->n_left_out && !lost)
 		return 0;
-	snprintf(buf, len, "%zu row%s left out (not a finite decimal "
-		 "number): %s%s", r->n_left_out, r->n_left_out == 1 ? "" : "s",
-		 r->left_out ? r->left_out : "",
-		 r->n_left_out > 3 ? ", ..." : "");
+	if (r->n_left_out)
+		at = snprintf(buf, len, "%zu row%s left out (not a finite "
+			      "decimal number): %s%s", r->n_left_out,
+			      r->n_left_out == 1 ? "" : "s",
+			      r->left_out ? r->left_out : "",
+			      r->n_left_out > 3 ? ", ..." : "");
+	if (lost && at >= 0 && (size_t)at < len)
+		snprintf(buf + at, len - at, "%s%zu value%s lost (NA: a killed "
+			 "run did not write %s; log.txt names %s)",
+			 at ? "; " : "", lost, lost == 1 ? "" : "s",
+			 lost == 1 ? "it" : "them", lost == 1 ? "it" : "them");
 	return 1;
 }
 

@@ -61,9 +61,13 @@ struct results {
 int results_load(struct results *r, const char *path, struct diag *d);
 void results_free(struct results *r);
 
+/* The value a resume writes for a figure a killed run lost (a config's
+ * umount_s, the rows of a phase run cut short): current, but no number. */
+#define RESULTS_LOST "NA"
+
 /* "N rows left out (not a finite decimal number): line L (cell, metric:
- * 'value'), ..." into buf, for report, compare and merge to say; 0 when
- * none was, else 1. */
+ * 'value'), ..." and "N values lost (NA ...)" into buf, for report,
+ * compare and merge to say; 0 when there is neither, else 1. */
 int results_left_out_note(const struct results *r, char *buf, size_t len);
 
 /* The metric named name of run, or NULL. */

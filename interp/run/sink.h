@@ -8,6 +8,7 @@
 #include "results/bonniecsv.h"
 #include "results/csv.h"
 #include "results/manifest.h"
+#include "results/results.h"
 #include "plan/types.h"
 
 struct sink {
@@ -97,7 +98,7 @@ void sink_conf_metric(struct sink *s, const struct csv_key *k, int conf,
  * now: lost to a kill (lostrows.h) or never measured (an umount that
  * failed). pandas and R read it as their NA.
  */
-#define SINK_LOST "NA"
+#define SINK_LOST RESULTS_LOST	/* the readers know it (results.h) */
 
 /* A row of value SINK_LOST, synced. */
 void sink_lost(struct sink *s, const struct csv_key *k, const char *metric,
