@@ -19,7 +19,8 @@
 #include "phase/wapi.h"
 #include "phase/worker.h"
 
-static struct sandbox_limits lim = { 64u << 20, 0, NULL, "/nonexistent" };
+static struct sandbox_limits lim = { 64u << 20, 0, NULL, "/nonexistent",
+				     NULL };
 static struct worker w;
 static struct optable_slot slot;
 static lua_State *L;
