@@ -56,6 +56,10 @@ Test(units, durations_in_seconds)
 	cr_expect_eq(units_duration("5x", &v), -1);
 	cr_expect_eq(units_duration("-3s", &v), -1);
 	cr_expect_eq(units_duration("1e300", &v), -1);
+	/* strtod's other numbers are no durations */
+	cr_expect_eq(units_duration("0x10s", &v), -1);
+	cr_expect_eq(units_duration("nan", &v), -1);
+	cr_expect_eq(units_duration("inf", &v), -1);
 	cr_expect_eq(units_duration("", &v), -1);
 }
 

@@ -11,6 +11,7 @@
 #include "report/html.h"
 #include "report/htmlpage.h"
 #include "report/mfread.h"
+#include "results/manifest.h"
 #include "report/rank.h"
 #include "report/studies.h"
 
@@ -614,14 +615,13 @@ int htmlpage_write(FILE *f, const char *rundir, const struct results *r,
 		   struct pick *pick)
 {
 	const char **names = view_phases(r);
-	char path[4096], title[512];
+	char title[512];
 	json_t *m;
 	int rc = -1, configs_rows = 0;
 
 	if (!names)
 		return -1;
-	snprintf(path, sizeof(path), "%s/manifest.json", rundir);
-	m = json_load_file(path, 0, NULL);
+	m = manifest_load(rundir, NULL);
 	pick->phases = json_object_get(m, "phases");
 	pick->all = r;
 	snprintf(title, sizeof(title), "fsplan report: %s",

@@ -6,6 +6,7 @@
 
 #include "report/mergeman.h"
 #include "report/mfread.h"
+#include "results/manifest.h"
 #include "util/diag.h"
 
 int mergeman_load(struct merge_shard *s, const char *dir)
@@ -16,7 +17,7 @@ int mergeman_load(struct merge_shard *s, const char *dir)
 
 	s->dir = dir;
 	snprintf(path, sizeof(path), "%s/manifest.json", dir);
-	s->man = json_load_file(path, 0, &err);
+	s->man = manifest_load(dir, &err);
 	if (!s->man) {
 		fprintf(stderr, "fsplan merge: %s: %s (merge needs each "
 			"shard's manifest: its plan and parameters)\n", path,

@@ -6,6 +6,7 @@
 
 #include "report/pairing.h"
 #include "report/mfread.h"
+#include "results/manifest.h"
 #include "util/diag.h"
 #include "util/grow.h"
 #include "util/strhash.h"
@@ -57,8 +58,7 @@ static int load_side(struct pairing_side *s, const char *dir, char *msg,
 			    "run' or 'fsplan merge' wrote)", why);
 	}
 	s->run_id = s->r.run_id ? s->r.run_id : "?";
-	snprintf(path, sizeof(path), "%s/manifest.json", dir);
-	s->man = json_load_file(path, 0, NULL);
+	s->man = manifest_load(dir, NULL);
 	return 0;
 }
 

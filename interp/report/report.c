@@ -18,6 +18,7 @@
 #include "report/report.h"
 #include "report/studies.h"
 #include "report/view.h"
+#include "results/manifest.h"
 #include "results/csv.h"
 #include "results/results.h"
 #include "util/diag.h"
@@ -293,14 +294,12 @@ static int write_text(FILE *f, const char *rundir, const struct results *r,
 		      struct pick *pick)
 {
 	const char **names = view_phases(r);
-	char path[4096];
 	json_t *m;
 	int configs = 0, rc = -1;
 
 	if (!names)
 		return -1;
-	snprintf(path, sizeof(path), "%s/manifest.json", rundir);
-	m = json_load_file(path, 0, NULL);
+	m = manifest_load(rundir, NULL);
 	pick->phases = json_object_get(m, "phases");
 	pick->all = r;
 	text_header(f, rundir, r, m);

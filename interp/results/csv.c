@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "results/csv.h"
+#include "util/file.h"
 #include "util/grow.h"
 
 /*
@@ -264,9 +265,9 @@ static struct reader *rd_open(const char *path, int *err)
 		*err = -ENOMEM;
 		return NULL;
 	}
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	r->fd = file_open_regular(path);
 	if (r->fd < 0) {
-		*err = -errno;
+		*err = r->fd;
 		free(r);
 		return NULL;
 	}
@@ -438,6 +439,7 @@ static int open_checked(const char *path, struct reader **out, int *empty,
 	r = rd_open(path, &rc);
 	if (!r)
 		return diag_set(d, path, NULL, NOPOS, "cannot open: %s",
+				rc == -EINVAL ? "not a regular file" :
 				strerror(-rc));
 	rc = rd_next(r);
 	if (rc == REC_EOF)

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "results/manifest.h"
 #include "util/file.h"
@@ -333,13 +334,11 @@ static void carry_configs(struct manifest *m, json_t *old)
 
 int manifest_resume(struct manifest *m, const char *dir)
 {
-	char path[PATH_MAX];
 	json_error_t err;
 	json_t *old, *runs, *cell;
 	size_t i;
 
-	snprintf(path, sizeof(path), "%s/manifest.json", dir);
-	old = json_load_file(path, 0, &err);
+	old = manifest_load(dir, &err);
 	if (!json_is_object(old)) {
 		json_decref(old);
 		return -1;
@@ -420,14 +419,42 @@ int manifest_write(struct manifest *m, const char *dir)
 	return rc;
 }
 
+#define MANIFEST_MAX ((off_t)256 << 20)
+
+json_t *manifest_load(const char *dir, json_error_t *err)
+{
+	json_error_t none;
+	char path[PATH_MAX];
+	struct stat st;
+	json_t *root;
+	int fd;
+
+	if (!err)
+		err = &none;
+	snprintf(path, sizeof(path), "%s/manifest.json", dir);
+	fd = file_open_regular(path);
+	if (fd < 0) {
+		snprintf(err->text, sizeof(err->text), "%s",
+			 fd == -EINVAL ? "not a regular file" : strerror(-fd));
+		return NULL;
+	}
+	if (fstat(fd, &st) || st.st_size > MANIFEST_MAX) {
+		snprintf(err->text, sizeof(err->text),
+			 "larger than a manifest is (256 MiB)");
+		close(fd);
+		return NULL;
+	}
+	root = json_loadfd(fd, 0, err);
+	close(fd);
+	return root;
+}
+
 json_t *manifest_read_key(const char *dir, const char *key)
 {
-	char path[PATH_MAX];
 	json_error_t err;
 	json_t *root, *v;
 
-	snprintf(path, sizeof(path), "%s/manifest.json", dir);
-	root = json_load_file(path, 0, &err);
+	root = manifest_load(dir, &err);
 	v = json_deep_copy(json_object_get(root, key));
 	json_decref(root);
 	return v;

@@ -56,6 +56,13 @@ int manifest_read_plan_sha(const char *dir, char sha[65]);
  */
 int manifest_resume(struct manifest *m, const char *dir);
 
+/*
+ * dir/manifest.json read for report, compare, merge and --resume: a
+ * regular file of at most 256 MiB (never a FIFO, a device or a file
+ * without end), or NULL with err's text (unless err is NULL) saying why.
+ */
+json_t *manifest_load(const char *dir, json_error_t *err);
+
 /* A copy of what an existing dir/manifest.json holds at key, or NULL. */
 json_t *manifest_read_key(const char *dir, const char *key);
 

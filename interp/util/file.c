@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "util/file.h"
 
@@ -69,6 +70,21 @@ ssize_t file_read_into(int fd, void *buf, size_t len)
 		n += (size_t)r;
 	}
 	return (ssize_t)n;
+}
+
+int file_open_regular(const char *path)
+{
+	/* O_NONBLOCK: the open of a FIFO with no writer returns at once */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
 }
 
 ssize_t file_read_text(const char *path, char *buf, size_t len)

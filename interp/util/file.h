@@ -19,6 +19,13 @@ char *file_read_all(int fd, size_t max, size_t *len, int *more);
  */
 ssize_t file_read_into(int fd, void *buf, size_t len);
 
+/*
+ * Open path to read only if it is a regular file: a FIFO would hang the
+ * reader, a device (/dev/zero) feed it without end. The fd, or -errno
+ * (-EINVAL: not a regular file).
+ */
+int file_open_regular(const char *path);
+
 /* The file at path (a proc, sysfs or cgroup value), up to len - 1 bytes,
  * NUL-ended in buf. Its length, or -1 with errno. */
 ssize_t file_read_text(const char *path, char *buf, size_t len);

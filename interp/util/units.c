@@ -67,16 +67,16 @@ int units_size(const char *s, uint64_t *out)
 int units_duration(const char *s, double *out)
 {
 	const char *p = skip_space(s);
-	char *end;
+	/* the number is plain decimal digits: strtod alone would read
+	 * 0x10s as 16 s and nan or inf as a duration */
+	size_t n = strspn(p, "0123456789");
 	double v, mult = 1;
 
-	if (!isdigit((unsigned char)*p) && *p != '.')
+	if (p[n] == '.')
+		n += 1 + strspn(p + n + 1, "0123456789");
+	if (units_decimal(p, n, &v) || v < 0)
 		return -1;
-	errno = 0;
-	v = strtod(p, &end);
-	if (errno || end == p || !isfinite(v) || v < 0)
-		return -1;
-	p = skip_space(end);
+	p = skip_space(p + n);
 	if (!strncasecmp(p, "ms", 2)) {
 		mult = 0.001;
 		p += 2;

@@ -450,3 +450,33 @@ Test(readers, merge_o_refuses_a_link, .fini = fini)
 			 "through a link"), "%s", e2e_err);
 	cr_expect_eq(rmdir(dir), 0, "merge wrote into %s", dir);
 }
+
+/* A shard's own record replaced: by a FIFO (the old reader hung on its
+ * open) or a link to /dev/zero (read without end). */
+static void record_replaced(const char *name, char kind)
+{
+	char rd[4096], out[4096], err[8192], path[4200];
+	int rc;
+
+	tiny_run(e2e_tmpdir(), rd, sizeof(rd));
+	snprintf(path, sizeof(path), "%s/%s", rd, name);
+	cr_assert_eq(unlink(path), 0);
+	if (kind == 'p')
+		cr_assert_eq(mkfifo(path, 0644), 0);
+	else
+		cr_assert_eq(symlink("/dev/zero", path), 0);
+	snprintf(out, sizeof(out), "%s/merged", e2e_tmpdir());
+	rc = merge_capped(rd, out, 20, err, sizeof(err));
+	cr_expect_eq(rc, 2, "exit %d: %s", rc, err);
+	cr_expect(strstr(err, name) && strstr(err, "not a regular file"),
+		  "%s", err);
+}
+
+Test(readers, a_shards_results_or_manifest_that_is_no_file_is_refused,
+     .fini = fini, .timeout = 120)
+{
+	record_replaced("results.csv", 'p');
+	record_replaced("results.csv", 'l');
+	record_replaced("manifest.json", 'p');
+	record_replaced("manifest.json", 'l');
+}
