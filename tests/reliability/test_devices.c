@@ -161,14 +161,19 @@ Test(devices, a_device_made_by_an_axis_or_a_define_is_refused,
 {
 	char at[1024], def[256], link[300], rel[128];
 
-	snprintf(at, sizeof(at), "plan.yaml:5:11: mkfs option '%s' (in "
+	/* an axis value holds no '/' (it is part of the cell ids) and a
+	 * literal /dev is refused as written: the device's name from the
+	 * axis, the rest from a parameter and the text around it */
+	snprintf(at, sizeof(at), "plan.yaml:6:11: mkfs option '%s' (in "
 		 "'-f %s', as ${...} expanded) is a path under /dev", victim,
 		 victim);
 	refused("matrix: {dev: [\"%s\"]}\n"
+		"params: {pre: /de}\n"
 		"filesystems:\n"
 		"  - type: btrfs\n"
-		"    mkfs: \"-f ${dev}\"\n"
-		"phases: [{name: t, exec: 'true'}]\n", victim, NULL, at);
+		"    mkfs: \"-f ${pre}v/${dev}\"\n"
+		"phases: [{name: t, exec: 'true'}]\n",
+		victim + strlen("/dev/"), NULL, at);
 	snprintf(def, sizeof(def), "extra=%s", victim);
 	snprintf(at, sizeof(at), "plan.yaml:5:11: mkfs option '%s' (in "
 		 "'-f %s', as ${...} expanded)", victim, victim);

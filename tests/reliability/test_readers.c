@@ -455,17 +455,20 @@ Test(readers, merge_o_refuses_a_link, .fini = fini)
  * open) or a link to /dev/zero (read without end). */
 static void record_replaced(const char *name, char kind)
 {
-	char rd[4096], out[4096], err[8192], path[4200];
+	char dir[4096], rd[4200], out[4200], err[8192], path[4300];
 	int rc;
 
-	tiny_run(e2e_tmpdir(), rd, sizeof(rd));
+	/* a directory of its own per case: each has its run and merge */
+	snprintf(dir, sizeof(dir), "%s/%s-%c", e2e_tmpdir(), name, kind);
+	cr_assert_eq(mkdir(dir, 0700), 0);
+	tiny_run(dir, rd, sizeof(rd));
 	snprintf(path, sizeof(path), "%s/%s", rd, name);
 	cr_assert_eq(unlink(path), 0);
 	if (kind == 'p')
 		cr_assert_eq(mkfifo(path, 0644), 0);
 	else
 		cr_assert_eq(symlink("/dev/zero", path), 0);
-	snprintf(out, sizeof(out), "%s/merged", e2e_tmpdir());
+	snprintf(out, sizeof(out), "%s/merged", dir);
 	rc = merge_capped(rd, out, 20, err, sizeof(err));
 	cr_expect_eq(rc, 2, "exit %d: %s", rc, err);
 	cr_expect(strstr(err, name) && strstr(err, "not a regular file"),
