@@ -309,7 +309,7 @@ static void auto_cleanup(struct engine *e)
 
 const struct engine_ops engine_auto = {
 	.name = "auto",
-	.version = 1,
+	.version = ENGINE_OPS_VERSION,
 	.flags = ENGINE_ASYNC | ENGINE_REAP_SUBMITS,
 	.init = auto_init,
 	.queue = auto_queue,

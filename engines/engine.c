@@ -1,6 +1,7 @@
 /* engine: the engine contract checked, finding an engine by name, and one-shot requests. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -91,6 +92,49 @@ const struct engine_ops *engine_find(const char *name)
 		return NULL;
 	}
 	return ops;
+}
+
+int engine_alloc(void *out, size_t head, size_t slot, unsigned depth,
+		 unsigned max, char *why, size_t whylen)
+{
+	void *p;
+
+	*(void **)out = NULL;
+	if (!depth || depth > max) {
+		if (why && whylen)
+			snprintf(why, whylen, "depth %u is out of range "
+				 "(1..%u)", depth, max);
+		return -EINVAL;
+	}
+	p = calloc(1, head + (size_t)depth * slot);
+	if (!p) {
+		if (why && whylen)
+			snprintf(why, whylen, "out of memory for %u requests",
+				 depth);
+		return -ENOMEM;
+	}
+	*(void **)out = p;
+	return 0;
+}
+
+int engine_known(const char *name, char *names, size_t len)
+{
+	size_t nb = sizeof(builtin) / sizeof(builtin[0]);
+	size_t n = nb + n_registered, at = 0;
+
+	for (size_t i = 0; names && len && i < n; i++) {
+		const char *sep = i == 0 ? "" : i + 1 < n ? ", " : " or ";
+		const char *nm = i < nb ? builtin[i]->name :
+				 registered[i - nb]->name;
+		int w = snprintf(names + at, len - at, "%s%s", sep, nm);
+
+		if (w < 0 || (size_t)w >= len - at)
+			break;	/* cut at the caller's length */
+		at += (size_t)w;
+	}
+	if (names && len && !n)
+		names[0] = '\0';
+	return engine_find(name) != NULL;
 }
 
 /*

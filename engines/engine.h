@@ -118,6 +118,8 @@ struct engine_ops {
 extern const struct engine_ops engine_uring;
 extern const struct engine_ops engine_sync;
 extern const struct engine_ops engine_auto;
+/* example.c's null engine, to copy: not built in, tests register it */
+extern const struct engine_ops engine_example;
 
 /*
  * What the filesystem of fd answers to a non-blocking read and write
@@ -143,11 +145,24 @@ int engine_check(const struct engine_ops *ops, char *why, size_t len);
 int engine_register(const struct engine_ops *ops, char *why, size_t len);
 
 /*
- * The engine named name ("auto", "uring", "sync", or a registered one), or NULL.
+ * The engine named name (a built-in one or a registered one), or NULL.
  * A built-in one that breaks the contract is not found: why says so on
  * stderr.
  */
 const struct engine_ops *engine_find(const char *name);
+
+/*
+ * Whether name is an engine engine_find finds (1) or not (0). Either way,
+ * when names is not NULL it receives the registry's names as a message
+ * takes them ("auto, uring or sync", registered ones included), so no
+ * validator repeats the list.
+ */
+int engine_known(const char *name, char *names, size_t len);
+
+/* How many worker threads a phase may run, each with its own engine: the
+ * one range the plan, each cell and each phase check 'workers' against. */
+#define ENGINE_WORKERS_MIN	1
+#define ENGINE_WORKERS_MAX	65536
 
 /* Do one request start to finish: queue, commit, reap it. Returns res. */
 int64_t engine_do(const struct engine_ops *ops, struct engine *e,

@@ -23,6 +23,14 @@ static inline void engine_open_how(struct open_how *how,
 	how->resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
 }
 
+/*
+ * init's allocation: *out zeroed, head bytes then depth slots of slot
+ * bytes, for a depth from 1 to max. 0, -EINVAL or -ENOMEM with why (may
+ * be NULL) saying which.
+ */
+int engine_alloc(void *out, size_t head, size_t slot, unsigned depth,
+		 unsigned max, char *why, size_t whylen);
+
 /* The part of a read or write still to move, at most ENGINE_MAX_RW. */
 static inline unsigned int engine_rw_left(const struct engine_req *r)
 {

@@ -24,24 +24,14 @@ static int sync_init(struct engine **out, unsigned depth, char *why,
 		     size_t whylen)
 {
 	struct engine *e;
+	int ret;
 
-	*out = NULL;
-	if (!depth || depth > 1u << 20) {
-		if (why && whylen)
-			snprintf(why, whylen, "depth %u is out of range "
-				 "(1..%u)", depth, 1u << 20);
-		return -EINVAL;
-	}
-	e = calloc(1, sizeof(*e) + depth * sizeof(e->q[0]));
-	if (!e) {
-		if (why && whylen)
-			snprintf(why, whylen, "out of memory for %u requests",
-				 depth);
-		return -ENOMEM;
-	}
-	e->depth = depth;
+	ret = engine_alloc(&e, sizeof(*e), sizeof(e->q[0]), depth, 1u << 20,
+			   why, whylen);
 	*out = e;
-	return 0;
+	if (!ret)
+		e->depth = depth;
+	return ret;
 }
 
 /* A request as queue takes it: nothing moved yet, its submit time. */
@@ -221,7 +211,7 @@ static void sync_cleanup(struct engine *e)
 
 const struct engine_ops engine_sync = {
 	.name = "sync",
-	.version = 1,
+	.version = ENGINE_OPS_VERSION,
 	.flags = ENGINE_REAP_SUBMITS,
 	.init = sync_init,
 	.queue = sync_queue,

@@ -207,18 +207,12 @@ static int uring_init(struct engine **out, unsigned depth, char *why,
 		whylen = sizeof(scratch);
 	}
 	*out = NULL;
-	if (!depth || depth > URING_MAX_ENTRIES) {
-		snprintf(why, whylen, "depth %u is out of range (1..%u)", depth,
-			 URING_MAX_ENTRIES);
-		return -EINVAL;
-	}
+	ret = engine_alloc(&e, sizeof(*e), sizeof(e->slots[0]), depth,
+			   URING_MAX_ENTRIES, why, whylen);
+	if (ret)
+		return ret;
 	while (entries < depth)
 		entries <<= 1;
-	e = calloc(1, sizeof(*e) + depth * sizeof(e->slots[0]));
-	if (!e) {
-		snprintf(why, whylen, "out of memory for %u requests", depth);
-		return -ENOMEM;
-	}
 	/*
 	 * One thread submits to this ring, and completions run when it
 	 * waits: SINGLE_ISSUER lets the kernel skip the ring lock's
@@ -623,7 +617,7 @@ static void uring_cleanup(struct engine *e)
 
 const struct engine_ops engine_uring = {
 	.name = "uring",
-	.version = 1,
+	.version = ENGINE_OPS_VERSION,
 	.flags = ENGINE_ASYNC | ENGINE_REAP_SUBMITS,
 	.init = uring_init,
 	.queue = uring_queue,

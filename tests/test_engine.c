@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "helpers.h"
 
 #define NOBODY 65534
 
@@ -241,6 +242,114 @@ Test(engine, a_good_table_registers_once)
 	mine.name = "sync";
 	cr_expect_eq(engine_register(&mine, why, sizeof(why)), -1,
 		     "a built-in's name is taken");
+}
+
+/* ---- a registered engine is one the plan takes ---- */
+
+Test(engine, a_registered_engine_is_taken_by_the_plan)
+{
+	static const char text[] =
+		"fsplan: 1\n"
+		"filesystems: [{type: ext4}]\n"
+		"phases:\n"
+		"  - use: bonnie\n"
+		"    with: {engine: example, workers: 2}\n";
+	struct plan *p = NULL;
+	struct diag d = { 0 };
+	char why[256] = "", names[256] = "";
+
+	cr_expect_not(engine_known("example", names, sizeof(names)));
+	cr_expect_str_eq(names, "auto, uring or sync");
+	cr_expect_eq(plan_load_text(&p, "t.yaml", text, strlen(text), NULL,
+				    0, &d), -1, "refused before it registers");
+	cr_expect(strstr(d.msg, "'engine' is auto, uring or sync, not "
+			 "'example'"), "%s", d.msg);
+	plan_free(p);
+	p = NULL;
+
+	cr_assert_eq(engine_register(&engine_example, why, sizeof(why)), 0,
+		     "%s", why);
+	cr_expect(engine_known("example", names, sizeof(names)));
+	cr_expect_str_eq(names, "auto, uring, sync or example");
+	memset(&d, 0, sizeof(d));
+	cr_expect_eq(plan_load_text(&p, "t.yaml", text, strlen(text), NULL,
+				    0, &d), 0, "%s", d.msg);
+	plan_free(p);
+	/* an unknown one's message lists the registered one too */
+	expect_error("fsplan: 1\n"
+		     "filesystems: [{type: ext4}]\n"
+		     "phases:\n"
+		     "  - use: bonnie\n"
+		     "    with: {engine: libaio}\n", 5, 20,
+		     "'engine' is auto, uring, sync or example, not 'libaio'");
+	/* per cell, once ${} is expanded */
+	free_expanded(expand_text("fsplan: 1\n"
+				  "filesystems: [{type: ext4}]\n"
+				  "matrix: {e: [example, sync]}\n"
+				  "phases:\n"
+				  "  - use: bonnie\n"
+				  "    with: {engine: '${e}'}\n", NULL, 0));
+	expect_error("fsplan: 1\n"
+		     "filesystems: [{type: ext4}]\n"
+		     "matrix: {e: [example, libaio]}\n"
+		     "phases:\n"
+		     "  - use: bonnie\n"
+		     "    with: {engine: '${e}'}\n", 6, 20,
+		     "auto, uring, sync or example");
+}
+
+/* The example engine keeps the contract and completes a round of ops at
+ * once, each read and write with its full length. */
+Test(engine, the_example_engine_does_a_round)
+{
+	struct engine_req r[4], *done[4];
+	struct engine *e = NULL;
+	char why[256] = "", buf[512];
+	int got = 0, fd;
+
+	cr_assert_eq(engine_check(&engine_example, why, sizeof(why)), 0, "%s",
+		     why);
+	cr_assert_eq(engine_register(&engine_example, why, sizeof(why)), 0,
+		     "%s", why);
+	cr_assert_eq(engine_find("example"), &engine_example);
+	cr_assert_eq(engine_example.init(&e, 4, why, sizeof(why)), 0, "%s",
+		     why);
+	for (int i = 0; i < 4; i++) {
+		r[i] = (struct engine_req){ .op = i % 2 ? ENGINE_READ :
+						 ENGINE_WRITE,
+					    .fd = -1, .buf = buf,
+					    .len = 100 * (i + 1) };
+		cr_expect_eq(engine_example.queue(e, &r[i]), 0);
+	}
+	r[0].op = ENGINE_FSYNC;
+	cr_expect_eq(engine_example.queue(e, &r[0]), -EBUSY, "depth 4");
+	cr_expect_eq(engine_example.inflight(e), 4);
+	cr_expect_eq(engine_example.commit(e), 0);
+	while (got < 4) {
+		int n = engine_example.reap(e, 1, done + got, 4 - got);
+
+		cr_assert_gt(n, 0);
+		got += n;
+	}
+	for (int i = 1; i < 4; i++) {
+		cr_expect_eq(done[i], &r[i], "in order");
+		cr_expect_eq(r[i].res, 100 * (i + 1), "its full length");
+		cr_expect_geq(r[i].t_done, r[i].t_submit);
+	}
+	cr_expect_eq(engine_example.inflight(e), 0);
+	/* an open is a real fd the caller closes through the engine */
+	dfd = open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert_geq(dfd, 0);
+	r[0] = (struct engine_req){ .op = ENGINE_OPEN, .dirfd = dfd,
+				    .path = "." };
+	fd = (int)engine_do(&engine_example, e, &r[0]);
+	close(dfd);
+	dfd = -1;
+	cr_expect_geq(fd, 0);
+	r[0] = (struct engine_req){ .op = ENGINE_CLOSE, .fd = fd };
+	cr_expect_eq(engine_do(&engine_example, e, &r[0]), 0);
+	cr_expect_eq(fcntl(fd, F_GETFD), -1, "closed");
+	engine_example.cleanup(e);
 }
 
 ENGINE_TEST(bad_depth)

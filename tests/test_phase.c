@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "cells/expand.h"
+#include "engine.h"
 #include "e2e.h"
 #include "phase/libsrc.h"
 #include "phase/phase.h"
@@ -322,6 +323,37 @@ Test(phase, engine_and_workers_from_the_modules_defaults)
 	cr_expect(strstr(d.msg, "phase 'p': workers must be 1 to 65536"),
 		  "%s", d.msg);
 	cr_expect_eq(d.pos.line, 4);
+}
+
+/* The phase checks the engine against the registry: a module's default
+ * naming an engine registered at run time is taken, and an unknown one's
+ * message lists the registered one. */
+Test(phase, a_registered_engine_is_taken)
+{
+	static const char example_module[] =
+		"return { params = { engine = 'example' },\n"
+		"         worker = function() end }\n";
+	struct diag d;
+	char engine[16], why[256] = "";
+	int workers;
+
+	plan_with_module(example_module, "  - name: p\n"
+			 "    use: mod.lua\n");
+	cr_expect_eq(values(0, &workers, engine, &d), -1);
+	cr_expect(strstr(d.msg, "phase 'p': engine is auto, uring or sync, "
+			 "not 'example'"), "%s", d.msg);
+	cr_assert_eq(engine_register(&engine_example, why, sizeof(why)), 0,
+		     "%s", why);
+	cr_assert_eq(values(0, &workers, engine, &d), 0, "%s", d.msg);
+	cr_expect_str_eq(engine, "example");
+	teardown();
+	setup();
+	plan_with_module("return { params = { engine = 'libaio' },\n"
+			 "         worker = function() end }\n",
+			 "  - use: mod.lua\n");
+	cr_expect_eq(values(0, &workers, engine, &d), -1);
+	cr_expect(strstr(d.msg, "auto, uring, sync or example, not "
+			 "'libaio'"), "%s", d.msg);
 }
 
 Test(phase, matrix_values_per_cell)

@@ -13,8 +13,10 @@
 #include "engine.h"
 #include "phase/worker.h"
 
+/* WORKER_TEST runs on the first two; the example engine, last, only
+ * where a test says so */
 static const struct engine_ops *const engines[] = {
-	&engine_sync, &engine_uring,
+	&engine_sync, &engine_uring, &engine_example,
 };
 
 static struct worker w;
@@ -197,6 +199,40 @@ WORKER_TEST(parent_keeps_two_directories_for_a_copy)
 	cr_expect_eq(w.pdir2_fd, b, "the older one (sub) went");
 	worker_forget_dir(&w);
 	cr_expect(w.pdir_fd == -1 && w.pdir2_fd == -1);
+}
+
+/* The example engine, registered as a new one would be, under a worker:
+ * its opens give fds, its writes and reads their full length at once,
+ * recorded like any engine's. */
+Test(worker, the_example_engine_does_a_round, .fini = finish)
+{
+	char why[256] = "", buf[4096];
+	struct engine_req r;
+	struct engine *e;
+	int64_t fd;
+
+	cr_assert_eq(engine_register(&engine_example, why, sizeof(why)), 0,
+		     "%s", why);
+	start(2);
+	cr_assert_eq(w.eng, &engine_example);
+	r = (struct engine_req){ .op = ENGINE_OPEN, .flags = O_RDONLY };
+	fd = worker_open(&w, &r, "sub/f");
+	cr_assert_geq(fd, 0, "%s", strerror((int)-fd));
+	e = worker_engine(&w, 1, why, sizeof(why));
+	cr_assert_not_null(e, "%s", why);
+	for (int i = 0; i < 3; i++) {
+		r = (struct engine_req){ .op = i ? ENGINE_READ : ENGINE_WRITE,
+					 .fd = (int)fd, .buf = buf,
+					 .len = sizeof(buf),
+					 .off = (uint64_t)i * sizeof(buf) };
+		cr_expect_eq(engine_do(w.eng, e, &r), (int64_t)sizeof(buf));
+		worker_record_req(&w, i ? "read" : "write", &r,
+				  (uint64_t)r.res);
+	}
+	cr_expect_eq(metrics_find_op(&w.m, "read")->lat.count, 2);
+	cr_expect_eq(metrics_find_op(&w.m, "read")->bytes, 2 * sizeof(buf));
+	r = (struct engine_req){ .op = ENGINE_CLOSE, .fd = (int)fd };
+	cr_expect_eq(engine_do(w.eng, e, &r), 0);
 }
 
 Test(worker, ops_are_recorded_by_name_with_their_bytes)

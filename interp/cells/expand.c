@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cells/expand.h"
+#include "engine.h"
 #include "plan/subst.h"
 #include "util/grow.h"
 #include "util/strbuf.h"
@@ -397,7 +398,7 @@ static int check_with_values(const struct expansion *e, struct diag *d)
 			continue;
 		for (int k = 0; k < ph->n_with; k++) {
 			const struct kv *kv = &ph->with[k];
-			char *v, *end;
+			char *v, *end, want[256];
 			long n;
 			int bad = 0;
 
@@ -412,17 +413,19 @@ static int check_with_values(const struct expansion *e, struct diag *d)
 						"out of memory");
 			if (!strcmp(kv->key, "workers")) {
 				n = strtol(v, &end, 10);
-				bad = end == v || *end || n < 1 || n > 65536;
+				bad = end == v || *end ||
+				      n < ENGINE_WORKERS_MIN ||
+				      n > ENGINE_WORKERS_MAX;
+				snprintf(want, sizeof(want), "a whole number "
+					 "from %d to %d", ENGINE_WORKERS_MIN,
+					 ENGINE_WORKERS_MAX);
 			} else {
-				bad = strcmp(v, "auto") && strcmp(v, "uring") &&
-				      strcmp(v, "sync");
+				bad = !engine_known(v, want, sizeof(want));
 			}
 			if (bad) {
 				diag_set(d, p->file, p->text, kv->val.pos,
 					 "'%s' is '%s' in cell %s: %s", kv->key,
-					 v, c->id, !strcmp(kv->key, "workers") ?
-					 "a whole number from 1 to 65536" :
-					 "auto, uring or sync");
+					 v, c->id, want);
 				free(v);
 				return -1;
 			}

@@ -9,6 +9,7 @@
 
 #include <lauxlib.h>
 
+#include "engine.h"
 #include "results/metrics.h"
 #include "phase/libsrc.h"
 #include "phase/phase.h"
@@ -492,7 +493,7 @@ int phase_values(const struct expansion *e, const struct cell *c,
 		 struct diag *d)
 {
 	const struct plan_phase *ph = &e->plan->phases[c->phase];
-	char *w;
+	char names[256], *w;
 
 	memset(vals, 0, decl->n_params * sizeof(*vals));
 	if (unknown_keys(e, ph, decl, d))
@@ -542,15 +543,15 @@ int phase_values(const struct expansion *e, const struct cell *c,
 		if (!strcmp(decl->params[i].name, "engine"))
 			snprintf(engine, engine_len, "%s", vals[i].str);
 	free(w);
-	if (strcmp(engine, "auto") && strcmp(engine, "uring") &&
-	    strcmp(engine, "sync"))
+	if (!engine_known(engine, names, sizeof(names)))
 		return diag_set(d, e->plan->file, e->plan->text, ph->pos,
-				"phase '%s': engine is auto, uring or sync, "
-				"not '%s'", ph->name, engine);
-	if (*workers < 1 || *workers > 65536)
+				"phase '%s': engine is %s, not '%s'",
+				ph->name, names, engine);
+	if (*workers < ENGINE_WORKERS_MIN || *workers > ENGINE_WORKERS_MAX)
 		return diag_set(d, e->plan->file, e->plan->text, ph->pos,
-				"phase '%s': workers must be 1 to 65536",
-				ph->name);
+				"phase '%s': workers must be %d to %d",
+				ph->name, ENGINE_WORKERS_MIN,
+				ENGINE_WORKERS_MAX);
 	return 0;
 }
 

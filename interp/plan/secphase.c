@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine.h"
 #include "plan/field.h"
 #include "plan/secmatrix.h"
 #include "plan/secphase.h"
@@ -94,19 +95,22 @@ static int h_ph_parse(struct loader *L, yaml_node_t *n, void *obj)
  * check them early. */
 static int check_common(struct loader *L, const struct kv *kv)
 {
+	char names[256];
 	uint64_t sz;
 	int64_t v;
 
 	if (subst_has_ref(kv->val.s))
 		return 0;	/* checked once expanded, per cell */
 	if (!strcmp(kv->key, "workers") &&
-	    units_int(kv->val.s, 1, 65536, &v))
+	    units_int(kv->val.s, ENGINE_WORKERS_MIN, ENGINE_WORKERS_MAX, &v))
 		return pl_error(L, kv->val.pos, "'workers' must be a whole "
-				"number from 1 to 65536, not '%s'", kv->val.s);
-	if (!strcmp(kv->key, "engine") && strcmp(kv->val.s, "auto") &&
-	    strcmp(kv->val.s, "uring") && strcmp(kv->val.s, "sync"))
-		return pl_error(L, kv->val.pos, "'engine' is auto, uring or "
-				"sync, not '%s'", kv->val.s);
+				"number from %d to %d, not '%s'",
+				ENGINE_WORKERS_MIN, ENGINE_WORKERS_MAX,
+				kv->val.s);
+	if (!strcmp(kv->key, "engine") &&
+	    !engine_known(kv->val.s, names, sizeof(names)))
+		return pl_error(L, kv->val.pos, "'engine' is %s, not '%s'",
+				names, kv->val.s);
 	if (!strcmp(kv->key, "ram") && strcmp(kv->val.s, "auto") &&
 	    units_size(kv->val.s, &sz))
 		return pl_error(L, kv->val.pos, "'ram' is the phase's memory "
