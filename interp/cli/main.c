@@ -39,7 +39,8 @@ struct command {
 	int (*fn)(int argc, char **argv);
 };
 
-static const char usage_main[] =
+/* fsplan --help: what fsplan is, then the command table's synopses. */
+static const char usage_head[] =
 "usage: fsplan COMMAND [ARGS]\n"
 "\n"
 "Declarative, reproducible filesystem benchmarks: a YAML plan names a\n"
@@ -47,24 +48,9 @@ static const char usage_main[] =
 "fsplan expands it into cells, makes and mounts each filesystem, and runs\n"
 "the phases without privileges.\n"
 "\n"
-"commands:\n"
-"  check   PLAN [-D k=v]...        validate a plan; silent when it is good\n"
-"  expand  PLAN [-D k=v]... [--only F]... [--shard K/N]\n"
-"                                  print every cell: index, id, commands\n"
-"  run     PLAN [-D k=v]... [-o DIR] [--only F]... [--shard K/N]\n"
-"          [--resume DIR] [--workdir DIR] [--destroy DEVICE] [-q|-v]\n"
-"                                  make, mount and measure every cell (root)\n"
-"  report  RUNDIR [--format text|csv] [-o FILE] [--metric GLOB]... [--all]\n"
-"                                  each phase's key metrics: mean, spread,\n"
-"                                  best first (--all: every metric)\n"
-"  compare RUNDIR_A RUNDIR_B | RUNDIR --label A --label B\n"
-"          [--metric GLOB]... [--alpha A] [--format text|csv]\n"
-"          [--fail-on-regression]  B against A, cell by cell: change,\n"
-"                                  its CI, Welch's t-test, a verdict\n"
-"  merge   RUNDIR... -o OUT        join the run directories of one\n"
-"                                  plan's shards (--shard) into one\n"
-"  version                         print the version\n"
-"  help    [COMMAND]               this text, or a command's\n"
+"commands:\n";
+
+static const char usage_tail[] =
 "\n"
 "Every command takes --help. exit status: 0 success, 1 some phase runs\n"
 "failed, 2 usage or plan error, 3 refused for safety, 130/143\n"
@@ -88,12 +74,14 @@ static const struct opts_cmd check_cmd = {
 	"\n"
 	"  -D name=value   override a parameter of the plan's params (each\n"
 	"                  name once)\n",
-	check_opts, "PLAN file", 0, offsetof(struct plan_opts, plan)
+	check_opts, "PLAN file", 0, offsetof(struct plan_opts, plan),
+	"validate a plan; silent when it is good"
 };
 
 static const struct opts_cmd expand_cmd = {
 	"expand",
-	"expand PLAN [-D name=value]... [--only FILTER]... [--shard K/N]",
+	"expand PLAN [-D name=value]... [--only FILTER]...\n"
+	"[--shard K/N]",
 	"Print every cell the plan runs, one per line, in the order a run\n"
 	"takes them (order: rounds: round by round), tab-separated: index,\n"
 	"id, the mkfs command and the mount command (plus setup and\n"
@@ -105,7 +93,8 @@ static const struct opts_cmd expand_cmd = {
 	"                    type=xfs,threads=8 (comma = and; repeat = or)\n"
 	"  --shard K/N       keep the filesystem configs whose index mod N\n"
 	"                    is K-1 (a config's cells stay together)\n",
-	expand_opts, "PLAN file", 0, offsetof(struct plan_opts, plan)
+	expand_opts, "PLAN file", 0, offsetof(struct plan_opts, plan),
+	"print every cell: index, id, commands"
 };
 
 /* version and help: an operand at most. */
@@ -114,17 +103,32 @@ struct word_opts {
 };
 
 static const struct opts_cmd version_cmd = {
-	"version", "version", "Print fsplan's version.\n", NULL, NULL, 0, 0
+	"version", "version", "Print fsplan's version.\n", NULL, NULL, 0, 0,
+	"print the version"
 };
 
 static const struct opts_cmd help_cmd = {
 	"help", "help [COMMAND]",
 	"Show what fsplan does and its commands, or COMMAND's help (as\n"
 	"'fsplan COMMAND --help' does).\n",
-	NULL, "COMMAND", 1, offsetof(struct word_opts, word)
+	NULL, "COMMAND", 1, offsetof(struct word_opts, word),
+	"this text, or a command's"
 };
 
+static const struct command commands[];
 static const struct command *find_command(const char *name);
+
+/* The overview: every command's synopsis, as its own help has it, and
+ * its summary under it. */
+static void usage_main(FILE *f)
+{
+	fputs(usage_head, f);
+	for (const struct command *c = commands; c->cmd; c++) {
+		opts_synopsis(c->cmd, f, "  ", "  ", 6);
+		fprintf(f, "%10s%s\n", "", c->cmd->summary);
+	}
+	fputs(usage_tail, f);
+}
 
 static volatile sig_atomic_t stopped;
 
@@ -311,7 +315,7 @@ static int cmd_help(int argc, char **argv)
 	if (rc != OPTS_GO)
 		return rc;
 	if (!o.word) {
-		fputs(usage_main, stdout);
+		usage_main(stdout);
 		return EXIT_OK;
 	}
 	c = find_command(o.word);
@@ -349,7 +353,7 @@ int main(int argc, char **argv)
 	int n = 0;
 
 	if (argc < 2) {
-		fputs(usage_main, stderr);
+		usage_main(stderr);
 		return EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))

@@ -564,10 +564,11 @@ static const struct opt compare_opts_table[] = {
 const struct opts_cmd compare_cmd = {
 	"compare",
 	"compare RUNDIR_A RUNDIR_B [--metric GLOB]... [--alpha A]\n"
-	"       [--format text|csv|html] [-o FILE] [--fail-on-regression]\n"
-	"       fsplan compare RUNDIR --label A --label B [...]",
+	"[--format text|csv|html] [-o FILE] [--fail-on-regression]\n"
+	"compare RUNDIR --label CONFIG_A --label CONFIG_B [OPTION]...",
 	compare_help, compare_opts_table, "RUNDIR", OPERANDS_MANY,
-	offsetof(struct compare_opts, dirs)
+	offsetof(struct compare_opts, dirs),
+	"B against A, cell by cell: change, CI, Welch's t-test, verdict"
 };
 
 static int check_args(const struct compare_opts *o)

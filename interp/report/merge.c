@@ -62,7 +62,8 @@ static const struct opt merge_opts_table[] = {
 
 const struct opts_cmd merge_cmd = {
 	"merge", "merge RUNDIR... -o OUT", merge_help, merge_opts_table,
-	"RUNDIR", OPERANDS_MANY, offsetof(struct merge_opts, dirs)
+	"RUNDIR", OPERANDS_MANY, offsetof(struct merge_opts, dirs),
+	"join the run directories of one plan's shards (--shard) into one"
 };
 
 /* ---- the rows ----------------------------------------------------------- */
