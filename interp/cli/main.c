@@ -4,8 +4,6 @@
 
 #include "cli/cmd.h"
 #include "util/diag.h"
-#include "report/compare.h"
-#include "report/merge.h"
 #include "report/report.h"
 #include "run/run.h"
 #include "util/exitcode.h"
@@ -32,8 +30,8 @@ static const struct command commands[] = {
 	{ &expand_cmd, cmd_expand },
 	{ &run_cmd, run_command },
 	{ &report_cmd, report_command },
-	{ &compare_cmd, compare_command },
-	{ &merge_cmd, merge_command },
+	{ &compare_cmd, cmd_compare },
+	{ &merge_cmd, cmd_merge },
 	{ &version_cmd, cmd_version },
 	{ &help_cmd, cmd_help },
 	{ NULL, NULL }
