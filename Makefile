@@ -32,7 +32,7 @@ LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 LAYERS   := cli plan cells run host phase results report util
 SRCS     := $(foreach l,$(LAYERS),$(wildcard interp/$(l)/*.c)) \
             $(wildcard engines/*.c)
-LIB_SRCS := $(filter-out interp/cli/main.c,$(SRCS))
+LIB_SRCS := $(filter-out interp/cli/%.c,$(SRCS))
 OBJS     := $(SRCS:%.c=$(BUILD)/%.o)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 TEST_SRCS := $(wildcard tests/test_*.c tests/reliability/test_*.c) tests/e2e.c

@@ -1,5 +1,6 @@
 /* test_cli: the real fsplan binary — exit codes, silence, error display, help. */
 #include <criterion/criterion.h>
+#include <ctype.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -420,4 +421,242 @@ Test(cli, an_interrupt_stops_a_modules_check, .timeout = 60)
 	}
 	cr_expect_eq(access(rd, F_OK), -1, "the run made %s", rd);
 	e2e_cleanup();
+}
+
+/* ---- one synopsis per command: --help, help CMD and fsplan(1) agree ----- */
+
+#define MAX_SYN 4096
+
+/* Append word to syn, one space between words, lower-cased: fsplan(1)
+ * writes a placeholder in italics (plan), the help in capitals (PLAN). */
+static void syn_add(char *syn, const char *word, size_t n)
+{
+	size_t len = strlen(syn);
+
+	if (len && syn[len - 1] != '\n' && len + 1 < MAX_SYN)
+		syn[len++] = ' ';
+	for (size_t i = 0; i < n && len + 1 < MAX_SYN; i++)
+		syn[len++] = (char)tolower((unsigned char)word[i]);
+	syn[len] = '\0';
+}
+
+/* Append text's words to syn (whitespace collapsed). */
+static void syn_words(char *syn, const char *text)
+{
+	while (*text) {
+		size_t n;
+
+		text += strspn(text, " \t");
+		n = strcspn(text, " \t");
+		if (n)
+			syn_add(syn, text, n);
+		text += n;
+	}
+}
+
+/* A new form of a command's synopsis (compare has two). */
+static void syn_form(char *syn)
+{
+	size_t len = strlen(syn);
+
+	if (len && len + 1 < MAX_SYN) {
+		syn[len] = '\n';
+		syn[len + 1] = '\0';
+	}
+}
+
+/* The synopsis of cmd in `fsplan --help`: a form starts "  CMD " at two
+ * spaces, its continuation lines are indented 4 to 7, the one-line
+ * summary 8 or more. */
+static void syn_overview(const char *text, const char *cmd, char *syn)
+{
+	const char *s = strstr(text, "\ncommands:\n");
+	size_t n = strlen(cmd);
+	int in = 0;
+
+	syn[0] = '\0';
+	cr_assert_not_null(s, "no commands: in %s", text);
+	for (s = strchr(s + 1, '\n') + 1; *s && *s != '\n';
+	     s = strchr(s, '\n') + 1) {
+		size_t ind = strspn(s, " "), len = strcspn(s, "\n");
+		char line[512];
+
+		snprintf(line, sizeof(line), "%.*s", (int)len, s);
+		if (ind == 2) {
+			in = !strncmp(line + 2, cmd, n) &&
+			     (line[2 + n] == ' ' || !line[2 + n]);
+			if (in)
+				syn_form(syn), syn_words(syn, line);
+		} else if (in && ind >= 4 && ind < 8) {
+			syn_words(syn, line);
+		}
+		if (!s[len])
+			break;
+	}
+}
+
+/* The synopsis of `fsplan help CMD`: "usage: fsplan " and the first form
+ * up to the blank line; a further form starts "fsplan ". */
+static void syn_help(const char *text, char *syn)
+{
+	const char *s = text;
+
+	syn[0] = '\0';
+	cr_assert(!strncmp(s, "usage: fsplan ", 14), "%s", text);
+	s += 14;
+	syn_form(syn);
+	while (*s && *s != '\n') {
+		size_t len = strcspn(s, "\n");
+		char line[512];
+		const char *l = line;
+
+		snprintf(line, sizeof(line), "%.*s", (int)len, s);
+		l += strspn(l, " ");
+		if (s != text + 14 && !strncmp(l, "fsplan ", 7)) {
+			syn_form(syn);
+			l += 7;
+		}
+		syn_words(syn, l);
+		s += len + (s[len] == '\n');
+	}
+}
+
+/* A man(7) line as it reads: .B/.I words, .RB/.IR/.BR... arguments run
+ * together, "quotes" kept as one argument, \- \fB \& and the like
+ * undone. */
+static void man_line(const char *line, char *out, size_t len)
+{
+	int joined = line[0] == '.' && strlen(line) > 3 && line[3] == ' ' &&
+		     strchr("BIR", line[1]) && strchr("BIR", line[2]);
+	size_t n = 0;
+	int quote = 0;
+
+	if (line[0] == '.') {
+		line += strcspn(line, " ");
+		line += strspn(line, " ");
+	}
+	for (const char *p = line; *p && n + 1 < len; p++) {
+		if (*p == '"') {
+			quote = !quote;
+		} else if (*p == ' ' && !quote && joined) {
+			continue;
+		} else if (*p == '\\' && p[1] == 'f' && p[2]) {
+			p += 2;
+		} else if (*p == '\\' && p[1] == '&') {
+			p++;
+		} else if (*p == '\\' && p[1]) {
+			out[n++] = *++p;	/* \- \\ \  */
+		} else {
+			out[n++] = *p;
+		}
+	}
+	out[n] = '\0';
+}
+
+/* The synopsis of cmd in fsplan(1)'s SYNOPSIS: its forms, from
+ * ".B fsplan CMD" to the next .PP. */
+static void syn_man(const char *cmd, char *syn)
+{
+	const char *root = getenv("FSPLAN_ROOT");
+	char path[4096], line[512], want[64], text[512];
+	int in_syn = 0, in = 0;
+	FILE *f;
+
+	syn[0] = '\0';
+	cr_assert_not_null(root, "FSPLAN_ROOT is not set (run through make)");
+	snprintf(path, sizeof(path), "%s/man/fsplan.1", root);
+	f = fopen(path, "r");
+	cr_assert_not_null(f, "%s", path);
+	snprintf(want, sizeof(want), ".B fsplan %s", cmd);
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!strncmp(line, ".SH", 3)) {
+			in_syn = !strcmp(line, ".SH SYNOPSIS");
+			in = 0;
+			continue;
+		}
+		if (!in_syn)
+			continue;
+		if (!strncmp(line, ".B fsplan ", 10)) {
+			in = !strcmp(line, want);
+			if (in) {
+				syn_form(syn);
+				syn_words(syn, cmd);
+			}
+			continue;
+		}
+		if (!strncmp(line, ".PP", 3))
+			in = 0;
+		else if (in) {
+			man_line(line, text, sizeof(text));
+			syn_words(syn, text);
+		}
+	}
+	fclose(f);
+}
+
+/* Every "--format" choice list in syn, one per line. */
+static void formats(const char *syn, char *out, size_t len)
+{
+	size_t n = 0;
+
+	out[0] = '\0';
+	for (const char *s = strstr(syn, "--format "); s;
+	     s = strstr(s + 1, "--format ")) {
+		size_t k = strcspn(s + 9, " ]\n");
+
+		n += snprintf(out + n, len - n, "%.*s\n", (int)k, s + 9);
+		if (n >= len)
+			break;
+	}
+}
+
+Test(cli, every_synopsis_is_the_same_in_help_overview_and_man_page)
+{
+	static char overview[65536];
+	char names[32][32], a[MAX_SYN], b[MAX_SYN], c[MAX_SYN];
+	char fa[512], fb[512], fc[512];
+	const char *s;
+	int n = 0;
+
+	run(&o, (const char *[]){ "--help", NULL });
+	cr_assert_eq(o.status, 0);
+	snprintf(overview, sizeof(overview), "%s", o.so);
+	/* the commands: the overview's table, each name once */
+	s = strstr(overview, "\ncommands:\n");
+	cr_assert_not_null(s, "%s", overview);
+	for (s = strchr(s + 1, '\n') + 1; *s && *s != '\n' && n < 32;
+	     s = strchr(s, '\n') + 1) {
+		size_t k = strcspn(s + 2, " \n");
+		int seen = 0;
+
+		if (strspn(s, " ") == 2) {
+			snprintf(names[n], sizeof(names[n]), "%.*s", (int)k,
+				 s + 2);
+			for (int i = 0; i < n; i++)
+				seen |= !strcmp(names[i], names[n]);
+			n += !seen;
+		}
+		if (!strchr(s, '\n'))
+			break;
+	}
+	cr_assert_geq(n, 8, "%d commands in %s", n, overview);
+	for (int i = 0; i < n; i++) {
+		syn_overview(overview, names[i], a);
+		run(&o, (const char *[]){ "help", names[i], NULL });
+		cr_expect_eq(o.status, 0, "help %s: %s", names[i], o.se);
+		syn_help(o.so, b);
+		syn_man(names[i], c);
+		formats(a, fa, sizeof(fa));
+		formats(b, fb, sizeof(fb));
+		formats(c, fc, sizeof(fc));
+		cr_expect_str_eq(fa, fb, "%s --format: --help\n%s\nhelp %s\n%s",
+				 names[i], fa, names[i], fb);
+		cr_expect_str_eq(fb, fc, "%s --format: help\n%s\nfsplan(1)\n%s",
+				 names[i], fb, fc);
+		cr_expect_str_eq(a, b, "%s: --help\n%s\nhelp %s\n%s",
+				 names[i], a, names[i], b);
+		cr_expect_str_eq(b, c, "%s: help\n%s\nfsplan(1)\n%s",
+				 names[i], b, c);
+	}
 }

@@ -46,7 +46,7 @@ static const struct opt t_table[] = {
 static const struct opts_cmd t_cmd = {
 	"tcmd", "tcmd THING [-f] [-s S] [--list L]... [-c C]...",
 	"A command of the tests.\n", t_table, "THING", 0,
-	offsetof(struct t_opts, operand)
+	offsetof(struct t_opts, operand), "a command of the tests"
 };
 
 /* Parse a NULL-ended argv (after "tcmd") into o; the status. */
@@ -155,7 +155,7 @@ static const struct opt m_table[] = {
 
 static const struct opts_cmd m_cmd = {
 	"mcmd", "mcmd DIR... -o OUT", "Several operands.\n", m_table, "DIR",
-	OPERANDS_MANY, offsetof(struct m_opts, dirs)
+	OPERANDS_MANY, offsetof(struct m_opts, dirs), "several operands"
 };
 
 static int parse_many(struct m_opts *mo, const char *const *args)

@@ -4,16 +4,20 @@
 
 #include "util/opts.h"
 
-/* Its name, help and options, for the command table in main.c. */
-extern const struct opts_cmd merge_cmd;
+/* fsplan merge's operands and options (cli/cmd_merge.c parses them). */
+struct merge_opts {
+	struct opt_list dirs;	/* the shards' run directories */
+	const char *out;	/* -o: the merged run directory */
+};
 
 /*
- * fsplan merge RUNDIR... -o OUT; argv[0] is "merge". Returns the exit
+ * fsplan merge RUNDIR... -o OUT, parsed into o; argc and argv, whose
+ * argv[0] is "merge", go into the manifest. Returns the exit
  * status: 0, or 2 when the shards are not of one plan run alike (plan
  * sha256, parameters, phases), a cell differs between two of them, OUT
  * exists and is not empty, or OUT cannot be written (nothing is left in
  * it then).
  */
-int merge_command(int argc, char **argv);
+int merge_run(const struct merge_opts *o, int argc, char **argv);
 
 #endif

@@ -409,10 +409,11 @@ static const struct opt report_opts_table[] = {
 
 const struct opts_cmd report_cmd = {
 	"report",
-	"report RUNDIR [--format text|csv|html] [-o FILE] [--metric GLOB]... "
-	"[--all]",
+	"report RUNDIR [--format text|csv|html] [-o FILE]\n"
+	"[--metric GLOB]... [--all]",
 	report_help, report_opts_table, "RUNDIR", 0,
-	offsetof(struct report_opts, rundir)
+	offsetof(struct report_opts, rundir),
+	"each phase's key metrics: mean, spread, best first (--all: all)"
 };
 
 static int parse(int argc, char **argv, struct report_opts *o,

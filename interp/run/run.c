@@ -73,10 +73,9 @@ static const struct opt run_opts_table[] = {
 
 const struct opts_cmd run_cmd = {
 	"run",
-	"run PLAN [-D name=value]... [-o DIR] [--only FILTER]... "
-	"[--shard K/N]\n"
-	"           [--resume DIR] [--workdir DIR] [--destroy DEVICE] "
-	"[-q|-v]",
+	"run PLAN [-D name=value]... [-o DIR | --resume DIR]\n"
+	"[--only FILTER]... [--shard K/N] [--workdir DIR]\n"
+	"[--destroy DEVICE] [-q|-v]",
 	"Run every cell: for each filesystem config, attach the target\n"
 	"(a sparse loop image by default), mkfs, mount, run the phases as\n"
 	"the plan's runas user without privileges, unmount, release.\n"
@@ -105,7 +104,8 @@ const struct opts_cmd run_cmd = {
 	"Writes results.csv, manifest.json, log.txt and exec/ in the run\n"
 	"directory. Exit 0 all ran, 1 some failed, 2 usage or plan error,\n"
 	"3 refused for safety, 130/143 interrupted (--resume continues).\n",
-	run_opts_table, "PLAN file", 0, offsetof(struct run_opts, plan)
+	run_opts_table, "PLAN file", 0, offsetof(struct run_opts, plan),
+	"make, mount and measure every cell (root)"
 };
 
 static int parse(int argc, char **argv, struct run_opts *o, struct run *r)

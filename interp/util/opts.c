@@ -24,9 +24,32 @@ int opts_usage(const char *cmd, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+void opts_synopsis(const struct opts_cmd *c, FILE *f, const char *lead,
+		   const char *again, int indent)
+{
+	size_t name = strlen(c->name);
+
+	for (const char *s = c->usage; *s; ) {
+		size_t len = strcspn(s, "\n");
+
+		if (s == c->usage)
+			fputs(lead, f);
+		else if (!strncmp(s, c->name, name) &&
+			 (s[name] == ' ' || s[name] == '\n' || !s[name]))
+			fputs(again, f);
+		else
+			fprintf(f, "%*s", indent, "");
+		fprintf(f, "%.*s\n", (int)len, s);
+		s += len + (s[len] == '\n');
+	}
+}
+
 void opts_help(const struct opts_cmd *c)
 {
-	printf("usage: fsplan %s\n\n%s", c->usage, c->help);
+	/* continuation lines start under the first operand */
+	opts_synopsis(c, stdout, "usage: fsplan ", "       fsplan ",
+		      (int)(strlen("usage: fsplan ") + strlen(c->name) + 1));
+	printf("\n%s", c->help);
 }
 
 static size_t count(const struct opts_cmd *c)

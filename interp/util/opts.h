@@ -3,6 +3,7 @@
 #define FSPLAN_OPTS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /*
  * What an option does with its value. Every command that takes an option
@@ -50,10 +51,20 @@ struct opt {
 	{ name, letter, OPT_CALL, offsetof(type, field), call, 0, NULL }
 #define OPT_END { NULL, 0, OPT_FLAG, 0, NULL, 0, NULL }
 
-/* A command's name, help and options, and its one operand (PLAN, RUNDIR). */
+/*
+ * A command's name, synopsis, help and options, and its one operand (PLAN,
+ * RUNDIR). The synopsis is the one source of what `fsplan CMD --help`,
+ * `fsplan --help`'s command list and fsplan(1)'s SYNOPSIS show (a test
+ * holds the three alike).
+ */
 struct opts_cmd {
 	const char *name;	/* "run" */
-	const char *usage;	/* "run PLAN [-D name=value]..." */
+	/*
+	 * "run PLAN [-D name=value]...": lines of at most 60 columns, no
+	 * indent; a line that starts with the name starts another form
+	 * of the command, any other line goes on the form before it.
+	 */
+	const char *usage;
 	const char *help;	/* what --help prints under the usage */
 	const struct opt *opts;	/* its options, or NULL: --help only */
 	const char *operand;	/* "a PLAN file", or NULL: none taken */
@@ -62,6 +73,7 @@ struct opts_cmd {
 				 * struct opt_list that opts_free frees */
 	size_t operand_off;	/* const char * (or the list) in the
 				 * caller's struct */
+	const char *summary;	/* one line, fsplan --help's, under usage */
 };
 
 #define OPERANDS_MANY	2
@@ -81,6 +93,13 @@ void opts_free(const struct opts_cmd *c, void *dst);
 
 /* "usage: fsplan USAGE", a blank line and the help, on stdout. */
 void opts_help(const struct opts_cmd *c);
+
+/*
+ * c's synopsis on f: each form's first line after lead (the first form)
+ * or again (a later one), each continuation line after indent spaces.
+ */
+void opts_synopsis(const struct opts_cmd *c, FILE *f, const char *lead,
+		   const char *again, int indent);
 
 /*
  * "fsplan CMD: message" and "(see 'fsplan help CMD')" on stderr.

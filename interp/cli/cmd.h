@@ -1,0 +1,52 @@
+/* cmd: what cli/'s command files (cmd_NAME.c, one a command) and main share. */
+#ifndef FSPLAN_CMD_H
+#define FSPLAN_CMD_H
+
+#include <stdio.h>
+
+#include "cells/cellopts.h"
+#include "util/opts.h"
+
+struct plan;
+struct expansion;
+
+/*
+ * A command: its name, synopsis, help and options, and what runs it
+ * (argv[0] is its name; it returns the exit status). main's table lists
+ * one of these a command; help and the overview are made from it.
+ */
+struct command {
+	const struct opts_cmd *cmd;
+	int (*fn)(int argc, char **argv);
+};
+
+/* The command named name in main's table, or NULL. */
+const struct command *main_command(const char *name);
+
+/* fsplan --help: what fsplan is, every command's synopsis and summary. */
+void main_usage(FILE *f);
+
+/* check and expand: a plan, its parameters and the filters. */
+struct plan_opts {
+	struct cell_opts cells;
+	const char *plan;
+};
+
+/*
+ * Load o's plan, resolve, expand and check it (every phase's module, the
+ * runas user, the commands' paths), with its warnings; Ctrl-C stops it.
+ * 0, or the exit status with the error printed and *p, *e NULL.
+ */
+int cmd_load(struct plan_opts *o, struct plan **p, struct expansion **e);
+
+/* The commands of this folder: options and help, and the function. */
+extern const struct opts_cmd check_cmd, expand_cmd, compare_cmd, merge_cmd,
+	version_cmd, help_cmd;
+int cmd_check(int argc, char **argv);
+int cmd_expand(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+int cmd_version(int argc, char **argv);
+int cmd_help(int argc, char **argv);
+
+#endif
