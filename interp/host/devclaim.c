@@ -2,16 +2,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "host/devclaim.h"
+#include "util/lockfile.h"
 
 /* How long a claim whose holder is gone is waited for. */
 #define CLAIM_WAIT_S	10
@@ -34,24 +32,17 @@ int devclaim_runtime_dir(char *why, size_t len)
 	return 0;
 }
 
-/* Who holds a claim, from its lock file: "fsplan run R (pid N)"; the
- * pid, or 0 when the file does not say yet. */
-static int claimant(int fd, char *who, size_t len)
+/* Who holds a claim, from its lock file: "fsplan run R (pid N)". */
+static void claimant(int fd, char *who, size_t len)
 {
-	char buf[PATH_MAX + 32], *nl;
-	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
-	int pid;
+	char run[PATH_MAX];
+	pid_t pid = lockfile_holder(fd, run, sizeof(run));
 
-	buf[n > 0 ? n : 0] = '\0';
-	nl = strchr(buf, '\n');
-	if (!nl || sscanf(buf, "%d", &pid) != 1 || pid <= 0 || !nl[1]) {
+	if (pid <= 0 || !*run)
 		snprintf(who, len, "another fsplan run (it has not said which "
 			 "yet)");
-		return 0;
-	}
-	nl[1 + strcspn(nl + 1, "\n")] = '\0';
-	snprintf(who, len, "fsplan run %s (pid %d)", nl + 1, pid);
-	return pid;
+	else
+		snprintf(who, len, "fsplan run %s (pid %d)", run, (int)pid);
 }
 
 /* The lock file of dev, open: its fd, or -1 with why. */
@@ -79,33 +70,27 @@ static int lock_file(dev_t dev, char *why, size_t len)
 /*
  * The lock of dev taken (op: LOCK_EX or LOCK_SH), its fd; -1 and why
  * with rc 1 when another run holds it, -1 with rc -1 when it cannot be
- * taken. A killed run's claim goes with the last process of its
- * namespace, a moment after the run itself: while the holder's pid is
- * gone, it is waited for.
+ * taken.
  */
 static int lock(dev_t dev, int op, char *why, size_t len, int *rc)
 {
-	struct timespec ts = { 0, 20 * 1000 * 1000 };
-	int fd = lock_file(dev, why, len), pid;
+	int fd = lock_file(dev, why, len), taken;
+	pid_t pid;
 
 	*rc = -1;
 	if (fd < 0)
 		return -1;
-	for (int i = 0; i < CLAIM_WAIT_S * 50; i++) {
-		if (!flock(fd, op | LOCK_NB)) {
-			*rc = 0;
-			return fd;
-		}
-		if (errno != EWOULDBLOCK) {
-			snprintf(why, len, "cannot lock its claim: %s",
-				 strerror(errno));
-			break;
-		}
+	taken = lockfile_take(fd, op, CLAIM_WAIT_S, &pid);
+	if (taken == LOCKFILE_TAKEN) {
+		*rc = 0;
+		return fd;
+	}
+	if (taken < 0) {
+		snprintf(why, len, "cannot lock its claim: %s",
+			 strerror(-taken));
+	} else {
 		*rc = 1;
-		pid = claimant(fd, why, len);
-		if (!pid || !kill(pid, 0) || errno != ESRCH)
-			break;
-		nanosleep(&ts, NULL);
+		claimant(fd, why, len);
 	}
 	close(fd);
 	return -1;
@@ -114,14 +99,12 @@ static int lock(dev_t dev, int op, char *why, size_t len, int *rc)
 /* The claimant's words in a lock file: 0, or -1 with why. */
 static int say(int fd, const char *rundir, pid_t pid, char *why, size_t len)
 {
-	char buf[PATH_MAX + 32];
-	int n = snprintf(buf, sizeof(buf), "%d\n%s\n", (int)pid, rundir);
+	int rc = lockfile_say(fd, pid, rundir);
 
-	if (n > 0 && (size_t)n < sizeof(buf) && !ftruncate(fd, 0) &&
-	    pwrite(fd, buf, (size_t)n, 0) == n)
-		return 0;
-	snprintf(why, len, "cannot write its claim: %s", strerror(errno));
-	return -1;
+	if (rc)
+		snprintf(why, len, "cannot write its claim: %s",
+			 strerror(-rc));
+	return rc ? -1 : 0;
 }
 
 int devclaim_take(struct devclaim *c, dev_t dev, dev_t disk,

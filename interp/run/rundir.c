@@ -14,12 +14,15 @@
 #include "results/manifest.h"
 #include "run/rundir.h"
 #include "util/file.h"
+#include "util/lockfile.h"
 #include "util/sha256.h"
 
 static const struct pos nowhere;
 
 /* The lock file of a run directory: the run that holds it writes there. */
 #define LOCK_NAME ".lock"
+/* How long a lock whose holder is gone is waited for. */
+#define LOCK_WAIT_S 10
 
 /* mkdir -p of everything above path. */
 static int mkdir_parents(const char *path)
@@ -133,68 +136,29 @@ static int choose(const struct plan *p, const char *out, const char *resume,
 	return 0;
 }
 
-/* The holder's pid, as it wrote it in the lock file, or 0. It writes it
- * just after it takes the lock: wait a little for it. */
-static long holder(int fd)
-{
-	char buf[32];
-
-	for (int i = 0; i < 50; i++) {
-		ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
-
-		if (n > 0) {
-			buf[n] = '\0';
-			return strtol(buf, NULL, 10);
-		}
-		usleep(2000);
-	}
-	return 0;
-}
-
-/* Whether pid is a live process (a zombie is not). */
-static int alive(long pid)
-{
-	char path[64], buf[512], *end;
-
-	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	if (file_read_text(path, buf, sizeof(buf)) < 0)
-		return 0;
-	end = strrchr(buf, ')');	/* the name may hold anything */
-	return end && end[1] == ' ' && end[2] != 'Z' && end[2] != 'X';
-}
-
 /* fd's lock taken (1), or held by another run (0: d says whose), or
  * -1 with d filled. A run whose fsplan is dead lets go as soon as its
- * namespace is gone (a SIGKILL then at once a --resume): wait for that,
- * 10 s at most. */
+ * namespace is gone (a SIGKILL then at once a --resume): waited for. */
 static int try_lock(int fd, const char *dir, struct diag *d)
 {
-	long other;
+	pid_t other;
+	int taken = lockfile_take(fd, LOCK_EX, LOCK_WAIT_S, &other);
 
-	for (int waited = 0; flock(fd, LOCK_EX | LOCK_NB) < 0;) {
-		if (errno == EINTR)
-			continue;
-		if (errno != EWOULDBLOCK)
-			return diag_set(d, dir, NULL, nowhere, "cannot lock "
-					"it: %s", strerror(errno));
-		other = holder(fd);
-		if (other > 0 && !alive(other) && waited++ < 500) {
-			usleep(20000);
-			continue;
-		}
-		if (other > 0 && !alive(other))
-			diag_set(d, dir, NULL, nowhere, "is in use by what is "
-				 "left of fsplan run (pid %ld), which is gone: "
-				 "try again when its processes are", other);
-		else if (other > 0)
-			diag_set(d, dir, NULL, nowhere, "is in use by fsplan "
-				 "run (pid %ld)", other);
-		else
-			diag_set(d, dir, NULL, nowhere, "is in use by fsplan "
-				 "run");
-		return 0;
-	}
-	return 1;
+	if (taken < 0)
+		return diag_set(d, dir, NULL, nowhere, "cannot lock it: %s",
+				strerror(-taken));
+	if (taken == LOCKFILE_TAKEN)
+		return 1;
+	if (taken == LOCKFILE_LEFT)
+		diag_set(d, dir, NULL, nowhere, "is in use by what is left of "
+			 "fsplan run (pid %d), which is gone: try again when "
+			 "its processes are", (int)other);
+	else if (other > 0)
+		diag_set(d, dir, NULL, nowhere, "is in use by fsplan run "
+			 "(pid %d)", (int)other);
+	else
+		diag_set(d, dir, NULL, nowhere, "is in use by fsplan run");
+	return 0;
 }
 
 /* Whether fd is still the file at path: a run that ends removes its
@@ -216,8 +180,8 @@ static int still_there(int fd, const char *path)
  */
 static int lock_dir(const char *dir, struct diag *d)
 {
-	char path[PATH_MAX + 32], pid[32];
-	int fd, n, err;
+	char path[PATH_MAX + 32];
+	int fd, err;
 
 	if (snprintf(path, sizeof(path), "%s/%s", dir, LOCK_NAME) >=
 	    (int)sizeof(path))
@@ -238,12 +202,11 @@ static int lock_dir(const char *dir, struct diag *d)
 			break;
 		close(fd);
 	}
-	n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
-	if (ftruncate(fd, 0) || pwrite(fd, pid, (size_t)n, 0) != n) {
-		err = errno;
+	err = lockfile_say(fd, getpid(), "");
+	if (err) {
 		close(fd);
 		return diag_set(d, path, NULL, nowhere, "cannot write it: %s",
-				strerror(err));
+				strerror(-err));
 	}
 	return fd;
 }
