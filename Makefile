@@ -178,22 +178,22 @@ $(FUZZ)/fuzz_plan: $(LIB_SRCS:%.c=$(FUZZ)/%.o) $(FUZZ)/tests/fuzz/fuzz_plan.o
 	@echo "  LD      $@"
 	$(Q)clang -fsanitize=fuzzer,address,undefined -o $@ $^ $(LDLIBS)
 
-$(FUZZ)/fuzz_wapi: $(LIB_SRCS:%.c=$(FUZZ)/%.o) $(FUZZ)/tests/fuzz/fuzz_wapi.o
+$(FUZZ)/fuzz_workerapi: $(LIB_SRCS:%.c=$(FUZZ)/%.o) $(FUZZ)/tests/fuzz/fuzz_workerapi.o
 	@echo "  LD      $@"
 	$(Q)clang -fsanitize=fuzzer,address,undefined -o $@ $^ $(LDLIBS)
 
 # Both targets, FUZZ_SECONDS each: the plan loader, and the worker and
 # file API on a tmpfs work directory (/dev/shm, removed at exit).
-fuzz: deps $(FUZZ)/fuzz_plan $(FUZZ)/fuzz_wapi
-	@mkdir -p $(FUZZ)/corpus $(FUZZ)/corpus-wapi
+fuzz: deps $(FUZZ)/fuzz_plan $(FUZZ)/fuzz_workerapi
+	@mkdir -p $(FUZZ)/corpus $(FUZZ)/corpus-workerapi
 	$(Q)cp -n plans/*.yaml examples/*.yaml tests/fixtures/*.yaml \
 		tests/fixtures/bad/*.yaml $(FUZZ)/corpus/ 2>/dev/null || true
 	cd $(FUZZ) && FSPLAN_LIB=$(CURDIR)/lua ./fuzz_plan \
 		-dict=$(CURDIR)/tests/fuzz/plan.dict \
 		-max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 \
 		-rss_limit_mb=2048 corpus $(CURDIR)/tests/fuzz/regressions
-	cd $(FUZZ) && ./fuzz_wapi -max_total_time=$(FUZZ_SECONDS) \
-		-max_len=512 -timeout=20 -rss_limit_mb=2048 corpus-wapi
+	cd $(FUZZ) && ./fuzz_workerapi -max_total_time=$(FUZZ_SECONDS) \
+		-max_len=512 -timeout=20 -rss_limit_mb=2048 corpus-workerapi
 
 # bench/limit: the minimal liburing loop bench/limit.sh measures against
 $(BUILD)/limit: bench/limit.c bench/timing.h

@@ -12,11 +12,11 @@
 #include <unistd.h>
 
 #include "e2e.h"
-#include "phase/gsync.h"
+#include "phase/groupsync.h"
 #include "util/sha256.h"
 #include "procwatch.h"
 
-/* ---- group commit (phase/gsync.h) ----------------------------------- */
+/* ---- group commit (phase/groupsync.h) ----------------------------------- */
 
 /* Each thread "writes" (takes the next number), then waits for a sync;
  * a sync makes durable what was written when it began. */
@@ -54,7 +54,7 @@ static void *committer(void *arg)
 		pthread_mutex_lock(&l->m);
 		mine = ++l->written;
 		pthread_mutex_unlock(&l->m);
-		if (gsync_wait(l->fd, slow_sync, l) < 0)
+		if (groupsync_wait(l->fd, slow_sync, l) < 0)
 			l->bad = 1;
 		pthread_mutex_lock(&l->m);
 		if (l->durable < mine)	/* returned before its write was synced */

@@ -9,7 +9,7 @@
 #include <lauxlib.h>
 
 #include "phase/fileapi.h"
-#include "phase/gsync.h"
+#include "phase/groupsync.h"
 #include "phase/loops.h"
 #include "phase/worker.h"
 #include "util/clock.h"
@@ -304,7 +304,7 @@ static int leader_sync(void *ctx)
 	return res < 0 ? (int)res : 0;
 }
 
-/* f:group_sync([name]) -> true, led: group commit (phase/gsync.h). Only
+/* f:group_sync([name]) -> true, led: group commit (phase/groupsync.h). Only
  * the leaders' fdatasyncs are ops (called name, default "group_sync"),
  * so <name>_ops counts the syncs the file really had, however many
  * workers waited on them. */
@@ -317,7 +317,7 @@ static int f_group_sync(lua_State *L)
 
 	worker_op_named(L, w, l.name, lua_isnoneornil(L, 2) ? strlen(l.name)
 			: lua_rawlen(L, 2), 2, "f:group_sync");
-	rc = gsync_wait(f->fd, leader_sync, &l);
+	rc = groupsync_wait(f->fd, leader_sync, &l);
 	if (rc < 0)
 		return worker_fail(L, f->name, -rc);
 	lua_pushboolean(L, 1);

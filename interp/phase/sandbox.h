@@ -42,7 +42,7 @@ void sandbox_close(lua_State *L);
  * (its coroutines keep theirs), and from then on sandbox_arm, called
  * from a signal handler of that thread once a stop is due, sets it back
  * with the same effect. The caller must make sure the signal comes
- * (lrun's watchdog sends it at the deadline and for a stop). A stop
+ * (luaphase's watchdog sends it at the deadline and for a stop). A stop
  * already due when L is taken arms it at once. sandbox_unwatch puts the
  * polling hook back (before the state closes: a __gc can loop too).
  */

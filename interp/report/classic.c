@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "report/classic.h"
-#include "report/mfread.h"
+#include "report/manifestread.h"
 
 void classic_acc_add(struct classic_acc *a, const struct res_run *run,
 		     const char *name)
@@ -314,10 +314,10 @@ const char *classic_tio_mode(json_t *phases, const char *phase)
 	/* lua/tiobench.lua's params.mode: the manifest keeps the with: a
 	 * plan wrote, not the module's defaults (test_classic checks the
 	 * module still says so) */
-	if (!mfread_gives(phases, phase, "mode") &&
-	    mfread_phase_uses(phases, phase, "tiobench"))
+	if (!manifestread_gives(phases, phase, "mode") &&
+	    manifestread_phase_uses(phases, phase, "tiobench"))
 		return "seq_write";
-	return mfread_with(phases, phase, "mode");
+	return manifestread_with(phases, phase, "mode");
 }
 
 static const char *tio_title(const struct tio_row *r)

@@ -10,7 +10,7 @@
 #include "report/dbench.h"
 #include "report/html.h"
 #include "report/htmlpage.h"
-#include "report/mfread.h"
+#include "report/manifestread.h"
 #include "results/manifest.h"
 #include "report/rank.h"
 #include "report/studies.h"
@@ -94,7 +94,7 @@ static void facts(FILE *f, json_t *m, const char *const (*list)[2])
 	char buf[64];
 
 	for (; (*list)[0]; list++) {
-		const char *s = scalar(mfread_get(m, (*list)[1]), buf,
+		const char *s = scalar(manifestread_get(m, (*list)[1]), buf,
 				       sizeof(buf));
 
 		if (s)
@@ -106,7 +106,7 @@ static void header(FILE *f, const char *rundir, const struct results *r,
 		   json_t *m)
 {
 	fputs("<h1>fsplan report: ", f);
-	html_text(f, mfread_str(m, "plan.name", rundir));
+	html_text(f, manifestread_str(m, "plan.name", rundir));
 	fputs("</h1>\n<table>\n", f);
 	fact(f, "run directory", rundir);
 	fact(f, "run", r->run_id ? r->run_id : "?");
@@ -122,7 +122,7 @@ static void header(FILE *f, const char *rundir, const struct results *r,
 /* The machine's facts, the target's and the tools' versions. */
 static void machine(FILE *f, json_t *m)
 {
-	json_t *mem = mfread_get(m, "system.mem_bytes");
+	json_t *mem = manifestread_get(m, "system.mem_bytes");
 	char buf[64], target[1024];
 
 	if (!m)
@@ -134,12 +134,12 @@ static void machine(FILE *f, json_t *m)
 			 (double)json_integer_value(mem) / (1 << 30));
 		fact(f, "memory", buf);
 	}
-	mfread_target(m, target, sizeof(target));
+	manifestread_target(m, target, sizeof(target));
 	if (*target)
 		fact(f, "target", target);
 	facts_of(f, json_object_get(m, "target"), "target ");
 	fputs("</table>\n<h3>Tool versions</h3>\n<table>\n", f);
-	facts_of(f, mfread_get(m, "system.tools"), "");
+	facts_of(f, manifestread_get(m, "system.tools"), "");
 	fputs("</table>\n", f);
 }
 
@@ -164,14 +164,14 @@ static void manifest_configs(FILE *f, json_t *m)
 	json_array_foreach(configs, i, o) {
 		fputs("<tr>", f);
 		for (size_t c = 0; c < sizeof(col) / sizeof(col[0]); c++) {
-			const char *s = mfread_str(o, col[c][0], "-");
+			const char *s = manifestread_str(o, col[c][0], "-");
 
 			fputs("<td>", f);
 			html_text(f, *s ? s : "-");
 			if (!strcmp(col[c][0], "status") &&
 			    json_is_string(json_object_get(o, "reason"))) {
 				fputs(": ", f);
-				html_text(f, mfread_str(o, "reason", ""));
+				html_text(f, manifestread_str(o, "reason", ""));
 			}
 			fputs("</td>", f);
 		}
@@ -413,7 +413,7 @@ static const char *const *chart_globs(const struct pick *pick,
 
 	if (pick->view != VIEW_KEY || fallback)
 		return tables;
-	n_key = mfread_key(pick->phases, phase, key, VIEW_MAX_KEY);
+	n_key = manifestread_key(pick->phases, phase, key, VIEW_MAX_KEY);
 	if (!n_key)
 		return tables;
 	for (int i = 0; i < n_key; i++)
@@ -625,7 +625,7 @@ int htmlpage_write(FILE *f, const char *rundir, const struct results *r,
 	pick->phases = json_object_get(m, "phases");
 	pick->all = r;
 	snprintf(title, sizeof(title), "fsplan report: %s",
-		 mfread_str(m, "plan.name", rundir));
+		 manifestread_str(m, "plan.name", rundir));
 	html_begin(f, title);
 	header(f, rundir, r, m);
 	contents(f, m, names);

@@ -8,7 +8,7 @@
 
 #include "report/merge.h"
 #include "report/mergefile.h"
-#include "report/mergeman.h"
+#include "report/mergemanifest.h"
 #include "results/bonniecsv.h"
 #include "results/csv.h"
 #include "results/results.h"
@@ -87,9 +87,9 @@ static struct item *collect(struct merge_shard *sh, size_t n, size_t *count,
 
 			it[k].run = run;
 			it[k].shard = s;
-			it[k].conf = mergeman_conf_index(ix, run->fs_label);
+			it[k].conf = mergemanifest_conf_index(ix, run->fs_label);
 			it[k].cell = *run->phase ?
-				     mergeman_cell_index(ix, run->cell) : 0;
+				     mergemanifest_cell_index(ix, run->cell) : 0;
 			it[k].seq = k;
 			k++;
 		}
@@ -340,16 +340,16 @@ int merge_run(const struct merge_opts *o, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	for (size_t s = 0; s < n; s++)
-		if (mergeman_load(&sh[s], o->dirs.v[s]))
+		if (mergemanifest_load(&sh[s], o->dirs.v[s]))
 			goto out;
-	if (mergeman_check(sh, n) || mergeman_index(&ix, sh, n))
+	if (mergemanifest_check(sh, n) || mergemanifest_index(&ix, sh, n))
 		goto out;
 	it = collect(sh, n, &n_items, &ix);
 	if (!it)
 		goto out;
 	if (join_bonnie(sh, n, &ix, &bon) || join_logs(sh, n, &log))
 		goto out;
-	if (mergeman_build(sh, n, run_id, argc, argv, &man, &man_len)) {
+	if (mergemanifest_build(sh, n, run_id, argc, argv, &man, &man_len)) {
 		mergefile_fail("out of memory");
 		goto out;
 	}
@@ -365,7 +365,7 @@ int merge_run(const struct merge_opts *o, int argc, char **argv)
 	    mergefile_copy_exec(&w, sh, n) ||
 	    mergefile_write(&w, "manifest.json", man, man_len, 0644))
 		goto fail;
-	mergeman_notes(sh, n, ix.n_distinct);
+	mergemanifest_notes(sh, n, ix.n_distinct);
 	printf("fsplan merge: %zu shard%s, %zu phase runs and config records "
 	       "into %s\n", n, n == 1 ? "" : "s", n_items, o->out);
 	rc = 0;
@@ -378,9 +378,9 @@ out:
 	free(bon.p);
 	free(log.p);
 	free(man);
-	mergeman_index_free(&ix);
+	mergemanifest_index_free(&ix);
 	for (size_t s = 0; s < n; s++)
-		mergeman_free(&sh[s]);
+		mergemanifest_free(&sh[s]);
 	free(sh);
 	return rc ? EXIT_USAGE : EXIT_OK;
 }

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "report/mergeman.h"
+#include "report/mergemanifest.h"
 
 /* "fsplan merge: ..." on stderr; returns -1. */
 int mergefile_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "report/pairing.h"
-#include "report/mfread.h"
+#include "report/manifestread.h"
 #include "results/manifest.h"
 #include "util/diag.h"
 #include "util/grow.h"
@@ -65,11 +65,11 @@ static int load_side(struct pairing_side *s, const char *dir, char *msg,
 /* What phase i runs: its module, or its command and parser. */
 static void phase_what(json_t *ph, char *buf, size_t len)
 {
-	if (mfread_str(ph, "use", NULL))
-		snprintf(buf, len, "use %s", mfread_str(ph, "use", NULL));
+	if (manifestread_str(ph, "use", NULL))
+		snprintf(buf, len, "use %s", manifestread_str(ph, "use", NULL));
 	else
-		snprintf(buf, len, "exec '%s'%s%s", mfread_str(ph, "exec", "?"), mfread_str(ph, "parse", NULL) ? " parse " : "",
-			 mfread_str(ph, "parse", ""));
+		snprintf(buf, len, "exec '%s'%s%s", manifestread_str(ph, "exec", "?"), manifestread_str(ph, "parse", NULL) ? " parse " : "",
+			 manifestread_str(ph, "parse", ""));
 }
 
 /* v as a plan writes it into buf: a string as it is, else its JSON;
@@ -128,14 +128,14 @@ static int same_phases(struct pairing *pg, json_t *pa, json_t *pb, char *msg,
 
 	for (size_t i = 0; i < na && i < nb; i++) {
 		json_t *x = json_array_get(pa, i), *y = json_array_get(pb, i);
-		const char *n = mfread_str(x, "name", "?");
-		const char *sx = mfread_str(x, "module_sha256", NULL);
-		const char *sy = mfread_str(y, "module_sha256", NULL);
+		const char *n = manifestread_str(x, "name", "?");
+		const char *sx = manifestread_str(x, "module_sha256", NULL);
+		const char *sy = manifestread_str(y, "module_sha256", NULL);
 
-		if (strcmp(n, mfread_str(y, "name", "?")))
+		if (strcmp(n, manifestread_str(y, "name", "?")))
 			return fail(msg, len, "phase %zu is '%s' in A and "
 				    "'%s' in B", i + 1, n,
-				    mfread_str(y, "name", "?"));
+				    manifestread_str(y, "name", "?"));
 		phase_what(x, wa, sizeof(wa));
 		phase_what(y, wb, sizeof(wb));
 		if (strcmp(wa, wb))
@@ -179,14 +179,14 @@ static void phases_of(const struct results *r, char *buf, size_t len)
 static int check_plans(struct pairing *pg, char *msg, size_t len)
 {
 	json_t *ma = pg->side[0].man, *mb = pg->side[1].man;
-	const char *sa = mfread_str(ma, "plan.sha256", NULL);
-	const char *sb = mfread_str(mb, "plan.sha256", NULL);
+	const char *sa = manifestread_str(ma, "plan.sha256", NULL);
+	const char *sb = manifestread_str(mb, "plan.sha256", NULL);
 	char pa[1024], pb[1024];
 
 	if (pg->one_run) {
 		snprintf(pg->plans, sizeof(pg->plans), "plan %s (%s)",
-			 mfread_str(ma, "plan.name", "?"),
-			 mfread_str(ma, "plan.path", "no manifest.json"));
+			 manifestread_str(ma, "plan.name", "?"),
+			 manifestread_str(ma, "plan.path", "no manifest.json"));
 		return 0;
 	}
 	if (!ma || !mb) {
@@ -207,25 +207,25 @@ static int check_plans(struct pairing *pg, char *msg, size_t len)
 		return fail(msg, len, "A (%s) and B (%s) are runs of plans "
 			    "with different phases: %s; compare needs two runs "
 			    "of one plan or of plans with the same phases",
-			    mfread_str(ma, "plan.path", "?"),
-			    mfread_str(mb, "plan.path", "?"), pa);
+			    manifestread_str(ma, "plan.path", "?"),
+			    manifestread_str(mb, "plan.path", "?"), pa);
 	if (sa && sb && !strcmp(sa, sb))
 		snprintf(pg->plans, sizeof(pg->plans), "plan %s (sha256 "
-			 "%.12s) in both", mfread_str(ma, "plan.name", "?"),
+			 "%.12s) in both", manifestread_str(ma, "plan.name", "?"),
 			 sa);
 	else
 		snprintf(pg->plans, sizeof(pg->plans), "plans %s (A, sha256 "
 			 "%.12s) and %s (B, sha256 %.12s): the same phases",
-			 mfread_str(ma, "plan.path", "?"), sa ? sa : "?",
-			 mfread_str(mb, "plan.path", "?"), sb ? sb : "?");
-	if (!mfread_same_params(ma, mb)) {
-		mfread_params(ma, pa, sizeof(pa));
-		mfread_params(mb, pb, sizeof(pb));
+			 manifestread_str(ma, "plan.path", "?"), sa ? sa : "?",
+			 manifestread_str(mb, "plan.path", "?"), sb ? sb : "?");
+	if (!manifestread_same_params(ma, mb)) {
+		manifestread_params(ma, pa, sizeof(pa));
+		manifestread_params(mb, pb, sizeof(pb));
 		note(pg, "the parameters differ: A %s, B %s", pa, pb);
 	}
 	/* a buffered loop image's reads may have come from the host's RAM */
-	mfread_target(ma, pa, sizeof(pa));
-	mfread_target(mb, pb, sizeof(pb));
+	manifestread_target(ma, pa, sizeof(pa));
+	manifestread_target(mb, pb, sizeof(pb));
 	if (strcmp(pa, pb))
 		note(pg, "the targets differ: A %s; B %s", *pa ? pa : "?",
 		     *pb ? pb : "?");
@@ -410,7 +410,7 @@ static int list_phases(struct pairing *pg)
 		json_array_foreach(json_object_get(pg->side[s].man, "phases"),
 				   i, ph)
 			if (json_is_string(json_object_get(ph, "name")) &&
-			    add_phase(pg, mfread_str(ph, "name", NULL)))
+			    add_phase(pg, manifestread_str(ph, "name", NULL)))
 				return -1;
 	for (i = 0; i < pg->n_pairs; i++)
 		if (add_phase(pg, pg->pairs[i].phase))
@@ -436,7 +436,7 @@ static void drift_note(struct pairing *pg)
 	for (size_t i = 0; i < pg->n_pairs; i++)
 		repeated |= pg->pairs[i].n_a > 1 || pg->pairs[i].n_b > 1;
 	if (repeated &&
-	    strcmp(mfread_str(pg->side[0].man, "order", "configs"), "rounds"))
+	    strcmp(manifestread_str(pg->side[0].man, "order", "configs"), "rounds"))
 		note(pg, "each config's repetitions ran together (order: "
 		     "configs), A's at other times than B's: the machine's "
 		     "drift over the run is in the difference; order: rounds "
@@ -453,10 +453,10 @@ static const char *host_of(const struct pairing_side *s)
 	if (!s->man)
 		return NULL;
 	json_array_foreach(json_object_get(s->man, "configs"), i, c)
-		if (s->label && !strcmp(mfread_str(c, "label", ""), s->label) &&
-		    mfread_str(c, "host", NULL))
-			return mfread_str(c, "host", NULL);
-	return mfread_str(s->man, "system.hostname", NULL);
+		if (s->label && !strcmp(manifestread_str(c, "label", ""), s->label) &&
+		    manifestread_str(c, "host", NULL))
+			return manifestread_str(c, "host", NULL);
+	return manifestread_str(s->man, "system.hostname", NULL);
 }
 
 /* A and B measured on two machines: the difference is theirs too. */
@@ -539,10 +539,10 @@ void pairing_free(struct pairing *pg)
 int pairing_key(const struct pairing *pg, const char *phase,
 		const char **key)
 {
-	int n = mfread_key(json_object_get(pg->side[0].man, "phases"), phase,
+	int n = manifestread_key(json_object_get(pg->side[0].man, "phases"), phase,
 			   key, PAIRING_MAX_KEY);
 
-	return n ? n : mfread_key(json_object_get(pg->side[1].man, "phases"),
+	return n ? n : manifestread_key(json_object_get(pg->side[1].man, "phases"),
 				  phase, key, PAIRING_MAX_KEY);
 }
 

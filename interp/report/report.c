@@ -12,7 +12,7 @@
 #include "report/classic.h"
 #include "report/dbench.h"
 #include "report/htmlpage.h"
-#include "report/mfread.h"
+#include "report/manifestread.h"
 #include "report/outfmt.h"
 #include "report/rank.h"
 #include "report/report.h"
@@ -94,9 +94,9 @@ static const char report_help[] =
 static void machine_line(FILE *f, json_t *o)
 {
 	fprintf(f, "%s; %s; %s, %lld cores\n",
-		mfread_str(o, "system.kernel", "?"),
-		mfread_str(o, "system.distribution", "?"),
-		mfread_str(o, "system.cpu_model", "?"),
+		manifestread_str(o, "system.kernel", "?"),
+		manifestread_str(o, "system.distribution", "?"),
+		manifestread_str(o, "system.cpu_model", "?"),
 		(long long)json_integer_value(json_object_get(
 			json_object_get(o, "system"), "cores")));
 }
@@ -108,16 +108,16 @@ static void system_lines(FILE *f, json_t *m)
 
 	if (!json_array_size(merged) ||
 	    (json_object_get(json_object_get(m, "system"), "cores") &&
-	     mfread_str(m, "system.cpu_model", NULL))) {
+	     manifestread_str(m, "system.cpu_model", NULL))) {
 		fputs("system: ", f);
 		machine_line(f, m);
 		return;
 	}
 	fprintf(f, "system: %s; %s; the hosts differ:\n",
-		mfread_str(m, "system.kernel", "?"),
-		mfread_str(m, "system.distribution", "?"));
+		manifestread_str(m, "system.kernel", "?"),
+		manifestread_str(m, "system.distribution", "?"));
 	json_array_foreach(merged, i, sh) {
-		fprintf(f, "  host %s: ", mfread_str(sh, "host", "?"));
+		fprintf(f, "  host %s: ", manifestread_str(sh, "host", "?"));
 		machine_line(f, sh);
 	}
 }
@@ -136,22 +136,22 @@ static void text_header(FILE *f, const char *rundir, const struct results *r,
 	}
 	/* a run of no rows yet (an empty shard) has its id in the manifest */
 	fprintf(f, "run %s: plan %s (%s), %s", r->run_id ? r->run_id :
-		mfread_str(m, "run_id", "?"),
-		mfread_str(m, "plan.name", "?"),
-		mfread_str(m, "plan.path", "?"), mfread_str(m, "status", "?"));
+		manifestread_str(m, "run_id", "?"),
+		manifestread_str(m, "plan.name", "?"),
+		manifestread_str(m, "plan.path", "?"), manifestread_str(m, "status", "?"));
 	/* a merge whose shards lack cells of the plan */
-	if (!strcmp(mfread_str(m, "status", ""), "partial"))
+	if (!strcmp(manifestread_str(m, "status", ""), "partial"))
 		fprintf(f, " (%zu of the plan's %lld cells)",
 			json_array_size(json_object_get(m, "cells")),
 			(long long)json_integer_value(json_object_get(m,
 							"cells_in_plan")));
-	fprintf(f, ", started %s, ended %s\n", mfread_str(m, "started", "?"),
-		mfread_str(m, "ended", "-"));
+	fprintf(f, ", started %s, ended %s\n", manifestread_str(m, "started", "?"),
+		manifestread_str(m, "ended", "-"));
 	system_lines(f, m);
-	mfread_target(m, target, sizeof(target));
+	manifestread_target(m, target, sizeof(target));
 	if (*target)
 		fprintf(f, "target: %s\n", target);
-	if (!strcmp(mfread_str(m, "order", ""), "rounds"))
+	if (!strcmp(manifestread_str(m, "order", ""), "rounds"))
 		fputs("order: rounds (repetition k of every config in round k, "
 		      "each made anew, the configs rotating)\n", f);
 }

@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "report/grid.h"
-#include "report/mfread.h"
+#include "report/manifestread.h"
 #include "report/studies.h"
 
 #define MAX_STEPS 32
@@ -59,7 +59,7 @@ static const char *cell(const struct results *r, json_t *phases,
 			const char *label, const char *phase, int c,
 			char *buf, size_t len)
 {
-	const char *step = c == 2 ? mfread_with(phases, phase, "step") : NULL;
+	const char *step = c == 2 ? manifestread_with(phases, phase, "step") : NULL;
 	double v;
 
 	if ((!step || strcmp(step, "move")) &&
@@ -80,8 +80,8 @@ static const char *next_using(json_t *phases, size_t *at, const char *mod,
 		const char *name = json_string_value(json_object_get(o,
 								     "name"));
 
-		if (name && (mfread_uses(o, mod) ||
-			     (mod2 && mfread_uses(o, mod2))))
+		if (name && (manifestread_uses(o, mod) ||
+			     (mod2 && manifestread_uses(o, mod2))))
 			return name;
 	}
 	return NULL;
@@ -439,7 +439,7 @@ int studies_oltp(FILE *f, const struct results *r, json_t *phases)
 					"phase", "time s", "events",
 					"trans/s", "req/s", "other/s", "min",
 					"avg", "max");
-			native |= mfread_phase_uses(phases, eng[e], "oltp");
+			native |= manifestread_phase_uses(phases, eng[e], "oltp");
 			fprintf(f, "%-*s %-10s", width, label, eng[e]);
 			for (size_t c = 0; c < OLTP_COLS; c++) {
 				if (mean_of(r, label, eng[e],

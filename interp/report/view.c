@@ -5,7 +5,7 @@
 
 #include "report/bonnie.h"
 #include "report/classic.h"
-#include "report/mfread.h"
+#include "report/manifestread.h"
 #include "report/rank.h"
 #include "report/view.h"
 
@@ -121,8 +121,8 @@ size_t view_not_run(const struct results *r, json_t *m, size_t *ended)
 
 	*ended = 0;
 	json_array_foreach(json_object_get(m, "cells"), i, c) {
-		const char *st = mfread_str(c, "status", ""),
-			   *id = mfread_str(c, "id", "");
+		const char *st = manifestread_str(c, "status", ""),
+			   *id = manifestread_str(c, "id", "");
 
 		if (!strcmp(st, "ok") || !strcmp(st, "failed") ||
 		    !strcmp(st, "skipped") || has_rows(r, id))
@@ -179,7 +179,7 @@ const char *const *view_tables(const struct pick *pick,
 	if (pick->view == VIEW_ALL || !*phase)
 		return every;
 	/* room for write_amp beside them */
-	n_key = mfread_key(pick->phases, phase, key, VIEW_MAX_KEY - 1);
+	n_key = manifestread_key(pick->phases, phase, key, VIEW_MAX_KEY - 1);
 	for (int i = 0; i < n_key; i++) {
 		if (view_shown(key[i], tio, bon, db)) {
 			shown = 1;
@@ -213,7 +213,7 @@ char *view_unreported(const struct pick *pick,
 
 	if (pick->view != VIEW_KEY || !*phase)
 		return NULL;
-	n_key = mfread_key(pick->phases, phase, key, VIEW_MAX_KEY);
+	n_key = manifestread_key(pick->phases, phase, key, VIEW_MAX_KEY);
 	if (!(f = open_memstream(&line, &len)))
 		return NULL;
 	/* a metric another phase of the module records is no misspelt

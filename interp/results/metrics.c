@@ -196,7 +196,7 @@ int metrics_unit_ok(const char *s, size_t n)
 
 /*
  * What sink.c (process, measured, status rows), conf.c (a config's
- * mkfs_s, mount_s, umount_s, _<volume> too), lrun.c (rss_peak_kib) and
+ * mkfs_s, mount_s, umount_s, _<volume> too), luaphase.c (rss_peak_kib) and
  * metrics_rows (<op>_path) write: a module's row under one of these
  * names would stand for fsplan's own figure. "x*" is a prefix, "*x" a
  * suffix. cpu_ and ram_ are the names fsplan writes, not prefixes: the

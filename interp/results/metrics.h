@@ -134,7 +134,7 @@ int metrics_unit_ok(const char *s, size_t n);
  * or NULL. Every op's automatic <op>_path row is "*_path", last.
  */
 const char *metrics_reserved(const char *name);
-/* The child's own counter of its peak resident memory (lrun.c): the one
+/* The child's own counter of its peak resident memory (luaphase.c): the one
  * reserved name a phase's report carries. */
 #define METRICS_RSS_PEAK "rss_peak_kib"
 /*

@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 
 #include "phase/libsrc.h"
-#include "phase/lrun.h"
+#include "phase/luaphase.h"
 #include "results/manifest.h"
 #include "run/codecheck.h"
 #include "util/sha256.h"
@@ -51,7 +51,7 @@ static void lib_file(void *ctx, const char *path, const char *text,
 		 !strncmp(rel, "/parse/", 7) ? "parser" : "module", path, sha);
 }
 
-/* A with: or matrix value that names a file, as lrun.c's preread and
+/* A with: or matrix value that names a file, as luaphase.c's preread and
  * ctx.input take it: from the plan's directory when relative. */
 static void input(json_t *a, const struct plan *p, const char *val)
 {

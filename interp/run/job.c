@@ -54,7 +54,7 @@ int job_measured(const struct run *r, const struct cell *c)
 }
 
 static void lua_job(struct run *r, const char *fsdir, const struct cell *c,
-		    struct lrun_job *lj)
+		    struct luaphase_job *lj)
 {
 	const struct plan_phase *ph = &r->plan->phases[c->phase];
 	struct statfs sf;
@@ -76,7 +76,7 @@ static void lua_job(struct run *r, const char *fsdir, const struct cell *c,
 	/* read as root: runas may not reach the plan's directory; if root
 	 * cannot, the child tries as runas and says why it cannot either */
 	lj->text = phase_read_source(ph->module_path, &lj->text_len);
-	lrun_preread(lj);
+	luaphase_preread(lj);
 }
 
 /* A phase run's seed for a tool's random choices (sysbench --rand-seed,
@@ -162,7 +162,7 @@ int job_open(struct job *j, struct run *r, const struct fsconf *fc,
 		j->child.arg = j->cmd;
 	} else {
 		lua_job(r, fsdir, c, &j->lua);
-		j->child.body = lrun_body;
+		j->child.body = luaphase_body;
 		j->child.arg = &j->lua;
 	}
 	return 0;
@@ -172,7 +172,7 @@ void job_close(struct job *j)
 {
 	free(j->cmd);
 	j->cmd = NULL;
-	lrun_job_free(&j->lua);		/* nothing in an exec phase's */
+	luaphase_job_free(&j->lua);		/* nothing in an exec phase's */
 	if (j->child.out_fd >= 0)
 		close(j->child.out_fd);
 	if (j->child.err_fd >= 0)

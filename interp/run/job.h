@@ -5,7 +5,7 @@
 #include <limits.h>
 
 #include "host/child.h"
-#include "phase/lrun.h"
+#include "phase/luaphase.h"
 
 struct run;
 struct fsconf;
@@ -17,7 +17,7 @@ struct cell;
 
 struct job {
 	struct child_job child;		/* what child_run takes */
-	struct lrun_job lua;		/* a Lua phase's, else unused */
+	struct luaphase_job lua;		/* a Lua phase's, else unused */
 	char *cmd;			/* the command, or the module */
 	const char *env[11];		/* NULL-ended, into those below */
 	char home[PATH_MAX + 8], tmp[PATH_MAX + 8], user[96];

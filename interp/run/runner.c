@@ -12,7 +12,7 @@
 #include "host/child.h"
 #include "phase/libsrc.h"
 #include "phase/lparse.h"
-#include "phase/lrun.h"
+#include "phase/luaphase.h"
 #include "phase/phase.h"
 #include "results/metrics.h"
 #include "host/execpath.h"

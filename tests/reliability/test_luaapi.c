@@ -16,7 +16,7 @@
 #include "phase/lparse.h"
 #include "phase/optable.h"
 #include "phase/sandbox.h"
-#include "phase/wapi.h"
+#include "phase/workerapi.h"
 #include "phase/worker.h"
 
 static struct sandbox_limits lim = { 64u << 20, 0, NULL, "/nonexistent",
@@ -302,7 +302,7 @@ Test(luaapi, every_method_of_every_userdata_checks_its_own_type,
 
 	start();
 	lua_newtable(L);
-	wapi_push(L, &w, -1);
+	workerapi_push(L, &w, -1);
 	lua_remove(L, -2);		/* W */
 	lua_newtable(L);		/* VALUES */
 	lua_newtable(L);		/* METHODS */
@@ -387,7 +387,7 @@ Test(luaapi, copy_into_a_shared_table_is_refused, .fini = fini)
 				     "local f = assert(w:open('a', 'w'))\n"
 				     "f:copy(share())"), LUA_OK);
 	lua_newtable(L);
-	wapi_push(L, &w, -1);
+	workerapi_push(L, &w, -1);
 	lua_remove(L, -2);
 	optable_push_ctx(L, &slot);
 	lua_pop(L, 1);

@@ -1,9 +1,9 @@
-/* test_fuzzwapi: the worker API fuzz target (tests/fuzz/fuzz_wapi.c) driven by seeded random bytes for a few seconds — make fuzz runs it under libFuzzer. */
+/* test_fuzzworkerapi: the worker API fuzz target (tests/fuzz/fuzz_workerapi.c) driven by seeded random bytes for a few seconds — make fuzz runs it under libFuzzer. */
 #include <criterion/criterion.h>
 
-#include "../fuzz/fuzz_wapi.c"
+#include "../fuzz/fuzz_workerapi.c"
 
-Test(fuzzwapi, seeded_random_calls_crash_leak_and_escape_nothing,
+Test(fuzzworkerapi, seeded_random_calls_crash_leak_and_escape_nothing,
      .timeout = 120)
 {
 	uint64_t x = 20261201;
@@ -23,6 +23,6 @@ Test(fuzzwapi, seeded_random_calls_crash_leak_and_escape_nothing,
 		LLVMFuzzerTestOneInput(buf, len);
 		n++;
 	}
-	fuzz_wapi_cleanup();
+	fuzz_workerapi_cleanup();
 	cr_expect_gt(n, 20, "only %d inputs in 8 s", n);
 }

@@ -1,4 +1,4 @@
-/* lrun: run a Lua phase in the dropped child — one thread and one Lua state per worker. */
+/* luaphase: run a Lua phase in the dropped child — one thread and one Lua state per worker. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -18,8 +18,8 @@
 #include "results/metrics.h"
 #include "phase/lexec.h"
 #include "phase/lreport.h"
-#include "phase/lrun.h"
-#include "phase/wapi.h"
+#include "phase/luaphase.h"
+#include "phase/workerapi.h"
 #include "phase/optable.h"
 #include "phase/worker.h"
 #include "phase/phase.h"
@@ -51,7 +51,7 @@ static void on_arm(int sig)
 
 /* What every state of the run shares, read-only once workers start. */
 struct shared {
-	const struct lrun_job *job;
+	const struct luaphase_job *job;
 	struct phase_decl decl;
 	struct param_val *vals;
 	const struct engine_ops *eng;
@@ -165,10 +165,10 @@ static int input_path(const char *plandir, const char *val, char *path,
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
-static void preread(struct lrun_job *j, const char *val)
+static void preread(struct luaphase_job *j, const char *val)
 {
 	char path[4200];
-	struct lrun_input *in;
+	struct luaphase_input *in;
 	struct stat st;
 	int fd, more;
 
@@ -195,7 +195,7 @@ static void preread(struct lrun_job *j, const char *val)
 	j->n_inputs++;
 }
 
-void lrun_preread(struct lrun_job *j)
+void luaphase_preread(struct luaphase_job *j)
 {
 	const struct plan_phase *ph = &j->e->plan->phases[j->c->phase];
 
@@ -209,7 +209,7 @@ void lrun_preread(struct lrun_job *j)
 		preread(j, cell_coord(j->e, j->c, ph->matrix[i].name));
 }
 
-void lrun_job_free(struct lrun_job *j)
+void luaphase_job_free(struct luaphase_job *j)
 {
 	for (int i = 0; i < j->n_inputs; i++) {
 		free(j->inputs[i].path);
@@ -224,13 +224,13 @@ void lrun_job_free(struct lrun_job *j)
  * ctx.input(name): the contents of the file a string parameter names (a
  * dbench loadfile, say); a relative path is taken from the plan's
  * directory. What the plan itself names was read by root before the
- * fork (lrun_preread: the plan's directory may be a 0700 home); a
+ * fork (luaphase_preread: the plan's directory may be a 0700 home); a
  * module's own default is read here, as runas. Returns the text, or
  * nil, message, errno.
  */
 static int ctx_input(lua_State *L)
 {
-	const struct lrun_job *j = lua_touserdata(L, lua_upvalueindex(2));
+	const struct luaphase_job *j = lua_touserdata(L, lua_upvalueindex(2));
 	const char *name = luaL_checkstring(L, 1);
 	char path[4200], *buf;
 	const char *val;
@@ -273,7 +273,7 @@ static int ctx_input(lua_State *L)
 static int push_ctx(lua_State *L)
 {
 	struct shared *sh = lua_touserdata(L, 1);
-	const struct lrun_job *j = sh->job;
+	const struct luaphase_job *j = sh->job;
 
 	lua_createtable(L, 0, 6);
 	phase_push_params(L, sh->vals, sh->decl.n_params, sh->workers);
@@ -323,7 +323,7 @@ static lua_State *new_state(struct shared *sh, char *err, size_t len)
 static int push_w(lua_State *L)
 {
 	phase_field(L, 2, "params");
-	wapi_push(L, lua_touserdata(L, 1), -1);
+	workerapi_push(L, lua_touserdata(L, 1), -1);
 	return 1;
 }
 
@@ -448,7 +448,7 @@ static int wait_go(void)
  */
 static int prepare(lua_State *L, struct shared *sh)
 {
-	const struct lrun_job *job = sh->job;
+	const struct luaphase_job *job = sh->job;
 	struct diag d = { 0 };
 	char err[2048] = "", engine[16];
 
@@ -574,9 +574,9 @@ static int run_workers(struct shared *sh, struct metrics *total,
 	return rc;
 }
 
-int lrun_body(void *arg)
+int luaphase_body(void *arg)
 {
-	const struct lrun_job *job = arg;
+	const struct luaphase_job *job = arg;
 	struct shared sh = { .job = job };
 	struct worker w0 = { 0 };
 	struct metrics total = { 0 };

@@ -1,4 +1,4 @@
-/* fuzz_wapi: libFuzzer target — bytes become calls of the worker and file API with hostile arguments, in a sandbox on a tmpfs work directory. */
+/* fuzz_workerapi: libFuzzer target — bytes become calls of the worker and file API with hostile arguments, in a sandbox on a tmpfs work directory. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -16,12 +16,12 @@
 
 #include "engine.h"
 #include "phase/sandbox.h"
-#include "phase/wapi.h"
+#include "phase/workerapi.h"
 #include "phase/worker.h"
 #include "util/clock.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-void fuzz_wapi_cleanup(void);
+void fuzz_workerapi_cleanup(void);
 
 /* What the arguments are drawn from: the campaign's hostile values. */
 static const char *const paths[] = {
@@ -215,7 +215,7 @@ static void clean_dead(const char *base)
 }
 
 /* The work directory goes at exit: nothing is left behind. */
-void fuzz_wapi_cleanup(void)
+void fuzz_workerapi_cleanup(void)
 {
 	if (!workdir[0])
 		return;
@@ -247,7 +247,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		src = worker_source(1, &src_len);
 		if (!src)
 			abort();
-		atexit(fuzz_wapi_cleanup);
+		atexit(fuzz_workerapi_cleanup);
 	}
 	/* a symlink out, to tempt every resolution */
 	snprintf(out, sizeof(out), "%s/out", workdir);
@@ -280,7 +280,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		one_call(&g);
 	if (luaL_loadbuffer(L, g.code, g.len, "=fuzz") == LUA_OK) {
 		lua_newtable(L);
-		wapi_push(L, &w, -1);
+		workerapi_push(L, &w, -1);
 		lua_remove(L, -2);
 		(void)sandbox_call(L, 1, 0, err, sizeof(err));
 	}

@@ -1,10 +1,10 @@
-/* gsync: group commit — one fdatasync of a file serves every worker of the phase run waiting on it. */
+/* groupsync: group commit — one fdatasync of a file serves every worker of the phase run waiting on it. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "phase/gsync.h"
+#include "phase/groupsync.h"
 
 /*
  * The workers of a phase run are threads of one child with nothing
@@ -39,7 +39,7 @@ static struct group *group_of(const struct stat *st)
 	return &groups[n_groups++];
 }
 
-int gsync_wait(int fd, int (*sync)(void *ctx), void *ctx)
+int groupsync_wait(int fd, int (*sync)(void *ctx), void *ctx)
 {
 	struct stat st;
 	struct group *g;

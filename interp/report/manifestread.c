@@ -1,10 +1,10 @@
-/* mfread: dotted-path strings and phase keys out of manifest.json, read one way everywhere. */
+/* manifestread: dotted-path strings and phase keys out of manifest.json, read one way everywhere. */
 #include <stdio.h>
 #include <string.h>
 
-#include "report/mfread.h"
+#include "report/manifestread.h"
 
-json_t *mfread_get(json_t *o, const char *path)
+json_t *manifestread_get(json_t *o, const char *path)
 {
 	const char *dot;
 	char key[64];
@@ -17,9 +17,9 @@ json_t *mfread_get(json_t *o, const char *path)
 	return json_object_get(o, path);
 }
 
-const char *mfread_str(json_t *o, const char *path, const char *dflt)
+const char *manifestread_str(json_t *o, const char *path, const char *dflt)
 {
-	const char *s = json_string_value(mfread_get(o, path));
+	const char *s = json_string_value(manifestread_get(o, path));
 
 	return s ? s : dflt;
 }
@@ -40,7 +40,7 @@ static json_t *phase_of(json_t *phases, const char *phase)
 	return NULL;
 }
 
-int mfread_key(json_t *phases, const char *phase, const char **names,
+int manifestread_key(json_t *phases, const char *phase, const char **names,
 	       int max)
 {
 	size_t k;
@@ -55,7 +55,7 @@ int mfread_key(json_t *phases, const char *phase, const char **names,
 	return n;
 }
 
-int mfread_uses(json_t *o, const char *name)
+int manifestread_uses(json_t *o, const char *name)
 {
 	const char *use = json_string_value(json_object_get(o, "use"));
 	size_t n = use ? strlen(use) : 0, k = strlen(name);
@@ -66,18 +66,18 @@ int mfread_uses(json_t *o, const char *name)
 			!strcmp(use + n - 4, ".lua")));
 }
 
-int mfread_phase_uses(json_t *phases, const char *phase, const char *name)
+int manifestread_phase_uses(json_t *phases, const char *phase, const char *name)
 {
-	return mfread_uses(phase_of(phases, phase), name);
+	return manifestread_uses(phase_of(phases, phase), name);
 }
 
-int mfread_gives(json_t *phases, const char *phase, const char *key)
+int manifestread_gives(json_t *phases, const char *phase, const char *key)
 {
 	return json_object_get(json_object_get(phase_of(phases, phase),
 					       "with"), key) != NULL;
 }
 
-const char *mfread_with(json_t *phases, const char *phase, const char *key)
+const char *manifestread_with(json_t *phases, const char *phase, const char *key)
 {
 	const char *v = json_string_value(json_object_get(json_object_get(
 				phase_of(phases, phase), "with"), key));
@@ -90,7 +90,7 @@ static json_t *params_of(json_t *m)
 	return json_object_get(json_object_get(m, "plan"), "params");
 }
 
-void mfread_params(json_t *m, char *buf, size_t len)
+void manifestread_params(json_t *m, char *buf, size_t len)
 {
 	const char *k;
 	json_t *v;
@@ -106,40 +106,40 @@ void mfread_params(json_t *m, char *buf, size_t len)
 		snprintf(buf, len, "(none)");
 }
 
-int mfread_same_params(json_t *a, json_t *b)
+int manifestread_same_params(json_t *a, json_t *b)
 {
 	return json_equal(params_of(a), params_of(b));
 }
 
-void mfread_target(json_t *m, char *buf, size_t len)
+void manifestread_target(json_t *m, char *buf, size_t len)
 {
-	const char *kind = mfread_str(m, "target.kind", "");
-	json_t *bytes = mfread_get(m, "target.image_bytes"), *o;
+	const char *kind = manifestread_str(m, "target.kind", "");
+	json_t *bytes = manifestread_get(m, "target.image_bytes"), *o;
 	char buffered[512] = "";
 	size_t i, n = 0;
 	int any = 0;
 
 	buf[0] = '\0';
 	if (!strcmp(kind, "device")) {
-		snprintf(buf, len, "device %s", mfread_str(m, "target.path",
+		snprintf(buf, len, "device %s", manifestread_str(m, "target.path",
 							   "?"));
 		return;
 	}
 	if (!strcmp(kind, "dir")) {
 		snprintf(buf, len, "directory %s (the host's filesystem: no "
-			 "mkfs)", mfread_str(m, "target.dir", "?"));
+			 "mkfs)", manifestread_str(m, "target.dir", "?"));
 		return;
 	}
 	if (strcmp(kind, "image"))
 		return;
 	json_array_foreach(json_object_get(m, "configs"), i, o) {
-		const char *io = mfread_str(o, "loop_io", "");
+		const char *io = manifestread_str(o, "loop_io", "");
 
 		any |= *io != '\0';
 		if (!strcmp(io, "buffered") && n < sizeof(buffered))
 			n += snprintf(buffered + n, sizeof(buffered) - n,
 				      "%s%s", n ? ", " : "",
-				      mfread_str(o, "label", "?"));
+				      manifestread_str(o, "label", "?"));
 	}
 	n = (size_t)snprintf(buf, len, "loop images of %.0f MiB",
 			     (double)json_integer_value(bytes) / 1048576);

@@ -1,4 +1,4 @@
-/* mfread: what report, compare and merge read of a run's manifest.json. */
+/* manifestread: what report, compare and merge read of a run's manifest.json. */
 #ifndef FSPLAN_MFREAD_H
 #define FSPLAN_MFREAD_H
 
@@ -6,38 +6,38 @@
 
 /* The value at a dotted path of o ("system.kernel"), or NULL; the
  * string there ("plan.sha256"), or dflt. */
-json_t *mfread_get(json_t *o, const char *path);
-const char *mfread_str(json_t *o, const char *path, const char *dflt);
+json_t *manifestread_get(json_t *o, const char *path);
+const char *manifestread_str(json_t *o, const char *path, const char *dflt);
 
 /* The key of phase as the manifest's phases record it, into names
  * (NULL-ended, borrowed from phases; at most max); how many, 0 when none. */
-int mfread_key(json_t *phases, const char *phase, const char **names,
+int manifestread_key(json_t *phases, const char *phase, const char **names,
 	       int max);
 
 /* Whether o, a phase of the manifest's phases, uses the library module
  * name ("tiobench", or a path ending in /tiobench.lua); the same of the
  * phase named phase. */
-int mfread_uses(json_t *o, const char *name);
-int mfread_phase_uses(json_t *phases, const char *phase, const char *name);
+int manifestread_uses(json_t *o, const char *name);
+int manifestread_phase_uses(json_t *phases, const char *phase, const char *name);
 
 /* The value phase gives key in its with: (as the manifest's phases record
  * it), or NULL: also when it is a ${name} left for the parameters, which
  * a cell's rows say better. Borrowed from phases. */
-const char *mfread_with(json_t *phases, const char *phase, const char *key);
+const char *manifestread_with(json_t *phases, const char *phase, const char *key);
 /* Whether phase's with: gives key at all (a ${name} too). */
-int mfread_gives(json_t *phases, const char *phase, const char *key);
+int manifestread_gives(json_t *phases, const char *phase, const char *key);
 
 /* What the run measured on, in a line for the reader, into buf: "loop
  * images of 512 MiB, read and written by direct I/O (...)", the
  * configs whose images were buffered named; "device /dev/sdb";
  * "directory /mnt/x". "" when the manifest does not say. */
-void mfread_target(json_t *m, char *buf, size_t len);
+void manifestread_target(json_t *m, char *buf, size_t len);
 
 /* The plan's parameters after -D (plan.params of manifest m) as
  * "k=v k=v", or "(none)", into buf. */
-void mfread_params(json_t *m, char *buf, size_t len);
+void manifestread_params(json_t *m, char *buf, size_t len);
 
 /* Whether manifests a and b record the same parameters. */
-int mfread_same_params(json_t *a, json_t *b);
+int manifestread_same_params(json_t *a, json_t *b);
 
 #endif

@@ -1,4 +1,4 @@
-/* gsync: group commit — one fdatasync of a file serves every worker of the phase run waiting on it. */
+/* groupsync: group commit — one fdatasync of a file serves every worker of the phase run waiting on it. */
 #ifndef FSPLAN_GSYNC_H
 #define FSPLAN_GSYNC_H
 
@@ -11,6 +11,6 @@
  * leader's sync. 1 if this caller ran it, 0 if another's covered it,
  * or -errno (fstat's, or the leader's sync's).
  */
-int gsync_wait(int fd, int (*sync)(void *ctx), void *ctx);
+int groupsync_wait(int fd, int (*sync)(void *ctx), void *ctx);
 
 #endif

@@ -1,4 +1,4 @@
-/* test_wapi: the w:... methods in a sandbox on a real directory — and nothing they hold leaks when they raise. */
+/* test_workerapi: the w:... methods in a sandbox on a real directory — and nothing they hold leaks when they raise. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -13,7 +13,7 @@
 #include "e2e.h"
 #include "engine.h"
 #include "phase/sandbox.h"
-#include "phase/wapi.h"
+#include "phase/workerapi.h"
 #include "phase/worker.h"
 
 static struct sandbox_limits lim = { 64u << 20, 0, NULL, "/nonexistent", NULL };
@@ -70,7 +70,7 @@ static int run(const char *code, char *err, size_t len)
 	cr_assert_eq(luaL_loadstring(L, code), LUA_OK, "%s",
 		     lua_tostring(L, -1));
 	lua_newtable(L);
-	wapi_push(L, &w, -1);
+	workerapi_push(L, &w, -1);
 	lua_remove(L, -2);
 	return sandbox_call(L, 1, 1, err, len);
 }
@@ -89,7 +89,7 @@ static void make_files(int n, size_t name_len)
 	}
 }
 
-Test(wapi, readdir_lists_the_names_and_refuses_dotdot, .fini = finish)
+Test(workerapi, readdir_lists_the_names_and_refuses_dotdot, .fini = finish)
 {
 	char err[1024] = "";
 
@@ -109,7 +109,7 @@ Test(wapi, readdir_lists_the_names_and_refuses_dotdot, .fini = finish)
 	cr_expect_eq(metrics_find_op(&w.m, "readdir")->lat.count, 1);
 }
 
-Test(wapi, readdir_out_of_memory_leaks_no_directory, .fini = finish)
+Test(workerapi, readdir_out_of_memory_leaks_no_directory, .fini = finish)
 {
 	char err[1024] = "";
 	int before;
@@ -128,7 +128,7 @@ Test(wapi, readdir_out_of_memory_leaks_no_directory, .fini = finish)
 		     "still open");
 }
 
-Test(wapi, a_bad_second_path_leaks_no_fd_of_the_first, .fini = finish)
+Test(workerapi, a_bad_second_path_leaks_no_fd_of_the_first, .fini = finish)
 {
 	char err[1024] = "", sub[128];
 	int before;
@@ -144,7 +144,7 @@ Test(wapi, a_bad_second_path_leaks_no_fd_of_the_first, .fini = finish)
 	cr_expect_eq(open_fds(), before);
 }
 
-Test(wapi, path_ops_and_stat_through_the_engine, .fini = finish)
+Test(workerapi, path_ops_and_stat_through_the_engine, .fini = finish)
 {
 	char err[1024] = "";
 
@@ -169,7 +169,7 @@ Test(wapi, path_ops_and_stat_through_the_engine, .fini = finish)
 
 /* w:files times each file under its tag and each system call under its
  * name: once, not twice, where the two are one name. */
-Test(wapi, files_counts_a_file_once_when_the_tag_is_its_op, .fini = finish)
+Test(workerapi, files_counts_a_file_once_when_the_tag_is_its_op, .fini = finish)
 {
 	char err[1024] = "";
 
@@ -192,7 +192,7 @@ Test(wapi, files_counts_a_file_once_when_the_tag_is_its_op, .fini = finish)
 	cr_expect_eq(metrics_find_op(&w.m, "close")->lat.count, 20);
 }
 
-Test(wapi, identity_is_who_runs_it, .fini = finish)
+Test(workerapi, identity_is_who_runs_it, .fini = finish)
 {
 	char err[1024] = "", want[32];
 
@@ -205,7 +205,7 @@ Test(wapi, identity_is_who_runs_it, .fini = finish)
 		  "%s, not uid %s", lua_tostring(L, -1), want);
 }
 
-Test(wapi, scandir_counts_and_finds_a_name_ignoring_case, .fini = finish)
+Test(workerapi, scandir_counts_and_finds_a_name_ignoring_case, .fini = finish)
 {
 	char err[1024] = "", sub[128];
 	int before;
@@ -233,7 +233,7 @@ Test(wapi, scandir_counts_and_finds_a_name_ignoring_case, .fini = finish)
 		  err);
 }
 
-Test(wapi, copy_copies_the_bytes_at_the_offset, .fini = finish)
+Test(workerapi, copy_copies_the_bytes_at_the_offset, .fini = finish)
 {
 	char err[1024] = "";
 
@@ -268,7 +268,7 @@ Test(wapi, copy_copies_the_bytes_at_the_offset, .fini = finish)
 }
 
 /* w:cpu: the total, then user and system apart (ffsb's %User, %System). */
-Test(wapi, cpu_gives_user_and_system_apart, .fini = finish)
+Test(workerapi, cpu_gives_user_and_system_apart, .fini = finish)
 {
 	char err[1024] = "";
 
@@ -285,7 +285,7 @@ Test(wapi, cpu_gives_user_and_system_apart, .fini = finish)
 
 /* A stream inside w:op is the op's: no row of its own (ffsb's create is
  * its writes), while outside one each request is a row's. */
-Test(wapi, a_stream_inside_an_op_is_the_ops, .fini = finish)
+Test(workerapi, a_stream_inside_an_op_is_the_ops, .fini = finish)
 {
 	char err[1024] = "";
 
@@ -312,7 +312,7 @@ Test(wapi, a_stream_inside_an_op_is_the_ops, .fini = finish)
 
 /* A write stream's blocks may be larger than the shared source (2 MiB):
  * they take a source of their own, seeded, and write only its bytes. */
-Test(wapi, a_write_stream_of_big_blocks_writes_seeded_bytes, .fini = finish)
+Test(workerapi, a_write_stream_of_big_blocks_writes_seeded_bytes, .fini = finish)
 {
 	char err[1024] = "";
 
@@ -332,7 +332,7 @@ Test(wapi, a_write_stream_of_big_blocks_writes_seeded_bytes, .fini = finish)
 
 /* memory: covers the C buffers behind the file API, not only Lua's: a
  * huge read, a stream's block x depth, a stdio buffer. */
-Test(wapi, the_memory_cap_covers_read_stream_and_stdio_buffers,
+Test(workerapi, the_memory_cap_covers_read_stream_and_stdio_buffers,
      .fini = finish)
 {
 	static const char *const big[] = {
@@ -379,7 +379,7 @@ Test(wapi, the_memory_cap_covers_read_stream_and_stdio_buffers,
 }
 
 /* The campaign's unclear messages: each says what went wrong, where. */
-Test(wapi, errors_say_what_went_wrong, .fini = finish)
+Test(workerapi, errors_say_what_went_wrong, .fini = finish)
 {
 	static const struct { const char *code, *want; } cases[] = {
 		{ "w:open('out/x', 'w')",
@@ -426,9 +426,9 @@ Test(wapi, errors_say_what_went_wrong, .fini = finish)
 	}
 }
 
-/* Intervals as wide as the integers (found by fuzz_wapi: hi - lo
+/* Intervals as wide as the integers (found by fuzz_workerapi: hi - lo
  * overflowed, and the full range divided by zero). */
-Test(wapi, random_takes_the_widest_intervals, .fini = finish)
+Test(workerapi, random_takes_the_widest_intervals, .fini = finish)
 {
 	char err[1024] = "";
 
@@ -443,8 +443,8 @@ Test(wapi, random_takes_the_widest_intervals, .fini = finish)
 }
 
 /* A 0-byte read before any other: the engine gets a buffer, not NULL
- * (UBSan: NULL + 0 in the engine's arithmetic; found by fuzz_wapi). */
-Test(wapi, a_zero_byte_read_has_a_buffer, .fini = finish)
+ * (UBSan: NULL + 0 in the engine's arithmetic; found by fuzz_workerapi). */
+Test(workerapi, a_zero_byte_read_has_a_buffer, .fini = finish)
 {
 	char err[1024] = "";
 
@@ -460,7 +460,7 @@ Test(wapi, a_zero_byte_read_has_a_buffer, .fini = finish)
 /* w:op: fn's results come back, the ops inside are the op's, a nested
  * w:op is part of the outer one, and a raise inside (caught) leaves
  * the API recording again. */
-Test(wapi, op_times_fn_as_one_op_and_recovers_from_a_raise,
+Test(workerapi, op_times_fn_as_one_op_and_recovers_from_a_raise,
      .fini = finish)
 {
 	char err[1024] = "";
@@ -492,7 +492,7 @@ Test(wapi, op_times_fn_as_one_op_and_recovers_from_a_raise,
 /* w:lookup: true for a name that exists (a symlink not followed), the
  * directory's own spelling for one that differs in case, nil for none
  * (and for a missing directory), without a message. */
-Test(wapi, lookup_resolves_names_as_an_smb_server, .fini = finish)
+Test(workerapi, lookup_resolves_names_as_an_smb_server, .fini = finish)
 {
 	char err[1024] = "", sub[128];
 

@@ -1,4 +1,4 @@
-/* wapi: the `w` a phase's worker function gets — its w:... methods, every op through the engine, measured. */
+/* workerapi: the `w` a phase's worker function gets — its w:... methods, every op through the engine, measured. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
@@ -17,7 +17,7 @@
 
 #include "phase/fileapi.h"
 #include "phase/loops.h"
-#include "phase/wapi.h"
+#include "phase/workerapi.h"
 #include "phase/worker.h"
 #include "util/clock.h"
 #include "util/file.h"
@@ -741,7 +741,7 @@ static const luaL_Reg worker_methods[] = {
 	{ NULL, NULL }
 };
 
-void wapi_push(lua_State *L, struct worker *w, int params_idx)
+void workerapi_push(lua_State *L, struct worker *w, int params_idx)
 {
 	params_idx = lua_absindex(L, params_idx);
 	*(struct worker **)lua_getextraspace(L) = w;

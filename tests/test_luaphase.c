@@ -1,4 +1,4 @@
-/* test_lrun: a Lua phase run end to end — typed values, workers, setup, report() and what it may send. */
+/* test_luaphase: a Lua phase run end to end — typed values, workers, setup, report() and what it may send. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <signal.h>
@@ -72,7 +72,7 @@ static const char module[] =
 	"  end,\n"
 	"}\n";
 
-Test(lrun, values_workers_setup_and_report_of_a_real_run, .fini = fini,
+Test(luaphase, values_workers_setup_and_report_of_a_real_run, .fini = fini,
      .timeout = 60)
 {
 	char rd[400];
@@ -121,7 +121,7 @@ static int row_of(const char *csv, const char *name)
 	return line;
 }
 
-Test(lrun, report_values_come_out_in_the_order_of_their_names,
+Test(luaphase, report_values_come_out_in_the_order_of_their_names,
      .fini = fini, .timeout = 60)
 {
 	/* report()'s own names, sorted; a table's order is its hash's */
@@ -148,7 +148,7 @@ Test(lrun, report_values_come_out_in_the_order_of_their_names,
 	free(csv);
 }
 
-Test(lrun, report_values_follow_the_one_metric_name_rule, .fini = fini,
+Test(luaphase, report_values_follow_the_one_metric_name_rule, .fini = fini,
      .timeout = 60)
 {
 	char rd[400];
@@ -171,7 +171,7 @@ Test(lrun, report_values_follow_the_one_metric_name_rule, .fini = fini,
 
 /* ctx.input: root reads what the plan names before the drop; a module's
  * own default is read as runas, who cannot read a 0600 root file. */
-Test(lrun, a_modules_input_default_is_read_as_runas, .fini = fini,
+Test(luaphase, a_modules_input_default_is_read_as_runas, .fini = fini,
      .timeout = 60)
 {
 	char rd[400];
@@ -196,7 +196,7 @@ Test(lrun, a_modules_input_default_is_read_as_runas, .fini = fini,
 	cr_expect_str_eq(e2e_metric(rd, "dir/m#1", "given_read"), "1");
 }
 
-Test(lrun, a_module_metatable_runs_no_code_outside_protection, .fini = fini,
+Test(luaphase, a_module_metatable_runs_no_code_outside_protection, .fini = fini,
      .timeout = 60)
 {
 	char rd[400];
@@ -214,7 +214,7 @@ Test(lrun, a_module_metatable_runs_no_code_outside_protection, .fini = fini,
 	cr_expect_str_eq(e2e_metric(rd, "dir/m#1", "ran"), "1");
 }
 
-Test(lrun, a_failing_setup_or_worker_fails_the_run_saying_which,
+Test(luaphase, a_failing_setup_or_worker_fails_the_run_saying_which,
      .fini = fini, .timeout = 60)
 {
 	char rd[400];
@@ -290,7 +290,7 @@ static void stop_a_spinner(const char *loop, const char *want)
 	cr_expect(strstr(err, want), "not stopped in its loop: '%s'", err);
 }
 
-Test(lrun, a_stop_reaches_a_worker_that_never_calls_the_api, .fini = fini,
+Test(luaphase, a_stop_reaches_a_worker_that_never_calls_the_api, .fini = fini,
      .timeout = 60)
 {
 	e2e_require_root();
@@ -298,7 +298,7 @@ Test(lrun, a_stop_reaches_a_worker_that_never_calls_the_api, .fini = fini,
 		       "m.lua:3: phase stopped: stop requested");
 }
 
-Test(lrun, a_stop_reaches_a_workers_coroutine, .fini = fini, .timeout = 60)
+Test(luaphase, a_stop_reaches_a_workers_coroutine, .fini = fini, .timeout = 60)
 {
 	e2e_require_root();
 	stop_a_spinner("coroutine.wrap(function()\n"
@@ -312,7 +312,7 @@ Test(lrun, a_stop_reaches_a_workers_coroutine, .fini = fini, .timeout = 60)
  * w:done() said stop at the timeout fails too. A timeout is never a
  * result, and the reason says it was the timeout.
  */
-Test(lrun, a_timeout_stops_the_phase_at_its_line_and_fails_it,
+Test(luaphase, a_timeout_stops_the_phase_at_its_line_and_fails_it,
      .fini = fini, .timeout = 60)
 {
 	char rd[400];
@@ -331,7 +331,7 @@ Test(lrun, a_timeout_stops_the_phase_at_its_line_and_fails_it,
 		  "%s", why);
 }
 
-Test(lrun, a_timeout_ends_a_w_done_loop_as_a_failure, .fini = fini,
+Test(luaphase, a_timeout_ends_a_w_done_loop_as_a_failure, .fini = fini,
      .timeout = 60)
 {
 	char rd[400];

@@ -1,15 +1,15 @@
-/* mergeman: refuse shards of different plan runs, and join the manifests of those that match. */
+/* mergemanifest: refuse shards of different plan runs, and join the manifests of those that match. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/mergeman.h"
-#include "report/mfread.h"
+#include "report/mergemanifest.h"
+#include "report/manifestread.h"
 #include "results/manifest.h"
 #include "util/diag.h"
 
-int mergeman_load(struct merge_shard *s, const char *dir)
+int mergemanifest_load(struct merge_shard *s, const char *dir)
 {
 	struct diag d = { 0 };
 	json_error_t err;
@@ -24,7 +24,7 @@ int mergeman_load(struct merge_shard *s, const char *dir)
 			err.text);
 		return -1;
 	}
-	if (!mfread_str(s->man, "plan.sha256", NULL)) {
+	if (!manifestread_str(s->man, "plan.sha256", NULL)) {
 		fprintf(stderr, "fsplan merge: %s names no plan sha256: not a "
 			"manifest of 'fsplan run'\n", path);
 		return -1;
@@ -42,12 +42,12 @@ int mergeman_load(struct merge_shard *s, const char *dir)
 	if (results_left_out_note(&s->r, msg, sizeof(msg)))
 		fprintf(stderr, "fsplan merge: %s: %s (merge copies them as "
 			"they are)\n", path, msg);
-	s->host = mfread_str(s->man, "system.hostname", dir);
-	s->run_id = mfread_str(s->man, "run_id", dir);
+	s->host = manifestread_str(s->man, "system.hostname", dir);
+	s->run_id = manifestread_str(s->man, "run_id", dir);
 	return 0;
 }
 
-void mergeman_free(struct merge_shard *s)
+void mergemanifest_free(struct merge_shard *s)
 {
 	if (s->loaded)
 		results_free(&s->r);
@@ -65,7 +65,7 @@ static const char *const phase_keys[] = { "name", "use", "exec", "parse",
  * not a file the plan brings (`use: mine.lua`). */
 static int library_module(json_t *x)
 {
-	const char *use = mfread_str(x, "use", "");
+	const char *use = manifestread_str(x, "use", "");
 	size_t n = strlen(use);
 
 	return !strchr(use, '/') && (n < 4 || strcmp(use + n - 4, ".lua"));
@@ -95,9 +95,9 @@ static int same_phases(const struct merge_shard *a,
 				continue;
 			fprintf(stderr, "fsplan merge: phase %zu (%s) differs "
 				"in its %s: '%s' in %s, '%s' in %s%s\n", i + 1,
-				mfread_str(x, "name", "?"), f,
-				mfread_str(x, f, "-"), a->dir,
-				mfread_str(y, f, "-"), b->dir,
+				manifestread_str(x, "name", "?"), f,
+				manifestread_str(x, f, "-"), a->dir,
+				manifestread_str(y, f, "-"), b->dir,
 				strcmp(f, "module_sha256") ? "" :
 				library_module(x) ? " (install the same fsplan "
 				"on every host)" : " (give every host the same "
@@ -107,28 +107,28 @@ static int same_phases(const struct merge_shard *a,
 	return 1;
 }
 
-int mergeman_check(const struct merge_shard *sh, size_t n)
+int mergemanifest_check(const struct merge_shard *sh, size_t n)
 {
 	const struct merge_shard *a = &sh[0];
 	char pa[1024], pb[1024];
 
 	for (size_t s = 1; s < n; s++) {
 		const struct merge_shard *b = &sh[s];
-		const char *sa = mfread_str(a->man, "plan.sha256", NULL);
-		const char *sb = mfread_str(b->man, "plan.sha256", NULL);
+		const char *sa = manifestread_str(a->man, "plan.sha256", NULL);
+		const char *sb = manifestread_str(b->man, "plan.sha256", NULL);
 
 		if (strcmp(sa, sb)) {
 			fprintf(stderr, "fsplan merge: %s is a run of plan %s "
 				"(sha256 %.12s) and %s of plan %s (sha256 "
 				"%.12s): merge joins the shards of one plan\n",
-				a->dir, mfread_str(a->man, "plan.path", "?"),
+				a->dir, manifestread_str(a->man, "plan.path", "?"),
 				sa, b->dir,
-				mfread_str(b->man, "plan.path", "?"), sb);
+				manifestread_str(b->man, "plan.path", "?"), sb);
 			return -1;
 		}
-		if (!mfread_same_params(a->man, b->man)) {
-			mfread_params(a->man, pa, sizeof(pa));
-			mfread_params(b->man, pb, sizeof(pb));
+		if (!manifestread_same_params(a->man, b->man)) {
+			manifestread_params(a->man, pa, sizeof(pa));
+			manifestread_params(b->man, pb, sizeof(pb));
 			fprintf(stderr, "fsplan merge: %s ran with parameters "
 				"%s and %s with %s: the shards of one run take "
 				"the same -D\n", a->dir, pa, b->dir, pb);
@@ -142,8 +142,8 @@ int mergeman_check(const struct merge_shard *sh, size_t n)
 		for (size_t t = 0; t < s; t++)
 			if (!strcmp(sh[t].run_id, b->run_id) &&
 			    !strcmp(sh[t].host, b->host) &&
-			    !strcmp(mfread_str(sh[t].man, "started", ""),
-				    mfread_str(b->man, "started", "")) &&
+			    !strcmp(manifestread_str(sh[t].man, "started", ""),
+				    manifestread_str(b->man, "started", "")) &&
 			    json_equal(json_object_get(sh[t].man, "command"),
 				       json_object_get(b->man, "command"))) {
 				fprintf(stderr, "fsplan merge: %s and %s are "
@@ -158,13 +158,13 @@ int mergeman_check(const struct merge_shard *sh, size_t n)
 	return 0;
 }
 
-void mergeman_notes(const struct merge_shard *sh, size_t n, size_t n_cells)
+void mergemanifest_notes(const struct merge_shard *sh, size_t n, size_t n_cells)
 {
 	json_int_t in_plan = json_integer_value(json_object_get(sh[0].man,
 							"cells_in_plan"));
 
 	for (size_t s = 0; s < n; s++) {
-		const char *st = mfread_str(sh[s].man, "status", "?");
+		const char *st = manifestread_str(sh[s].man, "status", "?");
 
 		if (strcmp(st, "complete"))
 			fprintf(stderr, "fsplan merge: note: %s is '%s' (not "
@@ -194,14 +194,14 @@ static void index_of(json_t *a, const char *id, struct merge_cell *v,
 	json_t *c;
 
 	json_array_foreach(a, i, c)
-		if (mfread_str(c, id, NULL)) {
-			v[*n].id = mfread_str(c, id, NULL);
+		if (manifestread_str(c, id, NULL)) {
+			v[*n].id = manifestread_str(c, id, NULL);
 			v[(*n)++].index = (long)json_integer_value(
 				json_object_get(c, "index"));
 		}
 }
 
-int mergeman_index(struct merge_index *ix, const struct merge_shard *sh,
+int mergemanifest_index(struct merge_index *ix, const struct merge_shard *sh,
 		   size_t n)
 {
 	json_t *confs = json_object_get(sh[0].man, "configs");
@@ -227,7 +227,7 @@ int mergeman_index(struct merge_index *ix, const struct merge_shard *sh,
 	return 0;
 }
 
-void mergeman_index_free(struct merge_index *ix)
+void mergemanifest_index_free(struct merge_index *ix)
 {
 	free(ix->cells);
 	free(ix->confs);
@@ -242,12 +242,12 @@ static long find(const struct merge_cell *v, size_t n, const char *id)
 	return hit ? hit->index : LONG_MAX;
 }
 
-long mergeman_conf_index(const struct merge_index *ix, const char *label)
+long mergemanifest_conf_index(const struct merge_index *ix, const char *label)
 {
 	return find(ix->confs, ix->n_confs, label);
 }
 
-long mergeman_cell_index(const struct merge_index *ix, const char *cell)
+long mergemanifest_cell_index(const struct merge_index *ix, const char *cell)
 {
 	return find(ix->cells, ix->n_cells, cell);
 }
@@ -353,7 +353,7 @@ static json_t *bound(const struct merge_shard *sh, size_t n, const char *key,
 	const char *best = NULL;
 
 	for (size_t s = 0; s < n; s++) {
-		const char *t = mfread_str(sh[s].man, key, NULL);
+		const char *t = manifestread_str(sh[s].man, key, NULL);
 
 		if (!t)
 			return latest ? json_null() : json_string("?");
@@ -364,7 +364,7 @@ static json_t *bound(const struct merge_shard *sh, size_t n, const char *key,
 	return json_string(best);
 }
 
-int mergeman_build(const struct merge_shard *sh, size_t n,
+int mergemanifest_build(const struct merge_shard *sh, size_t n,
 		   const char *run_id, int argc, char **argv, char **text,
 		   size_t *len)
 {
@@ -388,7 +388,7 @@ int mergeman_build(const struct merge_shard *sh, size_t n,
 	if (cells && in_plan > 0 && json_array_size(cells) < (size_t)in_plan)
 		status = "partial";
 	for (size_t s = 0; s < n; s++) {
-		if (strcmp(mfread_str(sh[s].man, "status", ""), "complete"))
+		if (strcmp(manifestread_str(sh[s].man, "status", ""), "complete"))
 			status = "incomplete";
 		json_array_append_new(merged, shard_entry(&sh[s]));
 	}

@@ -1,4 +1,4 @@
-/* mergeman: the manifests of merge's shards — loaded, checked against each other, joined. */
+/* mergemanifest: the manifests of merge's shards — loaded, checked against each other, joined. */
 #ifndef FSPLAN_MERGEMAN_H
 #define FSPLAN_MERGEMAN_H
 
@@ -18,21 +18,21 @@ struct merge_shard {
 };
 
 /* Load dir's manifest.json and results.csv into s; -1 (reported on
- * stderr) when either is missing or unreadable. mergeman_free either
+ * stderr) when either is missing or unreadable. mergemanifest_free either
  * way. */
-int mergeman_load(struct merge_shard *s, const char *dir);
-void mergeman_free(struct merge_shard *s);
+int mergemanifest_load(struct merge_shard *s, const char *dir);
+void mergemanifest_free(struct merge_shard *s);
 
 /*
  * The shards are of one plan run alike: the same plan sha256, the same
  * parameters, the same phases and phase modules. -1 with the difference
  * reported on stderr.
  */
-int mergeman_check(const struct merge_shard *sh, size_t n);
+int mergemanifest_check(const struct merge_shard *sh, size_t n);
 
 /* Notes on stderr that do not refuse: a shard that did not complete,
  * cells of the plan that no shard ran (n_cells: the merged ones). */
-void mergeman_notes(const struct merge_shard *sh, size_t n, size_t n_cells);
+void mergemanifest_notes(const struct merge_shard *sh, size_t n, size_t n_cells);
 
 /* Where a config (by label) and a cell (by id) come in the plan. */
 struct merge_index {
@@ -41,12 +41,12 @@ struct merge_index {
 	size_t n_distinct;		/* distinct cell ids */
 };
 
-int mergeman_index(struct merge_index *ix, const struct merge_shard *sh,
+int mergemanifest_index(struct merge_index *ix, const struct merge_shard *sh,
 		   size_t n);
-void mergeman_index_free(struct merge_index *ix);
+void mergemanifest_index_free(struct merge_index *ix);
 /* The index in the plan, or LONG_MAX when no manifest names it. */
-long mergeman_conf_index(const struct merge_index *ix, const char *label);
-long mergeman_cell_index(const struct merge_index *ix, const char *cell);
+long mergemanifest_conf_index(const struct merge_index *ix, const char *label);
+long mergemanifest_cell_index(const struct merge_index *ix, const char *cell);
 
 /*
  * The merged manifest.json, as text in *text (malloc'd, ending in a
@@ -58,7 +58,7 @@ long mergeman_cell_index(const struct merge_index *ix, const char *cell);
  * when a shard is not complete, else "partial" when the shards together
  * lack cells of the plan, else "complete". -1 out of memory.
  */
-int mergeman_build(const struct merge_shard *sh, size_t n,
+int mergemanifest_build(const struct merge_shard *sh, size_t n,
 		   const char *run_id, int argc, char **argv, char **text,
 		   size_t *len);
 

@@ -1,4 +1,4 @@
-/* wapi: the `w` a phase's worker function gets — the w:... methods of DESIGN.md section 4. */
+/* workerapi: the `w` a phase's worker function gets — the w:... methods of DESIGN.md section 4. */
 #ifndef FSPLAN_WAPI_H
 #define FSPLAN_WAPI_H
 
@@ -11,6 +11,6 @@ struct worker;
  * with id, workers and params (the value at params_idx), whose methods
  * are those of DESIGN.md section 4 (w:open's files: fileapi).
  */
-void wapi_push(lua_State *L, struct worker *w, int params_idx);
+void workerapi_push(lua_State *L, struct worker *w, int params_idx);
 
 #endif

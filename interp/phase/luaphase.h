@@ -1,4 +1,4 @@
-/* lrun: one Lua phase run inside the unprivileged child — setup, workers, teardown, report. */
+/* luaphase: one Lua phase run inside the unprivileged child — setup, workers, teardown, report. */
 #ifndef FSPLAN_LRUN_H
 #define FSPLAN_LRUN_H
 
@@ -8,7 +8,7 @@
 #include "cells/expand.h"
 
 /* A file the plan names, read by root for ctx.input. */
-struct lrun_input {
+struct luaphase_input {
 	char *path;
 	char *text;
 	size_t len;
@@ -17,7 +17,7 @@ struct lrun_input {
 #define LRUN_MAX_INPUTS 24
 #define LRUN_MAX_INPUT (64 << 20)
 
-struct lrun_job {
+struct luaphase_job {
 	const struct expansion *e;
 	const struct cell *c;
 	const char *module;		/* the module's file */
@@ -28,7 +28,7 @@ struct lrun_job {
 	uint64_t ram_bytes;
 	double timeout_s;
 	size_t mem_bytes;		/* allocator cap per Lua state */
-	struct lrun_input inputs[LRUN_MAX_INPUTS];
+	struct luaphase_input inputs[LRUN_MAX_INPUTS];
 	int n_inputs;
 };
 
@@ -36,9 +36,9 @@ struct lrun_job {
  * cell's `with` or phase-matrix values names — relative to the plan, or
  * absolute — for ctx.input: runas may not reach the plan's directory.
  * Only what the plan names: a module's own default is read as runas. */
-void lrun_preread(struct lrun_job *j);
+void luaphase_preread(struct luaphase_job *j);
 /* The source text and the inputs. */
-void lrun_job_free(struct lrun_job *j);
+void luaphase_job_free(struct luaphase_job *j);
 
 /*
  * The child body (see child.h) of a Lua phase. In the work directory,
@@ -49,6 +49,6 @@ void lrun_job_free(struct lrun_job *j);
  * the report fd; an error is an "E file:line: message" line there, with
  * the traceback on stderr.
  */
-int lrun_body(void *arg);
+int luaphase_body(void *arg);
 
 #endif
