@@ -1,4 +1,5 @@
 /* diag: build, format and print errors that name their place. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,37 @@ static void copy_line(char *dst, size_t len, const char *src, int line)
 			dst[i] = ' ';
 }
 
+/*
+ * Format into d->msg; text that does not fit keeps its head and tail with
+ * a mark between them saying how many bytes were left out.
+ */
+static void set_msg(struct diag *d, const char *fmt, va_list ap)
+{
+	struct strbuf b = { 0 };
+	char mark[64];
+	size_t head, tail, room = sizeof(d->msg) - 1;
+
+	if (strbuf_vprintf(&b, fmt, ap) < 0 || !b.p) {
+		snprintf(d->msg, sizeof(d->msg), "(out of memory)");
+		free(b.p);
+		return;
+	}
+	if (b.len <= room) {
+		memcpy(d->msg, b.p, b.len + 1);
+		free(b.p);
+		return;
+	}
+	snprintf(mark, sizeof(mark), " [... %zu bytes left out ...] ",
+		 b.len - room + 64);
+	head = (room - strlen(mark)) / 2;
+	tail = room - strlen(mark) - head;
+	snprintf(mark, sizeof(mark), " [... %zu bytes left out ...] ",
+		 b.len - head - tail);
+	snprintf(d->msg, sizeof(d->msg), "%.*s%s%s", (int)head, b.p, mark,
+		 b.p + b.len - tail);
+	free(b.p);
+}
+
 int diag_set(struct diag *d, const char *file, const char *src, struct pos pos,
 	     const char *fmt, ...)
 {
@@ -41,10 +73,63 @@ int diag_set(struct diag *d, const char *file, const char *src, struct pos pos,
 	snprintf(d->file, sizeof(d->file), "%s", file ? file : "");
 	d->pos = pos;
 	va_start(ap, fmt);
-	vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
+	set_msg(d, fmt, ap);
 	va_end(ap);
 	copy_line(d->srcline, sizeof(d->srcline), src, pos.line);
 	return -1;
+}
+
+int diag_fail(struct diag *d, enum diag_kind kind, int err, const char *fmt,
+	      ...)
+{
+	va_list ap;
+	size_t n;
+
+	if (!d)
+		return -1;
+	d->kind = kind;
+	d->err = err;
+	d->file[0] = '\0';
+	d->pos = (struct pos){ 0, 0 };
+	d->srcline[0] = '\0';
+	va_start(ap, fmt);
+	set_msg(d, fmt, ap);
+	va_end(ap);
+	n = strlen(d->msg);
+	if (err && n + 3 < sizeof(d->msg))
+		snprintf(d->msg + n, sizeof(d->msg) - n, ": %s", strerror(err));
+	return -1;
+}
+
+void diag_detail(struct diag *d, const char *text)
+{
+	if (d && text)
+		strbuf_str(&d->detail, text);
+}
+
+void diag_release(struct diag *d)
+{
+	if (!d)
+		return;
+	free(d->detail.p);
+	memset(d, 0, sizeof(*d));
+}
+
+const char *diag_kind_name(enum diag_kind kind)
+{
+	switch (kind) {
+	case DIAG_INPUT:
+		return "input";
+	case DIAG_SYSTEM:
+		return "system";
+	case DIAG_REFUSED:
+		return "refused";
+	case DIAG_PHASE:
+		return "phase";
+	case DIAG_LIMIT:
+		return "limit";
+	}
+	return "input";
 }
 
 void diag_format(const struct diag *d, char *buf, size_t len)
@@ -73,7 +158,7 @@ void diag_format(const struct diag *d, char *buf, size_t len)
 
 void diag_print(const struct diag *d)
 {
-	char buf[1400];
+	char buf[2048];
 
 	diag_format(d, buf, sizeof(buf));
 	fprintf(stderr, "%s\n", buf);

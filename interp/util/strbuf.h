@@ -2,6 +2,7 @@
 #ifndef FSPLAN_STRBUF_H
 #define FSPLAN_STRBUF_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 /* Zeroed, it is empty; p is NULL until the first add, then always
@@ -16,5 +17,9 @@ struct strbuf {
 int strbuf_add(struct strbuf *b, const char *s, size_t n);
 /* Append the string s. */
 int strbuf_str(struct strbuf *b, const char *s);
+/* Append formatted text, as long as it is. 0, or -1 out of memory. */
+int strbuf_printf(struct strbuf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int strbuf_vprintf(struct strbuf *b, const char *fmt, va_list ap);
 
 #endif
