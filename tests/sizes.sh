@@ -34,21 +34,19 @@ if [ ! -d "$top/interp" ]; then
 fi
 cd "$top" || exit 2
 
-# the production C files, relative to top
-sources() {
-	ls interp/*/*.c engines/*.c 2>/dev/null
-}
-# the production C files and headers (the counts look at both)
-all_code() {
-	ls interp/*/*.c interp/*/*.h engines/*.c engines/*.h 2>/dev/null
-}
+# the production C files, and those with the headers (the counts look
+# at both), relative to top
+shopt -s nullglob
+SOURCES=(interp/*/*.c engines/*.c)
+CODE=(interp/*/*.c interp/*/*.h engines/*.c engines/*.h)
+HEADERS=(interp/*/*.h engines/*.h)
 
 # Every function of the files given: "file line name length excused
 # static", one a line (excused: 1 when the line above its signature gives
 # a size: reason; static: 1 when the signature begins with static).
 functions() {
 	awk '
-	FNR == 1 { delete text }
+	FNR == 1 { delete text; open = 0 }
 	{ text[FNR] = $0 }
 	/^\{/ {
 		s = FNR - 1
@@ -75,7 +73,7 @@ functions() {
 	' "$@"
 }
 
-# 1 when the file's first comment gives a size: reason.
+# Succeeds when the file's first comment gives a size: reason.
 file_excused() {
 	awk '
 	NR == 1 && !/^[ \t]*\/\*/ { exit }
@@ -85,26 +83,32 @@ file_excused() {
 	' "$1"
 }
 
-breaches() {
-	local bad=0 f n
-	for f in $(sources); do
+# The files over the limit: "file lines excused", one a line.
+long_files() {
+	local f n ex
+	for f in "${SOURCES[@]}"; do
 		n=$(wc -l < "$f")
-		if [ "$n" -gt "$FILE_LIMIT" ] && ! file_excused "$f"; then
-			echo "$f:1: file is $n lines (limit $FILE_LIMIT)"
+		[ "$n" -gt "$FILE_LIMIT" ] || continue
+		ex=0
+		file_excused "$f" && ex=1
+		echo "$f $n $ex"
+	done
+}
+
+breaches() {
+	local bad=0 file line name len ex
+	while read -r file len ex; do
+		[ "$ex" = 1 ] && continue
+		echo "$file:1: file is $len lines (limit $FILE_LIMIT)"
+		bad=1
+	done < <(long_files)
+	while read -r file line name len ex _; do
+		if [ "$len" -gt "$FUNC_LIMIT" ] && [ "$ex" = 0 ]; then
+			echo "$file:$line: function $name is $len lines" \
+			     "(limit $FUNC_LIMIT)"
 			bad=1
 		fi
-	done
-	functions $(sources) | {
-		local fbad=0 file line name len ex priv
-		while read -r file line name len ex priv; do
-			if [ "$len" -gt "$FUNC_LIMIT" ] && [ "$ex" = 0 ]; then
-				echo "$file:$line: function $name is $len lines" \
-				     "(limit $FUNC_LIMIT)"
-				fbad=1
-			fi
-		done
-		exit $fbad
-	} || bad=1
+	done < <(functions "${SOURCES[@]}")
 	return $bad
 }
 
@@ -112,51 +116,54 @@ breaches() {
 count() {
 	local re=$1
 	shift
-	grep -Eo -- "$re" "$@" 2>/dev/null | wc -l
+	grep -Eo -- "$re" "$@" /dev/null | wc -l
+}
+
+row() {
+	printf '%-56s %s\n' "$1" "$2"
 }
 
 print_counts() {
-	local over=0 f n
-	for f in $(sources); do
-		n=$(wc -l < "$f")
-		[ "$n" -gt "$FILE_LIMIT" ] && over=$((over + 1))
-	done
-	printf '%-58s %s\n' "files over $FILE_LIMIT lines (interp/*/*.c engines/*.c)" "$over"
-	printf '%-58s %s\n' "functions over $FUNC_LIMIT lines" \
-		"$(functions $(sources) | awk -v l=$FUNC_LIMIT '$4 > l' | wc -l)"
-	printf '%-58s %s\n' "functions over $FUNC_LIMIT lines without a size: reason" \
-		"$(functions $(sources) |
-		   awk -v l=$FUNC_LIMIT '$4 > l && !$5' | wc -l)"
+	local fns below text html
+	fns=$(functions "${SOURCES[@]}")
+	row "files over $FILE_LIMIT lines (interp/*/*.c engines/*.c)" \
+	    "$(long_files | wc -l)"
+	row "files over $FILE_LIMIT lines without a size: reason" \
+	    "$(long_files | awk '!$3' | wc -l)"
+	row "functions over $FUNC_LIMIT lines" \
+	    "$(awk -v l=$FUNC_LIMIT '$4 > l' <<< "$fns" | wc -l)"
+	row "functions over $FUNC_LIMIT lines without a size: reason" \
+	    "$(awk -v l=$FUNC_LIMIT '$4 > l && !$5' <<< "$fns" | wc -l)"
 	# a `char *err` or `char *why` parameter (not const char *): the
 	# caller's buffer a failure is written into; headers only, so each
 	# exported prototype counts once
-	printf '%-58s %s\n' "prototypes with char *err / char *why (headers)" \
-		"$(count '(^|[^t] |[(,])char \*(err|why)\b' \
-		   interp/*/*.h engines/*.h)"
-	# definitions and static prototypes in .c files, headers' prototypes
-	printf '%-58s %s\n' "const char **why parameters (.c and .h)" \
-		"$(count 'const char \*\*why\b' $(all_code))"
+	row "prototypes with char *err / char *why (headers)" \
+	    "$(count '(^|[^t] |[(,])char \*(err|why)\b' "${HEADERS[@]}")"
+	# definitions and static prototypes in .c, prototypes in headers
+	row "const char **why parameters (.c and .h)" \
+	    "$(count 'const char \*\*why\b' "${CODE[@]}")"
 	# static functions named fail, fail_X, failX or X_fail (defined)
-	printf '%-58s %s\n' "private fail helpers (static fail, fail_*, *_fail)" \
-		"$(functions $(sources) | awk '$6 && $3 ~ /^fail|_fail$/' |
-		   wc -l)"
-	printf '%-58s %s\n' "fprintf(stderr below interp/cli/ (interp engines)" \
-		"$(count 'fprintf\(stderr' $(all_code | grep -v '^interp/cli/'))"
-	printf '%-58s %s\n' "fixed char arrays (char NAME[N], interp engines)" \
-		"$(count '\bchar [A-Za-z_][A-Za-z0-9_]*\[[^]]+\]' $(all_code))"
-	printf '%-58s %s\n' "snprintf calls (interp engines)" \
-		"$(count '\bsnprintf\(' $(all_code))"
+	row "private fail helpers (static fail*, *_fail)" \
+	    "$(awk '$6 && $3 ~ /^fail|_fail$/' <<< "$fns" | wc -l)"
+	mapfile -t below < <(printf '%s\n' "${CODE[@]}" |
+			     grep -v '^interp/cli/')
+	row "fprintf(stderr below interp/cli/ (interp/, engines/)" \
+	    "$(count 'fprintf\(stderr' "${below[@]}")"
+	row "fixed char arrays: char NAME[N] (interp/, engines/)" \
+	    "$(count '\bchar [A-Za-z_][A-Za-z0-9_]*\[[^]]+\]' "${CODE[@]}")"
+	row "snprintf calls (interp/, engines/)" \
+	    "$(count '\bsnprintf\(' "${CODE[@]}")"
 	# a study table's writers in report/: its text printer, an exported
 	# function that takes the stream then the results (FILE *f, const
 	# struct res_run / results ...), and its html grid builder, an
 	# exported NAME_grids(...)
-	local text html
-	text=$(grep -hE '^[a-z][^(]* \**[a-z_]+\(FILE \*[a-z]+, const struct res' \
-	       interp/report/*.c | grep -vc '^static')
-	html=$(grep -hE '^[a-z][^(]* \**[a-z_]+_grids\(' interp/report/*.c |
-	       grep -vc '^static')
-	printf '%-58s %s\n' "table writers in report/ (text printers + html grids)" \
-		"$((text + html)) ($text + $html)"
+	text=$(grep -hE \
+	       '^[a-z][^(]* \**[a-z_]+\(FILE \*[a-z]+, const struct res' \
+	       interp/report/*.c /dev/null | grep -vc '^static')
+	html=$(grep -hE '^[a-z][^(]* \**[a-z_]+_grids\(' \
+	       interp/report/*.c /dev/null | grep -vc '^static')
+	row "table writers in report/ (text printers + html grids)" \
+	    "$((text + html)) ($text + $html)"
 }
 
 if [ "$counts" = 1 ]; then
