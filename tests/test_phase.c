@@ -10,6 +10,7 @@
 #include "engine.h"
 #include "e2e.h"
 #include "phase/libsrc.h"
+#include "phase/params.h"
 #include "phase/phase.h"
 #include "phase/sandbox.h"
 #include "plan/plan.h"
@@ -45,7 +46,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	phase_values_free(vals, n_vals);
+	params_free(vals, n_vals);
 	n_vals = 0;
 	memset(vals, 0, sizeof(vals));
 	phase_decl_free(&decl);
@@ -60,12 +61,17 @@ static void teardown(void)
 
 TestSuite(phase, .init = setup, .fini = teardown, .timeout = 60);
 
-/* phase_load on text; 0 or -1 with the message in err. */
+/* phase_load on text; 0 or -1 with the message (and any traceback)
+ * in err. */
 static int load(const char *text, char *err, size_t len)
 {
+	struct diag d = { 0 };
+
 	phase_decl_free(&decl);
 	lua_settop(L, 0);
-	return phase_load(L, "mod.lua", text, strlen(text), &decl, err, len);
+	if (phase_load(L, "mod.lua", text, strlen(text), &decl, &d))
+		return sandbox_diag_text(&d, err, len);
+	return 0;
 }
 
 /* Expect the module text refused with msg in the message. */
@@ -124,15 +130,15 @@ static void plan_with(const char *phases)
 	plan_with_module(module_text, phases);
 }
 
-/* phase_values of cell i: 0 or -1, the diag in *d. */
+/* params_read of cell i: 0 or -1, the diag in *d. */
 static int values(size_t i, int *workers, char *engine, struct diag *d)
 {
 	cr_assert_lt(i, ex->n_cells);
-	phase_values_free(vals, n_vals);
+	params_free(vals, n_vals);
 	n_vals = decl.n_params;
 	memset(d, 0, sizeof(*d));
-	return phase_values(ex, &ex->cells[i], &decl, vals, workers, engine,
-			    16, d);
+	return params_read(ex, &ex->cells[i], &decl, vals, workers, engine,
+			   16, d);
 }
 
 /* Expect a cell's values refused at line:col with msg; the message. */

@@ -15,6 +15,7 @@
 #include "phase/sandbox.h"
 #include "phase/workerapi.h"
 #include "phase/worker.h"
+#include "luacall.h"
 
 static struct sandbox_limits lim = { 64u << 20, 0, NULL, "/nonexistent", NULL };
 static struct worker w;
@@ -50,7 +51,7 @@ static int open_fds(void)
  * its `w`. */
 static void start(void)
 {
-	char why[256] = "";
+	struct diag d = { 0 };
 	int fd;
 
 	snprintf(dir, sizeof(dir), "%s", e2e_tmpdir());
@@ -58,8 +59,8 @@ static void start(void)
 	cr_assert_geq(fd, 0);
 	w.id = 1;
 	w.workers = 1;
-	cr_assert_eq(worker_init(&w, &engine_sync, fd, NULL, 0, 1, 1, why,
-				 sizeof(why)), 0, "%s", why);
+	cr_assert_eq(worker_init(&w, &engine_sync, fd, NULL, 0, 1, 1, &d), 0,
+		     "%s", d.msg);
 	L = sandbox_new(&lim);
 	cr_assert_not_null(L);
 }
@@ -72,7 +73,7 @@ static int run(const char *code, char *err, size_t len)
 	lua_newtable(L);
 	workerapi_push(L, &w, -1);
 	lua_remove(L, -2);
-	return sandbox_call(L, 1, 1, err, len);
+	return call_text(L, 1, 1, err, len);
 }
 
 static void make_files(int n, size_t name_len)
