@@ -17,6 +17,7 @@
 #include "run/phasecheck.h"
 #include "run/resolve.h"
 #include "util/clock.h"
+#include "util/strbuf.h"
 
 static const char module_text[] =
 	"return {\n"
@@ -466,6 +467,43 @@ Test(phase, unknown_keys_with_a_suggestion_or_none)
 					 6, 14, "phase 'p' has no parameter "
 					 "'colour'"), "did you mean"),
 		       "nothing near it to suggest");
+}
+
+/* A module may declare any number of parameters: the last of 200 (p99,
+ * by name) is as known as the first. */
+Test(phase, every_parameter_of_a_large_module_is_known)
+{
+	struct strbuf mod = { 0 };
+	struct param_val *v;
+	struct diag d = { 0 };
+	const char *dir = e2e_tmpdir(), *path;
+	char err[1024], engine[16];
+	int workers;
+
+	strbuf_str(&mod, "return { worker = function() end, params = {");
+	for (int i = 1; i <= 200; i++)
+		strbuf_printf(&mod, " p%d = 1,", i);
+	strbuf_str(&mod, " } }\n");
+	cr_assert(!mod.oom);
+	e2e_write(dir, "mod.lua", mod.p);
+	path = e2e_write(dir, "plan.yaml", "fsplan: 1\n"
+			 "filesystems: [{type: ext4}]\n"
+			 "phases:\n"
+			 "  - name: p\n"
+			 "    use: mod.lua\n"
+			 "    with: {p99: 2}\n");
+	cr_assert_eq(plan_load(&plan, path, NULL, 0, &d), 0, "%s", d.msg);
+	cr_assert_eq(resolve_plan(plan, &d), 0, "%s", d.msg);
+	cr_assert_eq(expand_plan(plan, &ex, &d), 0, "%s", d.msg);
+	cr_assert_eq(load(mod.p, err, sizeof(err)), 0, "%s", err);
+	free(mod.p);
+	cr_assert_eq(decl.n_params, 200);
+	v = calloc(decl.n_params, sizeof(*v));
+	cr_assert_not_null(v);
+	cr_expect_eq(params_read(ex, &ex->cells[0], &decl, v, &workers,
+				 engine, sizeof(engine), &d), 0, "%s", d.msg);
+	params_free(v, decl.n_params);
+	free(v);
 }
 
 /* ---- the whole plan, checked before it runs ----------------------------- */

@@ -446,6 +446,41 @@ Test(sandbox, dofile_errors_have_place_and_traceback)
 	sandbox_close(L);
 }
 
+/* The failure record: a raise is the phase's, its message one line and
+ * the traceback in detail; what did not load is the input's or the
+ * system's. A message too long for msg keeps both its ends. */
+Test(sandbox, errors_fill_a_diag_by_kind)
+{
+	char path[PATH_MAX];
+	struct diag d = { 0 };
+	lua_State *L = new_state();
+
+	snprintf(path, sizeof(path), "%s/runtime.lua", libdir);
+	cr_assert_eq(sandbox_dofile(L, path, &d), -1);
+	cr_expect_eq(d.kind, DIAG_PHASE);
+	cr_expect(strstr(d.msg, ":2: boom") && !strchr(d.msg, '\n'), "%s",
+		  d.msg);
+	cr_expect(d.detail.p && !strncmp(d.detail.p, "stack traceback:\n", 17),
+		  "%s", d.detail.p);
+	diag_release(&d);
+
+	snprintf(path, sizeof(path), "%s/broken.lua", libdir);
+	cr_assert_eq(sandbox_dofile(L, path, &d), -1);
+	cr_expect_eq(d.kind, DIAG_INPUT, "a syntax error is the module's");
+	diag_release(&d);
+	cr_assert_eq(sandbox_dofile(L, "/nonexistent/x.lua", &d), -1);
+	cr_expect_eq(d.kind, DIAG_SYSTEM);
+	diag_release(&d);
+
+	cr_assert(!luaL_loadstring(L, "error(string.rep('a', 3000) .. 'END')"));
+	cr_assert_eq(sandbox_call(L, 0, 0, &d), -1);
+	cr_expect(strstr(d.msg, "bytes left out"), "%s", d.msg);
+	cr_expect(strstr(d.msg, "aEND"), "the end is kept: %s", d.msg);
+	diag_release(&d);
+	cr_expect_eq(lua_gettop(L), 0);
+	sandbox_close(L);
+}
+
 Test(sandbox, call_passes_arguments_and_results)
 {
 	char err[1024];

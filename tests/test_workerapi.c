@@ -518,3 +518,24 @@ Test(workerapi, lookup_resolves_names_as_an_smb_server, .fini = finish)
 	cr_expect(strstr(err, "'..' would leave the work directory"), "%s",
 		  err);
 }
+
+/* A file's name in messages is its path; a long one keeps both ends and
+ * says how long it is, never cut short where it ends. */
+Test(workerapi, a_long_paths_file_is_named_by_its_ends, .fini = finish)
+{
+	char err[1024] = "";
+
+	start();
+	cr_assert_eq(run("local w = ...\n"
+			 "local d = string.rep('d', 150)\n"
+			 "assert(w:mkdir(d))\n"
+			 "local f = assert(w:open(d .. '/' .. "
+			 "string.rep('f', 150) .. '.end', 'w'))\n"
+			 "f:close()\n"
+			 "local ok, msg = pcall(f.read, f, 1)\n"
+			 "return msg", err, sizeof(err)), 0, "%s", err);
+	cr_expect(strstr(lua_tostring(L, -1), "ddd...") &&
+		  strstr(lua_tostring(L, -1), "ff.end (305 bytes)' is closed"),
+		  "%s", lua_tostring(L, -1));
+	lua_pop(L, 1);
+}

@@ -1,4 +1,4 @@
-/* fileapi: the files w:open returns — their f:... methods, each op through the engine, measured. */
+/* fileapi: the files w:open returns: their f:... methods, each op measured. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -151,10 +151,12 @@ int fileapi_open(lua_State *L)
 	/* the object first, so an error cannot leak the fd (liolib) */
 	f = lua_newuserdatauv(L, sizeof(*f), 0);
 	f->fd = -1;
-	if (len >= sizeof(f->name))
-		len = sizeof(f->name) - 1;
-	memcpy(f->name, path, len);
-	f->name[len] = '\0';
+	/* messages name the file: a long path by its ends and length */
+	if (len < sizeof(f->name))
+		memcpy(f->name, path, len + 1);
+	else
+		snprintf(f->name, sizeof(f->name), "%.96s...%s (%zu bytes)",
+			 path, path + len - 64, len);
 	luaL_setmetatable(L, FILE_MT);
 	r.flags = flags;
 	res = workpath_open(w, &r, path);

@@ -74,15 +74,17 @@ static int is_workers_word(const char *key)
 static int unknown_keys(const struct expansion *e, const struct plan_phase *ph,
 			const struct phase_decl *decl, struct diag *d)
 {
-	const char *names[130];
-	int n = 0;
+	const char **names = malloc((decl->n_params + 3) * sizeof(*names));
+	int n = 0, rc = 0;
 
+	if (!names)
+		return diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
 	names[n++] = "workers";
 	names[n++] = "engine";
 	names[n++] = "ram";
-	for (int i = 0; i < decl->n_params && n < 130; i++)
+	for (int i = 0; i < decl->n_params; i++)
 		names[n++] = decl->params[i].name;
-	for (int k = 0; k < ph->n_with + ph->n_matrix; k++) {
+	for (int k = 0; !rc && k < ph->n_with + ph->n_matrix; k++) {
 		const char *key = k < ph->n_with ? ph->with[k].key
 				  : ph->matrix[k - ph->n_with].name;
 		struct pos pos = k < ph->n_with ? ph->with[k].kpos
@@ -94,19 +96,23 @@ static int unknown_keys(const struct expansion *e, const struct plan_phase *ph,
 			found |= !strcmp(names[i], key);
 		if (found)
 			continue;
+		hint = is_workers_word(key) ? NULL
+		       : diag_suggest(key, names, n);
 		if (is_workers_word(key))
-			return diag_set(d, e->plan->file, e->plan->text, pos,
-					"phase '%s' has no parameter '%s' "
-					"(did you mean 'workers'? fsplan has "
-					"one word for threads, clients and "
-					"processes)", ph->name, key);
-		hint = diag_suggest(key, names, n);
-		return diag_set(d, e->plan->file, e->plan->text, pos,
-				"phase '%s' has no parameter '%s'%s%s%s",
-				ph->name, key, hint ? " (did you mean '" : "",
-				hint ? hint : "", hint ? "'?)" : "");
+			rc = diag_set(d, e->plan->file, e->plan->text, pos,
+				      "phase '%s' has no parameter '%s' (did "
+				      "you mean 'workers'? fsplan has one word "
+				      "for threads, clients and processes)",
+				      ph->name, key);
+		else
+			rc = diag_set(d, e->plan->file, e->plan->text, pos,
+				      "phase '%s' has no parameter '%s'%s%s%s",
+				      ph->name, key,
+				      hint ? " (did you mean '" : "",
+				      hint ? hint : "", hint ? "'?)" : "");
 	}
-	return 0;
+	free(names);
+	return rc;
 }
 
 int params_read(const struct expansion *e, const struct cell *c,

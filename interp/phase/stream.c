@@ -280,7 +280,7 @@ static void stream_lone(struct flight *fl)
 /*
  * After an engine error broke the loop with requests still in flight:
  * their slots point at this frame's fl->req, which a later reap would
- * write into, so none may outlive loops_stream. Their completions are
+ * write into, so none may outlive stream_run. Their completions are
  * taken and dropped; an engine that still holds some is cleaned up here
  * (it cancels them and waits, reading nothing but their slots), and the
  * worker gets a new one. Only running out of memory for that ends the

@@ -1,4 +1,4 @@
-/* worker: the core under w and f — a worker's engine, op recording, seeded bytes and the path policy. */
+/* worker: the core under w and f: its engine, op records, seeded bytes. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -385,7 +385,14 @@ void worker_count_error(struct worker *w, const char *op, int data,
 		e->first_t = clock_now();
 		e->first_err = err;
 		snprintf(e->first_op, sizeof(e->first_op), "%s", op);
-		snprintf(e->first_what, sizeof(e->first_what), "%s", what);
+		/* a long path by its ends and its length, never cut short */
+		if (strlen(what) < sizeof(e->first_what))
+			snprintf(e->first_what, sizeof(e->first_what), "%s",
+				 what);
+		else
+			snprintf(e->first_what, sizeof(e->first_what),
+				 "%.40s...%s (%zu bytes)", what,
+				 what + strlen(what) - 24, strlen(what));
 	}
 }
 

@@ -1,4 +1,4 @@
-/* worker: the core under w and f — a worker's engine, op recording, seeded bytes and the path policy. */
+/* worker: the core under w and f: its engine, op records, seeded bytes. */
 #ifndef FSPLAN_WORKER_H
 #define FSPLAN_WORKER_H
 
