@@ -56,15 +56,16 @@ int lparse_load(lua_State *L, const char *path, struct phase_key *key,
 		char *err, size_t len)
 {
 	struct phase_key none;
+	struct diag d = { 0 };
 
 	sandbox_strict(L, 0);
-	if (sandbox_dofile(L, path, err, len))
-		return -1;
+	if (sandbox_dofile(L, path, &d))
+		return sandbox_diag_text(&d, err, len);
 	sandbox_strict(L, 1);
 	if (lua_istable(L, -1)) {
 		if (phase_read_key(L, lua_gettop(L), key ? key : &none, path,
-				   err, len))
-			return -1;
+				   &d))
+			return sandbox_diag_text(&d, err, len);
 		phase_field(L, -1, "parse");
 	} else if (key) {
 		memset(key, 0, sizeof(*key));
@@ -85,6 +86,7 @@ int lparse_body(void *arg)
 	lua_State *L = sandbox_new(&lim);
 	const char **names;
 	char err[2048];
+	struct diag d = { 0 };
 	int n, res, keys;
 
 	if (!L) {
@@ -95,8 +97,10 @@ int lparse_body(void *arg)
 		goto fail;
 	lua_pushlstring(L, job->out, job->out_len);
 	lua_pushlstring(L, job->err, job->err_len);
-	if (sandbox_call(L, 2, 1, err, sizeof(err)))
+	if (sandbox_call(L, 2, 1, &d)) {
+		sandbox_diag_text(&d, err, sizeof(err));
 		goto fail;
+	}
 	if (!lua_istable(L, -1)) {
 		snprintf(err, sizeof(err), "%s: the parser returned a %s, not "
 			 "a table of metrics", job->parser,

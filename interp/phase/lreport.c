@@ -99,6 +99,7 @@ int lreport_call(lua_State *L, const struct metrics *total,
 		 const double *thr, int n_thr, char *err, size_t len)
 {
 	struct results res = { total, NULL, 0 };
+	struct diag d = { 0 };
 	int rc;
 
 	/* an op's name makes rows too: w:time("dev_read") would make
@@ -114,15 +115,15 @@ int lreport_call(lua_State *L, const struct metrics *total,
 		snprintf(err, len, "out of memory");
 		return -1;
 	}
-	rc = sandbox_cpcall(L, push_results, &res, 0, err, len);
+	rc = sandbox_cpcall(L, push_results, &res, 0, &d);
 	free((void *)res.rows);
 	if (rc) {
 		lua_pop(L, 1);
-		return -1;
+		return sandbox_diag_text(&d, err, len);
 	}
 	lua_pushvalue(L, 2);
-	if (sandbox_call(L, 2, 1, err, len))
-		return -1;
+	if (sandbox_call(L, 2, 1, &d))
+		return sandbox_diag_text(&d, err, len);
 	return refused(L, err, len);
 }
 

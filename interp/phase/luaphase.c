@@ -22,6 +22,8 @@
 #include "phase/workerapi.h"
 #include "phase/optable.h"
 #include "phase/worker.h"
+#include "phase/workerlua.h"
+#include "phase/params.h"
 #include "phase/phase.h"
 #include "phase/libsrc.h"
 #include "plan/plan.h"
@@ -244,7 +246,7 @@ static int ctx_input(lua_State *L)
 		return luaL_error(L, "input: '%s' is not a string parameter",
 				  name);
 	if (input_path(j->e->plan->dir, val, path, sizeof(path)))
-		return worker_fail(L, val, ENAMETOOLONG);
+		return workerlua_fail(L, val, ENAMETOOLONG);
 	for (int i = 0; i < j->n_inputs; i++)
 		if (!strcmp(j->inputs[i].path, path)) {
 			lua_pushlstring(L, j->inputs[i].text,
@@ -252,19 +254,20 @@ static int ctx_input(lua_State *L)
 			return 1;
 		}
 	if (stat(path, &st))
-		return worker_fail(L, path, errno);
+		return workerlua_fail(L, path, errno);
 	if (!S_ISREG(st.st_mode) || st.st_size > LRUN_MAX_INPUT)
-		return worker_fail(L, path, S_ISREG(st.st_mode) ? EFBIG : EINVAL);
+		return workerlua_fail(L, path, S_ISREG(st.st_mode) ? EFBIG
+								 : EINVAL);
 	/* the buffer first: nothing can raise while the file is open */
 	buf = lua_newuserdatauv(L, (size_t)st.st_size + 1, 0);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return worker_fail(L, path, errno);
+		return workerlua_fail(L, path, errno);
 	n = file_read_into(fd, buf, (size_t)st.st_size);
 	err = errno;
 	close(fd);
 	if (n < 0)
-		return worker_fail(L, path, err);
+		return workerlua_fail(L, path, err);
 	lua_pushlstring(L, buf, (size_t)n);
 	return 1;
 }
@@ -276,7 +279,7 @@ static int push_ctx(lua_State *L)
 	const struct luaphase_job *j = sh->job;
 
 	lua_createtable(L, 0, 6);
-	phase_push_params(L, sh->vals, sh->decl.n_params, sh->workers);
+	params_push(L, sh->vals, sh->decl.n_params, sh->workers);
 	lua_pushvalue(L, -1);
 	lua_pushlightuserdata(L, (void *)j);
 	lua_pushcclosure(L, ctx_input, 2);
@@ -285,7 +288,7 @@ static int push_ctx(lua_State *L)
 	optable_push_ctx(L, &sh->tab);
 	lua_setfield(L, -3, "shared");
 	lua_setfield(L, -2, "share");
-	phase_set_cell(L, j->e, j->c, j->ram_bytes);
+	params_set_cell(L, j->e, j->c, j->ram_bytes);
 	lua_getfield(L, -1, "fs");
 	lua_pushinteger(L, (lua_Integer)j->fs_size_bytes);
 	lua_setfield(L, -2, "size_bytes");
@@ -299,6 +302,7 @@ static int push_ctx(lua_State *L)
 static lua_State *new_state(struct shared *sh, char *err, size_t len)
 {
 	struct phase_decl decl;
+	struct diag d = { 0 };
 	lua_State *L = sandbox_new(&sh->lim);
 
 	if (!L) {
@@ -306,13 +310,15 @@ static lua_State *new_state(struct shared *sh, char *err, size_t len)
 		return NULL;
 	}
 	if (phase_load(L, sh->job->module, sh->job->text, sh->job->text_len,
-		       &decl, err, len)) {
+		       &decl, &d)) {
+		sandbox_diag_text(&d, err, len);
 		phase_decl_free(&decl);
 		sandbox_close(L);
 		return NULL;
 	}
 	phase_decl_free(&decl);
-	if (sandbox_cpcall(L, push_ctx, sh, 0, err, len)) {
+	if (sandbox_cpcall(L, push_ctx, sh, 0, &d)) {
+		sandbox_diag_text(&d, err, len);
 		sandbox_close(L);
 		return NULL;
 	}
@@ -332,24 +338,29 @@ static int push_w(lua_State *L)
 static int run_fn(lua_State *L, struct worker *w, const char *name,
 		  char *err, size_t len)
 {
+	struct diag d = { 0 };
+
 	if (phase_field(L, 1, name) != LUA_TFUNCTION) {
 		lua_pop(L, 1);
 		return 0;
 	}
-	if (sandbox_cpcall(L, push_w, w, 2, err, len)) {
+	if (sandbox_cpcall(L, push_w, w, 2, &d)) {
 		lua_pop(L, 1);
-		return -1;
+		return sandbox_diag_text(&d, err, len);
 	}
 	lua_pushvalue(L, 2);
 	if (strcmp(name, "worker"))
 		lua_insert(L, -2);
-	return sandbox_call(L, 2, 0, err, len);
+	if (sandbox_call(L, 2, 0, &d))
+		return sandbox_diag_text(&d, err, len);
+	return 0;
 }
 
 static void *worker_main(void *arg)
 {
 	struct wthread *t = arg;
 	struct shared *sh = t->sh;
+	struct diag d = { 0 };
 	lua_State *L;
 
 	/*
@@ -374,8 +385,8 @@ static void *worker_main(void *arg)
 	t->w.stop = &stop;
 	/* the ring is made here: in this thread, after the drop */
 	if (worker_init(&t->w, sh->eng, sh->workfd, sh->src, sh->src_len,
-			 sh->job->e->plan->seed, sh->job->c->rep, t->err,
-			 sizeof(t->err)) ||
+			 sh->job->e->plan->seed, sh->job->c->rep, &d) ?
+	    sandbox_diag_text(&d, t->err, sizeof(t->err)) :
 	    run_fn(L, &t->w, "worker", t->err, sizeof(t->err)))
 		t->failed = 1;
 	sandbox_unwatch(L);
@@ -453,14 +464,15 @@ static int prepare(lua_State *L, struct shared *sh)
 	char err[2048] = "", engine[16];
 
 	if (phase_load(L, job->module, job->text, job->text_len, &sh->decl,
-		       err, sizeof(err))) {
+		       &d)) {
+		sandbox_diag_text(&d, err, sizeof(err));
 		fail("load", err);
 		return -1;
 	}
 	sh->vals = calloc(sh->decl.n_params + 1, sizeof(*sh->vals));
-	if (!sh->vals || phase_values(job->e, job->c, &sh->decl, sh->vals,
-				      &sh->workers, engine, sizeof(engine),
-				      &d)) {
+	if (!sh->vals || params_read(job->e, job->c, &sh->decl, sh->vals,
+				     &sh->workers, engine, sizeof(engine),
+				     &d)) {
 		if (!sh->vals)
 			diag_set(&d, job->e->plan->file, NULL,
 				 (struct pos){ 0, 0 }, "out of memory");
@@ -477,7 +489,8 @@ static int prepare(lua_State *L, struct shared *sh)
 		fail("engine", sh->eng ? "out of memory" : engine);
 		return -1;
 	}
-	if (sandbox_cpcall(L, push_ctx, sh, 0, err, sizeof(err))) {
+	if (sandbox_cpcall(L, push_ctx, sh, 0, &d)) {
+		sandbox_diag_text(&d, err, sizeof(err));
 		fail("phase", err);
 		return -1;
 	}
@@ -581,6 +594,7 @@ int luaphase_body(void *arg)
 	struct worker w0 = { 0 };
 	struct metrics total = { 0 };
 	struct worker_errors errs = { 0 };
+	struct diag d = { 0 };
 	struct sigaction sa = { .sa_handler = on_stop };
 	struct sigaction arm = { .sa_handler = on_arm, .sa_flags = SA_RESTART };
 	char err[2048] = "";
@@ -616,7 +630,8 @@ int luaphase_body(void *arg)
 	w0.deadline = sh.deadline;
 	w0.stop = &stop;
 	if (worker_init(&w0, sh.eng, sh.workfd, sh.src, sh.src_len,
-			job->e->plan->seed, job->c->rep, err, sizeof(err))) {
+			job->e->plan->seed, job->c->rep, &d)) {
+		sandbox_diag_text(&d, err, sizeof(err));
 		fail("engine", err);
 		goto out;
 	}
@@ -678,7 +693,7 @@ out:
 	metrics_free(&total);
 	metrics_free(&errs.m);
 	if (sh.vals)
-		phase_values_free(sh.vals, sh.decl.n_params);
+		params_free(sh.vals, sh.decl.n_params);
 	free(sh.vals);
 	phase_decl_free(&sh.decl);
 	free(sh.src);
