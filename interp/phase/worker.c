@@ -235,6 +235,20 @@ unsigned char *worker_source(uint64_t seed, size_t *src_len)
 	return src;
 }
 
+/* ops->init, its failure in why (worker.h's channel; the engine's is a
+ * struct diag). 0 or -1. */
+static int init_engine(const struct engine_ops *ops, struct engine **out,
+		       unsigned depth, char *why, size_t len)
+{
+	struct diag d = { 0 };
+	int rc = ops->init(out, depth, &d);
+
+	if (rc)
+		snprintf(why, len, "%s", d.msg);
+	diag_release(&d);
+	return rc ? -1 : 0;
+}
+
 int worker_init(struct worker *w, const struct engine_ops *ops,
 		int workfd, const unsigned char *src, size_t src_len,
 		uint64_t seed, int rep, char *why, size_t len)
@@ -250,7 +264,7 @@ int worker_init(struct worker *w, const struct engine_ops *ops,
 	w->t_start = clock_now();
 	for (int i = 0; i < 4; i++)
 		w->rng[i] = splitmix(&x);
-	return ops->init(&w->e, 1, why, len) ? -1 : 0;
+	return init_engine(ops, &w->e, 1, why, len);
 }
 
 /* The streams' engine cleaned up; the next worker_engine makes one. */
@@ -270,7 +284,7 @@ int worker_renew_engine(struct worker *w, struct engine *e, char *why,
 		return 0;
 	}
 	w->eng->cleanup(w->e);
-	return w->eng->init(&w->e, 1, why, len) ? -1 : 0;
+	return init_engine(w->eng, &w->e, 1, why, len);
 }
 
 struct engine *worker_engine(struct worker *w, unsigned depth, char *why,
@@ -285,7 +299,7 @@ struct engine *worker_engine(struct worker *w, unsigned depth, char *why,
 	while (want < depth)
 		want <<= 1;
 	drop_stream_engine(w);
-	if (w->eng->init(&w->se, want, why, len)) {
+	if (init_engine(w->eng, &w->se, want, why, len)) {
 		w->se = NULL;
 		return NULL;
 	}
