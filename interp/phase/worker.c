@@ -117,13 +117,13 @@ void worker_count_arg(lua_State *L, struct worker *w, int arg,
 {
 	size_t len;
 	const char *name = luaL_checklstring(L, arg, &len);
-	char why[200];
+	struct diag d = { 0 };
 	int rc;
 
 	/* a counter is a row as it is: what refuses a report() value
 	 * (a name fsplan writes itself, a value not finite) refuses it */
-	if (metrics_refuse(name, n, NULL, why, sizeof(why)))
-		luaL_error(L, "%s: %s", fn, why);
+	if (metrics_refuse(name, n, NULL, &d))
+		luaL_error(L, "%s: %s", fn, d.msg);
 	if (strlen(name) != len || !metrics_find_counter(&w->m, name))
 		new_name(L, w, name, len, arg, fn,
 			 entry_bytes(w->m.n_counters, sizeof(struct counter)));
