@@ -1,4 +1,4 @@
-/* auto: the default engine — per op class and per file the ring where the kernel serves an op itself, a plain syscall where io_uring would hand a lone op to a kernel worker thread. */
+/* auto: the default engine: the ring for what runs inline, else a syscall. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* engine: the engine contract checked, finding an engine by name, and one-shot requests. */
+/* engine: the contract checked, engines found by name, one-shot requests. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

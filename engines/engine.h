@@ -1,4 +1,4 @@
-/* engine: the I/O engine contract — queue, commit, reap — that every phase op goes through. */
+/* engine: the I/O engine contract (queue, commit, reap) of every phase op. */
 #ifndef FSPLAN_ENGINE_H
 #define FSPLAN_ENGINE_H
 

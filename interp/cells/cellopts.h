@@ -1,4 +1,4 @@
-/* cellopts: the options of every command that reads a plan (-D, --only, --shard), as util/opts entries. */
+/* cellopts: -D, --only and --shard as util/opts entries. */
 #ifndef FSPLAN_CELLOPTS_H
 #define FSPLAN_CELLOPTS_H
 

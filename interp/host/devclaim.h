@@ -1,4 +1,4 @@
-/* devclaim: a run's claim on its target.device, which every fsplan honours, from the guard to the run's last process. */
+/* devclaim: a run's claim on its target.device, honoured by every fsplan. */
 #ifndef FSPLAN_DEVCLAIM_H
 #define FSPLAN_DEVCLAIM_H
 

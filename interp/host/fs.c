@@ -1,4 +1,4 @@
-/* fs: make, mount, sync, drop caches and unmount a filesystem, as root, without a shell. */
+/* fs: make, mount, sync and unmount a filesystem as root, without a shell. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

@@ -1,4 +1,4 @@
-/* fs: the root-only work on one filesystem — mkfs, mount, between actions, umount. */
+/* fs: the root-only work on a filesystem: mkfs, mount, between, umount. */
 #ifndef FSPLAN_FS_H
 #define FSPLAN_FS_H
 

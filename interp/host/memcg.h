@@ -1,4 +1,4 @@
-/* memcg: the memory cgroup a phase child runs in, so `ram` limits its page cache as well as its heap. */
+/* memcg: a phase child's memory cgroup, so `ram` limits its page cache too. */
 #ifndef FSPLAN_MEMCG_H
 #define FSPLAN_MEMCG_H
 

@@ -1,4 +1,4 @@
-/* proc: fork a child, exec it or run its body, capture its output, enforce a deadline, reap it. */
+/* proc: fork, exec or run a body, capture output, a deadline, reap. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>

@@ -1,4 +1,4 @@
-/* proc: the one process runner — fork, exec or a body, a deadline, the output captured — under child, fs and sysinfo. */
+/* proc: the one process runner, under child, fs and sysinfo. */
 #ifndef FSPLAN_PROC_H
 #define FSPLAN_PROC_H
 

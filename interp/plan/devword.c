@@ -1,4 +1,4 @@
-/* devword: the words of mkfs and mount options that would name a device besides the target, which none may. */
+/* devword: the words of mkfs and mount options that would name a device. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

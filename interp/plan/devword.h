@@ -1,4 +1,4 @@
-/* devword: the words of mkfs and mount options that would name a device besides the target, which none may. */
+/* devword: the words of mkfs and mount options that would name a device. */
 #ifndef FSPLAN_DEVWORD_H
 #define FSPLAN_DEVWORD_H
 

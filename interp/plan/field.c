@@ -1,4 +1,4 @@
-/* field: the loader's typed field readers — field tables, scalars, lists, ${} scopes, errors. */
+/* field: the loader's typed field readers, tables, lists, ${} and errors. */
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* field: the loader's typed field readers, shared by every section of the plan. */
+/* field: the loader's typed field readers, shared by every plan section. */
 #ifndef FSPLAN_FIELD_H
 #define FSPLAN_FIELD_H
 

@@ -1,4 +1,4 @@
-/* plan: the plan's top-level keys, and the loader that walks a document with them. */
+/* plan: the plan's top-level keys, and the loader that walks them. */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>

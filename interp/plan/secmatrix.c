@@ -1,4 +1,4 @@
-/* secmatrix: the plan's matrix axes and exclude rules, the cells' coordinates. */
+/* secmatrix: the plan's matrix axes and exclude rules. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* secmatrix: the plan's matrix axes and exclude rules, the cells' coordinates. */
+/* secmatrix: the plan's matrix axes and exclude rules. */
 #ifndef FSPLAN_SECMATRIX_H
 #define FSPLAN_SECMATRIX_H
 

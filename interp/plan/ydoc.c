@@ -1,4 +1,4 @@
-/* ydoc: load one YAML document and refuse the hazards before anyone walks it. */
+/* ydoc: load one YAML document, refusing its hazards before a walk. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

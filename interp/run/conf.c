@@ -1,4 +1,4 @@
-/* conf: one filesystem config's filesystems — attached, made, mounted, the work directory, between actions, unmounted, released. */
+/* conf: a config's filesystems attached, made, mounted, unmounted, freed. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>

@@ -1,4 +1,4 @@
-/* conf: one filesystem config's filesystems — attached, made, mounted, the work directory, between actions, unmounted, released. */
+/* conf: a config's filesystems attached, made, mounted, unmounted, freed. */
 #ifndef FSPLAN_CONF_H
 #define FSPLAN_CONF_H
 

@@ -1,4 +1,4 @@
-/* measure: what surrounds one phase run — its memory cgroup (`ram`), what its devices saw, what else the machine did. */
+/* measure: what surrounds a phase run: its cgroup, devices, the machine. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>

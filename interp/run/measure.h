@@ -1,4 +1,4 @@
-/* measure: what surrounds one phase run — its memory cgroup (`ram`), what its devices saw, what else the machine did. */
+/* measure: what surrounds a phase run: its cgroup, devices, the machine. */
 #ifndef FSPLAN_MEASURE_H
 #define FSPLAN_MEASURE_H
 

@@ -1,4 +1,4 @@
-/* ns: the run's private mount and PID namespace, whose init runs the configs. */
+/* ns: the run's private mount and PID namespace, whose init runs it. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>

@@ -1,4 +1,4 @@
-/* reselect: the cells a run selected (-D, --only, --shard), kept in its manifest so that a --resume selects the same. */
+/* reselect: a run's -D, --only, --shard, kept so --resume selects alike. */
 #ifndef FSPLAN_RESELECT_H
 #define FSPLAN_RESELECT_H
 

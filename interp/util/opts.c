@@ -1,4 +1,4 @@
-/* opts: parse a command's options by its table, with getopt_long, the same way for every command. */
+/* opts: a command's options parsed by its table, the same for every one. */
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* opts: the one option parser and usage helper of every command, table-driven. */
+/* opts: the one table-driven option parser and usage helper. */
 #ifndef FSPLAN_OPTS_H
 #define FSPLAN_OPTS_H
 
