@@ -341,7 +341,7 @@ Test(phase, a_registered_engine_is_taken)
 		"return { params = { engine = 'example' },\n"
 		"         worker = function() end }\n";
 	struct diag d;
-	char engine[16], why[256] = "";
+	char engine[16];
 	int workers;
 
 	plan_with_module(example_module, "  - name: p\n"
@@ -349,8 +349,7 @@ Test(phase, a_registered_engine_is_taken)
 	cr_expect_eq(values(0, &workers, engine, &d), -1);
 	cr_expect(strstr(d.msg, "phase 'p': engine is auto, uring or sync, "
 			 "not 'example'"), "%s", d.msg);
-	cr_assert_eq(engine_register(&engine_example, why, sizeof(why)), 0,
-		     "%s", why);
+	cr_assert_eq(engine_register(&engine_example, &d), 0, "%s", d.msg);
 	cr_assert_eq(values(0, &workers, engine, &d), 0, "%s", d.msg);
 	cr_expect_str_eq(engine, "example");
 	teardown();

@@ -207,14 +207,13 @@ WORKER_TEST(parent_keeps_two_directories_for_a_copy)
  * recorded like any engine's. */
 Test(worker, the_example_engine_does_a_round, .fini = finish)
 {
-	char why[256] = "", buf[4096];
+	char buf[4096];
 	struct diag d = { 0 };
 	struct engine_req r;
 	struct engine *e;
 	int64_t fd;
 
-	cr_assert_eq(engine_register(&engine_example, why, sizeof(why)), 0,
-		     "%s", why);
+	cr_assert_eq(engine_register(&engine_example, &d), 0, "%s", d.msg);
 	start(2);
 	cr_assert_eq(w.eng, &engine_example);
 	r = (struct engine_req){ .op = ENGINE_OPEN, .flags = O_RDONLY };

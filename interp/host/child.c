@@ -23,13 +23,13 @@ static void report_error(const char *fmt, const char *a, const char *b)
 int child_exec_body(void *arg)
 {
 	const char *cmd = arg;
-	char why[256];
+	struct diag d = { 0 };
 
 	/* A successful exec closes the report pipe: that is the signal. */
 	fcntl(CHILD_REPORT_FD, F_SETFD, FD_CLOEXEC);
 	execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-	if (errno == E2BIG && proc_arg_too_long(strlen(cmd), why, sizeof(why)))
-		report_error("%s%s", why, "");
+	if (errno == E2BIG && proc_arg_too_long(strlen(cmd), &d))
+		report_error("%s%s", d.msg, "");
 	else
 		report_error("cannot run /bin/sh: %s%s", strerror(errno), "");
 	return 127;
@@ -60,7 +60,8 @@ static void raise_memlock(unsigned long long want)
 static int dropped(void *arg)
 {
 	const struct child_job *job = arg;
-	char err[256];
+	struct diag d = { 0 };
+	char no[32] = "";
 	int rc;
 
 	/* a failure shows later, as the ring that does not fit */
@@ -72,8 +73,10 @@ static int dropped(void *arg)
 			     job->cgroup, strerror(-rc));
 		return 125;
 	}
-	if (privdrop_apply(job->runas, CHILD_REPORT_FD, err, sizeof(err))) {
-		report_error("privilege drop failed: %s%s", err, "");
+	if (privdrop_apply(job->runas, CHILD_REPORT_FD, &d)) {
+		if (d.err)
+			snprintf(no, sizeof(no), " (errno %d)", d.err);
+		report_error("privilege drop failed: %s%s", d.msg, no);
 		return 125;
 	}
 	if (chdir(job->workdir)) {

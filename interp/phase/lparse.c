@@ -24,6 +24,7 @@ static int cmp_str(const void *a, const void *b)
 static int emit(lua_State *L, const char *name, char *err, size_t len)
 {
 	const char *unit = "";
+	struct diag d = { 0 };
 	double v;
 
 	if (lua_istable(L, -1)) {
@@ -42,8 +43,10 @@ static int emit(lua_State *L, const char *name, char *err, size_t len)
 	} else {
 		return 0;
 	}
-	if (metrics_refuse(name, v, unit, err, len))
+	if (metrics_refuse(name, v, unit, &d)) {
+		snprintf(err, len, "%s", d.msg);
 		return -1;
+	}
 	/* units are words: what the wire carries, else none */
 	if (!metrics_unit_ok(unit, strlen(unit)))
 		unit = "";

@@ -77,6 +77,8 @@ static int report_value(lua_State *L, int idx, double *v,
  * with it, else 0. Read by lua_next alone: nothing here raises. */
 static int refused(lua_State *L, char *err, size_t len)
 {
+	struct diag d = { 0 };
+
 	if (!lua_istable(L, -1))
 		return 0;
 	lua_pushnil(L);
@@ -86,7 +88,8 @@ static int refused(lua_State *L, char *err, size_t len)
 
 		if (lua_type(L, -2) == LUA_TSTRING &&
 		    report_value(L, lua_gettop(L), &v, &unit) &&
-		    metrics_refuse(lua_tostring(L, -2), v, unit, err, len)) {
+		    metrics_refuse(lua_tostring(L, -2), v, unit, &d)) {
+			snprintf(err, len, "%s", d.msg);
 			lua_pop(L, 2);
 			return -1;
 		}
@@ -105,8 +108,10 @@ int lreport_call(lua_State *L, const struct metrics *total,
 	/* an op's name makes rows too: w:time("dev_read") would make
 	 * dev_read_ops, as a forged report() value would */
 	for (int i = 0; i < total->n_ops; i++)
-		if (metrics_op_refuse(total->ops[i].name, err, len))
+		if (metrics_op_refuse(total->ops[i].name, &d)) {
+			snprintf(err, len, "%s", d.msg);
 			return -1;
+		}
 	if (phase_field(L, 1, "report") != LUA_TFUNCTION)
 		return 0;	/* nil: phase_load allows nothing else */
 	res.rows = metrics_rows(total, thr, n_thr, &res.n);

@@ -115,13 +115,13 @@ void worker_count_arg(lua_State *L, struct worker *w, int arg,
 {
 	size_t len;
 	const char *name = luaL_checklstring(L, arg, &len);
-	char why[200];
+	struct diag d = { 0 };
 	int rc;
 
 	/* a counter is a row as it is: what refuses a report() value
 	 * (a name fsplan writes itself, a value not finite) refuses it */
-	if (metrics_refuse(name, n, NULL, why, sizeof(why)))
-		luaL_error(L, "%s: %s", fn, why);
+	if (metrics_refuse(name, n, NULL, &d))
+		luaL_error(L, "%s: %s", fn, d.msg);
 	if (strlen(name) != len || !metrics_find_counter(&w->m, name))
 		new_name(L, w, name, len, arg, fn,
 			 entry_bytes(w->m.n_counters, sizeof(struct counter)));
@@ -234,17 +234,14 @@ unsigned char *worker_source(uint64_t seed, size_t *src_len)
 }
 
 /*
- * An engine of w's ops for up to depth requests in flight, or -1 with d:
- * the engine's own words, a system failure (no ring, no locked memory).
+ * An engine of w's ops for up to depth requests in flight, or -1 with d
+ * as the engine filled it: a depth out of range, a system failure (no
+ * ring, no locked memory).
  */
 static int engine_make(struct worker *w, struct engine **out, unsigned depth,
 		       struct diag *d)
 {
-	char why[sizeof(d->msg)] = "";
-
-	if (!w->eng->init(out, depth, why, sizeof(why)))
-		return 0;
-	return diag_fail(d, DIAG_SYSTEM, 0, "%s", why);
+	return w->eng->init(out, depth, d) ? -1 : 0;
 }
 
 int worker_init(struct worker *w, const struct engine_ops *ops,

@@ -1,4 +1,4 @@
-/* conf: one filesystem config's filesystems — attached, made, mounted, the work directory, between actions, unmounted, released. */
+/* conf: a config's filesystems attached, made, mounted, unmounted, freed. */
 #ifndef FSPLAN_CONF_H
 #define FSPLAN_CONF_H
 
@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "run/run.h"
+#include "util/diag.h"
 
 /* One filesystem of a config: the config's only one, or one of its
  * target.volumes, mounted on the work directory's NAME/. */
@@ -52,14 +53,11 @@ void conf_key(struct run *r, const struct live *l, const struct cell *c,
 /* A config's own figure (mkfs_s, ...). */
 void conf_metric(struct run *r, const struct live *l, const char *metric,
 		 double secs);
-/* The between actions before a phase run. 0, or -1 with err. */
-int conf_between(struct live *l, const struct between *b, char *err,
-		 size_t len);
 /* Every process a phase left behind killed and reaped (we are init). */
 void conf_sweep(void);
 /* The filesystems made and mounted (or target.dir entered), and a fresh
- * work directory for the phases. 0, or -1 with err. */
-int conf_up(struct run *r, struct live *l, char *err, size_t len);
+ * work directory for the phases. 0, or -1 with d. */
+int conf_up(struct run *r, struct live *l, struct diag *d);
 /* Whatever conf_up got to, undone, and the manifest written. */
 void conf_down(struct run *r, struct live *l);
 

@@ -169,7 +169,6 @@ static int guard_target(struct run *r, json_t **identity, int resume)
 	const char *own = NULL;
 	char own_uuid[64];
 	struct stat st;
-	int refused = 0;
 
 	r->dev.fd = r->dev.lock_fd = -1;
 	/* a resumed run's own filesystem is no stranger's (its UUID, or
@@ -219,9 +218,10 @@ static int guard_target(struct run *r, json_t **identity, int resume)
 		*identity = NULL;
 		if (target_device_open(&r->dev, t->device, r->destroy, t->wipe,
 				       own, r->dir, r->workdir, identity,
-				       &refused, &d)) {
+				       &d)) {
 			diag_print(&d);
-			return refused ? EXIT_REFUSED : EXIT_USAGE;
+			return d.kind == DIAG_REFUSED ? EXIT_REFUSED :
+							EXIT_USAGE;
 		}
 		json_object_set_new(*identity, "kind", json_string("device"));
 		return 0;
@@ -297,7 +297,7 @@ int run_command(int argc, char **argv)
 	struct run_opts o = { 0 };
 	struct diag d = { 0 };
 	json_t *identity = NULL;
-	char **kept = NULL, why[2048];
+	char **kept = NULL;
 	int rc;
 
 	/* none held yet, whatever exits */
@@ -314,8 +314,8 @@ int run_command(int argc, char **argv)
 	}
 	/* the run's own -D, --only and --shard, before the plan takes -D */
 	if (o.resume &&
-	    reselect_resume(o.resume, &o.cells, &kept, why, sizeof(why))) {
-		rc = opts_usage("run", "--resume %s: %s", o.resume, why);
+	    reselect_resume(o.resume, &o.cells, &kept, &d)) {
+		rc = opts_usage("run", "--resume %s: %s", o.resume, d.msg);
 		goto out;
 	}
 	if (plan_load(&r.plan, o.plan, o.cells.defs, o.cells.n_defs, &d) ||

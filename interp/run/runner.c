@@ -17,6 +17,7 @@
 #include "results/metrics.h"
 #include "host/execpath.h"
 #include "host/fs.h"
+#include "run/between.h"
 #include "run/conf.h"
 #include "run/job.h"
 #include "run/lostrows.h"
@@ -216,21 +217,20 @@ static void run_cell(struct run *r, struct live *l, struct cell *c,
 	struct measure ms;
 	struct job j;
 	const char *why;
-	char err[512];
+	struct diag d = { 0 };
 
 	if (!replay)
 		progress(r, c);
-	if (conf_between(l, b, err, sizeof(err))) {
-		unrun_cell(r, l, c, replay, err);
+	if (between_run(l, b, &d)) {
+		unrun_cell(r, l, c, replay, d.msg);
 		return;
 	}
 	if (job_open(&j, r, l->fc, l->work, conf_vol_dir(l, 0), c, &why)) {
 		unrun_cell(r, l, c, replay, why);
 		goto out;
 	}
-	if (measure_open(&ms, r, l, c, &j.child, &j.lua.ram_bytes, err,
-			 sizeof(err))) {
-		unrun_cell(r, l, c, replay, err);
+	if (measure_open(&ms, r, l, c, &j.child, &j.lua.ram_bytes, &d)) {
+		unrun_cell(r, l, c, replay, d.msg);
 		goto out;
 	}
 	j.child.tick = tick;
@@ -322,7 +322,7 @@ static void run_conf(struct run *r, struct fsconf *fc, int round)
 {
 	const struct plan_target *pt = &r->plan->target;
 	struct live l = { .fc = fc, .round = round };
-	char err[512];
+	struct diag d = { 0 };
 	int n = 0, left = 0, is_dir = pt->kind == TARGET_DIR;
 
 	l.volumes = pt->n_volumes > 0;
@@ -350,12 +350,11 @@ static void run_conf(struct run *r, struct fsconf *fc, int round)
 		memcpy(l.cell, l.cid, sizeof(l.cid));
 		runlog("config %d: %s", fc->index, l.cid);
 	}
-	if (!is_dir && fs_available(fc->fs->type.s, fc->fs->nodev, err,
-				    sizeof(err))) {
-		settle_conf(r, &l, "skipped", err);
+	if (!is_dir && fs_available(fc->fs->type.s, fc->fs->nodev, &d)) {
+		settle_conf(r, &l, "skipped", d.msg);
 		return;
 	}
-	if (conf_up(r, &l, err, sizeof(err)))
+	if (conf_up(r, &l, &d))
 		goto fail;
 	manifest_conf(r->man, fc->index - 1, "status", json_string("running"));
 	/* The loop fd stays open to the end: a remount's umount would
@@ -369,8 +368,8 @@ static void run_conf(struct run *r, struct fsconf *fc, int round)
 			continue;
 		run_cell(r, &l, c, replay);
 		if (!is_dir && !conf_mounted(&l)) {
-			snprintf(err, sizeof(err), "the filesystem could not "
-				 "be mounted again (remount)");
+			diag_fail(&d, DIAG_SYSTEM, 0, "the filesystem could "
+				  "not be mounted again (remount)");
 			goto fail;
 		}
 	}
@@ -383,13 +382,13 @@ static void run_conf(struct run *r, struct fsconf *fc, int round)
 	conf_down(r, &l);
 	return;
 fail:
-	runlog("%s: %s", l.cid, err);
+	runlog("%s: %s", l.cid, d.msg);
 	/* a mkfs or setup hook the stop cut short failed nothing */
 	if (r->stop)
 		manifest_conf(r->man, fc->index - 1, "status",
 			      json_string("interrupted"));
 	else
-		settle_conf(r, &l, "failed", err);
+		settle_conf(r, &l, "failed", d.msg);
 	conf_down(r, &l);
 }
 

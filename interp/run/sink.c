@@ -150,12 +150,13 @@ struct reported {
 static int refused(struct sink *s, const char *what, const char *name,
 		   double v, const char *unit)
 {
-	char why[200];
+	struct diag d = { 0 };
 
-	if (!metrics_refuse(name, v, unit, why, sizeof(why)))
+	if (!metrics_refuse(name, v, unit, &d))
 		return 0;
 	if (!s->refused[0])
-		snprintf(s->refused, sizeof(s->refused), "%s: %s", what, why);
+		snprintf(s->refused, sizeof(s->refused), "%s: %.199s", what,
+			 d.msg);
 	return 1;
 }
 
@@ -182,17 +183,17 @@ static void parsed_row(void *ctx, const char *name, double v,
  * rows it makes (metrics_op_refuse). */
 static int forged(struct sink *s, const struct metrics *m)
 {
-	char why[200];
+	struct diag d = { 0 };
 
 	for (int i = 0; i < m->n_counters; i++)
 		if (strcmp(m->counters[i].name, METRICS_RSS_PEAK) &&
 		    refused(s, "counter", m->counters[i].name, 0, NULL))
 			return 1;
 	for (int i = 0; i < m->n_ops; i++)
-		if (metrics_op_refuse(m->ops[i].name, why, sizeof(why))) {
+		if (metrics_op_refuse(m->ops[i].name, &d)) {
 			if (!s->refused[0])
-				snprintf(s->refused, sizeof(s->refused), "%s",
-					 why);
+				snprintf(s->refused, sizeof(s->refused),
+					 "%.199s", d.msg);
 			return 1;
 		}
 	return 0;

@@ -574,28 +574,26 @@ Test(luaapi, the_reserved_names_and_only_those)
 		"path", "cpu", "read_path_len", "replay_cpu_s", "my_status",
 		"cpu_eff", "ram_given", "ram_bytes",
 	};
-	char why[200];
+	struct diag d = { 0 };
 
 	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
 		cr_expect_not_null(metrics_reserved(refused[i]), "%s",
 				   refused[i]);
-		cr_expect_not_null(metrics_refuse(refused[i], 1, "", why,
-						  sizeof(why)));
-		cr_expect(strstr(why, "is a row fsplan writes itself"), "%s",
-			  why);
+		cr_expect_eq(metrics_refuse(refused[i], 1, "", &d), -1);
+		cr_expect(strstr(d.msg, "is a row fsplan writes itself"), "%s",
+			  d.msg);
 	}
 	for (size_t i = 0; i < sizeof(passed) / sizeof(passed[0]); i++)
-		cr_expect_null(metrics_refuse(passed[i], 1, "ops/s", why,
-					      sizeof(why)), "%s: %s",
-			       passed[i], why);
+		cr_expect_eq(metrics_refuse(passed[i], 1, "ops/s", &d), 0,
+			     "%s: %s", passed[i], d.msg);
 	/* a name is a formula to a spreadsheet only with - first */
 	cr_expect(!metrics_metric_name_ok("-A1", 3));
 	cr_expect(metrics_metric_name_ok("a-b.c_1", 7));
 	for (const char *u = "=+-@\t\r"; *u; u++) {
 		char unit[4] = { *u, '1', '\0' };
 
-		cr_expect_not_null(metrics_refuse("x", 1, unit, why,
-						  sizeof(why)), "%s", unit);
+		cr_expect_eq(metrics_refuse("x", 1, unit, &d), -1, "%s",
+			     unit);
 	}
 }
 
