@@ -1,4 +1,4 @@
-/* run: `fsplan run` — the state of one run, shared by the command, its namespace and its config loop. */
+/* run: one run's state, shared by the command, its namespace and configs. */
 #ifndef FSPLAN_RUN_H
 #define FSPLAN_RUN_H
 
@@ -13,7 +13,8 @@
 #include "host/target.h"
 #include "run/sink.h"
 #include "util/exitcode.h"
-#include "util/opts.h"
+#include "cells/cellopts.h"
+#include "util/diag.h"
 
 
 struct run {
@@ -56,8 +57,29 @@ struct run {
  * cell, in order. Returns the exit status of the run. */
 int runner_main(struct run *r);
 
-/* The command, and its name, help and options for main.c's table. */
-int run_command(int argc, char **argv);
-extern const struct opts_cmd run_cmd;
+/* What a run is given beside its checked plan: cli/cmd_run.c's options. */
+struct run_args {
+	const struct cell_opts *cells;	/* -D, --only, --shard */
+	const char *plan;		/* its file */
+	const char *out, *resume;	/* -o, --resume: the run directory */
+	int argc;			/* the command line, for the manifest */
+	char **argv;
+};
+
+/* r holding nothing, and SIGINT, SIGTERM and SIGHUP asking it to stop
+ * (DESIGN.md section 3) from now on. */
+void run_init(struct run *r);
+
+/*
+ * After the plan's check (r->plan, r->e, r->runas set; r->workdir set
+ * when --workdir was given): the run directory (a resume's done cells
+ * read back), the target guarded, manifest.json begun. 0, or -1 with d:
+ * its kind says input (the run directory, the device), refused, or
+ * system.
+ */
+int run_prepare(struct run *r, const struct run_args *a, struct diag *d);
+
+/* Whatever r holds, released; the run directory unlocked last. */
+void run_free(struct run *r);
 
 #endif
