@@ -189,13 +189,33 @@ oom:
 	return -1;
 }
 
-/* The last status row is current; ok has no reason. */
+static const char *const status_names[] = {
+	[RES_NONE] = "", [RES_OK] = "ok", [RES_FAILED] = "failed",
+	[RES_SKIPPED] = "skipped",
+};
+
+const char *results_status_name(enum res_status s)
+{
+	return (unsigned)s < RES_SKIPPED + 1u ? status_names[s] : "";
+}
+
+enum res_status results_status_parse(const char *word)
+{
+	for (int s = RES_OK; s <= RES_SKIPPED; s++)
+		if (!strcmp(word, status_names[s]))
+			return (enum res_status)s;
+	return RES_NONE;
+}
+
+/* The last status row is current; ok has no reason; a word not a
+ * status's is a failure's. */
 static int set_status(struct res_run *run, const char *const *f)
 {
 	const char *v = f[CSV_VALUE];
 
-	run->status = !strcmp(v, "ok") ? RES_OK :
-		      !strcmp(v, "skipped") ? RES_SKIPPED : RES_FAILED;
+	run->status = results_status_parse(v);
+	if (run->status == RES_NONE)
+		run->status = RES_FAILED;
 	free(run->reason);
 	run->reason = NULL;
 	if (run->status == RES_OK)

@@ -48,7 +48,7 @@ static void mark_done(void *ctx, const char *cell, const char *status)
 	/* ids are unique; a linear scan per row is fine for resumes */
 	for (size_t i = 0; i < r->e->n_cells; i++)
 		if (!strcmp(r->e->cells[i].id, cell))
-			r->done[i] = 1;
+			r->done[i] = RUN_RECORDED;
 }
 
 /* The run directory (rundir.h), and in it results.csv (when resuming,

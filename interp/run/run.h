@@ -17,6 +17,13 @@
 #include "util/diag.h"
 
 
+/* What run.done says of a cell. */
+enum run_done {
+	RUN_TODO = 0,		/* still to run, if selected */
+	RUN_RECORDED = 1,	/* its status row is in results.csv */
+	RUN_STOPPED = 2,	/* not to run: its stop rule was met */
+};
+
 struct run {
 	struct plan *plan;
 	struct expansion *e;
@@ -33,9 +40,7 @@ struct run {
 	struct target_dev dev;		/* target.device, guarded */
 	struct csv *csv;		/* results.csv: the sink writes it */
 	struct manifest *man;		/* manifest.json's contents */
-	unsigned char *done;		/* per cell: already in results.csv
-					 * (1), or not to run: its stop
-					 * rule was met (2) */
+	unsigned char *done;		/* per cell: an enum run_done */
 	double *keyval;			/* per cell: its stop rule's watched
 					 * value, NAN if none */
 	int verbose, quiet, progress;

@@ -43,7 +43,7 @@ static void decide(void *ctx, double v, int *reps_run, const char **reason)
 /* The end of one phase run: its rows, its status, the counts. */
 static void finish_cell(struct run *r, const struct live *l, struct cell *c,
 			const struct child_result *res,
-			const struct measured *ms, const char *status,
+			const struct measured *ms, enum res_status status,
 			const char *reason)
 {
 	char params[1024];
@@ -61,7 +61,7 @@ static void finish_cell(struct run *r, const struct live *l, struct cell *c,
 	};
 
 	conf_key(r, l, c, params, sizeof(params), &k);
-	if (!strcmp(status, "failed"))
+	if (status == RES_FAILED)
 		o.reason = conf_workdir_full(r, l, reason, full, sizeof(full));
 	o.watch = stoprule_watch(r, c);
 	if (o.watch && res) {
@@ -90,21 +90,21 @@ static void finish_cell(struct run *r, const struct live *l, struct cell *c,
 	sink_phase_run(&r->sink, &o);
 	free(r->parsed);
 	r->parsed = NULL;
-	if (!strcmp(o.status, "ok"))
+	if (o.status == RES_OK)
 		r->n_ok++;
-	else if (!strcmp(o.status, "failed"))
-		r->n_failed++;
-	else
+	else if (o.status == RES_SKIPPED)
 		r->n_skipped++;
+	else
+		r->n_failed++;
 	r->n_run++;
-	runlog("%s: %s%s%s", c->id, o.status,
+	runlog("%s: %s%s%s", c->id, results_status_name(o.status),
 	       o.reason && *o.reason ? ": " : "", o.reason ? o.reason : "");
 	sink_save_soon(&r->sink);
 }
 
 static int todo(const struct run *r, const struct cell *c)
 {
-	return c->selected && !r->done[c - r->e->cells];
+	return c->selected && r->done[c - r->e->cells] == RUN_TODO;
 }
 
 /* Whether c is of round (order: rounds: its repetition); round 0 is
@@ -143,18 +143,19 @@ static void volumes_hint(const struct live *l, struct child_result *res)
 }
 
 /* Every remaining cell of a config gets the same fate. */
-static void settle_conf(struct run *r, struct live *l, const char *status,
-			const char *reason)
+static void settle_conf(struct run *r, struct live *l,
+			enum res_status status, const char *reason)
 {
 	for (size_t i = 0; i < l->fc->n_cells; i++) {
 		struct cell *c = &r->e->cells[l->fc->first_cell + i];
 
 		if (!todo(r, c))
 			continue;
-		r->done[c - r->e->cells] = 1;
+		r->done[c - r->e->cells] = RUN_RECORDED;
 		finish_cell(r, l, c, NULL, NULL, status, reason);
 	}
-	manifest_conf(r->man, l->fc->index - 1, "status", json_string(status));
+	manifest_conf_state(r->man, l->fc->index - 1,
+			    manifest_state_of(status));
 	if (reason)
 		manifest_conf(r->man, l->fc->index - 1, "reason",
 			      json_string(reason));
@@ -177,7 +178,7 @@ static void unrun_cell(struct run *r, struct live *l, struct cell *c,
 		runlog("%s: %s failed: %s", c->id, replay == REPLAY_ROUND ?
 		       "its unrecorded run" : "replay", why);
 	else
-		finish_cell(r, l, c, NULL, NULL, "failed", why);
+		finish_cell(r, l, c, NULL, NULL, RES_FAILED, why);
 }
 
 static void tick(void *ctx)
@@ -266,12 +267,13 @@ static void run_cell(struct run *r, struct live *l, struct cell *c,
 		r->parsed = NULL;
 	} else if (res.interrupted && !res.ok) {
 		runlog("%s: interrupted", c->id);
-		manifest_cell(r->man, c - r->e->cells, "interrupted", NULL);
+		manifest_cell(r->man, c - r->e->cells, MANIFEST_INTERRUPTED,
+			      NULL);
 		sink_save(&r->sink);
 	} else {
-		r->done[c - r->e->cells] = 1;
-		finish_cell(r, l, c, &res, &ms.out, res.ok ? "ok" : "failed",
-			    res.reason);
+		r->done[c - r->e->cells] = RUN_RECORDED;
+		finish_cell(r, l, c, &res, &ms.out, res.ok ? RES_OK :
+			    RES_FAILED, res.reason);
 	}
 	child_result_free(&res);
 close:
@@ -304,7 +306,7 @@ static int todo_after(const struct run *r, const struct fsconf *fc,
  * How a cell that is not to run may run all the same, for the later
  * phases of its config that start from what it leaves: a resume's
  * recorded cell is replayed; in a rounds run, whose every round makes
- * the config anew, so is a repetition its stop rule ended (done 2). 0:
+ * the config anew, so is a repetition its stop rule ended (RUN_STOPPED). 0:
  * neither.
  */
 static int replay_kind(const struct run *r, const struct cell *c,
@@ -312,9 +314,9 @@ static int replay_kind(const struct run *r, const struct cell *c,
 {
 	int done = r->done[c - r->e->cells];
 
-	if (done == 1)
+	if (done == RUN_RECORDED)
 		return REPLAY_RESUME;
-	return round && done == 2 ? REPLAY_ROUND : 0;
+	return round && done == RUN_STOPPED ? REPLAY_ROUND : 0;
 }
 
 /* fc made, its cells of round run (round 0: all of them), unmade. */
@@ -352,12 +354,12 @@ static void run_conf(struct run *r, struct fsconf *fc, int round)
 	}
 	if (!is_dir && fs_available(fc->fs->type.s, fc->fs->nodev, err,
 				    sizeof(err))) {
-		settle_conf(r, &l, "skipped", err);
+		settle_conf(r, &l, RES_SKIPPED, err);
 		return;
 	}
 	if (conf_up(r, &l, err, sizeof(err)))
 		goto fail;
-	manifest_conf(r->man, fc->index - 1, "status", json_string("running"));
+	manifest_conf_state(r->man, fc->index - 1, MANIFEST_RUNNING);
 	/* The loop fd stays open to the end: a remount's umount would
 	 * otherwise let autoclear take the device away. */
 	for (size_t i = 0; i < fc->n_cells && !r->stop; i++) {
@@ -377,19 +379,19 @@ static void run_conf(struct run *r, struct fsconf *fc, int round)
 	/* a rounds run comes back to it: "running" until its last round */
 	for (size_t i = 0; i < fc->n_cells && !r->stop; i++)
 		left += todo(r, &r->e->cells[fc->first_cell + i]);
-	manifest_conf(r->man, fc->index - 1, "status",
-		      json_string(r->stop ? "interrupted" :
-				  left ? "running" : "done"));
+	manifest_conf_state(r->man, fc->index - 1, r->stop ?
+			    MANIFEST_INTERRUPTED : left ? MANIFEST_RUNNING :
+			    MANIFEST_DONE);
 	conf_down(r, &l);
 	return;
 fail:
 	runlog("%s: %s", l.cid, err);
 	/* a mkfs or setup hook the stop cut short failed nothing */
 	if (r->stop)
-		manifest_conf(r->man, fc->index - 1, "status",
-			      json_string("interrupted"));
+		manifest_conf_state(r->man, fc->index - 1,
+				    MANIFEST_INTERRUPTED);
 	else
-		settle_conf(r, &l, "failed", err);
+		settle_conf(r, &l, RES_FAILED, err);
 	conf_down(r, &l);
 }
 
@@ -401,7 +403,7 @@ static int resume_rules(struct run *r)
 	int resumed = 0;
 
 	for (size_t i = 0; i < r->e->n_cells && !resumed; i++)
-		resumed = r->done[i];
+		resumed = r->done[i] != RUN_TODO;
 	snprintf(path, sizeof(path), "%s/results.csv", r->dir);
 	if (resumed && stoprule_resume(r, path, &d)) {
 		diag_print(&d);
@@ -450,8 +452,8 @@ static int run_all(struct run *r)
 	if (r->progress)
 		fprintf(stderr, "\r\033[K");
 	manifest_set(r->man, "ended", manifest_now());
-	manifest_set(r->man, "status", json_string(r->stop ? "interrupted"
-							    : "complete"));
+	manifest_run_state(r->man, r->stop ? MANIFEST_INTERRUPTED :
+			   MANIFEST_COMPLETE);
 	sink_save(&r->sink);
 	n = 0;
 	if (r->n_replayed)

@@ -404,11 +404,11 @@ void sink_phase_run(struct sink *s, struct sink_outcome *o)
 {
 	const struct csv_key *k = o->key;
 	struct strbuf quoted = { 0 };
-	int ok = !strcmp(o->status, "ok"), rc;
+	int ok = o->status == RES_OK, rc;
 
 	s->refused[0] = '\0';
 	if (o->res && o->lua && ok && lua_rows(s, k, o->res)) {
-		o->status = "failed";
+		o->status = RES_FAILED;
 		o->reason = "the phase's report was malformed";
 	}
 	if (o->res)
@@ -420,8 +420,8 @@ void sink_phase_run(struct sink *s, struct sink_outcome *o)
 
 		lparse_rows(o->parsed, o->parsed_len, parsed_row, &rep);
 	}
-	if (s->refused[0] && !strcmp(o->status, "ok")) {
-		o->status = "failed";
+	if (s->refused[0] && o->status == RES_OK) {
+		o->status = RES_FAILED;
 		o->reason = s->refused;
 	}
 	if (o->fs_used_bytes >= 0)
@@ -435,25 +435,26 @@ void sink_phase_run(struct sink *s, struct sink_outcome *o)
 			 o->vol_names[i]);
 		row(s, k, name, "bytes", "%.0f", o->vol_used[i]);
 	}
-	ok = !strcmp(o->status, "ok");
+	ok = o->status == RES_OK;
 	if (o->decide)
 		stop_rows(s, k, o, ok);
 	if (ok && s->lost) {
-		o->status = "failed";
+		o->status = RES_FAILED;
 		o->reason = "out of memory keeping metrics";
 	} else if (ok) {
 		bonnie_line(s, o->label);
 	}
 	forget(s);
 	s->written = -1;
-	rc = csv_row(s->csv, k, "status", o->status,
+	rc = csv_row(s->csv, k, "status", results_status_name(o->status),
 		     safe_reason(o->reason ? o->reason : "", &quoted));
 	free(quoted.p);
 	if (!rc)
 		rc = csv_sync(s->csv);
 	if (rc)
 		lost_write(s, "results.csv", -rc);
-	manifest_cell(s->man, o->cell, o->status, o->reason);
+	manifest_cell(s->man, o->cell, manifest_state_of(o->status),
+		      o->reason);
 }
 
 void sink_save(struct sink *s)
