@@ -9,7 +9,9 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "cells/fsconf.h"
 #include "results/manifest.h"
+#include "util/strbuf.h"
 #include "util/file.h"
 #include "util/sha256.h"
 
@@ -117,7 +119,7 @@ static json_t *conf_json(const struct expansion *e, const struct fsconf *fc)
 {
 	const struct plan *p = e->plan;
 	json_t *o = json_object(), *axes = json_object();
-	char cmd[2048];
+	struct strbuf cmd = { 0 };
 
 	json_object_set_new(o, "index", json_integer(fc->index));
 	json_object_set_new(o, "label", json_string(fc->label));
@@ -128,8 +130,10 @@ static json_t *conf_json(const struct expansion *e, const struct fsconf *fc)
 		json_object_set_new(axes, p->matrix[i].name, json_string(
 			p->matrix[i].values[fc->axis[i]].s));
 	json_object_set_new(o, "axes", axes);
-	fsconf_mkfs_cmd(p, fc, NULL, cmd, sizeof(cmd));
-	json_object_set_new(o, "mkfs_cmd", json_string(cmd));
+	/* out of memory, jansson leaves a value out: so does this */
+	if (!fsconf_mkfs_cmd(p, fc, NULL, &cmd))
+		json_object_set_new(o, "mkfs_cmd", json_string(cmd.p));
+	free(cmd.p);
 	if (fc->setup)
 		json_object_set_new(o, "setup", json_string(fc->setup));
 	if (fc->teardown)

@@ -1,4 +1,4 @@
-/* runner: the lifecycle of every filesystem config and its phase runs, inside the namespace. */
+/* runner: each config's lifecycle and its phase runs, in the namespace. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -46,7 +46,7 @@ static void finish_cell(struct run *r, const struct live *l, struct cell *c,
 			const struct measured *ms, enum res_status status,
 			const char *reason)
 {
-	char params[1024];
+	struct strbuf params = { 0 };
 	struct csv_key k;
 	struct statfs sf;
 	double used[PLAN_MAX_VOLUMES];
@@ -60,7 +60,7 @@ static void finish_cell(struct run *r, const struct live *l, struct cell *c,
 		.measured = ms, .fs_used_bytes = -1, .status = status, .reason = reason,
 	};
 
-	conf_key(r, l, c, params, sizeof(params), &k);
+	conf_key(r, l, c, &params, &k);
 	if (status == RES_FAILED)
 		o.reason = conf_workdir_full(r, l, reason, full, sizeof(full));
 	o.watch = stoprule_watch(r, c);
@@ -100,6 +100,7 @@ static void finish_cell(struct run *r, const struct live *l, struct cell *c,
 	runlog("%s: %s%s%s", c->id, results_status_name(o.status),
 	       o.reason && *o.reason ? ": " : "", o.reason ? o.reason : "");
 	sink_save_soon(&r->sink);
+	free(params.p);
 }
 
 static int todo(const struct run *r, const struct cell *c)
@@ -319,6 +320,34 @@ static int replay_kind(const struct run *r, const struct cell *c,
 	return round && done == RUN_STOPPED ? REPLAY_ROUND : 0;
 }
 
+/* The config's id (label/axes) and its own rows' cell (the id, and in a
+ * rounds run #round), as long as the plan makes them; logged. 0, or -1
+ * out of memory. */
+static int conf_names(const struct run *r, struct live *l)
+{
+	struct strbuf axes = { 0 }, cid = { 0 }, cell = { 0 };
+	const struct fsconf *fc = l->fc;
+	int rc;
+
+	conf_axes(r->e, NULL, fc, &axes);
+	strbuf_printf(&cid, "%s%s%s", fc->label, axes.len ? "/" : "",
+		      axes.oom ? "" : axes.p);
+	strbuf_printf(&cell, "%s", cid.oom ? "" : cid.p);
+	if (l->round)
+		strbuf_printf(&cell, "#%d", l->round);
+	rc = axes.oom || cid.oom || cell.oom ? -1 : 0;
+	free(axes.p);
+	l->cid = cid.p;
+	l->cell = cell.p;
+	if (rc)
+		return -1;
+	if (l->round)
+		runlog("config %d: %s, round %d", fc->index, l->cid, l->round);
+	else
+		runlog("config %d: %s", fc->index, l->cid);
+	return 0;
+}
+
 /* fc made, its cells of round run (round 0: all of them), unmade. */
 static void run_conf(struct run *r, struct fsconf *fc, int round)
 {
@@ -341,21 +370,14 @@ static void run_conf(struct run *r, struct fsconf *fc, int round)
 		     in_round(&r->e->cells[fc->first_cell + i], round);
 	if (!n || r->stop)
 		return;
-	conf_axes(r->e, NULL, fc, l.axes, sizeof(l.axes));
-	if (snprintf(l.cid, sizeof(l.cid), "%s%s%s", fc->label,
-		     l.axes[0] ? "/" : "", l.axes) >= (int)sizeof(l.cid))
-		runlog("config %d: its id is cut short", fc->index);
-	if (round) {
-		snprintf(l.cell, sizeof(l.cell), "%s#%d", l.cid, round);
-		runlog("config %d: %s, round %d", fc->index, l.cid, round);
-	} else {
-		memcpy(l.cell, l.cid, sizeof(l.cid));
-		runlog("config %d: %s", fc->index, l.cid);
+	if (conf_names(r, &l)) {
+		runlog("config %d: out of memory", fc->index);
+		goto out;
 	}
 	if (!is_dir && fs_available(fc->fs->type.s, fc->fs->nodev, err,
 				    sizeof(err))) {
 		settle_conf(r, &l, RES_SKIPPED, err);
-		return;
+		goto out;
 	}
 	if (conf_up(r, &l, err, sizeof(err)))
 		goto fail;
@@ -383,7 +405,7 @@ static void run_conf(struct run *r, struct fsconf *fc, int round)
 			    MANIFEST_INTERRUPTED : left ? MANIFEST_RUNNING :
 			    MANIFEST_DONE);
 	conf_down(r, &l);
-	return;
+	goto out;
 fail:
 	runlog("%s: %s", l.cid, err);
 	/* a mkfs or setup hook the stop cut short failed nothing */
@@ -393,6 +415,9 @@ fail:
 	else
 		settle_conf(r, &l, RES_FAILED, err);
 	conf_down(r, &l);
+out:
+	free(l.cid);
+	free(l.cell);
 }
 
 /* --resume: the stop rules' cells go on from what results.csv holds. */
