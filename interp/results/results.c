@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "results/csv.h"
+#include "results/metrics.h"
 #include "results/results.h"
 #include "results/stats.h"
 #include "util/grow.h"
@@ -349,9 +350,12 @@ int results_value(const struct res_run *run, const char *name, double *v)
 int results_fast(const struct res_run *run, const char *name)
 {
 	size_t n = strlen(name);
-	char fast[160];
+	char fast[METRICS_METRIC_LEN + 8];
 	double v;
 
+	/* a longer name is none fsplan writes, nor its _fast row */
+	if (n > METRICS_METRIC_LEN)
+		return 0;
 	snprintf(fast, sizeof(fast), "%s_fast", name);
 	if (results_value(run, fast, &v))
 		return v != 0;

@@ -79,52 +79,45 @@ static int open_dir(struct run *r, const char *out, const char *resume,
 	return 0;
 }
 
+/* target.device guarded and claimed, and its identity; a resumed run's
+ * own filesystem is no stranger's (its UUID, or null: the run stopped
+ * in a mkfs). 0, or -1 with d (refused: its kind). */
+static int guard_device(struct run *r, json_t **identity, int resume,
+			struct diag *d)
+{
+	const struct plan_target *t = &r->plan->target;
+	json_t *fs = resume ? manifest_read_key(r->dir, "device_fs") : NULL;
+	const char *own = NULL;
+	int refused = 0, rc;
+
+	if (json_is_object(fs))
+		own = json_string_value(json_object_get(fs, "uuid")) ?: "";
+	rc = target_device_open(&r->dev, t->device, r->destroy, t->wipe, own,
+				r->dir, r->workdir, identity, &refused, d);
+	json_decref(fs);
+	if (rc) {
+		d->kind = refused ? DIAG_REFUSED : DIAG_INPUT;
+		return -1;
+	}
+	json_object_set_new(*identity, "kind", json_string("device"));
+	return 0;
+}
+
 /* The target, checked or (target.device) guarded and claimed, and its
  * identity for the manifest. 0, or -1 with d (refused: its kind). */
 static int guard_target(struct run *r, json_t **identity, int resume,
 			struct diag *d)
 {
 	const struct plan_target *t = &r->plan->target;
-	const char *own = NULL;
-	char own_uuid[64];
 	struct stat st;
-	int refused = 0;
 
 	r->dev.fd = r->dev.lock_fd = -1;
-	/* a resumed run's own filesystem is no stranger's (its UUID, or
-	 * null: the run stopped in a mkfs) */
-	if (resume && t->kind == TARGET_DEVICE) {
-		json_t *fs = manifest_read_key(r->dir, "device_fs");
-
-		if (json_is_object(fs)) {
-			snprintf(own_uuid, sizeof(own_uuid), "%s",
-				 json_string_value(json_object_get(fs,
-					"uuid")) ?: "");
-			own = own_uuid;
-		}
-		json_decref(fs);
-	}
+	if (t->kind == TARGET_DEVICE)
+		return guard_device(r, identity, resume, d);
 	/* Out of memory, jansson leaves a value out (json_object_set_new
 	 * frees it): the manifest lacks that fact, and nothing else does. */
 	*identity = json_object();
-	switch (t->kind) {
-	case TARGET_IMAGE:
-		json_object_set_new(*identity, "kind", json_string("image"));
-		json_object_set_new(*identity, "image_bytes",
-				    json_integer((json_int_t)t->image_bytes));
-		json_object_set_new(*identity, "workdir",
-				    json_string(r->workdir));
-		if (t->n_volumes) {
-			json_t *v = json_array();
-
-			/* each volume an image of image_bytes */
-			for (int i = 0; i < t->n_volumes; i++)
-				json_array_append_new(v, json_string(
-						t->volumes[i].s));
-			json_object_set_new(*identity, "volumes", v);
-		}
-		return 0;
-	case TARGET_DIR:
+	if (t->kind == TARGET_DIR) {
 		json_object_set_new(*identity, "kind", json_string("dir"));
 		json_object_set_new(*identity, "dir", json_string(t->dir));
 		if (stat(t->dir, &st) || !S_ISDIR(st.st_mode))
@@ -132,17 +125,18 @@ static int guard_target(struct run *r, json_t **identity, int resume,
 					 "target.dir %s is not a directory",
 					 t->dir);
 		return 0;
-	case TARGET_DEVICE:
-		json_decref(*identity);
-		*identity = NULL;
-		if (target_device_open(&r->dev, t->device, r->destroy, t->wipe,
-				       own, r->dir, r->workdir, identity,
-				       &refused, d)) {
-			d->kind = refused ? DIAG_REFUSED : DIAG_INPUT;
-			return -1;
-		}
-		json_object_set_new(*identity, "kind", json_string("device"));
-		return 0;
+	}
+	json_object_set_new(*identity, "kind", json_string("image"));
+	json_object_set_new(*identity, "image_bytes",
+			    json_integer((json_int_t)t->image_bytes));
+	json_object_set_new(*identity, "workdir", json_string(r->workdir));
+	if (t->n_volumes) {
+		json_t *v = json_array();
+
+		/* each volume an image of image_bytes */
+		for (int i = 0; i < t->n_volumes; i++)
+			json_array_append_new(v, json_string(t->volumes[i].s));
+		json_object_set_new(*identity, "volumes", v);
 	}
 	return 0;
 }
@@ -257,11 +251,18 @@ int run_prepare(struct run *r, const struct run_args *a, struct diag *d)
 		return -1;
 	runlog("fsplan run %s: %zu cells%s", a->plan, r->e->n_selected,
 	       a->resume ? " (resumed)" : "");
+	if (runner_prepare(r, d)) {
+		d->kind = DIAG_SYSTEM;	/* the run's own files: exit 1 */
+		return -1;
+	}
 	return 0;
 }
 
 void run_free(struct run *r)
 {
+	/* the sink's copy in the namespace's init is that process's */
+	if (r->sink.csv)
+		sink_free(&r->sink);
 	libsrc_free();
 	runlog_close();
 	csv_close(r->csv);

@@ -58,8 +58,13 @@ struct run {
 	volatile sig_atomic_t stop;	/* the signal that asked to stop */
 };
 
+/* Before the namespace: a resume's stop rules and lost rows read back
+ * from results.csv (the lost superseded), the workdir's room warned of,
+ * the sink ready. 0, or -1 with d. */
+int runner_prepare(struct run *r, struct diag *d);
 /* The run itself, in a namespace of its own (ns.h): every config and
- * cell, in order. Returns the exit status of the run. */
+ * cell, in order. Returns the exit status of the run, which the
+ * namespace's init relays as its own. */
 int runner_main(struct run *r);
 
 /* What a run is given beside its checked plan: cli/cmd_run.c's options. */

@@ -421,17 +421,25 @@ out:
 }
 
 /* --resume: the stop rules' cells go on from what results.csv holds. */
-static int resume_rules(struct run *r)
+static int resume_rules(struct run *r, struct diag *d)
 {
 	char path[PATH_MAX + 16];
-	struct diag d = { 0 };
 	int resumed = 0;
 
 	for (size_t i = 0; i < r->e->n_cells && !resumed; i++)
 		resumed = r->done[i] != RUN_TODO;
 	snprintf(path, sizeof(path), "%s/results.csv", r->dir);
-	if (resumed && stoprule_resume(r, path, &d)) {
-		diag_print(&d);
+	return resumed ? stoprule_resume(r, path, d) : 0;
+}
+
+int runner_prepare(struct run *r, struct diag *d)
+{
+	if (resume_rules(r, d))
+		return -1;
+	conf_workdir_warn(r);
+	sink_init(&r->sink, r->csv, r->man, r->dir);
+	if (lostrows_record(r, d)) {
+		sink_free(&r->sink);
 		return -1;
 	}
 	return 0;
@@ -454,19 +462,9 @@ static void run_rounds(struct run *r)
 static int run_all(struct run *r)
 {
 	char replayed[240] = "", stopped[80] = "";
-	struct diag d = { 0 };
 	int failed, n, left;
 
 	r->t_start = clock_now();
-	if (resume_rules(r))
-		return EXIT_FAILED;
-	conf_workdir_warn(r);
-	sink_init(&r->sink, r->csv, r->man, r->dir);
-	if (lostrows_record(r, &d)) {
-		diag_print(&d);
-		sink_free(&r->sink);
-		return EXIT_FAILED;
-	}
 	for (size_t i = 0; i < r->e->n_cells; i++)
 		r->n_todo += todo(r, &r->e->cells[i]);
 	if (r->plan->rounds)

@@ -340,16 +340,21 @@ static void measured_rows(struct sink *s, const struct csv_key *k,
 		row(s, k, "steal_cores", "", "%.3f", ms->steal_cores);
 }
 
-/* A bonnie-style phase run's line in bonnie.csv: one write, synced. */
+/* A bonnie-style phase run's line in bonnie.csv: one write, synced. Its
+ * 50 fields are numbers but the name, the plan's label: the line has
+ * room for both. */
 static void bonnie_line(struct sink *s, const char *label)
 {
-	char line[2048], path[PATH_MAX + 16];
-	int n = bonniecsv_line(label, s->kept, s->n_kept, line,
-			       sizeof(line) - 1);
+	size_t len = (label ? strlen(label) : 0) + 2048;
+	char *line = malloc(len), path[PATH_MAX + 16];
+	int n = line ? bonniecsv_line(label, s->kept, s->n_kept, line,
+				      len - 1) : -1;
 	ssize_t w;
 
+	if (!line)
+		lost_write(s, "bonnie.csv", ENOMEM);
 	if (n < 0)
-		return;		/* its values ask for no line */
+		goto out;	/* its values ask for no line */
 	line[n++] = '\n';
 	if (s->bonnie_fd < 0) {
 		snprintf(path, sizeof(path), "%s/bonnie.csv", s->dir);
@@ -357,7 +362,7 @@ static void bonnie_line(struct sink *s, const char *label)
 				    O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (s->bonnie_fd < 0) {
 			lost_write(s, "bonnie.csv", errno);
-			return;
+			goto out;
 		}
 	}
 	w = write(s->bonnie_fd, line, n);
@@ -365,6 +370,8 @@ static void bonnie_line(struct sink *s, const char *label)
 		lost_write(s, "bonnie.csv", w < 0 ? errno : ENOSPC);
 	else if (fdatasync(s->bonnie_fd))
 		lost_write(s, "bonnie.csv", errno);
+out:
+	free(line);
 }
 
 /* The stop rule's verdict after this repetition, from its watched value
