@@ -879,14 +879,18 @@ static char *rd_slurp(const char *rd, const char *name)
 }
 
 /* Whether a line of text holds both a and b. */
-static int line_with(char *text, const char *a, const char *b)
+static int line_with(const char *text, const char *a, const char *b)
 {
-	char *save = NULL;
+	for (const char *l = strstr(text, a); l; l = strstr(l + 1, a)) {
+		const char *start = l, *end = strchr(l, '\n');
+		const char *in;
 
-	for (char *l = strtok_r(text, "\n", &save); l;
-	     l = strtok_r(NULL, "\n", &save))
-		if (strstr(l, a) && strstr(l, b))
+		while (start > text && start[-1] != '\n')
+			start--;
+		in = strstr(start, b);
+		if (in && (!end || in < end))
 			return 1;
+	}
 	return 0;
 }
 
@@ -901,7 +905,7 @@ Test(run, a_4k_cell_id_is_kept_whole, .fini = fini, .timeout = 120)
 		{ 'a', 1400 }, { 'b', 1400 }, { 'c', 1300 },
 	};
 	char *v[3], rd[256], *csv, *man, *log;
-	struct strbuf id = { 0 }, quoted = { 0 }, text = { 0 };
+	struct strbuf id = { 0 }, quoted = { 0 }, text = { 0 }, conf = { 0 };
 
 	e2e_require_root();
 	for (int i = 0; i < 3; i++) {
@@ -918,7 +922,9 @@ Test(run, a_4k_cell_id_is_kept_whole, .fini = fini, .timeout = 120)
 	strbuf_printf(&id, "tmpfs/p/one=%s,two=%s,three=%s#1", v[0], v[1],
 		      v[2]);
 	strbuf_printf(&quoted, "\"%s\"", id.p);
-	cr_assert(!text.oom && !id.oom && !quoted.oom);
+	/* the config's own rows: label/axes */
+	strbuf_printf(&conf, ",tmpfs/one=%s;two=%s,", v[0], v[1]);
+	cr_assert(!text.oom && !id.oom && !quoted.oom && !conf.oom);
 	cr_assert_gt(id.len, 4096);
 	cr_assert_eq(e2e_run_plan(e2e_tmpdir(), "longid", text.p, rd,
 				  sizeof(rd)), 0, "%s", e2e_err);
@@ -927,6 +933,8 @@ Test(run, a_4k_cell_id_is_kept_whole, .fini = fini, .timeout = 120)
 	log = rd_slurp(rd, "log.txt");
 	cr_expect(line_with(csv, quoted.p, ",status,ok,"),
 		  "results.csv lacks the whole id's status row");
+	cr_expect(line_with(csv, conf.p, ",mount_s,"),
+		  "results.csv lacks the config's whole id");
 	cr_expect(strstr(man, quoted.p), "manifest.json lacks the whole id");
 	cr_expect(!strstr(log, "cut short"), "a log line says so");
 	cr_expect(line_with(log, id.p, ": ok"), "log.txt lacks the whole id");
@@ -941,6 +949,7 @@ Test(run, a_4k_cell_id_is_kept_whole, .fini = fini, .timeout = 120)
 	free(log);
 	free(id.p);
 	free(quoted.p);
+	free(conf.p);
 	free(text.p);
 	expect_clean(e2e_tmpdir());
 }
