@@ -30,31 +30,29 @@ int conf_mounted(const struct live *l)
 	return 1;
 }
 
-void conf_axes(const struct expansion *e, const struct cell *c,
-	       const struct fsconf *fc, char *buf, size_t len)
+int conf_axes(const struct expansion *e, const struct cell *c,
+	      const struct fsconf *fc, struct strbuf *b)
 {
 	const struct plan *p = e->plan;
-	size_t n = 0;
+	int n = 0;
 
-	buf[0] = '\0';
-	for (int i = 0; i < p->n_matrix && n < len; i++)
-		n += snprintf(buf + n, len - n, "%s%s=%s", n ? ";" : "",
-			      p->matrix[i].name,
+	strbuf_str(b, "");
+	for (int i = 0; i < p->n_matrix; i++)
+		strbuf_printf(b, "%s%s=%s", n++ ? ";" : "", p->matrix[i].name,
 			      p->matrix[i].values[fc->axis[i]].s);
-	if (!c)
-		return;
-	for (int i = 0; i < p->phases[c->phase].n_matrix && n < len; i++) {
+	for (int i = 0; c && i < p->phases[c->phase].n_matrix; i++) {
 		const struct plan_axis *ax = &p->phases[c->phase].matrix[i];
 
-		n += snprintf(buf + n, len - n, "%s%s=%s", n ? ";" : "",
-			      ax->name, cell_coord(e, c, ax->name));
+		strbuf_printf(b, "%s%s=%s", n++ ? ";" : "", ax->name,
+			      cell_coord(e, c, ax->name));
 	}
+	return b->oom ? -1 : 0;
 }
 
 void conf_key(struct run *r, const struct live *l, const struct cell *c,
-	      char *params, size_t plen, struct csv_key *k)
+	      struct strbuf *params, struct csv_key *k)
 {
-	conf_axes(r->e, c, l->fc, params, plen);
+	conf_axes(r->e, c, l->fc, params);
 	k->run_id = r->run_id;
 	k->cell = c ? c->id : l->cell;
 	k->fs_label = l->fc->label;
@@ -62,7 +60,7 @@ void conf_key(struct run *r, const struct live *l, const struct cell *c,
 	k->mkfs_opts = l->fc->mkfs;
 	k->mount_opts = l->fc->mount;
 	k->phase = c ? r->plan->phases[c->phase].name : "";
-	k->phase_params = params;
+	k->phase_params = params->oom ? "" : params->p;
 	/* a config made anew each round has figures of each round */
 	k->rep = c ? c->rep : l->round;
 }
@@ -70,21 +68,23 @@ void conf_key(struct run *r, const struct live *l, const struct cell *c,
 void conf_metric(struct run *r, const struct live *l,
 		 const char *metric, double secs)
 {
-	char params[1024];
+	struct strbuf params = { 0 };
 	struct csv_key k;
 
-	conf_key(r, l, NULL, params, sizeof(params), &k);
+	conf_key(r, l, NULL, &params, &k);
 	sink_conf_metric(&r->sink, &k, l->fc->index - 1, metric, secs);
+	free(params.p);
 }
 
 /* A figure that failed: an earlier make's must not stand for it. */
 static void conf_lost(struct run *r, const struct live *l, const char *metric)
 {
-	char params[1024];
+	struct strbuf params = { 0 };
 	struct csv_key k;
 
-	conf_key(r, l, NULL, params, sizeof(params), &k);
+	conf_key(r, l, NULL, &params, &k);
 	sink_lost(&r->sink, &k, metric, "s");
+	free(params.p);
 }
 
 /* A per-volume figure (mkfs_s_source); the totals are the caller's. */

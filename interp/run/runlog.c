@@ -3,12 +3,14 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "run/runlog.h"
+#include "util/strbuf.h"
 
 static int log_fd = -1;
 static int log_echo;
@@ -26,35 +28,49 @@ int runlog_fd(void)
 	return log_fd;
 }
 
+/* A line's stamp, "YYYY-mm-dd HH:MM:SS.mmm ": 24 characters. */
+#define STAMP_LEN 24
+
 void runlog(const char *fmt, ...)
 {
-	char line[2048];
+	static const char lost[] = "(a line of the log: out of memory)";
+	struct strbuf line = { 0 };
+	char stamp[STAMP_LEN + 8], fallback[STAMP_LEN + sizeof(lost) + 8];
 	struct timeval tv;
 	struct tm tm;
+	const char *text;
+	size_t n;
 	va_list ap;
 	ssize_t w;
-	int n;
 
 	gettimeofday(&tv, NULL);
 	localtime_r(&tv.tv_sec, &tm);
-	n = (int)strftime(line, sizeof(line), "%Y-%m-%d %H:%M:%S", &tm);
-	n += snprintf(line + n, sizeof(line) - n, ".%03d ",
-		      (int)(tv.tv_usec / 1000));
+	n = strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", &tm);
+	snprintf(stamp + n, sizeof(stamp) - n, ".%03d ",
+		 (int)(tv.tv_usec / 1000));
+	strbuf_str(&line, stamp);
+	/* a line holds whatever it names whole: a cell id is the plan's */
 	va_start(ap, fmt);
-	n += vsnprintf(line + n, sizeof(line) - n, fmt, ap);
+	strbuf_vprintf(&line, fmt, ap);
 	va_end(ap);
-	if (n >= (int)sizeof(line) - 1)
-		n = sizeof(line) - 2;
-	line[n++] = '\n';
-	w = log_fd >= 0 ? write(log_fd, line, n) : n;
-	if (w != n) {
+	strbuf_str(&line, "\n");
+	text = line.p;
+	n = line.len;
+	if (line.oom) {
+		snprintf(fallback, sizeof(fallback), "%s%s\n", stamp, lost);
+		text = fallback;
+		n = strlen(fallback);
+	}
+	w = log_fd >= 0 ? write(log_fd, text, n) : (ssize_t)n;
+	if (w != (ssize_t)n) {
 		/* a full disk, say: the log stops, and the user hears why */
 		fprintf(stderr, "fsplan: log.txt: %s: no more is logged\n",
 			strerror(w < 0 ? errno : ENOSPC));
 		log_fd = -1;
 	}
-	if (log_echo)
-		fprintf(stderr, "%.*s", n - 24, line + 24);
+	if (log_echo && n > STAMP_LEN)
+		fwrite(text + STAMP_LEN, 1, n - STAMP_LEN, stderr);
+	free(line.p);
 }
 
 void runlog_close(void)
