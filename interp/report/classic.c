@@ -124,38 +124,6 @@ static double tio_threads(const struct res_run *run)
 	return NAN;
 }
 
-static void tio_line(FILE *f, int w, const char *const c[11])
-{
-	fprintf(f, "%-*s %6s %6s %3s  %12s %7s %9s %11s  %8s %8s %7s\n", w,
-		c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9],
-		c[10]);
-}
-
-static void tio_header(FILE *f, const char *title, int w)
-{
-	static const char *const top[11] = { "", "File", "Blk", "Num", "", "",
-		"Avg", "Maximum", "Lat%", "Lat%", "CPU" };
-	static const char *const mid[11] = { "Identifier", "Size", "Size",
-		"Thr", "Rate", "(CPU%)", "Latency", "Latency", ">2s", ">10s",
-		"Eff" };
-	static const int width[11] = { 0, 6, 6, 3, 12, 7, 9, 11, 8, 8, 7 };
-	char dash[11][256];
-	const char *d[11];
-
-	fprintf(f, "\n%s\n%.*s\n", title, (int)strlen(title),
-		"==================================================");
-	for (int i = 0; i < 11; i++) {
-		int n = i ? width[i] : w;
-
-		memset(dash[i], '-', n);
-		dash[i][n] = '\0';
-		d[i] = dash[i];
-	}
-	tio_line(f, w, top);
-	tio_line(f, w, mid);
-	tio_line(f, w, d);
-}
-
 /* A row's figures as tiobench prints them, the Identifier first. */
 struct tio_cells {
 	char cell[N_TCOLS][32], thr[16], eff[32];
@@ -193,14 +161,6 @@ static void tio_cells(const struct tio_row *r, struct tio_cells *t)
 	for (int i = T_RATE; i < N_TCOLS; i++)
 		t->c[i + 2] = t->cell[i];
 	t->c[10] = t->eff;
-}
-
-static void tio_print_row(FILE *f, int w, const struct tio_row *r)
-{
-	struct tio_cells t;
-
-	tio_cells(r, &t);
-	tio_line(f, w, t.c);
 }
 
 static int tio_find(struct tio_row *rows, size_t n, const char *mode,
@@ -326,33 +286,45 @@ static const char *tio_title(const struct tio_row *r)
 	       *r->mode ? r->mode : "(no mode)";
 }
 
-int classic_tiobench(FILE *f, const struct res_run *const *runs, size_t n,
-		     const char *with_mode)
-{
-	struct tio_set t;
-	int rc = -1, w = 28;
+/* tiobench's columns, its text head and layout */
+static const char *const tio_name[11] = { "Identifier", "File Size",
+	"Blk Size", "Num Thr", "Rate", "CPU%", "Avg Latency",
+	"Maximum Latency", "Lat% >2s", "Lat% >10s", "CPU Eff" };
+static const char *const tio_unit[11] = { NULL, "MiB", "bytes", NULL,
+	"MiB/s", NULL, "ms", "ms", NULL, NULL, NULL };
+static const char *const tio_top[11] = { "", "File", "Blk", "Num", "", "",
+	"Avg", "Maximum", "Lat%", "Lat%", "CPU" };
+static const char *const tio_mid[11] = { "Identifier", "Size", "Size",
+	"Thr", "Rate", "(CPU%)", "Latency", "Latency", ">2s", ">10s", "Eff" };
+#define TIO_ROW "%-*s %6s %6s %3s  %12s %7s %9s %11s  %8s %8s %7s"
 
-	if (tio_build(&t, runs, n, with_mode))
+int classic_tio_tables(struct tables *out, const struct table_src *in)
+{
+	struct tio_set s;
+	struct tio_cells c;
+	struct table *t;
+	int rc = -1;
+
+	if (tio_build(&s, in->runs, in->n,
+		      classic_tio_mode(in->phases, in->phase)))
 		goto out;
-	rc = t.n_rows > 0;
-	if (!rc)
+	rc = 0;
+	if (!s.n_rows || !(t = tables_add(out)))
 		goto out;
-	for (size_t i = 0; i < t.n_rows; i++)
-		if ((int)strlen(t.rows[i].ident) > w)
-			w = (int)strlen(t.rows[i].ident);
-	fputs("\ntiobench: means over the repetitions\n"
-	      "  File Size = MiB   Blk Size = bytes   Rate = MiB/s\n"
-	      "  CPU% = (user + sys) / wall time, the test's own "
-	      "(test_cpu_pct) where the phase reports it\n"
-	      "  Latency = ms   Lat% = % of requests slower than 2 s / 10 s\n"
-	      "  CPU Eff = Rate / (CPU% / 100)\n", f);
-	for (size_t i = 0; i < t.n_rows; i++) {
-		if (!i || t.rows[i].section != t.rows[i - 1].section)
-			tio_header(f, tio_title(&t.rows[i]), w);
-		tio_print_row(f, w, &t.rows[i]);
+	t->width = 28;
+	table_init(t, 11, 1, tio_name, tio_unit);
+	table_layout(t, "\n%t\n%=\n", TIO_ROW, NULL);
+	table_head(t, TIO_ROW, tio_top, 11);
+	table_head(t, TIO_ROW, tio_mid, 11);
+	table_head(t, TIO_ROW, NULL, 11);
+	for (size_t i = 0; i < s.n_rows; i++) {
+		if (!i || s.rows[i].section != s.rows[i - 1].section)
+			table_section(t, tio_title(&s.rows[i]), NULL);
+		tio_cells(&s.rows[i], &c);
+		table_row(t, c.c, 0);
 	}
 out:
-	tio_free(&t);
+	tio_free(&s);
 	return rc;
 }
 
@@ -374,42 +346,6 @@ int classic_tio_rates(const struct res_run *const *runs, size_t n,
 				rate) ? -1 : 0;
 	}
 out:
-	tio_free(&t);
-	return rc;
-}
-
-int classic_tio_grids(const struct res_run *const *runs, size_t n,
-		      const char *with_mode, classic_grid_fn fn, void *ctx)
-{
-	static const char *const head[11] = { "Identifier",
-		"File Size (MiB)", "Blk Size (bytes)", "Num Thr",
-		"Rate (MiB/s)", "CPU%", "Avg Latency (ms)",
-		"Maximum Latency (ms)", "Lat% >2s", "Lat% >10s", "CPU Eff" };
-	struct grid g = { 11, 1, NULL, 0, 0 };
-	struct tio_set t;
-	struct tio_cells c;
-	int rc = -1;
-
-	if (tio_build(&t, runs, n, with_mode))
-		goto out;
-	for (size_t i = 0; i < t.n_rows; i++) {
-		if ((!i || t.rows[i].section != t.rows[i - 1].section) &&
-		    grid_row(&g, head))
-			goto out;
-		tio_cells(&t.rows[i], &c);
-		if (grid_row(&g, c.c))
-			goto out;
-		if (i + 1 < t.n_rows &&
-		    t.rows[i + 1].section == t.rows[i].section)
-			continue;
-		if (fn(ctx, tio_title(&t.rows[i]), &g))
-			goto out;
-		grid_free(&g);
-		g = (struct grid){ 11, 1, NULL, 0, 0 };
-	}
-	rc = t.n_rows > 0;
-out:
-	grid_free(&g);
 	tio_free(&t);
 	return rc;
 }

@@ -5,29 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/bonnie.h"
 #include "report/classic.h"
-#include "report/dbench.h"
 #include "report/html.h"
 #include "report/htmlpage.h"
 #include "report/manifestread.h"
 #include "results/manifest.h"
 #include "report/rank.h"
-#include "report/studies.h"
-
-/* ---- the study tables --------------------------------------------- */
-
-/* A study's table: its title, then the grid. */
-static int study_table(void *ctx, const char *title, const struct grid *g)
-{
-	FILE *f = ctx;
-
-	fputs("<h3>", f);
-	html_text(f, title);
-	fputs("</h3>\n", f);
-	html_grid(f, g);
-	return 0;
-}
+#include "report/study.h"
 
 /* ---- the manifest ------------------------------------------------------- */
 
@@ -431,11 +415,12 @@ static int phase_section(FILE *f, const struct results *r, size_t index,
 	size_t n, count[4];
 	const struct res_run **runs = view_ok_runs(r, phase, &n, count);
 	struct charts cc = { f, runs, n };
+	struct table_src in = { runs, n, phase, r, pick->phases };
 	const char *mode = NULL;
 	char *studies = NULL, *line;
 	size_t len = 0;
 	FILE *m;
-	int rc = -1, tio, bon, db, fallback;
+	int rc = -1, tio, shown, fallback;
 
 	if (!runs)
 		return -1;
@@ -458,15 +443,14 @@ static int phase_section(FILE *f, const struct results *r, size_t index,
 	if (!(m = open_memstream(&studies, &len)))
 		goto out;
 	mode = classic_tio_mode(pick->phases, phase);
-	tio = classic_tio_grids(runs, n, mode, study_table, m);
-	bon = tio < 0 ? -1 : bonnie_grids(runs, n, study_table, m);
-	db = bon < 0 ? -1 : dbench_grids(runs, n, study_table, m);
-	if (fclose(m) || tio < 0 || bon < 0 || db < 0)
+	shown = study_html(m, &in, 0);
+	if (fclose(m) || shown < 0)
 		goto out;
-	tables = view_tables(pick, runs, n, phase, tio, bon, db, buf,
+	tio = (shown & study_bit("tiobench")) != 0;
+	tables = view_tables(pick, runs, n, phase, (unsigned)shown, buf,
 			     &fallback);
 	charts = chart_globs(pick, phase, tio, tables, fallback, cbuf);
-	if ((line = view_unreported(pick, runs, n, phase, tio, bon, db))) {
+	if ((line = view_unreported(pick, runs, n, phase, (unsigned)shown))) {
 		fputs("<p class=\"warn\">", f);
 		html_text(f, line);
 		fputs("</p>\n", f);
@@ -478,12 +462,6 @@ static int phase_section(FILE *f, const struct results *r, size_t index,
 	if ((tio && tio_charts(f, runs, n, mode)) ||
 	    (*charts && rank_each(runs, n, charts, bar_charts, &cc)))
 		goto out;
-	if (tio)
-		fputs("<p class=\"note\">tiobench: means over the "
-		      "repetitions. CPU% = (user + sys) / wall time, the "
-		      "test's own (test_cpu_pct) where the phase reports it; "
-		      "Lat% = % of requests slower than 2 s / 10 s; CPU Eff "
-		      "= Rate / (CPU% / 100).</p>\n", f);
 	fputs(studies, f);
 	if (*tables && rank_each(runs, n, tables, table, f))
 		goto out;
@@ -551,48 +529,6 @@ static int not_ok(FILE *f, const struct results *r, json_t *m)
 	return 0;
 }
 
-/* A study whose tables span phases: its grids under one heading, or
- * nothing when it has none. */
-static int span_study(FILE *f, const struct results *r, json_t *phases,
-		      int (*grids)(const struct results *, json_t *,
-				   classic_grid_fn, void *),
-		      const char *id, const char *heading, const char *note)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	int rc;
-
-	if (!m)
-		return -1;
-	rc = grids(r, phases, study_table, m);
-	if (fclose(m))
-		rc = -1;
-	if (rc > 0)
-		fprintf(f, "<h2 id=\"%s\">%s</h2>\n"
-			"<p class=\"note\">%s</p>\n%s", id, heading, note,
-			buf);
-	free(buf);
-	return rc < 0 ? -1 : 0;
-}
-
-/* The studies that span phases: the home tree's steps, ffsb's profiles
- * by threads, OLTP's engines side by side. */
-static int span_studies(FILE *f, const struct results *r, json_t *phases)
-{
-	return span_study(f, r, phases, studies_tree_grids, "tree",
-			  "The home tree (copy/move/rm study)",
-			  "Means of the ok runs; source and target MiB: df "
-			  "after each step; a move is a rename, with no "
-			  "MiB/s.") ||
-	       span_study(f, r, phases, studies_ffsb_grids, "ffsb",
-			  "ffsb (the 2008 ext4 study)",
-			  "Means of the ok runs, by threads; %CPU is ffsb's "
-			  "(user + system over the run, can pass 100).") ||
-	       span_study(f, r, phases, studies_oltp_grids, "oltp",
-			  "OLTP (the 2008 sysbench study)", studies_oltp_note);
-}
-
 /* Links to the sections: the page of a big plan is long. */
 static void contents(FILE *f, json_t *m, const char *const *names)
 {
@@ -643,7 +579,8 @@ int htmlpage_write(FILE *f, const char *rundir, const struct results *r,
 	if (configs_rows && pick->view != VIEW_KEY &&
 	    phase_section(f, r, 0, "", pick))
 		goto out;
-	if (span_studies(f, r, pick->phases) || not_ok(f, r, m))
+	if (study_html(f, &(struct table_src){ NULL, 0, "", r, pick->phases },
+		       1) < 0 || not_ok(f, r, m))
 		goto out;
 	html_end(f);
 	rc = 0;

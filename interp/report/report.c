@@ -8,15 +8,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "report/bonnie.h"
-#include "report/classic.h"
-#include "report/dbench.h"
 #include "report/htmlpage.h"
 #include "report/manifestread.h"
 #include "report/outfmt.h"
 #include "report/rank.h"
 #include "report/report.h"
-#include "report/studies.h"
+#include "report/study.h"
 #include "report/view.h"
 #include "results/manifest.h"
 #include "results/csv.h"
@@ -162,16 +159,15 @@ static void text_header(FILE *f, const char *rundir, const struct results *r,
  * fallback.
  */
 static int key_tables(FILE *f, const struct res_run *const *runs, size_t n,
-		      const char *phase, const struct pick *pick, int tio,
-		      int bon, int db)
+		      const char *phase, const struct pick *pick,
+		      unsigned shown)
 {
 	const char *buf[VIEW_MAX_KEY + 1];
 	const char *const *globs;
-	char *missing = view_unreported(pick, runs, n, phase, tio, bon, db);
+	char *missing = view_unreported(pick, runs, n, phase, shown);
 	int fallback;
 
-	globs = view_tables(pick, runs, n, phase, tio, bon, db, buf,
-			    &fallback);
+	globs = view_tables(pick, runs, n, phase, shown, buf, &fallback);
 	if (missing)
 		fprintf(f, "\n%s\n", missing);
 	free(missing);
@@ -196,7 +192,8 @@ static int text_phase(FILE *f, const struct results *r, const char *phase,
 {
 	size_t n, count[4], all;
 	const struct res_run **runs = view_ok_runs(r, phase, &n, count);
-	int rc = -1, tio, bon, db;
+	struct table_src in = { runs, n, phase, r, pick->phases };
+	int rc = -1, shown;
 
 	if (!runs)
 		return -1;
@@ -211,13 +208,9 @@ static int text_phase(FILE *f, const struct results *r, const char *phase,
 		rc = 0;
 		goto out;
 	}
-	tio = classic_tiobench(f, runs, n,
-			       classic_tio_mode(pick->phases, phase));
-	bon = tio < 0 ? -1 : bonnie_table(f, runs, n);
-	db = bon < 0 ? -1 : dbench_table(f, runs, n);
-	if (tio < 0 || bon < 0 || db < 0)
+	if ((shown = study_text(f, &in, 0)) < 0)
 		goto out;
-	rc = key_tables(f, runs, n, phase, pick, tio, bon, db);
+	rc = key_tables(f, runs, n, phase, pick, (unsigned)shown);
 	if (!rc && *phase)
 		noisy_runs(f, runs, n);
 out:
@@ -294,6 +287,7 @@ static int write_text(FILE *f, const char *rundir, const struct results *r,
 		      struct pick *pick)
 {
 	const char **names = view_phases(r);
+	struct table_src in = { 0 };
 	json_t *m;
 	int configs = 0, rc = -1;
 
@@ -317,10 +311,9 @@ static int write_text(FILE *f, const char *rundir, const struct results *r,
 			goto out;
 	if (configs && pick->view != VIEW_KEY && text_phase(f, r, "", pick))
 		goto out;
-	rc = studies_tree(f, r, pick->phases) < 0 ||
-	     studies_ffsb(f, r, pick->phases) < 0 ||
-	     studies_oltp(f, r, pick->phases) < 0 ? -1 :
-	     text_footer(f, r, m);
+	in.r = r;
+	in.phases = pick->phases;
+	rc = study_text(f, &in, 1) < 0 ? -1 : text_footer(f, r, m);
 out:
 	pick->phases = NULL;
 	pick->all = NULL;
