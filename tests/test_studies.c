@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include "e2e.h"
-#include "report/report.h"
 
 static char home[64], out[512];
 
@@ -39,7 +38,7 @@ static const char *report_as(const char *format, const char *phases,
 		 "\"status\": \"complete\", \"phases\": [%s]}\n", phases);
 	put("manifest.json", manifest);
 	put("results.csv", rows);
-	cr_assert_eq(report_command(6, argv), 0);
+	cr_assert_eq(e2e_fsplan((const char *const *)argv), 0);
 	return e2e_read(out);
 }
 

@@ -40,10 +40,11 @@ struct plan_opts {
 int cmd_load(struct plan_opts *o, struct plan **p, struct expansion **e);
 
 /* The commands of this folder: options and help, and the function. */
-extern const struct opts_cmd check_cmd, expand_cmd, compare_cmd, merge_cmd,
-	version_cmd, help_cmd;
+extern const struct opts_cmd check_cmd, expand_cmd, report_cmd, compare_cmd,
+	merge_cmd, version_cmd, help_cmd;
 int cmd_check(int argc, char **argv);
 int cmd_expand(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_version(int argc, char **argv);
