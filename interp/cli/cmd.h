@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "cells/cellopts.h"
+#include "util/diag.h"
 #include "util/opts.h"
 
 struct plan;
@@ -38,6 +39,12 @@ struct plan_opts {
  * 0, or the exit status with the error printed and *p, *e NULL.
  */
 int cmd_load(struct plan_opts *o, struct plan **p, struct expansion **e);
+
+/* What report/ returned to a command: each line of notes (warnings the
+ * user must see either way) as "fsplan NAME: line"; a failure as
+ * "fsplan NAME: message" and the lines of its detail. */
+void cmd_notes(FILE *f, const char *name, const struct strbuf *notes);
+void cmd_fail(FILE *f, const char *name, const struct diag *d);
 
 /* The commands of this folder: options and help, and the function. */
 extern const struct opts_cmd check_cmd, expand_cmd, report_cmd, compare_cmd,

@@ -2,7 +2,6 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "cli/cmd.h"
 #include "report/report.h"
@@ -94,15 +93,9 @@ int cmd_report(int argc, char **argv)
 				"it does not go with --metric");
 	if (rc == OPTS_GO) {
 		rc = report_run(&o, &notes, &d) ? EXIT_USAGE : EXIT_OK;
-		/* the notes, each "fsplan report: ..." */
-		for (char *p = notes.p, *nl; p && *p; p = nl + 1) {
-			nl = strchr(p, '\n');
-			fprintf(stderr, "fsplan report: %.*s\n", (int)(nl - p),
-				p);
-		}
+		cmd_notes(stderr, "report", &notes);
 		if (rc)
-			fprintf(stderr, "fsplan report: %s\n%s", d.msg,
-				d.detail.p ? d.detail.p : "");
+			cmd_fail(stderr, "report", &d);
 	}
 	free(notes.p);
 	diag_release(&d);

@@ -19,7 +19,6 @@
 #include "results/csv.h"
 #include "results/stats.h"
 #include "util/diag.h"
-#include "util/exitcode.h"
 #include "util/grow.h"
 #include "util/opts.h"
 
@@ -46,7 +45,7 @@ struct row {
 	enum verdict v;
 };
 
-struct table {
+struct cmp_table {
 	struct row *row;
 	size_t n, cap;
 	size_t count[4];		/* by verdict */
@@ -75,7 +74,7 @@ static int values(const struct res_run *const *runs, size_t n,
 	return k;
 }
 
-static int add_row(struct table *t, const struct pair *pr, const char *name,
+static int add_row(struct cmp_table *t, const struct pair *pr, const char *name,
 		   double alpha)
 {
 	double *v = calloc(pr->n_a + pr->n_b + 1, sizeof(*v));
@@ -126,7 +125,7 @@ static int add_row(struct table *t, const struct pair *pr, const char *name,
 }
 
 /* The names to compare in pr: --metric's globs, or the phase's key. */
-static int pair_rows(struct table *t, const struct pair *pr,
+static int pair_rows(struct cmp_table *t, const struct pair *pr,
 		     const struct pairing *pg, const struct compare_opts *o)
 {
 	const char *key[PAIRING_MAX_KEY + 1];
@@ -208,7 +207,7 @@ static void text_head(FILE *f, const struct pairing *pg,
 }
 
 /* The table of phase's rows into g (empty when it has none): 0 or -1. */
-static int phase_grid(struct grid *g, const struct table *t,
+static int phase_grid(struct grid *g, const struct cmp_table *t,
 		      const char *phase, const struct pairing *pg,
 		      double alpha)
 {
@@ -261,7 +260,7 @@ static int phase_grid(struct grid *g, const struct table *t,
 	return 0;
 }
 
-static int text_phase(FILE *f, const struct table *t, const char *phase,
+static int text_phase(FILE *f, const struct cmp_table *t, const char *phase,
 		      const struct pairing *pg, double alpha)
 {
 	struct grid g;
@@ -276,7 +275,7 @@ static int text_phase(FILE *f, const struct table *t, const char *phase,
 }
 
 /* Whether phase has a row in t. */
-static int has_rows(const struct table *t, const char *phase)
+static int has_rows(const struct cmp_table *t, const char *phase)
 {
 	for (size_t k = 0; k < t->n; k++)
 		if (!strcmp(t->row[k].pr->phase, phase))
@@ -286,7 +285,7 @@ static int has_rows(const struct table *t, const char *phase)
 
 /* The metrics left out because bonnie++ timed them too fast ("+++++"),
  * on a line of its own; nothing when none were. */
-static void fast_note(FILE *f, const struct table *t)
+static void fast_note(FILE *f, const struct cmp_table *t)
 {
 	if (t->n_fast)
 		fprintf(f, "(%zu metric%s of a cell not compared: every run "
@@ -295,7 +294,7 @@ static void fast_note(FILE *f, const struct table *t)
 			t->n_fast == 1 ? "it" : "them");
 }
 
-static int write_text(FILE *f, const struct table *t,
+static int write_text(FILE *f, const struct cmp_table *t,
 		      const struct pairing *pg, const struct compare_opts *o)
 {
 	text_head(f, pg, o);
@@ -378,7 +377,7 @@ static void html_pair_chart(FILE *f, const struct row *r)
 	html_bar_chart(f, &b);
 }
 
-static int write_html(FILE *f, const struct table *t,
+static int write_html(FILE *f, const struct cmp_table *t,
 		      const struct pairing *pg, const struct compare_opts *o)
 {
 	html_begin(f, "fsplan compare");
@@ -433,7 +432,7 @@ static int fnum(FILE *f, double v, int last)
 	return field(f, isinf(v) ? (v > 0 ? "inf" : "-inf") : buf, last);
 }
 
-static int write_csv(FILE *f, const struct table *t)
+static int write_csv(FILE *f, const struct cmp_table *t)
 {
 	static const char *const head[] = { "phase", "config_a", "config_b",
 		"params", "metric", "unit", "better", "a_n", "a_mean",
@@ -527,38 +526,60 @@ static size_t missing_in_b(const struct pairing *pg)
 	return n;
 }
 
-int compare_run(const struct compare_opts *o)
+/* The regressions --fail-on-regression counts, as lines in notes; how
+ * many kinds there were. */
+static int regressions(const struct compare_opts *o, const struct cmp_table *t,
+		       const struct pairing *pg, struct strbuf *notes)
+{
+	size_t lost, worse = t->count[V_WORSE];
+	int kinds = 0;
+
+	if (!o->fail_on_regression)
+		return 0;
+	if (worse && ++kinds)
+		strbuf_printf(notes, "%zu metric%s significantly worse in B "
+			      "(--fail-on-regression)\n", worse,
+			      worse == 1 ? " is" : "s are");
+	if ((lost = newly_not_ok(pg)) && ++kinds)
+		strbuf_printf(notes, "%zu cell%s not ok in B where A's runs "
+			      "were (--fail-on-regression; the reasons are at "
+			      "the end of the comparison)\n", lost,
+			      lost == 1 ? " is" : "s are");
+	if ((lost = missing_in_b(pg)) && ++kinds)
+		strbuf_printf(notes, "%zu cell%s ok in A %s no result in B "
+			      "(--fail-on-regression; listed as 'only in A' "
+			      "at the end of the comparison)\n", lost,
+			      lost == 1 ? "" : "s", lost == 1 ? "has" : "have");
+	return kinds;
+}
+
+int compare_run(const struct compare_opts *o, struct strbuf *notes,
+		struct diag *d)
 {
 	struct outfile of;
 	struct pairing pg;
-	struct table t = { 0 };
-	char msg[2048];
+	struct cmp_table t = { 0 };
 	FILE *f = NULL;
-	size_t lost;
-	int rc = EXIT_USAGE, bad = 0;
+	int rc = -1, bad = 0;
 
-	if (o->out && inside_a_run(o)) {
-		fprintf(stderr, "fsplan compare: -o %s is inside a run "
-			"directory: its files are the run's record\n", o->out);
-		return EXIT_USAGE;
-	}
-	if (pairing_build(&pg, o->dirs.v, o->dirs.n, o->label.v, msg,
-			  sizeof(msg))) {
-		fprintf(stderr, "fsplan compare: %s\n", msg);
-		pairing_free(&pg);
-		return EXIT_USAGE;
-	}
+	if (o->out && inside_a_run(o))
+		return diag_fail(d, DIAG_INPUT, 0, "-o %s is inside a run "
+				 "directory: its files are the run's record",
+				 o->out);
+	bad = pairing_build(&pg, o->dirs.v, o->dirs.n, o->label.v, d);
+	strbuf_add(notes, pg.warn.p ? pg.warn.p : "", pg.warn.len);
+	if (bad)
+		goto out;
 	for (size_t i = 0; i < pg.n_pairs; i++)
 		if (pairing_both(&pg.pairs[i]))
 			bad |= pair_rows(&t, &pg.pairs[i], &pg, o);
 	if (bad) {
-		fputs("fsplan compare: out of memory\n", stderr);
+		diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
 		goto out;
 	}
 	f = outfmt_open(&of, o->out);
 	if (!f) {
-		fprintf(stderr, "fsplan compare: cannot write %s: %s\n", o->out,
-			strerror(errno));
+		diag_fail(d, DIAG_SYSTEM, errno, "cannot write %s", o->out);
 		goto out;
 	}
 	bad = o->fmt == FMT_CSV ? write_csv(f, &t) :
@@ -566,34 +587,11 @@ int compare_run(const struct compare_opts *o)
 	      write_text(f, &t, &pg, o);
 	bad |= ferror(f);
 	if (outfmt_close(&of, !bad) || bad) {
-		fprintf(stderr, "fsplan compare: cannot write %s: %s\n",
-			o->out ? o->out : "standard output", strerror(errno));
+		diag_fail(d, DIAG_SYSTEM, errno, "cannot write %s",
+			  o->out ? o->out : "standard output");
 		goto out;
 	}
-	rc = EXIT_OK;
-	if (o->fail_on_regression && t.count[V_WORSE]) {
-		fprintf(stderr, "fsplan compare: %zu metric%s significantly "
-			"worse in B (--fail-on-regression)\n",
-			t.count[V_WORSE], t.count[V_WORSE] == 1 ? " is" :
-			"s are");
-		rc = EXIT_FAILED;
-	}
-	lost = o->fail_on_regression ? newly_not_ok(&pg) : 0;
-	if (lost) {
-		fprintf(stderr, "fsplan compare: %zu cell%s not ok in B where "
-			"A's runs were (--fail-on-regression; the reasons are "
-			"at the end of the comparison)\n", lost,
-			lost == 1 ? " is" : "s are");
-		rc = EXIT_FAILED;
-	}
-	lost = o->fail_on_regression ? missing_in_b(&pg) : 0;
-	if (lost) {
-		fprintf(stderr, "fsplan compare: %zu cell%s ok in A %s no "
-			"result in B (--fail-on-regression; listed as 'only "
-			"in A' at the end of the comparison)\n", lost,
-			lost == 1 ? "" : "s", lost == 1 ? "has" : "have");
-		rc = EXIT_FAILED;
-	}
+	rc = regressions(o, &t, &pg, notes) ? 1 : 0;
 out:
 	free(t.row);
 	pairing_free(&pg);

@@ -13,19 +13,6 @@
 
 #define MAX_FOOTER 20	/* lines of each kind in the footer */
 
-static int fail(char *msg, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *msg, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 static void note(struct pairing *pg, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -44,18 +31,19 @@ static void note(struct pairing *pg, const char *fmt, ...)
 
 /* ---- loading and checking ----------------------------------------------- */
 
-static int load_side(struct pairing_side *s, const char *dir, char *msg,
-		     size_t len)
+static int load_side(struct pairing_side *s, const char *dir, struct diag *d)
 {
-	struct diag d = { 0 };
+	struct diag ld = { 0 };
 	char path[4096], why[1024];
 
 	s->dir = dir;
 	snprintf(path, sizeof(path), "%s/results.csv", dir);
-	if (results_load(&s->r, path, &d)) {
-		diag_format(&d, why, sizeof(why));
-		return fail(msg, len, "%s\n(RUNDIR is a directory that 'fsplan "
-			    "run' or 'fsplan merge' wrote)", why);
+	if (results_load(&s->r, path, &ld)) {
+		diag_format(&ld, why, sizeof(why));
+		diag_release(&ld);
+		return diag_fail(d, DIAG_INPUT, 0, "%s\n(RUNDIR is a directory "
+				 "that 'fsplan run' or 'fsplan merge' wrote)",
+				 why);
 	}
 	s->run_id = s->r.run_id ? s->r.run_id : "?";
 	s->man = manifest_load(dir, NULL);
@@ -118,10 +106,10 @@ static int with_differs(json_t *x, json_t *y, char *a, char *b, size_t len)
 }
 
 /* Two manifests' phases: the same names running the same things, or
- * the first difference in msg. Modules that differ only in their text
+ * the first difference in d. Modules that differ only in their text
  * (another fsplan version) are a note. */
-static int same_phases(struct pairing *pg, json_t *pa, json_t *pb, char *msg,
-		       size_t len)
+static int same_phases(struct pairing *pg, json_t *pa, json_t *pb,
+		       struct diag *d)
 {
 	size_t na = json_array_size(pa), nb = json_array_size(pb);
 	char wa[512], wb[512];
@@ -133,14 +121,14 @@ static int same_phases(struct pairing *pg, json_t *pa, json_t *pb, char *msg,
 		const char *sy = manifestread_str(y, "module_sha256", NULL);
 
 		if (strcmp(n, manifestread_str(y, "name", "?")))
-			return fail(msg, len, "phase %zu is '%s' in A and "
-				    "'%s' in B", i + 1, n,
-				    manifestread_str(y, "name", "?"));
+			return diag_fail(d, DIAG_INPUT, 0, "phase %zu is '%s' "
+					 "in A and '%s' in B", i + 1, n,
+					 manifestread_str(y, "name", "?"));
 		phase_what(x, wa, sizeof(wa));
 		phase_what(y, wb, sizeof(wb));
 		if (strcmp(wa, wb))
-			return fail(msg, len, "phase '%s' is %s in A and %s in "
-				    "B", n, wa, wb);
+			return diag_fail(d, DIAG_INPUT, 0, "phase '%s' is %s "
+					 "in A and %s in B", n, wa, wb);
 		if (sx && sy && strcmp(sx, sy))
 			note(pg, "phase '%s': its module's text differs "
 			     "(sha256 %.12s in A, %.12s in B)", n, sx, sy);
@@ -151,8 +139,8 @@ static int same_phases(struct pairing *pg, json_t *pa, json_t *pb, char *msg,
 			     "B %s", n, wa, wb);
 	}
 	if (na != nb)
-		return fail(msg, len, "A's plan has %zu phases and B's %zu",
-			    na, nb);
+		return diag_fail(d, DIAG_INPUT, 0, "A's plan has %zu phases "
+				 "and B's %zu", na, nb);
 	return 0;
 }
 
@@ -176,7 +164,7 @@ static void phases_of(const struct results *r, char *buf, size_t len)
 	}
 }
 
-static int check_plans(struct pairing *pg, char *msg, size_t len)
+static int check_plans(struct pairing *pg, struct diag *d)
 {
 	json_t *ma = pg->side[0].man, *mb = pg->side[1].man;
 	const char *sa = manifestread_str(ma, "plan.sha256", NULL);
@@ -193,22 +181,26 @@ static int check_plans(struct pairing *pg, char *msg, size_t len)
 		phases_of(&pg->side[0].r, pa, sizeof(pa));
 		phases_of(&pg->side[1].r, pb, sizeof(pb));
 		if (strcmp(pa, pb))
-			return fail(msg, len, "the runs have different phases "
-				    "(A: %s; B: %s): compare needs two runs of "
-				    "one plan or of plans with the same phases",
-				    pa, pb);
+			return diag_fail(d, DIAG_INPUT, 0, "the runs have "
+					 "different phases (A: %s; B: %s): "
+					 "compare needs two runs of one plan "
+					 "or of plans with the same phases",
+					 pa, pb);
 		snprintf(pg->plans, sizeof(pg->plans), "plans not checked: %s "
 			 "has no readable manifest.json (the phases' names "
 			 "agree)", ma ? pg->side[1].dir : pg->side[0].dir);
 		return 0;
 	}
 	if (same_phases(pg, json_object_get(ma, "phases"),
-			json_object_get(mb, "phases"), pa, sizeof(pa)))
-		return fail(msg, len, "A (%s) and B (%s) are runs of plans "
-			    "with different phases: %s; compare needs two runs "
-			    "of one plan or of plans with the same phases",
-			    manifestread_str(ma, "plan.path", "?"),
-			    manifestread_str(mb, "plan.path", "?"), pa);
+			json_object_get(mb, "phases"), d)) {
+		snprintf(pa, sizeof(pa), "%s", d->msg);
+		return diag_fail(d, DIAG_INPUT, 0, "A (%s) and B (%s) are runs "
+				 "of plans with different phases: %s; compare "
+				 "needs two runs of one plan or of plans with "
+				 "the same phases",
+				 manifestread_str(ma, "plan.path", "?"),
+				 manifestread_str(mb, "plan.path", "?"), pa);
+	}
 	if (sa && sb && !strcmp(sa, sb))
 		snprintf(pg->plans, sizeof(pg->plans), "plan %s (sha256 "
 			 "%.12s) in both", manifestread_str(ma, "plan.name", "?"),
@@ -232,16 +224,16 @@ static int check_plans(struct pairing *pg, char *msg, size_t len)
 	return 0;
 }
 
-/* Whether label is a config of side s; else the nearest one in msg. */
+/* Whether label is a config of side s; else the nearest one in d. */
 static int has_label(const struct pairing_side *s, const char *label,
-		     char *msg, size_t len)
+		     struct diag *d)
 {
 	const char **names = calloc(s->r.n_runs + 1, sizeof(*names));
 	const char *hint;
 	size_t n = 0;
 
 	if (!names)
-		return fail(msg, len, "out of memory");
+		return diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
 	for (size_t i = 0; i < s->r.n_runs; i++) {
 		if (!strcmp(s->r.runs[i].fs_label, label)) {
 			free(names);
@@ -250,9 +242,9 @@ static int has_label(const struct pairing_side *s, const char *label,
 		names[n++] = s->r.runs[i].fs_label;
 	}
 	hint = diag_suggest(label, names, n);
-	fail(msg, len, "no config '%s' in %s%s%s%s", label, s->dir,
-	     hint ? " (did you mean '" : "", hint ? hint : "",
-	     hint ? "'?)" : "");
+	diag_fail(d, DIAG_INPUT, 0, "no config '%s' in %s%s%s%s", label,
+		  s->dir, hint ? " (did you mean '" : "", hint ? hint : "",
+		  hint ? "'?)" : "");
 	free(names);
 	return -1;
 }
@@ -470,18 +462,17 @@ static void host_note(struct pairing *pg)
 }
 
 int pairing_build(struct pairing *pg, const char *const *dirs, int n_dirs,
-		  const char *const *labels, char *msg, size_t len)
+		  const char *const *labels, struct diag *d)
 {
 	size_t both = 0;
 
 	memset(pg, 0, sizeof(*pg));
 	pg->one_run = n_dirs == 1;
 	for (int s = 0; s < 2; s++) {
-		if (load_side(&pg->side[s], dirs[pg->one_run ? 0 : s], msg,
-			      len))
+		if (load_side(&pg->side[s], dirs[pg->one_run ? 0 : s], d))
 			return -1;
 		pg->side[s].label = labels ? labels[s] : NULL;
-		if (labels && has_label(&pg->side[s], labels[s], msg, len))
+		if (labels && has_label(&pg->side[s], labels[s], d))
 			return -1;
 	}
 	for (int s = 0; s < (pg->one_run ? 1 : 2); s++) {
@@ -489,14 +480,14 @@ int pairing_build(struct pairing *pg, const char *const *dirs, int n_dirs,
 
 		if (results_left_out_note(&pg->side[s].r, why, sizeof(why))) {
 			note(pg, "%s: %s", pg->side[s].dir, why);
-			fprintf(stderr, "fsplan compare: %s/results.csv: %s\n",
-				pg->side[s].dir, why);
+			strbuf_printf(&pg->warn, "%s/results.csv: %s\n",
+				      pg->side[s].dir, why);
 		}
 	}
-	if (check_plans(pg, msg, len))
+	if (check_plans(pg, d))
 		return -1;
 	if (pair_side(pg, 0) || pair_side(pg, 1) || list_phases(pg))
-		return fail(msg, len, "out of memory");
+		return diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
 	for (size_t i = 0; i < pg->n_pairs; i++)
 		both += pairing_both(&pg->pairs[i]);
 	if (both && pg->one_run && labels)
@@ -504,14 +495,14 @@ int pairing_build(struct pairing *pg, const char *const *dirs, int n_dirs,
 	if (both)
 		host_note(pg);
 	if (!both && labels)
-		return fail(msg, len, "configs '%s' and '%s' have no phase "
-			    "and parameters in common: nothing to compare",
-			    labels[0], labels[1]);
+		return diag_fail(d, DIAG_INPUT, 0, "configs '%s' and '%s' "
+				 "have no phase and parameters in common: "
+				 "nothing to compare", labels[0], labels[1]);
 	if (!both)
-		return fail(msg, len, "no cell of A (%s) is in B (%s): the "
-			    "filesystem configs differ (compare two configs "
-			    "with --label A --label B)", pg->side[0].dir,
-			    pg->side[1].dir);
+		return diag_fail(d, DIAG_INPUT, 0, "no cell of A (%s) is in B "
+				 "(%s): the filesystem configs differ (compare "
+				 "two configs with --label A --label B)",
+				 pg->side[0].dir, pg->side[1].dir);
 	return 0;
 }
 
@@ -528,6 +519,7 @@ void pairing_free(struct pairing *pg)
 	free(pg->phases);
 	for (size_t i = 0; i < pg->n_notes; i++)
 		free(pg->notes[i]);
+	free(pg->warn.p);
 	for (int s = 0; s < 2; s++) {
 		if (pg->side[s].dir)
 			results_free(&pg->side[s].r);
