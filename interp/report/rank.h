@@ -29,7 +29,7 @@ struct rank_row {
 
 struct rank_table {
 	const char *name;		/* the metric */
-	char title[160];		/* "average latency (ms)" */
+	const char *title;		/* "average latency (ms)" */
 	int lower;			/* lower is better */
 	int decimals;			/* the table's figures have these */
 	int params;			/* some row has parameters */
