@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <jansson.h>
-#include <libgen.h>
 #include <limits.h>
 #include <math.h>
 #include <stddef.h>
@@ -362,19 +361,27 @@ static void html_pair_chart(FILE *f, const struct row *r)
 {
 	static const char *const kind[] = { [V_BETTER] = "better",
 		[V_WORSE] = "worse", [V_SAME] = "same", [V_UNKNOWN] = NULL };
-	char title[512], la[256], lb[256];
-	const char *label[2] = { la, lb }, *kinds[2] = { NULL, kind[r->v] };
+	struct strbuf title = { 0 }, la = { 0 }, lb = { 0 };
+	const char *label[2], *kinds[2] = { NULL, kind[r->v] };
 	double mean[2] = { r->a.mean, r->b.mean }, ci[2] = { r->a.ci, r->b.ci };
 	int count[2] = { r->a.n, r->b.n };
-	struct html_bars b = { title, verdict_name[r->v], 2, label, mean, ci,
+	struct html_bars b = { NULL, verdict_name[r->v], 2, label, mean, ci,
 			       count, 3, kinds };
 
-	snprintf(title, sizeof(title), "%s%s%s: %s%s%s%s", r->pr->phase,
-		 *r->pr->params ? " " : "", r->pr->params, r->metric,
-		 *r->unit ? " (" : "", r->unit, *r->unit ? ")" : "");
-	snprintf(la, sizeof(la), "A %s", r->pr->label_a);
-	snprintf(lb, sizeof(lb), "B %s", r->pr->label_b);
-	html_bar_chart(f, &b);
+	strbuf_printf(&title, "%s%s%s: %s%s%s%s", r->pr->phase,
+		      *r->pr->params ? " " : "", r->pr->params, r->metric,
+		      *r->unit ? " (" : "", r->unit, *r->unit ? ")" : "");
+	strbuf_printf(&la, "A %s", r->pr->label_a);
+	strbuf_printf(&lb, "B %s", r->pr->label_b);
+	if (!title.oom && !la.oom && !lb.oom) {
+		b.title = title.p;
+		label[0] = la.p;
+		label[1] = lb.p;
+		html_bar_chart(f, &b);
+	}
+	free(title.p);
+	free(la.p);
+	free(lb.p);
 }
 
 static int write_html(FILE *f, const struct cmp_table *t,
@@ -481,24 +488,6 @@ static int write_csv(FILE *f, const struct cmp_table *t)
 
 /* ---- the command -------------------------------------------------------- */
 
-/* Whether out would land in one of the run directories: their files are
- * the record, not a place for a comparison. */
-static int inside_a_run(const struct compare_opts *o)
-{
-	char *copy = strdup(o->out), *dir, real_dir[PATH_MAX], real[PATH_MAX];
-	int in = 0;
-
-	if (!copy)
-		return 0;
-	dir = dirname(copy);
-	if (realpath(dir, real_dir))
-		for (int i = 0; i < o->dirs.n && !in; i++)
-			in = realpath(o->dirs.v[i], real) &&
-			     !strcmp(real, real_dir);
-	free(copy);
-	return in;
-}
-
 /* The cells both sides ran whose runs failed or were skipped in B but
  * not in A: a regression too, and the worst kind. */
 static size_t newly_not_ok(const struct pairing *pg)
@@ -562,7 +551,7 @@ int compare_run(const struct compare_opts *o, struct strbuf *notes,
 	FILE *f = NULL;
 	int rc = -1, bad = 0;
 
-	if (o->out && inside_a_run(o))
+	if (o->out && outfmt_inside(o->out, o->dirs.v, o->dirs.n))
 		return diag_fail(d, DIAG_INPUT, 0, "-o %s is inside a run "
 				 "directory: its files are the run's record",
 				 o->out);

@@ -268,15 +268,19 @@ static char *pair_params(const struct res_run *run, json_t *man, int labels)
 		return NULL;
 	for (const char *p = run->params; *p;) {
 		size_t n = strcspn(p, ";"), k = strcspn(p, "=");
-		char name[128];
+		char *name = strndup(p, k < n ? k : n);
 
-		snprintf(name, sizeof(name), "%.*s", (int)(k < n ? k : n), p);
+		if (!name) {
+			free(out);
+			return NULL;
+		}
 		if (!labels || !config_axis(man, name)) {
 			if (o > out)
 				*o++ = ' ';
 			memcpy(o, p, n);
 			o += n;
 		}
+		free(name);
 		p += n + (p[n] == ';');
 	}
 	*o = '\0';
@@ -540,16 +544,16 @@ int pairing_key(const struct pairing *pg, const char *phase,
 
 /* ---- what was left out -------------------------------------------------- */
 
-static void cell_name(const struct pair *p, int b, char *buf, size_t len)
+/* A cell as the footer names it: "config/phase params". */
+static void cell_name(FILE *f, const struct pair *p, int b)
 {
-	snprintf(buf, len, "%s/%s%s%s", b ? p->label_b : p->label_a, p->phase,
-		 *p->params ? " " : "", p->params);
+	fprintf(f, "%s/%s%s%s", b ? p->label_b : p->label_a, p->phase,
+		*p->params ? " " : "", p->params);
 }
 
 void pairing_footer(FILE *f, const struct pairing *pg)
 {
 	size_t shown[2] = { 0 }, more[2] = { 0 };
-	char name[1024];
 
 	for (size_t i = 0; i < pg->n_pairs; i++) {
 		const struct pair *p = &pg->pairs[i];
@@ -561,9 +565,10 @@ void pairing_footer(FILE *f, const struct pairing *pg)
 			more[0]++;
 			continue;
 		}
-		cell_name(p, b, name, sizeof(name));
-		fprintf(f, "only in %s: %s (%zu phase run%s)\n", b ? "B" : "A",
-			name, b ? p->n_b + p->bad_b : p->n_a + p->bad_a,
+		fprintf(f, "only in %s: ", b ? "B" : "A");
+		cell_name(f, p, b);
+		fprintf(f, " (%zu phase run%s)\n",
+			b ? p->n_b + p->bad_b : p->n_a + p->bad_a,
 			(b ? p->n_b + p->bad_b : p->n_a + p->bad_a) == 1 ? "" :
 			"s");
 	}
@@ -579,10 +584,10 @@ void pairing_footer(FILE *f, const struct pairing *pg)
 				more[1]++;
 				continue;
 			}
-			cell_name(p, b, name, sizeof(name));
-			fprintf(f, "not ok in %s: %s, %zu phase run%s: %s\n",
-				b ? "B" : "A", name, bad, bad == 1 ? "" : "s",
-				b ? p->why_b : p->why_a);
+			fprintf(f, "not ok in %s: ", b ? "B" : "A");
+			cell_name(f, p, b);
+			fprintf(f, ", %zu phase run%s: %s\n", bad,
+				bad == 1 ? "" : "s", b ? p->why_b : p->why_a);
 		}
 	}
 	if (more[0] + more[1])

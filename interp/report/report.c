@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "report/htmlpage.h"
 #include "report/manifestread.h"
@@ -327,25 +326,6 @@ static int write_csv(FILE *f, const struct results *r)
 
 /* ---- the command ------------------------------------------------------- */
 
-/* Whether out is one of the files of rundir that the report reads. */
-static int clobbers(const char *rundir, const char *out)
-{
-	static const char *const own[] = { "results.csv", "manifest.json",
-		"bonnie.csv", "log.txt" };
-	struct stat a, b;
-	char path[4096];
-
-	if (stat(out, &a))
-		return 0;
-	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", rundir, own[i]);
-		if (!stat(path, &b) && a.st_dev == b.st_dev &&
-		    a.st_ino == b.st_ino)
-			return 1;
-	}
-	return 0;
-}
-
 /*
  * Whether some --metric glob matches no metric of r (a typo would
  * otherwise print the default tables, as if no --metric were given):
@@ -460,7 +440,7 @@ int report_run(const struct report_opts *o, struct strbuf *notes,
 		strbuf_printf(notes, "%s: %s\n", path, msg);
 	if (o->metric.n && unmatched(&r, &o->metric, d))
 		goto out;
-	if (o->out && clobbers(o->rundir, o->out)) {
+	if (o->out && outfmt_clobbers(o->out, o->rundir)) {
 		diag_fail(d, DIAG_INPUT, 0, "-o %s would overwrite the run's "
 			  "own record", o->out);
 		goto out;
