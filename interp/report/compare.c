@@ -12,6 +12,7 @@
 #include "report/compare.h"
 #include "report/grid.h"
 #include "report/html.h"
+#include "report/leftout.h"
 #include "report/outfmt.h"
 #include "report/pairing.h"
 #include "report/rank.h"
@@ -195,7 +196,7 @@ static void text_head(FILE *f, const struct pairing *pg,
 			a->dir, a->run_id, a->label ? ", config " : "",
 			a->label ? a->label : "", b->dir, b->run_id,
 			b->label ? ", config " : "", b->label ? b->label : "");
-	fprintf(f, "%s\n", pg->plans);
+	fprintf(f, "%s\n", pg->plans.p ? pg->plans.p : "");
 	for (size_t i = 0; i < pg->n_notes; i++)
 		fprintf(f, "note: %s\n", pg->notes[i]);
 	fprintf(f, "change: (B - A) / A; %g%% CI of B - A (Welch-"
@@ -310,7 +311,7 @@ static int write_text(FILE *f, const struct cmp_table *t,
 		t->count[V_BETTER], t->count[V_WORSE], t->count[V_SAME],
 		t->count[V_UNKNOWN]);
 	fast_note(f, t);
-	pairing_footer(f, pg);
+	leftout_print(f, pg);
 	return 0;
 }
 
@@ -353,7 +354,7 @@ static void head_of(FILE *f, const void *pg, const void *o)
 static void footer_of(FILE *f, const void *pg, const void *t)
 {
 	fast_note(f, t);
-	pairing_footer(f, pg);
+	leftout_print(f, pg);
 }
 
 /* A row's two means as bars, A then B, B coloured by the verdict. */

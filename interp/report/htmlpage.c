@@ -116,7 +116,8 @@ static void header(FILE *f, const char *rundir, const struct results *r,
 static void machine(FILE *f, json_t *m)
 {
 	json_t *mem = manifestread_get(m, "system.mem_bytes");
-	char buf[64], target[1024];
+	struct strbuf target = { 0 };
+	char buf[64];
 
 	if (!m)
 		return;
@@ -127,9 +128,10 @@ static void machine(FILE *f, json_t *m)
 			 (double)json_integer_value(mem) / (1 << 30));
 		fact(f, "memory", buf);
 	}
-	manifestread_target(m, target, sizeof(target));
-	if (*target)
-		fact(f, "target", target);
+	manifestread_target(m, &target);
+	if (target.len)
+		fact(f, "target", target.p);
+	free(target.p);
 	facts_of(f, json_object_get(m, "target"), "target ");
 	fputs("</table>\n<h3>Tool versions</h3>\n<table>\n", f);
 	facts_of(f, manifestread_get(m, "system.tools"), "");

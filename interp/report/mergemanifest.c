@@ -108,7 +108,6 @@ int mergemanifest_check(const struct merge_shard *sh, size_t n,
 			struct diag *d)
 {
 	const struct merge_shard *a = &sh[0];
-	char pa[1024], pb[1024];
 
 	for (size_t s = 1; s < n; s++) {
 		const struct merge_shard *b = &sh[s];
@@ -123,12 +122,16 @@ int mergemanifest_check(const struct merge_shard *sh, size_t n,
 							 "?"), sa, b->dir,
 				manifestread_str(b->man, "plan.path", "?"), sb);
 		if (!manifestread_same_params(a->man, b->man)) {
-			manifestread_params(a->man, pa, sizeof(pa));
-			manifestread_params(b->man, pb, sizeof(pb));
-			return diag_fail(d, DIAG_INPUT, 0, "%s ran with "
-					 "parameters %s and %s with %s: the "
-					 "shards of one run take the same -D",
-					 a->dir, pa, b->dir, pb);
+			struct strbuf pa = { 0 }, pb = { 0 };
+
+			manifestread_params(a->man, &pa);
+			manifestread_params(b->man, &pb);
+			diag_fail(d, DIAG_INPUT, 0, "%s ran with parameters %s "
+				  "and %s with %s: the shards of one run take "
+				  "the same -D", a->dir, pa.p, b->dir, pb.p);
+			free(pa.p);
+			free(pb.p);
+			return -1;
 		}
 		if (!same_phases(a, b, d))
 			return -1;

@@ -11,8 +11,6 @@
 #include "util/grow.h"
 #include "util/strhash.h"
 
-#define MAX_FOOTER 20	/* lines of each kind in the footer */
-
 static void note(struct pairing *pg, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -144,12 +142,10 @@ static int same_phases(struct pairing *pg, json_t *pa, json_t *pb,
 	return 0;
 }
 
-/* The distinct phase names of r's rows, first appearance first. */
-static void phases_of(const struct results *r, char *buf, size_t len)
+/* The distinct phase names of r's rows, first appearance first,
+ * ", "-separated into out. */
+static void phases_of(const struct results *r, struct strbuf *out)
 {
-	size_t n = 0;
-
-	buf[0] = '\0';
 	for (size_t i = 0; i < r->n_runs; i++) {
 		const char *ph = r->runs[i].phase;
 		size_t j;
@@ -158,10 +154,53 @@ static void phases_of(const struct results *r, char *buf, size_t len)
 			if (!strcmp(r->runs[j].phase, ph))
 				break;
 		if (*ph && j == i)
-			n += snprintf(buf + (n < len ? n : len),
-				      n < len ? len - n : 0, "%s%s",
-				      n ? ", " : "", ph);
+			strbuf_printf(out, "%s%s", out->len ? ", " : "", ph);
 	}
+}
+
+/* Runs without both manifests: their rows' phases must agree. */
+static int check_rows(struct pairing *pg, struct diag *d)
+{
+	struct strbuf pa = { 0 }, pb = { 0 };
+	int rc = 0;
+
+	phases_of(&pg->side[0].r, &pa);
+	phases_of(&pg->side[1].r, &pb);
+	if (strcmp(pa.p ? pa.p : "", pb.p ? pb.p : ""))
+		rc = diag_fail(d, DIAG_INPUT, 0, "the runs have different "
+			       "phases (A: %s; B: %s): compare needs two runs "
+			       "of one plan or of plans with the same phases",
+			       pa.p ? pa.p : "", pb.p ? pb.p : "");
+	else
+		strbuf_printf(&pg->plans, "plans not checked: %s has no "
+			      "readable manifest.json (the phases' names "
+			      "agree)", pg->side[0].man ? pg->side[1].dir :
+			      pg->side[0].dir);
+	free(pa.p);
+	free(pb.p);
+	return rc;
+}
+
+/* What differs between the runs and does not refuse: the parameters,
+ * the targets (a buffered loop image's reads may have come from the
+ * host's RAM). */
+static void plan_notes(struct pairing *pg, json_t *ma, json_t *mb)
+{
+	struct strbuf pa = { 0 }, pb = { 0 };
+
+	if (!manifestread_same_params(ma, mb)) {
+		manifestread_params(ma, &pa);
+		manifestread_params(mb, &pb);
+		note(pg, "the parameters differ: A %s, B %s", pa.p, pb.p);
+		pa.len = pb.len = 0;
+	}
+	manifestread_target(ma, &pa);
+	manifestread_target(mb, &pb);
+	if (strcmp(pa.len ? pa.p : "", pb.len ? pb.p : ""))
+		note(pg, "the targets differ: A %s; B %s",
+		     pa.len ? pa.p : "?", pb.len ? pb.p : "?");
+	free(pa.p);
+	free(pb.p);
 }
 
 static int check_plans(struct pairing *pg, struct diag *d)
@@ -169,58 +208,38 @@ static int check_plans(struct pairing *pg, struct diag *d)
 	json_t *ma = pg->side[0].man, *mb = pg->side[1].man;
 	const char *sa = manifestread_str(ma, "plan.sha256", NULL);
 	const char *sb = manifestread_str(mb, "plan.sha256", NULL);
-	char pa[1024], pb[1024];
+	char why[sizeof(d->msg)];
 
 	if (pg->one_run) {
-		snprintf(pg->plans, sizeof(pg->plans), "plan %s (%s)",
-			 manifestread_str(ma, "plan.name", "?"),
-			 manifestread_str(ma, "plan.path", "no manifest.json"));
+		strbuf_printf(&pg->plans, "plan %s (%s)",
+			      manifestread_str(ma, "plan.name", "?"),
+			      manifestread_str(ma, "plan.path",
+					       "no manifest.json"));
 		return 0;
 	}
-	if (!ma || !mb) {
-		phases_of(&pg->side[0].r, pa, sizeof(pa));
-		phases_of(&pg->side[1].r, pb, sizeof(pb));
-		if (strcmp(pa, pb))
-			return diag_fail(d, DIAG_INPUT, 0, "the runs have "
-					 "different phases (A: %s; B: %s): "
-					 "compare needs two runs of one plan "
-					 "or of plans with the same phases",
-					 pa, pb);
-		snprintf(pg->plans, sizeof(pg->plans), "plans not checked: %s "
-			 "has no readable manifest.json (the phases' names "
-			 "agree)", ma ? pg->side[1].dir : pg->side[0].dir);
-		return 0;
-	}
+	if (!ma || !mb)
+		return check_rows(pg, d);
 	if (same_phases(pg, json_object_get(ma, "phases"),
 			json_object_get(mb, "phases"), d)) {
-		snprintf(pa, sizeof(pa), "%s", d->msg);
+		snprintf(why, sizeof(why), "%s", d->msg);
 		return diag_fail(d, DIAG_INPUT, 0, "A (%s) and B (%s) are runs "
 				 "of plans with different phases: %s; compare "
 				 "needs two runs of one plan or of plans with "
 				 "the same phases",
 				 manifestread_str(ma, "plan.path", "?"),
-				 manifestread_str(mb, "plan.path", "?"), pa);
+				 manifestread_str(mb, "plan.path", "?"), why);
 	}
 	if (sa && sb && !strcmp(sa, sb))
-		snprintf(pg->plans, sizeof(pg->plans), "plan %s (sha256 "
-			 "%.12s) in both", manifestread_str(ma, "plan.name", "?"),
-			 sa);
+		strbuf_printf(&pg->plans, "plan %s (sha256 %.12s) in both",
+			      manifestread_str(ma, "plan.name", "?"), sa);
 	else
-		snprintf(pg->plans, sizeof(pg->plans), "plans %s (A, sha256 "
-			 "%.12s) and %s (B, sha256 %.12s): the same phases",
-			 manifestread_str(ma, "plan.path", "?"), sa ? sa : "?",
-			 manifestread_str(mb, "plan.path", "?"), sb ? sb : "?");
-	if (!manifestread_same_params(ma, mb)) {
-		manifestread_params(ma, pa, sizeof(pa));
-		manifestread_params(mb, pb, sizeof(pb));
-		note(pg, "the parameters differ: A %s, B %s", pa, pb);
-	}
-	/* a buffered loop image's reads may have come from the host's RAM */
-	manifestread_target(ma, pa, sizeof(pa));
-	manifestread_target(mb, pb, sizeof(pb));
-	if (strcmp(pa, pb))
-		note(pg, "the targets differ: A %s; B %s", *pa ? pa : "?",
-		     *pb ? pb : "?");
+		strbuf_printf(&pg->plans, "plans %s (A, sha256 %.12s) and %s "
+			      "(B, sha256 %.12s): the same phases",
+			      manifestread_str(ma, "plan.path", "?"),
+			      sa ? sa : "?",
+			      manifestread_str(mb, "plan.path", "?"),
+			      sb ? sb : "?");
+	plan_notes(pg, ma, mb);
 	return 0;
 }
 
@@ -524,6 +543,7 @@ void pairing_free(struct pairing *pg)
 	for (size_t i = 0; i < pg->n_notes; i++)
 		free(pg->notes[i]);
 	free(pg->warn.p);
+	free(pg->plans.p);
 	for (int s = 0; s < 2; s++) {
 		if (pg->side[s].dir)
 			results_free(&pg->side[s].r);
@@ -540,56 +560,4 @@ int pairing_key(const struct pairing *pg, const char *phase,
 
 	return n ? n : manifestread_key(json_object_get(pg->side[1].man, "phases"),
 				  phase, key, PAIRING_MAX_KEY);
-}
-
-/* ---- what was left out -------------------------------------------------- */
-
-/* A cell as the footer names it: "config/phase params". */
-static void cell_name(FILE *f, const struct pair *p, int b)
-{
-	fprintf(f, "%s/%s%s%s", b ? p->label_b : p->label_a, p->phase,
-		*p->params ? " " : "", p->params);
-}
-
-void pairing_footer(FILE *f, const struct pairing *pg)
-{
-	size_t shown[2] = { 0 }, more[2] = { 0 };
-
-	for (size_t i = 0; i < pg->n_pairs; i++) {
-		const struct pair *p = &pg->pairs[i];
-		int b = !(p->n_a || p->bad_a);
-
-		if (pairing_both(p))
-			continue;
-		if (shown[0]++ >= MAX_FOOTER) {
-			more[0]++;
-			continue;
-		}
-		fprintf(f, "only in %s: ", b ? "B" : "A");
-		cell_name(f, p, b);
-		fprintf(f, " (%zu phase run%s)\n",
-			b ? p->n_b + p->bad_b : p->n_a + p->bad_a,
-			(b ? p->n_b + p->bad_b : p->n_a + p->bad_a) == 1 ? "" :
-			"s");
-	}
-	for (size_t i = 0; i < pg->n_pairs; i++) {
-		const struct pair *p = &pg->pairs[i];
-
-		for (int b = 0; b < 2; b++) {
-			size_t bad = b ? p->bad_b : p->bad_a;
-
-			if (!bad)
-				continue;
-			if (shown[1]++ >= MAX_FOOTER) {
-				more[1]++;
-				continue;
-			}
-			fprintf(f, "not ok in %s: ", b ? "B" : "A");
-			cell_name(f, p, b);
-			fprintf(f, ", %zu phase run%s: %s\n", bad,
-				bad == 1 ? "" : "s", b ? p->why_b : p->why_a);
-		}
-	}
-	if (more[0] + more[1])
-		fprintf(f, "(and %zu more)\n", more[0] + more[1]);
 }

@@ -39,7 +39,7 @@ struct pair {
 struct pairing {
 	struct pairing_side side[2];
 	int one_run;		/* one RUNDIR, two labels */
-	char plans[600];	/* what the plans are, for the header */
+	struct strbuf plans;	/* what the plans are, for the header */
 	char *notes[PAIRING_MAX_NOTES];	/* differences that do not refuse */
 	struct strbuf warn;	/* lines for the user's stderr, each ended */
 	size_t n_notes;
@@ -69,8 +69,5 @@ int pairing_key(const struct pairing *pg, const char *phase,
 
 /* Whether both sides ran pair's cell (ok or not). */
 int pairing_both(const struct pair *p);
-
-/* What was not compared: cells on one side only, runs not ok. */
-void pairing_footer(FILE *f, const struct pairing *pg);
 
 #endif

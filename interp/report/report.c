@@ -64,7 +64,7 @@ static void system_lines(FILE *f, json_t *m)
 static void text_header(FILE *f, const char *rundir, const struct results *r,
 			json_t *m)
 {
-	char target[1024];
+	struct strbuf target = { 0 };
 
 	fprintf(f, "fsplan report: %s\n", rundir);
 	if (!m) {
@@ -86,9 +86,10 @@ static void text_header(FILE *f, const char *rundir, const struct results *r,
 	fprintf(f, ", started %s, ended %s\n", manifestread_str(m, "started", "?"),
 		manifestread_str(m, "ended", "-"));
 	system_lines(f, m);
-	manifestread_target(m, target, sizeof(target));
-	if (*target)
-		fprintf(f, "target: %s\n", target);
+	manifestread_target(m, &target);
+	if (target.len)
+		fprintf(f, "target: %s\n", target.p);
+	free(target.p);
 	if (!strcmp(manifestread_str(m, "order", ""), "rounds"))
 		fputs("order: rounds (repetition k of every config in round k, "
 		      "each made anew, the configs rotating)\n", f);
