@@ -111,16 +111,32 @@ static int tio_cmp(const void *a, const void *b)
 	return (x->threads > y->threads) - (x->threads < y->threads);
 }
 
+/* A value of run's parameters, whole (params is as long as any value
+ * in it), malloc'd; NULL when absent or out of memory. */
+static char *param_of(const struct res_run *run, const char *key)
+{
+	size_t len = strlen(run->params) + 1;
+	char *buf = malloc(len);
+
+	if (buf && !results_param(run->params, key, buf, len)) {
+		free(buf);
+		buf = NULL;
+	}
+	return buf;
+}
+
 static double tio_threads(const struct res_run *run)
 {
-	char buf[64];
+	char *p;
 	double v;
 
 	if (results_value(run, "threads", &v))
 		return v;
-	if (results_param(run->params, "threads", buf, sizeof(buf)) ||
-	    results_param(run->params, "workers", buf, sizeof(buf)))
-		return strtod(buf, NULL);
+	if ((p = param_of(run, "threads")) || (p = param_of(run, "workers"))) {
+		v = strtod(p, NULL);
+		free(p);
+		return v;
+	}
 	return NAN;
 }
 
@@ -184,7 +200,7 @@ static int tio_collect(const struct res_run *const *runs, size_t n,
 
 	for (size_t i = 0; i < n; i++) {
 		const struct res_run *run = runs[i];
-		char mbuf[128], *ident;
+		char *mbuf, *ident;
 		const char *mode;
 		double thr = tio_threads(run);
 		struct tio_row *r;
@@ -193,11 +209,13 @@ static int tio_collect(const struct res_run *const *runs, size_t n,
 		/* rate_mbs alone is no tiobench: the tree study has one */
 		if (!has(run, "rate_mbs") || !has(run, "block_bytes"))
 			continue;
-		mode = results_param(run->params, "mode", mbuf, sizeof(mbuf));
-		mode = mode ? mode : with_mode ? with_mode : "";
+		mbuf = param_of(run, "mode");
+		mode = mbuf ? mbuf : with_mode ? with_mode : "";
 		ident = classic_ident(run, tio_skip);
-		if (!ident)
+		if (!ident) {
+			free(mbuf);
 			return -1;
+		}
 		if (classic_order(idents, n_idents, ident) < 0)
 			idents[n_idents++] = strdup(ident);
 		for (sec = 0; sec < N_TIO_SECTIONS; sec++)
@@ -220,9 +238,10 @@ static int tio_collect(const struct res_run *const *runs, size_t n,
 			r->section = sec;
 			r->order = classic_order(idents, n_idents, ident);
 			r->threads = thr;
-			if (!r->mode || r->order < 0)
-				return -1;
 		}
+		free(mbuf);
+		if (!r->mode || r->order < 0)
+			return -1;
 		for (int c = 0; c < N_TCOLS; c++)
 			classic_acc_add(&r->col[c], run, c == T_CPU &&
 				has(run, "test_cpu_pct") ? "test_cpu_pct" :
