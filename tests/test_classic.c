@@ -556,7 +556,7 @@ Test(classic, dbench_nothing_to_print)
 
 struct seen {
 	const char *text;	/* the tables as text */
-	int grids, rows;
+	int sections, rows;
 	char titles[512];
 };
 
@@ -573,7 +573,7 @@ static int in_text(const char *name, struct seen *s)
 		const struct table *t = ts.t[k];
 
 		for (size_t i = 0; i < t->n_sect; i++) {
-			s->grids++;
+			s->sections++;
 			snprintf(s->titles + strlen(s->titles),
 				 sizeof(s->titles) - strlen(s->titles), "%s|",
 				 t->sect[i].title);
@@ -601,7 +601,7 @@ static int in_text(const char *name, struct seen *s)
 	}
 }
 
-Test(classic, tiobench_grids_are_the_sections)
+Test(classic, tiobench_tables_are_the_sections)
 {
 	struct seen s = { NULL, 0, 0, "" };
 
@@ -613,14 +613,14 @@ Test(classic, tiobench_grids_are_the_sections)
 	rs_load("tio");
 	s.text = tiobench(1);
 	cr_assert_eq(in_text("tiobench", &s), 1);
-	cr_expect_eq(s.grids, 2);
+	cr_expect_eq(s.sections, 2);
 	cr_expect_eq(s.rows, 4);
 	cr_expect_str_eq(s.titles, "Sequential Reads|Random Writes|");
 	rs.n = 0;
 	cr_expect_eq(in_text("tiobench", &s), 0);
 }
 
-Test(classic, bonnie_grids_are_the_blocks)
+Test(classic, bonnie_tables_are_the_blocks)
 {
 	struct seen s = { NULL, 0, 0, "" };
 
@@ -631,12 +631,12 @@ Test(classic, bonnie_grids_are_the_blocks)
 	rs_load("bon");
 	s.text = bonnie(1);
 	cr_assert_eq(in_text("bonnie", &s), 1);
-	cr_expect_eq(s.grids, 2, "the IO block and the files block");
+	cr_expect_eq(s.sections, 2, "the IO block and the files block");
 	/* each block: two configs, each with its latency row */
 	cr_expect_eq(s.rows, 4 + 4);
 }
 
-Test(classic, dbench_grids_are_the_tables)
+Test(classic, dbench_tables_are_per_client_count)
 {
 	struct seen s = { NULL, 0, 0, "" };
 
@@ -648,7 +648,7 @@ Test(classic, dbench_grids_are_the_tables)
 	rs_load("db");
 	s.text = dbench(1);
 	cr_assert_eq(in_text("dbench", &s), 1);
-	cr_expect_eq(s.grids, 2);
+	cr_expect_eq(s.sections, 2);
 	cr_expect_eq(s.rows, 3);
 	cr_expect(strstr(s.titles, "dbench 64 processes") <
 		  strstr(s.titles, "dbench 192 processes"), "%s", s.titles);

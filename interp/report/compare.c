@@ -10,12 +10,12 @@
 #include <string.h>
 
 #include "report/compare.h"
-#include "report/grid.h"
 #include "report/html.h"
 #include "report/leftout.h"
 #include "report/outfmt.h"
 #include "report/pairing.h"
 #include "report/rank.h"
+#include "report/table.h"
 #include "results/csv.h"
 #include "results/stats.h"
 #include "util/diag.h"
@@ -207,16 +207,17 @@ static void text_head(FILE *f, const struct pairing *pg,
 }
 
 /* The table of phase's rows into g (empty when it has none): 0 or -1. */
-static int phase_grid(struct grid *g, const struct cmp_table *t,
+static int phase_table(struct table *g, const struct cmp_table *t,
 		      const char *phase, const struct pairing *pg,
 		      double alpha)
 {
 	static const char *const head[] = { "config", "params", "metric",
 		"A n", "A mean", "A stdev", "B n", "B mean", "B stdev",
 		"change", NULL, "p", "verdict" };
-	const char *row[GRID_COLS];
+	const char *row[13];
 	char ci_head[32], cell[10][64];
 	int params = 0, config = !pg->one_run && !pg->side[0].label;
+	int ncol = 0, left = 0;
 
 	for (size_t i = 0; i < t->n; i++)
 		if (!strcmp(t->row[i].pr->phase, phase))
@@ -225,11 +226,11 @@ static int phase_grid(struct grid *g, const struct cmp_table *t,
 	memset(g, 0, sizeof(*g));
 	for (int k = 0; k < 13; k++)
 		if ((k != 0 || config) && (k != 1 || params)) {
-			row[g->ncol++] = k == 10 ? ci_head : head[k];
+			row[ncol++] = k == 10 ? ci_head : head[k];
 			if (k <= 2)
-				g->left = g->ncol;
+				left = ncol;
 		}
-	if (grid_row(g, row))
+	if (table_init(g, ncol, left, row, NULL))
 		return -1;
 	for (size_t i = 0; i < t->n; i++) {
 		const struct row *r = &t->row[i];
@@ -254,7 +255,7 @@ static int phase_grid(struct grid *g, const struct cmp_table *t,
 		for (int k = 0; k < 9; k++)
 			row[c++] = cell[k];
 		row[c++] = verdict_name[r->v];
-		if (grid_row(g, row))
+		if (table_row(g, row, 0))
 			return -1;
 	}
 	return 0;
@@ -263,14 +264,14 @@ static int phase_grid(struct grid *g, const struct cmp_table *t,
 static int text_phase(FILE *f, const struct cmp_table *t, const char *phase,
 		      const struct pairing *pg, double alpha)
 {
-	struct grid g;
-	int rc = phase_grid(&g, t, phase, pg, alpha);
+	struct table g;
+	int rc = phase_table(&g, t, phase, pg, alpha);
 
 	if (!rc) {
 		fprintf(f, "\n== phase %s ==\n", phase);
-		grid_print(f, &g);
+		table_text(f, &g);
 	}
-	grid_free(&g);
+	table_free(&g);
 	return rc;
 }
 
@@ -400,19 +401,19 @@ static int write_html(FILE *f, const struct cmp_table *t,
 		html_textf(f, "; no metric to compare: no pair has a key "
 			   "metric (or one --metric matches)");
 	for (size_t p = 0; p < pg->n_phases; p++) {
-		struct grid g;
+		struct table g;
 
 		if (!has_rows(t, pg->phases[p]))
 			continue;
 		fputs("<h2>phase ", f);
 		html_text(f, pg->phases[p]);
 		fputs("</h2>\n", f);
-		if (phase_grid(&g, t, pg->phases[p], pg, o->alpha)) {
-			grid_free(&g);
+		if (phase_table(&g, t, pg->phases[p], pg, o->alpha)) {
+			table_free(&g);
 			return -1;
 		}
-		html_grid(f, &g);
-		grid_free(&g);
+		table_html(f, &g);
+		table_free(&g);
 		for (size_t k = 0; k < t->n; k++)
 			if (!strcmp(t->row[k].pr->phase, pg->phases[p]))
 				html_pair_chart(f, &t->row[k]);

@@ -118,7 +118,7 @@ out:
 
 /* A chart per parameter set of t, in the order the sets first appear. */
 static int bar_charts(void *ctx, const struct rank_table *t,
-		      const struct grid *g)
+		      const struct table *g)
 {
 	(void)g;
 	for (size_t i = 0; i < t->n; i++) {

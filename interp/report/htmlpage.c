@@ -178,14 +178,14 @@ static void manifest_configs(FILE *f, json_t *m)
 static int configs(FILE *f, const struct results *r, json_t *m)
 {
 	const struct res_run **runs = view_all_runs(r);
-	struct grid g = { 0 };
+	struct table g = { 0 };
 	int rc, fewest, rounds = view_config_rounds(r, &fewest);
 
 	if (!runs)
 		return -1;
 	fputs("<h2 id=\"configs\">Filesystem configs</h2>\n", f);
 	manifest_configs(f, m);
-	rc = rank_configs_grid(&g, runs, r->n_runs);
+	rc = rank_configs_table(&g, runs, r->n_runs);
 	if (!rc && r->n_runs) {
 		fputs("<h3>mkfs, mount and umount times (means", f);
 		if (rounds > 1 && fewest < rounds)
@@ -195,16 +195,17 @@ static int configs(FILE *f, const struct results *r, json_t *m)
 			fprintf(f, " over %d rounds, each config made once a "
 				"round", rounds);
 		fputs(")</h3>\n", f);
-		html_grid(f, &g);
+		table_html(f, &g);
 	}
-	grid_free(&g);
+	table_free(&g);
 	free(runs);
 	return rc;
 }
 
 /* ---- a metric's table -------------------------------------------------- */
 
-static int table(void *ctx, const struct rank_table *t, const struct grid *g)
+static int metric_table(void *ctx, const struct rank_table *t,
+			const struct table *g)
 {
 	FILE *f = ctx;
 
@@ -216,7 +217,7 @@ static int table(void *ctx, const struct rank_table *t, const struct grid *g)
 	}
 	fprintf(f, " <span class=\"note\">(%s is better)</span></h3>\n",
 		t->lower ? "lower" : "higher");
-	html_grid(f, g);
+	table_html(f, g);
 	return 0;
 }
 
@@ -299,7 +300,7 @@ static int phase_section(FILE *f, const struct results *r, size_t index,
 	    (*charts && htmlchart_bars(f, runs, n, charts)))
 		goto out;
 	fputs(studies, f);
-	if (*tables && rank_each(runs, n, tables, table, f))
+	if (*tables && rank_each(runs, n, tables, metric_table, f))
 		goto out;
 	if (*phase && (line = view_disturbed(runs, n))) {
 		fputs("<p class=\"warn\">! ", f);

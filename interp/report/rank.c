@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/grid.h"
 #include "report/metricname.h"
 #include "report/rank.h"
 
@@ -133,7 +132,7 @@ static int decimals(const struct ranked *rk, size_t n)
 	return metricname_digits(top);
 }
 
-static int table_rows(struct grid *g, const struct view *v,
+static int metric_cells(struct table *g, const struct view *v,
 		      const struct ranked *rk, size_t n, int params)
 {
 	int d = decimals(rk, n);
@@ -142,7 +141,7 @@ static int table_rows(struct grid *g, const struct view *v,
 		const struct res_stats *s = &rk[i].s;
 		const struct res_run *first = v->first[rk[i].key];
 		char num[6][48], *p = strdup(first->params);
-		const char *row[GRID_COLS];
+		const char *row[8];
 		int c = 0, rc;
 
 		if (!p)
@@ -162,7 +161,7 @@ static int table_rows(struct grid *g, const struct view *v,
 			row[c++] = p;
 		for (int k = 0; k < 6; k++)
 			row[c++] = num[k];
-		rc = grid_row(g, row);
+		rc = table_row(g, row, 0);
 		free(p);
 		if (rc)
 			return -1;
@@ -240,7 +239,7 @@ static int metric_rows(const struct view *v, const char *name,
 	return 1;
 }
 
-/* The table t of name over v: its rows, and them as the text grid. */
+/* The table t of name over v: its rows, and them as a table. */
 static int metric_table(const struct view *v, const char *name,
 			rank_fn fn, void *ctx)
 {
@@ -249,7 +248,7 @@ static int metric_table(const struct view *v, const char *name,
 	struct rank_table t;
 	struct rank_row *row = NULL;
 	struct ranked *rk;
-	struct grid g = { 0 };
+	struct table g = { 0 };
 	int rc = metric_rows(v, name, &t, &rk);
 
 	if (rc <= 0)
@@ -263,24 +262,23 @@ static int metric_table(const struct view *v, const char *name,
 		row[i].s = rk[i].s;
 	}
 	t.row = row;
-	g.ncol = t.params ? 8 : 7;
-	g.left = t.params ? 2 : 1;
-	if (grid_row(&g, t.params ? head : (const char *[]){ head[0],
-		     head[2], head[3], head[4], head[5], head[6], head[7] }) ||
-	    table_rows(&g, v, rk, t.n, t.params))
+	if (table_init(&g, t.params ? 8 : 7, t.params ? 2 : 1, t.params ?
+		       head : (const char *[]){ head[0], head[2], head[3],
+		       head[4], head[5], head[6], head[7] }, NULL) ||
+	    metric_cells(&g, v, rk, t.n, t.params))
 		goto out;
 	rc = fn(ctx, &t, &g);
 out:
-	grid_free(&g);
+	table_free(&g);
 	free(row);
 	free(rk);
 	free((char *)t.title);
 	return rc;
 }
 
-/* rank_tables' way of showing a table: its title line and the grid. */
+/* rank_tables' way of showing a table: its title line and the table. */
 static int print_table(void *ctx, const struct rank_table *t,
-		       const struct grid *g)
+		       const struct table *g)
 {
 	FILE *f = ctx;
 
@@ -290,7 +288,7 @@ static int print_table(void *ctx, const struct rank_table *t,
 	else
 		fprintf(f, "\n%s, %s is better\n", t->name,
 			t->lower ? "lower" : "higher");
-	grid_print(f, g);
+	table_text(f, g);
 	return 0;
 }
 
@@ -439,7 +437,9 @@ int rank_config_rounds(const struct res_run *const *runs, size_t n,
 	return rounds;
 }
 
-enum { FIXED = 4, MAX_M = GRID_COLS - FIXED - 1 };
+/* The columns: a config's four facts, its rounds, at most MAX_M
+ * metrics (a table of 16 columns, as report has shown). */
+enum { FIXED = 4, MAX_M = 16 - FIXED - 1 };
 
 /* What the configs' table is made of: their own rows (conf), each
  * config's first run (first, in order), the metrics and their names. */
@@ -491,13 +491,11 @@ static int configs_gather(struct configs *c, const struct res_run *const *runs,
 }
 
 /* The head: the configs' facts, then each metric's label and unit. */
-static int configs_head(struct grid *g, struct configs *c)
+static int configs_head(struct table *g, struct configs *c)
 {
-	const char *row[GRID_COLS] = { "config", "type", "mkfs options",
+	const char *row[FIXED + 1 + MAX_M] = { "config", "type", "mkfs options",
 				       "mount options", "rounds" };
 
-	g->ncol = (int)(c->c0 + c->n_names);
-	g->left = FIXED;
 	for (size_t m = 0; m < c->n_names; m++) {
 		double top = 0, v;
 
@@ -511,13 +509,13 @@ static int configs_head(struct grid *g, struct configs *c)
 		c->dec[m] = metricname_digits(top / c->t[m].scale);
 		row[c->c0 + m] = c->t[m].label.p;
 	}
-	return grid_row(g, row);
+	return table_init(g, (int)(c->c0 + c->n_names), FIXED, row, NULL);
 }
 
 /* A row per config: its facts, its rounds, the means of its metrics. */
-static int configs_rows(struct grid *g, const struct configs *c)
+static int configs_rows(struct table *g, const struct configs *c)
 {
-	const char *row[GRID_COLS];
+	const char *row[FIXED + 1 + MAX_M];
 	char num[MAX_M][48], rounds[16];
 
 	for (size_t k = 0; k < c->n_first; k++) {
@@ -541,14 +539,14 @@ static int configs_rows(struct grid *g, const struct configs *c)
 				snprintf(num[m], sizeof(num[m]), "-");
 			row[c->c0 + m] = num[m];
 		}
-		if (grid_row(g, row))
+		if (table_row(g, row, 0))
 			return -1;
 	}
 	return 0;
 }
 
-int rank_configs_grid(struct grid *g, const struct res_run *const *runs,
-		      size_t n)
+int rank_configs_table(struct table *g, const struct res_run *const *runs,
+		       size_t n)
 {
 	struct configs c;
 	int rc;
@@ -566,11 +564,11 @@ int rank_configs_grid(struct grid *g, const struct res_run *const *runs,
 
 int rank_configs(FILE *f, const struct res_run *const *runs, size_t n)
 {
-	struct grid g = { 0 };
-	int rc = rank_configs_grid(&g, runs, n);
+	struct table g = { 0 };
+	int rc = rank_configs_table(&g, runs, n);
 
 	if (!rc)
-		grid_print(f, &g);
-	grid_free(&g);
+		table_text(f, &g);
+	table_free(&g);
 	return rc;
 }

@@ -291,9 +291,72 @@ static const struct table_sect *sect_at(const struct table *t, size_t r)
 	return NULL;
 }
 
+/* Columns of UTF-8 text ("±" is two bytes, one column). */
+static int chars(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/* One line of the fitted layout: cells (NULL: the rule), text columns
+ * left-aligned (the last one unpadded), the others right-aligned. */
+static void fitted_line(FILE *f, const struct table *t, const int *w,
+			const char *const *cell)
+{
+	for (int c = 0; c < t->ncol; c++) {
+		int pad = cell ? w[c] - chars(cell[c]) : 0;
+
+		if (!cell)
+			dashes(f, w[c]);
+		else if (c >= t->left)
+			fprintf(f, "%*s%s", pad, "", cell[c]);
+		else if (c + 1 < t->ncol)
+			fprintf(f, "%s%*s", cell[c], pad, "");
+		else
+			fputs(cell[c], f);
+		fputs(c + 1 < t->ncol ? "  " : "\n", f);
+	}
+}
+
+/* A table without a row template: the head, a rule of dashes, the rows,
+ * each column as wide as its widest cell, two spaces between. */
+static void text_fitted(FILE *f, const struct table *t)
+{
+	const char **head = calloc((size_t)t->ncol + 1, sizeof(*head));
+	char (*buf)[512] = calloc((size_t)t->ncol + 1, sizeof(*buf));
+	int *w = calloc((size_t)t->ncol + 1, sizeof(*w));
+
+	if (head && buf && w) {
+		for (int c = 0; c < t->ncol; c++) {
+			head[c] = table_colhead(t, c, buf[c], sizeof(buf[c]));
+			w[c] = chars(head[c]);
+			for (size_t r = 0; r < t->n; r++)
+				if (chars(t->row[r].cell[c]) > w[c])
+					w[c] = chars(t->row[r].cell[c]);
+		}
+		fitted_line(f, t, w, head);
+		fitted_line(f, t, w, NULL);
+		for (size_t r = 0; r < t->n; r++)
+			fitted_line(f, t, w,
+				    (const char *const *)t->row[r].cell);
+	}
+	free(head);
+	free(buf);
+	free(w);
+}
+
 void table_text(FILE *f, const struct table *t)
 {
-	int *w = fit_widths(t);
+	int *w;
+
+	if (!t->row_fmt) {
+		text_fitted(f, t);
+		return;
+	}
+	w = fit_widths(t);
 
 	if (!w)
 		return;
@@ -347,6 +410,10 @@ static void html_head(FILE *f, const struct table *t)
 
 void table_html(FILE *f, const struct table *t)
 {
+	if (!t->n && t->ncol) {		/* the head says what it would hold */
+		html_head(f, t);
+		fputs("</tbody>\n</table>\n", f);
+	}
 	for (size_t r = 0; r < t->n; r++) {
 		const struct table_sect *s = sect_at(t, r);
 

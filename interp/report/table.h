@@ -32,6 +32,11 @@
  * Cells are taken in order, the k-th field is column k. A head line is a
  * template and its cells (a NULL cell: the section's text title; NULL
  * cells: a rule, each field as dashes of its width).
+ *
+ * A table without a row template (report's metric tables, compare's) is
+ * fitted: the column heads, a rule of dashes, the rows, each column as
+ * wide as its widest cell (UTF-8 characters), two spaces between, text
+ * columns left-aligned and the others right-aligned.
  */
 
 struct table_col {
