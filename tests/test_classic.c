@@ -653,3 +653,33 @@ Test(classic, dbench_tables_are_per_client_count)
 	cr_expect(strstr(s.titles, "dbench 64 processes") <
 		  strstr(s.titles, "dbench 192 processes"), "%s", s.titles);
 }
+
+/* The same tables as CSV: a line per section title, the head with the
+ * columns' units, the rows as the text has them. */
+Test(classic, a_study_table_as_csv)
+{
+	struct table_src in = { NULL, 0, "tio", NULL, NULL };
+	struct tables ts = { 0 };
+	size_t len;
+	FILE *f;
+	const char *out;
+
+	rs_begin();
+	tio("ext4", "mode=seq_read;threads=8", 1, 40, 50, -1, 2);
+	tio("xfs", "mode=rand_write;threads=1", 1, 5, 25, -1, 3);
+	rs_load("tio");
+	in.runs = rs.run;
+	in.n = rs.n;
+	cr_assert_eq(study_tables("tiobench", &in, &ts), 0);
+	cr_assert_eq(ts.n, 1);
+	f = rs_stream(&len);
+	cr_assert_eq(table_csv(f, ts.t[0]), 0);
+	out = rs_done(f);
+	cr_expect(!strncmp(out, "Sequential Reads\nIdentifier,File Size (MiB),"
+			   "Blk Size (bytes),Num Thr,Rate (MiB/s),CPU%,", 64),
+		  "%s", out);
+	cr_expect(strstr(out, "\next4,256,4096,8,40.00,50.00%,"), "%s", out);
+	cr_expect(strstr(out, "\n\nRandom Writes\nIdentifier,"), "%s", out);
+	cr_expect(strstr(out, "\nxfs,256,4096,1,5.00,25.00%,"), "%s", out);
+	tables_free(&ts);
+}
