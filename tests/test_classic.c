@@ -586,8 +586,9 @@ static int in_text(const char *name, struct seen *s)
 				const char *x = t->row[r].cell[c];
 
 				if (*x)
-					n += snprintf(line + n, sizeof(line) - n,
-						      "%s%s", n ? " " : "", x);
+					n += snprintf(line + n,
+						      sizeof(line) - n, "%s%s",
+						      n ? " " : "", x);
 			}
 			rs_expect_line(s->text, line);
 			s->rows++;

@@ -1,4 +1,4 @@
-/* htmlchart: a phase's charts on the html page — a bar chart per metric and parameter set, tiobench's rate against threads. */
+/* htmlchart: a phase's charts on the html page: bars, tiobench's lines. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

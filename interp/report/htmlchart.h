@@ -1,4 +1,4 @@
-/* htmlchart: a phase's charts on the html page — bars per metric, tiobench's lines. */
+/* htmlchart: a phase's charts on the html page: bars, tiobench's lines. */
 #ifndef FSPLAN_REPORT_HTMLCHART_H
 #define FSPLAN_REPORT_HTMLCHART_H
 

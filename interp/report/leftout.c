@@ -1,4 +1,4 @@
-/* leftout: what a comparison did not compare — cells on one side only, runs not ok. */
+/* leftout: what compare did not compare: one-sided cells, runs not ok. */
 #include <stdio.h>
 
 #include "report/leftout.h"

@@ -108,10 +108,10 @@ static struct item *collect(struct merge_shard *sh, size_t n, size_t *count,
 		if (dup && same_run(dup->run, it[i].run))
 			continue;
 		if (dup) {
-			diag_fail(d, DIAG_INPUT, 0, "cell %s is in %s and in %s "
-				  "with different results: merge joins shards "
-				  "that ran different cells (K = 1..N of one "
-				  "--shard N)", it[i].run->cell,
+			diag_fail(d, DIAG_INPUT, 0, "cell %s is in %s and in "
+				  "%s with different results: merge joins "
+				  "shards that ran different cells (K = 1..N "
+				  "of one --shard N)", it[i].run->cell,
 				  sh[dup->shard].dir, sh[it[i].shard].dir);
 			free(it);
 			return NULL;

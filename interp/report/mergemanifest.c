@@ -115,9 +115,10 @@ int mergemanifest_check(const struct merge_shard *sh, size_t n,
 		const char *sb = manifestread_str(b->man, "plan.sha256", NULL);
 
 		if (strcmp(sa, sb))
-			return diag_fail(d, DIAG_INPUT, 0, "%s is a run of plan "
-				"%s (sha256 %.12s) and %s of plan %s (sha256 "
-				"%.12s): merge joins the shards of one plan",
+			return diag_fail(d, DIAG_INPUT, 0, "%s is a run of "
+				"plan %s (sha256 %.12s) and %s of plan %s "
+				"(sha256 %.12s): merge joins the shards of one "
+				"plan",
 				a->dir, manifestread_str(a->man, "plan.path",
 							 "?"), sa, b->dir,
 				manifestread_str(b->man, "plan.path", "?"), sb);

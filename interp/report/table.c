@@ -410,7 +410,7 @@ static void html_head(FILE *f, const struct table *t)
 
 void table_html(FILE *f, const struct table *t)
 {
-	if (!t->n && t->ncol) {		/* the head says what it would hold */
+	if (!t->n && t->ncol) {	/* the head says what it would hold */
 		html_head(f, t);
 		fputs("</tbody>\n</table>\n", f);
 	}

@@ -41,7 +41,7 @@
 
 struct table_col {
 	char *name;		/* the html and csv head: "Rate" */
-	char *unit;		/* "MiB/s" (the head says "Rate (MiB/s)"), or NULL */
+	char *unit;		/* "MiB/s": the head says "Rate (MiB/s)" */
 };
 
 struct table_row {
