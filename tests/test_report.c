@@ -1085,3 +1085,23 @@ Test(report, stolen_cpu_marks_a_run)
 			 "0.60, load 1.50)"), "%s", output());
 	cr_expect_null(strstr(output(), "n#2 (others"), "%s", output());
 }
+
+/* A RUNDIR longer than a path can be is said as such, not cut into
+ * another path. */
+Test(report, a_rundir_too_long_is_said)
+{
+	static char longdir[5000];
+	size_t n = 0;
+
+	n += (size_t)snprintf(longdir, sizeof(longdir), "/tmp");
+	while (n + 250 < sizeof(longdir)) {
+		longdir[n++] = '/';
+		memset(longdir + n, 'd', 240);
+		n += 240;
+	}
+	longdir[n] = '\0';
+	cr_assert_eq(e2e_fsplan((const char *[]){ "report", longdir, NULL }), 2);
+	cr_expect(strstr(e2e_err, "fsplan report: RUNDIR of "),
+		  "%.300s", e2e_err);
+	cr_expect(strstr(e2e_err, "File name too long"), "%.300s", e2e_err);
+}

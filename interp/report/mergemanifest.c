@@ -1,4 +1,5 @@
 /* mergemanifest: refuse shards of different plan runs, and join the manifests of those that match. */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +18,10 @@ int mergemanifest_load(struct merge_shard *s, const char *dir,
 	char path[PATH_MAX], msg[1024];
 
 	s->dir = dir;
-	snprintf(path, sizeof(path), "%s/manifest.json", dir);
+	if ((size_t)snprintf(path, sizeof(path), "%s/manifest.json", dir) >=
+	    sizeof(path) - sizeof("results.csv"))
+		return diag_fail(d, DIAG_INPUT, ENAMETOOLONG, "RUNDIR of %zu "
+				 "bytes", strlen(dir));
 	s->man = manifest_load(dir, &err);
 	if (!s->man)
 		return diag_fail(d, DIAG_INPUT, 0, "%s: %s (merge needs each "

@@ -1,4 +1,5 @@
 /* pairing: load the two sides of a comparison, refuse runs of different plans, pair their cells. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +36,10 @@ static int load_side(struct pairing_side *s, const char *dir, struct diag *d)
 	char path[4096], why[1024];
 
 	s->dir = dir;
-	snprintf(path, sizeof(path), "%s/results.csv", dir);
+	if ((size_t)snprintf(path, sizeof(path), "%s/results.csv", dir) >=
+	    sizeof(path))
+		return diag_fail(d, DIAG_INPUT, ENAMETOOLONG, "RUNDIR of %zu "
+				 "bytes", strlen(dir));
 	if (results_load(&s->r, path, &ld)) {
 		diag_format(&ld, why, sizeof(why));
 		diag_release(&ld);

@@ -428,7 +428,10 @@ int report_run(const struct report_opts *o, struct strbuf *notes,
 	char path[4096], msg[1024];
 	int rc = -1;
 
-	snprintf(path, sizeof(path), "%s/results.csv", o->rundir);
+	if ((size_t)snprintf(path, sizeof(path), "%s/results.csv",
+			     o->rundir) >= sizeof(path))
+		return diag_fail(d, DIAG_INPUT, ENAMETOOLONG, "RUNDIR of %zu "
+				 "bytes", strlen(o->rundir));
 	if (results_load(&r, path, &ld)) {
 		diag_format(&ld, msg, sizeof(msg));
 		diag_release(&ld);
