@@ -142,7 +142,7 @@ static double tio_threads(const struct res_run *run)
 
 /* A row's figures as tiobench prints them, the Identifier first. */
 struct tio_cells {
-	char cell[N_TCOLS][32], thr[16], eff[32];
+	char cell[N_TCOLS][TABLE_NUM], thr[TABLE_NUM], eff[TABLE_NUM];
 	const char *c[11];
 };
 

@@ -215,7 +215,7 @@ static int phase_table(struct table *g, const struct cmp_table *t,
 		"A n", "A mean", "A stdev", "B n", "B mean", "B stdev",
 		"change", NULL, "p", "verdict" };
 	const char *row[13];
-	char ci_head[32], cell[10][64];
+	char ci_head[32], cell[10][2 * TABLE_NUM];	/* an interval: two */
 	int params = 0, config = !pg->one_run && !pg->side[0].label;
 	int ncol = 0, left = 0;
 
@@ -243,15 +243,15 @@ static int phase_table(struct table *g, const struct cmp_table *t,
 		if (params)
 			row[c++] = *r->pr->params ? r->pr->params : "-";
 		row[c++] = r->metric;
-		snprintf(cell[0], 64, "%d", r->a.n);
-		num(cell[1], 64, "%.4g", r->a.mean);
-		num(cell[2], 64, "%.3g", r->a.sd);
-		snprintf(cell[3], 64, "%d", r->b.n);
-		num(cell[4], 64, "%.4g", r->b.mean);
-		num(cell[5], 64, "%.3g", r->b.sd);
-		num(cell[6], 64, "%+.1f%%", r->change);
-		interval(cell[7], 64, r);
-		num(cell[8], 64, "%.2g", r->tested ? r->w.p : NAN);
+		snprintf(cell[0], sizeof(cell[0]), "%d", r->a.n);
+		num(cell[1], sizeof(cell[0]), "%.4g", r->a.mean);
+		num(cell[2], sizeof(cell[0]), "%.3g", r->a.sd);
+		snprintf(cell[3], sizeof(cell[0]), "%d", r->b.n);
+		num(cell[4], sizeof(cell[0]), "%.4g", r->b.mean);
+		num(cell[5], sizeof(cell[0]), "%.3g", r->b.sd);
+		num(cell[6], sizeof(cell[0]), "%+.1f%%", r->change);
+		interval(cell[7], sizeof(cell[0]), r);
+		num(cell[8], sizeof(cell[0]), "%.2g", r->tested ? r->w.p : NAN);
 		for (int k = 0; k < 9; k++)
 			row[c++] = cell[k];
 		row[c++] = verdict_name[r->v];

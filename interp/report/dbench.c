@@ -120,7 +120,7 @@ int dbench_tables(struct tables *out, const struct table_src *in)
 		   "Low", "Runs" }, 5);
 	for (int i = 0; i < n_rows; i++) {
 		const struct db_row *r = &rows[i];
-		char num[4][32];
+		char num[4][TABLE_NUM];
 
 		if (!i || r->clients != rows[i - 1].clients)
 			db_section(t, r->clients);

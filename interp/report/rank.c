@@ -140,7 +140,7 @@ static int metric_cells(struct table *g, const struct view *v,
 	for (size_t i = 0; i < n; i++) {
 		const struct res_stats *s = &rk[i].s;
 		const struct res_run *first = v->first[rk[i].key];
-		char num[6][48], *p = strdup(first->params);
+		char num[6][TABLE_NUM], *p = strdup(first->params);
 		const char *row[8];
 		int c = 0, rc;
 
@@ -516,7 +516,7 @@ static int configs_head(struct table *g, struct configs *c)
 static int configs_rows(struct table *g, const struct configs *c)
 {
 	const char *row[FIXED + 1 + MAX_M];
-	char num[MAX_M][48], rounds[16];
+	char num[MAX_M][TABLE_NUM], rounds[16];
 
 	for (size_t k = 0; k < c->n_first; k++) {
 		const struct res_run *x = c->first[k];

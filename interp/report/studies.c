@@ -1,13 +1,11 @@
 /* studies: the seed studies' tables that span phases or cells — the 2008 home tree's steps, the 2008 ext4 study's ffsb profiles by threads, the 2008 OLTP study's engines. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report/manifestread.h"
 #include "report/studies.h"
 #include "util/strbuf.h"
-
-#define MAX_STEPS 32
-#define MAX_THREADS 16
-#define MAX_CONFIGS 64
 
 /* A grown string's text ("" while empty). */
 static const char *sb(const struct strbuf *b)
@@ -93,23 +91,19 @@ static const char *next_using(json_t *phases, size_t *at, const char *mod,
 	return NULL;
 }
 
-/* Those names, at most MAX_STEPS; how many. */
-static int phases_using(json_t *phases, const char *mod, const char *mod2,
-			const char **names)
+/* Those names (borrowed; free the array) and how many in *n; NULL out
+ * of memory. */
+static const char **phases_using(json_t *phases, const char *mod,
+				 const char *mod2, int *n)
 {
+	const char **names = calloc(json_array_size(phases) + 1,
+				    sizeof(*names));
 	size_t at = 0;
-	int n = 0;
 
-	while (n < MAX_STEPS && (names[n] = next_using(phases, &at, mod,
-						       mod2)))
-		n++;
-	return n;
-}
-
-/* The tree steps of phases (names borrowed), how many. */
-static int tree_steps(json_t *phases, const char **step)
-{
-	return phases_using(phases, "tree", NULL, step);
+	*n = 0;
+	while (names && (names[*n] = next_using(phases, &at, mod, mod2)))
+		(*n)++;
+	return names;
 }
 
 /* Whether run i is the first of its config and the config ran a step. */
@@ -157,28 +151,31 @@ static int tree_section(struct table *t, const struct results *r,
 int studies_tree_tables(struct tables *out, const struct table_src *in)
 {
 	const struct results *r = in->r;
-	const char *step[MAX_STEPS];
-	int n_step = tree_steps(in->phases, step);
+	int n_step, rc = 0;
+	const char **step = phases_using(in->phases, "tree", NULL, &n_step);
 	struct table *t = NULL;
-	char buf[5][48];
+	char buf[5][TABLE_NUM];
 
-	for (size_t i = 0; n_step && i < r->n_runs; i++) {
+	if (!step)
+		return -1;
+	for (size_t i = 0; n_step && i < r->n_runs && !rc; i++) {
 		const char *label = r->runs[i].fs_label;
 		double v;
 
 		if (!tree_config(r, i, step, n_step))
 			continue;
-		if (!t) {
-			if (!(t = tables_add(out)))
-				return -1;
+		if (!t && !(t = tables_add(out))) {
+			rc = -1;
+			break;
+		}
+		if (!t->ncol) {
 			table_init(t, 6, 1, tree_head, NULL);
 			table_layout(t, "\n%t\n", "  %-10s %10s %10s %10s "
 				     "%10s %10s", NULL);
 			table_head(t, t->row_fmt, tree_head, 6);
 		}
-		if (tree_section(t, r, label))
-			return -1;
-		for (int s = 0; s < n_step; s++) {
+		rc = tree_section(t, r, label);
+		for (int s = 0; s < n_step && !rc; s++) {
 			const char *row[6] = { step[s] };
 
 			if (!mean_of(r, label, step[s], "seconds", &v))
@@ -189,25 +186,48 @@ int studies_tree_tables(struct tables *out, const struct table_src *in)
 			table_row(t, row, 0);
 		}
 	}
-	return 0;
+	free(step);
+	return rc;
 }
 
 /* One ffsb phase's shape: its thread counts (ascending, as the study's
  * columns) and configs among the ok runs, and whether it reads. */
 struct ffsb_shape {
-	const char *label[MAX_CONFIGS];
-	double threads[MAX_THREADS];
+	const char **label;
+	double *threads;
 	int n_t, n_c, reads;
 	size_t w;		/* the widest label, at least "threads" */
 };
 
-static void ffsb_shape(const struct results *r, const char *phase,
-		       struct ffsb_shape *sh)
+/* Thread count v among sh's, in order, once. */
+static void ffsb_thread(struct ffsb_shape *sh, double v)
+{
+	int j;
+
+	for (j = 0; j < sh->n_t && sh->threads[j] != v; j++)
+		;
+	if (j < sh->n_t)
+		return;
+	while (j > 0 && sh->threads[j - 1] > v) {
+		sh->threads[j] = sh->threads[j - 1];
+		j--;
+	}
+	sh->threads[j] = v;
+	sh->n_t++;
+}
+
+/* 0, or -1 out of memory; free sh->label and sh->threads either way. */
+static int ffsb_shape(const struct results *r, const char *phase,
+		      struct ffsb_shape *sh)
 {
 	double v;
 
 	memset(sh, 0, sizeof(*sh));
 	sh->w = 7;
+	sh->label = calloc(r->n_runs + 1, sizeof(*sh->label));
+	sh->threads = calloc(r->n_runs + 1, sizeof(*sh->threads));
+	if (!sh->label || !sh->threads)
+		return -1;
 	for (size_t i = 0; i < r->n_runs; i++) {
 		const struct res_run *x = &r->runs[i];
 		int j;
@@ -215,26 +235,18 @@ static void ffsb_shape(const struct results *r, const char *phase,
 		if (strcmp(x->phase, phase) || x->status != RES_OK ||
 		    !results_value(x, "threads", &v))
 			continue;
-		for (j = 0; j < sh->n_t && sh->threads[j] != v; j++)
-			;
-		if (j == sh->n_t && sh->n_t < MAX_THREADS) {
-			while (j > 0 && sh->threads[j - 1] > v) {
-				sh->threads[j] = sh->threads[j - 1];
-				j--;
-			}
-			sh->threads[j] = v;
-			sh->n_t++;
-		}
+		ffsb_thread(sh, v);
 		for (j = 0; j < sh->n_c && strcmp(sh->label[j], x->fs_label);
 		     j++)
 			;
-		if (j == sh->n_c && sh->n_c < MAX_CONFIGS) {
+		if (j == sh->n_c) {
 			sh->label[sh->n_c++] = x->fs_label;
 			if (strlen(x->fs_label) > sh->w)
 				sh->w = strlen(x->fs_label);
 		}
 		sh->reads |= results_value(x, "read_mbs", &v) && v > 0;
 	}
+	return 0;
 }
 
 /* The study's figure: the large-file create only writes, and the study
@@ -244,58 +256,84 @@ static const char *ffsb_figure(const struct ffsb_shape *sh)
 	return sh->reads ? "transactions_per_s" : "write_mbs";
 }
 
+/* One ffsb phase's columns and layout: a figure and %CPU per thread
+ * count, under a line of the thread counts. The strings it makes are
+ * the table's (copied); 0, or -1 out of memory. */
+static int ffsb_layout(struct table *t, const struct ffsb_shape *sh,
+		       const char *phase)
+{
+	size_t ncol = 1 + 2 * (size_t)sh->n_t;
+	const char **head = calloc(3 * ncol, sizeof(*head));
+	char **own = calloc(2 * ncol, sizeof(*own));
+	struct strbuf fmt = { 0 }, top = { 0 }, title = { 0 };
+	const char *unit = sh->reads ? "trans/s" : "MB/s";
+	int rc = -1;
+
+	if (!head || !own)
+		goto out;
+	head[0] = "threads";
+	head[ncol] = head[2 * ncol] = "config";
+	strbuf_str(&fmt, "%-*s");
+	strbuf_str(&top, "%-*s");
+	for (int j = 0; j < sh->n_t; j++) {
+		size_t a = 1 + 2 * (size_t)j;
+
+		if (asprintf(&own[a], "%.0f", sh->threads[j]) < 0 ||
+		    asprintf(&own[a + 1], "%.0f threads: %s", sh->threads[j],
+			     unit) < 0)
+			goto out;
+		head[a] = own[a];
+		head[a + 1] = "";
+		head[ncol + a] = unit;
+		head[ncol + a + 1] = head[2 * ncol + a + 1] = "%CPU";
+		head[2 * ncol + a] = own[a + 1];
+		strbuf_str(&fmt, "  %10s %6s");
+		strbuf_str(&top, "  %17s%s");
+	}
+	strbuf_printf(&title, "%s: %s and %%CPU", phase, sh->reads ?
+		      "transactions/s" : "write MB/s (MiB)");
+	t->width = (int)sh->w;
+	if (fmt.oom || top.oom || title.oom ||
+	    table_init(t, (int)ncol, 1, head + 2 * ncol, NULL) ||
+	    table_layout(t, "\n%t\n", fmt.p, NULL) ||
+	    table_head(t, top.p, head, ncol) ||
+	    table_head(t, fmt.p, head + ncol, ncol) ||
+	    table_section(t, title.p, NULL))
+		goto out;
+	rc = 0;
+out:
+	for (size_t k = 0; own && k < 2 * ncol; k++)
+		free(own[k]);
+	free(own);
+	free(head);
+	free(fmt.p);
+	free(top.p);
+	free(title.p);
+	return rc;
+}
+
 /* One ffsb phase's table: a row per config, a figure and %CPU per
  * thread count; none when no ok run has threads. */
 static int ffsb_table(struct tables *out, const struct results *r,
 		      const char *phase)
 {
 	struct ffsb_shape sh;
-	struct strbuf fmt = { 0 }, title = { 0 }, name[2 * MAX_THREADS + 1];
-	const char *head[3][2 * MAX_THREADS + 1];
-	char thr[MAX_THREADS][32], cell[2 * MAX_THREADS][48];
-	struct table *t;
-	int ncol, rc = -1;
+	struct table *t = NULL;
+	const char **row = NULL;
+	char (*cell)[TABLE_NUM] = NULL;
+	int rc = ffsb_shape(r, phase, &sh);
 	double v;
 
-	ffsb_shape(r, phase, &sh);
-	if (!sh.n_t)
-		return 0;
-	if (!(t = tables_add(out)))
-		return -1;
-	ncol = 1 + 2 * sh.n_t;
-	memset(name, 0, sizeof(name));
-	strbuf_str(&fmt, "%-*s");
-	head[0][0] = "threads";
-	head[1][0] = head[2][0] = "config";
-	for (int j = 0; j < sh.n_t; j++) {
-		snprintf(thr[j], sizeof(thr[j]), "%.0f", sh.threads[j]);
-		strbuf_str(&fmt, "  %10s %6s");
-		strbuf_printf(&name[1 + 2 * j], "%s threads: %s", thr[j],
-			      sh.reads ? "trans/s" : "MB/s");
-		head[0][1 + 2 * j] = thr[j];
-		head[0][2 + 2 * j] = "";
-		head[1][1 + 2 * j] = sh.reads ? "trans/s" : "MB/s";
-		head[1][2 + 2 * j] = head[2][2 + 2 * j] = "%CPU";
-		head[2][1 + 2 * j] = sb(&name[1 + 2 * j]);
-	}
-	strbuf_printf(&title, "%s: %s and %%CPU", phase,
-		      sh.reads ? "transactions/s" : "write MB/s (MiB)");
-	t->width = (int)sh.w;
-	table_init(t, ncol, 1, head[2], NULL);
-	table_layout(t, "\n%t\n", sb(&fmt), NULL);
-	free(fmt.p);
-	fmt = (struct strbuf){ 0 };
-	strbuf_str(&fmt, "%-*s");
-	for (int j = 0; j < sh.n_t; j++)
-		strbuf_str(&fmt, "  %17s%s");
-	table_head(t, sb(&fmt), head[0], (size_t)ncol);
-	table_head(t, t->row_fmt, head[1], (size_t)ncol);
-	if (fmt.oom || title.oom ||
-	    table_section(t, sb(&title), NULL))
+	if (rc || !sh.n_t)
+		goto out;
+	row = calloc(2 * (size_t)sh.n_t + 1, sizeof(*row));
+	cell = calloc(2 * (size_t)sh.n_t, sizeof(*cell));
+	rc = -1;
+	if (!row || !cell || !(t = tables_add(out)) ||
+	    ffsb_layout(t, &sh, phase))
 		goto out;
 	for (int c = 0; c < sh.n_c; c++) {
-		const char *row[2 * MAX_THREADS + 1] = { sh.label[c] };
-
+		row[0] = sh.label[c];
 		for (int j = 0; j < sh.n_t; j++) {
 			row[1 + 2 * j] = mean_where(r, sh.label[c], phase,
 				&sh.threads[j], ffsb_figure(&sh), &v) ?
@@ -310,10 +348,10 @@ static int ffsb_table(struct tables *out, const struct results *r,
 	}
 	rc = 0;
 out:
-	free(fmt.p);
-	free(title.p);
-	for (int j = 0; j < ncol; j++)
-		free(name[j].p);
+	free(row);
+	free(cell);
+	free(sh.label);
+	free(sh.threads);
 	return rc;
 }
 
@@ -346,12 +384,6 @@ static const struct { const char *metric; int dec; } oltp_col[] = {
 };
 #define OLTP_COLS (sizeof(oltp_col) / sizeof(*oltp_col))
 
-/* The phases that use oltp or mariadb, in the plan's order. */
-static int oltp_phases(json_t *phases, const char **eng)
-{
-	return phases_using(phases, "oltp", "mariadb", eng);
-}
-
 /* The OLTP table's columns and text layout. */
 static void oltp_layout(struct table *t, const struct results *r)
 {
@@ -373,43 +405,56 @@ static void oltp_layout(struct table *t, const struct results *r)
 	table_section(t, "means of the ok runs; latency in ms", NULL);
 }
 
+/* Config label's row of phase eng, when it ran ok: the means. */
+static int oltp_row(struct table *t, const struct results *r,
+		    const char *label, const char *eng)
+{
+	const char *row[2 + OLTP_COLS] = { label, eng };
+	char buf[OLTP_COLS][TABLE_NUM];
+	double v;
+
+	for (size_t c = 0; c < OLTP_COLS; c++) {
+		if (mean_of(r, label, eng, oltp_col[c].metric, &v))
+			snprintf(buf[c], sizeof(buf[c]), "%.*f",
+				 oltp_col[c].dec, v);
+		else
+			snprintf(buf[c], sizeof(buf[c]), "-");
+		row[2 + c] = buf[c];
+	}
+	return table_row(t, row, 0);
+}
+
 int studies_oltp_tables(struct tables *out, const struct table_src *in)
 {
 	const struct results *r = in->r;
-	const char *eng[MAX_STEPS], *row[2 + OLTP_COLS];
-	char buf[OLTP_COLS][48];
-	int n_eng = oltp_phases(in->phases, eng), native = 0;
+	int n_eng, native = 0, rc = 0;
+	const char **eng = phases_using(in->phases, "oltp", "mariadb",
+					&n_eng);
 	struct table *t = NULL;
+	double v;
 
-	for (size_t i = 0; n_eng && i < r->n_runs; i++) {
+	if (!eng)
+		return -1;
+	for (size_t i = 0; n_eng && i < r->n_runs && !rc; i++) {
 		const char *label = r->runs[i].fs_label;
-		double v;
 
-		if (!first_of_label(r, i))
-			continue;
-		for (int e = 0; e < n_eng; e++) {
+		for (int e = 0; e < n_eng && !rc && first_of_label(r, i); e++) {
 			if (!mean_of(r, label, eng[e], "transactions_per_s",
 				     &v))
 				continue;
-			if (!t && !(t = tables_add(out)))
-				return -1;
+			if (!t && !(t = tables_add(out))) {
+				rc = -1;
+				break;
+			}
 			if (!t->ncol)
 				oltp_layout(t, r);
 			native |= manifestread_phase_uses(in->phases, eng[e],
 							  "oltp");
-			row[0] = label;
-			row[1] = eng[e];
-			for (size_t c = 0; c < OLTP_COLS; c++) {
-				if (mean_of(r, label, eng[e],
-					    oltp_col[c].metric, &v))
-					snprintf(buf[c], sizeof(buf[c]), "%.*f",
-						 oltp_col[c].dec, v);
-				else
-					snprintf(buf[c], sizeof(buf[c]), "-");
-				row[2 + c] = buf[c];
-			}
-			table_row(t, row, 0);
+			rc = oltp_row(t, r, label, eng[e]);
 		}
 	}
-	return t && native ? table_note(t, STUDIES_OLTP_NOTE) : 0;
+	free(eng);
+	if (!rc && t && native)
+		rc = table_note(t, STUDIES_OLTP_NOTE);
+	return rc;
 }

@@ -94,6 +94,10 @@ int table_row(struct table *t, const char *const *cell, int sub);
 int table_note(struct table *t, const char *note);
 void table_free(struct table *t);
 
+/* Room for any double as printf's %.Nf (N <= 6, a sign, a unit such as
+ * "%"): a figure from results.csv is never cut. */
+#define TABLE_NUM 330
+
 /* printf's format into buf ("-" when v is NAN); returns buf. */
 const char *table_num(char *buf, size_t len, const char *fmt, double v);
 
