@@ -1,29 +1,42 @@
 /* test_classic: tiobench's sections and bon_csv2txt's blocks, a row per config, from a hand-made results set. */
-#include "report/bonnie.h"
 #include "report/classic.h"
-#include "report/dbench.h"
+#include "report/study.h"
 #include "report/view.h"
 #include "e2e.h"
 #include "resset.h"
 
 TestSuite(classic, .fini = rs_free);
 
-static const char *tiobench(int want)
+/* The phase's study tables as report prints them: the text of those of
+ * study_list that have a table; want: whether the study named had one. */
+static const char *study_with(const char *name, json_t *phases, int want)
 {
+	struct table_src in = { rs.run, rs.n, "tio", NULL, phases };
 	size_t len;
 	FILE *f = rs_stream(&len);
+	int shown = study_text(f, &in, 0);
 
-	cr_assert_eq(classic_tiobench(f, rs.run, rs.n, NULL), want);
+	cr_assert_geq(shown, 0);
+	cr_assert_eq((shown & study_bit(name)) != 0, want, "%s", name);
 	return rs_done(f);
+}
+
+static const char *tiobench(int want)
+{
+	return study_with("tiobench", NULL, want);
 }
 
 static const char *bonnie(int want)
 {
-	size_t len;
-	FILE *f = rs_stream(&len);
+	return study_with("bonnie", NULL, want);
+}
 
-	cr_assert_eq(bonnie_table(f, rs.run, rs.n), want);
-	return rs_done(f);
+/* A mask of the studies named. */
+static unsigned bits(int tio, int bon, int db)
+{
+	return (tio ? study_bit("tiobench") : 0) |
+	       (bon ? study_bit("bonnie") : 0) |
+	       (db ? study_bit("dbench") : 0);
 }
 
 /* ---- tiobench ----------------------------------------------------------- */
@@ -65,15 +78,17 @@ static const char *section(const char *out, const char *title, char *buf,
  * rows' phase_params: the caller passes it, from the manifest. */
 static const char *tio_with_mode(const char *params, const char *mode)
 {
-	size_t len;
-	FILE *f;
+	const char *out;
+	json_t *phases;
 
 	rs_begin();
 	tio("ext4", params, 1, 2, 10, -1, 1);
 	rs_load("tio");
-	f = rs_stream(&len);
-	cr_assert_eq(classic_tiobench(f, rs.run, rs.n, mode), 1);
-	return rs_done(f);
+	phases = json_pack("[{s:s, s:{s:s}}]", "name", "tio", "with",
+			   "mode", mode);
+	out = study_with("tiobench", phases, 1);
+	json_decref(phases);
+	return out;
 }
 
 Test(classic, tiobench_mode_from_the_phases_with)
@@ -442,32 +457,30 @@ Test(classic, shows_what_the_tables_print)
 		"ran_del_latency_us", "seq_stat_cpu", NULL };
 
 	for (int i = 0; tio_names[i]; i++) {
-		cr_expect(view_shown(tio_names[i], 1, 0, 0), "%s", tio_names[i]);
-		cr_expect_not(view_shown(tio_names[i], 0, 1, 1), "%s",
+		cr_expect(view_shown(tio_names[i], bits(1, 0, 0)), "%s",
+			  tio_names[i]);
+		cr_expect_not(view_shown(tio_names[i], bits(0, 1, 1)), "%s",
 			      tio_names[i]);
 	}
 	for (int i = 0; bon_names[i]; i++) {
-		cr_expect(view_shown(bon_names[i], 0, 1, 0), "%s", bon_names[i]);
-		cr_expect_not(view_shown(bon_names[i], 1, 0, 1), "%s",
+		cr_expect(view_shown(bon_names[i], bits(0, 1, 0)), "%s",
+			  bon_names[i]);
+		cr_expect_not(view_shown(bon_names[i], bits(1, 0, 1)), "%s",
 			      bon_names[i]);
 	}
 	/* neither shows a figure of its own */
-	cr_expect_not(view_shown("seconds", 1, 1, 1));
-	cr_expect_not(view_shown("putc_latency_ms", 1, 1, 1));
-	cr_expect_not(view_shown("rate_mbs", 0, 0, 0));
-	cr_expect(view_shown("throughput_mbs", 0, 0, 1));
-	cr_expect_not(view_shown("throughput_mbs", 1, 1, 0));
+	cr_expect_not(view_shown("seconds", bits(1, 1, 1)));
+	cr_expect_not(view_shown("putc_latency_ms", bits(1, 1, 1)));
+	cr_expect_not(view_shown("rate_mbs", bits(0, 0, 0)));
+	cr_expect(view_shown("throughput_mbs", bits(0, 0, 1)));
+	cr_expect_not(view_shown("throughput_mbs", bits(1, 1, 0)));
 }
 
 /* ---- dbench ------------------------------------------------------------- */
 
 static const char *dbench(int want)
 {
-	size_t len;
-	FILE *f = rs_stream(&len);
-
-	cr_assert_eq(dbench_table(f, rs.run, rs.n), want);
-	return rs_done(f);
+	return study_with("dbench", NULL, want);
 }
 
 static void db(const char *label, const char *params, int rep, double n,
@@ -539,41 +552,57 @@ Test(classic, dbench_nothing_to_print)
 	cr_expect_str_eq(dbench(0), "");
 }
 
-/* ---- the tables as grids, for html -------------------------------------- */
+/* ---- the tables as data, for html -------------------------------------- */
 
 struct seen {
 	const char *text;	/* the tables as text */
-	int grids, rows;
+	int sections, rows;
 	char titles[512];
 };
 
-/* Each row of a grid is a line of the text: the same figures, in order
- * (blank cells are the text's blank columns). */
-static int in_text(void *ctx, const char *title, const struct grid *g)
+/* Each section of the study's tables is a table of the html page, and
+ * each of its rows a line of the text: the same figures, in order (blank
+ * cells are the text's blank columns). Returns whether it had a table. */
+static int in_text(const char *name, struct seen *s)
 {
-	struct seen *s = ctx;
+	struct table_src in = { rs.run, rs.n, "tio", NULL, NULL };
+	struct tables ts = { 0 };
 
-	s->grids++;
-	snprintf(s->titles + strlen(s->titles),
-		 sizeof(s->titles) - strlen(s->titles), "%s|", title);
-	for (size_t r = 1; r < g->n / g->ncol; r++) {
-		char line[1024];
-		size_t k = 0;
+	cr_assert_eq(study_tables(name, &in, &ts), 0);
+	for (size_t k = 0; k < ts.n; k++) {
+		const struct table *t = ts.t[k];
 
-		for (int c = 0; c < g->ncol; c++) {
-			const char *x = g->cell[r * g->ncol + c];
-
-			if (*x)
-				k += snprintf(line + k, sizeof(line) - k,
-					      "%s%s", k ? " " : "", x);
+		for (size_t i = 0; i < t->n_sect; i++) {
+			s->sections++;
+			snprintf(s->titles + strlen(s->titles),
+				 sizeof(s->titles) - strlen(s->titles), "%s|",
+				 t->sect[i].title);
 		}
-		rs_expect_line(s->text, line);
-		s->rows++;
+		for (size_t r = 0; r < t->n; r++) {
+			char line[1024];
+			size_t n = 0;
+
+			for (int c = 0; c < t->ncol; c++) {
+				const char *x = t->row[r].cell[c];
+
+				if (*x)
+					n += snprintf(line + n,
+						      sizeof(line) - n, "%s%s",
+						      n ? " " : "", x);
+			}
+			rs_expect_line(s->text, line);
+			s->rows++;
+		}
 	}
-	return 0;
+	{
+		int had = ts.n > 0;
+
+		tables_free(&ts);
+		return had;
+	}
 }
 
-Test(classic, tiobench_grids_are_the_sections)
+Test(classic, tiobench_tables_are_the_sections)
 {
 	struct seen s = { NULL, 0, 0, "" };
 
@@ -584,15 +613,15 @@ Test(classic, tiobench_grids_are_the_sections)
 	tio("xfs", "mode=seq_read;threads=8", 1, 20, 90, 40, 1);
 	rs_load("tio");
 	s.text = tiobench(1);
-	cr_assert_eq(classic_tio_grids(rs.run, rs.n, NULL, in_text, &s), 1);
-	cr_expect_eq(s.grids, 2);
+	cr_assert_eq(in_text("tiobench", &s), 1);
+	cr_expect_eq(s.sections, 2);
 	cr_expect_eq(s.rows, 4);
 	cr_expect_str_eq(s.titles, "Sequential Reads|Random Writes|");
 	rs.n = 0;
-	cr_expect_eq(classic_tio_grids(rs.run, rs.n, NULL, in_text, &s), 0);
+	cr_expect_eq(in_text("tiobench", &s), 0);
 }
 
-Test(classic, bonnie_grids_are_the_blocks)
+Test(classic, bonnie_tables_are_the_blocks)
 {
 	struct seen s = { NULL, 0, 0, "" };
 
@@ -602,13 +631,13 @@ Test(classic, bonnie_grids_are_the_blocks)
 	bon("xfs", 1, 10, 0, 1);
 	rs_load("bon");
 	s.text = bonnie(1);
-	cr_assert_eq(bonnie_grids(rs.run, rs.n, in_text, &s), 1);
-	cr_expect_eq(s.grids, 2, "the IO block and the files block");
+	cr_assert_eq(in_text("bonnie", &s), 1);
+	cr_expect_eq(s.sections, 2, "the IO block and the files block");
 	/* each block: two configs, each with its latency row */
 	cr_expect_eq(s.rows, 4 + 4);
 }
 
-Test(classic, dbench_grids_are_the_tables)
+Test(classic, dbench_tables_are_per_client_count)
 {
 	struct seen s = { NULL, 0, 0, "" };
 
@@ -619,9 +648,39 @@ Test(classic, dbench_grids_are_the_tables)
 	db("xfs-log", "workers=64", 1, 64, 50);
 	rs_load("db");
 	s.text = dbench(1);
-	cr_assert_eq(dbench_grids(rs.run, rs.n, in_text, &s), 1);
-	cr_expect_eq(s.grids, 2);
+	cr_assert_eq(in_text("dbench", &s), 1);
+	cr_expect_eq(s.sections, 2);
 	cr_expect_eq(s.rows, 3);
 	cr_expect(strstr(s.titles, "dbench 64 processes") <
 		  strstr(s.titles, "dbench 192 processes"), "%s", s.titles);
+}
+
+/* The same tables as CSV: a line per section title, the head with the
+ * columns' units, the rows as the text has them. */
+Test(classic, a_study_table_as_csv)
+{
+	struct table_src in = { NULL, 0, "tio", NULL, NULL };
+	struct tables ts = { 0 };
+	size_t len;
+	FILE *f;
+	const char *out;
+
+	rs_begin();
+	tio("ext4", "mode=seq_read;threads=8", 1, 40, 50, -1, 2);
+	tio("xfs", "mode=rand_write;threads=1", 1, 5, 25, -1, 3);
+	rs_load("tio");
+	in.runs = rs.run;
+	in.n = rs.n;
+	cr_assert_eq(study_tables("tiobench", &in, &ts), 0);
+	cr_assert_eq(ts.n, 1);
+	f = rs_stream(&len);
+	cr_assert_eq(table_csv(f, ts.t[0]), 0);
+	out = rs_done(f);
+	cr_expect(!strncmp(out, "Sequential Reads\nIdentifier,File Size (MiB),"
+			   "Blk Size (bytes),Num Thr,Rate (MiB/s),CPU%,", 64),
+		  "%s", out);
+	cr_expect(strstr(out, "\next4,256,4096,8,40.00,50.00%,"), "%s", out);
+	cr_expect(strstr(out, "\n\nRandom Writes\nIdentifier,"), "%s", out);
+	cr_expect(strstr(out, "\nxfs,256,4096,1,5.00,25.00%,"), "%s", out);
+	tables_free(&ts);
 }

@@ -9,7 +9,6 @@
 
 #include "e2e.h"
 #include "report/html.h"
-#include "report/report.h"
 
 static char *buf;
 static size_t len;
@@ -168,8 +167,8 @@ Test(html, a_page_escapes_what_comes_from_the_plan_and_the_results)
 	e2e_write(dir, "results.csv", results_csv);
 	e2e_write(dir, "manifest.json", manifest_json);
 	snprintf(out, sizeof(out), "%s/page.html", dir);
-	rc = report_command(6, (char *[]){ (char *)"report", (char *)dir,
-		(char *)"--format", (char *)"html", (char *)"-o", out, NULL });
+	rc = e2e_fsplan((const char *[]){ "report", dir,
+		"--format", "html", "-o", out, NULL });
 	cr_assert_eq(rc, 0);
 	page = e2e_read(out);
 	cr_assert(!strncmp(page, "<!DOCTYPE html>\n", 16), "%.200s", page);
@@ -229,9 +228,9 @@ Test(html, all_charts_every_metric_and_the_configs)
 	e2e_write(dir, "results.csv", results_csv);
 	e2e_write(dir, "manifest.json", manifest_json);
 	snprintf(out, sizeof(out), "%s/page.html", dir);
-	cr_assert_eq(report_command(7, (char *[]){ (char *)"report",
-		(char *)dir, (char *)"--format", (char *)"html", (char *)"--all",
-		(char *)"-o", out, NULL }), 0);
+	cr_assert_eq(e2e_fsplan((const char *[]){ "report",
+		dir, "--format", "html", "--all",
+		"-o", out, NULL }), 0);
 	page = e2e_read(out);
 	/* the last section before the runs that did not count */
 	part_of = part(page, "<h2 id=\"config-metrics\">", "id=\"not-ok\"",
@@ -260,8 +259,8 @@ Test(html, a_disturbed_run_is_marked)
 		  "t,ext4/w#2,ext4,ext4,,,w,,2,status,ok,\n");
 	e2e_write(dir, "manifest.json", manifest_json);
 	snprintf(out, sizeof(out), "%s/page.html", dir);
-	cr_assert_eq(report_command(6, (char *[]){ (char *)"report",
-		(char *)dir, (char *)"--format", (char *)"html", (char *)"-o",
+	cr_assert_eq(e2e_fsplan((const char *[]){ "report",
+		dir, "--format", "html", "-o",
 		out, NULL }), 0);
 	page = e2e_read(out);
 	cr_expect(strstr(page, "<p class=\"warn\">! 1 of 2 phase runs were "

@@ -454,3 +454,27 @@ Test(rank, a_value_too_fast_to_time_does_not_count)
 	cr_expect_null(strstr(t, "xfs"), "xfs was always too fast:\n%s", t);
 	cr_expect_null(strstr(t, "999999"));
 }
+
+/* A metric's name and a config's label as long as results.csv holds are
+ * titled and shown whole: the title is grown, not cut. */
+Test(rank, a_long_name_is_titled_whole)
+{
+	char name[4096 + 8], label[1024], want[8300];
+	const char *t;
+
+	memset(name, 'x', 4096);
+	strcpy(name + 4096, "_ms");
+	memset(label, 'c', sizeof(label) - 1);
+	label[sizeof(label) - 1] = '\0';
+	rs_begin();
+	rs_num(label, "p", "", 1, name, 2, "ms");
+	rs_status(label, "p", "", 1, "ok");
+	rs_num(label, "p", "", 2, name, 3, "ms");
+	rs_status(label, "p", "", 2, "ok");
+	rs_load("p");
+	t = tables(NULL);
+	snprintf(want, sizeof(want), "\n%s: %.4096s (ms), lower is better\n",
+		 name, name);
+	cr_expect(strstr(t, want), "no whole title in:\n%.300s", t);
+	cr_expect(strstr(t, label), "no whole label");
+}

@@ -10,7 +10,6 @@
 
 #include "e2e.h"
 #include "report/rank.h"
-#include "report/report.h"
 #include "results/results.h"
 
 static char text[65536];
@@ -178,7 +177,7 @@ static int report(const char *extra1, const char *extra2)
 	argv[argc++] = (char *)"-o";
 	argv[argc++] = out;
 	argv[argc] = NULL;
-	return report_command(argc, argv);
+	return e2e_fsplan((const char *const *)argv);
 }
 
 static const char *output(void)
@@ -401,7 +400,7 @@ Test(report, missing_results_and_bad_options_exit_2)
 	cr_expect_eq(report(NULL, NULL), 2, "-o onto results.csv is refused");
 	cr_expect(strstr(e2e_read(out), "run_id,cell,"), "and it is intact");
 	snprintf(out, sizeof(out), "%s/out", dir);
-	cr_expect_eq(report_command(1, (char *[]){ (char *)"report", NULL }),
+	cr_expect_eq(e2e_fsplan((const char *[]){ "report", NULL }),
 		     2, "RUNDIR is required");
 	len = 0;
 	add("cell,metric,value\n");
@@ -1085,4 +1084,24 @@ Test(report, stolen_cpu_marks_a_run)
 		  strstr(output(), "ext4::defaults/n#1 (others 0.10, steal "
 			 "0.60, load 1.50)"), "%s", output());
 	cr_expect_null(strstr(output(), "n#2 (others"), "%s", output());
+}
+
+/* A RUNDIR longer than a path can be is said as such, not cut into
+ * another path. */
+Test(report, a_rundir_too_long_is_said)
+{
+	static char longdir[5000];
+	size_t n = 0;
+
+	n += (size_t)snprintf(longdir, sizeof(longdir), "/tmp");
+	while (n + 250 < sizeof(longdir)) {
+		longdir[n++] = '/';
+		memset(longdir + n, 'd', 240);
+		n += 240;
+	}
+	longdir[n] = '\0';
+	cr_assert_eq(e2e_fsplan((const char *[]){ "report", longdir, NULL }), 2);
+	cr_expect(strstr(e2e_err, "fsplan report: RUNDIR of "),
+		  "%.300s", e2e_err);
+	cr_expect(strstr(e2e_err, "File name too long"), "%.300s", e2e_err);
 }

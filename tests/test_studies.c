@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include "e2e.h"
-#include "report/report.h"
 
 static char home[64], out[512];
 
@@ -39,7 +38,7 @@ static const char *report_as(const char *format, const char *phases,
 		 "\"status\": \"complete\", \"phases\": [%s]}\n", phases);
 	put("manifest.json", manifest);
 	put("results.csv", rows);
-	cr_assert_eq(report_command(6, argv), 0);
+	cr_assert_eq(e2e_fsplan((const char *const *)argv), 0);
 	return e2e_read(out);
 }
 
@@ -375,4 +374,39 @@ Test(studies, oltp_engines_in_the_html_page, .fini = fini)
 	cr_expect(strstr(s, "<tr><td>ext4</td><td>real</td><td class=\"num"
 			 "\">61.00</td>"), "%s", s);
 	cr_expect(strstr(s, "use: oltp is the I/O of sysbench's"), "%s", s);
+}
+
+/* Every thread count is a column, in the text and the page alike (the
+ * text stopped at 16, the page at 7). */
+Test(studies, ffsb_every_thread_count_is_a_column, .fini = fini)
+{
+	static const char *const metric[4] = { "threads", "write_mbs",
+		"test_cpu_pct", "status" };
+	static char rows[1 << 14];
+	size_t n = (size_t)snprintf(rows, sizeof(rows), "%s", HEAD);
+	const char *s;
+
+	for (int k = 1; k <= 20; k++) {
+		char v[4][16];
+
+		snprintf(v[0], sizeof(v[0]), "%d", k);
+		snprintf(v[1], sizeof(v[1]), "%d", 10 * k);
+		snprintf(v[2], sizeof(v[2]), "1");
+		snprintf(v[3], sizeof(v[3]), "ok");
+		for (int i = 0; i < 4; i++)
+			n += (size_t)snprintf(rows + n, sizeof(rows) - n,
+				"t,ext4/large/threads=%d#1,ext4,ext4,,,large,"
+				"threads=%d,1,%s,%s,\n", k, k, metric[i],
+				v[i]);
+	}
+	s = report_as("text", "{\"name\": \"large\", \"use\": \"ffsb\"}",
+		      rows);
+	cr_expect(strstr(s, "\nthreads                  1                  2"),
+		  "%s", s);
+	cr_expect(strstr(s, "                 20\n"), "%s", s);
+	cr_expect(strstr(s, "      200.0    1.0\n"), "%s", s);
+	fini();
+	s = report_as("html", "{\"name\": \"large\", \"use\": \"ffsb\"}",
+		      rows);
+	cr_expect(strstr(s, "<th>20 threads: MB/s</th>"), "%s", s);
 }

@@ -1,6 +1,8 @@
 /* cmd: what the plan's commands share — the plan's load and check chain. */
 #include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "cli/cmd.h"
 #include "util/diag.h"
@@ -91,4 +93,18 @@ int cmd_fail(struct diag *d)
 	if (kind == DIAG_INPUT)
 		return EXIT_USAGE;
 	return kind == DIAG_REFUSED ? EXIT_REFUSED : EXIT_FAILED;
+}
+
+void cmd_notes(FILE *f, const char *name, const struct strbuf *notes)
+{
+	for (const char *p = notes->p, *nl; p && *p; p = *nl ? nl + 1 : nl) {
+		nl = p + strcspn(p, "\n");
+		fprintf(f, "fsplan %s: %.*s\n", name, (int)(nl - p), p);
+	}
+}
+
+void cmd_fail_named(FILE *f, const char *name, const struct diag *d)
+{
+	fprintf(f, "fsplan %s: %s\n%s", name, d->msg,
+		d->detail.p ? d->detail.p : "");
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "cells/cellopts.h"
+#include "util/diag.h"
 #include "util/opts.h"
 
 struct plan;
@@ -62,11 +63,20 @@ int cmd_load_user(struct plan **p, struct expansion **e, struct runas *who,
 int cmd_fail(struct diag *d);
 
 /* The commands of this folder: options and help, and the function. */
-extern const struct opts_cmd check_cmd, expand_cmd, run_cmd, compare_cmd,
-	merge_cmd, version_cmd, help_cmd;
+/* What report/ returned to a command: each line of notes (warnings the
+ * user must see either way) as "fsplan NAME: line"; a failure as
+ * "fsplan NAME: message" and the lines of its detail (report/'s messages
+ * have no place in a plan; cmd_fail prints a plan's place and caret). */
+void cmd_notes(FILE *f, const char *name, const struct strbuf *notes);
+void cmd_fail_named(FILE *f, const char *name, const struct diag *d);
+
+/* The commands of this folder: options and help, and the function. */
+extern const struct opts_cmd check_cmd, expand_cmd, run_cmd, report_cmd,
+	compare_cmd, merge_cmd, version_cmd, help_cmd;
 int cmd_check(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_expand(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_version(int argc, char **argv);

@@ -105,12 +105,21 @@ static int check_args(const struct compare_opts *o)
 int cmd_compare(int argc, char **argv)
 {
 	struct compare_opts o = { .alpha = 0.05, .fmt = FMT_TEXT };
+	struct strbuf notes = { 0 };
+	struct diag d = { 0 };
 	int rc = opts_parse(&compare_cmd, argc, argv, &o);
 
 	if (rc == OPTS_GO)
 		rc = check_args(&o);
-	if (rc == OPTS_GO)
-		rc = compare_run(&o);
+	if (rc == OPTS_GO) {
+		rc = compare_run(&o, &notes, &d);
+		cmd_notes(stderr, "compare", &notes);
+		if (rc < 0)
+			cmd_fail_named(stderr, "compare", &d);
+		rc = rc < 0 ? EXIT_USAGE : rc ? EXIT_FAILED : EXIT_OK;
+	}
+	free(notes.p);
+	diag_release(&d);
 	opts_free(&compare_cmd, &o);
 	return rc;
 }

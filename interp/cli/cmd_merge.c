@@ -1,8 +1,11 @@
 /* cmd_merge: fsplan merge — options, help; report/merge.c joins the shards. */
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "cli/cmd.h"
 #include "report/merge.h"
+#include "util/exitcode.h"
 
 static const char merge_help[] =
 "Join the run directories of one plan's shards (fsplan run --shard K/N\n"
@@ -51,13 +54,22 @@ const struct opts_cmd merge_cmd = {
 int cmd_merge(int argc, char **argv)
 {
 	struct merge_opts o = { { NULL, 0 }, NULL };
+	struct strbuf notes = { 0 };
+	struct diag d = { 0 };
 	int rc = opts_parse(&merge_cmd, argc, argv, &o);
 
 	if (rc == OPTS_GO && !o.out)
 		rc = opts_usage("merge", "%s", "-o OUT is required: the run "
 				"directory to write");
-	if (rc == OPTS_GO)
-		rc = merge_run(&o, argc, argv);
+	if (rc == OPTS_GO) {
+		rc = merge_run(&o, argc, argv, &notes, &d) ? EXIT_USAGE :
+		     EXIT_OK;
+		cmd_notes(stderr, "merge", &notes);
+		if (rc)
+			cmd_fail_named(stderr, "merge", &d);
+	}
+	free(notes.p);
+	diag_release(&d);
 	opts_free(&merge_cmd, &o);
 	return rc;
 }

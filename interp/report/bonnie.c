@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "report/bonnie.h"
+#include "report/classic.h"
 #include "results/bonniecsv.h"
 
 static int has(const struct res_run *run, const char *name)
@@ -145,58 +146,6 @@ static void bon_shape(const struct res_run *run, int files, char *buf,
 		snprintf(buf + n, len - n, "/%.0f", dirs);
 }
 
-static void bon_block(FILE *f, const struct bon_row *rows, size_t n,
-		      int files)
-{
-	static const char *const head[2][2] = {
-		{ "------Sequential Output------ --Sequential Input- "
-		  "--Random-",
-		  "-Per Chr- --Block-- -Rewrite- -Per Chr- --Block-- "
-		  "--Seeks--" },
-		{ "------Sequential Create------ --------Random Create"
-		  "--------",
-		  "-Create-- --Read--- -Delete-- -Create-- --Read--- "
-		  "-Delete--" },
-	};
-	int from = files ? B_FILES : 0, w = 19;
-	char shape[128], rate[32], cpu[32], lat[6][32];
-
-	for (size_t i = 0; i < n; i++) {
-		bon_shape(rows[i].first, files, shape, sizeof(shape));
-		if ((int)(strlen(rows[i].ident) + 1 + strlen(shape)) > w)
-			w = (int)(strlen(rows[i].ident) + 1 + strlen(shape));
-	}
-	fprintf(f, "\n%-*s %s\n%-*s %s\n", w, files ? "" : "fsplan bonnie",
-		head[files][0], w, "", head[files][1]);
-	fprintf(f, files ? "%*s" : "%-*s", w,
-		files ? "files:max:min" : "Name:Size etc");
-	for (int i = 0; i < 6; i++)
-		fprintf(f, " %5s %3s", "/sec", "%CP");
-	fputc('\n', f);
-	for (size_t r = 0; r < n; r++) {
-		int any_lat = 0;
-
-		if (!bon_ran(&rows[r], from, from + 6))
-			continue;
-		bon_shape(rows[r].first, files, shape, sizeof(shape));
-		fprintf(f, "%-*s%s", w - (int)strlen(shape), rows[r].ident,
-			shape);
-		for (int i = 0; i < 6; i++) {
-			bon_figures(&rows[r], from + i, rate, cpu, lat[i],
-				    sizeof(rate));
-			fprintf(f, " %5s %3s", rate, cpu);
-			any_lat |= lat[i][0] != '\0';
-		}
-		fputc('\n', f);
-		if (!any_lat)
-			continue;	/* bon_csv2txt leaves the line out too */
-		fprintf(f, "%-*s", w - 1, "Latency");
-		for (int i = 0; i < 6; i++)
-			fprintf(f, "%s%9s", i ? " " : "", lat[i]);
-		fputc('\n', f);
-	}
-}
-
 /* The rows of runs with bonnie_line, a row per identifier; -1 on
  * ENOMEM. *io and *files: whether a row has a test of the block. */
 static int bon_collect(const struct res_run *const *runs, size_t n,
@@ -239,54 +188,73 @@ static void bon_free(struct bon_row *rows, size_t n_rows)
 	free(rows);
 }
 
-int bonnie_table(FILE *f, const struct res_run *const *runs, size_t n)
-{
-	struct bon_row *rows = calloc(n + 1, sizeof(*rows));
-	size_t n_rows = 0;
-	int rc = -1, io = 0, files = 0;
-
-	if (!rows || bon_collect(runs, n, rows, &n_rows, &io, &files))
-		goto out;
-	if (io || files)
-		fputs("\nbonnie++: means over the repetitions (K/sec, "
-		      "seeks/sec, files/sec; %CP; the longest op)\n", f);
-	if (io)
-		bon_block(f, rows, n_rows, 0);
-	if (files)
-		bon_block(f, rows, n_rows, 1);
-	rc = io || files;
-out:
-	bon_free(rows, n_rows);
-	return rc;
-}
-
-/* One block as a grid: config, shape, then /sec and %CP per test, and
- * under a row its Latency row when it has one. */
-static int bon_grid(struct grid *g, const struct bon_row *rows, size_t n,
-		    int files)
+/* A block's columns and text layout: config, shape, then /sec and %CP
+ * per test; bon_csv2txt's two head lines above. */
+static void bon_layout(struct table *t, int files, int w)
 {
 	static const char *const test[N_BTESTS] = { "Out Per Chr",
 		"Out Block", "Rewrite", "In Per Chr", "In Block", "Seeks",
 		"Seq Create", "Seq Read", "Seq Delete", "Ran Create",
 		"Ran Read", "Ran Delete" };
+	static const char *const head[2][2] = {
+		{ "------Sequential Output------ --Sequential Input- "
+		  "--Random-",
+		  "-Per Chr- --Block-- -Rewrite- -Per Chr- --Block-- "
+		  "--Seeks--" },
+		{ "------Sequential Create------ --------Random Create"
+		  "--------",
+		  "-Create-- --Read--- -Delete-- -Create-- --Read--- "
+		  "-Delete--" },
+	};
+	static const char *const title[2] = {
+		"bonnie++ Sequential Output, Sequential Input, Random Seeks "
+		"(K/sec, seeks/sec; %CP; the longest op)",
+		"bonnie++ Sequential Create, Random Create (files/sec; %CP; "
+		"the longest op)" };
+	const char *name[14], *line[14];
+	char buf[12][32];
 	int from = files ? B_FILES : 0;
-	char head[12][32], shape[128], rate[6][32], cpu[6][32], lat[6][32];
-	const char *row[14];
 
-	g->ncol = 14;
-	g->left = 2;
-	row[0] = "config";
-	row[1] = files ? "files:max:min" : "size::seeks:procs";
+	name[0] = "config";
+	name[1] = files ? "files:max:min" : "size::seeks:procs";
+	line[0] = files ? "" : "Name:Size etc";
+	line[1] = files ? "files:max:min" : "";
 	for (int i = 0; i < 6; i++) {
-		snprintf(head[2 * i], sizeof(head[0]), "%s /sec",
+		snprintf(buf[2 * i], sizeof(buf[0]), "%s /sec", test[from + i]);
+		snprintf(buf[2 * i + 1], sizeof(buf[0]), "%s %%CP",
 			 test[from + i]);
-		snprintf(head[2 * i + 1], sizeof(head[0]), "%s %%CP",
-			 test[from + i]);
-		row[2 + 2 * i] = head[2 * i];
-		row[3 + 2 * i] = head[2 * i + 1];
+		name[2 + 2 * i] = buf[2 * i];
+		name[3 + 2 * i] = buf[2 * i + 1];
+		line[2 + 2 * i] = "/sec";
+		line[3 + 2 * i] = "%CP";
 	}
-	if (grid_row(g, row))
-		return -1;
+	t->width = w;
+	table_init(t, 14, 2, name, NULL);
+	table_layout(t, "\n", "%-*js" " %5s %3s %5s %3s %5s %3s %5s %3s"
+		     " %5s %3s %5s %3s", "%-*-1s%s%9s%s %9s%s %9s%s %9s%s"
+		     " %9s%s %9s%s");
+	table_head(t, "%-*s %s", (const char *[]){ files ? "" :
+		   "fsplan bonnie", head[files][0] }, 2);
+	table_head(t, "%-*s %s", (const char *[]){ "", head[files][1] }, 2);
+	table_head(t, t->row_fmt, line, 14);
+	table_section(t, title[files], NULL);
+}
+
+/* One block: a row per config that ran a test of it, and under it its
+ * Latency row when it has one. */
+static void bon_block(struct table *t, const struct bon_row *rows, size_t n,
+		      int files)
+{
+	int from = files ? B_FILES : 0, w = 19;
+	char shape[128], rate[6][32], cpu[6][32], lat[6][32];
+	const char *row[14], *sub[14];
+
+	for (size_t i = 0; i < n; i++) {
+		bon_shape(rows[i].first, files, shape, sizeof(shape));
+		if ((int)(strlen(rows[i].ident) + 1 + strlen(shape)) > w)
+			w = (int)(strlen(rows[i].ident) + 1 + strlen(shape));
+	}
+	bon_layout(t, files, w);
 	for (size_t r = 0; r < n; r++) {
 		int any_lat = 0;
 
@@ -295,55 +263,39 @@ static int bon_grid(struct grid *g, const struct bon_row *rows, size_t n,
 		bon_shape(rows[r].first, files, shape, sizeof(shape));
 		row[0] = rows[r].ident;
 		row[1] = shape;
+		sub[0] = "Latency";
+		sub[1] = "";
 		for (int i = 0; i < 6; i++) {
 			bon_figures(&rows[r], from + i, rate[i], cpu[i],
 				    lat[i], sizeof(rate[i]));
 			row[2 + 2 * i] = rate[i];
 			row[3 + 2 * i] = cpu[i];
+			sub[2 + 2 * i] = lat[i];
+			sub[3 + 2 * i] = "";
 			any_lat |= lat[i][0] != '\0';
 		}
-		if (grid_row(g, row))
-			return -1;
-		if (!any_lat)
-			continue;
-		row[0] = "Latency";
-		row[1] = "";
-		for (int i = 0; i < 6; i++) {
-			row[2 + 2 * i] = lat[i];
-			row[3 + 2 * i] = "";
-		}
-		if (grid_row(g, row))
-			return -1;
+		table_row(t, row, 0);
+		if (any_lat)	/* bon_csv2txt leaves the line out too */
+			table_row(t, sub, 1);
 	}
-	return 0;
 }
 
-int bonnie_grids(const struct res_run *const *runs, size_t n,
-			 classic_grid_fn fn, void *ctx)
+int bonnie_tables(struct tables *out, const struct table_src *in)
 {
-	static const char *const title[2] = {
-		"bonnie++ Sequential Output, Sequential Input, Random Seeks "
-		"(K/sec, seeks/sec; %CP; the longest op)",
-		"bonnie++ Sequential Create, Random Create (files/sec; %CP; "
-		"the longest op)" };
-	struct bon_row *rows = calloc(n + 1, sizeof(*rows));
+	struct bon_row *rows = calloc(in->n + 1, sizeof(*rows));
 	size_t n_rows = 0;
 	int rc = -1, ran[2] = { 0, 0 };
 
-	if (!rows || bon_collect(runs, n, rows, &n_rows, &ran[0], &ran[1]))
+	if (!rows || bon_collect(in->runs, in->n, rows, &n_rows, &ran[0],
+				 &ran[1]))
 		goto out;
 	for (int b = 0; b < 2; b++) {
-		struct grid g = { 0 };
-		int bad;
+		struct table *t = ran[b] ? tables_add(out) : NULL;
 
-		if (!ran[b])
-			continue;
-		bad = bon_grid(&g, rows, n_rows, b) || fn(ctx, title[b], &g);
-		grid_free(&g);
-		if (bad)
-			goto out;
+		if (t)
+			bon_block(t, rows, n_rows, b);
 	}
-	rc = ran[0] || ran[1];
+	rc = 0;
 out:
 	bon_free(rows, n_rows);
 	return rc;

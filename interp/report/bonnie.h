@@ -4,21 +4,17 @@
 
 #include <stdio.h>
 
-#include "report/classic.h"
+#include "report/table.h"
 #include "results/results.h"
 
 /*
- * bon_csv2txt's layout for runs with bonnie_line (the ok runs of one
- * phase): the sequential output/input and seeks block and the create
- * block, a row per filesystem config, the means over repetitions.
- * Returns 1 printed, 0 nothing to print, -1 out of memory.
+ * bon_csv2txt's layout for the ok runs of a bonnie++ phase (in->runs,
+ * those with bonnie_line): the sequential output/input and seeks block
+ * and the create block, a table each, a row per filesystem config (its
+ * Latency row under it), the means over repetitions. A study of
+ * study_list.
  */
-int bonnie_table(FILE *f, const struct res_run *const *runs, size_t n);
-
-/* Its two blocks, a grid each (a row's Latency row under it); see
- * classic_grid_fn. */
-int bonnie_grids(const struct res_run *const *runs, size_t n,
-		 classic_grid_fn fn, void *ctx);
+int bonnie_tables(struct tables *out, const struct table_src *in);
 
 /* Whether metric name is a figure of the blocks (a test, its _cpu,
  * _latency_us or _fast), so that report need not repeat it. */

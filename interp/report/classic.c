@@ -111,54 +111,38 @@ static int tio_cmp(const void *a, const void *b)
 	return (x->threads > y->threads) - (x->threads < y->threads);
 }
 
+/* A value of run's parameters, whole (params is as long as any value
+ * in it), malloc'd; NULL when absent or out of memory. */
+static char *param_of(const struct res_run *run, const char *key)
+{
+	size_t len = strlen(run->params) + 1;
+	char *buf = malloc(len);
+
+	if (buf && !results_param(run->params, key, buf, len)) {
+		free(buf);
+		buf = NULL;
+	}
+	return buf;
+}
+
 static double tio_threads(const struct res_run *run)
 {
-	char buf[64];
+	char *p;
 	double v;
 
 	if (results_value(run, "threads", &v))
 		return v;
-	if (results_param(run->params, "threads", buf, sizeof(buf)) ||
-	    results_param(run->params, "workers", buf, sizeof(buf)))
-		return strtod(buf, NULL);
-	return NAN;
-}
-
-static void tio_line(FILE *f, int w, const char *const c[11])
-{
-	fprintf(f, "%-*s %6s %6s %3s  %12s %7s %9s %11s  %8s %8s %7s\n", w,
-		c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9],
-		c[10]);
-}
-
-static void tio_header(FILE *f, const char *title, int w)
-{
-	static const char *const top[11] = { "", "File", "Blk", "Num", "", "",
-		"Avg", "Maximum", "Lat%", "Lat%", "CPU" };
-	static const char *const mid[11] = { "Identifier", "Size", "Size",
-		"Thr", "Rate", "(CPU%)", "Latency", "Latency", ">2s", ">10s",
-		"Eff" };
-	static const int width[11] = { 0, 6, 6, 3, 12, 7, 9, 11, 8, 8, 7 };
-	char dash[11][256];
-	const char *d[11];
-
-	fprintf(f, "\n%s\n%.*s\n", title, (int)strlen(title),
-		"==================================================");
-	for (int i = 0; i < 11; i++) {
-		int n = i ? width[i] : w;
-
-		memset(dash[i], '-', n);
-		dash[i][n] = '\0';
-		d[i] = dash[i];
+	if ((p = param_of(run, "threads")) || (p = param_of(run, "workers"))) {
+		v = strtod(p, NULL);
+		free(p);
+		return v;
 	}
-	tio_line(f, w, top);
-	tio_line(f, w, mid);
-	tio_line(f, w, d);
+	return NAN;
 }
 
 /* A row's figures as tiobench prints them, the Identifier first. */
 struct tio_cells {
-	char cell[N_TCOLS][32], thr[16], eff[32];
+	char cell[N_TCOLS][TABLE_NUM], thr[TABLE_NUM], eff[TABLE_NUM];
 	const char *c[11];
 };
 
@@ -195,14 +179,6 @@ static void tio_cells(const struct tio_row *r, struct tio_cells *t)
 	t->c[10] = t->eff;
 }
 
-static void tio_print_row(FILE *f, int w, const struct tio_row *r)
-{
-	struct tio_cells t;
-
-	tio_cells(r, &t);
-	tio_line(f, w, t.c);
-}
-
 static int tio_find(struct tio_row *rows, size_t n, const char *mode,
 		    const char *ident, double threads)
 {
@@ -224,7 +200,7 @@ static int tio_collect(const struct res_run *const *runs, size_t n,
 
 	for (size_t i = 0; i < n; i++) {
 		const struct res_run *run = runs[i];
-		char mbuf[128], *ident;
+		char *mbuf, *ident;
 		const char *mode;
 		double thr = tio_threads(run);
 		struct tio_row *r;
@@ -233,11 +209,13 @@ static int tio_collect(const struct res_run *const *runs, size_t n,
 		/* rate_mbs alone is no tiobench: the tree study has one */
 		if (!has(run, "rate_mbs") || !has(run, "block_bytes"))
 			continue;
-		mode = results_param(run->params, "mode", mbuf, sizeof(mbuf));
-		mode = mode ? mode : with_mode ? with_mode : "";
+		mbuf = param_of(run, "mode");
+		mode = mbuf ? mbuf : with_mode ? with_mode : "";
 		ident = classic_ident(run, tio_skip);
-		if (!ident)
+		if (!ident) {
+			free(mbuf);
 			return -1;
+		}
 		if (classic_order(idents, n_idents, ident) < 0)
 			idents[n_idents++] = strdup(ident);
 		for (sec = 0; sec < N_TIO_SECTIONS; sec++)
@@ -260,9 +238,10 @@ static int tio_collect(const struct res_run *const *runs, size_t n,
 			r->section = sec;
 			r->order = classic_order(idents, n_idents, ident);
 			r->threads = thr;
-			if (!r->mode || r->order < 0)
-				return -1;
 		}
+		free(mbuf);
+		if (!r->mode || r->order < 0)
+			return -1;
 		for (int c = 0; c < N_TCOLS; c++)
 			classic_acc_add(&r->col[c], run, c == T_CPU &&
 				has(run, "test_cpu_pct") ? "test_cpu_pct" :
@@ -326,33 +305,45 @@ static const char *tio_title(const struct tio_row *r)
 	       *r->mode ? r->mode : "(no mode)";
 }
 
-int classic_tiobench(FILE *f, const struct res_run *const *runs, size_t n,
-		     const char *with_mode)
-{
-	struct tio_set t;
-	int rc = -1, w = 28;
+/* tiobench's columns, its text head and layout */
+static const char *const tio_name[11] = { "Identifier", "File Size",
+	"Blk Size", "Num Thr", "Rate", "CPU%", "Avg Latency",
+	"Maximum Latency", "Lat% >2s", "Lat% >10s", "CPU Eff" };
+static const char *const tio_unit[11] = { NULL, "MiB", "bytes", NULL,
+	"MiB/s", NULL, "ms", "ms", NULL, NULL, NULL };
+static const char *const tio_top[11] = { "", "File", "Blk", "Num", "", "",
+	"Avg", "Maximum", "Lat%", "Lat%", "CPU" };
+static const char *const tio_mid[11] = { "Identifier", "Size", "Size",
+	"Thr", "Rate", "(CPU%)", "Latency", "Latency", ">2s", ">10s", "Eff" };
+#define TIO_ROW "%-*s %6s %6s %3s  %12s %7s %9s %11s  %8s %8s %7s"
 
-	if (tio_build(&t, runs, n, with_mode))
+int classic_tio_tables(struct tables *out, const struct table_src *in)
+{
+	struct tio_set s;
+	struct tio_cells c;
+	struct table *t;
+	int rc = -1;
+
+	if (tio_build(&s, in->runs, in->n,
+		      classic_tio_mode(in->phases, in->phase)))
 		goto out;
-	rc = t.n_rows > 0;
-	if (!rc)
+	rc = 0;
+	if (!s.n_rows || !(t = tables_add(out)))
 		goto out;
-	for (size_t i = 0; i < t.n_rows; i++)
-		if ((int)strlen(t.rows[i].ident) > w)
-			w = (int)strlen(t.rows[i].ident);
-	fputs("\ntiobench: means over the repetitions\n"
-	      "  File Size = MiB   Blk Size = bytes   Rate = MiB/s\n"
-	      "  CPU% = (user + sys) / wall time, the test's own "
-	      "(test_cpu_pct) where the phase reports it\n"
-	      "  Latency = ms   Lat% = % of requests slower than 2 s / 10 s\n"
-	      "  CPU Eff = Rate / (CPU% / 100)\n", f);
-	for (size_t i = 0; i < t.n_rows; i++) {
-		if (!i || t.rows[i].section != t.rows[i - 1].section)
-			tio_header(f, tio_title(&t.rows[i]), w);
-		tio_print_row(f, w, &t.rows[i]);
+	t->width = 28;
+	table_init(t, 11, 1, tio_name, tio_unit);
+	table_layout(t, "\n%t\n%=\n", TIO_ROW, NULL);
+	table_head(t, TIO_ROW, tio_top, 11);
+	table_head(t, TIO_ROW, tio_mid, 11);
+	table_head(t, TIO_ROW, NULL, 11);
+	for (size_t i = 0; i < s.n_rows; i++) {
+		if (!i || s.rows[i].section != s.rows[i - 1].section)
+			table_section(t, tio_title(&s.rows[i]), NULL);
+		tio_cells(&s.rows[i], &c);
+		table_row(t, c.c, 0);
 	}
 out:
-	tio_free(&t);
+	tio_free(&s);
 	return rc;
 }
 
@@ -374,42 +365,6 @@ int classic_tio_rates(const struct res_run *const *runs, size_t n,
 				rate) ? -1 : 0;
 	}
 out:
-	tio_free(&t);
-	return rc;
-}
-
-int classic_tio_grids(const struct res_run *const *runs, size_t n,
-		      const char *with_mode, classic_grid_fn fn, void *ctx)
-{
-	static const char *const head[11] = { "Identifier",
-		"File Size (MiB)", "Blk Size (bytes)", "Num Thr",
-		"Rate (MiB/s)", "CPU%", "Avg Latency (ms)",
-		"Maximum Latency (ms)", "Lat% >2s", "Lat% >10s", "CPU Eff" };
-	struct grid g = { 11, 1, NULL, 0, 0 };
-	struct tio_set t;
-	struct tio_cells c;
-	int rc = -1;
-
-	if (tio_build(&t, runs, n, with_mode))
-		goto out;
-	for (size_t i = 0; i < t.n_rows; i++) {
-		if ((!i || t.rows[i].section != t.rows[i - 1].section) &&
-		    grid_row(&g, head))
-			goto out;
-		tio_cells(&t.rows[i], &c);
-		if (grid_row(&g, c.c))
-			goto out;
-		if (i + 1 < t.n_rows &&
-		    t.rows[i + 1].section == t.rows[i].section)
-			continue;
-		if (fn(ctx, tio_title(&t.rows[i]), &g))
-			goto out;
-		grid_free(&g);
-		g = (struct grid){ 11, 1, NULL, 0, 0 };
-	}
-	rc = t.n_rows > 0;
-out:
-	grid_free(&g);
 	tio_free(&t);
 	return rc;
 }

@@ -5,20 +5,18 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "report/grid.h"
+#include "report/table.h"
 #include "results/results.h"
 
 /*
- * tiobench's layout for the phase runs in runs (the ok runs of one
- * phase): Sequential Reads, Random Reads, Sequential Writes, Random
- * Writes (from the mode parameter: a cell's axis, else with_mode, the
- * phase's with: value, or NULL), a row per filesystem config and
- * thread count, the means over repetitions. Runs without rate_mbs and
- * block_bytes are left out. Returns 1 printed, 0 nothing to print, -1
- * out of memory.
+ * tiobench's layout for the ok runs of a phase (in->runs): Sequential
+ * Reads, Random Reads, Sequential Writes, Random Writes (from the mode
+ * parameter: a cell's axis, else the phase's with: value, see
+ * classic_tio_mode), a row per filesystem config and thread count, the
+ * means over repetitions, as one table of a section each. Runs without
+ * rate_mbs and block_bytes are left out. A study of study_list.
  */
-int classic_tiobench(FILE *f, const struct res_run *const *runs, size_t n,
-		     const char *with_mode);
+int classic_tio_tables(struct tables *out, const struct table_src *in);
 
 /*
  * The with_mode of phase for the tiobench tables: the mode its with:
@@ -39,19 +37,6 @@ typedef int (*classic_tio_fn)(void *ctx, const char *section,
 			      const char *ident, double threads, double rate);
 int classic_tio_rates(const struct res_run *const *runs, size_t n,
 		      const char *with_mode, classic_tio_fn fn, void *ctx);
-
-/*
- * The study tables as grids, for formats other than text: fn is called
- * with each table's title and its grid (row 0 the head), in the order
- * the text prints them; a nonzero return from fn stops it. Returns 1
- * when there was a table, 0 none, -1 out of memory or when fn failed.
- */
-typedef int (*classic_grid_fn)(void *ctx, const char *title,
-			       const struct grid *g);
-
-/* classic_tiobench's sections: a grid each, titled "Sequential Reads". */
-int classic_tio_grids(const struct res_run *const *runs, size_t n,
-		      const char *with_mode, classic_grid_fn fn, void *ctx);
 
 /* Whether metric name is a figure of the tiobench sections, so that
  * report need not repeat it as a table of its own. */

@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <jansson.h>
-#include <libgen.h>
 #include <limits.h>
 #include <math.h>
 #include <stddef.h>
@@ -11,15 +10,15 @@
 #include <string.h>
 
 #include "report/compare.h"
-#include "report/grid.h"
 #include "report/html.h"
+#include "report/leftout.h"
 #include "report/outfmt.h"
 #include "report/pairing.h"
 #include "report/rank.h"
+#include "report/table.h"
 #include "results/csv.h"
 #include "results/stats.h"
 #include "util/diag.h"
-#include "util/exitcode.h"
 #include "util/grow.h"
 #include "util/opts.h"
 
@@ -46,7 +45,7 @@ struct row {
 	enum verdict v;
 };
 
-struct table {
+struct cmp_table {
 	struct row *row;
 	size_t n, cap;
 	size_t count[4];		/* by verdict */
@@ -75,7 +74,7 @@ static int values(const struct res_run *const *runs, size_t n,
 	return k;
 }
 
-static int add_row(struct table *t, const struct pair *pr, const char *name,
+static int add_row(struct cmp_table *t, const struct pair *pr, const char *name,
 		   double alpha)
 {
 	double *v = calloc(pr->n_a + pr->n_b + 1, sizeof(*v));
@@ -126,7 +125,7 @@ static int add_row(struct table *t, const struct pair *pr, const char *name,
 }
 
 /* The names to compare in pr: --metric's globs, or the phase's key. */
-static int pair_rows(struct table *t, const struct pair *pr,
+static int pair_rows(struct cmp_table *t, const struct pair *pr,
 		     const struct pairing *pg, const struct compare_opts *o)
 {
 	const char *key[PAIRING_MAX_KEY + 1];
@@ -197,7 +196,7 @@ static void text_head(FILE *f, const struct pairing *pg,
 			a->dir, a->run_id, a->label ? ", config " : "",
 			a->label ? a->label : "", b->dir, b->run_id,
 			b->label ? ", config " : "", b->label ? b->label : "");
-	fprintf(f, "%s\n", pg->plans);
+	fprintf(f, "%s\n", pg->plans.p ? pg->plans.p : "");
 	for (size_t i = 0; i < pg->n_notes; i++)
 		fprintf(f, "note: %s\n", pg->notes[i]);
 	fprintf(f, "change: (B - A) / A; %g%% CI of B - A (Welch-"
@@ -208,16 +207,17 @@ static void text_head(FILE *f, const struct pairing *pg,
 }
 
 /* The table of phase's rows into g (empty when it has none): 0 or -1. */
-static int phase_grid(struct grid *g, const struct table *t,
+static int phase_table(struct table *g, const struct cmp_table *t,
 		      const char *phase, const struct pairing *pg,
 		      double alpha)
 {
 	static const char *const head[] = { "config", "params", "metric",
 		"A n", "A mean", "A stdev", "B n", "B mean", "B stdev",
 		"change", NULL, "p", "verdict" };
-	const char *row[GRID_COLS];
-	char ci_head[32], cell[10][64];
+	const char *row[13];
+	char ci_head[32], cell[10][2 * TABLE_NUM];	/* an interval: two */
 	int params = 0, config = !pg->one_run && !pg->side[0].label;
+	int ncol = 0, left = 0;
 
 	for (size_t i = 0; i < t->n; i++)
 		if (!strcmp(t->row[i].pr->phase, phase))
@@ -226,11 +226,11 @@ static int phase_grid(struct grid *g, const struct table *t,
 	memset(g, 0, sizeof(*g));
 	for (int k = 0; k < 13; k++)
 		if ((k != 0 || config) && (k != 1 || params)) {
-			row[g->ncol++] = k == 10 ? ci_head : head[k];
+			row[ncol++] = k == 10 ? ci_head : head[k];
 			if (k <= 2)
-				g->left = g->ncol;
+				left = ncol;
 		}
-	if (grid_row(g, row))
+	if (table_init(g, ncol, left, row, NULL))
 		return -1;
 	for (size_t i = 0; i < t->n; i++) {
 		const struct row *r = &t->row[i];
@@ -243,40 +243,40 @@ static int phase_grid(struct grid *g, const struct table *t,
 		if (params)
 			row[c++] = *r->pr->params ? r->pr->params : "-";
 		row[c++] = r->metric;
-		snprintf(cell[0], 64, "%d", r->a.n);
-		num(cell[1], 64, "%.4g", r->a.mean);
-		num(cell[2], 64, "%.3g", r->a.sd);
-		snprintf(cell[3], 64, "%d", r->b.n);
-		num(cell[4], 64, "%.4g", r->b.mean);
-		num(cell[5], 64, "%.3g", r->b.sd);
-		num(cell[6], 64, "%+.1f%%", r->change);
-		interval(cell[7], 64, r);
-		num(cell[8], 64, "%.2g", r->tested ? r->w.p : NAN);
+		snprintf(cell[0], sizeof(cell[0]), "%d", r->a.n);
+		num(cell[1], sizeof(cell[0]), "%.4g", r->a.mean);
+		num(cell[2], sizeof(cell[0]), "%.3g", r->a.sd);
+		snprintf(cell[3], sizeof(cell[0]), "%d", r->b.n);
+		num(cell[4], sizeof(cell[0]), "%.4g", r->b.mean);
+		num(cell[5], sizeof(cell[0]), "%.3g", r->b.sd);
+		num(cell[6], sizeof(cell[0]), "%+.1f%%", r->change);
+		interval(cell[7], sizeof(cell[0]), r);
+		num(cell[8], sizeof(cell[0]), "%.2g", r->tested ? r->w.p : NAN);
 		for (int k = 0; k < 9; k++)
 			row[c++] = cell[k];
 		row[c++] = verdict_name[r->v];
-		if (grid_row(g, row))
+		if (table_row(g, row, 0))
 			return -1;
 	}
 	return 0;
 }
 
-static int text_phase(FILE *f, const struct table *t, const char *phase,
+static int text_phase(FILE *f, const struct cmp_table *t, const char *phase,
 		      const struct pairing *pg, double alpha)
 {
-	struct grid g;
-	int rc = phase_grid(&g, t, phase, pg, alpha);
+	struct table g;
+	int rc = phase_table(&g, t, phase, pg, alpha);
 
 	if (!rc) {
 		fprintf(f, "\n== phase %s ==\n", phase);
-		grid_print(f, &g);
+		table_text(f, &g);
 	}
-	grid_free(&g);
+	table_free(&g);
 	return rc;
 }
 
 /* Whether phase has a row in t. */
-static int has_rows(const struct table *t, const char *phase)
+static int has_rows(const struct cmp_table *t, const char *phase)
 {
 	for (size_t k = 0; k < t->n; k++)
 		if (!strcmp(t->row[k].pr->phase, phase))
@@ -286,7 +286,7 @@ static int has_rows(const struct table *t, const char *phase)
 
 /* The metrics left out because bonnie++ timed them too fast ("+++++"),
  * on a line of its own; nothing when none were. */
-static void fast_note(FILE *f, const struct table *t)
+static void fast_note(FILE *f, const struct cmp_table *t)
 {
 	if (t->n_fast)
 		fprintf(f, "(%zu metric%s of a cell not compared: every run "
@@ -295,7 +295,7 @@ static void fast_note(FILE *f, const struct table *t)
 			t->n_fast == 1 ? "it" : "them");
 }
 
-static int write_text(FILE *f, const struct table *t,
+static int write_text(FILE *f, const struct cmp_table *t,
 		      const struct pairing *pg, const struct compare_opts *o)
 {
 	text_head(f, pg, o);
@@ -312,7 +312,7 @@ static int write_text(FILE *f, const struct table *t,
 		t->count[V_BETTER], t->count[V_WORSE], t->count[V_SAME],
 		t->count[V_UNKNOWN]);
 	fast_note(f, t);
-	pairing_footer(f, pg);
+	leftout_print(f, pg);
 	return 0;
 }
 
@@ -355,7 +355,7 @@ static void head_of(FILE *f, const void *pg, const void *o)
 static void footer_of(FILE *f, const void *pg, const void *t)
 {
 	fast_note(f, t);
-	pairing_footer(f, pg);
+	leftout_print(f, pg);
 }
 
 /* A row's two means as bars, A then B, B coloured by the verdict. */
@@ -363,22 +363,30 @@ static void html_pair_chart(FILE *f, const struct row *r)
 {
 	static const char *const kind[] = { [V_BETTER] = "better",
 		[V_WORSE] = "worse", [V_SAME] = "same", [V_UNKNOWN] = NULL };
-	char title[512], la[256], lb[256];
-	const char *label[2] = { la, lb }, *kinds[2] = { NULL, kind[r->v] };
+	struct strbuf title = { 0 }, la = { 0 }, lb = { 0 };
+	const char *label[2], *kinds[2] = { NULL, kind[r->v] };
 	double mean[2] = { r->a.mean, r->b.mean }, ci[2] = { r->a.ci, r->b.ci };
 	int count[2] = { r->a.n, r->b.n };
-	struct html_bars b = { title, verdict_name[r->v], 2, label, mean, ci,
+	struct html_bars b = { NULL, verdict_name[r->v], 2, label, mean, ci,
 			       count, 3, kinds };
 
-	snprintf(title, sizeof(title), "%s%s%s: %s%s%s%s", r->pr->phase,
-		 *r->pr->params ? " " : "", r->pr->params, r->metric,
-		 *r->unit ? " (" : "", r->unit, *r->unit ? ")" : "");
-	snprintf(la, sizeof(la), "A %s", r->pr->label_a);
-	snprintf(lb, sizeof(lb), "B %s", r->pr->label_b);
-	html_bar_chart(f, &b);
+	strbuf_printf(&title, "%s%s%s: %s%s%s%s", r->pr->phase,
+		      *r->pr->params ? " " : "", r->pr->params, r->metric,
+		      *r->unit ? " (" : "", r->unit, *r->unit ? ")" : "");
+	strbuf_printf(&la, "A %s", r->pr->label_a);
+	strbuf_printf(&lb, "B %s", r->pr->label_b);
+	if (!title.oom && !la.oom && !lb.oom) {
+		b.title = title.p;
+		label[0] = la.p;
+		label[1] = lb.p;
+		html_bar_chart(f, &b);
+	}
+	free(title.p);
+	free(la.p);
+	free(lb.p);
 }
 
-static int write_html(FILE *f, const struct table *t,
+static int write_html(FILE *f, const struct cmp_table *t,
 		      const struct pairing *pg, const struct compare_opts *o)
 {
 	html_begin(f, "fsplan compare");
@@ -393,19 +401,19 @@ static int write_html(FILE *f, const struct table *t,
 		html_textf(f, "; no metric to compare: no pair has a key "
 			   "metric (or one --metric matches)");
 	for (size_t p = 0; p < pg->n_phases; p++) {
-		struct grid g;
+		struct table g;
 
 		if (!has_rows(t, pg->phases[p]))
 			continue;
 		fputs("<h2>phase ", f);
 		html_text(f, pg->phases[p]);
 		fputs("</h2>\n", f);
-		if (phase_grid(&g, t, pg->phases[p], pg, o->alpha)) {
-			grid_free(&g);
+		if (phase_table(&g, t, pg->phases[p], pg, o->alpha)) {
+			table_free(&g);
 			return -1;
 		}
-		html_grid(f, &g);
-		grid_free(&g);
+		table_html(f, &g);
+		table_free(&g);
 		for (size_t k = 0; k < t->n; k++)
 			if (!strcmp(t->row[k].pr->phase, pg->phases[p]))
 				html_pair_chart(f, &t->row[k]);
@@ -433,7 +441,7 @@ static int fnum(FILE *f, double v, int last)
 	return field(f, isinf(v) ? (v > 0 ? "inf" : "-inf") : buf, last);
 }
 
-static int write_csv(FILE *f, const struct table *t)
+static int write_csv(FILE *f, const struct cmp_table *t)
 {
 	static const char *const head[] = { "phase", "config_a", "config_b",
 		"params", "metric", "unit", "better", "a_n", "a_mean",
@@ -482,24 +490,6 @@ static int write_csv(FILE *f, const struct table *t)
 
 /* ---- the command -------------------------------------------------------- */
 
-/* Whether out would land in one of the run directories: their files are
- * the record, not a place for a comparison. */
-static int inside_a_run(const struct compare_opts *o)
-{
-	char *copy = strdup(o->out), *dir, real_dir[PATH_MAX], real[PATH_MAX];
-	int in = 0;
-
-	if (!copy)
-		return 0;
-	dir = dirname(copy);
-	if (realpath(dir, real_dir))
-		for (int i = 0; i < o->dirs.n && !in; i++)
-			in = realpath(o->dirs.v[i], real) &&
-			     !strcmp(real, real_dir);
-	free(copy);
-	return in;
-}
-
 /* The cells both sides ran whose runs failed or were skipped in B but
  * not in A: a regression too, and the worst kind. */
 static size_t newly_not_ok(const struct pairing *pg)
@@ -527,38 +517,60 @@ static size_t missing_in_b(const struct pairing *pg)
 	return n;
 }
 
-int compare_run(const struct compare_opts *o)
+/* The regressions --fail-on-regression counts, as lines in notes; how
+ * many kinds there were. */
+static int regressions(const struct compare_opts *o, const struct cmp_table *t,
+		       const struct pairing *pg, struct strbuf *notes)
+{
+	size_t lost, worse = t->count[V_WORSE];
+	int kinds = 0;
+
+	if (!o->fail_on_regression)
+		return 0;
+	if (worse && ++kinds)
+		strbuf_printf(notes, "%zu metric%s significantly worse in B "
+			      "(--fail-on-regression)\n", worse,
+			      worse == 1 ? " is" : "s are");
+	if ((lost = newly_not_ok(pg)) && ++kinds)
+		strbuf_printf(notes, "%zu cell%s not ok in B where A's runs "
+			      "were (--fail-on-regression; the reasons are at "
+			      "the end of the comparison)\n", lost,
+			      lost == 1 ? " is" : "s are");
+	if ((lost = missing_in_b(pg)) && ++kinds)
+		strbuf_printf(notes, "%zu cell%s ok in A %s no result in B "
+			      "(--fail-on-regression; listed as 'only in A' "
+			      "at the end of the comparison)\n", lost,
+			      lost == 1 ? "" : "s", lost == 1 ? "has" : "have");
+	return kinds;
+}
+
+int compare_run(const struct compare_opts *o, struct strbuf *notes,
+		struct diag *d)
 {
 	struct outfile of;
 	struct pairing pg;
-	struct table t = { 0 };
-	char msg[2048];
+	struct cmp_table t = { 0 };
 	FILE *f = NULL;
-	size_t lost;
-	int rc = EXIT_USAGE, bad = 0;
+	int rc = -1, bad = 0;
 
-	if (o->out && inside_a_run(o)) {
-		fprintf(stderr, "fsplan compare: -o %s is inside a run "
-			"directory: its files are the run's record\n", o->out);
-		return EXIT_USAGE;
-	}
-	if (pairing_build(&pg, o->dirs.v, o->dirs.n, o->label.v, msg,
-			  sizeof(msg))) {
-		fprintf(stderr, "fsplan compare: %s\n", msg);
-		pairing_free(&pg);
-		return EXIT_USAGE;
-	}
+	if (o->out && outfmt_inside(o->out, o->dirs.v, o->dirs.n))
+		return diag_fail(d, DIAG_INPUT, 0, "-o %s is inside a run "
+				 "directory: its files are the run's record",
+				 o->out);
+	bad = pairing_build(&pg, o->dirs.v, o->dirs.n, o->label.v, d);
+	strbuf_add(notes, pg.warn.p ? pg.warn.p : "", pg.warn.len);
+	if (bad)
+		goto out;
 	for (size_t i = 0; i < pg.n_pairs; i++)
 		if (pairing_both(&pg.pairs[i]))
 			bad |= pair_rows(&t, &pg.pairs[i], &pg, o);
 	if (bad) {
-		fputs("fsplan compare: out of memory\n", stderr);
+		diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
 		goto out;
 	}
 	f = outfmt_open(&of, o->out);
 	if (!f) {
-		fprintf(stderr, "fsplan compare: cannot write %s: %s\n", o->out,
-			strerror(errno));
+		diag_fail(d, DIAG_SYSTEM, errno, "cannot write %s", o->out);
 		goto out;
 	}
 	bad = o->fmt == FMT_CSV ? write_csv(f, &t) :
@@ -566,34 +578,11 @@ int compare_run(const struct compare_opts *o)
 	      write_text(f, &t, &pg, o);
 	bad |= ferror(f);
 	if (outfmt_close(&of, !bad) || bad) {
-		fprintf(stderr, "fsplan compare: cannot write %s: %s\n",
-			o->out ? o->out : "standard output", strerror(errno));
+		diag_fail(d, DIAG_SYSTEM, errno, "cannot write %s",
+			  o->out ? o->out : "standard output");
 		goto out;
 	}
-	rc = EXIT_OK;
-	if (o->fail_on_regression && t.count[V_WORSE]) {
-		fprintf(stderr, "fsplan compare: %zu metric%s significantly "
-			"worse in B (--fail-on-regression)\n",
-			t.count[V_WORSE], t.count[V_WORSE] == 1 ? " is" :
-			"s are");
-		rc = EXIT_FAILED;
-	}
-	lost = o->fail_on_regression ? newly_not_ok(&pg) : 0;
-	if (lost) {
-		fprintf(stderr, "fsplan compare: %zu cell%s not ok in B where "
-			"A's runs were (--fail-on-regression; the reasons are "
-			"at the end of the comparison)\n", lost,
-			lost == 1 ? " is" : "s are");
-		rc = EXIT_FAILED;
-	}
-	lost = o->fail_on_regression ? missing_in_b(&pg) : 0;
-	if (lost) {
-		fprintf(stderr, "fsplan compare: %zu cell%s ok in A %s no "
-			"result in B (--fail-on-regression; listed as 'only "
-			"in A' at the end of the comparison)\n", lost,
-			lost == 1 ? "" : "s", lost == 1 ? "has" : "have");
-		rc = EXIT_FAILED;
-	}
+	rc = regressions(o, &t, &pg, notes) ? 1 : 0;
 out:
 	free(t.row);
 	pairing_free(&pg);

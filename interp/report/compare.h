@@ -3,7 +3,9 @@
 #define FSPLAN_COMPARE_H
 
 #include "report/outfmt.h"
+#include "util/diag.h"
 #include "util/opts.h"
+#include "util/strbuf.h"
 
 /* fsplan compare's operands and options (cli/cmd_compare.c parses them). */
 struct compare_opts {
@@ -18,11 +20,14 @@ struct compare_opts {
 
 /*
  * fsplan compare RUNDIR_A RUNDIR_B | RUNDIR --label A --label B [...],
- * parsed and checked into o. Returns the exit status: 0; 1 with
- * --fail-on-regression when a key metric is significantly worse in B;
- * 2 on a usage error, runs that cannot be read or compared (different
- * phases, nothing in common), an unwritable output, --format html.
+ * parsed and checked into o. Returns 0; 1 with --fail-on-regression when
+ * a key metric is significantly worse in B (or a cell not ok or missing
+ * in B), a line each in notes; -1 with d filled: runs that cannot be read
+ * or compared (different phases, nothing in common), -o inside a run, an
+ * unwritable output. notes also gets lines the user must see either way
+ * (results.csv rows left out), each ended by a newline.
  */
-int compare_run(const struct compare_opts *o);
+int compare_run(const struct compare_opts *o, struct strbuf *notes,
+		struct diag *d);
 
 #endif

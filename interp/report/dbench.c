@@ -85,84 +85,58 @@ static void db_free(struct db_row *rows, char **idents, size_t n)
 	free(idents);
 }
 
-int dbench_table(FILE *f, const struct res_run *const *runs, size_t n)
+/* "dbench 64 processes" (text), with the figure's words (html). */
+static void db_section(struct table *t, double clients)
 {
-	struct db_row *rows = calloc(n + 1, sizeof(*rows));
-	char **idents = calloc(n + 1, sizeof(*idents));
-	size_t n_idents = 0;
-	int rc = -1, w = 24, n_rows;
+	char title[64], html[160];
 
-	if (!rows || !idents ||
-	    (n_rows = db_collect(runs, n, rows, idents, &n_idents)) < 0)
-		goto out;
-	rc = n_rows > 0;
-	if (!rc)
-		goto out;
-	for (int i = 0; i < n_rows; i++)
-		if ((int)strlen(rows[i].ident) > w)
-			w = (int)strlen(rows[i].ident);
-	fputs("\ndbench: throughput over the repetitions, MB/s (10^6 bytes "
-	      "of ReadX and WriteX)\n", f);
-	for (int i = 0; i < n_rows; i++) {
-		const struct db_row *r = &rows[i];
-
-		if (!i || r->clients != rows[i - 1].clients) {
-			char title[64];
-
-			snprintf(title, sizeof(title), "dbench %g process%s",
-				 r->clients, r->clients == 1 ? "" : "es");
-			fprintf(f, "\n  %-*s %10s %10s %10s %5s\n", w, title,
-				"Average", "High", "Low", "Runs");
-		}
-		fprintf(f, "  %-*s %10.2f %10.2f %10.2f %5d\n", w, r->ident,
-			r->sum / r->n, r->hi, r->lo, r->n);
-	}
-out:
-	db_free(rows, idents, n);
-	return rc;
+	snprintf(title, sizeof(title), "dbench %g process%s", clients,
+		 clients == 1 ? "" : "es");
+	snprintf(html, sizeof(html), "%s: throughput (MB/s, 10^6 bytes of "
+		 "ReadX and WriteX)", title);
+	table_section(t, html, title);
 }
 
-int dbench_grids(const struct res_run *const *runs, size_t n,
-		 classic_grid_fn fn, void *ctx)
+int dbench_tables(struct tables *out, const struct table_src *in)
 {
 	static const char *const head[5] = { "config", "Average", "High",
 		"Low", "Runs" };
-	struct db_row *rows = calloc(n + 1, sizeof(*rows));
-	char **idents = calloc(n + 1, sizeof(*idents));
-	struct grid g = { 5, 1, NULL, 0, 0 };
+	struct db_row *rows = calloc(in->n + 1, sizeof(*rows));
+	char **idents = calloc(in->n + 1, sizeof(*idents));
 	size_t n_idents = 0;
+	struct table *t;
 	int rc = -1, n_rows;
 
-	if (!rows || !idents ||
-	    (n_rows = db_collect(runs, n, rows, idents, &n_idents)) < 0)
+	if (!rows || !idents || (n_rows = db_collect(in->runs, in->n, rows,
+						     idents, &n_idents)) < 0)
 		goto out;
+	rc = 0;
+	if (!n_rows || !(t = tables_add(out)))
+		goto out;
+	t->width = 24;
+	table_init(t, 5, 1, head, NULL);
+	table_layout(t, "\n", "  %-*s %10s %10s %10s %5s", NULL);
+	table_head(t, t->row_fmt, (const char *[]){ NULL, "Average", "High",
+		   "Low", "Runs" }, 5);
 	for (int i = 0; i < n_rows; i++) {
 		const struct db_row *r = &rows[i];
-		char num[4][32], title[96];
+		char num[4][TABLE_NUM];
 
-		if ((!i || r->clients != rows[i - 1].clients) &&
-		    grid_row(&g, head))
-			goto out;
+		if (!i || r->clients != rows[i - 1].clients)
+			db_section(t, r->clients);
 		snprintf(num[0], sizeof(num[0]), "%.2f", r->sum / r->n);
 		snprintf(num[1], sizeof(num[1]), "%.2f", r->hi);
 		snprintf(num[2], sizeof(num[2]), "%.2f", r->lo);
 		snprintf(num[3], sizeof(num[3]), "%d", r->n);
-		if (grid_row(&g, (const char *[]){ r->ident, num[0], num[1],
-			     num[2], num[3] }))
-			goto out;
-		if (i + 1 < n_rows && rows[i + 1].clients == r->clients)
-			continue;
-		snprintf(title, sizeof(title), "dbench %g process%s: "
-			 "throughput (MB/s, 10^6 bytes of ReadX and WriteX)",
-			 r->clients, r->clients == 1 ? "" : "es");
-		if (fn(ctx, title, &g))
-			goto out;
-		grid_free(&g);
-		g = (struct grid){ 5, 1, NULL, 0, 0 };
+		table_row(t, (const char *[]){ r->ident, num[0], num[1],
+			  num[2], num[3] }, 0);
 	}
-	rc = n_rows > 0;
 out:
-	grid_free(&g);
-	db_free(rows, idents, n);
+	db_free(rows, idents, in->n);
 	return rc;
+}
+
+int dbench_shows(const char *name)
+{
+	return !strcmp(name, "throughput_mbs");
 }

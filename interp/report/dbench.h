@@ -4,19 +4,20 @@
 
 #include <stdio.h>
 
-#include "report/classic.h"
+#include "report/table.h"
 #include "results/results.h"
 
 /*
- * The 2003 study's dbench table for runs with throughput_mbs and
- * clients (lua/dbench.lua's and lua/parse/dbench.lua's): "dbench N
- * processes" and a row per config (its label and parameters but
- * workers) with the Average, High and Low of its repetitions. Returns 1 when it printed a
- * table, 0 when no run had one, -1 on error (as classic_tiobench).
+ * The 2003 study's dbench table for the ok runs of a phase (in->runs,
+ * those with throughput_mbs and clients: lua/dbench.lua's and
+ * lua/parse/dbench.lua's): a section per client count, "dbench N
+ * processes", and a row per config (its label and parameters but
+ * workers) with the Average, High and Low of its repetitions. A study of
+ * study_list.
  */
-int dbench_table(FILE *f, const struct res_run *const *runs, size_t n);
-/* The same tables as grids, one per client count (see classic_grid_fn). */
-int dbench_grids(const struct res_run *const *runs, size_t n,
-		 classic_grid_fn fn, void *ctx);
+int dbench_tables(struct tables *out, const struct table_src *in);
+
+/* Whether metric name is the table's figure, throughput_mbs. */
+int dbench_shows(const char *name);
 
 #endif

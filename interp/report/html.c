@@ -103,33 +103,6 @@ void html_end(FILE *f)
 	fputs("</body>\n</html>\n", f);
 }
 
-void html_grid(FILE *f, const struct grid *g)
-{
-	size_t rows = g->ncol ? g->n / g->ncol : 0;
-
-	if (!rows)
-		return;
-	fputs("<table>\n<thead><tr>", f);
-	for (int c = 0; c < g->ncol; c++) {
-		fputs("<th>", f);
-		html_text(f, g->cell[c]);
-		fputs("</th>", f);
-	}
-	fputs("</tr></thead>\n<tbody>\n", f);
-	for (size_t r = 1; r < rows; r++) {
-		fputs("<tr>", f);
-		for (int c = 0; c < g->ncol; c++) {
-			const char *s = g->cell[r * g->ncol + c];
-
-			fputs(c >= g->left ? "<td class=\"num\">" : "<td>", f);
-			html_text(f, s);
-			fputs("</td>", f);
-		}
-		fputs("</tr>\n", f);
-	}
-	fputs("</tbody>\n</table>\n", f);
-}
-
 /* ---- axes ----------------------------------------------------------- */
 
 /* A step of 1, 2 or 5 times a power of ten, about span / 5. */

@@ -5,7 +5,6 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "report/grid.h"
 
 /* s with & < > " ' as entities and other control characters but tab and
  * newline as U+FFFD: safe in text and in a quoted attribute. */
@@ -18,10 +17,6 @@ void html_textf(FILE *f, const char *fmt, ...)
  * and the end of the page. */
 void html_begin(FILE *f, const char *title);
 void html_end(FILE *f);
-
-/* A grid as a <table>: row 0 the head, its text columns (the first
- * g->left) left-aligned, the others right-aligned as grid_print does. */
-void html_grid(FILE *f, const struct grid *g);
 
 /*
  * A horizontal bar chart: a bar per entry, in the order given (sort

@@ -5,39 +5,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/bonnie.h"
 #include "report/classic.h"
-#include "report/dbench.h"
 #include "report/html.h"
+#include "report/htmlchart.h"
 #include "report/htmlpage.h"
 #include "report/manifestread.h"
 #include "results/manifest.h"
 #include "report/rank.h"
-#include "report/studies.h"
-
-/* ---- the study tables --------------------------------------------- */
-
-/* A study's table: its title, then the grid. */
-static int study_table(void *ctx, const char *title, const struct grid *g)
-{
-	FILE *f = ctx;
-
-	fputs("<h3>", f);
-	html_text(f, title);
-	fputs("</h3>\n", f);
-	html_grid(f, g);
-	return 0;
-}
+#include "report/study.h"
+#include "util/strbuf.h"
 
 /* ---- the manifest ------------------------------------------------------- */
 
-static void fact(FILE *f, const char *name, const char *value)
+/* A row: prefix and name (a key of the manifest's), then value. */
+static void keyed_fact(FILE *f, const char *prefix, const char *name,
+		  const char *value)
 {
 	fputs("<tr><th>", f);
+	html_text(f, prefix);
 	html_text(f, name);
 	fputs("</th><td>", f);
 	html_text(f, value);
 	fputs("</td></tr>\n", f);
+}
+
+static void fact(FILE *f, const char *name, const char *value)
+{
+	keyed_fact(f, "", name, value);
 }
 
 /* A JSON scalar as text into buf; NULL for anything else. */
@@ -61,14 +55,13 @@ static void facts_of(FILE *f, json_t *o, const char *prefix)
 {
 	const char *key;
 	json_t *v;
-	char buf[64], name[128];
+	char buf[64];
 
 	json_object_foreach(o, key, v) {
 		const char *s = scalar(v, buf, sizeof(buf));
 
-		snprintf(name, sizeof(name), "%s%s", prefix, key);
 		if (s)
-			fact(f, name, s);
+			keyed_fact(f, prefix, key, s);
 	}
 }
 
@@ -123,7 +116,8 @@ static void header(FILE *f, const char *rundir, const struct results *r,
 static void machine(FILE *f, json_t *m)
 {
 	json_t *mem = manifestread_get(m, "system.mem_bytes");
-	char buf[64], target[1024];
+	struct strbuf target = { 0 };
+	char buf[64];
 
 	if (!m)
 		return;
@@ -134,9 +128,10 @@ static void machine(FILE *f, json_t *m)
 			 (double)json_integer_value(mem) / (1 << 30));
 		fact(f, "memory", buf);
 	}
-	manifestread_target(m, target, sizeof(target));
-	if (*target)
-		fact(f, "target", target);
+	manifestread_target(m, &target);
+	if (target.len)
+		fact(f, "target", target.p);
+	free(target.p);
 	facts_of(f, json_object_get(m, "target"), "target ");
 	fputs("</table>\n<h3>Tool versions</h3>\n<table>\n", f);
 	facts_of(f, manifestread_get(m, "system.tools"), "");
@@ -183,14 +178,14 @@ static void manifest_configs(FILE *f, json_t *m)
 static int configs(FILE *f, const struct results *r, json_t *m)
 {
 	const struct res_run **runs = view_all_runs(r);
-	struct grid g = { 0 };
+	struct table g = { 0 };
 	int rc, fewest, rounds = view_config_rounds(r, &fewest);
 
 	if (!runs)
 		return -1;
 	fputs("<h2 id=\"configs\">Filesystem configs</h2>\n", f);
 	manifest_configs(f, m);
-	rc = rank_configs_grid(&g, runs, r->n_runs);
+	rc = rank_configs_table(&g, runs, r->n_runs);
 	if (!rc && r->n_runs) {
 		fputs("<h3>mkfs, mount and umount times (means", f);
 		if (rounds > 1 && fewest < rounds)
@@ -200,122 +195,17 @@ static int configs(FILE *f, const struct results *r, json_t *m)
 			fprintf(f, " over %d rounds, each config made once a "
 				"round", rounds);
 		fputs(")</h3>\n", f);
-		html_grid(f, &g);
+		table_html(f, &g);
 	}
-	grid_free(&g);
+	table_free(&g);
 	free(runs);
 	return rc;
 }
 
-/* ---- charts ------------------------------------------------------------- */
+/* ---- a metric's table -------------------------------------------------- */
 
-/* What the bar charts of a phase are drawn from. */
-struct charts {
-	FILE *f;
-	const struct res_run *const *runs;	/* the phase's ok runs */
-	size_t n;
-};
-
-/* Whether label is one of the n labels. */
-static int among(const char *const *label, size_t n, const char *s)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(label[i], s))
-			return 1;
-	return 0;
-}
-
-/* The configs of c's runs with params that have no bar, appended to
- * note ("; no value: a, b"): their runs gave no value of the metric. */
-static void no_value(const struct charts *c, const char *params,
-		     const char *const *label, size_t n, char *note,
-		     size_t len)
-{
-	size_t k = strlen(note);
-	int first = 1;
-
-	for (size_t i = 0; i < c->n && k < len; i++) {
-		const struct res_run *x = c->runs[i];
-		size_t j;
-
-		if (strcmp(x->params, params) || among(label, n, x->fs_label))
-			continue;
-		for (j = 0; j < i; j++)
-			if (!strcmp(c->runs[j]->params, params) &&
-			    !strcmp(c->runs[j]->fs_label, x->fs_label))
-				break;
-		if (j < i)
-			continue;
-		k += snprintf(note + k, len - k, "%s%s", first ?
-			      "; no value: " : ", ", x->fs_label);
-		first = 0;
-	}
-}
-
-/* The rows of t with params, as a bar chart; rows in t's (best) order. */
-static int bar_group(const struct charts *c, const struct rank_table *t,
-		     const char *params)
-{
-	const char **label = calloc(t->n + 1, sizeof(*label));
-	double *mean = calloc(t->n + 1, sizeof(*mean));
-	double *ci = calloc(t->n + 1, sizeof(*ci));
-	int *count = calloc(t->n + 1, sizeof(*count));
-	char title[512], note[1024], *p = strdup(params);
-	struct html_bars b = { title, note, 0, label, mean, ci, count,
-			       t->decimals, NULL };
-	int rc = -1;
-
-	if (!label || !mean || !ci || !count || !p)
-		goto out;
-	for (char *q = p; *q; q++)
-		*q = *q == ';' ? ' ' : *q;
-	for (size_t i = 0; i < t->n; i++) {
-		const struct rank_row *x = &t->row[i];
-
-		if (strcmp(x->first->params, params))
-			continue;
-		label[b.n] = x->first->fs_label;
-		mean[b.n] = x->s.mean;
-		ci[b.n] = x->s.n < 2 ? NAN : x->s.ci;
-		count[b.n++] = x->s.n;
-	}
-	snprintf(title, sizeof(title), "%s%s%s%s%s", t->name,
-		 strcmp(t->title, t->name) ? ": " : "",
-		 strcmp(t->title, t->name) ? t->title : "",
-		 *p ? ", for " : "", p);
-	snprintf(note, sizeof(note), "%s is better; whiskers: 95%% CI",
-		 t->lower ? "lower" : "higher");
-	no_value(c, params, label, b.n, note, sizeof(note));
-	html_bar_chart(c->f, &b);
-	rc = 0;
-out:
-	free(label);
-	free(mean);
-	free(ci);
-	free(count);
-	free(p);
-	return rc;
-}
-
-/* A chart per parameter set of t, in the order the sets first appear. */
-static int bar_charts(void *ctx, const struct rank_table *t,
-		      const struct grid *g)
-{
-	(void)g;
-	for (size_t i = 0; i < t->n; i++) {
-		size_t j;
-
-		for (j = 0; j < i; j++)
-			if (!strcmp(t->row[j].first->params,
-				    t->row[i].first->params))
-				break;
-		if (j == i && bar_group(ctx, t, t->row[i].first->params))
-			return -1;
-	}
-	return 0;
-}
-
-static int table(void *ctx, const struct rank_table *t, const struct grid *g)
+static int metric_table(void *ctx, const struct rank_table *t,
+			const struct table *g)
 {
 	FILE *f = ctx;
 
@@ -327,76 +217,8 @@ static int table(void *ctx, const struct rank_table *t, const struct grid *g)
 	}
 	fprintf(f, " <span class=\"note\">(%s is better)</span></h3>\n",
 		t->lower ? "lower" : "higher");
-	html_grid(f, g);
+	table_html(f, g);
 	return 0;
-}
-
-/* tiobench's rows, gathered into a line chart per section. */
-struct tio_lines {
-	FILE *f;
-	char section[64];
-	struct html_series s[32];
-	double x[32][64], y[32][64];
-	char label[32][256];
-	size_t n;
-};
-
-static void tio_flush(struct tio_lines *t)
-{
-	char title[128];
-
-	if (!t->n)
-		return;
-	snprintf(title, sizeof(title), "tiobench %s: rate against threads",
-		 t->section);
-	html_line_chart(t->f, title, "threads", "rate (MiB/s)", t->s, t->n);
-	t->n = 0;
-}
-
-static int tio_point(void *ctx, const char *section, const char *ident,
-		     double threads, double rate)
-{
-	struct tio_lines *t = ctx;
-	size_t i;
-
-	if (isnan(threads))
-		return 0;	/* no thread count: no point on a line */
-
-	if (strcmp(section, t->section)) {
-		tio_flush(t);
-		snprintf(t->section, sizeof(t->section), "%s", section);
-	}
-	for (i = 0; i < t->n; i++)
-		if (!strcmp(t->label[i], ident))
-			break;
-	if (i == t->n) {
-		if (t->n == 32)
-			return 0;	/* more lines than a chart can tell */
-		snprintf(t->label[i], sizeof(t->label[i]), "%s", ident);
-		t->s[i] = (struct html_series){ t->label[i], t->x[i],
-						t->y[i], 0 };
-		t->n++;
-	}
-	if (t->s[i].n < 64) {
-		t->x[i][t->s[i].n] = threads;
-		t->y[i][t->s[i].n++] = rate;
-	}
-	return 0;
-}
-
-static int tio_charts(FILE *f, const struct res_run *const *runs, size_t n,
-		      const char *with_mode)
-{
-	struct tio_lines *t = calloc(1, sizeof(*t));
-	int rc;
-
-	if (!t)
-		return -1;
-	t->f = f;
-	rc = classic_tio_rates(runs, n, with_mode, tio_point, t);
-	tio_flush(t);
-	free(t);
-	return rc;
 }
 
 /* ---- a phase ------------------------------------------------------------ */
@@ -430,12 +252,12 @@ static int phase_section(FILE *f, const struct results *r, size_t index,
 	const char *const *tables, *const *charts;
 	size_t n, count[4];
 	const struct res_run **runs = view_ok_runs(r, phase, &n, count);
-	struct charts cc = { f, runs, n };
+	struct table_src in = { runs, n, phase, r, pick->phases };
 	const char *mode = NULL;
 	char *studies = NULL, *line;
 	size_t len = 0;
 	FILE *m;
-	int rc = -1, tio, bon, db, fallback;
+	int rc = -1, tio, shown, fallback;
 
 	if (!runs)
 		return -1;
@@ -458,15 +280,14 @@ static int phase_section(FILE *f, const struct results *r, size_t index,
 	if (!(m = open_memstream(&studies, &len)))
 		goto out;
 	mode = classic_tio_mode(pick->phases, phase);
-	tio = classic_tio_grids(runs, n, mode, study_table, m);
-	bon = tio < 0 ? -1 : bonnie_grids(runs, n, study_table, m);
-	db = bon < 0 ? -1 : dbench_grids(runs, n, study_table, m);
-	if (fclose(m) || tio < 0 || bon < 0 || db < 0)
+	shown = study_html(m, &in, 0);
+	if (fclose(m) || shown < 0)
 		goto out;
-	tables = view_tables(pick, runs, n, phase, tio, bon, db, buf,
+	tio = (shown & study_bit("tiobench")) != 0;
+	tables = view_tables(pick, runs, n, phase, (unsigned)shown, buf,
 			     &fallback);
 	charts = chart_globs(pick, phase, tio, tables, fallback, cbuf);
-	if ((line = view_unreported(pick, runs, n, phase, tio, bon, db))) {
+	if ((line = view_unreported(pick, runs, n, phase, (unsigned)shown))) {
 		fputs("<p class=\"warn\">", f);
 		html_text(f, line);
 		fputs("</p>\n", f);
@@ -475,17 +296,11 @@ static int phase_section(FILE *f, const struct results *r, size_t index,
 	if (fallback)
 		fputs("<p class=\"note\">no run reported its key metrics: "
 		      "its seconds, _mbs and _iops figures instead</p>\n", f);
-	if ((tio && tio_charts(f, runs, n, mode)) ||
-	    (*charts && rank_each(runs, n, charts, bar_charts, &cc)))
+	if ((tio && htmlchart_tio(f, runs, n, mode)) ||
+	    (*charts && htmlchart_bars(f, runs, n, charts)))
 		goto out;
-	if (tio)
-		fputs("<p class=\"note\">tiobench: means over the "
-		      "repetitions. CPU% = (user + sys) / wall time, the "
-		      "test's own (test_cpu_pct) where the phase reports it; "
-		      "Lat% = % of requests slower than 2 s / 10 s; CPU Eff "
-		      "= Rate / (CPU% / 100).</p>\n", f);
 	fputs(studies, f);
-	if (*tables && rank_each(runs, n, tables, table, f))
+	if (*tables && rank_each(runs, n, tables, metric_table, f))
 		goto out;
 	if (*phase && (line = view_disturbed(runs, n))) {
 		fputs("<p class=\"warn\">! ", f);
@@ -551,48 +366,6 @@ static int not_ok(FILE *f, const struct results *r, json_t *m)
 	return 0;
 }
 
-/* A study whose tables span phases: its grids under one heading, or
- * nothing when it has none. */
-static int span_study(FILE *f, const struct results *r, json_t *phases,
-		      int (*grids)(const struct results *, json_t *,
-				   classic_grid_fn, void *),
-		      const char *id, const char *heading, const char *note)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	int rc;
-
-	if (!m)
-		return -1;
-	rc = grids(r, phases, study_table, m);
-	if (fclose(m))
-		rc = -1;
-	if (rc > 0)
-		fprintf(f, "<h2 id=\"%s\">%s</h2>\n"
-			"<p class=\"note\">%s</p>\n%s", id, heading, note,
-			buf);
-	free(buf);
-	return rc < 0 ? -1 : 0;
-}
-
-/* The studies that span phases: the home tree's steps, ffsb's profiles
- * by threads, OLTP's engines side by side. */
-static int span_studies(FILE *f, const struct results *r, json_t *phases)
-{
-	return span_study(f, r, phases, studies_tree_grids, "tree",
-			  "The home tree (copy/move/rm study)",
-			  "Means of the ok runs; source and target MiB: df "
-			  "after each step; a move is a rename, with no "
-			  "MiB/s.") ||
-	       span_study(f, r, phases, studies_ffsb_grids, "ffsb",
-			  "ffsb (the 2008 ext4 study)",
-			  "Means of the ok runs, by threads; %CPU is ffsb's "
-			  "(user + system over the run, can pass 100).") ||
-	       span_study(f, r, phases, studies_oltp_grids, "oltp",
-			  "OLTP (the 2008 sysbench study)", studies_oltp_note);
-}
-
 /* Links to the sections: the page of a big plan is long. */
 static void contents(FILE *f, json_t *m, const char *const *names)
 {
@@ -615,7 +388,7 @@ int htmlpage_write(FILE *f, const char *rundir, const struct results *r,
 		   struct pick *pick)
 {
 	const char **names = view_phases(r);
-	char title[512];
+	struct strbuf title = { 0 };
 	json_t *m;
 	int rc = -1, configs_rows = 0;
 
@@ -624,9 +397,10 @@ int htmlpage_write(FILE *f, const char *rundir, const struct results *r,
 	m = manifest_load(rundir, NULL);
 	pick->phases = json_object_get(m, "phases");
 	pick->all = r;
-	snprintf(title, sizeof(title), "fsplan report: %s",
-		 manifestread_str(m, "plan.name", rundir));
-	html_begin(f, title);
+	if (strbuf_printf(&title, "fsplan report: %s",
+			  manifestread_str(m, "plan.name", rundir)))
+		goto out;
+	html_begin(f, title.p);
 	header(f, rundir, r, m);
 	contents(f, m, names);
 	machine(f, m);
@@ -643,13 +417,15 @@ int htmlpage_write(FILE *f, const char *rundir, const struct results *r,
 	if (configs_rows && pick->view != VIEW_KEY &&
 	    phase_section(f, r, 0, "", pick))
 		goto out;
-	if (span_studies(f, r, pick->phases) || not_ok(f, r, m))
+	if (study_html(f, &(struct table_src){ NULL, 0, "", r, pick->phases },
+		       1) < 0 || not_ok(f, r, m))
 		goto out;
 	html_end(f);
 	rc = 0;
 out:
 	pick->phases = NULL;
 	pick->all = NULL;
+	free(title.p);
 	json_decref(m);
 	free(names);
 	return rc;

@@ -1,5 +1,6 @@
 /* manifestread: dotted-path strings and phase keys out of manifest.json, read one way everywhere. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report/manifestread.h"
@@ -90,20 +91,17 @@ static json_t *params_of(json_t *m)
 	return json_object_get(json_object_get(m, "plan"), "params");
 }
 
-void manifestread_params(json_t *m, char *buf, size_t len)
+void manifestread_params(json_t *m, struct strbuf *out)
 {
+	size_t at = out->len;
 	const char *k;
 	json_t *v;
-	size_t n = 0;
 
-	buf[0] = '\0';
 	json_object_foreach(params_of(m), k, v)
-		if (n < len)
-			n += snprintf(buf + n, len - n, "%s%s=%s", n ? " " : "",
-				      k, json_is_string(v) ?
-				      json_string_value(v) : "?");
-	if (!buf[0])
-		snprintf(buf, len, "(none)");
+		strbuf_printf(out, "%s%s=%s", out->len > at ? " " : "", k,
+			      json_is_string(v) ? json_string_value(v) : "?");
+	if (out->len == at)
+		strbuf_str(out, "(none)");
 }
 
 int manifestread_same_params(json_t *a, json_t *b)
@@ -111,52 +109,56 @@ int manifestread_same_params(json_t *a, json_t *b)
 	return json_equal(params_of(a), params_of(b));
 }
 
-void manifestread_target(json_t *m, char *buf, size_t len)
+/* The configs whose loop image was read through the host's page cache,
+ * ", "-separated into out; whether any config says how. */
+static int buffered_configs(json_t *m, struct strbuf *out)
 {
-	const char *kind = manifestread_str(m, "target.kind", "");
-	json_t *bytes = manifestread_get(m, "target.image_bytes"), *o;
-	char buffered[512] = "";
-	size_t i, n = 0;
+	size_t i;
+	json_t *o;
 	int any = 0;
 
-	buf[0] = '\0';
-	if (!strcmp(kind, "device")) {
-		snprintf(buf, len, "device %s", manifestread_str(m, "target.path",
-							   "?"));
-		return;
-	}
-	if (!strcmp(kind, "dir")) {
-		snprintf(buf, len, "directory %s (the host's filesystem: no "
-			 "mkfs)", manifestread_str(m, "target.dir", "?"));
-		return;
-	}
-	if (strcmp(kind, "image"))
-		return;
 	json_array_foreach(json_object_get(m, "configs"), i, o) {
 		const char *io = manifestread_str(o, "loop_io", "");
 
 		any |= *io != '\0';
-		if (!strcmp(io, "buffered") && n < sizeof(buffered))
-			n += snprintf(buffered + n, sizeof(buffered) - n,
-				      "%s%s", n ? ", " : "",
+		if (!strcmp(io, "buffered"))
+			strbuf_printf(out, "%s%s", out->len ? ", " : "",
 				      manifestread_str(o, "label", "?"));
 	}
-	n = (size_t)snprintf(buf, len, "loop images of %.0f MiB",
-			     (double)json_integer_value(bytes) / 1048576);
-	if (n >= len)
-		return;
-	if (!any) {
-		/* fsplan recorded loop_io since it attaches them direct */
-		if (json_array_size(json_object_get(m, "configs")))
-			snprintf(buf + n, len - n, " (how they were read is "
-				 "not recorded: an fsplan that attached them "
-				 "buffered)");
+	return any;
+}
+
+void manifestread_target(json_t *m, struct strbuf *out)
+{
+	const char *kind = manifestread_str(m, "target.kind", "");
+	json_t *bytes = manifestread_get(m, "target.image_bytes");
+	struct strbuf buffered = { 0 };
+	int any;
+
+	if (!strcmp(kind, "device")) {
+		strbuf_printf(out, "device %s", manifestread_str(m,
+			      "target.path", "?"));
 		return;
 	}
-	if (*buffered)
-		snprintf(buf + n, len - n, "; through the host's page cache "
-			 "for %s (it may have served their reads)", buffered);
-	else
-		snprintf(buf + n, len - n, ", read and written by direct I/O "
-			 "(the host's page cache holds none of them)");
+	if (!strcmp(kind, "dir")) {
+		strbuf_printf(out, "directory %s (the host's filesystem: no "
+			      "mkfs)", manifestread_str(m, "target.dir", "?"));
+		return;
+	}
+	if (strcmp(kind, "image"))
+		return;
+	any = buffered_configs(m, &buffered);
+	strbuf_printf(out, "loop images of %.0f MiB",
+		      (double)json_integer_value(bytes) / 1048576);
+	/* fsplan recorded loop_io since it attaches them direct */
+	if (!any && json_array_size(json_object_get(m, "configs")))
+		strbuf_str(out, " (how they were read is not recorded: an "
+			   "fsplan that attached them buffered)");
+	else if (any && buffered.len)
+		strbuf_printf(out, "; through the host's page cache for %s "
+			      "(it may have served their reads)", buffered.p);
+	else if (any)
+		strbuf_str(out, ", read and written by direct I/O (the "
+			   "host's page cache holds none of them)");
+	free(buffered.p);
 }

@@ -4,6 +4,8 @@
 
 #include <jansson.h>
 
+#include "util/strbuf.h"
+
 /* The value at a dotted path of o ("system.kernel"), or NULL; the
  * string there ("plan.sha256"), or dflt. */
 json_t *manifestread_get(json_t *o, const char *path);
@@ -27,15 +29,16 @@ const char *manifestread_with(json_t *phases, const char *phase, const char *key
 /* Whether phase's with: gives key at all (a ${name} too). */
 int manifestread_gives(json_t *phases, const char *phase, const char *key);
 
-/* What the run measured on, in a line for the reader, into buf: "loop
+/* What the run measured on, in a line for the reader: "loop
  * images of 512 MiB, read and written by direct I/O (...)", the
  * configs whose images were buffered named; "device /dev/sdb";
- * "directory /mnt/x". "" when the manifest does not say. */
-void manifestread_target(json_t *m, char *buf, size_t len);
+ * "directory /mnt/x", appended to out; nothing when the manifest does
+ * not say. */
+void manifestread_target(json_t *m, struct strbuf *out);
 
 /* The plan's parameters after -D (plan.params of manifest m) as
- * "k=v k=v", or "(none)", into buf. */
-void manifestread_params(json_t *m, char *buf, size_t len);
+ * "k=v k=v", or "(none)", appended to out. */
+void manifestread_params(json_t *m, struct strbuf *out);
 
 /* Whether manifests a and b record the same parameters. */
 int manifestread_same_params(json_t *a, json_t *b);

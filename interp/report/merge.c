@@ -12,7 +12,6 @@
 #include "results/bonniecsv.h"
 #include "results/csv.h"
 #include "results/results.h"
-#include "util/exitcode.h"
 #include "util/grow.h"
 #include "util/strbuf.h"
 
@@ -67,9 +66,9 @@ static int by_plan_order(const void *a, const void *b)
 }
 
 /* Every shard's runs once, in plan order; a cell in two shards must be
- * the same. NULL (reported) on a conflict or out of memory. */
+ * the same. NULL (d says why) on a conflict or out of memory. */
 static struct item *collect(struct merge_shard *sh, size_t n, size_t *count,
-			    const struct merge_index *ix)
+			    const struct merge_index *ix, struct diag *d)
 {
 	size_t total = 0, k = 0;
 	struct item *it;
@@ -78,7 +77,7 @@ static struct item *collect(struct merge_shard *sh, size_t n, size_t *count,
 		total += sh[s].r.n_runs;
 	it = calloc(total + 1, sizeof(*it));
 	if (!it) {
-		mergefile_fail("out of memory");
+		diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
 		return NULL;
 	}
 	for (size_t s = 0; s < n; s++)
@@ -109,12 +108,11 @@ static struct item *collect(struct merge_shard *sh, size_t n, size_t *count,
 		if (dup && same_run(dup->run, it[i].run))
 			continue;
 		if (dup) {
-			mergefile_fail("cell %s is in %s and in %s with "
-				       "different results: merge joins shards "
-				       "that ran different cells (K = 1..N of "
-				       "one --shard N)", it[i].run->cell,
-				       sh[dup->shard].dir,
-				       sh[it[i].shard].dir);
+			diag_fail(d, DIAG_INPUT, 0, "cell %s is in %s and in "
+				  "%s with different results: merge joins "
+				  "shards that ran different cells (K = 1..N "
+				  "of one --shard N)", it[i].run->cell,
+				  sh[dup->shard].dir, sh[it[i].shard].dir);
 			free(it);
 			return NULL;
 		}
@@ -124,17 +122,18 @@ static struct item *collect(struct merge_shard *sh, size_t n, size_t *count,
 }
 
 static int write_rows(const char *out, const char *run_id,
-		      const struct item *it, size_t n)
+		      const struct item *it, size_t n, struct diag *d)
 {
-	struct diag d = { 0 };
+	struct diag cd = { 0 };
 	struct csv *c;
 	char path[PATH_MAX], msg[1024];
 	int rc = 0;
 
 	snprintf(path, sizeof(path), "%s/results.csv", out);
-	if (csv_open(&c, path, &d)) {
-		diag_format(&d, msg, sizeof(msg));
-		return mergefile_fail("%s", msg);
+	if (csv_open(&c, path, &cd)) {
+		diag_format(&cd, msg, sizeof(msg));
+		diag_release(&cd);
+		return diag_fail(d, DIAG_SYSTEM, 0, "%s", msg);
 	}
 	for (size_t i = 0; i < n && !rc; i++) {
 		const struct res_run *x = it[i].run;
@@ -155,7 +154,7 @@ static int write_rows(const char *out, const char *run_id,
 	if (!rc)
 		rc = csv_sync(c);
 	csv_close(c);
-	return rc ? mergefile_fail("%s: %s", path, strerror(-rc)) : 0;
+	return rc ? diag_fail(d, DIAG_SYSTEM, -rc, "%s", path) : 0;
 }
 
 /* ---- bonnie.csv, log.txt ------------------------------------------------ */
@@ -222,7 +221,8 @@ static int by_conf(const void *a, const void *b)
 /* The shards' bonnie++ lines, each once, in plan order (by config, as
  * results.csv's rows; a config's lines in its shard's order). */
 static int join_bonnie(const struct merge_shard *sh, size_t n,
-		       const struct merge_index *ix, struct strbuf *t)
+		       const struct merge_index *ix, struct strbuf *t,
+		       struct diag *d)
 {
 	char **buf = calloc(n + 1, sizeof(*buf));
 	struct bon_line *line = NULL;
@@ -230,9 +230,10 @@ static int join_bonnie(const struct merge_shard *sh, size_t n,
 	int rc = -1;
 
 	if (!buf)
-		return mergefile_fail("out of memory");
+		return diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
 	for (size_t s = 0; s < n; s++) {
-		if (!(buf[s] = mergefile_slurp(sh[s].dir, "bonnie.csv", &len)))
+		if (!(buf[s] = mergefile_slurp(sh[s].dir, "bonnie.csv", &len,
+					       d)))
 			goto out;
 		for (char *p = buf[s]; p < buf[s] + len;) {
 			char *nl = memchr(p, '\n', buf[s] + len - p);
@@ -269,7 +270,7 @@ static int join_bonnie(const struct merge_shard *sh, size_t n,
 	rc = 0;
 	goto out;
 oom:
-	mergefile_fail("out of memory");
+	diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
 out:
 	for (size_t s = 0; s < n; s++)
 		free(buf[s]);
@@ -280,20 +281,20 @@ out:
 
 /* The shards' logs, each under a heading, every line after its host. */
 static int join_logs(const struct merge_shard *sh, size_t n,
-		     struct strbuf *t)
+		     struct strbuf *t, struct diag *d)
 {
 	for (size_t s = 0; s < n; s++) {
 		size_t len;
-		char *buf = mergefile_slurp(sh[s].dir, "log.txt", &len);
+		char *buf = mergefile_slurp(sh[s].dir, "log.txt", &len, d);
 		char *head = NULL;
 		int rc = 0;
 
 		if (!buf)
-			return -1;	/* said */
+			return -1;	/* d says why */
 		if (asprintf(&head, "== %s: shard %s (%s) ==\n", sh[s].host,
 			     sh[s].run_id, sh[s].dir) < 0) {
 			free(buf);
-			return mergefile_fail("out of memory");
+			return diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
 		}
 		rc = strbuf_str(t, head);
 		for (char *p = buf; !rc && p < buf + len;) {
@@ -308,19 +309,20 @@ static int join_logs(const struct merge_shard *sh, size_t n,
 		free(head);
 		free(buf);
 		if (rc)
-			return mergefile_fail("out of memory");
+			return diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
 	}
 	return 0;
 }
 
 /* ---- the command -------------------------------------------------------- */
 
-int merge_run(const struct merge_opts *o, int argc, char **argv)
+int merge_run(const struct merge_opts *o, int argc, char **argv,
+	      struct strbuf *notes, struct diag *d)
 {
 	size_t n = (size_t)o->dirs.n, n_items = 0;
 	struct merge_shard *sh = calloc(n + 1, sizeof(*sh));
 	struct merge_index ix = { 0 };
-	struct merge_written w = { 0 };
+	struct merge_written w = { .d = d, .notes = notes };
 	struct strbuf bon = { 0 }, log = { 0 };
 	struct item *it = NULL;
 	char path[PATH_MAX + 16], *man = NULL;
@@ -328,36 +330,34 @@ int merge_run(const struct merge_opts *o, int argc, char **argv)
 	size_t man_len = 0;
 	int rc = -1;
 
-	if (!sh) {
-		mergefile_fail("out of memory");
-		return EXIT_USAGE;
-	}
+	if (!sh)
+		return diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
 	run_id = strrchr(o->out, '/') ? strrchr(o->out, '/') + 1 : o->out;
 	if (!*run_id) {
-		mergefile_fail("-o %s: name the run directory, not a path "
-			       "ending in /", o->out);
 		free(sh);
-		return EXIT_USAGE;
+		return diag_fail(d, DIAG_INPUT, 0, "-o %s: name the run "
+				 "directory, not a path ending in /", o->out);
 	}
 	for (size_t s = 0; s < n; s++)
-		if (mergemanifest_load(&sh[s], o->dirs.v[s]))
+		if (mergemanifest_load(&sh[s], o->dirs.v[s], notes, d))
 			goto out;
-	if (mergemanifest_check(sh, n) || mergemanifest_index(&ix, sh, n))
+	if (mergemanifest_check(sh, n, d) ||
+	    mergemanifest_index(&ix, sh, n, d))
 		goto out;
-	it = collect(sh, n, &n_items, &ix);
+	it = collect(sh, n, &n_items, &ix, d);
 	if (!it)
 		goto out;
-	if (join_bonnie(sh, n, &ix, &bon) || join_logs(sh, n, &log))
+	if (join_bonnie(sh, n, &ix, &bon, d) || join_logs(sh, n, &log, d))
 		goto out;
 	if (mergemanifest_build(sh, n, run_id, argc, argv, &man, &man_len)) {
-		mergefile_fail("out of memory");
+		diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
 		goto out;
 	}
 	if (mergefile_make_out(&w, o->out))
 		goto out;
 	snprintf(path, sizeof(path), "%s/results.csv", o->out);
 	if (mergefile_record(&w, path) ||
-	    write_rows(o->out, run_id, it, n_items))
+	    write_rows(o->out, run_id, it, n_items, d))
 		goto fail;
 	if ((bon.len &&
 	     mergefile_write(&w, "bonnie.csv", bon.p, bon.len, 0644)) ||
@@ -365,7 +365,7 @@ int merge_run(const struct merge_opts *o, int argc, char **argv)
 	    mergefile_copy_exec(&w, sh, n) ||
 	    mergefile_write(&w, "manifest.json", man, man_len, 0644))
 		goto fail;
-	mergemanifest_notes(sh, n, ix.n_distinct);
+	mergemanifest_notes(sh, n, ix.n_distinct, notes);
 	printf("fsplan merge: %zu shard%s, %zu phase runs and config records "
 	       "into %s\n", n, n == 1 ? "" : "s", n_items, o->out);
 	rc = 0;
@@ -382,5 +382,5 @@ out:
 	for (size_t s = 0; s < n; s++)
 		mergemanifest_free(&sh[s]);
 	free(sh);
-	return rc ? EXIT_USAGE : EXIT_OK;
+	return rc;
 }

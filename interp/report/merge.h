@@ -2,7 +2,9 @@
 #ifndef FSPLAN_MERGE_H
 #define FSPLAN_MERGE_H
 
+#include "util/diag.h"
 #include "util/opts.h"
+#include "util/strbuf.h"
 
 /* fsplan merge's operands and options (cli/cmd_merge.c parses them). */
 struct merge_opts {
@@ -12,12 +14,14 @@ struct merge_opts {
 
 /*
  * fsplan merge RUNDIR... -o OUT, parsed into o; argc and argv, whose
- * argv[0] is "merge", go into the manifest. Returns the exit
- * status: 0, or 2 when the shards are not of one plan run alike (plan
- * sha256, parameters, phases), a cell differs between two of them, OUT
- * exists and is not empty, or OUT cannot be written (nothing is left in
- * it then).
+ * argv[0] is "merge", go into the manifest. Returns 0, or -1 with d
+ * filled when the shards are not of one plan run alike (plan sha256,
+ * parameters, phases), a cell differs between two of them, OUT exists
+ * and is not empty, or OUT cannot be written (nothing is left in it
+ * then). notes gets the warnings and notes the user must see either way,
+ * a line each.
  */
-int merge_run(const struct merge_opts *o, int argc, char **argv);
+int merge_run(const struct merge_opts *o, int argc, char **argv,
+	      struct strbuf *notes, struct diag *d);
 
 #endif

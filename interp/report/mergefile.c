@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,18 +11,6 @@
 
 #include "report/mergefile.h"
 #include "util/file.h"
-
-int mergefile_fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("fsplan merge: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return -1;
-}
 
 /*
  * The most merge reads of one file of a shard: 1 GiB. fsplan's own
@@ -108,8 +95,9 @@ static char *read_capped(int fd, size_t *len, const char **why)
 
 /* The whole of a shard's own file (bonnie.csv, log.txt), "" and *len 0
  * when there is none. It is the run's record: anything but a regular
- * file within MERGE_FILE_MAX there fails the merge (NULL, said). */
-char *mergefile_slurp(const char *dir, const char *name, size_t *len)
+ * file within MERGE_FILE_MAX there fails the merge (NULL, d says). */
+char *mergefile_slurp(const char *dir, const char *name, size_t *len,
+		      struct diag *d)
 {
 	char path[PATH_MAX];
 	const char *why;
@@ -123,14 +111,14 @@ char *mergefile_slurp(const char *dir, const char *name, size_t *len)
 	if (fd < 0 && errno == ENOENT)
 		return strdup("");
 	if (fd < 0) {
-		mergefile_fail("%s: %s (merge reads only regular files of at "
-			       "most 1 GiB)", path, why);
+		diag_fail(d, DIAG_INPUT, 0, "%s: %s (merge reads only regular "
+			  "files of at most 1 GiB)", path, why);
 		return NULL;
 	}
 	buf = read_capped(fd, len, &why);
 	close(fd);
 	if (!buf)
-		mergefile_fail("%s: %s", path, why);
+		diag_fail(d, DIAG_INPUT, 0, "%s: %s", path, why);
 	return buf;
 }
 
@@ -141,7 +129,7 @@ int mergefile_record(struct merge_written *w, const char *path)
 	if (!nf || !(nf[w->n] = strdup(path))) {
 		if (nf)
 			w->files = nf;
-		return -1;
+		return diag_fail(w->d, DIAG_SYSTEM, 0, "out of memory");
 	}
 	w->files = nf;
 	w->n++;
@@ -173,9 +161,9 @@ int mergefile_write(struct merge_written *w, const char *name, const char *s,
 	snprintf(dir, sizeof(dir), "%s/%.*s", w->out,
 		 slash ? (int)(slash - name) : 0, name);
 	if (mergefile_record(w, path))
-		return mergefile_fail("out of memory");
+		return -1;
 	rc = file_replace_mode(dir, slash ? slash + 1 : name, s, n, mode);
-	return rc ? mergefile_fail("%s: %s", path, strerror(-rc)) : 0;
+	return rc ? diag_fail(w->d, DIAG_SYSTEM, -rc, "%s", path) : 0;
 }
 
 /* One file of a shard's exec/ (dfd) into out/exec, with its mode bits
@@ -198,22 +186,22 @@ static int copy_one(struct merge_written *w, const char *shard, int dfd,
 	if (fd >= 0)
 		close(fd);
 	if (!a) {
-		fprintf(stderr, "fsplan merge: warning: %s/exec/%s is %s: not "
-			"copied (merge copies only regular files of at most "
-			"1 GiB)\n", shard, name, why);
+		strbuf_printf(w->notes, "warning: %s/exec/%s is %s: not copied "
+			      "(merge copies only regular files of at most 1 "
+			      "GiB)\n", shard, name, why);
 		(*skipped)++;
 		return 0;
 	}
 	snprintf(path, sizeof(path), "exec/%s", name);
 	snprintf(out, sizeof(out), "%s/%s", w->out, path);
 	if (!lstat(out, &(struct stat){ 0 })) {
-		b = mergefile_slurp(w->out, path, &lb);
+		b = mergefile_slurp(w->out, path, &lb, w->d);
 		if (!b)
 			rc = -1;
 		else if (la != lb || memcmp(a, b, la))
-			rc = mergefile_fail("%s/%s differs from another "
-					    "shard's file of that name", shard,
-					    path);
+			rc = diag_fail(w->d, DIAG_INPUT, 0, "%s/%s differs "
+				       "from another shard's file of that name",
+				       shard, path);
 	} else {
 		rc = mergefile_write(w, path, a, la, st.st_mode & 0644);
 	}
@@ -241,10 +229,9 @@ int mergefile_copy_exec(struct merge_written *w,
 		dfd = open(src, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 			   O_CLOEXEC);
 		if (dfd < 0 && errno != ENOENT) {
-			fprintf(stderr, "fsplan merge: warning: %s is %s: "
-				"nothing in it is copied\n", src,
-				errno == ELOOP ? "a symbolic link" :
-				strerror(errno));
+			strbuf_printf(w->notes, "warning: %s is %s: nothing in "
+				      "it is copied\n", src, errno == ELOOP ?
+				      "a symbolic link" : strerror(errno));
 			skipped++;
 		}
 		if (dfd < 0 || !(d = fdopendir(dfd))) {
@@ -256,8 +243,8 @@ int mergefile_copy_exec(struct merge_written *w,
 			/* made once; one there already was not made here */
 			if (mkdir(dst, 0755)) {
 				closedir(d);
-				return mergefile_fail("%s: %s", dst,
-						      strerror(errno));
+				return diag_fail(w->d, DIAG_SYSTEM, errno,
+						 "%s", dst);
 			}
 			w->made_exec = 1;
 		}
@@ -268,9 +255,9 @@ int mergefile_copy_exec(struct merge_written *w,
 		closedir(d);
 	}
 	if (!rc && skipped)
-		fprintf(stderr, "fsplan merge: %zu file%s of the shards' exec/ "
-			"left out (see above)\n", skipped,
-			skipped == 1 ? "" : "s");
+		strbuf_printf(w->notes, "%zu file%s of the shards' exec/ left "
+			      "out (see above)\n", skipped,
+			      skipped == 1 ? "" : "s");
 	return rc;
 }
 
@@ -287,26 +274,27 @@ int mergefile_make_out(struct merge_written *w, const char *out)
 		return 0;
 	}
 	if (errno != EEXIST)
-		return mergefile_fail("-o %s: %s", out, strerror(errno));
+		return diag_fail(w->d, DIAG_SYSTEM, errno, "-o %s", out);
 	/* never through a link: the files would land where it points */
 	fd = open(out, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 && (errno == ELOOP || (!lstat(out, &st) &&
 					  S_ISLNK(st.st_mode))))
-		return mergefile_fail("-o %s is a symbolic link: merge writes "
-				      "a new run directory, or into an empty "
-				      "one, never through a link", out);
+		return diag_fail(w->d, DIAG_INPUT, 0, "-o %s is a symbolic "
+				 "link: merge writes a new run directory, or "
+				 "into an empty one, never through a link",
+				 out);
 	d = fd < 0 ? NULL : fdopendir(fd);
 	if (!d) {
 		if (fd >= 0)
 			close(fd);
-		return mergefile_fail("-o %s: %s", out, strerror(errno));
+		return diag_fail(w->d, DIAG_SYSTEM, errno, "-o %s", out);
 	}
 	while ((e = readdir(d)))
 		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
 			closedir(d);
-			return mergefile_fail("-o %s exists and is not empty: "
-					      "merge writes a new run "
-					      "directory", out);
+			return diag_fail(w->d, DIAG_INPUT, 0, "-o %s exists "
+					 "and is not empty: merge writes a new "
+					 "run directory", out);
 		}
 	closedir(d);
 	return 0;
@@ -317,5 +305,6 @@ void mergefile_free(struct merge_written *w)
 	for (size_t i = 0; i < w->n; i++)
 		free(w->files[i]);
 	free(w->files);
-	memset(w, 0, sizeof(*w));
+	w->files = NULL;
+	w->n = 0;
 }

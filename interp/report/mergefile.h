@@ -7,28 +7,32 @@
 #include <sys/types.h>
 
 #include "report/mergemanifest.h"
-
-/* "fsplan merge: ..." on stderr; returns -1. */
-int mergefile_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#include "util/diag.h"
+#include "util/strbuf.h"
 
 /*
  * The whole of a shard's own file (bonnie.csv, log.txt), "" and *len 0
  * when there is none. It is the run's record: anything but a regular
  * file of at most 1 GiB (a link, FIFO, device) fails the merge: NULL,
- * said on stderr.
+ * with d saying why.
  */
-char *mergefile_slurp(const char *dir, const char *name, size_t *len);
+char *mergefile_slurp(const char *dir, const char *name, size_t *len,
+		      struct diag *d);
 
-/* What merge wrote, to take back if it cannot finish. */
+/* What merge wrote, to take back if it cannot finish; the functions
+ * below that take it fail by filling d and add warnings to notes (lines
+ * for the user's stderr, each ended). */
 struct merge_written {
 	char out[PATH_MAX];
 	int made_out, made_exec;
 	char **files;
 	size_t n;
+	struct diag *d;
+	struct strbuf *notes;
 };
 
-/* OUT made, or an empty directory that is not a symbolic link; -1
- * (said) otherwise. */
+/* OUT made, or an empty directory that is not a symbolic link; -1 (d
+ * says why) otherwise. */
 int mergefile_make_out(struct merge_written *w, const char *out);
 /* path is merge's: take_back removes it. 0, or -1 out of memory. */
 int mergefile_record(struct merge_written *w, const char *path);

@@ -1,4 +1,5 @@
 /* mergemanifest: refuse shards of different plan runs, and join the manifests of those that match. */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,39 +10,39 @@
 #include "results/manifest.h"
 #include "util/diag.h"
 
-int mergemanifest_load(struct merge_shard *s, const char *dir)
+int mergemanifest_load(struct merge_shard *s, const char *dir,
+		       struct strbuf *notes, struct diag *d)
 {
-	struct diag d = { 0 };
+	struct diag ld = { 0 };
 	json_error_t err;
 	char path[PATH_MAX], msg[1024];
 
 	s->dir = dir;
-	snprintf(path, sizeof(path), "%s/manifest.json", dir);
+	if ((size_t)snprintf(path, sizeof(path), "%s/manifest.json", dir) >=
+	    sizeof(path) - sizeof("results.csv"))
+		return diag_fail(d, DIAG_INPUT, ENAMETOOLONG, "RUNDIR of %zu "
+				 "bytes", strlen(dir));
 	s->man = manifest_load(dir, &err);
-	if (!s->man) {
-		fprintf(stderr, "fsplan merge: %s: %s (merge needs each "
-			"shard's manifest: its plan and parameters)\n", path,
-			err.text);
-		return -1;
-	}
-	if (!manifestread_str(s->man, "plan.sha256", NULL)) {
-		fprintf(stderr, "fsplan merge: %s names no plan sha256: not a "
-			"manifest of 'fsplan run'\n", path);
-		return -1;
-	}
+	if (!s->man)
+		return diag_fail(d, DIAG_INPUT, 0, "%s: %s (merge needs each "
+				 "shard's manifest: its plan and parameters)",
+				 path, err.text);
+	if (!manifestread_str(s->man, "plan.sha256", NULL))
+		return diag_fail(d, DIAG_INPUT, 0, "%s names no plan sha256: "
+				 "not a manifest of 'fsplan run'", path);
 	snprintf(path, sizeof(path), "%s/results.csv", dir);
-	if (results_load(&s->r, path, &d)) {
-		diag_format(&d, msg, sizeof(msg));
-		fprintf(stderr, "fsplan merge: %s\n", msg);
-		return -1;
+	if (results_load(&s->r, path, &ld)) {
+		diag_format(&ld, msg, sizeof(msg));
+		diag_release(&ld);
+		return diag_fail(d, DIAG_INPUT, 0, "%s", msg);
 	}
 	s->loaded = 1;
 	if (s->r.n_torn)
-		fprintf(stderr, "fsplan merge: %s: its last row was cut short "
-			"(an interrupted run) and is left out\n", path);
+		strbuf_printf(notes, "%s: its last row was cut short (an "
+			      "interrupted run) and is left out\n", path);
 	if (results_left_out_note(&s->r, msg, sizeof(msg)))
-		fprintf(stderr, "fsplan merge: %s: %s (merge copies them as "
-			"they are)\n", path, msg);
+		strbuf_printf(notes, "%s: %s (merge copies them as they "
+			      "are)\n", path, msg);
 	s->host = manifestread_str(s->man, "system.hostname", dir);
 	s->run_id = manifestread_str(s->man, "run_id", dir);
 	return 0;
@@ -72,15 +73,15 @@ static int library_module(json_t *x)
 }
 
 static int same_phases(const struct merge_shard *a,
-		       const struct merge_shard *b)
+		       const struct merge_shard *b, struct diag *d)
 {
 	json_t *pa = json_object_get(a->man, "phases");
 	json_t *pb = json_object_get(b->man, "phases");
 
 	if (json_array_size(pa) != json_array_size(pb)) {
-		fprintf(stderr, "fsplan merge: %s has %zu phases and %s %zu\n",
-			a->dir, json_array_size(pa), b->dir,
-			json_array_size(pb));
+		diag_fail(d, DIAG_INPUT, 0, "%s has %zu phases and %s %zu",
+			  a->dir, json_array_size(pa), b->dir,
+			  json_array_size(pb));
 		return 0;
 	}
 	for (size_t i = 0; i < json_array_size(pa); i++)
@@ -93,48 +94,51 @@ static int same_phases(const struct merge_shard *a,
 				       json_object_get(y, f)) ||
 			    (!json_object_get(x, f) && !json_object_get(y, f)))
 				continue;
-			fprintf(stderr, "fsplan merge: phase %zu (%s) differs "
-				"in its %s: '%s' in %s, '%s' in %s%s\n", i + 1,
-				manifestread_str(x, "name", "?"), f,
-				manifestread_str(x, f, "-"), a->dir,
-				manifestread_str(y, f, "-"), b->dir,
-				strcmp(f, "module_sha256") ? "" :
-				library_module(x) ? " (install the same fsplan "
-				"on every host)" : " (give every host the same "
-				"module file)");
+			diag_fail(d, DIAG_INPUT, 0, "phase %zu (%s) differs in "
+				  "its %s: '%s' in %s, '%s' in %s%s", i + 1,
+				  manifestread_str(x, "name", "?"), f,
+				  manifestread_str(x, f, "-"), a->dir,
+				  manifestread_str(y, f, "-"), b->dir,
+				  strcmp(f, "module_sha256") ? "" :
+				  library_module(x) ? " (install the same "
+				  "fsplan on every host)" : " (give every host "
+				  "the same module file)");
 			return 0;
 		}
 	return 1;
 }
 
-int mergemanifest_check(const struct merge_shard *sh, size_t n)
+int mergemanifest_check(const struct merge_shard *sh, size_t n,
+			struct diag *d)
 {
 	const struct merge_shard *a = &sh[0];
-	char pa[1024], pb[1024];
 
 	for (size_t s = 1; s < n; s++) {
 		const struct merge_shard *b = &sh[s];
 		const char *sa = manifestread_str(a->man, "plan.sha256", NULL);
 		const char *sb = manifestread_str(b->man, "plan.sha256", NULL);
 
-		if (strcmp(sa, sb)) {
-			fprintf(stderr, "fsplan merge: %s is a run of plan %s "
-				"(sha256 %.12s) and %s of plan %s (sha256 "
-				"%.12s): merge joins the shards of one plan\n",
-				a->dir, manifestread_str(a->man, "plan.path", "?"),
-				sa, b->dir,
+		if (strcmp(sa, sb))
+			return diag_fail(d, DIAG_INPUT, 0, "%s is a run of "
+				"plan %s (sha256 %.12s) and %s of plan %s "
+				"(sha256 %.12s): merge joins the shards of one "
+				"plan",
+				a->dir, manifestread_str(a->man, "plan.path",
+							 "?"), sa, b->dir,
 				manifestread_str(b->man, "plan.path", "?"), sb);
-			return -1;
-		}
 		if (!manifestread_same_params(a->man, b->man)) {
-			manifestread_params(a->man, pa, sizeof(pa));
-			manifestread_params(b->man, pb, sizeof(pb));
-			fprintf(stderr, "fsplan merge: %s ran with parameters "
-				"%s and %s with %s: the shards of one run take "
-				"the same -D\n", a->dir, pa, b->dir, pb);
+			struct strbuf pa = { 0 }, pb = { 0 };
+
+			manifestread_params(a->man, &pa);
+			manifestread_params(b->man, &pb);
+			diag_fail(d, DIAG_INPUT, 0, "%s ran with parameters %s "
+				  "and %s with %s: the shards of one run take "
+				  "the same -D", a->dir, pa.p, b->dir, pb.p);
+			free(pa.p);
+			free(pb.p);
 			return -1;
 		}
-		if (!same_phases(a, b))
+		if (!same_phases(a, b, d))
 			return -1;
 		/* one run (its id, host, start and command) given twice:
 		 * ./s1/ and s1, or a copy; two hosts' runs into directories
@@ -146,19 +150,19 @@ int mergemanifest_check(const struct merge_shard *sh, size_t n)
 				    manifestread_str(b->man, "started", "")) &&
 			    json_equal(json_object_get(sh[t].man, "command"),
 				       json_object_get(b->man, "command"))) {
-				fprintf(stderr, "fsplan merge: %s and %s are "
-					"one shard, given twice: both are run "
-					"%s (their manifests' run_id; shards "
-					"run into directories of their own "
-					"names)\n", sh[t].dir, b->dir,
+				return diag_fail(d, DIAG_INPUT, 0, "%s and %s "
+					"are one shard, given twice: both are "
+					"run %s (their manifests' run_id; "
+					"shards run into directories of their "
+					"own names)", sh[t].dir, b->dir,
 					b->run_id);
-				return -1;
 			}
 	}
 	return 0;
 }
 
-void mergemanifest_notes(const struct merge_shard *sh, size_t n, size_t n_cells)
+void mergemanifest_notes(const struct merge_shard *sh, size_t n,
+			 size_t n_cells, struct strbuf *notes)
 {
 	json_int_t in_plan = json_integer_value(json_object_get(sh[0].man,
 							"cells_in_plan"));
@@ -167,15 +171,15 @@ void mergemanifest_notes(const struct merge_shard *sh, size_t n, size_t n_cells)
 		const char *st = manifestread_str(sh[s].man, "status", "?");
 
 		if (strcmp(st, "complete"))
-			fprintf(stderr, "fsplan merge: note: %s is '%s' (not "
-				"complete): the merged run is incomplete\n",
-				sh[s].dir, st);
+			strbuf_printf(notes, "note: %s is '%s' (not complete): "
+				      "the merged run is incomplete\n",
+				      sh[s].dir, st);
 	}
 	if (in_plan > 0 && n_cells < (size_t)in_plan)
-		fprintf(stderr, "fsplan merge: note: %zu of the plan's %lld "
-			"cells are in no shard (--only, or a shard not "
-			"given): the merged run is partial\n",
-			(size_t)in_plan - n_cells, (long long)in_plan);
+		strbuf_printf(notes, "note: %zu of the plan's %lld cells are "
+			      "in no shard (--only, or a shard not given): the "
+			      "merged run is partial\n",
+			      (size_t)in_plan - n_cells, (long long)in_plan);
 }
 
 /* ---- plan order --------------------------------------------------------- */
@@ -202,7 +206,7 @@ static void index_of(json_t *a, const char *id, struct merge_cell *v,
 }
 
 int mergemanifest_index(struct merge_index *ix, const struct merge_shard *sh,
-		   size_t n)
+			size_t n, struct diag *d)
 {
 	json_t *confs = json_object_get(sh[0].man, "configs");
 	size_t total = 0;
@@ -211,10 +215,8 @@ int mergemanifest_index(struct merge_index *ix, const struct merge_shard *sh,
 		total += json_array_size(json_object_get(sh[s].man, "cells"));
 	ix->cells = calloc(total + 1, sizeof(*ix->cells));
 	ix->confs = calloc(json_array_size(confs) + 1, sizeof(*ix->confs));
-	if (!ix->cells || !ix->confs) {
-		fprintf(stderr, "fsplan merge: out of memory\n");
-		return -1;
-	}
+	if (!ix->cells || !ix->confs)
+		return diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
 	for (size_t s = 0; s < n; s++)
 		index_of(json_object_get(sh[s].man, "cells"), "id", ix->cells,
 			 &ix->n_cells);

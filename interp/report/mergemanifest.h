@@ -6,6 +6,8 @@
 #include <stddef.h>
 
 #include "results/results.h"
+#include "util/diag.h"
+#include "util/strbuf.h"
 
 /* One shard's run directory. */
 struct merge_shard {
@@ -17,22 +19,26 @@ struct merge_shard {
 	int loaded;		/* r holds results */
 };
 
-/* Load dir's manifest.json and results.csv into s; -1 (reported on
- * stderr) when either is missing or unreadable. mergemanifest_free either
- * way. */
-int mergemanifest_load(struct merge_shard *s, const char *dir);
+/* Load dir's manifest.json and results.csv into s; -1 with d filled when
+ * either is missing or unreadable, warnings (rows left out) as lines in
+ * notes. mergemanifest_free either way. */
+int mergemanifest_load(struct merge_shard *s, const char *dir,
+		       struct strbuf *notes, struct diag *d);
 void mergemanifest_free(struct merge_shard *s);
 
 /*
  * The shards are of one plan run alike: the same plan sha256, the same
  * parameters, the same phases and phase modules. -1 with the difference
- * reported on stderr.
+ * in d.
  */
-int mergemanifest_check(const struct merge_shard *sh, size_t n);
+int mergemanifest_check(const struct merge_shard *sh, size_t n,
+			struct diag *d);
 
-/* Notes on stderr that do not refuse: a shard that did not complete,
- * cells of the plan that no shard ran (n_cells: the merged ones). */
-void mergemanifest_notes(const struct merge_shard *sh, size_t n, size_t n_cells);
+/* Notes that do not refuse, as lines in notes: a shard that did not
+ * complete, cells of the plan that no shard ran (n_cells: the merged
+ * ones). */
+void mergemanifest_notes(const struct merge_shard *sh, size_t n,
+			 size_t n_cells, struct strbuf *notes);
 
 /* Where a config (by label) and a cell (by id) come in the plan. */
 struct merge_index {
@@ -41,8 +47,9 @@ struct merge_index {
 	size_t n_distinct;		/* distinct cell ids */
 };
 
+/* 0, or -1 out of memory (d says). */
 int mergemanifest_index(struct merge_index *ix, const struct merge_shard *sh,
-		   size_t n);
+			size_t n, struct diag *d);
 void mergemanifest_index_free(struct merge_index *ix);
 /* The index in the plan, or LONG_MAX when no manifest names it. */
 long mergemanifest_conf_index(const struct merge_index *ix, const char *label);

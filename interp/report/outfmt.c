@@ -3,7 +3,9 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <libgen.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "report/outfmt.h"
 #include "util/file.h"
@@ -60,4 +62,37 @@ int outfmt_close(struct outfile *o, int keep)
 	free(o->buf);
 	o->buf = NULL;
 	return rc ? -1 : 0;
+}
+
+int outfmt_clobbers(const char *out, const char *rundir)
+{
+	static const char *const own[] = { "results.csv", "manifest.json",
+		"bonnie.csv", "log.txt" };
+	struct stat a, b;
+	char path[PATH_MAX + 16];
+
+	if (stat(out, &a))
+		return 0;
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", rundir, own[i]);
+		if (!stat(path, &b) && a.st_dev == b.st_dev &&
+		    a.st_ino == b.st_ino)
+			return 1;
+	}
+	return 0;
+}
+
+int outfmt_inside(const char *out, const char *const *dirs, int n)
+{
+	char *copy = strdup(out), *dir, real_dir[PATH_MAX], real[PATH_MAX];
+	int in = 0;
+
+	if (!copy)
+		return 0;
+	dir = dirname(copy);
+	if (realpath(dir, real_dir))
+		for (int i = 0; i < n && !in; i++)
+			in = realpath(dirs[i], real) && !strcmp(real, real_dir);
+	free(copy);
+	return in;
 }

@@ -32,4 +32,11 @@ FILE *outfmt_open(struct outfile *o, const char *path);
  * the old FILE). 0, or -1 with errno (then nothing was put in place). */
 int outfmt_close(struct outfile *o, int keep);
 
+/* Whether -o out is one of the files of rundir that report reads (the
+ * run's record: results.csv, manifest.json, bonnie.csv, log.txt). */
+int outfmt_clobbers(const char *out, const char *rundir);
+/* Whether -o out would land in one of the n run directories dirs: their
+ * files are the record, not a place for a comparison. */
+int outfmt_inside(const char *out, const char *const *dirs, int n);
+
 #endif

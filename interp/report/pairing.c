@@ -1,4 +1,5 @@
 /* pairing: load the two sides of a comparison, refuse runs of different plans, pair their cells. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,21 +11,6 @@
 #include "util/diag.h"
 #include "util/grow.h"
 #include "util/strhash.h"
-
-#define MAX_FOOTER 20	/* lines of each kind in the footer */
-
-static int fail(char *msg, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *msg, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 static void note(struct pairing *pg, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -44,18 +30,22 @@ static void note(struct pairing *pg, const char *fmt, ...)
 
 /* ---- loading and checking ----------------------------------------------- */
 
-static int load_side(struct pairing_side *s, const char *dir, char *msg,
-		     size_t len)
+static int load_side(struct pairing_side *s, const char *dir, struct diag *d)
 {
-	struct diag d = { 0 };
+	struct diag ld = { 0 };
 	char path[4096], why[1024];
 
 	s->dir = dir;
-	snprintf(path, sizeof(path), "%s/results.csv", dir);
-	if (results_load(&s->r, path, &d)) {
-		diag_format(&d, why, sizeof(why));
-		return fail(msg, len, "%s\n(RUNDIR is a directory that 'fsplan "
-			    "run' or 'fsplan merge' wrote)", why);
+	if ((size_t)snprintf(path, sizeof(path), "%s/results.csv", dir) >=
+	    sizeof(path))
+		return diag_fail(d, DIAG_INPUT, ENAMETOOLONG, "RUNDIR of %zu "
+				 "bytes", strlen(dir));
+	if (results_load(&s->r, path, &ld)) {
+		diag_format(&ld, why, sizeof(why));
+		diag_release(&ld);
+		return diag_fail(d, DIAG_INPUT, 0, "%s\n(RUNDIR is a directory "
+				 "that 'fsplan run' or 'fsplan merge' wrote)",
+				 why);
 	}
 	s->run_id = s->r.run_id ? s->r.run_id : "?";
 	s->man = manifest_load(dir, NULL);
@@ -118,10 +108,10 @@ static int with_differs(json_t *x, json_t *y, char *a, char *b, size_t len)
 }
 
 /* Two manifests' phases: the same names running the same things, or
- * the first difference in msg. Modules that differ only in their text
+ * the first difference in d. Modules that differ only in their text
  * (another fsplan version) are a note. */
-static int same_phases(struct pairing *pg, json_t *pa, json_t *pb, char *msg,
-		       size_t len)
+static int same_phases(struct pairing *pg, json_t *pa, json_t *pb,
+		       struct diag *d)
 {
 	size_t na = json_array_size(pa), nb = json_array_size(pb);
 	char wa[512], wb[512];
@@ -133,14 +123,14 @@ static int same_phases(struct pairing *pg, json_t *pa, json_t *pb, char *msg,
 		const char *sy = manifestread_str(y, "module_sha256", NULL);
 
 		if (strcmp(n, manifestread_str(y, "name", "?")))
-			return fail(msg, len, "phase %zu is '%s' in A and "
-				    "'%s' in B", i + 1, n,
-				    manifestread_str(y, "name", "?"));
+			return diag_fail(d, DIAG_INPUT, 0, "phase %zu is '%s' "
+					 "in A and '%s' in B", i + 1, n,
+					 manifestread_str(y, "name", "?"));
 		phase_what(x, wa, sizeof(wa));
 		phase_what(y, wb, sizeof(wb));
 		if (strcmp(wa, wb))
-			return fail(msg, len, "phase '%s' is %s in A and %s in "
-				    "B", n, wa, wb);
+			return diag_fail(d, DIAG_INPUT, 0, "phase '%s' is %s "
+					 "in A and %s in B", n, wa, wb);
 		if (sx && sy && strcmp(sx, sy))
 			note(pg, "phase '%s': its module's text differs "
 			     "(sha256 %.12s in A, %.12s in B)", n, sx, sy);
@@ -151,17 +141,15 @@ static int same_phases(struct pairing *pg, json_t *pa, json_t *pb, char *msg,
 			     "B %s", n, wa, wb);
 	}
 	if (na != nb)
-		return fail(msg, len, "A's plan has %zu phases and B's %zu",
-			    na, nb);
+		return diag_fail(d, DIAG_INPUT, 0, "A's plan has %zu phases "
+				 "and B's %zu", na, nb);
 	return 0;
 }
 
-/* The distinct phase names of r's rows, first appearance first. */
-static void phases_of(const struct results *r, char *buf, size_t len)
+/* The distinct phase names of r's rows, first appearance first,
+ * ", "-separated into out. */
+static void phases_of(const struct results *r, struct strbuf *out)
 {
-	size_t n = 0;
-
-	buf[0] = '\0';
 	for (size_t i = 0; i < r->n_runs; i++) {
 		const char *ph = r->runs[i].phase;
 		size_t j;
@@ -170,78 +158,105 @@ static void phases_of(const struct results *r, char *buf, size_t len)
 			if (!strcmp(r->runs[j].phase, ph))
 				break;
 		if (*ph && j == i)
-			n += snprintf(buf + (n < len ? n : len),
-				      n < len ? len - n : 0, "%s%s",
-				      n ? ", " : "", ph);
+			strbuf_printf(out, "%s%s", out->len ? ", " : "", ph);
 	}
 }
 
-static int check_plans(struct pairing *pg, char *msg, size_t len)
+/* Runs without both manifests: their rows' phases must agree. */
+static int check_rows(struct pairing *pg, struct diag *d)
+{
+	struct strbuf pa = { 0 }, pb = { 0 };
+	int rc = 0;
+
+	phases_of(&pg->side[0].r, &pa);
+	phases_of(&pg->side[1].r, &pb);
+	if (strcmp(pa.p ? pa.p : "", pb.p ? pb.p : ""))
+		rc = diag_fail(d, DIAG_INPUT, 0, "the runs have different "
+			       "phases (A: %s; B: %s): compare needs two runs "
+			       "of one plan or of plans with the same phases",
+			       pa.p ? pa.p : "", pb.p ? pb.p : "");
+	else
+		strbuf_printf(&pg->plans, "plans not checked: %s has no "
+			      "readable manifest.json (the phases' names "
+			      "agree)", pg->side[0].man ? pg->side[1].dir :
+			      pg->side[0].dir);
+	free(pa.p);
+	free(pb.p);
+	return rc;
+}
+
+/* What differs between the runs and does not refuse: the parameters,
+ * the targets (a buffered loop image's reads may have come from the
+ * host's RAM). */
+static void plan_notes(struct pairing *pg, json_t *ma, json_t *mb)
+{
+	struct strbuf pa = { 0 }, pb = { 0 };
+
+	if (!manifestread_same_params(ma, mb)) {
+		manifestread_params(ma, &pa);
+		manifestread_params(mb, &pb);
+		note(pg, "the parameters differ: A %s, B %s", pa.p, pb.p);
+		pa.len = pb.len = 0;
+	}
+	manifestread_target(ma, &pa);
+	manifestread_target(mb, &pb);
+	if (strcmp(pa.len ? pa.p : "", pb.len ? pb.p : ""))
+		note(pg, "the targets differ: A %s; B %s",
+		     pa.len ? pa.p : "?", pb.len ? pb.p : "?");
+	free(pa.p);
+	free(pb.p);
+}
+
+static int check_plans(struct pairing *pg, struct diag *d)
 {
 	json_t *ma = pg->side[0].man, *mb = pg->side[1].man;
 	const char *sa = manifestread_str(ma, "plan.sha256", NULL);
 	const char *sb = manifestread_str(mb, "plan.sha256", NULL);
-	char pa[1024], pb[1024];
+	char why[sizeof(d->msg)];
 
 	if (pg->one_run) {
-		snprintf(pg->plans, sizeof(pg->plans), "plan %s (%s)",
-			 manifestread_str(ma, "plan.name", "?"),
-			 manifestread_str(ma, "plan.path", "no manifest.json"));
+		strbuf_printf(&pg->plans, "plan %s (%s)",
+			      manifestread_str(ma, "plan.name", "?"),
+			      manifestread_str(ma, "plan.path",
+					       "no manifest.json"));
 		return 0;
 	}
-	if (!ma || !mb) {
-		phases_of(&pg->side[0].r, pa, sizeof(pa));
-		phases_of(&pg->side[1].r, pb, sizeof(pb));
-		if (strcmp(pa, pb))
-			return fail(msg, len, "the runs have different phases "
-				    "(A: %s; B: %s): compare needs two runs of "
-				    "one plan or of plans with the same phases",
-				    pa, pb);
-		snprintf(pg->plans, sizeof(pg->plans), "plans not checked: %s "
-			 "has no readable manifest.json (the phases' names "
-			 "agree)", ma ? pg->side[1].dir : pg->side[0].dir);
-		return 0;
-	}
+	if (!ma || !mb)
+		return check_rows(pg, d);
 	if (same_phases(pg, json_object_get(ma, "phases"),
-			json_object_get(mb, "phases"), pa, sizeof(pa)))
-		return fail(msg, len, "A (%s) and B (%s) are runs of plans "
-			    "with different phases: %s; compare needs two runs "
-			    "of one plan or of plans with the same phases",
-			    manifestread_str(ma, "plan.path", "?"),
-			    manifestread_str(mb, "plan.path", "?"), pa);
-	if (sa && sb && !strcmp(sa, sb))
-		snprintf(pg->plans, sizeof(pg->plans), "plan %s (sha256 "
-			 "%.12s) in both", manifestread_str(ma, "plan.name", "?"),
-			 sa);
-	else
-		snprintf(pg->plans, sizeof(pg->plans), "plans %s (A, sha256 "
-			 "%.12s) and %s (B, sha256 %.12s): the same phases",
-			 manifestread_str(ma, "plan.path", "?"), sa ? sa : "?",
-			 manifestread_str(mb, "plan.path", "?"), sb ? sb : "?");
-	if (!manifestread_same_params(ma, mb)) {
-		manifestread_params(ma, pa, sizeof(pa));
-		manifestread_params(mb, pb, sizeof(pb));
-		note(pg, "the parameters differ: A %s, B %s", pa, pb);
+			json_object_get(mb, "phases"), d)) {
+		snprintf(why, sizeof(why), "%s", d->msg);
+		return diag_fail(d, DIAG_INPUT, 0, "A (%s) and B (%s) are runs "
+				 "of plans with different phases: %s; compare "
+				 "needs two runs of one plan or of plans with "
+				 "the same phases",
+				 manifestread_str(ma, "plan.path", "?"),
+				 manifestread_str(mb, "plan.path", "?"), why);
 	}
-	/* a buffered loop image's reads may have come from the host's RAM */
-	manifestread_target(ma, pa, sizeof(pa));
-	manifestread_target(mb, pb, sizeof(pb));
-	if (strcmp(pa, pb))
-		note(pg, "the targets differ: A %s; B %s", *pa ? pa : "?",
-		     *pb ? pb : "?");
+	if (sa && sb && !strcmp(sa, sb))
+		strbuf_printf(&pg->plans, "plan %s (sha256 %.12s) in both",
+			      manifestread_str(ma, "plan.name", "?"), sa);
+	else
+		strbuf_printf(&pg->plans, "plans %s (A, sha256 %.12s) and %s "
+			      "(B, sha256 %.12s): the same phases",
+			      manifestread_str(ma, "plan.path", "?"),
+			      sa ? sa : "?",
+			      manifestread_str(mb, "plan.path", "?"),
+			      sb ? sb : "?");
+	plan_notes(pg, ma, mb);
 	return 0;
 }
 
-/* Whether label is a config of side s; else the nearest one in msg. */
+/* Whether label is a config of side s; else the nearest one in d. */
 static int has_label(const struct pairing_side *s, const char *label,
-		     char *msg, size_t len)
+		     struct diag *d)
 {
 	const char **names = calloc(s->r.n_runs + 1, sizeof(*names));
 	const char *hint;
 	size_t n = 0;
 
 	if (!names)
-		return fail(msg, len, "out of memory");
+		return diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
 	for (size_t i = 0; i < s->r.n_runs; i++) {
 		if (!strcmp(s->r.runs[i].fs_label, label)) {
 			free(names);
@@ -250,9 +265,9 @@ static int has_label(const struct pairing_side *s, const char *label,
 		names[n++] = s->r.runs[i].fs_label;
 	}
 	hint = diag_suggest(label, names, n);
-	fail(msg, len, "no config '%s' in %s%s%s%s", label, s->dir,
-	     hint ? " (did you mean '" : "", hint ? hint : "",
-	     hint ? "'?)" : "");
+	diag_fail(d, DIAG_INPUT, 0, "no config '%s' in %s%s%s%s", label,
+		  s->dir, hint ? " (did you mean '" : "", hint ? hint : "",
+		  hint ? "'?)" : "");
 	free(names);
 	return -1;
 }
@@ -276,15 +291,19 @@ static char *pair_params(const struct res_run *run, json_t *man, int labels)
 		return NULL;
 	for (const char *p = run->params; *p;) {
 		size_t n = strcspn(p, ";"), k = strcspn(p, "=");
-		char name[128];
+		char *name = strndup(p, k < n ? k : n);
 
-		snprintf(name, sizeof(name), "%.*s", (int)(k < n ? k : n), p);
+		if (!name) {
+			free(out);
+			return NULL;
+		}
 		if (!labels || !config_axis(man, name)) {
 			if (o > out)
 				*o++ = ' ';
 			memcpy(o, p, n);
 			o += n;
 		}
+		free(name);
 		p += n + (p[n] == ';');
 	}
 	*o = '\0';
@@ -470,18 +489,17 @@ static void host_note(struct pairing *pg)
 }
 
 int pairing_build(struct pairing *pg, const char *const *dirs, int n_dirs,
-		  const char *const *labels, char *msg, size_t len)
+		  const char *const *labels, struct diag *d)
 {
 	size_t both = 0;
 
 	memset(pg, 0, sizeof(*pg));
 	pg->one_run = n_dirs == 1;
 	for (int s = 0; s < 2; s++) {
-		if (load_side(&pg->side[s], dirs[pg->one_run ? 0 : s], msg,
-			      len))
+		if (load_side(&pg->side[s], dirs[pg->one_run ? 0 : s], d))
 			return -1;
 		pg->side[s].label = labels ? labels[s] : NULL;
-		if (labels && has_label(&pg->side[s], labels[s], msg, len))
+		if (labels && has_label(&pg->side[s], labels[s], d))
 			return -1;
 	}
 	for (int s = 0; s < (pg->one_run ? 1 : 2); s++) {
@@ -489,14 +507,14 @@ int pairing_build(struct pairing *pg, const char *const *dirs, int n_dirs,
 
 		if (results_left_out_note(&pg->side[s].r, why, sizeof(why))) {
 			note(pg, "%s: %s", pg->side[s].dir, why);
-			fprintf(stderr, "fsplan compare: %s/results.csv: %s\n",
-				pg->side[s].dir, why);
+			strbuf_printf(&pg->warn, "%s/results.csv: %s\n",
+				      pg->side[s].dir, why);
 		}
 	}
-	if (check_plans(pg, msg, len))
+	if (check_plans(pg, d))
 		return -1;
 	if (pair_side(pg, 0) || pair_side(pg, 1) || list_phases(pg))
-		return fail(msg, len, "out of memory");
+		return diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
 	for (size_t i = 0; i < pg->n_pairs; i++)
 		both += pairing_both(&pg->pairs[i]);
 	if (both && pg->one_run && labels)
@@ -504,14 +522,14 @@ int pairing_build(struct pairing *pg, const char *const *dirs, int n_dirs,
 	if (both)
 		host_note(pg);
 	if (!both && labels)
-		return fail(msg, len, "configs '%s' and '%s' have no phase "
-			    "and parameters in common: nothing to compare",
-			    labels[0], labels[1]);
+		return diag_fail(d, DIAG_INPUT, 0, "configs '%s' and '%s' "
+				 "have no phase and parameters in common: "
+				 "nothing to compare", labels[0], labels[1]);
 	if (!both)
-		return fail(msg, len, "no cell of A (%s) is in B (%s): the "
-			    "filesystem configs differ (compare two configs "
-			    "with --label A --label B)", pg->side[0].dir,
-			    pg->side[1].dir);
+		return diag_fail(d, DIAG_INPUT, 0, "no cell of A (%s) is in B "
+				 "(%s): the filesystem configs differ (compare "
+				 "two configs with --label A --label B)",
+				 pg->side[0].dir, pg->side[1].dir);
 	return 0;
 }
 
@@ -528,6 +546,8 @@ void pairing_free(struct pairing *pg)
 	free(pg->phases);
 	for (size_t i = 0; i < pg->n_notes; i++)
 		free(pg->notes[i]);
+	free(pg->warn.p);
+	free(pg->plans.p);
 	for (int s = 0; s < 2; s++) {
 		if (pg->side[s].dir)
 			results_free(&pg->side[s].r);
@@ -544,55 +564,4 @@ int pairing_key(const struct pairing *pg, const char *phase,
 
 	return n ? n : manifestread_key(json_object_get(pg->side[1].man, "phases"),
 				  phase, key, PAIRING_MAX_KEY);
-}
-
-/* ---- what was left out -------------------------------------------------- */
-
-static void cell_name(const struct pair *p, int b, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s/%s%s%s", b ? p->label_b : p->label_a, p->phase,
-		 *p->params ? " " : "", p->params);
-}
-
-void pairing_footer(FILE *f, const struct pairing *pg)
-{
-	size_t shown[2] = { 0 }, more[2] = { 0 };
-	char name[1024];
-
-	for (size_t i = 0; i < pg->n_pairs; i++) {
-		const struct pair *p = &pg->pairs[i];
-		int b = !(p->n_a || p->bad_a);
-
-		if (pairing_both(p))
-			continue;
-		if (shown[0]++ >= MAX_FOOTER) {
-			more[0]++;
-			continue;
-		}
-		cell_name(p, b, name, sizeof(name));
-		fprintf(f, "only in %s: %s (%zu phase run%s)\n", b ? "B" : "A",
-			name, b ? p->n_b + p->bad_b : p->n_a + p->bad_a,
-			(b ? p->n_b + p->bad_b : p->n_a + p->bad_a) == 1 ? "" :
-			"s");
-	}
-	for (size_t i = 0; i < pg->n_pairs; i++) {
-		const struct pair *p = &pg->pairs[i];
-
-		for (int b = 0; b < 2; b++) {
-			size_t bad = b ? p->bad_b : p->bad_a;
-
-			if (!bad)
-				continue;
-			if (shown[1]++ >= MAX_FOOTER) {
-				more[1]++;
-				continue;
-			}
-			cell_name(p, b, name, sizeof(name));
-			fprintf(f, "not ok in %s: %s, %zu phase run%s: %s\n",
-				b ? "B" : "A", name, bad, bad == 1 ? "" : "s",
-				b ? p->why_b : p->why_a);
-		}
-	}
-	if (more[0] + more[1])
-		fprintf(f, "(and %zu more)\n", more[0] + more[1]);
 }

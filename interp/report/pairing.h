@@ -6,6 +6,8 @@
 #include <stdio.h>
 
 #include "results/results.h"
+#include "util/diag.h"
+#include "util/strbuf.h"
 #include "util/strhash.h"
 
 #define PAIRING_MAX_KEY 32	/* key metrics of a phase that compare reads */
@@ -37,8 +39,9 @@ struct pair {
 struct pairing {
 	struct pairing_side side[2];
 	int one_run;		/* one RUNDIR, two labels */
-	char plans[600];	/* what the plans are, for the header */
+	struct strbuf plans;	/* what the plans are, for the header */
 	char *notes[PAIRING_MAX_NOTES];	/* differences that do not refuse */
+	struct strbuf warn;	/* lines for the user's stderr, each ended */
 	size_t n_notes;
 	const char **phases;	/* in plan order */
 	size_t n_phases;
@@ -50,12 +53,13 @@ struct pairing {
 /*
  * Load dirs (one or two; one needs labels), check that they are runs of
  * one plan or of plans with the same phases, and pair their cells; labels
- * is NULL or two config labels. Returns 0, or -1 with the reason in msg
+ * is NULL or two config labels. Returns 0, or -1 with d filled
  * (unreadable, mismatched, an unknown label, nothing in common, out of
- * memory); pairing_free either way.
+ * memory); pairing_free either way. pg->warn has lines the user must
+ * see either way (results.csv rows left out).
  */
 int pairing_build(struct pairing *pg, const char *const *dirs, int n_dirs,
-		  const char *const *labels, char *msg, size_t len);
+		  const char *const *labels, struct diag *d);
 void pairing_free(struct pairing *pg);
 
 /* The key metrics of phase (NULL-ended into key, borrowed), from A's
@@ -65,8 +69,5 @@ int pairing_key(const struct pairing *pg, const char *phase,
 
 /* Whether both sides ran pair's cell (ok or not). */
 int pairing_both(const struct pair *p);
-
-/* What was not compared: cells on one side only, runs not ok. */
-void pairing_footer(FILE *f, const struct pairing *pg);
 
 #endif

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/grid.h"
+#include "report/metricname.h"
 #include "report/rank.h"
 
 /* ---- which way is better ------------------------------------------------ */
@@ -123,27 +123,16 @@ static int by_rank(const void *a, const void *b)
 	return (x->key > y->key) - (x->key < y->key);
 }
 
-/* Decimals for about four significant digits of top, a largest figure. */
-static int digits(double top)
-{
-	int d;
-
-	if (top == 0)
-		return 0;
-	d = 3 - (int)floor(log10(top));
-	return d < 0 ? 0 : d > 6 ? 6 : d;
-}
-
 static int decimals(const struct ranked *rk, size_t n)
 {
 	double top = 0;
 
 	for (size_t i = 0; i < n; i++)
 		top = fmax(top, fmax(fabs(rk[i].s.hi), fabs(rk[i].s.lo)));
-	return digits(top);
+	return metricname_digits(top);
 }
 
-static int table_rows(struct grid *g, const struct view *v,
+static int metric_cells(struct table *g, const struct view *v,
 		      const struct ranked *rk, size_t n, int params)
 {
 	int d = decimals(rk, n);
@@ -151,8 +140,8 @@ static int table_rows(struct grid *g, const struct view *v,
 	for (size_t i = 0; i < n; i++) {
 		const struct res_stats *s = &rk[i].s;
 		const struct res_run *first = v->first[rk[i].key];
-		char num[6][48], *p = strdup(first->params);
-		const char *row[GRID_COLS];
+		char num[6][TABLE_NUM], *p = strdup(first->params);
+		const char *row[8];
 		int c = 0, rc;
 
 		if (!p)
@@ -172,124 +161,12 @@ static int table_rows(struct grid *g, const struct view *v,
 			row[c++] = p;
 		for (int k = 0; k < 6; k++)
 			row[c++] = num[k];
-		rc = grid_row(g, row);
+		rc = table_row(g, row, 0);
 		free(p);
 		if (rc)
 			return -1;
 	}
 	return 0;
-}
-
-/* ---- what a table calls a metric --------------------------------------- */
-
-/*
- * The unit a metric name's suffix means, as the studies print it; the
- * suffix leaves the label unless keep. A unit column that says more
- * (MiB/s, KiB/s; ops/s but for a _per_s name) wins over the suffix.
- * Longer suffixes first.
- */
-static const struct { const char *suffix, *unit; int keep; } suffix_unit[] = {
-	{ "_per_sec", "/s", 0 }, { "_per_s", "/s", 0 }, { "seconds", "s", 1 },
-	{ "_bytes", "bytes", 0 }, { "_mibs", "MiB/s", 0 },
-	{ "_iops", "IO/s", 0 }, { "_mbs", "MB/s", 0 }, { "_pct", "%", 0 },
-	{ "_cpu", "%", 1 }, { "_mib", "MiB", 0 }, { "_kib", "KiB", 0 },
-	{ "_ms", "ms", 0 },
-	{ "_us", "us", 0 }, { "_s", "s", 0 }, { NULL, NULL, 0 },
-};
-
-/* Words of metric names, spelled out for a reader. */
-static const char *const word[][2] = {
-	{ "lat", "latency" }, { "avg", "average" }, { "bw", "bandwidth" },
-	{ "cpu", "CPU" }, { "amp", "amplification" }, { NULL, NULL },
-};
-
-/* A word of a name as a reader says it. */
-static const char *spelled(const char *w)
-{
-	for (int j = 0; word[j][0]; j++)
-		if (!strcmp(w, word[j][0]))
-			return word[j][1];
-	return w;
-}
-
-/* avg, max, min, mean, p50, p999: what a latency figure is of. */
-static int is_stat(const char *w)
-{
-	if (!strcmp(w, "avg") || !strcmp(w, "max") || !strcmp(w, "min") ||
-	    !strcmp(w, "mean"))
-		return 1;
-	return w[0] == 'p' && w[1] && strspn(w + 1, "0123456789") ==
-	       strlen(w + 1);
-}
-
-struct title {
-	char label[160];	/* "average latency (ms)" */
-	double scale;		/* divide the values by this */
-};
-
-/*
- * A metric's label with its unit: the name without its unit suffix, as
- * words, then the unit in parentheses; bytes in binary units chosen by
- * top, the table's largest value.
- */
-static void metric_title(const char *name, const char *unit, double top,
-			 struct title *t)
-{
-	static const char *const bin[] = { "bytes", "KiB", "MiB", "GiB",
-					   "TiB" };
-	char base[80], u[32], *p, *next, *save = NULL;
-	size_t n = strlen(name), k = 0, len;
-	int i;
-
-	snprintf(u, sizeof(u), "%s", unit ? unit : "");
-	for (i = 0; suffix_unit[i].suffix; i++)
-		if (ends_with(name, suffix_unit[i].suffix) &&
-		    (suffix_unit[i].keep || strlen(suffix_unit[i].suffix) < n))
-			break;
-	if (suffix_unit[i].suffix) {
-		if (!suffix_unit[i].keep)
-			n -= strlen(suffix_unit[i].suffix);
-		/* transactions_per_s in transactions/s, requests_per_s in
-		 * queries/s (sysbench's word): the name says what a second
-		 * counts, so it reads as the same rate without a unit does
-		 * (lua/oltp.lua's); a data rate (MiB/s) says more */
-		if (!*u || (!strcmp(suffix_unit[i].unit, "/s") &&
-			    ends_with(u, "/s") && !ends_with(u, "B/s") &&
-			    !ends_with(u, "bytes/s")))
-			snprintf(u, sizeof(u), "%s", suffix_unit[i].unit);
-	}
-	snprintf(base, sizeof(base), "%.*s", (int)n, name);
-	t->label[0] = '\0';
-	for (p = strtok_r(base, "_", &save); p; p = next) {
-		next = strtok_r(NULL, "_", &save);
-		/* read_lat_p99: the read p99 latency */
-		if (!strcmp(p, "lat") && next && is_stat(next)) {
-			k += snprintf(t->label + k, sizeof(t->label) - k,
-				      "%s%s latency", k ? " " : "",
-				      spelled(next));
-			next = strtok_r(NULL, "_", &save);
-		} else {
-			k += snprintf(t->label + k, sizeof(t->label) - k,
-				      "%s%s", k ? " " : "", spelled(p));
-		}
-		if (k >= sizeof(t->label))
-			k = sizeof(t->label) - 1;
-	}
-	t->scale = 1;
-	if (!strcmp(u, "bytes") || !strcmp(u, "B")) {
-		for (i = 0; i < 4 && fabs(top) / t->scale >= 10 * 1024; i++)
-			t->scale *= 1024;
-		snprintf(u, sizeof(u), "%s", bin[i]);
-	}
-	/* "read ops (ops)" says it twice */
-	len = strlen(u);
-	if (!*u || (k > len && t->label[k - len - 1] == ' ' &&
-		    !strcmp(t->label + k - len, u)))
-		return;
-	if (!strcmp(u, "/s"))
-		snprintf(t->label + k, sizeof(t->label) - k, "/s");
-	else
-		snprintf(t->label + k, sizeof(t->label) - k, " (%s)", u);
 }
 
 /* The table of name over v into t (its rows best first); 0 when no run
@@ -300,7 +177,7 @@ static int metric_rows(const struct view *v, const char *name,
 	double *vals = calloc(v->n + 1, sizeof(*vals));
 	struct ranked *rk = calloc(v->n_keys + 1, sizeof(*rk));
 	const char *unit = NULL;
-	struct title tt;
+	struct metricname tt = { { 0 }, 1 };
 	double top = 0;
 	size_t nr = 0;
 
@@ -341,8 +218,11 @@ static int metric_rows(const struct view *v, const char *name,
 		rk[i].order = t->lower ? rk[i].s.mean : -rk[i].s.mean;
 		top = fmax(top, fmax(fabs(rk[i].s.hi), fabs(rk[i].s.lo)));
 	}
-	metric_title(name, unit, top, &tt);
-	snprintf(t->title, sizeof(t->title), "%s", tt.label);
+	if (metricname_of(name, unit, top, &tt)) {
+		free(rk);
+		return -1;
+	}
+	t->title = tt.label.p;	/* the caller's to free */
 	for (size_t i = 0; tt.scale != 1 && i < nr; i++) {
 		struct res_stats *s = &rk[i].s;
 
@@ -359,7 +239,7 @@ static int metric_rows(const struct view *v, const char *name,
 	return 1;
 }
 
-/* The table t of name over v: its rows, and them as the text grid. */
+/* The table t of name over v: its rows, and them as a table. */
 static int metric_table(const struct view *v, const char *name,
 			rank_fn fn, void *ctx)
 {
@@ -368,7 +248,7 @@ static int metric_table(const struct view *v, const char *name,
 	struct rank_table t;
 	struct rank_row *row = NULL;
 	struct ranked *rk;
-	struct grid g = { 0 };
+	struct table g = { 0 };
 	int rc = metric_rows(v, name, &t, &rk);
 
 	if (rc <= 0)
@@ -382,23 +262,23 @@ static int metric_table(const struct view *v, const char *name,
 		row[i].s = rk[i].s;
 	}
 	t.row = row;
-	g.ncol = t.params ? 8 : 7;
-	g.left = t.params ? 2 : 1;
-	if (grid_row(&g, t.params ? head : (const char *[]){ head[0],
-		     head[2], head[3], head[4], head[5], head[6], head[7] }) ||
-	    table_rows(&g, v, rk, t.n, t.params))
+	if (table_init(&g, t.params ? 8 : 7, t.params ? 2 : 1, t.params ?
+		       head : (const char *[]){ head[0], head[2], head[3],
+		       head[4], head[5], head[6], head[7] }, NULL) ||
+	    metric_cells(&g, v, rk, t.n, t.params))
 		goto out;
 	rc = fn(ctx, &t, &g);
 out:
-	grid_free(&g);
+	table_free(&g);
 	free(row);
 	free(rk);
+	free((char *)t.title);
 	return rc;
 }
 
-/* rank_tables' way of showing a table: its title line and the grid. */
+/* rank_tables' way of showing a table: its title line and the table. */
 static int print_table(void *ctx, const struct rank_table *t,
-		       const struct grid *g)
+		       const struct table *g)
 {
 	FILE *f = ctx;
 
@@ -408,7 +288,7 @@ static int print_table(void *ctx, const struct rank_table *t,
 	else
 		fprintf(f, "\n%s, %s is better\n", t->name,
 			t->lower ? "lower" : "higher");
-	grid_print(f, g);
+	table_text(f, g);
 	return 0;
 }
 
@@ -557,104 +437,138 @@ int rank_config_rounds(const struct res_run *const *runs, size_t n,
 	return rounds;
 }
 
-int rank_configs_grid(struct grid *g, const struct res_run *const *runs,
-		      size_t n)
-{
-	enum { FIXED = 4, MAX_M = GRID_COLS - FIXED - 1 };
-	const struct res_run **conf = calloc(n + 1, sizeof(*conf));
-	const struct res_run **first = calloc(n + 1, sizeof(*first));
-	const char **names = NULL, *row[GRID_COLS];
-	struct title t[MAX_M];
-	char num[MAX_M][48], rounds[16];
-	int dec[MAX_M], most = 0, rc = -1;
-	size_t n_conf = 0, n_first = 0, n_names = 0, c0;
+/* The columns: a config's four facts, its rounds, at most MAX_M
+ * metrics (a table of 16 columns, as report has shown). */
+enum { FIXED = 4, MAX_M = 16 - FIXED - 1 };
 
-	if (!conf || !first)
-		goto out;
+/* What the configs' table is made of: their own rows (conf), each
+ * config's first run (first, in order), the metrics and their names. */
+struct configs {
+	const struct res_run **conf, **first;
+	size_t n_conf, n_first;
+	const char **names;
+	size_t n_names;
+	struct metricname t[MAX_M];
+	int dec[MAX_M];
+	size_t c0;		/* the first metric's column */
+};
+
+static int configs_gather(struct configs *c, const struct res_run *const *runs,
+			  size_t n)
+{
+	int most = 0;
+
+	c->conf = calloc(n + 1, sizeof(*c->conf));
+	c->first = calloc(n + 1, sizeof(*c->first));
+	if (!c->conf || !c->first)
+		return -1;
 	for (size_t i = 0; i < n; i++) {
 		size_t k;
 
 		if (!*runs[i]->phase)
-			conf[n_conf++] = runs[i];
-		for (k = 0; k < n_first; k++)
-			if (!strcmp(first[k]->fs_label, runs[i]->fs_label))
+			c->conf[c->n_conf++] = runs[i];
+		for (k = 0; k < c->n_first; k++)
+			if (!strcmp(c->first[k]->fs_label, runs[i]->fs_label))
 				break;
-		if (k == n_first)
-			first[n_first++] = runs[i];
+		if (k == c->n_first)
+			c->first[c->n_first++] = runs[i];
 	}
-	names = rank_metric_names(conf, n_conf, 1, &n_names);
-	if (!names)
-		goto out;
-	n_names = totals_only(names, n_names);
-	if (n_names > MAX_M)
-		n_names = MAX_M;
+	c->names = rank_metric_names(c->conf, c->n_conf, 1, &c->n_names);
+	if (!c->names)
+		return -1;
+	c->n_names = totals_only(c->names, c->n_names);
+	if (c->n_names > MAX_M)
+		c->n_names = MAX_M;
 	/* order: rounds: a config its stop rules ended early has fewer */
-	for (size_t k = 0; k < n_first; k++) {
-		int got = rank_config_rounds(conf, n_conf, first[k]->fs_label);
+	for (size_t k = 0; k < c->n_first; k++) {
+		int got = rank_config_rounds(c->conf, c->n_conf,
+					     c->first[k]->fs_label);
 
 		most = got > most ? got : most;
 	}
-	c0 = FIXED + (most > 1);
-	g->ncol = (int)(c0 + n_names);
-	g->left = FIXED;
-	row[0] = "config";
-	row[1] = "type";
-	row[2] = "mkfs options";
-	row[3] = "mount options";
-	row[FIXED] = "rounds";
-	for (size_t m = 0; m < n_names; m++) {
+	c->c0 = FIXED + (most > 1);
+	return 0;
+}
+
+/* The head: the configs' facts, then each metric's label and unit. */
+static int configs_head(struct table *g, struct configs *c)
+{
+	const char *row[FIXED + 1 + MAX_M] = { "config", "type", "mkfs options",
+				       "mount options", "rounds" };
+
+	for (size_t m = 0; m < c->n_names; m++) {
 		double top = 0, v;
 
-		for (size_t k = 0; k < n_first; k++)
-			if (config_mean(conf, n_conf, first[k]->fs_label,
-					names[m], &v))
+		for (size_t k = 0; k < c->n_first; k++)
+			if (config_mean(c->conf, c->n_conf,
+					c->first[k]->fs_label, c->names[m], &v))
 				top = fmax(top, fabs(v));
-		metric_title(names[m], config_unit(conf, n_conf, names[m]),
-			     top, &t[m]);
-		dec[m] = digits(top / t[m].scale);
-		row[c0 + m] = t[m].label;
+		if (metricname_of(c->names[m], config_unit(c->conf, c->n_conf,
+			c->names[m]), top, &c->t[m]))
+			return -1;
+		c->dec[m] = metricname_digits(top / c->t[m].scale);
+		row[c->c0 + m] = c->t[m].label.p;
 	}
-	if (grid_row(g, row))
-		goto out;
-	for (size_t k = 0; k < n_first; k++) {
-		const struct res_run *x = first[k];
+	return table_init(g, (int)(c->c0 + c->n_names), FIXED, row, NULL);
+}
+
+/* A row per config: its facts, its rounds, the means of its metrics. */
+static int configs_rows(struct table *g, const struct configs *c)
+{
+	const char *row[FIXED + 1 + MAX_M];
+	char num[MAX_M][TABLE_NUM], rounds[16];
+
+	for (size_t k = 0; k < c->n_first; k++) {
+		const struct res_run *x = c->first[k];
 
 		row[0] = x->fs_label;
 		row[1] = x->fs_type;
 		row[2] = *x->mkfs_opts ? x->mkfs_opts : "-";
 		row[3] = *x->mount_opts ? x->mount_opts : "-";
-		snprintf(rounds, sizeof(rounds), "%d", rank_config_rounds(conf,
-			 n_conf, x->fs_label));
+		snprintf(rounds, sizeof(rounds), "%d", rank_config_rounds(
+			 c->conf, c->n_conf, x->fs_label));
 		row[FIXED] = rounds;
-		for (size_t m = 0; m < n_names; m++) {
+		for (size_t m = 0; m < c->n_names; m++) {
 			double v;
 
-			if (config_mean(conf, n_conf, x->fs_label, names[m],
-					&v))
+			if (config_mean(c->conf, c->n_conf, x->fs_label,
+					c->names[m], &v))
 				snprintf(num[m], sizeof(num[m]), "%.*f",
-					 dec[m], v / t[m].scale);
+					 c->dec[m], v / c->t[m].scale);
 			else
 				snprintf(num[m], sizeof(num[m]), "-");
-			row[c0 + m] = num[m];
+			row[c->c0 + m] = num[m];
 		}
-		if (grid_row(g, row))
-			goto out;
+		if (table_row(g, row, 0))
+			return -1;
 	}
-	rc = 0;
-out:
-	free(names);
-	free(conf);
-	free(first);
+	return 0;
+}
+
+int rank_configs_table(struct table *g, const struct res_run *const *runs,
+		       size_t n)
+{
+	struct configs c;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	rc = configs_gather(&c, runs, n) || configs_head(g, &c) ||
+	     configs_rows(g, &c) ? -1 : 0;
+	for (size_t m = 0; m < MAX_M; m++)
+		metricname_free(&c.t[m]);
+	free(c.names);
+	free(c.conf);
+	free(c.first);
 	return rc;
 }
 
 int rank_configs(FILE *f, const struct res_run *const *runs, size_t n)
 {
-	struct grid g = { 0 };
-	int rc = rank_configs_grid(&g, runs, n);
+	struct table g = { 0 };
+	int rc = rank_configs_table(&g, runs, n);
 
 	if (!rc)
-		grid_print(f, &g);
-	grid_free(&g);
+		table_text(f, &g);
+	table_free(&g);
 	return rc;
 }

@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "report/grid.h"
+#include "report/table.h"
 #include "results/results.h"
 
 /*
@@ -29,7 +29,7 @@ struct rank_row {
 
 struct rank_table {
 	const char *name;		/* the metric */
-	char title[160];		/* "average latency (ms)" */
+	const char *title;		/* "average latency (ms)" */
 	int lower;			/* lower is better */
 	int decimals;			/* the table's figures have these */
 	int params;			/* some row has parameters */
@@ -37,10 +37,11 @@ struct rank_table {
 	size_t n;
 };
 
-/* Called with each table and it as text (grid: head, then t's rows);
- * a nonzero return stops rank_each, which returns -1. */
+/* Called with each table and it as a table to render (report/table.h:
+ * the head, then t's rows); a nonzero return stops rank_each, which
+ * returns -1. */
 typedef int (*rank_fn)(void *ctx, const struct rank_table *t,
-		       const struct grid *g);
+		       const struct table *g);
 
 /*
  * The tables rank_tables prints, given to fn instead: the same metrics,
@@ -51,10 +52,10 @@ typedef int (*rank_fn)(void *ctx, const struct rank_table *t,
 int rank_each(const struct res_run *const *runs, size_t n,
 	      const char *const *only, rank_fn fn, void *ctx);
 
-/* rank_configs' table as a grid (zeroed by the caller, freed with
- * grid_free); 0, or -1 out of memory. */
-int rank_configs_grid(struct grid *g, const struct res_run *const *runs,
-		      size_t n);
+/* rank_configs' table (zeroed by the caller, freed with table_free);
+ * 0, or -1 out of memory. */
+int rank_configs_table(struct table *g, const struct res_run *const *runs,
+		       size_t n);
 
 /*
  * The filesystem configs of runs (all of a run's), a row each in order of

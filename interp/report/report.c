@@ -2,86 +2,24 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <jansson.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include "report/bonnie.h"
-#include "report/classic.h"
-#include "report/dbench.h"
 #include "report/htmlpage.h"
 #include "report/manifestread.h"
 #include "report/outfmt.h"
 #include "report/rank.h"
 #include "report/report.h"
-#include "report/studies.h"
+#include "report/study.h"
 #include "report/view.h"
 #include "results/manifest.h"
 #include "results/csv.h"
 #include "results/results.h"
 #include "util/diag.h"
 #include "util/exitcode.h"
-#include "util/opts.h"
-
-static const char report_help[] =
-"Read RUNDIR/results.csv (and manifest.json) and print what the published\n"
-"studies print. By default, about a screen per phase:\n"
-"\n"
-"  - the filesystem configs: type, mkfs and mount options, mkfs, mount\n"
-"    and umount times;\n"
-"  - for each phase its key metrics, as its module names them (key = {\n"
-"    ... }, recorded in manifest.json): tiobench's four sections\n"
-"    (Sequential/Random Reads/Writes; a row per config and thread count)\n"
-"    when the phase reports rate_mbs and block_bytes, bonnie++'s two\n"
-"    blocks when it reports bonnie_line, and a table for each key\n"
-"    metric those do not show; an exec phase's key is its parser's,\n"
-"    then seconds. A phase\n"
-"    without a key (or a run recorded before keys were) shows its\n"
-"    seconds, _mbs and _iops figures, or only its tiobench or bonnie++\n"
-"    tables when it has them;\n"
-"  - the phase runs that failed or were skipped, with their reasons,\n"
-"    and how many cells did not run (an interrupted run's rest; those a\n"
-"    stop rule made unneeded apart).\n"
-"\n"
-"A metric's table has a row per filesystem config and parameters: n,\n"
-"mean, stdev, 95% confidence interval (mean +- t(0.975, n-1) s/sqrt(n);\n"
-"'-' for n < 2), high and low over the repetitions, best first, under\n"
-"its unit (rate (MB/s), latency (ms), seconds (s); bytes in KiB, MiB or\n"
-"GiB). Lower is better for times, latencies, percentages, CPU and\n"
-"memory peaks: a name ending in _s, _ms, _us, seconds, _latency, _pct,\n"
-"_cpu, _peak_bytes or _peak_kib, a unit s, ms or us, fs_used_bytes and\n"
-"write_amp; higher is better for the rest and for\n"
-"rates (a name ending in per_s, per_sec, _iops, _mbs; a unit .../s). Only\n"
-"phase runs whose status is ok count.\n"
-"\n"
-"  --format text   the tables (default)\n"
-"  --format csv    wide CSV, one row per phase run: cell, rep, fs_label,\n"
-"                  fs_type, mkfs_opts, mount_opts, phase, phase_params,\n"
-"                  status, reason, then one column per metric, sorted\n"
-"                  (every metric: --metric and --all are for text\n"
-"                  and html)\n"
-"  --format html   one self-contained HTML page (inline SVG charts, no\n"
-"                  script, nothing fetched): the machine, kernel, tool\n"
-"                  versions and mount options from manifest.json; per\n"
-"                  phase a bar chart per key metric (per parameter set)\n"
-"                  of the configs, best first, with 95% CI whiskers and\n"
-"                  n; tiobench's rate against threads per mode; the\n"
-"                  study tables and bonnie++ blocks; the metric tables;\n"
-"                  the runs that failed or were skipped, with reasons\n"
-"  -o, --output FILE\n"
-"                  write to FILE instead of standard output\n"
-"  --metric GLOB   instead of the key metrics, the tables of the metrics\n"
-"                  whose name matches GLOB, e.g. 'rate_mbs' or\n"
-"                  '*_lat_p99_ms', in the order given (repeat for more;\n"
-"                  the tiobench and bonnie++ tables always show)\n"
-"  --all           every metric of every phase, and the configs' own\n"
-"                  metrics as tables\n"
-"\n"
-"Exit 0, or 2 on a usage error (a --metric that matches no metric of\n"
-"the run among them) or when RUNDIR/results.csv cannot be read or the\n"
-"output cannot be written.\n";
 
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 
@@ -126,7 +64,7 @@ static void system_lines(FILE *f, json_t *m)
 static void text_header(FILE *f, const char *rundir, const struct results *r,
 			json_t *m)
 {
-	char target[1024];
+	struct strbuf target = { 0 };
 
 	fprintf(f, "fsplan report: %s\n", rundir);
 	if (!m) {
@@ -148,9 +86,10 @@ static void text_header(FILE *f, const char *rundir, const struct results *r,
 	fprintf(f, ", started %s, ended %s\n", manifestread_str(m, "started", "?"),
 		manifestread_str(m, "ended", "-"));
 	system_lines(f, m);
-	manifestread_target(m, target, sizeof(target));
-	if (*target)
-		fprintf(f, "target: %s\n", target);
+	manifestread_target(m, &target);
+	if (target.len)
+		fprintf(f, "target: %s\n", target.p);
+	free(target.p);
 	if (!strcmp(manifestread_str(m, "order", ""), "rounds"))
 		fputs("order: rounds (repetition k of every config in round k, "
 		      "each made anew, the configs rotating)\n", f);
@@ -162,16 +101,15 @@ static void text_header(FILE *f, const char *rundir, const struct results *r,
  * fallback.
  */
 static int key_tables(FILE *f, const struct res_run *const *runs, size_t n,
-		      const char *phase, const struct pick *pick, int tio,
-		      int bon, int db)
+		      const char *phase, const struct pick *pick,
+		      unsigned shown)
 {
 	const char *buf[VIEW_MAX_KEY + 1];
 	const char *const *globs;
-	char *missing = view_unreported(pick, runs, n, phase, tio, bon, db);
+	char *missing = view_unreported(pick, runs, n, phase, shown);
 	int fallback;
 
-	globs = view_tables(pick, runs, n, phase, tio, bon, db, buf,
-			    &fallback);
+	globs = view_tables(pick, runs, n, phase, shown, buf, &fallback);
 	if (missing)
 		fprintf(f, "\n%s\n", missing);
 	free(missing);
@@ -196,7 +134,8 @@ static int text_phase(FILE *f, const struct results *r, const char *phase,
 {
 	size_t n, count[4], all;
 	const struct res_run **runs = view_ok_runs(r, phase, &n, count);
-	int rc = -1, tio, bon, db;
+	struct table_src in = { runs, n, phase, r, pick->phases };
+	int rc = -1, shown;
 
 	if (!runs)
 		return -1;
@@ -211,13 +150,9 @@ static int text_phase(FILE *f, const struct results *r, const char *phase,
 		rc = 0;
 		goto out;
 	}
-	tio = classic_tiobench(f, runs, n,
-			       classic_tio_mode(pick->phases, phase));
-	bon = tio < 0 ? -1 : bonnie_table(f, runs, n);
-	db = bon < 0 ? -1 : dbench_table(f, runs, n);
-	if (tio < 0 || bon < 0 || db < 0)
+	if ((shown = study_text(f, &in, 0)) < 0)
 		goto out;
-	rc = key_tables(f, runs, n, phase, pick, tio, bon, db);
+	rc = key_tables(f, runs, n, phase, pick, (unsigned)shown);
 	if (!rc && *phase)
 		noisy_runs(f, runs, n);
 out:
@@ -294,6 +229,7 @@ static int write_text(FILE *f, const char *rundir, const struct results *r,
 		      struct pick *pick)
 {
 	const char **names = view_phases(r);
+	struct table_src in = { 0 };
 	json_t *m;
 	int configs = 0, rc = -1;
 
@@ -317,10 +253,9 @@ static int write_text(FILE *f, const char *rundir, const struct results *r,
 			goto out;
 	if (configs && pick->view != VIEW_KEY && text_phase(f, r, "", pick))
 		goto out;
-	rc = studies_tree(f, r, pick->phases) < 0 ||
-	     studies_ffsb(f, r, pick->phases) < 0 ||
-	     studies_oltp(f, r, pick->phases) < 0 ? -1 :
-	     text_footer(f, r, m);
+	in.r = r;
+	in.phases = pick->phases;
+	rc = study_text(f, &in, 1) < 0 ? -1 : text_footer(f, r, m);
 out:
 	pick->phases = NULL;
 	pick->all = NULL;
@@ -390,65 +325,7 @@ static int write_csv(FILE *f, const struct results *r)
 	return rc;
 }
 
-/* ---- the command -------------------------------------------------------- */
-
-struct report_opts {
-	enum out_format fmt;
-	const char *out, *rundir;
-	struct opt_list metric;		/* --metric GLOB, in order */
-	int all;
-};
-
-static const struct opt report_opts_table[] = {
-	OPT_CALL_OF("format", 0, struct report_opts, fmt, outfmt_take),
-	OPT_STRING_OF("output", 'o', struct report_opts, out),
-	OPT_LIST_OF("metric", 0, struct report_opts, metric),
-	OPT_FLAG_OF("all", 0, struct report_opts, all),
-	OPT_END
-};
-
-const struct opts_cmd report_cmd = {
-	"report",
-	"report RUNDIR [--format text|csv|html] [-o FILE]\n"
-	"[--metric GLOB]... [--all]",
-	report_help, report_opts_table, "RUNDIR", 0,
-	offsetof(struct report_opts, rundir),
-	"each phase's key metrics: mean, spread, best first (--all: all)"
-};
-
-static int parse(int argc, char **argv, struct report_opts *o,
-		 struct pick *pick)
-{
-	int rc = opts_parse(&report_cmd, argc, argv, o);
-
-	if (rc != OPTS_GO)
-		return rc;
-	if (o->metric.n && o->all)
-		return opts_usage("report", "%s", "--all shows every metric: "
-				  "it does not go with --metric");
-	pick->view = o->all ? VIEW_ALL : o->metric.n ? VIEW_METRIC : VIEW_KEY;
-	pick->only = o->metric.v;
-	return OPTS_GO;
-}
-
-/* Whether out is one of the files of rundir that the report reads. */
-static int clobbers(const char *rundir, const char *out)
-{
-	static const char *const own[] = { "results.csv", "manifest.json",
-		"bonnie.csv", "log.txt" };
-	struct stat a, b;
-	char path[4096];
-
-	if (stat(out, &a))
-		return 0;
-	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", rundir, own[i]);
-		if (!stat(path, &b) && a.st_dev == b.st_dev &&
-		    a.st_ino == b.st_ino)
-			return 1;
-	}
-	return 0;
-}
+/* ---- the command ------------------------------------------------------- */
 
 /*
  * Whether some --metric glob matches no metric of r (a typo would
@@ -456,7 +333,7 @@ static int clobbers(const char *rundir, const char *out)
  * the message, with the nearest name, in msg.
  */
 static int unmatched(const struct results *r, const struct opt_list *globs,
-		     char *msg, size_t len)
+		     struct diag *d)
 {
 	const struct res_run **runs = view_all_runs(r);
 	const char **names = NULL, *hint;
@@ -467,7 +344,7 @@ static int unmatched(const struct results *r, const struct opt_list *globs,
 		names = rank_metric_names(runs, r->n_runs, 0, &n);
 	free(runs);
 	if (!names) {
-		snprintf(msg, len, "out of memory");
+		diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
 		return 1;
 	}
 	for (int g = 0; g < globs->n && !bad; g++) {
@@ -479,75 +356,101 @@ static int unmatched(const struct results *r, const struct opt_list *globs,
 			continue;
 		bad = 1;
 		hint = diag_suggest(globs->v[g], names, n);
-		snprintf(msg, len, "--metric '%s' matches no metric of the "
-			 "run%s%s%s", globs->v[g], hint ? " (did you mean '" :
-			 "", hint ? hint : "", hint ? "'?)" : "");
+		diag_fail(d, DIAG_INPUT, 0, "--metric '%s' matches no metric "
+			  "of the run%s%s%s", globs->v[g], hint ?
+			  " (did you mean '" : "", hint ? hint : "",
+			  hint ? "'?)" : "");
 	}
 	free(names);
 	return bad;
 }
 
-/* The report of o.rundir as o asks. */
-static int report(const struct report_opts *o, struct pick *pick)
+/* The page or text or CSV of r as o asks, to f. 0, or -1 out of memory. */
+static int write_as(FILE *f, const struct report_opts *o,
+		    const struct results *r)
 {
-	const char *rundir = o->rundir, *out = o->out;
-	struct outfile of;
-	struct results r;
-	struct diag d = { 0 };
-	char path[4096], msg[1024];
-	FILE *f;
-	int rc, bad;
+	struct pick pick = { VIEW_KEY, o->metric.v, NULL, NULL };
 
-	snprintf(path, sizeof(path), "%s/results.csv", rundir);
-	if (results_load(&r, path, &d)) {
-		diag_format(&d, msg, sizeof(msg));
-		fprintf(stderr, "fsplan report: %s\n(RUNDIR is a directory "
-			"that 'fsplan run' wrote)\n", msg);
-		return EXIT_USAGE;
-	}
-	if (results_left_out_note(&r, msg, sizeof(msg)))
-		fprintf(stderr, "fsplan report: %s: %s\n", path, msg);
-	if (o->metric.n && unmatched(&r, &o->metric, msg, sizeof(msg))) {
-		fprintf(stderr, "fsplan report: %s\n", msg);
-		results_free(&r);
-		return EXIT_USAGE;
-	}
-	if (out && clobbers(rundir, out)) {
-		fprintf(stderr, "fsplan report: -o %s would overwrite the "
-			"run's own record\n", out);
-		results_free(&r);
-		return EXIT_USAGE;
-	}
-	f = outfmt_open(&of, out);
-	if (!f) {
-		fprintf(stderr, "fsplan report: cannot write %s: %s\n", out,
-			strerror(errno));
-		results_free(&r);
-		return EXIT_USAGE;
-	}
-	rc = o->fmt == FMT_CSV ? write_csv(f, &r) :
-	     o->fmt == FMT_HTML ? htmlpage_write(f, rundir, &r, pick) :
-	     write_text(f, rundir, &r, pick);
-	bad = ferror(f);
-	if (rc && !bad)
-		fputs("fsplan report: out of memory\n", stderr);
-	if (outfmt_close(&of, !rc && !bad) || bad) {
-		fprintf(stderr, "fsplan report: cannot write %s: %s\n",
-			out ? out : "standard output", strerror(errno));
-		rc = -1;
-	}
-	results_free(&r);
-	return rc ? EXIT_USAGE : EXIT_OK;
+	pick.view = o->all ? VIEW_ALL : o->metric.n ? VIEW_METRIC : VIEW_KEY;
+	return o->fmt == FMT_CSV ? write_csv(f, r) :
+	       o->fmt == FMT_HTML ? htmlpage_write(f, o->rundir, r, &pick) :
+	       write_text(f, o->rundir, r, &pick);
 }
 
-int report_command(int argc, char **argv)
-{
-	struct report_opts o = { FMT_TEXT, NULL, NULL, { NULL, 0 }, 0 };
-	struct pick pick = { VIEW_KEY, NULL, NULL, NULL };
-	int rc = parse(argc, argv, &o, &pick);
+/* A line more in d's detail. */
+static void report_detail(struct diag *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
-	if (rc == OPTS_GO)
-		rc = report(&o, &pick);
-	opts_free(&report_cmd, &o);
+static void report_detail(struct diag *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vprintf(&d->detail, fmt, ap);
+	va_end(ap);
+}
+
+/* Written to f and put in place, or d says why. */
+static int put(const struct report_opts *o, const struct results *r,
+	       struct diag *d)
+{
+	const char *out = o->out;
+	struct outfile of;
+	FILE *f = outfmt_open(&of, out);
+	int rc, bad;
+
+	if (!f)
+		return diag_fail(d, DIAG_SYSTEM, errno, "cannot write %s",
+				 out);
+	rc = write_as(f, o, r);
+	bad = ferror(f);
+	if (rc && !bad)
+		diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
+	if (outfmt_close(&of, !rc && !bad) || bad) {
+		int err = errno;
+
+		out = out ? out : "standard output";
+		if (rc && !bad)		/* both said, as they happened */
+			report_detail(d, "fsplan report: cannot write %s: %s\n",
+				      out, strerror(err));
+		else
+			diag_fail(d, DIAG_SYSTEM, err, "cannot write %s", out);
+		rc = -1;
+	}
+	return rc ? -1 : 0;
+}
+
+int report_run(const struct report_opts *o, struct strbuf *notes,
+	       struct diag *d)
+{
+	struct results r;
+	struct diag ld = { 0 };
+	char path[4096], msg[1024];
+	int rc = -1;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/results.csv",
+			     o->rundir) >= sizeof(path))
+		return diag_fail(d, DIAG_INPUT, ENAMETOOLONG, "RUNDIR of %zu "
+				 "bytes", strlen(o->rundir));
+	if (results_load(&r, path, &ld)) {
+		diag_format(&ld, msg, sizeof(msg));
+		diag_release(&ld);
+		diag_fail(d, DIAG_INPUT, 0, "%s", msg);
+		diag_detail(d, "(RUNDIR is a directory that 'fsplan run' "
+			    "wrote)\n");
+		return -1;
+	}
+	if (results_left_out_note(&r, msg, sizeof(msg)))
+		strbuf_printf(notes, "%s: %s\n", path, msg);
+	if (o->metric.n && unmatched(&r, &o->metric, d))
+		goto out;
+	if (o->out && outfmt_clobbers(o->out, o->rundir)) {
+		diag_fail(d, DIAG_INPUT, 0, "-o %s would overwrite the run's "
+			  "own record", o->out);
+		goto out;
+	}
+	rc = put(o, &r, d);
+out:
+	results_free(&r);
 	return rc;
 }

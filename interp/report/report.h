@@ -2,16 +2,28 @@
 #ifndef FSPLAN_REPORT_H
 #define FSPLAN_REPORT_H
 
+#include "report/outfmt.h"
+#include "util/diag.h"
 #include "util/opts.h"
+#include "util/strbuf.h"
 
-/* Its name, help and options, for the command table in main.c. */
-extern const struct opts_cmd report_cmd;
+/* fsplan report's operand and options (cli/cmd_report.c parses them). */
+struct report_opts {
+	enum out_format fmt;
+	const char *out, *rundir;
+	struct opt_list metric;		/* --metric GLOB, in order */
+	int all;			/* not with metric */
+};
 
 /*
- * fsplan report RUNDIR [--format text|csv|html] [-o FILE]; argv[0] is
- * "report". Returns the exit status: 0, or 2 (usage error, no readable
- * RUNDIR/results.csv, output not writable).
+ * The report of o->rundir as o asks, to standard output or o->out.
+ * Returns 0, or -1 with d filled (no readable RUNDIR/results.csv, a
+ * --metric that matches no metric of the run, -o over the run's own
+ * record, an output that cannot be written, out of memory; d's detail
+ * holds more lines to print under its message). notes gets lines the
+ * user must see either way (results.csv rows left out).
  */
-int report_command(int argc, char **argv);
+int report_run(const struct report_opts *o, struct strbuf *notes,
+	       struct diag *d);
 
 #endif

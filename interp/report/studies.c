@@ -1,13 +1,17 @@
 /* studies: the seed studies' tables that span phases or cells — the 2008 home tree's steps, the 2008 ext4 study's ffsb profiles by threads, the 2008 OLTP study's engines. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "report/grid.h"
 #include "report/manifestread.h"
 #include "report/studies.h"
+#include "util/strbuf.h"
 
-#define MAX_STEPS 32
-#define MAX_THREADS 16
-#define MAX_CONFIGS 64
+/* A grown string's text ("" while empty). */
+static const char *sb(const struct strbuf *b)
+{
+	return b->p ? b->p : "";
+}
 
 /* The mean of metric over the ok runs of phase in config label (with
  * `threads` threads, unless it is NULL); 0 none. */
@@ -87,23 +91,19 @@ static const char *next_using(json_t *phases, size_t *at, const char *mod,
 	return NULL;
 }
 
-/* Those names, at most MAX_STEPS; how many. */
-static int phases_using(json_t *phases, const char *mod, const char *mod2,
-			const char **names)
+/* Those names (borrowed; free the array) and how many in *n; NULL out
+ * of memory. */
+static const char **phases_using(json_t *phases, const char *mod,
+				 const char *mod2, int *n)
 {
+	const char **names = calloc(json_array_size(phases) + 1,
+				    sizeof(*names));
 	size_t at = 0;
-	int n = 0;
 
-	while (n < MAX_STEPS && (names[n] = next_using(phases, &at, mod,
-						       mod2)))
-		n++;
-	return n;
-}
-
-/* The tree steps of phases (names borrowed), how many. */
-static int tree_steps(json_t *phases, const char **step)
-{
-	return phases_using(phases, "tree", NULL, step);
+	*n = 0;
+	while (names && (names[*n] = next_using(phases, &at, mod, mod2)))
+		(*n)++;
+	return names;
 }
 
 /* Whether run i is the first of its config and the config ran a step. */
@@ -122,103 +122,112 @@ static int tree_config(const struct results *r, size_t i,
 	return ok > 0;
 }
 
-int studies_tree(FILE *f, const struct results *r, json_t *phases)
+/* A config's section: its label and its mkfs and mount seconds, as
+ * "ext4: mkfs 0.1 s, mount 0.2 s" (html) and "ext4   mkfs ..." (text). */
+static int tree_section(struct table *t, const struct results *r,
+			const char *label)
 {
-	const char *step[MAX_STEPS];
-	int n_step = tree_steps(phases, step), printed = 0;
-	char buf[5][48];
+	struct strbuf html = { 0 }, text = { 0 };
+	int rc;
+	double v;
 
-	for (size_t i = 0; n_step && i < r->n_runs; i++) {
-		const char *label = r->runs[i].fs_label;
-		double v;
-
-		if (!tree_config(r, i, step, n_step))
-			continue;
-		if (!printed++)
-			fputs("\n== the home tree (copy/move/rm study): means "
-			      "of the ok runs; df after each step ==\n", f);
-		fprintf(f, "\n%s", label);
-		if (mean_of(r, label, "", "mkfs_s", &v))
-			fprintf(f, "   mkfs %.3f s", v);
-		if (mean_of(r, label, "", "mount_s", &v))
-			fprintf(f, "   mount %.3f s", v);
-		fprintf(f, "\n  %-10s", tree_head[0]);
-		for (int c = 1; c < 6; c++)
-			fprintf(f, " %10s", tree_head[c]);
-		fputc('\n', f);
-		for (int s = 0; s < n_step; s++) {
-			if (!mean_of(r, label, step[s], "seconds", &v))
-				continue;
-			fprintf(f, "  %-10s", step[s]);
-			for (int c = 0; c < 5; c++)
-				fprintf(f, " %10s", cell(r, phases, label,
-							 step[s], c, buf[c],
-							 sizeof(buf[c])));
-			fputc('\n', f);
-		}
+	strbuf_str(&html, label);
+	strbuf_str(&text, label);
+	if (mean_of(r, label, "", "mkfs_s", &v)) {
+		strbuf_printf(&html, ": mkfs %.3f s", v);
+		strbuf_printf(&text, "   mkfs %.3f s", v);
 	}
-	return printed > 0;
+	if (mean_of(r, label, "", "mount_s", &v)) {
+		strbuf_printf(&html, ", mount %.3f s", v);
+		strbuf_printf(&text, "   mount %.3f s", v);
+	}
+	rc = html.oom || text.oom ? -1 :
+	     table_section(t, sb(&html), sb(&text));
+	free(html.p);
+	free(text.p);
+	return rc;
 }
 
-int studies_tree_grids(const struct results *r, json_t *phases,
-		       classic_grid_fn fn, void *ctx)
+int studies_tree_tables(struct tables *out, const struct table_src *in)
 {
-	const char *step[MAX_STEPS];
-	int n_step = tree_steps(phases, step), shown = 0;
-	char buf[5][48], title[512];
+	const struct results *r = in->r;
+	int n_step, rc = 0;
+	const char **step = phases_using(in->phases, "tree", NULL, &n_step);
+	struct table *t = NULL;
+	char buf[5][TABLE_NUM];
 
-	for (size_t i = 0; n_step && i < r->n_runs; i++) {
+	if (!step)
+		return -1;
+	for (size_t i = 0; n_step && i < r->n_runs && !rc; i++) {
 		const char *label = r->runs[i].fs_label;
-		struct grid g = { 6, 1, NULL, 0, 0 };
-		size_t k;
 		double v;
-		int bad;
 
 		if (!tree_config(r, i, step, n_step))
 			continue;
-		k = snprintf(title, sizeof(title), "%s", label);
-		if (mean_of(r, label, "", "mkfs_s", &v) && k < sizeof(title))
-			k += snprintf(title + k, sizeof(title) - k,
-				      ": mkfs %.3f s", v);
-		if (mean_of(r, label, "", "mount_s", &v) && k < sizeof(title))
-			snprintf(title + k, sizeof(title) - k, ", mount %.3f s",
-				 v);
-		bad = grid_row(&g, tree_head);
-		for (int s = 0; s < n_step && !bad; s++) {
+		if (!t && !(t = tables_add(out))) {
+			rc = -1;
+			break;
+		}
+		if (!t->ncol) {
+			table_init(t, 6, 1, tree_head, NULL);
+			table_layout(t, "\n%t\n", "  %-10s %10s %10s %10s "
+				     "%10s %10s", NULL);
+			table_head(t, t->row_fmt, tree_head, 6);
+		}
+		rc = tree_section(t, r, label);
+		for (int s = 0; s < n_step && !rc; s++) {
 			const char *row[6] = { step[s] };
 
 			if (!mean_of(r, label, step[s], "seconds", &v))
 				continue;
 			for (int c = 0; c < 5; c++)
-				row[c + 1] = cell(r, phases, label, step[s], c,
-						  buf[c], sizeof(buf[c]));
-			bad = grid_row(&g, row);
+				row[c + 1] = cell(r, in->phases, label, step[s],
+						  c, buf[c], sizeof(buf[c]));
+			table_row(t, row, 0);
 		}
-		bad = bad || fn(ctx, title, &g);
-		grid_free(&g);
-		if (bad)
-			return -1;
-		shown = 1;
 	}
-	return shown;
+	free(step);
+	return rc;
 }
 
 /* One ffsb phase's shape: its thread counts (ascending, as the study's
  * columns) and configs among the ok runs, and whether it reads. */
 struct ffsb_shape {
-	const char *label[MAX_CONFIGS];
-	double threads[MAX_THREADS];
+	const char **label;
+	double *threads;
 	int n_t, n_c, reads;
 	size_t w;		/* the widest label, at least "threads" */
 };
 
-static void ffsb_shape(const struct results *r, const char *phase,
-		       struct ffsb_shape *sh)
+/* Thread count v among sh's, in order, once. */
+static void ffsb_thread(struct ffsb_shape *sh, double v)
+{
+	int j;
+
+	for (j = 0; j < sh->n_t && sh->threads[j] != v; j++)
+		;
+	if (j < sh->n_t)
+		return;
+	while (j > 0 && sh->threads[j - 1] > v) {
+		sh->threads[j] = sh->threads[j - 1];
+		j--;
+	}
+	sh->threads[j] = v;
+	sh->n_t++;
+}
+
+/* 0, or -1 out of memory; free sh->label and sh->threads either way. */
+static int ffsb_shape(const struct results *r, const char *phase,
+		      struct ffsb_shape *sh)
 {
 	double v;
 
 	memset(sh, 0, sizeof(*sh));
 	sh->w = 7;
+	sh->label = calloc(r->n_runs + 1, sizeof(*sh->label));
+	sh->threads = calloc(r->n_runs + 1, sizeof(*sh->threads));
+	if (!sh->label || !sh->threads)
+		return -1;
 	for (size_t i = 0; i < r->n_runs; i++) {
 		const struct res_run *x = &r->runs[i];
 		int j;
@@ -226,26 +235,18 @@ static void ffsb_shape(const struct results *r, const char *phase,
 		if (strcmp(x->phase, phase) || x->status != RES_OK ||
 		    !results_value(x, "threads", &v))
 			continue;
-		for (j = 0; j < sh->n_t && sh->threads[j] != v; j++)
-			;
-		if (j == sh->n_t && sh->n_t < MAX_THREADS) {
-			while (j > 0 && sh->threads[j - 1] > v) {
-				sh->threads[j] = sh->threads[j - 1];
-				j--;
-			}
-			sh->threads[j] = v;
-			sh->n_t++;
-		}
+		ffsb_thread(sh, v);
 		for (j = 0; j < sh->n_c && strcmp(sh->label[j], x->fs_label);
 		     j++)
 			;
-		if (j == sh->n_c && sh->n_c < MAX_CONFIGS) {
+		if (j == sh->n_c) {
 			sh->label[sh->n_c++] = x->fs_label;
 			if (strlen(x->fs_label) > sh->w)
 				sh->w = strlen(x->fs_label);
 		}
 		sh->reads |= results_value(x, "read_mbs", &v) && v > 0;
 	}
+	return 0;
 }
 
 /* The study's figure: the large-file create only writes, and the study
@@ -255,129 +256,114 @@ static const char *ffsb_figure(const struct ffsb_shape *sh)
 	return sh->reads ? "transactions_per_s" : "write_mbs";
 }
 
-/* One ffsb phase's block: a row per config, a figure and %CPU per
- * thread count. Returns 1 printed, 0 no ok run with threads. */
-static int ffsb_block(FILE *f, const struct results *r, const char *phase,
-		      int first)
+/* One ffsb phase's columns and layout: a figure and %CPU per thread
+ * count, under a line of the thread counts. The strings it makes are
+ * the table's (copied); 0, or -1 out of memory. */
+static int ffsb_layout(struct table *t, const struct ffsb_shape *sh,
+		       const char *phase)
+{
+	size_t ncol = 1 + 2 * (size_t)sh->n_t;
+	const char **head = calloc(3 * ncol, sizeof(*head));
+	char **own = calloc(2 * ncol, sizeof(*own));
+	struct strbuf fmt = { 0 }, top = { 0 }, title = { 0 };
+	const char *unit = sh->reads ? "trans/s" : "MB/s";
+	int rc = -1;
+
+	if (!head || !own)
+		goto out;
+	head[0] = "threads";
+	head[ncol] = head[2 * ncol] = "config";
+	strbuf_str(&fmt, "%-*s");
+	strbuf_str(&top, "%-*s");
+	for (int j = 0; j < sh->n_t; j++) {
+		size_t a = 1 + 2 * (size_t)j;
+
+		if (asprintf(&own[a], "%.0f", sh->threads[j]) < 0 ||
+		    asprintf(&own[a + 1], "%.0f threads: %s", sh->threads[j],
+			     unit) < 0)
+			goto out;
+		head[a] = own[a];
+		head[a + 1] = "";
+		head[ncol + a] = unit;
+		head[ncol + a + 1] = head[2 * ncol + a + 1] = "%CPU";
+		head[2 * ncol + a] = own[a + 1];
+		strbuf_str(&fmt, "  %10s %6s");
+		strbuf_str(&top, "  %17s%s");
+	}
+	strbuf_printf(&title, "%s: %s and %%CPU", phase, sh->reads ?
+		      "transactions/s" : "write MB/s (MiB)");
+	t->width = (int)sh->w;
+	if (fmt.oom || top.oom || title.oom ||
+	    table_init(t, (int)ncol, 1, head + 2 * ncol, NULL) ||
+	    table_layout(t, "\n%t\n", fmt.p, NULL) ||
+	    table_head(t, top.p, head, ncol) ||
+	    table_head(t, fmt.p, head + ncol, ncol) ||
+	    table_section(t, title.p, NULL))
+		goto out;
+	rc = 0;
+out:
+	for (size_t k = 0; own && k < 2 * ncol; k++)
+		free(own[k]);
+	free(own);
+	free(head);
+	free(fmt.p);
+	free(top.p);
+	free(title.p);
+	return rc;
+}
+
+/* One ffsb phase's table: a row per config, a figure and %CPU per
+ * thread count; none when no ok run has threads. */
+static int ffsb_table(struct tables *out, const struct results *r,
+		      const char *phase)
 {
 	struct ffsb_shape sh;
-	const char *fig;
-	int w;
+	struct table *t = NULL;
+	const char **row = NULL;
+	char (*cell)[TABLE_NUM] = NULL;
+	int rc = ffsb_shape(r, phase, &sh);
 	double v;
 
-	ffsb_shape(r, phase, &sh);
-	if (!sh.n_t)
-		return 0;
-	fig = ffsb_figure(&sh);
-	w = (int)sh.w;
-	if (first)
-		fputs("\n== ffsb (the 2008 ext4 study): means of the ok runs, "
-		      "by threads ==\n", f);
-	fprintf(f, "\n%s: %s and %%CPU\n%-*s", phase,
-		sh.reads ? "transactions/s" : "write MB/s (MiB)", w,
-		"threads");
-	for (int j = 0; j < sh.n_t; j++)
-		fprintf(f, "  %17.0f", sh.threads[j]);
-	fprintf(f, "\n%-*s", w, "config");
-	for (int j = 0; j < sh.n_t; j++)
-		fprintf(f, "  %10s %6s", sh.reads ? "trans/s" : "MB/s", "%CPU");
-	fputc('\n', f);
+	if (rc || !sh.n_t)
+		goto out;
+	row = calloc(2 * (size_t)sh.n_t + 1, sizeof(*row));
+	cell = calloc(2 * (size_t)sh.n_t, sizeof(*cell));
+	rc = -1;
+	if (!row || !cell || !(t = tables_add(out)) ||
+	    ffsb_layout(t, &sh, phase))
+		goto out;
 	for (int c = 0; c < sh.n_c; c++) {
-		fprintf(f, "%-*s", w, sh.label[c]);
-		for (int j = 0; j < sh.n_t; j++) {
-			if (mean_where(r, sh.label[c], phase, &sh.threads[j],
-				       fig, &v))
-				fprintf(f, "  %10.*f", sh.reads ? 0 : 1, v);
-			else
-				fprintf(f, "  %10s", "-");
-			if (mean_where(r, sh.label[c], phase, &sh.threads[j],
-				       "test_cpu_pct", &v))
-				fprintf(f, " %6.1f", v);
-			else
-				fprintf(f, " %6s", "-");
-		}
-		fputc('\n', f);
-	}
-	return 1;
-}
-
-/* The same block as a grid: a column pair per thread count (as many as
- * a grid holds). 1 shown, 0 nothing, -1 error. */
-static int ffsb_grid(const struct results *r, const char *phase,
-		     classic_grid_fn fn, void *ctx)
-{
-	struct ffsb_shape sh;
-	struct grid g = { 0 };
-	const char *row[GRID_COLS];
-	char buf[GRID_COLS][48], title[256];
-	int n_t, bad;
-	double v;
-
-	ffsb_shape(r, phase, &sh);
-	if (!sh.n_t)
-		return 0;
-	n_t = sh.n_t < (GRID_COLS - 1) / 2 ? sh.n_t : (GRID_COLS - 1) / 2;
-	g.ncol = 1 + 2 * n_t;
-	g.left = 1;
-	row[0] = "config";
-	for (int j = 0; j < n_t; j++) {
-		snprintf(buf[1 + 2 * j], sizeof(buf[0]), "%.0f threads: %s",
-			 sh.threads[j], sh.reads ? "trans/s" : "MB/s");
-		snprintf(buf[2 + 2 * j], sizeof(buf[0]), "%%CPU");
-		row[1 + 2 * j] = buf[1 + 2 * j];
-		row[2 + 2 * j] = buf[2 + 2 * j];
-	}
-	bad = grid_row(&g, row);
-	for (int c = 0; c < sh.n_c && !bad; c++) {
 		row[0] = sh.label[c];
-		for (int j = 0; j < n_t; j++) {
-			char *a = buf[1 + 2 * j], *b = buf[2 + 2 * j];
-
-			if (mean_where(r, sh.label[c], phase, &sh.threads[j],
-				       ffsb_figure(&sh), &v))
-				snprintf(a, sizeof(buf[0]), "%.*f",
-					 sh.reads ? 0 : 1, v);
-			else
-				snprintf(a, sizeof(buf[0]), "-");
-			if (mean_where(r, sh.label[c], phase, &sh.threads[j],
-				       "test_cpu_pct", &v))
-				snprintf(b, sizeof(buf[0]), "%.1f", v);
-			else
-				snprintf(b, sizeof(buf[0]), "-");
+		for (int j = 0; j < sh.n_t; j++) {
+			row[1 + 2 * j] = mean_where(r, sh.label[c], phase,
+				&sh.threads[j], ffsb_figure(&sh), &v) ?
+				table_num(cell[2 * j], sizeof(cell[0]),
+					  sh.reads ? "%.0f" : "%.1f", v) : "-";
+			row[2 + 2 * j] = mean_where(r, sh.label[c], phase,
+				&sh.threads[j], "test_cpu_pct", &v) ?
+				table_num(cell[2 * j + 1], sizeof(cell[0]),
+					  "%.1f", v) : "-";
 		}
-		bad = grid_row(&g, row);
+		table_row(t, row, 0);
 	}
-	snprintf(title, sizeof(title), "%s: %s and %%CPU", phase,
-		 sh.reads ? "transactions/s" : "write MB/s (MiB)");
-	bad = bad || fn(ctx, title, &g);
-	grid_free(&g);
-	return bad ? -1 : 1;
+	rc = 0;
+out:
+	free(row);
+	free(cell);
+	free(sh.label);
+	free(sh.threads);
+	return rc;
 }
 
-int studies_ffsb(FILE *f, const struct results *r, json_t *phases)
+int studies_ffsb_tables(struct tables *out, const struct table_src *in)
 {
 	const char *name;
 	size_t at = 0;
-	int printed = 0;
 
-	while ((name = next_using(phases, &at, "ffsb", NULL)))
-		printed += ffsb_block(f, r, name, !printed);
-	return printed > 0;
-}
-
-int studies_ffsb_grids(const struct results *r, json_t *phases,
-		       classic_grid_fn fn, void *ctx)
-{
-	const char *name;
-	size_t at = 0;
-	int shown = 0, rc;
-
-	while ((name = next_using(phases, &at, "ffsb", NULL))) {
-		if ((rc = ffsb_grid(r, name, fn, ctx)) < 0)
+	while ((name = next_using(in->phases, &at, "ffsb", NULL)))
+		if (ffsb_table(out, in->r, name))
 			return -1;
-		shown |= rc;
-	}
-	return shown;
+	return 0;
 }
 
 /* The first run of each config: where its rows first appear. */
@@ -389,115 +375,86 @@ static int first_of_label(const struct results *r, size_t i)
 	return 1;
 }
 
-/* The OLTP table's columns: metric, text width and decimals. */
-static const struct { const char *metric; int width, dec; } oltp_col[] = {
-	{ "total_time_s", 8, 2 }, { "events", 9, 0 },
-	{ "transactions_per_s", 9, 1 }, { "requests_per_s", 9, 1 },
-	{ "other_per_s", 9, 1 }, { "lat_min_ms", 8, 2 },
-	{ "lat_avg_ms", 8, 2 }, { "lat_max_ms", 8, 2 },
+/* The OLTP table's columns: metric and decimals. */
+static const struct { const char *metric; int dec; } oltp_col[] = {
+	{ "total_time_s", 2 }, { "events", 0 },
+	{ "transactions_per_s", 1 }, { "requests_per_s", 1 },
+	{ "other_per_s", 1 }, { "lat_min_ms", 2 },
+	{ "lat_avg_ms", 2 }, { "lat_max_ms", 2 },
 };
 #define OLTP_COLS (sizeof(oltp_col) / sizeof(*oltp_col))
 
-const char studies_oltp_note[] =
-	"use: oltp is the I/O of sysbench's transactions without a "
-	"database's CPU:\nits rates are not sysbench's; only the configs' "
-	"order compares across engines.";
-
-/* The phases that use oltp or mariadb, in the plan's order. */
-static int oltp_phases(json_t *phases, const char **eng)
-{
-	return phases_using(phases, "oltp", "mariadb", eng);
-}
-
-int studies_oltp(FILE *f, const struct results *r, json_t *phases)
-{
-	const char *eng[MAX_STEPS];
-	int n_eng = oltp_phases(phases, eng), width = 6, printed = 0;
-	int native = 0;
-	size_t i;
-
-	if (!n_eng)
-		return 0;
-	for (i = 0; i < r->n_runs; i++)
-		if ((int)strlen(r->runs[i].fs_label) > width)
-			width = (int)strlen(r->runs[i].fs_label);
-	for (i = 0; i < r->n_runs; i++) {
-		const char *label = r->runs[i].fs_label;
-		double v;
-
-		if (!first_of_label(r, i))
-			continue;
-		for (int e = 0; e < n_eng; e++) {
-			if (!mean_of(r, label, eng[e], "transactions_per_s",
-				     &v))
-				continue;
-			if (!printed++)
-				fprintf(f, "\n== OLTP (the 2008 sysbench study): "
-					"means of the ok runs; latency in ms "
-					"==\n\n%-*s %-10s %8s %9s %9s %9s %9s "
-					"%8s %8s %8s\n", width, "config",
-					"phase", "time s", "events",
-					"trans/s", "req/s", "other/s", "min",
-					"avg", "max");
-			native |= manifestread_phase_uses(phases, eng[e], "oltp");
-			fprintf(f, "%-*s %-10s", width, label, eng[e]);
-			for (size_t c = 0; c < OLTP_COLS; c++) {
-				if (mean_of(r, label, eng[e],
-					    oltp_col[c].metric, &v))
-					fprintf(f, " %*.*f", oltp_col[c].width,
-						oltp_col[c].dec, v);
-				else
-					fprintf(f, " %8s", "-");
-			}
-			fputc('\n', f);
-		}
-	}
-	if (native)
-		fprintf(f, "\n%s\n", studies_oltp_note);
-	return printed > 0;
-}
-
-int studies_oltp_grids(const struct results *r, json_t *phases,
-		       classic_grid_fn fn, void *ctx)
+/* The OLTP table's columns and text layout. */
+static void oltp_layout(struct table *t, const struct results *r)
 {
 	static const char *const head[2 + OLTP_COLS] = { "config", "phase",
 		"time s", "events", "trans/s", "req/s", "other/s",
 		"min ms", "avg ms", "max ms" };
-	const char *eng[MAX_STEPS], *row[2 + OLTP_COLS];
-	char buf[OLTP_COLS][48];
-	int n_eng = oltp_phases(phases, eng), shown = 0, bad;
-	struct grid g = { 2 + OLTP_COLS, 2, NULL, 0, 0 };
+	static const char *const text[2 + OLTP_COLS] = { "config", "phase",
+		"time s", "events", "trans/s", "req/s", "other/s", "min",
+		"avg", "max" };
 
-	if (!n_eng)
-		return 0;
-	bad = grid_row(&g, head);
-	for (size_t i = 0; i < r->n_runs && !bad; i++) {
+	t->width = 6;
+	for (size_t i = 0; i < r->n_runs; i++)
+		if ((int)strlen(r->runs[i].fs_label) > t->width)
+			t->width = (int)strlen(r->runs[i].fs_label);
+	table_init(t, 2 + OLTP_COLS, 2, head, NULL);
+	table_layout(t, "\n", "%-*s %-10s %8s %9s %9s %9s %9s %8s %8s %8s",
+		     NULL);
+	table_head(t, t->row_fmt, text, 2 + OLTP_COLS);
+	table_section(t, "means of the ok runs; latency in ms", NULL);
+}
+
+/* Config label's row of phase eng, when it ran ok: the means. */
+static int oltp_row(struct table *t, const struct results *r,
+		    const char *label, const char *eng)
+{
+	const char *row[2 + OLTP_COLS] = { label, eng };
+	char buf[OLTP_COLS][TABLE_NUM];
+	double v;
+
+	for (size_t c = 0; c < OLTP_COLS; c++) {
+		if (mean_of(r, label, eng, oltp_col[c].metric, &v))
+			snprintf(buf[c], sizeof(buf[c]), "%.*f",
+				 oltp_col[c].dec, v);
+		else
+			snprintf(buf[c], sizeof(buf[c]), "-");
+		row[2 + c] = buf[c];
+	}
+	return table_row(t, row, 0);
+}
+
+int studies_oltp_tables(struct tables *out, const struct table_src *in)
+{
+	const struct results *r = in->r;
+	int n_eng, native = 0, rc = 0;
+	const char **eng = phases_using(in->phases, "oltp", "mariadb",
+					&n_eng);
+	struct table *t = NULL;
+	double v;
+
+	if (!eng)
+		return -1;
+	for (size_t i = 0; n_eng && i < r->n_runs && !rc; i++) {
 		const char *label = r->runs[i].fs_label;
-		double v;
 
-		if (!first_of_label(r, i))
-			continue;
-		for (int e = 0; e < n_eng && !bad; e++) {
+		for (int e = 0; e < n_eng && !rc && first_of_label(r, i); e++) {
 			if (!mean_of(r, label, eng[e], "transactions_per_s",
 				     &v))
 				continue;
-			row[0] = label;
-			row[1] = eng[e];
-			for (size_t c = 0; c < OLTP_COLS; c++) {
-				if (mean_of(r, label, eng[e],
-					    oltp_col[c].metric, &v))
-					snprintf(buf[c], sizeof(buf[c]), "%.*f",
-						 oltp_col[c].dec, v);
-				else
-					snprintf(buf[c], sizeof(buf[c]), "-");
-				row[2 + c] = buf[c];
+			if (!t && !(t = tables_add(out))) {
+				rc = -1;
+				break;
 			}
-			bad = grid_row(&g, row);
-			shown = 1;
+			if (!t->ncol)
+				oltp_layout(t, r);
+			native |= manifestread_phase_uses(in->phases, eng[e],
+							  "oltp");
+			rc = oltp_row(t, r, label, eng[e]);
 		}
 	}
-	bad = bad || (shown && fn(ctx, "means of the ok runs; latency in ms",
-				  &g));
-	grid_free(&g);
-	return bad ? -1 : shown;
+	free(eng);
+	if (!rc && t && native)
+		rc = table_note(t, STUDIES_OLTP_NOTE);
+	return rc;
 }

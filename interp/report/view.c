@@ -3,10 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/bonnie.h"
-#include "report/classic.h"
 #include "report/manifestread.h"
 #include "report/rank.h"
+#include "report/study.h"
 #include "report/view.h"
 
 const char *const view_status[4] = {
@@ -105,6 +104,17 @@ static int stop_ended(const struct results *r, const char *id, int rep)
 	return 0;
 }
 
+/* A cell's status in manifest.json as results.h's enum: RES_NONE for
+ * one that has not ended (pending, running, interrupted). results/ has
+ * no parser of the word; this is report's, private. */
+static enum res_status status_of(const char *word)
+{
+	for (int s = RES_OK; s <= RES_SKIPPED; s++)
+		if (!strcmp(word, view_status[s]))
+			return (enum res_status)s;
+	return RES_NONE;
+}
+
 /* Whether results.csv has rows of the cell id. */
 static int has_rows(const struct results *r, const char *id)
 {
@@ -121,11 +131,11 @@ size_t view_not_run(const struct results *r, json_t *m, size_t *ended)
 
 	*ended = 0;
 	json_array_foreach(json_object_get(m, "cells"), i, c) {
-		const char *st = manifestread_str(c, "status", ""),
-			   *id = manifestread_str(c, "id", "");
+		const char *id = manifestread_str(c, "id", "");
+		enum res_status st = status_of(manifestread_str(c, "status",
+								""));
 
-		if (!strcmp(st, "ok") || !strcmp(st, "failed") ||
-		    !strcmp(st, "skipped") || has_rows(r, id))
+		if (st != RES_NONE || has_rows(r, id))
 			continue;
 		if (stop_ended(r, id, (int)json_integer_value(
 					json_object_get(c, "rep"))))
@@ -136,10 +146,9 @@ size_t view_not_run(const struct results *r, json_t *m, size_t *ended)
 	return n;
 }
 
-int view_shown(const char *name, int tio, int bon, int db)
+int view_shown(const char *name, unsigned shown)
 {
-	return (db && !strcmp(name, "throughput_mbs")) ||
-	       (tio && classic_tio_shows(name)) || (bon && bonnie_shows(name));
+	return study_shows(shown, name);
 }
 
 static int reported(const struct res_run *const *runs, size_t n,
@@ -166,11 +175,11 @@ static int any_reported(const struct results *r, const char *name)
 
 const char *const *view_tables(const struct pick *pick,
 			       const struct res_run *const *runs, size_t n,
-			       const char *phase, int tio, int bon, int db,
+			       const char *phase, unsigned shown,
 			       const char **buf, int *fallback)
 {
 	const char *key[VIEW_MAX_KEY + 1];
-	int n_key, k = 0, shown = 0, found = 0;
+	int n_key, k = 0, some = 0, found = 0;
 
 	*fallback = 0;
 	buf[0] = NULL;
@@ -181,8 +190,8 @@ const char *const *view_tables(const struct pick *pick,
 	/* room for write_amp beside them */
 	n_key = manifestread_key(pick->phases, phase, key, VIEW_MAX_KEY - 1);
 	for (int i = 0; i < n_key; i++) {
-		if (view_shown(key[i], tio, bon, db)) {
-			shown = 1;
+		if (view_shown(key[i], shown)) {
+			some = 1;
 			continue;
 		}
 		found |= reported(runs, n, key[i]);
@@ -192,10 +201,10 @@ const char *const *view_tables(const struct pick *pick,
 	if (n_key && reported(runs, n, "write_amp"))
 		buf[k++] = "write_amp";
 	buf[k] = NULL;
-	if (found || shown)
+	if (found || some)
 		return buf;
 	buf[0] = NULL;
-	if (!n_key && (tio || bon || db))
+	if (!n_key && shown)
 		return buf;
 	*fallback = n_key > 0;
 	return fallback_key;
@@ -203,7 +212,7 @@ const char *const *view_tables(const struct pick *pick,
 
 char *view_unreported(const struct pick *pick,
 		      const struct res_run *const *runs, size_t n,
-		      const char *phase, int tio, int bon, int db)
+		      const char *phase, unsigned shown)
 {
 	const char *key[VIEW_MAX_KEY + 1];
 	size_t len = 0;
@@ -219,7 +228,7 @@ char *view_unreported(const struct pick *pick,
 	/* a metric another phase of the module records is no misspelt
 	 * key: a step without it (the tree's prepare has no rate) */
 	for (int i = 0; i < n_key; i++)
-		if (!view_shown(key[i], tio, bon, db) &&
+		if (!view_shown(key[i], shown) &&
 		    !reported(runs, n, key[i]) &&
 		    !(pick->all && any_reported(pick->all, key[i])))
 			fprintf(f, "%s%s", k++ ? ", " : "", key[i]);

@@ -43,14 +43,14 @@ const struct res_run **view_ok_runs(const struct results *r,
 				    size_t count[4]);
 
 
-/* Whether metric name is a figure that the tiobench (tio), bonnie++
- * (bon) or dbench (db: throughput_mbs) tables showed, so that a report
- * need not repeat it as a table of its own. */
-int view_shown(const char *name, int tio, int bon, int db);
+/* Whether metric name is a figure that the study tables of shown (the
+ * mask study_text returned: tiobench's, bonnie++'s, ...) showed, so
+ * that a report need not repeat it as a table of its own. */
+int view_shown(const char *name, unsigned shown);
 
 /*
- * The metric globs whose tables phase shows (runs: its ok runs; tio,
- * bon, db: whether the tiobench, bonnie++ and dbench tables showed):
+ * The metric globs whose tables phase shows (runs: its ok runs; shown:
+ * the study tables that showed, study_text's mask):
  * --metric's, every one ("*"), or the key's but for what those tables
  * showed; without a key reported, the fallback (seconds, *_mbs, *_iops)
  * and *fallback = 1 when the phase has a key. NULL-ended, in buf (room
@@ -58,19 +58,19 @@ int view_shown(const char *name, int tio, int bon, int db);
  */
 const char *const *view_tables(const struct pick *pick,
 			       const struct res_run *const *runs, size_t n,
-			       const char *phase, int tio, int bon, int db,
+			       const char *phase, unsigned shown,
 			       const char **buf, int *fallback);
 
 /*
  * The key metrics of phase (its module's key, as the manifest records
  * it) that no run of runs reported, which a typo in key = {...} leaves
  * out of every table: one line naming them (free it), or NULL when
- * every one has rows, with --metric or --all, or out of memory. tio,
- * bon, db as for view_tables (what those tables show is not asked).
+ * every one has rows, with --metric or --all, or out of memory. shown
+ * as for view_tables (what those tables show is not asked).
  */
 char *view_unreported(const struct pick *pick,
 		      const struct res_run *const *runs, size_t n,
-		      const char *phase, int tio, int bon, int db);
+		      const char *phase, unsigned shown);
 
 /*
  * The runs that did not count, one group per status, config, phase and
