@@ -479,7 +479,7 @@ Test(metrics, wire_format_is_sparse_text)
 	cr_assert_eq(hist_add(&o->lat, 5), 0);
 	cr_assert_eq(hist_add(&o->lat, 1000), 0);
 	cr_assert_eq(metrics_count(&m, "files", 3), 0);
-	t = metrics_encode(&m, &len);
+	t = metrics_encode(&m, NULL, 0, &len);
 	cr_assert_not_null(t);
 	cr_expect_str_eq(t, "M seconds 1.5\n"
 			    "O read 4096\n"
@@ -499,7 +499,7 @@ Test(metrics, encode_decode_round_trip)
 	char *t, *full;
 
 	sample(&m);
-	t = metrics_encode(&m, &len);
+	t = metrics_encode(&m, NULL, 0, &len);
 	cr_assert_not_null(t);
 	tlen = len;
 	cr_assert_eq(metrics_decode(&d, t, len, NULL, NULL), 0);
@@ -727,7 +727,7 @@ Test(metrics, damaged_reports_never_crash)
 	int taken = 0;
 
 	sample(&m);
-	t = metrics_encode(&m, &len);
+	t = metrics_encode(&m, NULL, 0, &len);
 	cr_assert_not_null(t);
 	buf = malloc(len + 1);
 	cr_assert_not_null(buf);
@@ -759,7 +759,7 @@ Test(metrics, damaged_reports_never_crash)
 		if (metrics_decode(&d, buf, n, NULL, NULL))
 			continue;
 		taken++;
-		again = metrics_encode(&d, &alen);
+		again = metrics_encode(&d, NULL, 0, &alen);
 		cr_assert_not_null(again);
 		cr_expect_eq(metrics_decode(&e, again, alen, NULL, NULL), 0);
 		free(again);

@@ -6,6 +6,7 @@
 #include <sys/sysinfo.h>
 
 #include "phase/check.h"
+#include "phase/lfail.h"
 #include "phase/libsrc.h"
 #include "phase/lparse.h"
 #include "phase/phase.h"
@@ -31,16 +32,18 @@ static int exec_key(const struct plan *p, int ph, struct phase_key *key,
 		struct sandbox_limits lim = { 256u << 20, clock_now() + CHECK_LOAD_S, NULL,
 					      libsrc_dir(), NULL };
 		lua_State *L = sandbox_new(&lim);
-		char path[4200], err[1024] = "";
+		struct diag e = { 0 };
+		char path[4200];
 
 		if (!L)
 			return diag_set(d, p->file, NULL, (struct pos){ 0, 0 },
 					"cannot make a Lua state");
 		snprintf(path, sizeof(path), "%s/parse/%s.lua",
 			 libsrc_dir(), x->parse.s);
-		if (lparse_load(L, path, key, err, sizeof(err)))
+		if (lparse_load(L, path, key, &e))
 			rc = diag_set(d, p->file, p->text, x->parse.pos, "%s",
-				      err);
+				      lfail_whole(&e));
+		diag_release(&e);
 		sandbox_close(L);
 	}
 	for (int k = 0; k < key->n; k++)

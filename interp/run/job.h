@@ -17,7 +17,7 @@ struct cell;
 
 struct job {
 	struct child_job child;		/* what child_run takes */
-	struct luaphase_job lua;		/* a Lua phase's, else unused */
+	struct luajob lua;		/* a Lua phase's, else unused */
 	char *cmd;			/* the command, or the module */
 	const char *env[11];		/* NULL-ended, into those below */
 	char home[PATH_MAX + 8], tmp[PATH_MAX + 8], user[96];
@@ -35,11 +35,10 @@ int job_open(struct job *j, struct run *r, const struct fsconf *fc,
 	     const char *work, const char *fsdir, const struct cell *c,
 	     const char **why);
 
-/* After child_run: a Lua phase's refusal of a parameter points at its
- * value in the plan (file:line:col); a failed command's last stderr line
- * joins its reason; a command that succeeded has its output parsed
- * (parse:), the P lines kept in r->parsed, or res fails with the
- * parser's reason. */
+/* After child_run: a failed command's last stderr line joins its reason;
+ * a command that succeeded has its output parsed (parse:), the P lines
+ * kept in r->parsed, or res fails with the parser's reason. (A Lua
+ * phase's refusal of a parameter comes placed in the plan: luaphase.c.) */
 void job_after(struct job *j, struct run *r, const struct cell *c,
 	       struct child_result *res);
 

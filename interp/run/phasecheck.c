@@ -93,7 +93,7 @@ static int take_reply(struct expansion *e, const struct child_result *res,
 				"checking the phases: the check sent back "
 				"nothing");
 	return diag_set(d, e->plan->file, NULL, (struct pos){ 0, 0 },
-			"checking the phases failed: %s", res->reason);
+			"checking the phases failed: %s", child_reason(res));
 }
 
 /* As root: the Lua runs in a child that holds nothing, on sources read
