@@ -5,7 +5,10 @@
 
 #include "phase/lfail.h"
 #include "phase/sandbox.h"
+#include "plan/plan.h"
 #include "results/metrics.h"
+#include "util/clock.h"
+#include "util/units.h"
 
 int lfail_text(struct diag *d, enum diag_kind kind, const char *what,
 	       const char *text)
@@ -87,4 +90,90 @@ int lfail_send(const struct diag *d)
 	(void)fprintf(stderr, "%s%s\n", lfail_whole(d), rc ?
 		      " (and the report pipe to the parent is gone)" : "");
 	return rc;
+}
+
+/*
+ * A refusal that names a parameter first, after the step ("setup: n:
+ * not 2"; lua/fsplan.lua's rule, the library's refusals) is about the
+ * value the plan wrote: d then points at it, as every error found late
+ * should (STYLE.md). An error with a place of its own (a Lua error's
+ * "mod.lua:4:") starts with no parameter's name and stays as it is.
+ */
+static void place(const struct luajob *job, struct diag *d)
+{
+	const char *msg = strstr(d->msg, ": ");
+	const struct pstr *v;
+	size_t n;
+
+	if (!msg)
+		return;
+	msg += 2;
+	n = strspn(msg, "abcdefghijklmnopqrstuvwxyz0123456789_");
+	if (!n || (msg[n] && msg[n] != ':' && msg[n] != ' '))
+		return;
+	v = luajob_where(job, msg, n);
+	if (!v || v->pos.line < 1)
+		return;
+	snprintf(d->file, sizeof(d->file), "%s", job->e->plan->file);
+	d->pos = v->pos;
+}
+
+void lfail_phase(const struct luajob *job, double deadline,
+		 const char *what, const struct diag *d)
+{
+	const char *text = lfail_whole(d);
+	struct strbuf head = { 0 }, hint = { 0 };
+	enum diag_kind kind = d->kind;
+	struct diag out = { 0 };
+	char size[32];
+
+	if (kind == DIAG_PHASE && strstr(text, "not enough memory")) {
+		units_fmt_size(job->mem_bytes, size, sizeof(size));
+		strbuf_printf(&hint, "%.*s (the phase's memory: %s, its Lua "
+			      "states and their C buffers and op tables all "
+			      "together; memory: in the plan sets it)%s",
+			      (int)strcspn(text, "\n"), text, size,
+			      text + strcspn(text, "\n"));
+		text = hint.oom ? text : hint.p;
+	}
+	if (kind == DIAG_PHASE && what && deadline > 0 &&
+	    clock_now() >= deadline) {
+		strbuf_printf(&head, "timeout: %s", what);
+		what = head.oom ? what : head.p;
+		kind = DIAG_LIMIT;
+	}
+	lfail_text(&out, kind, what, text);
+	out.err = d->err;
+	if (d->file[0]) {
+		memcpy(out.file, d->file, sizeof(out.file));
+		out.pos = d->pos;
+	} else {
+		place(job, &out);
+	}
+	lfail_send(&out);
+	diag_release(&out);
+	free(head.p);
+	free(hint.p);
+}
+
+void lfail_io_error(struct diag *d, const struct worker_errors *e)
+{
+	const char *name = strerrorname_np(e->first_err);
+	const char *text = lfail_whole(d);
+	size_t line = strcspn(text, "\n");
+	struct strbuf b = { 0 };
+	enum diag_kind kind = d->kind;
+	int err = d->err;
+
+	if (!e->n)
+		return;
+	strbuf_printf(&b, "%.*s; first I/O error: %s in %s (%s)%s", (int)line,
+		      text, name ? name : "?", e->first_op, e->first_what,
+		      text + line);
+	if (!b.oom) {
+		diag_release(d);
+		lfail_text(d, kind, NULL, b.p);
+		d->err = err;
+	}
+	free(b.p);
 }

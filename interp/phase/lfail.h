@@ -1,9 +1,11 @@
-/* lfail: how the phase child fails — Lua's error text into a struct diag, and the diag to the parent. */
+/* lfail: how the phase child fails — a struct diag from Lua's error text, shaped, placed and sent to the parent. */
 #ifndef FSPLAN_LFAIL_H
 #define FSPLAN_LFAIL_H
 
 #include <lua.h>
 
+#include "phase/luajob.h"
+#include "phase/worker.h"
 #include "util/diag.h"
 
 /*
@@ -44,5 +46,27 @@ int lfail_cpcall(lua_State *L, lua_CFunction fn, void *arg, int idx,
  * text to stderr (the phase's exec/ file). 0, or -1 if the parent could
  * not be told. */
 int lfail_send(const struct diag *d);
+
+/*
+ * A Lua phase's one way to fail: d, its text whole (lfail_whole) after
+ * what (NULL: none), to the parent as one record and to stderr. It keeps
+ * its own place in the plan; else a refusal that names a parameter
+ * first, after the step ("setup: n: not 2"; lua/fsplan.lua's rule, the
+ * library's refusals), points at the value the plan wrote (luajob_where),
+ * as every error found late should (STYLE.md). A failure of the phase's
+ * own code (DIAG_PHASE) after a step is the timeout's (DIAG_LIMIT,
+ * "timeout: what: ...") once deadline (clock_now's) has passed; an
+ * allocation it was refused names the budget, job's memory.
+ */
+void lfail_phase(const struct luajob *job, double deadline,
+		 const char *what, const struct diag *d);
+
+/*
+ * A module that raised after an I/O error ("wrote nil bytes, expected
+ * to write 1", dbench's) most likely raised because of it: d's first
+ * line gets e's first one, "...; first I/O error: ENOSPC in write
+ * (source/x)", and the reason has the cause. Nothing without one.
+ */
+void lfail_io_error(struct diag *d, const struct worker_errors *e);
 
 #endif

@@ -28,7 +28,6 @@
 #include "plan/plan.h"
 #include "phase/sandbox.h"
 #include "util/clock.h"
-#include "util/units.h"
 
 static volatile sig_atomic_t stop;
 
@@ -102,74 +101,11 @@ static int timed_out(const struct shared *sh)
 	return sh->deadline > 0 && clock_now() >= sh->deadline;
 }
 
-/*
- * A refusal that names a parameter first, after the step ("setup: n:
- * not 2"; lua/fsplan.lua's rule, the library's refusals) is about the
- * value the plan wrote: d then points at it, as every error found late
- * should (STYLE.md). An error with a place of its own (a Lua error's
- * "mod.lua:4:") starts with no parameter's name and stays as it is.
- */
-static void place(const struct shared *sh, struct diag *d)
-{
-	const char *msg = strstr(d->msg, ": ");
-	const struct pstr *v;
-	size_t n;
-
-	if (!msg)
-		return;
-	msg += 2;
-	n = strspn(msg, "abcdefghijklmnopqrstuvwxyz0123456789_");
-	if (!n || (msg[n] && msg[n] != ':' && msg[n] != ' '))
-		return;
-	v = luajob_where(sh->job, msg, n);
-	if (!v || v->pos.line < 1)
-		return;
-	snprintf(d->file, sizeof(d->file), "%s", sh->job->e->plan->file);
-	d->pos = v->pos;
-}
-
-/*
- * The one way this child fails: d, its text whole (lfail_whole) after
- * what (NULL: none), placed in the plan (its own place, or place()), to
- * the parent as one record and to stderr. A failure of the phase's own
- * code (DIAG_PHASE) after a step is the timeout's when the phase has run
- * into it; an allocation it was refused names the budget it ran into.
- */
+/* The one way this child fails (lfail_phase), its deadline known. */
 static void fail(const struct shared *sh, const char *what,
 		 const struct diag *d)
 {
-	const char *text = lfail_whole(d);
-	struct strbuf head = { 0 }, hint = { 0 };
-	enum diag_kind kind = d->kind;
-	struct diag out = { 0 };
-	char size[32];
-
-	if (kind == DIAG_PHASE && strstr(text, "not enough memory")) {
-		units_fmt_size(sh->job->mem_bytes, size, sizeof(size));
-		strbuf_printf(&hint, "%.*s (the phase's memory: %s, its Lua "
-			      "states and their C buffers and op tables all "
-			      "together; memory: in the plan sets it)%s",
-			      (int)strcspn(text, "\n"), text, size,
-			      text + strcspn(text, "\n"));
-		text = hint.oom ? text : hint.p;
-	}
-	if (kind == DIAG_PHASE && what && timed_out(sh)) {
-		strbuf_printf(&head, "timeout: %s", what);
-		what = head.oom ? what : head.p;
-		kind = DIAG_LIMIT;
-	}
-	lfail_text(&out, kind, what, text);
-	out.err = d->err;
-	if (d->file[0]) {
-		memcpy(out.file, d->file, sizeof(out.file));
-		out.pos = d->pos;
-	} else {
-		place(sh, &out);
-	}
-	lfail_send(&out);
-	diag_release(&out);
-	free(head.p);
-	free(hint.p);
+	lfail_phase(sh->job, sh->deadline, what, d);
 }
 
 /* fail() with a message of its own. */
@@ -179,34 +115,6 @@ static void fail(const struct shared *sh, const char *what,
 		diag_fail(&d_, kind, 0, __VA_ARGS__);			\
 		fail(sh, what, &d_);					\
 	} while (0)
-
-/*
- * A module that raised after an I/O error ("wrote nil bytes, expected
- * to write 1", dbench's) most likely raised because of it: the error's
- * first line gets the first one, "...; first I/O error: ENOSPC in write
- * (source/x)", and the reason has the cause.
- */
-static void with_io_error(struct diag *d, const struct worker_errors *e)
-{
-	const char *name = strerrorname_np(e->first_err);
-	const char *text = lfail_whole(d);
-	size_t line = strcspn(text, "\n");
-	struct strbuf b = { 0 };
-	enum diag_kind kind = d->kind;
-	int err = d->err;
-
-	if (!e->n)
-		return;
-	strbuf_printf(&b, "%.*s; first I/O error: %s in %s (%s)%s", (int)line,
-		      text, name ? name : "?", e->first_op, e->first_what,
-		      text + line);
-	if (!b.oom) {
-		diag_release(d);
-		lfail_text(d, kind, NULL, b.p);
-		d->err = err;
-	}
-	free(b.p);
-}
 
 /* A state with the module loaded (left at index 1) and ctx (index 2). */
 static lua_State *new_state(struct shared *sh, struct diag *d)
@@ -462,7 +370,7 @@ static int end_worker(struct shared *sh, struct wthread *t, int i, int rc,
 
 	if (t->failed && !rc) {
 		snprintf(what, sizeof(what), "worker %d", i + 1);
-		with_io_error(&t->d, &t->w.errs);
+		lfail_io_error(&t->d, &t->w.errs);
 		fail(sh, what, &t->d);
 		rc = -1;
 	}
@@ -525,7 +433,7 @@ static int step(lua_State *L, const struct shared *sh, struct worker *w0,
 
 	if (!run_fn(L, w0, name, &d))
 		return 0;
-	with_io_error(&d, &w0->errs);
+	lfail_io_error(&d, &w0->errs);
 	fail(sh, name, &d);
 	diag_release(&d);
 	return -1;

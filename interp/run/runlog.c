@@ -3,12 +3,14 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "run/runlog.h"
+#include "util/strbuf.h"
 
 static int log_fd = -1;
 static int log_echo;
@@ -28,24 +30,26 @@ int runlog_fd(void)
 
 void runlog(const char *fmt, ...)
 {
-	char line[2048];
+	char stamp[64];
+	struct strbuf b = { 0 };
 	struct timeval tv;
 	struct tm tm;
 	va_list ap;
+	const char *line;
 	ssize_t w;
 	int n;
 
 	gettimeofday(&tv, NULL);
 	localtime_r(&tv.tv_sec, &tm);
-	n = (int)strftime(line, sizeof(line), "%Y-%m-%d %H:%M:%S", &tm);
-	n += snprintf(line + n, sizeof(line) - n, ".%03d ",
-		      (int)(tv.tv_usec / 1000));
+	strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", &tm);
+	/* a line as long as what it says (a phase's whole reason) */
+	strbuf_printf(&b, "%s.%03d ", stamp, (int)(tv.tv_usec / 1000));
 	va_start(ap, fmt);
-	n += vsnprintf(line + n, sizeof(line) - n, fmt, ap);
+	strbuf_vprintf(&b, fmt, ap);
 	va_end(ap);
-	if (n >= (int)sizeof(line) - 1)
-		n = sizeof(line) - 2;
-	line[n++] = '\n';
+	strbuf_str(&b, "\n");
+	line = b.oom ? "(out of memory writing a line of the log)\n" : b.p;
+	n = (int)strlen(line);
 	w = log_fd >= 0 ? write(log_fd, line, n) : n;
 	if (w != n) {
 		/* a full disk, say: the log stops, and the user hears why */
@@ -53,8 +57,9 @@ void runlog(const char *fmt, ...)
 			strerror(w < 0 ? errno : ENOSPC));
 		log_fd = -1;
 	}
-	if (log_echo)
+	if (log_echo && !b.oom)
 		fprintf(stderr, "%.*s", n - 24, line + 24);
+	free(b.p);
 }
 
 void runlog_close(void)
