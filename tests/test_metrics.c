@@ -904,7 +904,8 @@ Test(metrics, a_failure_record_round_trips_whole)
 	detail[0] = 'E';	/* a detail line may look like a record */
 	detail[1] = ' ';
 	detail[big] = '\0';
-	diag_set(&d, "/plans/plan.yaml", NULL, (struct pos){ 9, 20 },
+	diag_set(&d, "/plans/plan.yaml", "a\nb\nc\nd\ne\nf\ng\nh\n"
+		 "    with: {n: 2}\n", (struct pos){ 9, 20 },
 		 "setup: n: not 2\nsecond line\nE 1 2");
 	d.kind = DIAG_LIMIT;
 	d.err = ENOSPC;
@@ -921,6 +922,7 @@ Test(metrics, a_failure_record_round_trips_whole)
 	cr_expect_eq(back.pos.col, 20);
 	cr_expect_str_eq(back.file, "/plans/plan.yaml");
 	cr_expect_str_eq(back.msg, d.msg);
+	cr_expect_str_eq(back.srcline, "    with: {n: 2}");
 	cr_assert_eq(back.detail.len, big);
 	cr_expect_eq(memcmp(back.detail.p, detail, big), 0);
 	/* the reason: the place, then the detail's first line, whole */
@@ -932,11 +934,11 @@ Test(metrics, a_failure_record_round_trips_whole)
 	diag_release(&back);
 	cr_expect_eq(metrics_diag_decode("P a 1 x\n", 8, &back), 0);
 	cr_expect_eq(metrics_diag_decode(rec, len - 1, &back), -1);
-	cr_expect_eq(metrics_diag_decode("E phase 0 0 0 0 5 0\nabc\n", 24,
+	cr_expect_eq(metrics_diag_decode("E phase 0 0 0 0 5 0 0\nabc\n", 26,
 					 &back), -1);
-	cr_expect_eq(metrics_diag_decode("E fire 0 0 0 0 3 0\nabc\n", 23,
+	cr_expect_eq(metrics_diag_decode("E fire 0 0 0 0 3 0 0\nabc\n", 25,
 					 &back), -1);
-	cr_expect_eq(metrics_diag_decode("E phase 0 0 0 0 3 0\nabc\n", 24,
+	cr_expect_eq(metrics_diag_decode("E phase 0 0 0 0 3 0 0\nabc\n", 26,
 					 &back), 1);
 	cr_expect_str_eq(back.msg, "abc");
 	diag_release(&back);

@@ -25,7 +25,7 @@ static int cmp_str(const void *a, const void *b)
 static int emit(lua_State *L, const char *name, struct diag *d)
 {
 	const char *unit = "";
-	char why[256];
+	char why[2048];	/* into d, whose msg marks a cut */
 	double v;
 
 	if (lua_istable(L, -1)) {

@@ -77,7 +77,7 @@ static int report_value(lua_State *L, int idx, double *v,
  * with it, else 0. Read by lua_next alone: nothing here raises. */
 static int refused(lua_State *L, struct diag *d)
 {
-	char why[256];
+	char why[2048];	/* into d, whose msg marks a cut */
 
 	if (!lua_istable(L, -1))
 		return 0;
@@ -102,7 +102,7 @@ int lreport_call(lua_State *L, const struct metrics *total,
 		 const double *thr, int n_thr, struct diag *d)
 {
 	struct lreport_auto res = { total, NULL, 0 };
-	char why[256];
+	char why[2048];	/* into d, whose msg marks a cut */
 	int rc;
 
 	/* an op's name makes rows too: w:time("dev_read") would make

@@ -189,8 +189,9 @@ int metrics_decode(struct metrics *m, const char *text, size_t len,
 
 /*
  * A failure crosses the same wire as one record, the whole struct diag:
- * "E <kind> <errno> <line> <col> <f> <m> <d>" and a newline, then f bytes
- * of file, m of message and d of detail, then a newline. A record's
+ * "E <kind> <errno> <line> <col> <f> <m> <s> <d>" and a newline, then f
+ * bytes of file, m of message, s of source line and d of detail, then a
+ * newline. A record's
  * detail, when it has one, is the whole text: its first line is the
  * message whole (msg may have had to be cut), the lines after it a
  * traceback or whatever else explains it. The one record of a report is

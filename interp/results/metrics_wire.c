@@ -37,51 +37,57 @@ static void put(struct out *o, const char *fmt, ...)
 		o->len += (size_t)n;
 }
 
-/* An R line's value: its name, number and unit as the format takes them. */
-static int rep_ok(const struct metric_row *r)
+/* An upper bound of m's and rep's text, or 0 if they hold what the
+ * format cannot carry. */
+static size_t bound(const struct metrics *m, const struct metric_row *rep,
+		    int n_rep)
 {
-	const char *unit = r->unit ? r->unit : "";
-
-	return metrics_metric_name_ok(r->name, strnlen(r->name,
-						       sizeof(r->name))) &&
-	       isfinite(r->value) && (!*unit ||
-				      metrics_unit_ok(unit, strlen(unit)));
-}
-
-/* Doubles as %.17g, so they read back bit for bit. */
-char *metrics_encode(const struct metrics *m, const struct metric_row *rep,
-		     int n_rep, size_t *len)
-{
-	struct out o = { 0 };
-	unsigned int k;
+	size_t cap = sizeof("M seconds \nM written \nEND\n") + DBL_CHARS + 21;
 	int i;
 
-	/* An upper bound first, then one allocation. */
-	o.cap = sizeof("M seconds \nM written \nEND\n") + DBL_CHARS + 21;
 	if (!isfinite(m->seconds) || m->seconds < 0)
-		goto inval;
+		return 0;
 	for (i = 0; i < m->n_ops; i++) {
 		const struct op_stat *s = &m->ops[i];
 
 		if (!metrics_name_ok(s->name, strnlen(s->name, sizeof(s->name))))
-			goto inval;
-		o.cap += 2 * (2 + METRICS_NAME_LEN + 1) + 7 * 21;
-		for (k = 0; s->lat.b && k < HIST_BUCKETS; k++)
+			return 0;
+		cap += 2 * (2 + METRICS_NAME_LEN + 1) + 7 * 21;
+		for (unsigned int k = 0; s->lat.b && k < HIST_BUCKETS; k++)
 			if (s->lat.b[k])
-				o.cap += sizeof(" 2751:4294967295") - 1;
+				cap += sizeof(" 2751:4294967295") - 1;
 	}
 	for (i = 0; i < m->n_counters; i++) {
 		const struct counter *c = &m->counters[i];
 
 		if (!metrics_name_ok(c->name, strnlen(c->name, sizeof(c->name))) ||
 		    !isfinite(c->value))
-			goto inval;
-		o.cap += 2 + METRICS_NAME_LEN + 1 + DBL_CHARS + 1;
+			return 0;
+		cap += 2 + METRICS_NAME_LEN + 1 + DBL_CHARS + 1;
 	}
 	for (i = 0; i < n_rep; i++) {
-		if (!rep_ok(&rep[i]))
-			goto inval;
-		o.cap += 2 + METRICS_METRIC_LEN + 1 + DBL_CHARS + 1 + 32 + 1;
+		const char *unit = rep[i].unit ? rep[i].unit : "";
+
+		if (!metrics_metric_name_ok(rep[i].name, strnlen(rep[i].name,
+				sizeof(rep[i].name))) || !isfinite(rep[i].value) ||
+		    (*unit && !metrics_unit_ok(unit, strlen(unit))))
+			return 0;
+		cap += 2 + METRICS_METRIC_LEN + 1 + DBL_CHARS + 1 + 32 + 1;
+	}
+	return cap;
+}
+
+/* Doubles as %.17g, so they read back bit for bit. */
+char *metrics_encode(const struct metrics *m, const struct metric_row *rep,
+		     int n_rep, size_t *len)
+{
+	struct out o = { .cap = bound(m, rep, n_rep) };
+	unsigned int k;
+	int i;
+
+	if (!o.cap) {
+		errno = EINVAL;
+		return NULL;
 	}
 	o.buf = malloc(o.cap);
 	if (!o.buf) {
@@ -129,9 +135,6 @@ char *metrics_encode(const struct metrics *m, const struct metric_row *rep,
 	}
 	*len = o.len;
 	return o.buf;
-inval:
-	errno = EINVAL;
-	return NULL;
 }
 
 /* ---- wire format: decoding ---------------------------------------------- */
@@ -471,14 +474,16 @@ char *metrics_diag_encode(const struct diag *d, size_t *len)
 	struct strbuf b = { 0 };
 	size_t nf = strnlen(d->file, sizeof(d->file));
 	size_t nm = strnlen(d->msg, sizeof(d->msg));
+	size_t ns = strnlen(d->srcline, sizeof(d->srcline));
 	size_t nd = d->detail.p ? d->detail.len : 0;
 
-	strbuf_printf(&b, "E %s %d %d %d %zu %zu %zu\n",
+	strbuf_printf(&b, "E %s %d %d %d %zu %zu %zu %zu\n",
 		      diag_kind_name(d->kind), d->err > 0 ? d->err : 0,
 		      d->pos.line > 0 ? d->pos.line : 0,
-		      d->pos.col > 0 ? d->pos.col : 0, nf, nm, nd);
+		      d->pos.col > 0 ? d->pos.col : 0, nf, nm, ns, nd);
 	strbuf_add(&b, d->file, nf);
 	strbuf_add(&b, d->msg, nm);
+	strbuf_add(&b, d->srcline, ns);
 	if (nd)
 		strbuf_add(&b, d->detail.p, nd);
 	strbuf_add(&b, "\n", 1);
@@ -493,14 +498,12 @@ char *metrics_diag_encode(const struct diag *d, size_t *len)
 
 int metrics_diag_send(int fd, const struct diag *d)
 {
-	static const char oom[] = "E system 12 0 0 0 13 0\nout of memory\n";
-	size_t len, done = 0;
-	char *text = metrics_diag_encode(d, &len);
+	static const char oom[] = "E system 12 0 0 0 13 0 0\nout of memory\n";
+	size_t len = sizeof(oom) - 1, done = 0;
+	char *text = metrics_diag_encode(d, &len);	/* len only if made */
 	const char *p = text ? text : oom;
 	ssize_t n;
 
-	if (!text)
-		len = sizeof(oom) - 1;
 	while (done < len) {
 		n = write(fd, p + done, len - done);
 		if (n < 0 && errno == EINTR)
@@ -523,7 +526,7 @@ static int get_bounded(struct line *l, uint64_t max, uint64_t *v)
 static int decode_diag(struct line *l, const char *body, const char *end,
 		       struct diag *d)
 {
-	uint64_t err, line, col, nf, nm, nd;
+	uint64_t err, line, col, nf, nm, ns, nd;
 	const char *t;
 	size_t n;
 	int k;
@@ -537,9 +540,10 @@ static int decode_diag(struct line *l, const char *body, const char *end,
 	    get_bounded(l, INT_MAX, &line) || get_bounded(l, INT_MAX, &col) ||
 	    get_bounded(l, sizeof(d->file) - 1, &nf) ||
 	    get_bounded(l, sizeof(d->msg) - 1, &nm) ||
+	    get_bounded(l, sizeof(d->srcline) - 1, &ns) ||
 	    get_bounded(l, (uint64_t)(end - body), &nd) || at_end(l) ||
-	    nf + nm + nd + 1 > (uint64_t)(end - body) ||
-	    body[nf + nm + nd] != '\n')
+	    nf + nm + ns + nd + 1 > (uint64_t)(end - body) ||
+	    body[nf + nm + ns + nd] != '\n')
 		return -1;
 	d->kind = (enum diag_kind)k;
 	d->err = (int)err;
@@ -548,9 +552,10 @@ static int decode_diag(struct line *l, const char *body, const char *end,
 	d->file[nf] = '\0';
 	memcpy(d->msg, body + nf, nm);
 	d->msg[nm] = '\0';
-	d->srcline[0] = '\0';
+	memcpy(d->srcline, body + nf + nm, ns);
+	d->srcline[ns] = '\0';
 	memset(&d->detail, 0, sizeof(d->detail));
-	if (nd && strbuf_add(&d->detail, body + nf + nm, nd))
+	if (nd && strbuf_add(&d->detail, body + nf + nm + ns, nd))
 		return -1;
 	return 0;
 }

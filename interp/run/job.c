@@ -89,39 +89,37 @@ static unsigned long run_seed(uint64_t seed, int rep)
 			       2147483647u) + 1;
 }
 
-/* The environment a phase sees: its place, its user, its cell. */
-static void environment(struct job *j, struct run *r, const struct fsconf *fc,
-			const char *work, const struct cell *c)
+/* The environment a phase sees: its place, its user, its cell. Each
+ * value whole (a cell id of any length); -1 out of memory. */
+static int environment(struct job *j, struct run *r, const struct fsconf *fc,
+		       const char *work, const struct cell *c)
 {
 	const char **e = j->env;
+	int n = 0;
 
-	/* each buffer holds its longest value: nothing is cut short */
-	snprintf(j->home, sizeof(j->home), "HOME=%s", work);
-	snprintf(j->tmp, sizeof(j->tmp), "TMPDIR=%s", work);
-	snprintf(j->user, sizeof(j->user), "USER=%s", r->runas.name);
-	snprintf(j->cell, sizeof(j->cell), "FSPLAN_CELL=%s", c->id);
-	snprintf(j->rep, sizeof(j->rep), "FSPLAN_REP=%d", c->rep);
-	snprintf(j->seed, sizeof(j->seed), "FSPLAN_SEED=%lu",
-		 run_seed(r->plan->seed, c->rep));
-	snprintf(j->type, sizeof(j->type), "FSPLAN_FS_TYPE=%s",
-		 fc->fs->type.s);
-	snprintf(j->label, sizeof(j->label), "FSPLAN_FS_LABEL=%s", fc->label);
+	if (asprintf(&j->own[n++], "HOME=%s", work) < 0 ||
+	    asprintf(&j->own[n++], "TMPDIR=%s", work) < 0 ||
+	    asprintf(&j->own[n++], "USER=%s", r->runas.name) < 0 ||
+	    asprintf(&j->own[n++], "FSPLAN_CELL=%s", c->id) < 0 ||
+	    asprintf(&j->own[n++], "FSPLAN_REP=%d", c->rep) < 0 ||
+	    asprintf(&j->own[n++], "FSPLAN_SEED=%lu",
+		     run_seed(r->plan->seed, c->rep)) < 0 ||
+	    asprintf(&j->own[n++], "FSPLAN_FS_TYPE=%s", fc->fs->type.s) < 0 ||
+	    asprintf(&j->own[n++], "FSPLAN_FS_LABEL=%s", fc->label) < 0) {
+		j->own[n - 1] = NULL;	/* asprintf leaves it undefined */
+		return -1;
+	}
 	*e++ = execpath_env;
 	*e++ = "LANG=C";
-	*e++ = j->home;
-	*e++ = j->tmp;
-	*e++ = j->user;
-	*e++ = j->cell;
-	*e++ = j->rep;
-	*e++ = j->seed;
-	*e++ = j->type;
-	*e++ = j->label;
+	for (int i = 0; i < JOB_ENV_OWN; i++)
+		*e++ = j->own[i];
 	*e = NULL;
+	return 0;
 }
 
 int job_open(struct job *j, struct run *r, const struct fsconf *fc,
 	     const char *work, const char *fsdir, const struct cell *c,
-	     const char **why)
+	     struct diag *d)
 {
 	const struct plan_phase *ph = &r->plan->phases[c->phase];
 	const struct phase_checked *mod = exec_module(r, c);
@@ -131,8 +129,8 @@ int job_open(struct job *j, struct run *r, const struct fsconf *fc,
 	j->child.err_fd = j->child.out_fd < 0 ? -1 : open_output(r, c, "err");
 	if (j->child.err_fd < 0) {
 		runlog("%s: exec/: %s", c->id, strerror(errno));
-		*why = "cannot open exec/ output files";
-		return -1;
+		return diag_fail(d, DIAG_SYSTEM, 0, "cannot open exec/ output "
+				 "files");
 	}
 	if (ph->exec.s)
 		j->cmd = cell_exec(r->e, c);
@@ -140,11 +138,8 @@ int job_open(struct job *j, struct run *r, const struct fsconf *fc,
 		j->cmd = strdup(ph->module_path);
 	else if (asprintf(&j->cmd, "%s/exec/%s", libsrc_dir(), mod->exec) < 0)
 		j->cmd = NULL;
-	if (!j->cmd) {
-		*why = "out of memory";
-		return -1;
-	}
-	environment(j, r, fc, work, c);
+	if (!j->cmd || environment(j, r, fc, work, c))
+		return diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
 	j->child.out_cap = JOB_OUT_CAP;
 	j->child.runas = &r->runas;
 	j->child.workdir = work;
@@ -172,6 +167,10 @@ void job_close(struct job *j)
 {
 	free(j->cmd);
 	j->cmd = NULL;
+	for (int i = 0; i < JOB_ENV_OWN; i++) {
+		free(j->own[i]);
+		j->own[i] = NULL;
+	}
 	luajob_free(&j->lua);		/* nothing in an exec phase's */
 	if (j->child.out_fd >= 0)
 		close(j->child.out_fd);
@@ -323,31 +322,34 @@ static int say_why(int err_fd, struct strbuf *reason)
 
 static void copy_log_lines(int err_fd, const struct cell *c)
 {
-	char buf[8192], line[1024];
-	size_t n = 0;
+	struct strbuf line = { 0 };
+	char buf[8192];
 	off_t off = 0;
 	int lines = 0, more = 0;
 	ssize_t got;
 
 	while ((got = pread(err_fd, buf, sizeof(buf), off)) > 0) {
+		const char *p = buf, *end = buf + got, *nl;
+
 		off += got;
-		for (ssize_t i = 0; i < got; i++) {
-			if (buf[i] != '\n') {
-				if (n < sizeof(line) - 1)
-					line[n++] = buf[i];
-				continue;
-			}
-			line[n] = '\0';
-			if (!strncmp(line, "[worker ", 8)) {
+		/* a line as long as it is: the log cuts none */
+		while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
+			strbuf_add(&line, p, (size_t)(nl - p));
+			p = nl + 1;
+			if (line.p && !strncmp(line.p, "[worker ", 8)) {
 				if (lines < LOG_LINES)
-					runlog("%s: %s", c->id, line);
+					runlog("%s: %s", c->id, line.oom ?
+					       "(out of memory)" : line.p);
 				else
 					more++;
 				lines++;
 			}
-			n = 0;
+			free(line.p);
+			memset(&line, 0, sizeof(line));
 		}
+		strbuf_add(&line, p, (size_t)(end - p));
 	}
+	free(line.p);
 	if (more)
 		runlog("%s: %d more w:log lines in exec/", c->id, more);
 }

@@ -213,7 +213,7 @@ static void run_cell(struct run *r, struct live *l, struct cell *c,
 	struct child_result res;
 	struct measure ms;
 	struct job j;
-	const char *why;
+	struct diag why = { 0 };
 	char err[512];
 
 	if (!replay)
@@ -223,7 +223,7 @@ static void run_cell(struct run *r, struct live *l, struct cell *c,
 		return;
 	}
 	if (job_open(&j, r, l->fc, l->work, conf_vol_dir(l, 0), c, &why)) {
-		unrun_cell(r, l, c, replay, why);
+		unrun_cell(r, l, c, replay, why.msg);
 		goto out;
 	}
 	if (measure_open(&ms, r, l, c, &j.child, &j.lua.ram_bytes, err,
