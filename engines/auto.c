@@ -1,4 +1,4 @@
-/* auto: the default engine — per op class and per file the ring where the kernel serves an op itself, a plain syscall where io_uring would hand a lone op to a kernel worker thread. */
+/* auto: the default engine: the ring for what runs inline, else a syscall. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -31,7 +31,8 @@
 #define FD_READ_RING	2u
 #define FD_WRITE_RING	4u
 
-struct engine {
+struct auto_engine {
+	struct engine base;
 	struct engine *ring, *sys;	/* ring: NULL until an op needs it */
 	unsigned depth;
 	int no_ring;			/* depth 1 and the ring did not fit */
@@ -64,7 +65,7 @@ unsigned engine_probe_fd(int fd)
 }
 
 /* The probe's answers for fd, kept (fd_class asks once per fd). */
-static unsigned fd_learn(struct engine *e, int fd)
+static unsigned fd_learn(struct auto_engine *e, int fd)
 {
 	unsigned got = engine_probe_fd(fd);
 
@@ -87,7 +88,7 @@ static unsigned fd_learn(struct engine *e, int fd)
 	return got;
 }
 
-static inline unsigned fd_class(struct engine *e, int fd)
+static inline unsigned fd_class(struct auto_engine *e, int fd)
 {
 	if (fd < 0)
 		return FD_KNOWN | FD_READ_RING | FD_WRITE_RING;
@@ -97,7 +98,7 @@ static inline unsigned fd_class(struct engine *e, int fd)
 }
 
 /* Whether r, alone in flight, would go to io-wq on the ring. */
-static inline int lone_to_syscall(struct engine *e,
+static inline int lone_to_syscall(struct auto_engine *e,
 				  const struct engine_req *r)
 {
 	switch (r->op) {
@@ -115,25 +116,23 @@ static inline int lone_to_syscall(struct engine *e,
 	}
 }
 
-static int auto_init(struct engine **out, unsigned depth, char *why,
-		     size_t whylen)
+static int auto_init(struct engine **out, unsigned depth, struct diag *d)
 {
-	struct engine *e = calloc(1, sizeof(*e));
+	struct auto_engine *e;
 	int ret;
 
 	*out = NULL;
 	if (!depth || depth > 32768) {	/* the ring's: IORING_MAX_ENTRIES */
-		if (why && whylen)
-			snprintf(why, whylen, "depth %u is out of range "
-				 "(1..32768)", depth);
-		free(e);
+		diag_fail(d, DIAG_INPUT, 0, "depth %u is out of range "
+			  "(1..32768)", depth);
 		return -EINVAL;
 	}
+	e = calloc(1, sizeof(*e));
 	if (!e) {
-		if (why && whylen)
-			snprintf(why, whylen, "out of memory");
+		diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
 		return -ENOMEM;
 	}
+	e->base.ops = &engine_auto;
 	/*
 	 * Several in flight need the ring now (its failure is the caller's
 	 * to report); one at a time, only once an op takes it: a worker of
@@ -142,16 +141,16 @@ static int auto_init(struct engine **out, unsigned depth, char *why,
 	 * would not fit.
 	 */
 	e->depth = depth;
-	ret = engine_sync.init(&e->sys, 1, why, whylen);
+	ret = engine_sync.init(&e->sys, 1, d);
 	if (!ret && depth > 1)
-		ret = engine_uring.init(&e->ring, depth, why, whylen);
+		ret = engine_uring.init(&e->ring, depth, d);
 	if (ret) {
 		if (e->sys)
 			engine_sync.cleanup(e->sys);
 		free(e);
 		return ret;
 	}
-	*out = e;
+	*out = &e->base;
 	return 0;
 }
 
@@ -160,15 +159,13 @@ static int auto_init(struct engine **out, unsigned depth, char *why,
  * takes syscalls from then on — what the kernel does inline through a
  * ring is the same call — and its ops' rows say syscall.
  */
-static int have_ring(struct engine *e)
+static int have_ring(struct auto_engine *e)
 {
-	char why[8];
-
 	if (e->ring)
 		return 1;
 	if (e->no_ring)
 		return 0;
-	if (engine_uring.init(&e->ring, e->depth, why, sizeof(why))) {
+	if (engine_uring.init(&e->ring, e->depth, NULL)) {
 		e->ring = NULL;
 		e->no_ring = 1;
 		return 0;
@@ -176,19 +173,21 @@ static int have_ring(struct engine *e)
 	return 1;
 }
 
-static unsigned ring_inflight(struct engine *e)
+static unsigned ring_inflight(struct auto_engine *e)
 {
 	return e->ring ? engine_uring.inflight(e->ring) : 0;
 }
 
-static unsigned auto_inflight(struct engine *e)
+static unsigned auto_inflight(struct engine *eng)
 {
+	struct auto_engine *e = engine_of(eng, struct auto_engine);
+
 	return ring_inflight(e) +
 	       engine_sync.inflight(e->sys) + (e->held != NULL);
 }
 
 /* A held op is no longer alone: to the ring with its queue time. */
-static int unhold(struct engine *e)
+static int unhold(struct auto_engine *e)
 {
 	struct engine_req *r = e->held;
 	uint64_t t = r->t_submit;
@@ -200,9 +199,10 @@ static int unhold(struct engine *e)
 	return ret;
 }
 
-static int auto_queue(struct engine *e, struct engine_req *r)
+static int auto_queue(struct engine *eng, struct engine_req *r)
 {
-	unsigned busy = auto_inflight(e);
+	struct auto_engine *e = engine_of(eng, struct auto_engine);
+	unsigned busy = auto_inflight(eng);
 	int ret;
 
 	if ((unsigned)r->op >= ENGINE_NOPS)
@@ -225,8 +225,10 @@ static int auto_queue(struct engine *e, struct engine_req *r)
 	return engine_uring.queue(e->ring, r);
 }
 
-static int auto_commit(struct engine *e)
+static int auto_commit(struct engine *eng)
 {
+	struct auto_engine *e = engine_of(eng, struct auto_engine);
+
 	if (e->held) {
 		struct engine_req *r = e->held;
 		uint64_t t = r->t_submit;
@@ -242,7 +244,7 @@ static int auto_commit(struct engine *e)
 }
 
 /* An open's new fd is a new file; a closed fd's answers are stale. */
-static void note(struct engine *e, const struct engine_req *r)
+static void note(struct auto_engine *e, const struct engine_req *r)
 {
 	int fd = r->op == ENGINE_OPEN ? (int)r->res :
 		 r->op == ENGINE_CLOSE ? r->fd : -1;
@@ -251,13 +253,14 @@ static void note(struct engine *e, const struct engine_req *r)
 		e->fds[fd] = 0;
 }
 
-static int auto_reap(struct engine *e, unsigned min,
+static int auto_reap(struct engine *eng, unsigned min,
 		     struct engine_req **done, unsigned max)
 {
+	struct auto_engine *e = engine_of(eng, struct auto_engine);
 	int n = 0, got;
 
 	if (e->held)
-		auto_commit(e);
+		auto_commit(eng);
 	if (max && engine_sync.inflight(e->sys))
 		n = engine_sync.reap(e->sys, 1, done, max);
 	if ((unsigned)n < max && ring_inflight(e)) {
@@ -281,8 +284,9 @@ static int auto_reap(struct engine *e, unsigned min,
  * that several in flight need (a cached 4 KiB read is about a microsecond,
  * and those layers were a few percent of it).
  */
-static int64_t auto_run(struct engine *e, struct engine_req *r)
+static int64_t auto_run(struct engine *eng, struct engine_req *r)
 {
+	struct auto_engine *e = engine_of(eng, struct auto_engine);
 	int64_t res;
 
 	if ((unsigned)r->op >= ENGINE_NOPS)
@@ -296,8 +300,10 @@ static int64_t auto_run(struct engine *e, struct engine_req *r)
 	return res;
 }
 
-static void auto_cleanup(struct engine *e)
+static void auto_cleanup(struct engine *eng)
 {
+	struct auto_engine *e = engine_of(eng, struct auto_engine);
+
 	if (!e)
 		return;
 	if (e->ring)

@@ -1,4 +1,4 @@
-/* engine: the engine contract checked, finding an engine by name, and one-shot requests. */
+/* engine: the contract checked, engines found by name, one-shot requests. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,23 +18,20 @@ static const struct engine_ops *const builtin[] = {
 static const struct engine_ops *registered[MAX_REGISTERED];
 static size_t n_registered;
 
-int engine_check(const struct engine_ops *ops, char *why, size_t len)
+int engine_check(const struct engine_ops *ops, struct diag *d)
 {
 	static const char *const hooks[] = { "init", "queue", "commit",
 					     "reap", "inflight", "cleanup" };
 	const char *missing = NULL;
 	int present[6];
 
-	if (!ops || !ops->name || !*ops->name) {
-		snprintf(why, len, "an engine without a name");
-		return -1;
-	}
-	if (ops->version != ENGINE_OPS_VERSION) {
-		snprintf(why, len, "engine '%s' is written for version %d of "
-			 "the engine contract, this fsplan has version %d",
-			 ops->name, ops->version, ENGINE_OPS_VERSION);
-		return -1;
-	}
+	if (!ops || !ops->name || !*ops->name)
+		return diag_fail(d, DIAG_INPUT, 0, "an engine without a name");
+	if (ops->version != ENGINE_OPS_VERSION)
+		return diag_fail(d, DIAG_INPUT, 0, "engine '%s' is written for "
+				 "version %d of the engine contract, this "
+				 "fsplan has version %d", ops->name,
+				 ops->version, ENGINE_OPS_VERSION);
 	present[0] = ops->init != NULL;
 	present[1] = ops->queue != NULL;
 	present[2] = ops->commit != NULL;
@@ -44,11 +41,10 @@ int engine_check(const struct engine_ops *ops, char *why, size_t len)
 	for (size_t i = 0; i < 6 && !missing; i++)
 		if (!present[i])
 			missing = hooks[i];
-	if (missing) {
-		snprintf(why, len, "engine '%s' has no %s hook (every hook of "
-			 "struct engine_ops is required)", ops->name, missing);
-		return -1;
-	}
+	if (missing)
+		return diag_fail(d, DIAG_INPUT, 0, "engine '%s' has no %s hook "
+				 "(every hook of struct engine_ops is "
+				 "required)", ops->name, missing);
 	return 0;
 }
 
@@ -63,20 +59,17 @@ static const struct engine_ops *lookup(const char *name)
 	return NULL;
 }
 
-int engine_register(const struct engine_ops *ops, char *why, size_t len)
+int engine_register(const struct engine_ops *ops, struct diag *d)
 {
-	if (engine_check(ops, why, len))
+	if (engine_check(ops, d))
 		return -1;
-	if (lookup(ops->name)) {
-		snprintf(why, len, "engine '%s' is already registered",
-			 ops->name);
-		return -1;
-	}
-	if (n_registered == MAX_REGISTERED) {
-		snprintf(why, len, "engine '%s': no room for more than %d "
-			 "registered engines", ops->name, MAX_REGISTERED);
-		return -1;
-	}
+	if (lookup(ops->name))
+		return diag_fail(d, DIAG_INPUT, 0, "engine '%s' is already "
+				 "registered", ops->name);
+	if (n_registered == MAX_REGISTERED)
+		return diag_fail(d, DIAG_LIMIT, 0, "engine '%s': no room for "
+				 "more than %d registered engines", ops->name,
+				 MAX_REGISTERED);
 	registered[n_registered++] = ops;
 	return 0;
 }
@@ -84,35 +77,38 @@ int engine_register(const struct engine_ops *ops, char *why, size_t len)
 const struct engine_ops *engine_find(const char *name)
 {
 	const struct engine_ops *ops = name ? lookup(name) : NULL;
-	char why[256];
+	struct diag d = { 0 };
 
-	/* registered ones were checked on the way in; built-ins here */
-	if (ops && engine_check(ops, why, sizeof(why))) {
-		fprintf(stderr, "fsplan: %s\n", why);
+	/* registered ones were checked on the way in; built-ins here. A
+	 * built-in that breaks the contract is fsplan's own bug, found by
+	 * whoever looks it up first: said where it is met, as an assert
+	 * would, rather than passed up as a missing engine */
+	if (ops && engine_check(ops, &d)) {
+		fprintf(stderr, "fsplan: %s\n", d.msg);
+		diag_release(&d);
 		return NULL;
 	}
 	return ops;
 }
 
-int engine_alloc(void *out, size_t head, size_t slot, unsigned depth,
-		 unsigned max, char *why, size_t whylen)
+int engine_alloc(void *out, const struct engine_ops *ops, size_t head,
+		 size_t slot, unsigned depth, unsigned max, struct diag *d)
 {
-	void *p;
+	struct engine *p;
 
 	*(void **)out = NULL;
 	if (!depth || depth > max) {
-		if (why && whylen)
-			snprintf(why, whylen, "depth %u is out of range "
-				 "(1..%u)", depth, max);
+		diag_fail(d, DIAG_INPUT, 0, "depth %u is out of range (1..%u)",
+			  depth, max);
 		return -EINVAL;
 	}
 	p = calloc(1, head + (size_t)depth * slot);
 	if (!p) {
-		if (why && whylen)
-			snprintf(why, whylen, "out of memory for %u requests",
-				 depth);
+		diag_fail(d, DIAG_SYSTEM, 0, "out of memory for %u requests",
+			  depth);
 		return -ENOMEM;
 	}
+	p->ops = ops;
 	*(void **)out = p;
 	return 0;
 }

@@ -1,4 +1,4 @@
-/* engine: the I/O engine contract — queue, commit, reap — that every phase op goes through. */
+/* engine: the I/O engine contract (queue, commit, reap) of every phase op. */
 #ifndef FSPLAN_ENGINE_H
 #define FSPLAN_ENGINE_H
 
@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "util/diag.h"
 
 /*
  * What a request asks. Data ops take fd/buf/len/off; path ops take dirfd
@@ -60,7 +62,14 @@ struct engine_req {
 	uint64_t done;
 };
 
-struct engine;
+/*
+ * What every engine's own state begins with: an engine embeds it as the
+ * first member of a struct of its own (struct sync_engine, ...), and its
+ * hooks get back to that struct with engine_of (engine_impl.h).
+ */
+struct engine {
+	const struct engine_ops *ops;	/* the table that made it */
+};
 
 /* The version of struct engine_ops an engine is written for: a table of
  * another version is refused, never half-used. */
@@ -82,11 +91,11 @@ struct engine_ops {
 	 * Make an engine for one worker thread that keeps up to depth
 	 * requests in flight. uring: creates the ring here — in the worker,
 	 * after the privilege drop, never before — and probes the opcodes it
-	 * needs; a missing one is an error naming it. 0 or -errno (with a
-	 * reason in why, e.g. io_uring disabled by kernel.io_uring_disabled).
+	 * needs; a missing one is an error naming it. 0 or -errno, with d
+	 * (may be NULL) saying why, e.g. io_uring disabled by
+	 * kernel.io_uring_disabled.
 	 */
-	int (*init)(struct engine **out, unsigned depth, char *why,
-		    size_t whylen);
+	int (*init)(struct engine **out, unsigned depth, struct diag *d);
 	/* Add a request; -EBUSY when depth requests are already queued or
 	 * in flight. Sets t_submit (to t_now when the caller gave one). */
 	int (*queue)(struct engine *e, struct engine_req *r);
@@ -133,21 +142,22 @@ unsigned engine_probe_fd(int fd);
 
 /*
  * Whether ops keeps the contract: a name, version ENGINE_OPS_VERSION and
- * every hook. 0, or -1 with why saying which engine lacks what.
+ * every hook. 0, or -1 with d (an input error) saying which engine lacks
+ * what.
  */
-int engine_check(const struct engine_ops *ops, char *why, size_t len);
+int engine_check(const struct engine_ops *ops, struct diag *d);
 
 /*
  * Add an engine besides the built-in ones (before any worker starts: the
- * list is not locked). Refused (-1, why) if engine_check refuses it or
- * its name is taken.
+ * list is not locked). Refused (-1, d) if engine_check refuses it or its
+ * name is taken.
  */
-int engine_register(const struct engine_ops *ops, char *why, size_t len);
+int engine_register(const struct engine_ops *ops, struct diag *d);
 
 /*
  * The engine named name (a built-in one or a registered one), or NULL.
- * A built-in one that breaks the contract is not found: why says so on
- * stderr.
+ * A built-in one that breaks the contract is not found, and stderr says
+ * why.
  */
 const struct engine_ops *engine_find(const char *name);
 

@@ -4,6 +4,11 @@
 
 #include "engine.h"
 
+/* The engine's own struct (type) that the common header e begins: its
+ * first member is `struct engine base`, so the cast is exact (and NULL
+ * stays NULL for a cleanup of nothing). */
+#define engine_of(e, type)	((type *)(void *)(e))
+
 /* The most one read or write moves (the kernel's MAX_RW_COUNT). */
 #define ENGINE_MAX_RW	0x7ffff000u
 
@@ -24,12 +29,13 @@ static inline void engine_open_how(struct open_how *how,
 }
 
 /*
- * init's allocation: *out zeroed, head bytes then depth slots of slot
- * bytes, for a depth from 1 to max. 0, -EINVAL or -ENOMEM with why (may
- * be NULL) saying which.
+ * init's allocation: *out zeroed, head bytes (a struct that begins with
+ * struct engine, whose ops it sets) then depth slots of slot bytes, for a
+ * depth from 1 to max. 0, -EINVAL or -ENOMEM with d (may be NULL) saying
+ * which.
  */
-int engine_alloc(void *out, size_t head, size_t slot, unsigned depth,
-		 unsigned max, char *why, size_t whylen);
+int engine_alloc(void *out, const struct engine_ops *ops, size_t head,
+		 size_t slot, unsigned depth, unsigned max, struct diag *d);
 
 /* The part of a read or write still to move, at most ENGINE_MAX_RW. */
 static inline unsigned int engine_rw_left(const struct engine_req *r)

@@ -1,8 +1,9 @@
-/* example: the engine to copy, a null engine that completes every op at once and moves no data. */
+/* example: the engine to copy, a null engine: every op done at once. */
 /*
  * How to add an engine: copy this file to engines/<name>.c, rename the
- * hooks and the table (engine_<name>, .name = "<name>"), declare it extern
- * in engine.h and add it to builtin[] in engine.c: one file plus a line.
+ * hooks, the struct (struct <name>_engine) and the table (engine_<name>,
+ * .name = "<name>"), declare it extern in engine.h and add it to
+ * builtin[] in engine.c: one file plus a line.
  * The Makefile builds every .c file in engines/; engine_find then finds
  * it, and the plan's checks of 'engine:' accept it and name it in their
  * messages.
@@ -12,8 +13,8 @@
  * engine_register(&engine_example, ...) to measure fsplan's own overhead
  * per op and to check the contract.
  *
- * Every hook returns 0 or -errno (never -1 with errno set); why, when
- * given, says in a sentence what went wrong.
+ * Every hook returns 0 or -errno (never -1 with errno set); init's d,
+ * when given, says in a sentence what went wrong (util/diag.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -25,8 +26,11 @@
 #include "util/clock.h"
 
 /* One per worker thread (engines are never shared between threads):
- * requests in a ring of depth slots, oldest first, all of them done. */
-struct engine {
+ * requests in a ring of depth slots, oldest first, all of them done.
+ * It begins with the common header; every hook gets this struct back
+ * from the struct engine it is given with engine_of. */
+struct example_engine {
+	struct engine base;
 	unsigned depth;
 	unsigned head, n;
 	struct engine_req *q[];
@@ -38,19 +42,21 @@ struct engine {
  * NULL on failure. Anything per thread (a ring, a file) is made here, in
  * the worker, after the privilege drop.
  */
-static int example_init(struct engine **out, unsigned depth, char *why,
-			size_t whylen)
+static int example_init(struct engine **out, unsigned depth,
+			struct diag *d)
 {
-	struct engine *e;
+	struct example_engine *e;
 	int ret;
 
 	/* engine_alloc: the depth checked, the struct and its slots */
-	ret = engine_alloc(&e, sizeof(*e), sizeof(e->q[0]), depth, 1u << 20,
-			   why, whylen);
-	*out = e;
-	if (!ret)
-		e->depth = depth;
-	return ret;
+	*out = NULL;
+	ret = engine_alloc(&e, &engine_example, sizeof(*e), sizeof(e->q[0]),
+			   depth, 1u << 20, d);
+	if (ret)
+		return ret;
+	e->depth = depth;
+	*out = &e->base;
+	return 0;
 }
 
 /*
@@ -86,8 +92,10 @@ static int64_t example_result(struct engine_req *r)
  * one); res, done and t_done start at 0. The request is the caller's
  * until reap hands it back.
  */
-static int example_queue(struct engine *e, struct engine_req *r)
+static int example_queue(struct engine *eng, struct engine_req *r)
 {
+	struct example_engine *e = engine_of(eng, struct example_engine);
+
 	if ((unsigned)r->op >= ENGINE_NOPS)
 		return -EINVAL;
 	if (e->n == e->depth)
@@ -102,9 +110,9 @@ static int example_queue(struct engine *e, struct engine_req *r)
 }
 
 /* commit: submit what is queued; 0 or -errno. Nothing to submit here. */
-static int example_commit(struct engine *e)
+static int example_commit(struct engine *eng)
 {
-	(void)e;
+	(void)eng;
 	return 0;
 }
 
@@ -114,9 +122,10 @@ static int example_commit(struct engine *e)
  * finished before it is handed back, -EAGAIN requeued. Returns the count
  * or -errno. Here every queued request is already complete.
  */
-static int example_reap(struct engine *e, unsigned min,
+static int example_reap(struct engine *eng, unsigned min,
 			struct engine_req **done, unsigned max)
 {
+	struct example_engine *e = engine_of(eng, struct example_engine);
 	unsigned n = 0;
 
 	(void)min;
@@ -129,15 +138,15 @@ static int example_reap(struct engine *e, unsigned min,
 }
 
 /* inflight: how many requests are queued or not yet reaped. */
-static unsigned example_inflight(struct engine *e)
+static unsigned example_inflight(struct engine *eng)
 {
-	return e->n;
+	return engine_of(eng, struct example_engine)->n;
 }
 
 /* cleanup: free what init made (called with nothing in flight). */
-static void example_cleanup(struct engine *e)
+static void example_cleanup(struct engine *eng)
 {
-	free(e);
+	free(engine_of(eng, struct example_engine));
 }
 
 /* version: the contract this table is written for, checked at

@@ -14,24 +14,26 @@
  * Requests in a ring of depth slots, oldest first: ndone finished ones
  * waiting for reap, then nqueued ones waiting for commit.
  */
-struct engine {
+struct sync_engine {
+	struct engine base;
 	unsigned depth;
 	unsigned head, ndone, nqueued;
 	struct engine_req *q[];
 };
 
-static int sync_init(struct engine **out, unsigned depth, char *why,
-		     size_t whylen)
+static int sync_init(struct engine **out, unsigned depth, struct diag *d)
 {
-	struct engine *e;
+	struct sync_engine *e;
 	int ret;
 
-	ret = engine_alloc(&e, sizeof(*e), sizeof(e->q[0]), depth, 1u << 20,
-			   why, whylen);
-	*out = e;
-	if (!ret)
-		e->depth = depth;
-	return ret;
+	*out = NULL;
+	ret = engine_alloc(&e, &engine_sync, sizeof(*e), sizeof(e->q[0]),
+			   depth, 1u << 20, d);
+	if (ret)
+		return ret;
+	e->depth = depth;
+	*out = &e->base;
+	return 0;
 }
 
 /* A request as queue takes it: nothing moved yet, its submit time. */
@@ -44,8 +46,10 @@ static void start(struct engine_req *r)
 	r->t_submit = r->t_now ? r->t_now : clock_ns();
 }
 
-static int sync_queue(struct engine *e, struct engine_req *r)
+static int sync_queue(struct engine *eng, struct engine_req *r)
 {
+	struct sync_engine *e = engine_of(eng, struct sync_engine);
+
 	if ((unsigned)r->op >= ENGINE_NOPS)
 		return -EINVAL;
 	if (e->ndone + e->nqueued >= e->depth)
@@ -162,8 +166,10 @@ static void run_queued(struct engine_req *r)
 	r->t_done = clock_ns();
 }
 
-static int sync_commit(struct engine *e)
+static int sync_commit(struct engine *eng)
 {
+	struct sync_engine *e = engine_of(eng, struct sync_engine);
+
 	while (e->nqueued) {
 		run_queued(e->q[(e->head + e->ndone) % e->depth]);
 		e->nqueued--;
@@ -173,13 +179,14 @@ static int sync_commit(struct engine *e)
 }
 
 /* Nothing is ever in flight: waiting for min means running the queue. */
-static int sync_reap(struct engine *e, unsigned min,
+static int sync_reap(struct engine *eng, unsigned min,
 		     struct engine_req **done, unsigned max)
 {
+	struct sync_engine *e = engine_of(eng, struct sync_engine);
 	unsigned n = 0;
 
 	if (e->ndone < min)
-		sync_commit(e);
+		sync_commit(eng);
 	while (n < max && e->ndone) {
 		done[n++] = e->q[e->head];
 		e->head = (e->head + 1) % e->depth;
@@ -188,15 +195,17 @@ static int sync_reap(struct engine *e, unsigned min,
 	return (int)n;
 }
 
-static unsigned sync_inflight(struct engine *e)
+static unsigned sync_inflight(struct engine *eng)
 {
+	struct sync_engine *e = engine_of(eng, struct sync_engine);
+
 	return e->ndone + e->nqueued;
 }
 
 /* A lone request: queued, committed and reaped in one, without the queue. */
-static int64_t sync_run(struct engine *e, struct engine_req *r)
+static int64_t sync_run(struct engine *eng, struct engine_req *r)
 {
-	(void)e;
+	(void)eng;
 	if ((unsigned)r->op >= ENGINE_NOPS)
 		return -EINVAL;
 	start(r);
@@ -204,9 +213,9 @@ static int64_t sync_run(struct engine *e, struct engine_req *r)
 	return r->res;
 }
 
-static void sync_cleanup(struct engine *e)
+static void sync_cleanup(struct engine *eng)
 {
-	free(e);
+	free(engine_of(eng, struct sync_engine));
 }
 
 const struct engine_ops engine_sync = {

@@ -4,20 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <liburing.h>
 
 #include "engine_impl.h"
+#include "uring_setup.h"
 #include "util/clock.h"
-
-/*
- * IORING_OP_FTRUNCATE (Linux 6.9) is newer than liburing 2.3's header; the
- * number is the kernel's ABI. Where the probe lacks it, queue() truncates
- * synchronously instead.
- */
-#define URING_OP_FTRUNCATE	55
 
 /* The biggest ring io_uring_setup accepts (IORING_MAX_ENTRIES). */
 #define URING_MAX_ENTRIES	32768u
@@ -38,7 +31,8 @@ struct slot_list {
 	unsigned n;
 };
 
-struct engine {
+struct uring_engine {
+	struct engine base;
 	struct io_uring ring;
 	unsigned depth;
 	unsigned inflight;	/* queued and not yet handed back by reap */
@@ -74,175 +68,27 @@ static struct slot *list_pop(struct slot_list *l)
 	return s;
 }
 
-static const struct {
-	int op;
-	const char *name;
-} needed_ops[] = {
-	{ IORING_OP_READ, "READ" },
-	{ IORING_OP_WRITE, "WRITE" },
-	{ IORING_OP_FSYNC, "FSYNC" },
-	{ IORING_OP_FALLOCATE, "FALLOCATE" },
-	{ IORING_OP_OPENAT2, "OPENAT2" },
-	{ IORING_OP_CLOSE, "CLOSE" },
-	{ IORING_OP_STATX, "STATX" },
-	{ IORING_OP_UNLINKAT, "UNLINKAT" },
-	{ IORING_OP_MKDIRAT, "MKDIRAT" },
-	{ IORING_OP_RENAMEAT, "RENAMEAT" },
-	{ IORING_OP_LINKAT, "LINKAT" },
-	{ IORING_OP_SYMLINKAT, "SYMLINKAT" },
-};
-
-/* The first line of a /proc/sys file, or "?" if it cannot be read. */
-static void read_sysctl(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "re");
-
-	snprintf(buf, len, "?");
-	if (!f)
-		return;
-	if (fgets(buf, (int)len, f))
-		buf[strcspn(buf, "\n")] = '\0';
-	fclose(f);
-}
-
-/* Why io_uring_queue_init failed, in words a user can act on. */
-static void explain_setup(int err, char *why, size_t whylen)
-{
-	char disabled[32], group[32];
-
-	read_sysctl("/proc/sys/kernel/io_uring_disabled", disabled,
-		    sizeof(disabled));
-	read_sysctl("/proc/sys/kernel/io_uring_group", group, sizeof(group));
-	if (err == -ENOSYS)
-		snprintf(why, whylen, "io_uring is not available in this "
-			 "kernel (ENOSYS); use engine: sync");
-	else if (!strcmp(disabled, "1"))
-		snprintf(why, whylen, "io_uring is disabled on this machine "
-			 "(kernel.io_uring_disabled=1, and this user is not in "
-			 "kernel.io_uring_group=%s); use engine: sync", group);
-	else if (strcmp(disabled, "0"))
-		snprintf(why, whylen, "io_uring is disabled on this machine "
-			 "(kernel.io_uring_disabled=%s); use engine: sync",
-			 disabled);
-	else
-		snprintf(why, whylen, "io_uring_setup was refused (EPERM) "
-			 "with kernel.io_uring_disabled=%s, so by a seccomp "
-			 "filter or container policy; use engine: sync",
-			 disabled);
-}
-
-/*
- * io_uring counts every ring against the user's RLIMIT_MEMLOCK (all of
- * the user's processes together); ENOMEM from setup is usually that.
- */
-static void explain_memlock(unsigned entries, char *why, size_t whylen)
-{
-	struct rlimit rl;
-	char lim[32] = "?";
-
-	if (!getrlimit(RLIMIT_MEMLOCK, &rl)) {
-		if (rl.rlim_cur == RLIM_INFINITY)
-			snprintf(lim, sizeof(lim), "unlimited");
-		else
-			snprintf(lim, sizeof(lim), "%llu KiB",
-				 (unsigned long long)rl.rlim_cur >> 10);
-	}
-	snprintf(why, whylen, "io_uring_queue_init(%u): Cannot allocate "
-		 "memory: the rings of this user's processes exceed "
-		 "RLIMIT_MEMLOCK (%s; fsplan raises it for the phase's own "
-		 "workers, so other processes of the same user hold the "
-		 "rest): run the phase as a user of its own (runas:), raise "
-		 "its memlock limit (limits.conf, ulimit -l) or use fewer "
-		 "workers", entries, lim);
-}
-
-/* 0, or -EOPNOTSUPP with the opcodes this kernel's io_uring lacks. */
-static int probe(struct engine *e, char *why, size_t whylen)
-{
-	struct io_uring_probe *p = io_uring_get_probe_ring(&e->ring);
-	char missing[160] = "";
-	size_t i, used = 0;
-
-	if (!p) {
-		snprintf(why, whylen, "io_uring cannot say which operations "
-			 "it supports (kernel older than 5.6?); use engine: "
-			 "sync");
-		return -EOPNOTSUPP;
-	}
-	for (i = 0; i < sizeof(needed_ops) / sizeof(needed_ops[0]); i++) {
-		if (io_uring_opcode_supported(p, needed_ops[i].op))
-			continue;
-		used += (size_t)snprintf(missing + used, sizeof(missing) - used,
-					 "%s%s", used ? ", " : "",
-					 needed_ops[i].name);
-		if (used >= sizeof(missing))
-			break;
-	}
-	e->have_ftruncate = io_uring_opcode_supported(p, URING_OP_FTRUNCATE);
-	io_uring_free_probe(p);
-	if (used) {
-		snprintf(why, whylen, "this kernel's io_uring lacks operations "
-			 "fsplan needs: %s; use engine: sync", missing);
-		return -EOPNOTSUPP;
-	}
-	return 0;
-}
-
 /*
  * The ring is made here and nowhere else: init runs in the worker thread
  * after the privilege drop, so every request carries the worker's
  * credentials. No SQPOLL and no registered personality — both would keep
  * the credentials of whoever set them up.
  */
-static int uring_init(struct engine **out, unsigned depth, char *why,
-		      size_t whylen)
+static int uring_init(struct engine **out, unsigned depth, struct diag *d)
 {
-	char scratch[1];
-	struct engine *e;
+	struct uring_engine *e;
 	unsigned entries = 8, i;
 	int ret;
 
-	if (!why || !whylen) {
-		why = scratch;
-		whylen = sizeof(scratch);
-	}
 	*out = NULL;
-	ret = engine_alloc(&e, sizeof(*e), sizeof(e->slots[0]), depth,
-			   URING_MAX_ENTRIES, why, whylen);
+	ret = engine_alloc(&e, &engine_uring, sizeof(*e), sizeof(e->slots[0]),
+			   depth, URING_MAX_ENTRIES, d);
 	if (ret)
 		return ret;
 	while (entries < depth)
 		entries <<= 1;
-	/*
-	 * One thread submits to this ring, and completions run when it
-	 * waits: SINGLE_ISSUER lets the kernel skip the ring lock's
-	 * contention path, DEFER_TASKRUN runs the completions' task work
-	 * in the wait, in a batch, rather than interrupting the thread
-	 * (Linux 6.1); else COOP_TASKRUN (5.19), which at least spares the
-	 * interrupt; else none.
-	 */
-	ret = io_uring_queue_init(entries, &e->ring,
-				  IORING_SETUP_SINGLE_ISSUER |
-				  IORING_SETUP_DEFER_TASKRUN);
-	if (ret == -EINVAL)
-		ret = io_uring_queue_init(entries, &e->ring,
-					  IORING_SETUP_COOP_TASKRUN);
-	if (ret == -EINVAL)
-		ret = io_uring_queue_init(entries, &e->ring, 0);
-	if (ret < 0) {
-		if (ret == -EPERM || ret == -ENOSYS)
-			explain_setup(ret, why, whylen);
-		else if (ret == -ENOMEM)
-			explain_memlock(entries, why, whylen);
-		else
-			snprintf(why, whylen, "io_uring_queue_init(%u): %s",
-				 entries, strerror(-ret));
-		free(e);
-		return ret;
-	}
-	ret = probe(e, why, whylen);
+	ret = uring_setup_ring(&e->ring, entries, &e->have_ftruncate, d);
 	if (ret) {
-		io_uring_queue_exit(&e->ring);
 		free(e);
 		return ret;
 	}
@@ -251,7 +97,7 @@ static int uring_init(struct engine **out, unsigned depth, char *why,
 		e->slots[i].next = e->free;
 		e->free = &e->slots[i];
 	}
-	*out = e;
+	*out = &e->base;
 	return 0;
 }
 
@@ -322,7 +168,7 @@ static void prep(struct slot *s, struct io_uring_sqe *sqe)
 
 /* Give r the first free slot (the caller knows there is one), in flight
  * from the start of its transfer; sqe: whether the ring takes it. */
-static inline struct slot *slot_take(struct engine *e, struct engine_req *r,
+static inline struct slot *slot_take(struct uring_engine *e, struct engine_req *r,
 				     bool sqe)
 {
 	struct slot *s = e->free;
@@ -337,8 +183,9 @@ static inline struct slot *slot_take(struct engine *e, struct engine_req *r,
 	return s;
 }
 
-static int uring_queue(struct engine *e, struct engine_req *r)
+static int uring_queue(struct engine *eng, struct engine_req *r)
 {
+	struct uring_engine *e = engine_of(eng, struct uring_engine);
 	struct io_uring_sqe *sqe = NULL;
 	struct slot *s;
 
@@ -364,8 +211,9 @@ static int uring_queue(struct engine *e, struct engine_req *r)
 	return 0;
 }
 
-static int uring_commit(struct engine *e)
+static int uring_commit(struct engine *eng)
 {
+	struct uring_engine *e = engine_of(eng, struct uring_engine);
 	int ret = io_uring_submit(&e->ring);
 
 	/* Whatever a busy kernel left in the SQ, the next reap submits. */
@@ -377,7 +225,7 @@ static int uring_commit(struct engine *e)
 }
 
 /* Send s to the kernel again for the rest of its transfer. */
-static void resubmit(struct engine *e, struct slot *s)
+static void resubmit(struct uring_engine *e, struct slot *s)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&e->ring);
 
@@ -389,7 +237,7 @@ static void resubmit(struct engine *e, struct slot *s)
 	e->resubmitted = true;
 }
 
-static void retry_waiting(struct engine *e)
+static void retry_waiting(struct uring_engine *e)
 {
 	struct io_uring_sqe *sqe;
 
@@ -401,7 +249,7 @@ static void retry_waiting(struct engine *e)
 
 /* Account one completion of s: true if its request is finished. *now
  * is the clock, read once for the CQEs one drain finds (0: not yet). */
-static bool complete(struct engine *e, struct slot *s, int res,
+static bool complete(struct uring_engine *e, struct slot *s, int res,
 		     uint64_t *now)
 {
 	struct engine_req *r = s->r;
@@ -430,7 +278,7 @@ static bool complete(struct engine *e, struct slot *s, int res,
 }
 
 /* Hand back the request of a finished slot and free the slot. */
-static struct engine_req *release(struct engine *e, struct slot *s)
+static struct engine_req *release(struct uring_engine *e, struct slot *s)
 {
 	struct engine_req *r = s->r;
 
@@ -445,7 +293,7 @@ static struct engine_req *release(struct engine *e, struct slot *s)
  * Take the CQEs there are, while there is room in done[]; the rest stay in
  * the ring for the next reap. One head update for the whole batch.
  */
-static unsigned drain(struct engine *e, struct engine_req **done,
+static unsigned drain(struct uring_engine *e, struct engine_req **done,
 		      unsigned max)
 {
 	struct io_uring_cqe *cqe;
@@ -465,9 +313,10 @@ static unsigned drain(struct engine *e, struct engine_req **done,
 	return n;
 }
 
-static int uring_reap(struct engine *e, unsigned min,
+static int uring_reap(struct engine *eng, unsigned min,
 		      struct engine_req **done, unsigned max)
 {
+	struct uring_engine *e = engine_of(eng, struct uring_engine);
 	struct io_uring_cqe *cqe;
 	unsigned n = 0, want, kernel;
 	bool fresh;
@@ -514,8 +363,10 @@ static int uring_reap(struct engine *e, unsigned min,
 	return (int)n;
 }
 
-static unsigned uring_inflight(struct engine *e)
+static unsigned uring_inflight(struct engine *eng)
 {
+	struct uring_engine *e = engine_of(eng, struct uring_engine);
+
 	return e->inflight;
 }
 
@@ -535,8 +386,9 @@ static bool ends_at_once(const struct engine_req *r, int res)
  * transfer, EAGAIN, a failed submit — is the general reap's to finish,
  * from the state that reap expects. Other ops go that way from the start.
  */
-static int64_t uring_run(struct engine *e, struct engine_req *r)
+static int64_t uring_run(struct engine *eng, struct engine_req *r)
 {
+	struct uring_engine *e = engine_of(eng, struct uring_engine);
 	struct io_uring_cqe *cqe;
 	struct io_uring_sqe *sqe;
 	struct slot *s;
@@ -544,7 +396,7 @@ static int64_t uring_run(struct engine *e, struct engine_req *r)
 
 	if ((r->op != ENGINE_READ && r->op != ENGINE_WRITE) ||
 	    !(sqe = io_uring_get_sqe(&e->ring))) {
-		ret = uring_queue(e, r);
+		ret = uring_queue(eng, r);
 		if (ret)
 			return ret;
 		goto reap;
@@ -567,7 +419,7 @@ static int64_t uring_run(struct engine *e, struct engine_req *r)
 		}
 	}
 reap:
-	return engine_reap_one(uring_reap, e, r);
+	return engine_reap_one(uring_reap, eng, r);
 }
 
 /*
@@ -575,7 +427,7 @@ reap:
  * and closing the ring does not wait for them: cancel them all and wait
  * until each has posted its CQE, so nothing lands after cleanup returns.
  */
-static void cancel_all(struct engine *e)
+static void cancel_all(struct uring_engine *e)
 {
 	unsigned left = e->inflight - e->ready.n - e->retry.n;
 	struct io_uring_sqe *sqe;
@@ -606,8 +458,10 @@ static void cancel_all(struct engine *e)
 	}
 }
 
-static void uring_cleanup(struct engine *e)
+static void uring_cleanup(struct engine *eng)
 {
+	struct uring_engine *e = engine_of(eng, struct uring_engine);
+
 	if (!e)
 		return;
 	cancel_all(e);

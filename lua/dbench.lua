@@ -72,8 +72,8 @@
 --   clients, loadfile_ops (lines replayed a loop), status_mismatch
 --   (NTCreateX against its status, as dbench prints them), rw_bytes
 
--- dbench's op, its metric name, and what its arguments are: paths
--- (strings) then numbers.
+-- dbench's ops, each with its metric name; the handlers below are keyed
+-- by the first name, and a loadfile row holds the op's place here.
 local OPS = {
   { "NTCreateX", "ntcreatex" }, { "Close", "close" },
   { "Rename", "rename" }, { "Unlink", "unlink" },
@@ -147,6 +147,37 @@ local function tokens(line, tk)
   return n
 end
 
+-- Token j of a line of k tokens as a number: 0 when it is not a whole
+-- number, or is the status (the last token), or is past it.
+local function number(tk, j, k)
+  return j < k and (math.tointeger(tonumber(tk[j])) or 0) or 0
+end
+
+-- A line's tokens tk[1..k] as a row of t (see compile); id gives a
+-- path's id. False when the line is not an op: a comment, under 2
+-- tokens, an op dbench does not know or no status at its end.
+local function add_op(t, tk, k, id, lineno)
+  if k < 2 or tk[1]:sub(1, 1) == "#" then return false end
+  local due, first = 0, 1
+  if tk[1]:match("^%d") then
+    due = tonumber(tk[1]) or 0
+    first = 2
+  end
+  local code = code_of(tk[first])
+  local ok = code and status_of(tk[k])
+  if not ok then return false end
+  local p1, p2, j = 0, 0, first + 1
+  if j < k and tk[j]:sub(1, 1) == "/" then
+    p1 = id(tk[j]); j = j + 1
+  end
+  if j < k and tk[j]:sub(1, 1) == "/" then
+    p2 = id(tk[j]); j = j + 1
+  end
+  t:add(code, ok, due, p1, p2, number(tk, j, k), number(tk, j + 1, k),
+        number(tk, j + 2, k), number(tk, j + 3, k), lineno)
+  return true
+end
+
 -- The loadfile into the shared table. Rows 1..n are the ops: code,
 -- whether it must succeed, the time it is due (0: none), its path's and
 -- second path's ids (0: none), its numbers, its line in the loadfile.
@@ -157,8 +188,7 @@ end
 local function compile(ctx)
   local text = assert(ctx.input("loadfile")):gsub("\\", "/")
   local t = ctx.share()
-  local n, ids, paths, lineno = 0, {}, {}, 0
-  local tk, num = {}, {}
+  local n, ids, paths, lineno, tk = 0, {}, {}, 0, {}
   local function id(p)
     if p == "" then return 0 end
     local i = ids[p]
@@ -171,33 +201,7 @@ local function compile(ctx)
   end
   for line in (text .. "\n"):gmatch("([^\n]*)\n") do
     lineno = lineno + 1
-    local k = tokens(line, tk)
-    local first = 1
-    if k >= 2 and tk[1]:sub(1, 1) ~= "#" then
-      local due = 0
-      if tk[1]:match("^%d") then
-        due = tonumber(tk[1]) or 0
-        first = 2
-      end
-      local code = code_of(tk[first])
-      local ok = code and status_of(tk[k])
-      if ok then
-        local p1, p2, j = 0, 0, first + 1
-        if j < k and tk[j]:sub(1, 1) == "/" then
-          p1 = id(tk[j]); j = j + 1
-        end
-        if j < k and tk[j]:sub(1, 1) == "/" then
-          p2 = id(tk[j]); j = j + 1
-        end
-        for i = 1, 4 do
-          num[i] = j < k and (math.tointeger(tonumber(tk[j])) or 0) or 0
-          j = j + 1
-        end
-        t:add(code, ok, due, p1, p2, num[1], num[2], num[3], num[4],
-              lineno)
-        n = n + 1
-      end
-    end
+    if add_op(t, tk, tokens(line, tk), id, lineno) then n = n + 1 end
   end
   if n == 0 then
     error("loadfile: no NetBench operation in it", 0)
@@ -214,6 +218,217 @@ local OPEN_EXISTING = { create = false }
 local DISPOSITION = { [2] = { create = true },
                       [4] = { create = true, trunc = true },
                       [5] = { create = true, trunc = true } }
+
+-- A client: its worker, its name (client0 ...), its paths by id (the
+-- loadfile's with client1 made its own) and, for a FIND_FIRST pattern,
+-- the directory it searches; its open files by handle and their paths,
+-- the loadfile line it is at, and what it counts.
+local function client(w, ctx)
+  local ops = ctx.shared()
+  local n, m = ops:row(#ops)
+  local c = { w = w, me = "client" .. (w.id - 1), ops = ops, n = n,
+              path = { [0] = "" }, pattern_dir = {},
+              files = {}, names = {}, line = 0,
+              measuring = false,  -- past the warm-up
+              rw_bytes = 0,       -- ReadX and WriteX bytes measured
+              mismatch = 0 }      -- NTCreateX against its status
+  for i = 1, m do
+    local p = (ops:row(n + i):gsub("client1", c.me))
+    c.path[i] = p
+    c.pattern_dir[p] = p:find('[<>*?"]') and p:match("^(.*)/[^/]*$")
+  end
+  return c
+end
+
+-- The run fails at the client's line of the loadfile.
+local function bad(c, what)
+  error(("%s: line %d of the loadfile: %s"):format(c.me, c.line, what), 0)
+end
+
+-- pvfs_resolve_name: a stat, else a case-insensitive search of the
+-- directory
+local function resolve(c, p)
+  if p ~= "" then c.w:lookup(p) end
+end
+
+local function handle(c, h)
+  local f = c.files[h]
+  if not f then bad(c, ("handle %d was not found"):format(h)) end
+  return f
+end
+
+-- An op that must succeed (or fail) and did otherwise ends the run.
+local function expect(c, ok, must, what)
+  if (ok and true or false) ~= must then
+    bad(c, ("%s %s (expected %s)"):format(what,
+           ok and "succeeded" or "failed",
+           must and "success" or "failure"))
+  end
+end
+
+-- Every file beneath dir unlinked; the directories stay.
+local function deltree(w, dir)
+  local names = w:readdir(dir)
+  if not names then return end
+  for _, name in ipairs(names) do
+    local p = dir .. "/" .. name
+    local st = w:stat(p)
+    if st then
+      if st.isdir then deltree(w, p) else w:unlink(p) end
+    end
+  end
+end
+
+-- The ops, keyed by their names in OPS. Each gets the client, whether
+-- the loadfile says the op succeeds, its two paths ("" when it has
+-- none) and its numbers.
+local handlers = {}
+
+-- NTCreateX path options disposition handle
+function handlers.NTCreateX(c, must, p, _, opts, disp, h)
+  local w = c.w
+  resolve(c, p)
+  local o = DISPOSITION[disp] or OPEN_EXISTING
+  local f
+  if opts & 1 ~= 0 then
+    w:mkdir(p, 448)
+    f = w:open(p, "r")
+  else
+    local err
+    f, _, err = w:open(p, "rw", o)
+    if not f and err == 21 then f = w:open(p, "r") end  -- EISDIR
+  end
+  if not f then
+    if must then c.mismatch = c.mismatch + 1 end
+    return
+  end
+  if not must then
+    c.mismatch = c.mismatch + 1
+    f:close()
+    return
+  end
+  c.files[h], c.names[h] = f, p
+end
+
+-- Close handle
+function handlers.Close(c, _, _, _, h)
+  handle(c, h):close()
+  c.files[h], c.names[h] = nil, nil
+end
+
+function handlers.Rename(c, must, a, b)
+  resolve(c, a); resolve(c, b)
+  expect(c, c.w:rename(a, b), must, "rename " .. a .. " " .. b)
+end
+
+function handlers.Unlink(c, must, p)
+  resolve(c, p)
+  expect(c, c.w:unlink(p), must, "unlink " .. p)
+end
+
+function handlers.Deltree(c, _, p) deltree(c.w, p) end
+
+function handlers.Mkdir(c, _, p) resolve(c, p); c.w:mkdir(p, 511) end
+
+function handlers.Rmdir(c, must, p)
+  resolve(c, p)
+  expect(c, c.w:rmdir(p), must, "rmdir " .. p)
+end
+
+function handlers.QUERY_PATH_INFORMATION(c, _, p) resolve(c, p) end
+
+function handlers.QUERY_FILE_INFORMATION(c, _, _, _, h)
+  handle(c, h):stat()
+end
+
+function handlers.QUERY_FS_INFORMATION(c) c.w:statfs() end
+
+function handlers.SET_FILE_INFORMATION(c, _, _, _, h)
+  local st = handle(c, h):stat()
+  if st then c.w:utime(c.names[h], st.atime - 10, st.mtime - 12) end
+end
+
+-- FIND_FIRST pattern: the directory read when it has a wildcard
+function handlers.FIND_FIRST(c, _, p)
+  resolve(c, p)
+  local dir = c.pattern_dir[p]
+  if dir then c.w:scandir(dir) end
+end
+
+-- WriteX handle offset size ret_size
+function handlers.WriteX(c, _, _, _, h, off, size, ret)
+  local got = handle(c, h):write(off, size)
+  if got ~= ret then
+    bad(c, ("wrote %s bytes, expected to write %d on handle %d")
+           :format(tostring(got), ret, h))
+  end
+  if c.measuring then c.rw_bytes = c.rw_bytes + size end
+end
+
+-- ReadX handle offset size ret_size
+function handlers.ReadX(c, _, _, _, h, off, size)
+  handle(c, h):read(off, size)
+  if c.measuring then c.rw_bytes = c.rw_bytes + size end
+end
+
+-- LockX and UnlockX handle offset size
+function handlers.LockX(c, _, _, _, h, off, size)
+  handle(c, h):lock(off, size)
+end
+
+function handlers.UnlockX(c, _, _, _, h, off, size)
+  handle(c, h):unlock(off, size)
+end
+
+function handlers.Flush(c, _, _, _, h) handle(c, h):fsync() end
+
+-- Sleep usec
+function handlers.Sleep(c, _, _, _, usec) c.w:sleep(usec / 1e6) end
+
+-- The handlers by op code (a loadfile row's first number).
+local RUN = {}
+for i, op in ipairs(OPS) do
+  RUN[i] = handlers[op[1]] or error("dbench: no handler for " .. op[1])
+end
+
+-- The loadfile replayed, from the top each pass, until the time is up
+-- (or once). Returns when the measured time began.
+local function replay(c, params)
+  local w, ops, n, path = c.w, c.ops, c.n, c.path
+  local row = ops.row
+  local seconds, once = params.seconds, params.run_once
+  local warm_end = w:now() + (once and 0 or math.floor(seconds / 5))
+  local stop_at = once and math.huge or warm_end + seconds
+  local t_measure, passes = nil, 0
+  while not w:done(stop_at) and not (once and passes == 1) do
+    passes = passes + 1
+    local t0 = w:now()
+    for i = 1, n do
+      if not c.measuring and w:now() >= warm_end then
+        -- timed from the warm-up's end, as dbench's parent times it:
+        -- an op that straddles it is neither counted nor waited for
+        c.measuring = true
+        t_measure = warm_end
+        c.mismatch = 0
+      end
+      -- the clock every 8th line: the end is seen within 8 ops (tens
+      -- of microseconds late, counted in the measured time)
+      if i & 7 == 0 and w:done(stop_at) then break end
+      local code, must, due, p1, p2, a, b, x, y, l = row(ops, i)
+      c.line = l
+      if due > 0 then w:sleep(t0 + due - w:now()) end
+      w:op(c.measuring and NAME[code], RUN[code], c, must == 1,
+           path[p1], path[p2], a, b, x, y)
+    end
+  end
+  return t_measure or w:now()
+end
+
+-- dbench's cleanup: the client's files closed, its tree emptied.
+local function cleanup(c)
+  for h, f in pairs(c.files) do f:close(); c.files[h] = nil end
+  deltree(c.w, "clients/" .. c.me)
+end
 
 -- CPU seconds of the child when the clients start and all they used,
 -- warm-up and cleanup included (setup's parse of the loadfile is not)
@@ -238,185 +453,14 @@ return {
   end,
 
   worker = function(w, ctx)
-    local ops = ctx.shared()
-    local row = ops.row
-    local n, m = row(ops, #ops)
-    local me = "client" .. (w.id - 1)
-    -- this client's paths by id; for a FIND_FIRST pattern, the
-    -- directory it searches
-    local path, pattern_dir = { [0] = "" }, {}
-    for i = 1, m do
-      local p = (row(ops, n + i):gsub("client1", me))
-      path[i] = p
-      pattern_dir[p] = p:find('[<>*?"]') and p:match("^(.*)/[^/]*$")
-    end
-    local files, names = {}, {}  -- handle -> file, its path
-    local rw_bytes = 0           -- ReadX and WriteX bytes measured
-    local measuring = false
-    local line = 0
-    local mismatch = 0
-
-    local function bad(what)
-      error(("%s: line %d of the loadfile: %s"):format(me, line, what), 0)
-    end
-
-    -- pvfs_resolve_name: a stat, else a case-insensitive search of
-    -- the directory
-    local function resolve(p)
-      if p ~= "" then w:lookup(p) end
-    end
-
-    local function handle(h)
-      local f = files[h]
-      if not f then bad(("handle %d was not found"):format(h)) end
-      return f
-    end
-
-    local function expect(ok, must, what)
-      if (ok and true or false) ~= must then
-        bad(("%s %s (expected %s)"):format(what,
-            ok and "succeeded" or "failed",
-            must and "success" or "failure"))
-      end
-    end
-
-    local function deltree(dir)
-      local names = w:readdir(dir)
-      if not names then return end
-      for _, name in ipairs(names) do
-        local p = dir .. "/" .. name
-        local st = w:stat(p)
-        if st then
-          if st.isdir then deltree(p) else w:unlink(p) end
-        end
-      end
-    end
-
-    local RUN = {
-      -- NTCreateX
-      function(must, p, _, opts, disp, h)
-        resolve(p)
-        local o = DISPOSITION[disp] or OPEN_EXISTING
-        local f
-        if opts & 1 ~= 0 then
-          w:mkdir(p, 448)
-          f = w:open(p, "r")
-        else
-          local err
-          f, _, err = w:open(p, "rw", o)
-          if not f and err == 21 then f = w:open(p, "r") end  -- EISDIR
-        end
-        if not f then
-          if must then mismatch = mismatch + 1 end
-          return
-        end
-        if not must then
-          mismatch = mismatch + 1
-          f:close()
-          return
-        end
-        files[h], names[h] = f, p
-      end,
-      -- Close
-      function(_, _, _, h)
-        handle(h):close()
-        files[h], names[h] = nil, nil
-      end,
-      -- Rename
-      function(must, a, b)
-        resolve(a); resolve(b)
-        expect(w:rename(a, b), must, "rename " .. a .. " " .. b)
-      end,
-      -- Unlink
-      function(must, p)
-        resolve(p)
-        expect(w:unlink(p), must, "unlink " .. p)
-      end,
-      -- Deltree
-      function(_, p) deltree(p) end,
-      -- Mkdir
-      function(_, p) resolve(p); w:mkdir(p, 511) end,
-      -- Rmdir
-      function(must, p)
-        resolve(p)
-        expect(w:rmdir(p), must, "rmdir " .. p)
-      end,
-      -- QUERY_PATH_INFORMATION
-      function(_, p) resolve(p) end,
-      -- QUERY_FILE_INFORMATION
-      function(_, _, _, h) handle(h):stat() end,
-      -- QUERY_FS_INFORMATION
-      function() w:statfs() end,
-      -- SET_FILE_INFORMATION
-      function(_, _, _, h)
-        local st = handle(h):stat()
-        if st then w:utime(names[h], st.atime - 10, st.mtime - 12) end
-      end,
-      -- FIND_FIRST
-      function(_, p)
-        resolve(p)
-        local dir = pattern_dir[p]
-        if dir then w:scandir(dir) end
-      end,
-      -- WriteX handle offset size ret_size
-      function(_, _, _, h, off, size, ret)
-        local got = handle(h):write(off, size)
-        if got ~= ret then
-          bad(("wrote %s bytes, expected to write %d on handle %d")
-              :format(tostring(got), ret, h))
-        end
-        if measuring then rw_bytes = rw_bytes + size end
-      end,
-      -- ReadX handle offset size ret_size
-      function(_, _, _, h, off, size)
-        handle(h):read(off, size)
-        if measuring then rw_bytes = rw_bytes + size end
-      end,
-      -- LockX handle offset size
-      function(_, _, _, h, off, size) handle(h):lock(off, size) end,
-      -- UnlockX
-      function(_, _, _, h, off, size) handle(h):unlock(off, size) end,
-      -- Flush
-      function(_, _, _, h) handle(h):fsync() end,
-      -- Sleep usec
-      function(_, _, _, usec) w:sleep(usec / 1e6) end,
-    }
-
-    local seconds, once = ctx.params.seconds, ctx.params.run_once
-    local warm_end = w:now() + (once and 0 or math.floor(seconds / 5))
-    local stop_at = once and math.huge or warm_end + seconds
-    local t_measure, passes = nil, 0
-    while not w:done(stop_at) and not (once and passes == 1) do
-      passes = passes + 1
-      local t0 = w:now()
-      for i = 1, n do
-        if not measuring and w:now() >= warm_end then
-          -- timed from the warm-up's end, as dbench's parent times it:
-          -- an op that straddles it is neither counted nor waited for
-          measuring = true
-          t_measure = warm_end
-          mismatch = 0
-        end
-        -- the clock every 8th line: the end is seen within 8 ops (tens
-        -- of microseconds late, counted in the measured time)
-        if i & 7 == 0 and w:done(stop_at) then break end
-        local code, must, due, p1, p2, a, b, c, d, l = row(ops, i)
-        line = l
-        if due > 0 then w:sleep(t0 + due - w:now()) end
-        w:op(measuring and NAME[code], RUN[code], must == 1,
-             path[p1], path[p2], a, b, c, d)
-      end
-    end
-    if not measuring then t_measure = w:now() end
-    w:count("rw_bytes", rw_bytes)
+    local c = client(w, ctx)
+    local t_measure = replay(c, ctx.params)
+    w:count("rw_bytes", c.rw_bytes)
     w:count("measured_us", math.floor((w:now() - t_measure) * 1e6))
-    w:count("status_mismatch", mismatch)
+    w:count("status_mismatch", c.mismatch)
     if ctx.params.skip_cleanup then return end
     -- dbench's cleanup, untimed: the client's files go
-    w:op(false, function()
-      for h, f in pairs(files) do f:close(); files[h] = nil end
-      deltree("clients/" .. me)
-    end)
+    w:op(false, cleanup, c)
   end,
 
   teardown = function(ctx, w)

@@ -120,10 +120,8 @@ local function whole(name, v, least)
   return v
 end
 
--- The run's shape from its parameters, checked: every Lua state works it
--- out from ctx alone.
-local function shape(ctx)
-  local p = ctx.params
+-- The weights in OPS's order, and their sum (some op must have one).
+local function weights(p)
   local s = { weights = {}, total = 0, p = p }
   for _, op in ipairs(OPS) do
     local wt = whole(op .. "_weight", p[op .. "_weight"], 0)
@@ -134,6 +132,11 @@ local function shape(ctx)
     error("no operation has a weight: give at least one of "
           .. "create_weight, read_weight, ... (ffsb's <op>_weight)", 0)
   end
+  return s
+end
+
+-- The counts, sizes and block sizes, and what directio needs of them.
+local function check_sizes(p)
   whole("num_files", p.num_files, 0)
   whole("num_dirs", p.num_dirs, 0)
   whole("max_ops", p.max_ops, 0)
@@ -148,20 +151,23 @@ local function shape(ctx)
       error(b .. ": 1 byte to 64M", 0)
     end
   end
-  if p.directio then
-    if not p.alignio then
-      error("directio: O_DIRECT needs aligned offsets: set alignio: true",
-            0)
-    end
-    for _, b in ipairs({ "read_blocksize", "write_blocksize" }) do
-      if p[b] % ALIGN ~= 0 then
-        error(("directio: O_DIRECT needs whole 4 KiB blocks, and %s is "
-               .. "%s"):format(b, fsplan.human(p[b])), 0)
-      end
+  if not p.directio then return end
+  if not p.alignio then
+    error("directio: O_DIRECT needs aligned offsets: set alignio: true",
+          0)
+  end
+  for _, b in ipairs({ "read_blocksize", "write_blocksize" }) do
+    if p[b] % ALIGN ~= 0 then
+      error(("directio: O_DIRECT needs whole 4 KiB blocks, and %s is "
+             .. "%s"):format(b, fsplan.human(p[b])), 0)
     end
   end
+end
+
+-- What the weighted ops need of the files: ffsb asserts these per op;
+-- here they are plan errors.
+local function check_ops(p)
   local function weight(op) return p[op .. "_weight"] > 0 end
-  -- ffsb asserts these per op; here they are plan errors
   local function least(op, what, need)
     if weight(op) and p.min_filesize < need then
       error(("%s_weight: files may be as small as min_filesize %s, under "
@@ -182,6 +188,15 @@ local function shape(ctx)
     error(("num_files %d over %d workers leaves a worker no file, and "
            .. "nothing creates one"):format(p.num_files, p.workers), 0)
   end
+end
+
+-- The run's shape from its parameters, checked: every Lua state works it
+-- out from ctx alone.
+local function shape(ctx)
+  local p = ctx.params
+  local s = weights(p)
+  check_sizes(p)
+  check_ops(p)
   return s
 end
 
@@ -304,6 +319,227 @@ local function make_fileset(s, w)
   return rows
 end
 
+-- A thread: its worker, the run's shape and parameters, its files (the
+-- shared fileset's rows id, id + n, id + 2n, ... and what its creates
+-- add: paths and sizes), metaop's directories, the names it has made
+-- and the bytes it has read and written.
+local function thread(w, ctx)
+  local s = shape(ctx)
+  local th = { w = w, s = s, p = s.p, index = ctx.index,
+               paths = {}, sizes = {}, made = 0, dirs = {}, ndirs = 0,
+               read_bytes = 0, written = 0 }
+  local t = ctx.shared()
+  for i = w.id, t and #t or 0, w.workers do
+    th.paths[#th.paths + 1], th.sizes[#th.sizes + 1] = t:row(i)
+  end
+  return th
+end
+
+-- A name no thread has made: dir/<prefix><phase index>.<thread>.<n>
+local function new_name(th, dir, prefix)
+  th.made = th.made + 1
+  return ("%s/%s%d.%d.%d"):format(dir, prefix, th.index, th.w.id, th.made)
+end
+
+-- A random file of the thread's: its index, path and size.
+local function pick(th)
+  local k = th.w:random(#th.paths)
+  return k, th.paths[k], th.sizes[k]
+end
+
+local function open(th, path, mode, opts)
+  opts = opts or {}
+  opts.direct = th.p.directio
+  return assert(th.w:open(path, mode, opts))
+end
+
+-- The ops, keyed by their names in OPS. Each does one op of the thread
+-- and returns its transactions.
+local handlers = {}
+
+-- read_size from a random offset in read_blocksize reads, or
+-- read_size / read_blocksize reads each at a random offset
+function handlers.read(th)
+  local w, p = th.w, th.p
+  local rbs = p.read_blocksize
+  local _, path = pick(th)
+  local f = open(th, path, "r")
+  local size = assert(w:stat(path)).size  -- ffsb_get_filesize
+  local trans = p.read_size // rbs
+  if p.read_random then
+    th.read_bytes = th.read_bytes + scatter(w, f, "read", trans, rbs, size,
+                                            p.alignio)
+  else
+    -- whole blocks, then the short rest (not a transaction)
+    local off = offset(w, size - p.read_size, p.alignio)
+    local rest = p.read_size % rbs
+    local got = trans > 0 and assert(f:stream{ op = "read", block = rbs,
+                                               count = trans,
+                                               offset = off }) or 0
+    if rest > 0 then got = got + assert(f:read(off + trans * rbs, rest)) end
+    if got ~= p.read_size then
+      error(("%s: read %d of %d bytes"):format(path, got, p.read_size))
+    end
+    th.read_bytes = th.read_bytes + got
+  end
+  assert(f:close())
+  return trans
+end
+
+function handlers.readall(th)
+  local rbs = th.p.read_blocksize
+  local _, path = pick(th)
+  local f = open(th, path, "r")
+  local size = assert(th.w:stat(path)).size  -- ffsb_get_filesize
+  local got = assert(f:stream{ op = "read", block = rbs })
+  assert(f:close())
+  if got ~= size then
+    error(("%s: read %d of its %d bytes"):format(path, got, size))
+  end
+  th.read_bytes = th.read_bytes + got
+  return size // rbs
+end
+
+-- write_size from a random offset, or write_random blocks at random
+-- offsets; sync: an fsync before the close
+local function write(th, sync)
+  local w, p = th.w, th.p
+  local wbs = p.write_blocksize
+  local _, path = pick(th)
+  local f = open(th, path, "rw", { create = false })
+  local size = assert(w:stat(path)).size
+  local trans
+  if p.write_random then
+    trans = p.write_size // wbs
+    th.written = th.written + scatter(w, f, "write", trans, wbs, size,
+                                      p.alignio)
+  else
+    trans = fill(f, offset(w, size - p.write_size, p.alignio),
+                 p.write_size, wbs)
+    th.written = th.written + p.write_size
+  end
+  if sync then assert(f:fsync()) end
+  assert(f:close())
+  return trans
+end
+
+-- the whole file from 0
+local function writeall(th, sync)
+  local _, path = pick(th)
+  local f = open(th, path, "rw", { create = false })
+  local size = assert(th.w:stat(path)).size
+  local trans = fill(f, 0, size, th.p.write_blocksize)
+  th.written = th.written + size
+  if sync then assert(f:fsync()) end
+  assert(f:close())
+  return trans
+end
+
+-- a new file of a size drawn as setup's, the thread's from now on
+local function create(th, sync)
+  local path = new_name(th, data_dir(th.s, th.w), "n")
+  local size = file_size(th.s, th.w)
+  local f = open(th, path, "rw", { create = true, trunc = true })
+  local trans = fill(f, 0, size, th.p.write_blocksize)
+  th.written = th.written + size
+  if sync then assert(f:fsync()) end
+  assert(f:close())
+  th.paths[#th.paths + 1], th.sizes[#th.sizes + 1] = path, size
+  return trans
+end
+
+-- write_size at the end
+local function append(th, sync)
+  local p = th.p
+  local k, path, size = pick(th)
+  local f = open(th, path, "a", { create = false })
+  local trans = fill(f, size, p.write_size, p.write_blocksize)
+  th.sizes[k] = size + p.write_size
+  th.written = th.written + p.write_size
+  if sync then assert(f:fsync()) end
+  assert(f:close())
+  return trans
+end
+
+handlers.write = write
+handlers.writeall = writeall
+handlers.create = create
+handlers.append = append
+function handlers.write_fsync(th) return write(th, true) end
+function handlers.writeall_fsync(th) return writeall(th, true) end
+function handlers.create_fsync(th) return create(th, true) end
+function handlers.append_fsync(th) return append(th, true) end
+
+function handlers.delete(th)
+  local paths, sizes = th.paths, th.sizes
+  local k, path = pick(th)
+  assert(th.w:unlink(path))
+  paths[k], sizes[k] = paths[#paths], sizes[#sizes]
+  paths[#paths], sizes[#sizes] = nil, nil
+  return 1
+end
+
+-- in ffsb/meta: two mkdirs, an rmdir and a rename of random directories
+function handlers.metaop(th)
+  local w, dirs = th.w, th.dirs
+  for _ = 1, 2 do
+    local d = new_name(th, META, "m")
+    assert(w:mkdir(d))
+    th.ndirs = th.ndirs + 1
+    dirs[th.ndirs] = d
+  end
+  local k = w:random(th.ndirs)
+  assert(w:rmdir(dirs[k]))
+  dirs[k], dirs[th.ndirs] = dirs[th.ndirs], nil
+  th.ndirs = th.ndirs - 1
+  k = w:random(th.ndirs)
+  local to = new_name(th, META, "m")
+  assert(w:rename(dirs[k], to))
+  dirs[k] = to
+  return 1
+end
+
+function handlers.createdir(th)
+  assert(th.w:mkdir(new_name(th, DATA, "d")))
+  return 1
+end
+
+function handlers.stat(th)
+  local _, path = pick(th)
+  assert(th.w:stat(path))
+  return 1
+end
+
+function handlers.open_close(th)
+  local _, path = pick(th)
+  assert(open(th, path, "r"):close())
+  return 1
+end
+
+for _, op in ipairs(OPS) do
+  assert(handlers[op], "ffsb: no handler for " .. op)
+end
+
+-- An op drawn by weight: 1..the sum, the weights walked in OPS's order.
+local function draw(w, s)
+  local weights = s.weights
+  local r, k = w:random(s.total), 1
+  while weights[k] < r do
+    r = r - weights[k]
+    k = k + 1
+  end
+  return OPS[k]
+end
+
+-- One op, timed under its name; its transactions and bytes counted.
+local function run(th, op)
+  local w = th.w
+  local rb, wb = th.read_bytes, th.written
+  w:count(op .. "_transactions", w:op(op, handlers[op], th))
+  if th.read_bytes > rb then w:count("bytes_read", th.read_bytes - rb) end
+  if th.written > wb then w:count("bytes_written", th.written - wb) end
+end
+
 -- CPU of the child when the threads start, and what they used (user, sys)
 local user0, sys0, cpu_user, cpu_sys
 
@@ -327,195 +563,22 @@ return {
   end,
 
   worker = function(w, ctx)
-    local s = shape(ctx)
-    local p = s.p
-    local id, n = w.id, w.workers
-    local direct = p.directio
-    local aligned = p.alignio
-    local rbs, wbs = p.read_blocksize, p.write_blocksize
-    -- this thread's files, paths and sizes: the shared fileset's rows
-    -- id, id + n, id + 2n, ... (setup's), and what its creates add
-    local paths, sizes = {}, {}
-    local t = ctx.shared()
-    for i = id, t and #t or 0, n do
-      paths[#paths + 1], sizes[#sizes + 1] = t:row(i)
-    end
-    local made = 0
-    local dirs, ndirs = {}, 0       -- metaop's directories
-    local function new_name(dir, prefix)
-      made = made + 1
-      return ("%s/%s%d.%d.%d"):format(dir, prefix, ctx.index, id, made)
-    end
-    local function pick()
-      local k = w:random(#paths)
-      return k, paths[k], sizes[k]
-    end
-    local function open(path, mode, opts)
-      opts = opts or {}
-      opts.direct = direct
-      return assert(w:open(path, mode, opts))
-    end
-    local read_bytes, written = 0, 0
-
-    local function read_op()
-      local _, path = pick()
-      local f = open(path, "r")
-      local size = assert(w:stat(path)).size  -- ffsb_get_filesize
-      local trans
-      if p.read_random then
-        trans = p.read_size // rbs
-        read_bytes = read_bytes + scatter(w, f, "read", trans, rbs, size,
-                                          aligned)
-      else
-        -- whole blocks, then the short rest (not a transaction)
-        local off = offset(w, size - p.read_size, aligned)
-        trans = p.read_size // rbs
-        local rest = p.read_size % rbs
-        local got = trans > 0 and assert(f:stream{ op = "read", block = rbs,
-                                                   count = trans,
-                                                   offset = off }) or 0
-        if rest > 0 then got = got + assert(f:read(off + trans * rbs, rest)) end
-        if got ~= p.read_size then
-          error(("%s: read %d of %d bytes"):format(path, got, p.read_size))
-        end
-        read_bytes = read_bytes + got
-      end
-      assert(f:close())
-      return trans
-    end
-    local function readall()
-      local _, path = pick()
-      local f = open(path, "r")
-      local size = assert(w:stat(path)).size  -- ffsb_get_filesize
-      local got = assert(f:stream{ op = "read", block = rbs })
-      assert(f:close())
-      if got ~= size then
-        error(("%s: read %d of its %d bytes"):format(path, got, size))
-      end
-      read_bytes = read_bytes + got
-      return size // rbs
-    end
-    local function write_op(sync)
-      local _, path = pick()
-      local f = open(path, "rw", { create = false })
-      local size = assert(w:stat(path)).size
-      local trans
-      if p.write_random then
-        trans = p.write_size // wbs
-        written = written + scatter(w, f, "write", trans, wbs, size, aligned)
-      else
-        trans = fill(f, offset(w, size - p.write_size, aligned),
-                     p.write_size, wbs)
-        written = written + p.write_size
-      end
-      if sync then assert(f:fsync()) end
-      assert(f:close())
-      return trans
-    end
-    local function writeall(sync)
-      local _, path = pick()
-      local f = open(path, "rw", { create = false })
-      local size = assert(w:stat(path)).size
-      local trans = fill(f, 0, size, wbs)
-      written = written + size
-      if sync then assert(f:fsync()) end
-      assert(f:close())
-      return trans
-    end
-    local function create(sync)
-      local path = new_name(data_dir(s, w), "n")
-      local size = file_size(s, w)
-      local f = open(path, "rw", { create = true, trunc = true })
-      local trans = fill(f, 0, size, wbs)
-      written = written + size
-      if sync then assert(f:fsync()) end
-      assert(f:close())
-      paths[#paths + 1], sizes[#sizes + 1] = path, size
-      return trans
-    end
-    local function append(sync)
-      local k, path, size = pick()
-      local f = open(path, "a", { create = false })
-      local trans = fill(f, size, p.write_size, wbs)
-      sizes[k] = size + p.write_size
-      written = written + p.write_size
-      if sync then assert(f:fsync()) end
-      assert(f:close())
-      return trans
-    end
-    local function delete()
-      local k, path = pick()
-      assert(w:unlink(path))
-      paths[k], sizes[k] = paths[#paths], sizes[#sizes]
-      paths[#paths], sizes[#sizes] = nil, nil
-      return 1
-    end
-    local function metaop()
-      for _ = 1, 2 do
-        local d = new_name(META, "m")
-        assert(w:mkdir(d))
-        ndirs = ndirs + 1
-        dirs[ndirs] = d
-      end
-      local k = w:random(ndirs)
-      assert(w:rmdir(dirs[k]))
-      dirs[k], dirs[ndirs] = dirs[ndirs], nil
-      ndirs = ndirs - 1
-      k = w:random(ndirs)
-      local to = new_name(META, "m")
-      assert(w:rename(dirs[k], to))
-      dirs[k] = to
-      return 1
-    end
-    local RUN = {
-      read = read_op, readall = readall,
-      write = write_op, write_fsync = function() return write_op(true) end,
-      writeall = writeall,
-      writeall_fsync = function() return writeall(true) end,
-      create = create, create_fsync = function() return create(true) end,
-      append = append, append_fsync = function() return append(true) end,
-      delete = delete, metaop = metaop,
-      createdir = function()
-        assert(w:mkdir(new_name(DATA, "d")))
-        return 1
-      end,
-      stat = function()
-        local _, path = pick()
-        assert(w:stat(path))
-        return 1
-      end,
-      open_close = function()
-        local _, path = pick()
-        assert(open(path, "r"):close())
-        return 1
-      end,
-    }
-
-    local weights, total = s.weights, s.total
-    local max_ops, delay = p.max_ops, p.op_delay / 1000
+    local th = thread(w, ctx)
+    local max_ops, delay = th.p.max_ops, th.p.op_delay / 1000
     local done, skips = 0, 0
     while not w:done() and (max_ops == 0 or done < max_ops) do
-      local r, k = w:random(total), 1
-      while weights[k] < r do
-        r = r - weights[k]
-        k = k + 1
-      end
-      local op = OPS[k]
+      local op = draw(w, th.s)
       done = done + 1
-      if NEEDS_FILE[op] and #paths == 0 then
+      if NEEDS_FILE[op] and #th.paths == 0 then
         skips = skips + 1
       else
-        local rb, wb = read_bytes, written
-        w:count(op .. "_transactions", w:op(op, RUN[op]))
-        if read_bytes > rb then w:count("bytes_read", read_bytes - rb) end
-        if written > wb then w:count("bytes_written", written - wb) end
+        run(th, op)
       end
       if delay > 0 then w:sleep(delay) end
     end
     if skips > 0 then w:count("no_file_skips", skips) end
     assert(w:sync())
   end,
-
   teardown = function(ctx, w)
     local _, user, sys = assert(w:cpu())
     cpu_user, cpu_sys = user - user0, sys - sys0

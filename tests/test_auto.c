@@ -131,15 +131,14 @@ Test(auto, a_lone_op_takes_the_probed_path_several_the_ring, .fini = fini)
 	static char b[2][4096];
 	struct engine_req r[2], *done[2];
 	struct engine *e;
-	char why[256] = "";
+	struct diag d = { 0 };
 	int fd, n = 0;
 	unsigned got;
 
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		fd = scratch(dirs[i], 0);
 		got = engine_probe_fd(fd);
-		cr_assert_eq(engine_auto.init(&e, 4, why, sizeof(why)), 0,
-			     "%s", why);
+		cr_assert_eq(engine_auto.init(&e, 4, &d), 0, "%s", d.msg);
 		r[0] = rw(ENGINE_WRITE, fd, b[0], 0);
 		cr_expect_eq(engine_do(&engine_auto, e, &r[0]), 4096);
 		cr_expect_eq(r[0].ring, !!(got & ENGINE_PROBE_WRITE),
@@ -183,10 +182,10 @@ Test(auto, no_ring_until_an_op_takes_one, .fini = fini)
 	static char b[4096];
 	struct engine_req r;
 	struct engine *e;
-	char why[256] = "";
+	struct diag d = { 0 };
 	int before = rings(), fd = scratch("/tmp", 0);
 
-	cr_assert_eq(engine_auto.init(&e, 1, why, sizeof(why)), 0, "%s", why);
+	cr_assert_eq(engine_auto.init(&e, 1, &d), 0, "%s", d.msg);
 	cr_expect_eq(rings(), before, "init made a ring");
 	r = (struct engine_req){ .op = ENGINE_FSYNC, .fd = fd };
 	cr_expect_eq(engine_do(&engine_auto, e, &r), 0);
@@ -213,7 +212,7 @@ Test(auto, no_room_for_a_ring, .fini = fini)
 	struct {
 		int uring_ret, auto_ret, ring;
 		int64_t res;
-		char why[512];
+		char why[1024];
 	} rep = { 0 };
 	int p[2], status, fd;
 	pid_t pid;
@@ -230,18 +229,19 @@ Test(auto, no_room_for_a_ring, .fini = fini)
 		struct rlimit none = { 0, 0 };
 		struct engine *e = NULL;
 		struct engine_req r;
+		struct diag d = { 0 };
 		char b[16];
 
 		close(p[0]);
 		if (setrlimit(RLIMIT_MEMLOCK, &none) || setgroups(0, NULL) ||
 		    setgid(65534) || setuid(65534))
 			_exit(2);
-		rep.uring_ret = engine_uring.init(&e, 8, rep.why,
-						  sizeof(rep.why));
+		rep.uring_ret = engine_uring.init(&e, 8, &d);
+		snprintf(rep.why, sizeof(rep.why), "%s", d.msg);
 		if (e)
 			engine_uring.cleanup(e);
 		e = NULL;
-		rep.auto_ret = engine_auto.init(&e, 1, NULL, 0);
+		rep.auto_ret = engine_auto.init(&e, 1, NULL);
 		if (!rep.auto_ret) {
 			r = (struct engine_req){ .op = ENGINE_READ, .fd = fd,
 						 .buf = b, .len = 1 };

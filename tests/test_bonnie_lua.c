@@ -19,6 +19,7 @@
 #include "plan/plan.h"
 #include "phase/sandbox.h"
 #include "util/clock.h"
+#include "luacall.h"
 
 #define FIXTURES	"fixtures/bonnie"
 #define FIELDS		50
@@ -68,7 +69,7 @@ static int parse(const char *out, const char *err, char *msg, size_t len)
 	cr_assert(!lparse_load(L, path, NULL, &d), "%s: %s", path, d.msg);
 	lua_pushstring(L, out);
 	lua_pushstring(L, err);
-	return sandbox_call(L, 2, 1, msg, len);
+	return call_text(L, 2, 1, msg, len);
 }
 
 static void parse_ok(const char *out, const char *err)

@@ -15,6 +15,7 @@
 #include "phase/libsrc.h"
 #include "phase/lparse.h"
 #include "phase/sandbox.h"
+#include "luacall.h"
 
 /* ---- the parser: lua/parse/dbench.lua on the real dbench 4.0's output -- */
 
@@ -38,10 +39,10 @@ static void parse_sample(const char *text, size_t len, int want_ok,
 	lua_pushlstring(L, text, len);
 	lua_pushliteral(L, "");
 	if (want_ok) {
-		cr_assert(!sandbox_call(L, 2, 1, err, errlen), "%s", err);
+		cr_assert(!call_text(L, 2, 1, err, errlen), "%s", err);
 		cr_assert(lua_istable(L, -1));
 	} else {
-		cr_assert(sandbox_call(L, 2, 1, err, errlen),
+		cr_assert(call_text(L, 2, 1, err, errlen),
 			  "parse succeeded");
 	}
 }

@@ -40,13 +40,17 @@ TestSuite(devclaim, .init = setup, .fini = unlink_locks);
 static int take(struct devclaim *c, dev_t dev, dev_t disk, const char *rd,
 		char *why)
 {
-	return devclaim_take(c, dev, disk, rd, getpid(), why, 512);
+	struct diag d = { 0 };
+	int rc = devclaim_take(c, dev, disk, rd, getpid(), &d);
+
+	snprintf(why, 1024, "%s", d.msg);
+	return rc;
 }
 
 Test(devclaim, a_claim_excludes_its_device_its_disk_not_a_sibling)
 {
 	struct devclaim a, b;
-	char why[512], want[64];
+	char why[1024], want[64];
 
 	cr_assert_eq(take(&a, P1, D, "/runs/a", why), 0, "%s", why);
 	snprintf(want, sizeof(want), "fsplan run /runs/a (pid %d)",

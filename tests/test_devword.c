@@ -91,16 +91,18 @@ Test(devword, other_words_pass)
 Test(devword, mkfs_and_mount_refuse_a_device_themselves)
 {
 	volatile sig_atomic_t stop = 0;
-	char err[512];
+	struct diag d = { 0 };
 	struct devword w;
 
 	cr_assert_eq(fs_mkfs("ext4", "-J device=/dev/null", "/nonexistent",
-			     0, &stop, -1, err, sizeof(err)), -1);
-	cr_expect(strstr(err, "mkfs option 'device=/dev/null' names a "
-			 "device of its own"), "%s", err);
+			     0, &stop, -1, &d), -1);
+	cr_expect(strstr(d.msg, "mkfs option 'device=/dev/null' names a "
+			 "device of its own"), "%s", d.msg);
+	cr_expect_eq(d.kind, DIAG_REFUSED);
 	cr_assert_eq(fs_mount("xfs", "logdev=/dev/null", "/nonexistent",
-			      "/nonexistent", err, sizeof(err)), -1);
-	cr_expect(strstr(err, "mount option 'logdev=/dev/null'"), "%s", err);
+			      "/nonexistent", &d), -1);
+	cr_expect(strstr(d.msg, "mount option 'logdev=/dev/null'"), "%s",
+		  d.msg);
 	/* and a path that leads to one: /dev/null is a character device,
 	 * the root filesystem's device node (if any) a block device */
 	cr_expect_eq(fs_device_word("-f ../../../../../../../../proc/self/cwd",

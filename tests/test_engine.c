@@ -74,8 +74,10 @@ static void finish(void)
 static int make_engine(const struct engine_ops *o, struct engine **e,
 		       unsigned depth, char *why, size_t whylen)
 {
-	int ret = o->init(e, depth, why, whylen);
+	struct diag d = { 0 };
+	int ret = o->init(e, depth, &d);
 
+	snprintf(why, whylen, "%s", d.msg);
 	if (ret && o != &engine_sync && (ret == -EPERM || ret == -ENOSYS))
 		cr_skip_test("uring: %s", why);
 	return ret;
@@ -182,11 +184,11 @@ Test(engine, find)
 
 Test(engine, builtins_keep_the_contract)
 {
-	char why[256] = "";
+	struct diag ed = { 0 };
 
 	for (size_t i = 0; i < sizeof(engines) / sizeof(engines[0]); i++) {
-		cr_expect_eq(engine_check(engines[i], why, sizeof(why)), 0,
-			     "%s", why);
+		cr_expect_eq(engine_check(engines[i], &ed), 0,
+			     "%s", ed.msg);
 		cr_expect_eq(engines[i]->version, ENGINE_OPS_VERSION);
 	}
 }
@@ -194,53 +196,53 @@ Test(engine, builtins_keep_the_contract)
 Test(engine, a_table_without_a_hook_is_refused_by_name)
 {
 	struct engine_ops bad = engine_sync;
-	char why[256] = "";
+	struct diag ed = { 0 };
 
 	bad.name = "fsplan-test-noreap";
 	bad.reap = NULL;
-	cr_expect_eq(engine_check(&bad, why, sizeof(why)), -1);
-	cr_expect(strstr(why, "'fsplan-test-noreap'") &&
-		  strstr(why, "no reap hook"), "%s", why);
-	cr_expect_eq(engine_register(&bad, why, sizeof(why)), -1);
+	cr_expect_eq(engine_check(&bad, &ed), -1);
+	cr_expect(strstr(ed.msg, "'fsplan-test-noreap'") &&
+		  strstr(ed.msg, "no reap hook"), "%s", ed.msg);
+	cr_expect_eq(engine_register(&bad, &ed), -1);
 	cr_expect_null(engine_find("fsplan-test-noreap"), "refused, so not "
 		       "found");
 	bad = engine_sync;
 	bad.name = "fsplan-test-nocleanup";
 	bad.cleanup = NULL;
-	cr_expect_eq(engine_register(&bad, why, sizeof(why)), -1);
-	cr_expect(strstr(why, "no cleanup hook"), "%s", why);
+	cr_expect_eq(engine_register(&bad, &ed), -1);
+	cr_expect(strstr(ed.msg, "no cleanup hook"), "%s", ed.msg);
 }
 
 Test(engine, another_version_or_no_name_is_refused)
 {
 	struct engine_ops bad = engine_sync;
-	char why[256] = "";
+	struct diag ed = { 0 };
 
 	bad.name = "fsplan-test-v2";
 	bad.version = ENGINE_OPS_VERSION + 1;
-	cr_expect_eq(engine_register(&bad, why, sizeof(why)), -1);
-	cr_expect(strstr(why, "'fsplan-test-v2'") && strstr(why, "version"),
-		  "%s", why);
+	cr_expect_eq(engine_register(&bad, &ed), -1);
+	cr_expect(strstr(ed.msg, "'fsplan-test-v2'") && strstr(ed.msg, "version"),
+		  "%s", ed.msg);
 	bad = engine_sync;
 	bad.name = "";
-	cr_expect_eq(engine_check(&bad, why, sizeof(why)), -1);
-	cr_expect(strstr(why, "without a name"), "%s", why);
-	cr_expect_eq(engine_check(NULL, why, sizeof(why)), -1);
+	cr_expect_eq(engine_check(&bad, &ed), -1);
+	cr_expect(strstr(ed.msg, "without a name"), "%s", ed.msg);
+	cr_expect_eq(engine_check(NULL, &ed), -1);
 }
 
 Test(engine, a_good_table_registers_once)
 {
 	static struct engine_ops mine;
-	char why[256] = "";
+	struct diag ed = { 0 };
 
 	mine = engine_sync;
 	mine.name = "fsplan-test-mine";
-	cr_assert_eq(engine_register(&mine, why, sizeof(why)), 0, "%s", why);
+	cr_assert_eq(engine_register(&mine, &ed), 0, "%s", ed.msg);
 	cr_expect_eq(engine_find("fsplan-test-mine"), &mine);
-	cr_expect_eq(engine_register(&mine, why, sizeof(why)), -1);
-	cr_expect(strstr(why, "already registered"), "%s", why);
+	cr_expect_eq(engine_register(&mine, &ed), -1);
+	cr_expect(strstr(ed.msg, "already registered"), "%s", ed.msg);
 	mine.name = "sync";
-	cr_expect_eq(engine_register(&mine, why, sizeof(why)), -1,
+	cr_expect_eq(engine_register(&mine, &ed), -1,
 		     "a built-in's name is taken");
 }
 
@@ -256,7 +258,8 @@ Test(engine, a_registered_engine_is_taken_by_the_plan)
 		"    with: {engine: example, workers: 2}\n";
 	struct plan *p = NULL;
 	struct diag d = { 0 };
-	char why[256] = "", names[256] = "";
+	struct diag ed = { 0 };
+	char names[256] = "";
 
 	cr_expect_not(engine_known("example", names, sizeof(names)));
 	cr_expect_str_eq(names, "auto, uring or sync");
@@ -267,8 +270,8 @@ Test(engine, a_registered_engine_is_taken_by_the_plan)
 	plan_free(p);
 	p = NULL;
 
-	cr_assert_eq(engine_register(&engine_example, why, sizeof(why)), 0,
-		     "%s", why);
+	cr_assert_eq(engine_register(&engine_example, &ed), 0,
+		     "%s", ed.msg);
 	cr_expect(engine_known("example", names, sizeof(names)));
 	cr_expect_str_eq(names, "auto, uring, sync or example");
 	memset(&d, 0, sizeof(d));
@@ -304,16 +307,17 @@ Test(engine, the_example_engine_does_a_round)
 {
 	struct engine_req r[4], *done[4];
 	struct engine *e = NULL;
-	char why[256] = "", buf[512];
+	struct diag ed = { 0 };
+	char buf[512];
 	int got = 0, fd;
 
-	cr_assert_eq(engine_check(&engine_example, why, sizeof(why)), 0, "%s",
-		     why);
-	cr_assert_eq(engine_register(&engine_example, why, sizeof(why)), 0,
-		     "%s", why);
+	cr_assert_eq(engine_check(&engine_example, &ed), 0, "%s",
+		     ed.msg);
+	cr_assert_eq(engine_register(&engine_example, &ed), 0,
+		     "%s", ed.msg);
 	cr_assert_eq(engine_find("example"), &engine_example);
-	cr_assert_eq(engine_example.init(&e, 4, why, sizeof(why)), 0, "%s",
-		     why);
+	cr_assert_eq(engine_example.init(&e, 4, &ed), 0, "%s",
+		     ed.msg);
 	for (int i = 0; i < 4; i++) {
 		r[i] = (struct engine_req){ .op = i % 2 ? ENGINE_READ :
 						 ENGINE_WRITE,
@@ -849,7 +853,7 @@ ENGINE_TEST(cleanup_with_requests_out)
 /* What the child saw once it was nobody. */
 struct nobody_report {
 	int init;
-	char why[256];
+	char why[1024];
 	uid_t euid;
 	int64_t secret, public;
 };
@@ -886,13 +890,15 @@ ENGINE_TEST(dropped_creds_apply)
 		struct engine *e = NULL;
 		struct engine_req r = { .op = ENGINE_OPEN, .dirfd = subfd,
 					.flags = O_RDONLY };
+		struct diag d = { 0 };
 
 		close(p[0]);
 		if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
 		    setresuid(NOBODY, NOBODY, NOBODY))
 			_exit(2);
 		rep.euid = geteuid();
-		rep.init = ops->init(&e, 4, rep.why, sizeof(rep.why));
+		rep.init = ops->init(&e, 4, &d);
+		snprintf(rep.why, sizeof(rep.why), "%s", d.msg);
 		if (!rep.init) {
 			r.path = "secret";
 			rep.secret = engine_do(ops, e, &r);
@@ -949,7 +955,7 @@ Test(engine, uring_refused_says_why)
 	size_t i;
 
 	for (i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
-		struct { int ret; char why[256]; } rep = { 0, "" };
+		struct { int ret; char why[1024]; } rep = { 0, "" };
 		int p[2], status;
 		pid_t pid;
 
@@ -958,11 +964,12 @@ Test(engine, uring_refused_says_why)
 		cr_assert_geq(pid, 0);
 		if (pid == 0) {
 			struct engine *e = NULL;
+			struct diag d = { 0 };
 
 			close(p[0]);
 			refuse_io_uring(errs[i]);
-			rep.ret = engine_uring.init(&e, 8, rep.why,
-						    sizeof(rep.why));
+			rep.ret = engine_uring.init(&e, 8, &d);
+			snprintf(rep.why, sizeof(rep.why), "%s", d.msg);
 			if (e)
 				engine_uring.cleanup(e);
 			if (write(p[1], &rep, sizeof(rep)) != sizeof(rep))

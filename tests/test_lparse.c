@@ -20,6 +20,7 @@
 #include "plan/plan.h"
 #include "phase/sandbox.h"
 #include "util/clock.h"
+#include "luacall.h"
 
 #define FIXTURES	"fixtures/parse"
 #define MIB		1048576.0
@@ -81,7 +82,7 @@ static int parse_text(const char *parser, const char *out, size_t len,
 	cr_assert(!lparse_load(L, path, NULL, &d), "%s: %s", path, d.msg);
 	lua_pushlstring(L, out, len);
 	lua_pushliteral(L, "");
-	return sandbox_call(L, 2, 1, err, errlen);
+	return call_text(L, 2, 1, err, errlen);
 }
 
 /* Parse text that must give a table of metrics, left on the stack. */
@@ -655,7 +656,7 @@ static int json_call(const char *fn, const char *text, size_t len, int nres,
 	cr_assert(!luaL_loadbufferx(L, chunk, strlen(chunk), "=test", "t"));
 	lua_pushstring(L, fn);
 	lua_pushlstring(L, text, len);
-	return sandbox_call(L, 2, nres, err, errlen);
+	return call_text(L, 2, nres, err, errlen);
 }
 
 /* Decode text that must be valid; its value is left on the stack. */
@@ -691,7 +692,7 @@ static void lua_returns(const char *code, const char *want)
 		 code);
 	cr_assert(!luaL_loadbufferx(L, chunk, strlen(chunk), "=test", "t"),
 		  "%s", lua_tostring(L, -1));
-	cr_assert(!sandbox_call(L, 0, 1, err, sizeof(err)), "%s: %s", code,
+	cr_assert(!call_text(L, 0, 1, err, sizeof(err)), "%s: %s", code,
 		  err);
 	cr_expect_str_eq(lua_tostring(L, -1), want, "%s", code);
 	lua_pop(L, 1);
@@ -894,7 +895,7 @@ Test(lparse, json_wants_a_string)
 	static const char chunk[] = "return require('json').decode(42)";
 
 	cr_assert(!luaL_loadbufferx(L, chunk, strlen(chunk), "=test", "t"));
-	cr_assert(sandbox_call(L, 0, 1, err, sizeof(err)));
+	cr_assert(call_text(L, 0, 1, err, sizeof(err)));
 	cr_expect(strstr(err, "json.decode: expected a string, got number"),
 		  "%s", err);
 }

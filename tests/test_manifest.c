@@ -228,11 +228,11 @@ Test(manifest, every_selected_cell_with_its_status)
 		if (ex->cells[i].selected && xfs_first == (size_t)-1)
 			xfs_first = i;
 	cr_assert_neq(xfs_first, (size_t)-1);
-	manifest_cell(man, xfs_first, "ok", NULL);
-	manifest_cell(man, xfs_first + 1, "failed", "exit status 1");
-	manifest_cell(man, xfs_first + 2, "failed", "first");
-	manifest_cell(man, xfs_first + 2, "skipped", "");	/* no reason */
-	manifest_cell(man, 0, "ok", NULL);	/* not selected: ignored */
+	manifest_cell(man, xfs_first, MANIFEST_OK, NULL);
+	manifest_cell(man, xfs_first + 1, MANIFEST_FAILED, "exit status 1");
+	manifest_cell(man, xfs_first + 2, MANIFEST_FAILED, "first");
+	manifest_cell(man, xfs_first + 2, MANIFEST_SKIPPED, "");	/* no reason */
+	manifest_cell(man, 0, MANIFEST_OK, NULL);	/* not selected: ignored */
 	cr_assert_eq(manifest_write(man, dir), 0);
 
 	root = read_back();
@@ -389,7 +389,7 @@ Test(manifest, a_resume_keeps_the_configs_it_does_not_remake)
 	/* the stop came after config 2's last cell, before its status */
 	manifest_conf(man, 1, "status", json_string("interrupted"));
 	for (size_t i = 0; i < ex->n_cells; i++)
-		manifest_cell(man, i, "ok", NULL);
+		manifest_cell(man, i, MANIFEST_OK, NULL);
 	cr_assert_eq(manifest_write(man, dir), 0);
 	manifest_free(man);
 

@@ -16,14 +16,12 @@ struct t_opts {
 	int calls;
 };
 
-static int count_call(const char *arg, void *slot, char *why, size_t len)
+static int count_call(const char *arg, void *slot, struct diag *d)
 {
 	int *n = slot;
 
-	if (!strcmp(arg, "bad")) {
-		snprintf(why, len, "--call refuses '%s'", arg);
-		return -1;
-	}
+	if (!strcmp(arg, "bad"))
+		return diag_fail(d, DIAG_INPUT, 0, "--call refuses '%s'", arg);
 	++*n;
 	return 0;
 }

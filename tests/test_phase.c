@@ -10,12 +10,14 @@
 #include "engine.h"
 #include "e2e.h"
 #include "phase/libsrc.h"
+#include "phase/params.h"
 #include "phase/phase.h"
 #include "phase/sandbox.h"
 #include "plan/plan.h"
 #include "run/phasecheck.h"
 #include "run/resolve.h"
 #include "util/clock.h"
+#include "util/strbuf.h"
 
 static const char module_text[] =
 	"return {\n"
@@ -45,7 +47,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	phase_values_free(vals, n_vals);
+	params_free(vals, n_vals);
 	n_vals = 0;
 	memset(vals, 0, sizeof(vals));
 	phase_decl_free(&decl);
@@ -60,12 +62,17 @@ static void teardown(void)
 
 TestSuite(phase, .init = setup, .fini = teardown, .timeout = 60);
 
-/* phase_load on text; 0 or -1 with the message in err. */
+/* phase_load on text; 0 or -1 with the message (and any traceback)
+ * in err. */
 static int load(const char *text, char *err, size_t len)
 {
+	struct diag d = { 0 };
+
 	phase_decl_free(&decl);
 	lua_settop(L, 0);
-	return phase_load(L, "mod.lua", text, strlen(text), &decl, err, len);
+	if (phase_load(L, "mod.lua", text, strlen(text), &decl, &d))
+		return sandbox_diag_text(&d, err, len);
+	return 0;
 }
 
 /* Expect the module text refused with msg in the message. */
@@ -124,15 +131,15 @@ static void plan_with(const char *phases)
 	plan_with_module(module_text, phases);
 }
 
-/* phase_values of cell i: 0 or -1, the diag in *d. */
+/* params_read of cell i: 0 or -1, the diag in *d. */
 static int values(size_t i, int *workers, char *engine, struct diag *d)
 {
 	cr_assert_lt(i, ex->n_cells);
-	phase_values_free(vals, n_vals);
+	params_free(vals, n_vals);
 	n_vals = decl.n_params;
 	memset(d, 0, sizeof(*d));
-	return phase_values(ex, &ex->cells[i], &decl, vals, workers, engine,
-			    16, d);
+	return params_read(ex, &ex->cells[i], &decl, vals, workers, engine,
+			   16, d);
 }
 
 /* Expect a cell's values refused at line:col with msg; the message. */
@@ -334,7 +341,7 @@ Test(phase, a_registered_engine_is_taken)
 		"return { params = { engine = 'example' },\n"
 		"         worker = function() end }\n";
 	struct diag d;
-	char engine[16], why[256] = "";
+	char engine[16];
 	int workers;
 
 	plan_with_module(example_module, "  - name: p\n"
@@ -342,8 +349,7 @@ Test(phase, a_registered_engine_is_taken)
 	cr_expect_eq(values(0, &workers, engine, &d), -1);
 	cr_expect(strstr(d.msg, "phase 'p': engine is auto, uring or sync, "
 			 "not 'example'"), "%s", d.msg);
-	cr_assert_eq(engine_register(&engine_example, why, sizeof(why)), 0,
-		     "%s", why);
+	cr_assert_eq(engine_register(&engine_example, &d), 0, "%s", d.msg);
 	cr_assert_eq(values(0, &workers, engine, &d), 0, "%s", d.msg);
 	cr_expect_str_eq(engine, "example");
 	teardown();
@@ -460,6 +466,43 @@ Test(phase, unknown_keys_with_a_suggestion_or_none)
 					 6, 14, "phase 'p' has no parameter "
 					 "'colour'"), "did you mean"),
 		       "nothing near it to suggest");
+}
+
+/* A module may declare any number of parameters: the last of 200 (p99,
+ * by name) is as known as the first. */
+Test(phase, every_parameter_of_a_large_module_is_known)
+{
+	struct strbuf mod = { 0 };
+	struct param_val *v;
+	struct diag d = { 0 };
+	const char *dir = e2e_tmpdir(), *path;
+	char err[1024], engine[16];
+	int workers;
+
+	strbuf_str(&mod, "return { worker = function() end, params = {");
+	for (int i = 1; i <= 200; i++)
+		strbuf_printf(&mod, " p%d = 1,", i);
+	strbuf_str(&mod, " } }\n");
+	cr_assert(!mod.oom);
+	e2e_write(dir, "mod.lua", mod.p);
+	path = e2e_write(dir, "plan.yaml", "fsplan: 1\n"
+			 "filesystems: [{type: ext4}]\n"
+			 "phases:\n"
+			 "  - name: p\n"
+			 "    use: mod.lua\n"
+			 "    with: {p99: 2}\n");
+	cr_assert_eq(plan_load(&plan, path, NULL, 0, &d), 0, "%s", d.msg);
+	cr_assert_eq(resolve_plan(plan, &d), 0, "%s", d.msg);
+	cr_assert_eq(expand_plan(plan, &ex, &d), 0, "%s", d.msg);
+	cr_assert_eq(load(mod.p, err, sizeof(err)), 0, "%s", err);
+	free(mod.p);
+	cr_assert_eq(decl.n_params, 200);
+	v = calloc(decl.n_params, sizeof(*v));
+	cr_assert_not_null(v);
+	cr_expect_eq(params_read(ex, &ex->cells[0], &decl, v, &workers,
+				 engine, sizeof(engine), &d), 0, "%s", d.msg);
+	params_free(v, decl.n_params);
+	free(v);
 }
 
 /* ---- the whole plan, checked before it runs ----------------------------- */

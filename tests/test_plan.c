@@ -3,6 +3,28 @@
 #include <stdio.h>
 
 #include "helpers.h"
+#include "cells/fsconf.h"
+
+/* Config 0's commands, as expand shows them (kept to the next call). */
+static const char *mkfs_of(const struct expansion *e)
+{
+	static struct strbuf b;
+
+	free(b.p);
+	b = (struct strbuf){ 0 };
+	fsconf_mkfs_cmd(e->plan, &e->confs[0], NULL, &b);
+	return b.p;
+}
+
+static const char *mount_of(const struct expansion *e, const char *dir)
+{
+	static struct strbuf b;
+
+	free(b.p);
+	b = (struct strbuf){ 0 };
+	fsconf_mount_cmd(e->plan, &e->confs[0], NULL, dir, &b);
+	return b.p;
+}
 
 Test(plan, defaults)
 {
@@ -110,13 +132,10 @@ Test(plan, target_dir_and_device)
 		"fsplan: 1\n"
 		"target: {dir: /srv/scratch}\n"
 		"phases: [{exec: 'true'}]\n", NULL, 0);
-	char buf[256];
-
 	cr_expect_eq(e->plan->target.kind, TARGET_DIR);
 	cr_expect_str_eq(e->plan->target.dir, "/srv/scratch");
 	cr_expect_str_eq(e->cells[0].id, "dir/true#1");
-	fsconf_mkfs_cmd(e->plan, &e->confs[0], NULL, buf, sizeof(buf));
-	cr_expect_str_eq(buf, "-");
+	cr_expect_str_eq(mkfs_of(e), "-");
 	free_expanded(e);
 
 	e = expand_text("fsplan: 1\n"
@@ -125,8 +144,8 @@ Test(plan, target_dir_and_device)
 			"phases: [{exec: 'true'}]\n", NULL, 0);
 	cr_expect_eq(e->plan->target.kind, TARGET_DEVICE);
 	cr_expect_eq(e->plan->target.wipe, 1);
-	fsconf_mkfs_cmd(e->plan, &e->confs[0], NULL, buf, sizeof(buf));
-	cr_expect_str_eq(buf, "mkfs.ext4 -b 4096 /dev/disk/by-id/x");
+	cr_expect_str_eq(mkfs_of(e),
+			 "mkfs.ext4 -b 4096 /dev/disk/by-id/x");
 	free_expanded(e);
 }
 
@@ -136,12 +155,9 @@ Test(plan, nodev_types_take_no_mkfs)
 		"fsplan: 1\n"
 		"filesystems: [{type: tmpfs, mount: size=2G}]\n"
 		"phases: [{exec: 'true'}]\n", NULL, 0);
-	char buf[256];
-
 	cr_expect(e->plan->fs[0].nodev);
-	fsconf_mount_cmd(e->plan, &e->confs[0], NULL, "/mnt", buf,
-			 sizeof(buf));
-	cr_expect_str_eq(buf, "mount -t tmpfs -o size=2G tmpfs /mnt");
+	cr_expect_str_eq(mount_of(e, "/mnt"),
+			 "mount -t tmpfs -o size=2G tmpfs /mnt");
 	free_expanded(e);
 }
 

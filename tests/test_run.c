@@ -11,6 +11,7 @@
 
 #include "e2e.h"
 #include "util/clock.h"
+#include "util/strbuf.h"
 
 static void fini(void)
 {
@@ -866,4 +867,89 @@ Test(run, order_rounds_rotates_and_makes_each_round_anew, .fini = fini,
 			at = p ? p - e2e_out : at;
 		}
 	expect_clean(rd);
+}
+
+/* The whole of file name in run directory rd (malloc'd). */
+static char *rd_slurp(const char *rd, const char *name)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", rd, name);
+	return e2e_slurp(path, NULL);
+}
+
+/* Whether a line of text holds both a and b. */
+static int line_with(const char *text, const char *a, const char *b)
+{
+	for (const char *l = strstr(text, a); l; l = strstr(l + 1, a)) {
+		const char *start = l, *end = strchr(l, '\n');
+		const char *in;
+
+		while (start > text && start[-1] != '\n')
+			start--;
+		in = strstr(start, b);
+		if (in && (!end || in < end))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * A cell id of 4 KiB, made of axis values as long as a plan may write
+ * them, is kept whole: in results.csv (quoted: it holds commas),
+ * manifest.json, log.txt and what report prints of it.
+ */
+Test(run, a_4k_cell_id_is_kept_whole, .fini = fini, .timeout = 120)
+{
+	static const struct { char ch; int n; } ax[] = {
+		{ 'a', 1400 }, { 'b', 1400 }, { 'c', 1300 },
+	};
+	char *v[3], rd[256], *csv, *man, *log;
+	struct strbuf id = { 0 }, quoted = { 0 }, text = { 0 }, conf = { 0 };
+
+	e2e_require_root();
+	for (int i = 0; i < 3; i++) {
+		v[i] = malloc(ax[i].n + 1);
+		cr_assert(v[i]);
+		memset(v[i], ax[i].ch, ax[i].n);
+		v[i][ax[i].n] = '\0';
+	}
+	strbuf_printf(&text, "target: {image: 64M}\n"
+		      "filesystems: [{type: tmpfs}]\n"
+		      "matrix:\n  one: [%s]\n  two: [%s]\n"
+		      "phases:\n  - name: p\n    exec: 'true'\n"
+		      "    matrix:\n      three: [%s]\n", v[0], v[1], v[2]);
+	strbuf_printf(&id, "tmpfs/p/one=%s,two=%s,three=%s#1", v[0], v[1],
+		      v[2]);
+	strbuf_printf(&quoted, "\"%s\"", id.p);
+	/* the config's own rows: label/axes */
+	strbuf_printf(&conf, ",tmpfs/one=%s;two=%s,", v[0], v[1]);
+	cr_assert(!text.oom && !id.oom && !quoted.oom && !conf.oom);
+	cr_assert_gt(id.len, 4096);
+	cr_assert_eq(e2e_run_plan(e2e_tmpdir(), "longid", text.p, rd,
+				  sizeof(rd)), 0, "%s", e2e_err);
+	csv = rd_slurp(rd, "results.csv");
+	man = rd_slurp(rd, "manifest.json");
+	log = rd_slurp(rd, "log.txt");
+	cr_expect(line_with(csv, quoted.p, ",status,ok,"),
+		  "results.csv lacks the whole id's status row");
+	cr_expect(line_with(csv, conf.p, ",mount_s,"),
+		  "results.csv lacks the config's whole id");
+	cr_expect(strstr(man, quoted.p), "manifest.json lacks the whole id");
+	cr_expect(!strstr(log, "cut short"), "a log line says so");
+	cr_expect(line_with(log, id.p, ": ok"), "log.txt lacks the whole id");
+	cr_expect_eq(e2e_fsplan((const char *[]){ "report", rd, "--format",
+						  "csv", NULL }), 0, "%s",
+		     e2e_err);
+	cr_expect(strstr(e2e_out, id.p), "report lacks the whole id");
+	for (int i = 0; i < 3; i++)
+		free(v[i]);
+	free(csv);
+	free(man);
+	free(log);
+	free(id.p);
+	free(quoted.p);
+	free(conf.p);
+	free(text.p);
+	expect_clean(e2e_tmpdir());
 }

@@ -18,6 +18,7 @@
 
 #include "phase/sandbox.h"
 #include "util/clock.h"
+#include "luacall.h"
 
 /*
  * Not in the corpus, on purpose: a pathological pattern such as
@@ -116,7 +117,7 @@ static int run(lua_State *L, const char *code, int nres, char *err,
 		lua_pop(L, 1);
 		return -1;
 	}
-	return sandbox_call(L, 0, nres, err, len);
+	return call_text(L, 0, nres, err, len);
 }
 
 /* Run code that must succeed with one result. */
@@ -210,7 +211,7 @@ ParameterizedTest(struct hostile *h, sandbox, hostile)
 
 	L = new_state();
 	t0 = clock_now();
-	rc = sandbox_dofile(L, path, err, sizeof(err));
+	rc = dofile_text(L, path, err, sizeof(err));
 	took = clock_now() - t0;
 	sandbox_mem(L, &peak);
 	cr_expect_eq(rc, -1, "%s: ran to the end", h->name);
@@ -281,7 +282,7 @@ Test(sandbox, phase_module_returns_a_table)
 	lua_State *L = new_state();
 
 	sandbox_strict(L, 0);
-	cr_assert(!sandbox_dofile(L, "fixtures/noop.lua", err, sizeof(err)),
+	cr_assert(!dofile_text(L, "fixtures/noop.lua", err, sizeof(err)),
 		  "%s", err);
 	sandbox_strict(L, 1);
 	cr_assert_eq(lua_gettop(L), 1);
@@ -414,7 +415,7 @@ Test(sandbox, dofile_refuses_real_bytecode)
 	lua_close(plain);
 
 	L = new_state();
-	cr_assert_eq(sandbox_dofile(L, path, err, sizeof(err)), -1);
+	cr_assert_eq(dofile_text(L, path, err, sizeof(err)), -1);
 	cr_expect(strstr(err, "attempt to load a binary chunk (mode is 't')"),
 		  "%s", err);
 	cr_expect(strstr(err, path), "%s does not name the file", err);
@@ -429,18 +430,55 @@ Test(sandbox, dofile_errors_have_place_and_traceback)
 
 	snprintf(path, sizeof(path), "%s/runtime.lua", libdir);
 	snprintf(want, sizeof(want), "%s:2: boom", path);
-	cr_assert_eq(sandbox_dofile(L, path, err, sizeof(err)), -1);
+	cr_assert_eq(dofile_text(L, path, err, sizeof(err)), -1);
 	cr_expect(!strncmp(err, want, strlen(want)), "%s", err);
 	cr_expect(strstr(err, "stack traceback:"), "%s", err);
 
 	snprintf(path, sizeof(path), "%s/broken.lua", libdir);
 	snprintf(want, sizeof(want), "%s:2:", path);
-	cr_assert_eq(sandbox_dofile(L, path, err, sizeof(err)), -1);
+	cr_assert_eq(dofile_text(L, path, err, sizeof(err)), -1);
 	cr_expect(!strncmp(err, want, strlen(want)), "%s", err);
 
-	cr_assert_eq(sandbox_dofile(L, "/nonexistent/x.lua", err,
+	cr_assert_eq(dofile_text(L, "/nonexistent/x.lua", err,
 				    sizeof(err)), -1);
 	cr_expect(strstr(err, "cannot open /nonexistent/x.lua"), "%s", err);
+	cr_expect_eq(lua_gettop(L), 0);
+	sandbox_close(L);
+}
+
+/* The failure record: a raise is the phase's, its message one line and
+ * its whole text, traceback and all, in detail; what did not load is the
+ * input's or the system's. A message too long for msg keeps both its
+ * ends. */
+Test(sandbox, errors_fill_a_diag_by_kind)
+{
+	char path[PATH_MAX];
+	struct diag d = { 0 };
+	lua_State *L = new_state();
+
+	snprintf(path, sizeof(path), "%s/runtime.lua", libdir);
+	cr_assert_eq(sandbox_dofile(L, path, &d), -1);
+	cr_expect_eq(d.kind, DIAG_PHASE);
+	cr_expect(strstr(d.msg, ":2: boom") && !strchr(d.msg, '\n'), "%s",
+		  d.msg);
+	cr_expect(d.detail.p && !strncmp(d.detail.p, d.msg, strlen(d.msg)) &&
+		  strstr(d.detail.p, "\nstack traceback:\n"), "%s",
+		  d.detail.p);
+	diag_release(&d);
+
+	snprintf(path, sizeof(path), "%s/broken.lua", libdir);
+	cr_assert_eq(sandbox_dofile(L, path, &d), -1);
+	cr_expect_eq(d.kind, DIAG_INPUT, "a syntax error is the module's");
+	diag_release(&d);
+	cr_assert_eq(sandbox_dofile(L, "/nonexistent/x.lua", &d), -1);
+	cr_expect_eq(d.kind, DIAG_SYSTEM);
+	diag_release(&d);
+
+	cr_assert(!luaL_loadstring(L, "error(string.rep('a', 3000) .. 'END')"));
+	cr_assert_eq(sandbox_call(L, 0, 0, &d), -1);
+	cr_expect(strstr(d.msg, "bytes left out"), "%s", d.msg);
+	cr_expect(strstr(d.msg, "aEND"), "the end is kept: %s", d.msg);
+	diag_release(&d);
 	cr_expect_eq(lua_gettop(L), 0);
 	sandbox_close(L);
 }
@@ -453,7 +491,7 @@ Test(sandbox, call_passes_arguments_and_results)
 	cr_assert(!luaL_loadstring(L, "local a, b = ... return a + b, a * b"));
 	lua_pushinteger(L, 3);
 	lua_pushinteger(L, 4);
-	cr_assert(!sandbox_call(L, 2, 2, err, sizeof(err)), "%s", err);
+	cr_assert(!call_text(L, 2, 2, err, sizeof(err)), "%s", err);
 	cr_assert_eq(lua_gettop(L), 2);
 	cr_expect_eq(lua_tointeger(L, 1), 7);
 	cr_expect_eq(lua_tointeger(L, 2), 12);
@@ -461,7 +499,7 @@ Test(sandbox, call_passes_arguments_and_results)
 	/* On error the function and arguments are gone, the rest stays. */
 	cr_assert(!luaL_loadstring(L, "local a = ... error(a)"));
 	lua_pushliteral(L, "went wrong");
-	cr_assert_eq(sandbox_call(L, 1, 0, err, sizeof(err)), -1);
+	cr_assert_eq(call_text(L, 1, 0, err, sizeof(err)), -1);
 	cr_expect(strstr(err, ": went wrong\nstack traceback:"), "%s", err);
 	cr_expect_eq(lua_gettop(L), 2);
 	sandbox_close(L);

@@ -75,12 +75,12 @@ static const char *phase_run(const char *report, const char **reason)
 	struct sink_outcome o = {
 		.key = &key, .label = "ext4", .res = &res,
 		.parsed = report, .parsed_len = strlen(report),
-		.fs_used_bytes = 4096, .status = "ok",
+		.fs_used_bytes = 4096, .status = RES_OK,
 	};
 
 	sink_phase_run(&s, &o);
 	*reason = o.reason;
-	return o.status;
+	return results_status_name(o.status);
 }
 
 static const char *bonnie_csv(void)
@@ -152,10 +152,10 @@ Test(sink, a_malformed_lua_report_fails_the_run)
 				    .report_len = 12 };
 	struct sink_outcome o = { .key = &key, .label = "ext4", .lua = 1,
 				  .res = &res, .fs_used_bytes = -1,
-				  .status = "ok" };
+				  .status = RES_OK };
 
 	sink_phase_run(&s, &o);
-	cr_expect_str_eq(o.status, "failed");
+	cr_expect_eq(o.status, RES_FAILED);
 	cr_expect_str_eq(e2e_reason(dir, "ext4/p#1"),
 			 "the phase's report was malformed");
 }
@@ -205,11 +205,11 @@ static const char *lua_run(const char *report, const char **reason)
 				    .report_len = strlen(report) };
 	struct sink_outcome o = { .key = &key, .label = "ext4", .lua = 1,
 				  .res = &res, .fs_used_bytes = -1,
-				  .status = "ok" };
+				  .status = RES_OK };
 
 	sink_phase_run(&s, &o);
 	*reason = o.reason;
-	return o.status;
+	return results_status_name(o.status);
 }
 
 /* The child refuses them (metrics_refuse); one forged past it is left
@@ -287,7 +287,7 @@ Test(sink, legit_names_pass_and_integers_stay_integers)
 Test(sink, a_reason_that_looks_like_a_formula_is_quoted)
 {
 	struct sink_outcome o = { .key = &key, .label = "ext4",
-				  .fs_used_bytes = -1, .status = "failed",
+				  .fs_used_bytes = -1, .status = RES_FAILED,
 				  .reason = "=HYPERLINK(\"http://x\",\"y\")" };
 
 	sink_phase_run(&s, &o);

@@ -160,16 +160,16 @@ static void expect_refusal(const char *dev, const char *destroy, int wipe,
 	struct target_dev t;
 	struct diag d = { 0 };
 	json_t *id = (json_t *)1;
-	int refused = 0, rc;
+	int rc;
 
 	rc = target_device_open(&t, dev, destroy, wipe, NULL, dir, workdir,
-				&id, &refused, &d);
+				&id, &d);
 	if (rc == 0) {
 		json_decref(id);
 		target_release(&t);
 		cr_assert_fail("%s accepted; expected '%s'", dev, want);
 	}
-	cr_assert_eq(refused, 1, "not a refusal: %s", d.msg);
+	cr_assert_eq(d.kind, DIAG_REFUSED, "not a refusal: %s", d.msg);
 	cr_assert_null(id);
 	cr_assert_eq(t.fd, -1);
 	cr_assert(strstr(d.msg, want), "message '%s' lacks '%s'", d.msg, want);
@@ -456,7 +456,6 @@ Test(target, refuse_signature_unless_wipe)
 	struct diag d = { 0 };
 	json_t *id = NULL;
 	uint64_t sum;
-	int refused = 0;
 
 	need_root();
 	image(0);
@@ -467,9 +466,8 @@ Test(target, refuse_signature_unless_wipe)
 		       "for it in the plan to allow");
 	cr_assert_eq(sum_mib(tds[0].path), sum);
 	cr_assert_eq(target_device_open(&t, tds[0].path, tds[0].path, 1, NULL,
-					dir, dir, &id, &refused, &d), 0,
+					dir, dir, &id, &d), 0,
 		     "wipe: true still refused: %s", d.msg);
-	cr_assert_eq(refused, 0);
 	cr_assert_not_null(id);
 	json_decref(id);
 	target_release(&t);
@@ -560,7 +558,6 @@ Test(target, partition_with_a_mounted_sibling_is_allowed)
 	struct diag d = { 0 };
 	json_t *id = NULL, *sib;
 	uint64_t half = 32 * MIB / 512;
-	int refused = 1;
 
 	need_root();
 	image(0);
@@ -580,10 +577,9 @@ Test(target, partition_with_a_mounted_sibling_is_allowed)
 	mkfs_ext4(p1);
 	mount_ro(p1);
 	cr_assert_eq(target_device_open(&t, p2, p2, 0, NULL, dir, dir, &id,
-					&refused, &d), 0,
+					&d), 0,
 		     "a partition beside a mounted one was refused: %s",
 		     d.msg);
-	cr_assert_eq(refused, 0);
 	sib = json_array_get(json_object_get(id, "siblings"), 0);
 	cr_assert_not_null(sib, "the identity has no siblings");
 	cr_expect_str_eq(json_string_value(json_object_get(sib, "name")),
@@ -695,16 +691,14 @@ Test(target, identity_of_accepted_device)
 	struct diag d = { 0 };
 	char alias[PATH_MAX + 16];
 	json_t *id = NULL, *sz;
-	int refused = 1;
 
 	need_root();
 	image(0);
 	snprintf(alias, sizeof(alias), "%s/alias", dir);
 	cr_assert_eq(symlink(tds[0].path, alias), 0);
 	cr_assert_eq(target_device_open(&t, alias, tds[0].path, 0, NULL, dir,
-					dir, &id, &refused, &d), 0,
+					dir, &id, &d), 0,
 		     "an empty loop device was refused: %s", d.msg);
-	cr_assert_eq(refused, 0);
 	cr_assert_geq(t.fd, 0);
 	cr_assert_str_eq(t.path, tds[0].path);
 	cr_assert_str_empty(t.image);

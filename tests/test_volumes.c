@@ -7,6 +7,28 @@
 
 #include "e2e.h"
 #include "helpers.h"
+#include "cells/fsconf.h"
+
+/* Config 0's commands, as expand shows them (kept to the next call). */
+static const char *mkfs_of(const struct expansion *e)
+{
+	static struct strbuf b;
+
+	free(b.p);
+	b = (struct strbuf){ 0 };
+	fsconf_mkfs_cmd(e->plan, &e->confs[0], NULL, &b);
+	return b.p;
+}
+
+static const char *mount_of(const struct expansion *e, const char *dir)
+{
+	static struct strbuf b;
+
+	free(b.p);
+	b = (struct strbuf){ 0 };
+	fsconf_mount_cmd(e->plan, &e->confs[0], NULL, dir, &b);
+	return b.p;
+}
 
 static void fini(void)
 {
@@ -53,17 +75,14 @@ Test(volumes, names_are_kept_in_order)
 		"target: {image: 1G, volumes: [source, target_2]}\n"
 		"filesystems: [{type: ext4}]\n"
 		"phases: [{exec: 'true'}]\n", NULL, 0);
-	char cmd[256];
 
 	cr_expect_eq(e->plan->target.n_volumes, 2);
 	cr_expect_str_eq(e->plan->target.volumes[0].s, "source");
 	cr_expect_str_eq(e->plan->target.volumes[1].s, "target_2");
-	fsconf_mkfs_cmd(e->plan, &e->confs[0], NULL, cmd, sizeof(cmd));
-	cr_expect_str_eq(cmd, "mkfs.ext4 LOOPDEV (each volume: source "
+	cr_expect_str_eq(mkfs_of(e), "mkfs.ext4 LOOPDEV (each volume: source "
 			 "target_2)");
-	fsconf_mount_cmd(e->plan, &e->confs[0], NULL, NULL, cmd, sizeof(cmd));
-	cr_expect_str_eq(cmd, "mount -t ext4 LOOPDEV MOUNTPOINT (each volume: "
-			 "source target_2)");
+	cr_expect_str_eq(mount_of(e, NULL), "mount -t ext4 LOOPDEV MOUNTPOINT "
+			 "(each volume: source target_2)");
 	free_expanded(e);
 }
 

@@ -12,6 +12,7 @@
 #include "e2e.h"
 #include "engine.h"
 #include "phase/worker.h"
+#include "phase/workpath.h"
 
 /* WORKER_TEST runs on the first two; the example engine, last, only
  * where a test says so */
@@ -41,7 +42,8 @@ static void finish(void)
  * file above the work directory (up -> ../x). */
 static void start(int ix)
 {
-	char why[256] = "", path[128];
+	struct diag d = { 0 };
+	char path[128];
 	int fd;
 
 	snprintf(dir, sizeof(dir), "%s", e2e_tmpdir());
@@ -63,11 +65,10 @@ static void start(int ix)
 	w.workers = 1;
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	cr_assert_geq(fd, 0);
-	if (worker_init(&w, engines[ix], fd, src, w.src_len, 7, 1, why,
-			sizeof(why))) {
+	if (worker_init(&w, engines[ix], fd, src, w.src_len, 7, 1, &d)) {
 		close(fd);
 		w.workfd = -1;
-		cr_skip_test("%s: %s", engines[ix]->name, why);
+		cr_skip_test("%s: %s", engines[ix]->name, d.msg);
 	}
 }
 
@@ -83,7 +84,7 @@ static void start(int ix)
 static int open_r(const char *path)
 {
 	struct engine_req r = { .op = ENGINE_OPEN, .flags = O_RDONLY };
-	int64_t res = worker_open(&w, &r, path);
+	int64_t res = workpath_open(&w, &r, path);
 
 	if (res >= 0)
 		close((int)res);
@@ -99,13 +100,13 @@ Test(worker, the_path_policy_refuses_what_leaves_the_work_directory)
 					    "..a", "a..", "a/..b", "a/b.." };
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		cr_expect_not_null(worker_path_error(bad[i]), "'%s' passed",
+		cr_expect_not_null(workpath_error(bad[i]), "'%s' passed",
 				   bad[i]);
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
-		cr_expect_null(worker_path_error(good[i]), "'%s' refused: %s",
-			       good[i], worker_path_error(good[i]));
-	cr_expect(strstr(worker_path_error("/x"), "relative"));
-	cr_expect(strstr(worker_path_error("a/../b"), "'..'"));
+		cr_expect_null(workpath_error(good[i]), "'%s' refused: %s",
+			       good[i], workpath_error(good[i]));
+	cr_expect(strstr(workpath_error("/x"), "relative"));
+	cr_expect(strstr(workpath_error("a/../b"), "'..'"));
 }
 
 WORKER_TEST(open_refuses_absolute_paths_dotdot_and_symlinks_out)
@@ -130,10 +131,10 @@ WORKER_TEST(openat_is_the_engines_open_policy)
 
 	start(*ix);
 	/* beneath dirfd, never above it; no fd leaks into exec */
-	cr_expect_eq(worker_openat(&w, w.workfd, "..", O_PATH), -EXDEV);
-	cr_expect_eq(worker_openat(&w, w.workfd, "/etc", O_PATH), -EXDEV);
-	cr_expect_eq(worker_openat(&w, w.workfd, "out", O_PATH), -EXDEV);
-	fd = worker_openat(&w, w.workfd, "in", O_PATH | O_DIRECTORY);
+	cr_expect_eq(workpath_openat(&w, w.workfd, "..", O_PATH), -EXDEV);
+	cr_expect_eq(workpath_openat(&w, w.workfd, "/etc", O_PATH), -EXDEV);
+	cr_expect_eq(workpath_openat(&w, w.workfd, "out", O_PATH), -EXDEV);
+	fd = workpath_openat(&w, w.workfd, "in", O_PATH | O_DIRECTORY);
 	cr_assert_geq(fd, 0, "%s", strerror(-fd));
 	cr_expect(fcntl(fd, F_GETFD) & FD_CLOEXEC);
 	close(fd);
@@ -145,31 +146,31 @@ WORKER_TEST(parent_keeps_the_last_directory_and_forgets_it_when_asked)
 	int own, a, b;
 
 	start(*ix);
-	cr_expect_eq(worker_parent(&w, "f", name, sizeof(name), &own, 1),
+	cr_expect_eq(workpath_parent(&w, "f", name, sizeof(name), &own, 1),
 		     w.workfd);
 	cr_expect_str_eq(name, "f");
 	cr_expect_eq(own, 0);
-	a = worker_parent(&w, "sub/f", name, sizeof(name), &own, 1);
+	a = workpath_parent(&w, "sub/f", name, sizeof(name), &own, 1);
 	cr_assert_geq(a, 0);
 	cr_expect_eq(own, 0, "the kept directory is the worker's to close");
-	b = worker_parent(&w, "sub/g", name, sizeof(name), &own, 1);
+	b = workpath_parent(&w, "sub/g", name, sizeof(name), &own, 1);
 	cr_expect_eq(a, b, "one open per directory, not per file");
 	cr_expect_str_eq(name, "g");
 	/* cache 0: the kept one stays, the caller owns a new fd */
-	b = worker_parent(&w, "in/f", name, sizeof(name), &own, 0);
+	b = workpath_parent(&w, "in/f", name, sizeof(name), &own, 0);
 	cr_assert_geq(b, 0);
 	cr_expect_eq(own, 1);
 	cr_expect_eq(w.pdir_fd, a);
 	close(b);
 	worker_forget_dir(&w);
 	cr_expect_eq(w.pdir_fd, -1);
-	cr_expect_eq(worker_parent(&w, "out/passwd", name, sizeof(name),
-				   &own, 1), -EXDEV);
-	cr_expect_eq(worker_parent(&w, "../x", name, sizeof(name), &own, 1),
+	cr_expect_eq(workpath_parent(&w, "out/passwd", name, sizeof(name),
+				     &own, 1), -EXDEV);
+	cr_expect_eq(workpath_parent(&w, "../x", name, sizeof(name), &own, 1),
 		     -EINVAL);
-	cr_expect_eq(worker_parent(&w, "sub/.", name, sizeof(name), &own, 1),
+	cr_expect_eq(workpath_parent(&w, "sub/.", name, sizeof(name), &own, 1),
 		     -EINVAL, "'.' names no entry of its directory");
-	cr_expect_eq(worker_parent(&w, "sub/f", name, 1, &own, 1),
+	cr_expect_eq(workpath_parent(&w, "sub/f", name, 1, &own, 1),
 		     -ENAMETOOLONG);
 }
 
@@ -185,15 +186,15 @@ WORKER_TEST(parent_keeps_two_directories_for_a_copy)
 	cr_assert_eq(mkdir(path, 0755), 0);
 	snprintf(path, sizeof(path), "%s/other", dir);
 	cr_assert_eq(mkdir(path, 0755), 0);
-	a = worker_parent(&w, "sub/f", name, sizeof(name), &own, 1);
-	b = worker_parent(&w, "to/f", name, sizeof(name), &own, 1);
+	a = workpath_parent(&w, "sub/f", name, sizeof(name), &own, 1);
+	b = workpath_parent(&w, "to/f", name, sizeof(name), &own, 1);
 	cr_assert(a >= 0 && b >= 0 && a != b);
-	cr_expect_eq(worker_parent(&w, "sub/g", name, sizeof(name), &own, 1),
+	cr_expect_eq(workpath_parent(&w, "sub/g", name, sizeof(name), &own, 1),
 		     a, "the source's directory is still open");
-	cr_expect_eq(worker_parent(&w, "to/g", name, sizeof(name), &own, 1),
+	cr_expect_eq(workpath_parent(&w, "to/g", name, sizeof(name), &own, 1),
 		     b, "and the destination's");
 	cr_expect_eq(own, 0);
-	c = worker_parent(&w, "other/f", name, sizeof(name), &own, 1);
+	c = workpath_parent(&w, "other/f", name, sizeof(name), &own, 1);
 	cr_assert_geq(c, 0);
 	cr_expect_eq(w.pdir_fd, c);
 	cr_expect_eq(w.pdir2_fd, b, "the older one (sub) went");
@@ -206,20 +207,20 @@ WORKER_TEST(parent_keeps_two_directories_for_a_copy)
  * recorded like any engine's. */
 Test(worker, the_example_engine_does_a_round, .fini = finish)
 {
-	char why[256] = "", buf[4096];
+	char buf[4096];
+	struct diag d = { 0 };
 	struct engine_req r;
 	struct engine *e;
 	int64_t fd;
 
-	cr_assert_eq(engine_register(&engine_example, why, sizeof(why)), 0,
-		     "%s", why);
+	cr_assert_eq(engine_register(&engine_example, &d), 0, "%s", d.msg);
 	start(2);
 	cr_assert_eq(w.eng, &engine_example);
 	r = (struct engine_req){ .op = ENGINE_OPEN, .flags = O_RDONLY };
-	fd = worker_open(&w, &r, "sub/f");
+	fd = workpath_open(&w, &r, "sub/f");
 	cr_assert_geq(fd, 0, "%s", strerror((int)-fd));
-	e = worker_engine(&w, 1, why, sizeof(why));
-	cr_assert_not_null(e, "%s", why);
+	e = worker_engine(&w, 1, &d);
+	cr_assert_not_null(e, "%s", d.msg);
 	for (int i = 0; i < 3; i++) {
 		r = (struct engine_req){ .op = i ? ENGINE_READ : ENGINE_WRITE,
 					 .fd = (int)fd, .buf = buf,

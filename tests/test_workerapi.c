@@ -15,6 +15,7 @@
 #include "phase/sandbox.h"
 #include "phase/workerapi.h"
 #include "phase/worker.h"
+#include "luacall.h"
 
 static struct sandbox_limits lim = { 64u << 20, 0, NULL, "/nonexistent", NULL };
 static struct worker w;
@@ -50,7 +51,7 @@ static int open_fds(void)
  * its `w`. */
 static void start(void)
 {
-	char why[256] = "";
+	struct diag d = { 0 };
 	int fd;
 
 	snprintf(dir, sizeof(dir), "%s", e2e_tmpdir());
@@ -58,8 +59,8 @@ static void start(void)
 	cr_assert_geq(fd, 0);
 	w.id = 1;
 	w.workers = 1;
-	cr_assert_eq(worker_init(&w, &engine_sync, fd, NULL, 0, 1, 1, why,
-				 sizeof(why)), 0, "%s", why);
+	cr_assert_eq(worker_init(&w, &engine_sync, fd, NULL, 0, 1, 1, &d), 0,
+		     "%s", d.msg);
 	L = sandbox_new(&lim);
 	cr_assert_not_null(L);
 }
@@ -72,7 +73,7 @@ static int run(const char *code, char *err, size_t len)
 	lua_newtable(L);
 	workerapi_push(L, &w, -1);
 	lua_remove(L, -2);
-	return sandbox_call(L, 1, 1, err, len);
+	return call_text(L, 1, 1, err, len);
 }
 
 static void make_files(int n, size_t name_len)
@@ -516,4 +517,25 @@ Test(workerapi, lookup_resolves_names_as_an_smb_server, .fini = finish)
 			  sizeof(err)), 0);
 	cr_expect(strstr(err, "'..' would leave the work directory"), "%s",
 		  err);
+}
+
+/* A file's name in messages is its path; a long one keeps both ends and
+ * says how long it is, never cut short where it ends. */
+Test(workerapi, a_long_paths_file_is_named_by_its_ends, .fini = finish)
+{
+	char err[1024] = "";
+
+	start();
+	cr_assert_eq(run("local w = ...\n"
+			 "local d = string.rep('d', 150)\n"
+			 "assert(w:mkdir(d))\n"
+			 "local f = assert(w:open(d .. '/' .. "
+			 "string.rep('f', 150) .. '.end', 'w'))\n"
+			 "f:close()\n"
+			 "local ok, msg = pcall(f.read, f, 1)\n"
+			 "return msg", err, sizeof(err)), 0, "%s", err);
+	cr_expect(strstr(lua_tostring(L, -1), "ddd...") &&
+		  strstr(lua_tostring(L, -1), "ff.end (305 bytes)' is closed"),
+		  "%s", lua_tostring(L, -1));
+	lua_pop(L, 1);
 }

@@ -8,30 +8,26 @@
 
 /* A name given twice is an error in every command: which one would win
  * is not something to guess from the order on the line. */
-int cellopts_define(const char *arg, void *slot, char *why, size_t len)
+int cellopts_define(const char *arg, void *slot, struct diag *d)
 {
 	struct cell_opts *o = slot;
 	const char *eq = strchr(arg, '=');
 	struct plan_define *nd;
 	char *name;
 
-	if (!eq || eq == arg) {
-		snprintf(why, len, "-D takes name=value, not '%s'", arg);
-		return -1;
-	}
+	if (!eq || eq == arg)
+		return diag_fail(d, DIAG_INPUT, 0, "-D takes name=value, not "
+				 "'%s'", arg);
 	for (int i = 0; i < o->n_defs; i++)
 		if (strlen(o->defs[i].name) == (size_t)(eq - arg) &&
-		    !strncmp(o->defs[i].name, arg, eq - arg)) {
-			snprintf(why, len, "-D %s is given twice",
-				 o->defs[i].name);
-			return -1;
-		}
+		    !strncmp(o->defs[i].name, arg, eq - arg))
+			return diag_fail(d, DIAG_INPUT, 0, "-D %s is given "
+					 "twice", o->defs[i].name);
 	name = strndup(arg, eq - arg);
 	nd = name ? realloc(o->defs, (o->n_defs + 1) * sizeof(*nd)) : NULL;
 	if (!nd) {
 		free(name);
-		snprintf(why, len, "out of memory");
-		return -1;
+		return diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
 	}
 	o->defs = nd;
 	o->defs[o->n_defs].name = name;
@@ -40,15 +36,13 @@ int cellopts_define(const char *arg, void *slot, char *why, size_t len)
 	return 0;
 }
 
-int cellopts_shard(const char *arg, void *slot, char *why, size_t len)
+int cellopts_shard(const char *arg, void *slot, struct diag *d)
 {
 	struct cell_opts *o = slot;
 
-	if (select_parse_shard(arg, &o->shard_k, &o->shard_n)) {
-		snprintf(why, len, "--shard takes K/N with 1 <= K <= N, not "
-			 "'%s'", arg);
-		return -1;
-	}
+	if (select_parse_shard(arg, &o->shard_k, &o->shard_n))
+		return diag_fail(d, DIAG_INPUT, 0, "--shard takes K/N with 1 <= "
+				 "K <= N, not '%s'", arg);
 	return 0;
 }
 

@@ -1,4 +1,4 @@
-/* cellopts: the options of every command that reads a plan (-D, --only, --shard), as util/opts entries. */
+/* cellopts: -D, --only and --shard as util/opts entries. */
 #ifndef FSPLAN_CELLOPTS_H
 #define FSPLAN_CELLOPTS_H
 
@@ -15,8 +15,8 @@ struct cell_opts {
 };
 
 /* For OPT_CALL entries whose slot is a struct cell_opts. */
-int cellopts_define(const char *arg, void *slot, char *why, size_t len);
-int cellopts_shard(const char *arg, void *slot, char *why, size_t len);
+int cellopts_define(const char *arg, void *slot, struct diag *d);
+int cellopts_shard(const char *arg, void *slot, struct diag *d);
 void cellopts_release(void *slot);
 
 /* The -D entry, for a command that takes no filters (check). */

@@ -4,103 +4,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cells/cellcheck.h"
 #include "cells/expand.h"
-#include "engine.h"
-#include "plan/subst.h"
 #include "util/grow.h"
 #include "util/strbuf.h"
-#include "util/strhash.h"
-#include "util/units.h"
 
 #define MAX_CELLS 10000000
 
-/* Where a cell sits, before it is stored. */
-struct at {
-	const struct expansion *e;
-	const struct fsconf *fc;	/* NULL while the config is built */
-	const int *axis;		/* top-level value indices */
-	int phase;			/* -1: no phase in scope */
-	int combo;
-};
-
-int cell_axis_index(const struct plan_phase *ph, int combo, int a)
-{
-	int stride = 1;
-
-	for (int i = ph->n_matrix - 1; i > a; i--)
-		stride *= ph->matrix[i].n;
-	return (combo / stride) % ph->matrix[a].n;
-}
-
-static int name_is(const char *a, const char *name, size_t len)
-{
-	return strlen(a) == len && !memcmp(a, name, len);
-}
-
-static const char *at_lookup(void *ctx, const char *name, size_t len)
-{
-	const struct at *at = ctx;
-	const struct plan *p = at->e->plan;
-
-	for (int i = 0; i < p->n_params; i++)
-		if (name_is(p->params[i].key, name, len))
-			return p->params[i].val.s;
-	for (int i = 0; i < p->n_matrix; i++)
-		if (name_is(p->matrix[i].name, name, len))
-			return p->matrix[i].values[at->axis[i]].s;
-	if (at->phase >= 0) {
-		const struct plan_phase *ph = &p->phases[at->phase];
-
-		for (int i = 0; i < ph->n_matrix; i++)
-			if (name_is(ph->matrix[i].name, name, len))
-				return ph->matrix[i].values[
-				    cell_axis_index(ph, at->combo, i)].s;
-	}
-	return NULL;
-}
-
-static char *at_expand(const struct at *at, const struct pstr *ps)
-{
-	struct subst_error err;
-	char *out = NULL;
-
-	/* The loader checked every reference, so only memory can fail. */
-	if (!ps->s || subst(ps->s, at_lookup, (void *)at, &out, &err))
-		return NULL;
-	return out;
-}
-
-static const char *at_coord(const struct at *at, const char *key)
-{
-	const struct plan *p = at->e->plan;
-
-	if (!strcmp(key, "type"))
-		return at->fc->fs->type.s;
-	if (!strcmp(key, "label"))
-		return at->fc->label;
-	if (!strcmp(key, "mkfs"))
-		return at->fc->mkfs;
-	if (!strcmp(key, "mount"))
-		return at->fc->mount;
-	if (!strcmp(key, "phase"))
-		return at->phase >= 0 ? p->phases[at->phase].name : NULL;
-	for (int i = 0; i < p->n_matrix; i++)
-		if (!strcmp(p->matrix[i].name, key))
-			return p->matrix[i].values[at->axis[i]].s;
-	if (at->phase >= 0) {
-		const struct plan_phase *ph = &p->phases[at->phase];
-
-		for (int i = 0; i < ph->n_matrix; i++)
-			if (!strcmp(ph->matrix[i].name, key))
-				return ph->matrix[i].values[
-				    cell_axis_index(ph, at->combo, i)].s;
-	}
-	return NULL;
-}
-
 /* Whether a rule drops the cell at; every rule is tried, and what each
  * matched is noted (e->excl) for expand_warn. */
-static int excluded(const struct at *at)
+static int excluded(const struct cell_at *at)
 {
 	const struct plan *p = at->e->plan;
 	int out = 0;
@@ -112,7 +25,7 @@ static int excluded(const struct at *at)
 		int all = 1;
 
 		for (int c = 0; c < ex->n; c++) {
-			const char *v = at_coord(at, ex->conds[c].key);
+			const char *v = cell_at_coord(at, ex->conds[c].key);
 			int any = 0;
 
 			for (int k = 0; v && k < ex->conds[c].n; k++)
@@ -164,34 +77,16 @@ int expand_warn(const struct expansion *e)
 	return n;
 }
 
-/* A mount option list is comma-separated with no spaces: "noatime,
- * nodiratime" would reach mount(2) as it is and fail there (EINVAL). */
-static int check_mount_spaces(const struct expansion *e, struct diag *d)
-{
-	for (int i = 0; i < e->n_confs; i++) {
-		const struct fsconf *fc = &e->confs[i];
-		const char *sp = fc->mount + strcspn(fc->mount, " \t\n");
-
-		if (*sp)
-			return diag_set(d, e->plan->file, e->plan->text,
-					fc->fs->mount[fc->mount_alt].pos,
-					"mount options are separated by ',' "
-					"with no spaces: '%s' (mount would "
-					"fail with EINVAL)", fc->mount);
-	}
-	return 0;
-}
-
 /* ---- building ---- */
 
-static int make_label(struct fsconf *fc, const struct at *at)
+static int make_label(struct fsconf *fc, const struct cell_at *at)
 {
 	const struct plan_fs *fs = fc->fs;
 	int alts = fs->n_mkfs * fs->n_mount > 1;
 	struct strbuf b = { 0 };
 	char *base;
 
-	base = fs->label.s ? at_expand(at, &fs->label) : strdup(fs->type.s);
+	base = fs->label.s ? cell_at_expand(at, &fs->label) : strdup(fs->type.s);
 	if (!base)
 		return -1;
 	if (fs->label.s && !alts) {
@@ -216,19 +111,19 @@ static int make_label(struct fsconf *fc, const struct at *at)
 static int build_conf(struct expansion *e, struct fsconf *fc,
 		      const struct plan_fs *fs, int mk, int mo, int *axis)
 {
-	struct at at = { e, NULL, axis, -1, 0 };
+	struct cell_at at = { e, NULL, axis, -1, 0 };
 
 	fc->fs = fs;
 	fc->mkfs_alt = mk;
 	fc->mount_alt = mo;
 	fc->axis = axis;
-	fc->mkfs = at_expand(&at, &fs->mkfs[mk]);
-	fc->mount = at_expand(&at, &fs->mount[mo]);
+	fc->mkfs = cell_at_expand(&at, &fs->mkfs[mk]);
+	fc->mount = cell_at_expand(&at, &fs->mount[mo]);
 	if (!fc->mkfs || !fc->mount || make_label(fc, &at))
 		return -1;
-	if (fs->setup.s && !(fc->setup = at_expand(&at, &fs->setup)))
+	if (fs->setup.s && !(fc->setup = cell_at_expand(&at, &fs->setup)))
 		return -1;
-	if (fs->teardown.s && !(fc->teardown = at_expand(&at, &fs->teardown)))
+	if (fs->teardown.s && !(fc->teardown = cell_at_expand(&at, &fs->teardown)))
 		return -1;
 	return 0;
 }
@@ -242,7 +137,7 @@ static int phase_combos(const struct plan_phase *ph)
 	return n;
 }
 
-static char *make_id(const struct at *at, int rep)
+static char *make_id(const struct cell_at *at, int rep)
 {
 	const struct plan *p = at->e->plan;
 	const struct plan_phase *ph = &p->phases[at->phase];
@@ -286,7 +181,7 @@ static int add_cells(struct expansion *e, struct fsconf *fc, size_t *cap,
 		int reps = phase->repeat ? phase->repeat : p->repeat;
 
 		for (int c = 0; c < combos; c++) {
-			struct at at = { e, fc, fc->axis, ph, c };
+			struct cell_at at = { e, fc, fc->axis, ph, c };
 
 			if (excluded(&at))
 				continue;
@@ -336,162 +231,6 @@ static void free_conf(struct fsconf *fc)
 	free(fc->teardown);
 }
 
-/* Two configs with the same label and axes would be the same cells. */
-static int conf_key_cmp(const void *a, const void *b, void *arg)
-{
-	const struct fsconf *x = a, *y = b;
-	const struct plan *p = arg;
-	int c = strcmp(x->label, y->label);
-
-	for (int i = 0; !c && i < p->n_matrix; i++)
-		c = x->axis[i] - y->axis[i];
-	if (!c)
-		c = (x > y) - (x < y);
-	return c;
-}
-
-static int check_duplicates(const struct expansion *e, struct diag *d)
-{
-	const struct plan *p = e->plan;
-	struct fsconf *s;
-	int rc = 0;
-
-	if (e->n_confs < 2)
-		return 0;
-	s = malloc(e->n_confs * sizeof(*s));
-	if (!s)
-		return diag_set(d, p->file, NULL, (struct pos){ 0, 0 },
-				"out of memory");
-	memcpy(s, e->confs, e->n_confs * sizeof(*s));
-	qsort_r(s, e->n_confs, sizeof(*s), conf_key_cmp, (void *)p);
-	for (int i = 1; i < e->n_confs && !rc; i++) {
-		int same = !strcmp(s[i - 1].label, s[i].label);
-
-		for (int a = 0; same && a < p->n_matrix; a++)
-			same = s[i - 1].axis[a] == s[i].axis[a];
-		if (same) {
-			const struct plan_fs *a = s[i - 1].fs, *b = s[i].fs;
-
-			if (b->pos.line < a->pos.line)
-				a = s[i].fs, b = s[i - 1].fs;
-			rc = diag_set(d, p->file, p->text, b->pos,
-				      "filesystem config '%s' is the same as "
-				      "the one at line %d: give one a "
-				      "distinct 'label' or options",
-				      s[i].label, a->pos.line);
-		}
-	}
-	free(s);
-	return rc;
-}
-
-/* workers/engine written as ${axis} can only be checked once expanded. */
-static int check_with_values(const struct expansion *e, struct diag *d)
-{
-	const struct plan *p = e->plan;
-
-	for (size_t i = 0; i < e->n_cells; i++) {
-		const struct cell *c = &e->cells[i];
-		const struct plan_phase *ph = &p->phases[c->phase];
-
-		if (c->rep != 1)
-			continue;
-		for (int k = 0; k < ph->n_with; k++) {
-			const struct kv *kv = &ph->with[k];
-			char *v, *end, want[256];
-			long n;
-			int bad = 0;
-
-			if (!subst_has_ref(kv->val.s) ||
-			    (strcmp(kv->key, "workers") &&
-			     strcmp(kv->key, "engine")))
-				continue;
-			v = cell_with(e, c, kv->key);
-			if (!v)
-				return diag_set(d, p->file, NULL,
-						(struct pos){ 0, 0 },
-						"out of memory");
-			if (!strcmp(kv->key, "workers")) {
-				n = strtol(v, &end, 10);
-				bad = end == v || *end ||
-				      n < ENGINE_WORKERS_MIN ||
-				      n > ENGINE_WORKERS_MAX;
-				snprintf(want, sizeof(want), "a whole number "
-					 "from %d to %d", ENGINE_WORKERS_MIN,
-					 ENGINE_WORKERS_MAX);
-			} else {
-				bad = !engine_known(v, want, sizeof(want));
-			}
-			if (bad) {
-				diag_set(d, p->file, p->text, kv->val.pos,
-					 "'%s' is '%s' in cell %s: %s", kv->key,
-					 v, c->id, want);
-				free(v);
-				return -1;
-			}
-			free(v);
-		}
-	}
-	return 0;
-}
-
-static const char *id_of(const void *ctx, size_t i)
-{
-	return ((const struct expansion *)ctx)->cells[i].id;
-}
-
-/* Where two cells of one id part: the first value that differs. */
-static struct pos parting(const struct expansion *e, const struct cell *a,
-			  const struct cell *b)
-{
-	const struct plan *p = e->plan;
-	const struct fsconf *x = &e->confs[a->conf], *y = &e->confs[b->conf];
-	const struct plan_phase *ph = &p->phases[b->phase];
-
-	for (int i = 0; i < p->n_matrix; i++)
-		if (x->axis[i] != y->axis[i])
-			return p->matrix[i].values[y->axis[i]].pos;
-	if (a->phase != b->phase)
-		return ph->pos;
-	for (int i = 0; a->combo != b->combo && i < ph->n_matrix; i++) {
-		int k = cell_axis_index(ph, b->combo, i);
-
-		if (k != cell_axis_index(ph, a->combo, i))
-			return ph->matrix[i].values[k].pos;
-	}
-	return y->fs->pos;
-}
-
-/* Every cell its own id: --only, --resume and the results know a cell
- * by it. The axis values cannot hold the ids' separators (the loader
- * refuses them); this holds whatever a label or ${...} made. */
-static int check_ids(struct expansion *e, struct diag *d)
-{
-	const struct plan *p = e->plan;
-	struct strhash h = { 0 };
-	int rc = 0;
-
-	if (strhash_reserve(&h, e->n_cells, id_of, e))
-		return diag_set(d, p->file, NULL, (struct pos){ 0, 0 },
-				"out of memory");
-	for (size_t i = 0; i < e->n_cells && !rc; i++) {
-		size_t *slot = strhash_slot(&h, e->cells[i].id, id_of, e);
-		const struct cell *c = &e->cells[i], *first;
-
-		if (!*slot) {
-			*slot = i + 1;
-			continue;
-		}
-		first = &e->cells[*slot - 1];
-		rc = diag_set(d, p->file, p->text, parting(e, first, c),
-			      "cells %zu and %zu have one id, '%s': make "
-			      "the labels or values differ", first->index,
-			      c->index, c->id);
-	}
-	strhash_free(&h);
-	return rc;
-}
-
 static int total_confs(const struct plan *p, size_t *out)
 {
 	uint64_t top = 1, n = 0;
@@ -518,31 +257,19 @@ static int total_confs(const struct plan *p, size_t *out)
 	return 0;
 }
 
-int expand_plan(const struct plan *p, struct expansion **out,
-		struct diag *d)
+/* An empty expansion of p with room for n configs and each exclude
+ * rule's record of the values it met; NULL out of memory. */
+static struct expansion *expansion_new(const struct plan *p, size_t n)
 {
-	struct expansion *e;
-	size_t n_total, cap = 0;
-	int kept = 0;
+	struct expansion *e = calloc(1, sizeof(*e));
 
-	*out = NULL;
-	if (total_confs(p, &n_total))
-		return diag_set(d, p->file, NULL, (struct pos){ 0, 0 },
-				"the plan expands to more than %d cells",
-				MAX_CELLS);
-	e = calloc(1, sizeof(*e));
-	if (!e || !(e->confs = calloc(n_total ? n_total : 1,
-				      sizeof(*e->confs))) ||
-	    !(e->checked = calloc(p->n_phases + 1, sizeof(*e->checked)))) {
-		if (e)
-			free(e->confs);
-		free(e);
-		return diag_set(d, p->file, NULL, (struct pos){ 0, 0 },
-				"out of memory");
-	}
+	if (!e)
+		return NULL;
 	e->plan = p;
+	e->confs = calloc(n ? n : 1, sizeof(*e->confs));
+	e->checked = calloc(p->n_phases + 1, sizeof(*e->checked));
 	e->excl = calloc((size_t)p->n_exclude + 1, sizeof(*e->excl));
-	if (!e->excl)
+	if (!e->confs || !e->checked || !e->excl)
 		goto oom;
 	for (int r = 0; r < p->n_exclude; r++) {
 		int nv = 0;
@@ -553,34 +280,51 @@ int expand_plan(const struct plan *p, struct expansion **out,
 		if (!e->excl[r].seen)
 			goto oom;
 	}
-	for (int f = 0; f < p->n_fs; f++) {
-		const struct plan_fs *fs = &p->fs[f];
-		size_t top = n_total ? 1 : 0;
+	return e;
+oom:
+	expansion_free(e);
+	return NULL;
+}
 
-		for (int i = 0; i < p->n_matrix; i++)
-			top *= p->matrix[i].n;
-		for (int mk = 0; mk < fs->n_mkfs; mk++)
-		for (int mo = 0; mo < fs->n_mount; mo++)
-		for (size_t t = 0; t < top; t++) {
-			struct fsconf *fc = &e->confs[e->n_confs];
-			int *axis = calloc(p->n_matrix + 1, sizeof(int));
-			size_t rest = t;
+/* Every config of filesystem fs (its mkfs and mount alternatives times
+ * the top-level matrix, top combinations) and its cells. 0, or -1 with
+ * d. */
+static int expand_fs(struct expansion *e, const struct plan_fs *fs,
+		     size_t top, size_t *cap, struct diag *d)
+{
+	const struct plan *p = e->plan;
 
-			if (!axis)
-				goto oom;
-			/* the last axis varies fastest, like nested loops */
-			for (int i = p->n_matrix - 1; i >= 0; i--) {
-				axis[i] = (int)(rest % p->matrix[i].n);
-				rest /= p->matrix[i].n;
-			}
-			e->n_confs++;
-			if (build_conf(e, fc, fs, mk, mo, axis))
-				goto oom;
-			if (add_cells(e, fc, &cap, d))
-				goto fail;
+	for (int mk = 0; mk < fs->n_mkfs; mk++)
+	for (int mo = 0; mo < fs->n_mount; mo++)
+	for (size_t t = 0; t < top; t++) {
+		struct fsconf *fc = &e->confs[e->n_confs];
+		int *axis = calloc(p->n_matrix + 1, sizeof(int));
+		size_t rest = t;
+
+		if (!axis)
+			return diag_set(d, p->file, NULL, (struct pos){ 0, 0 },
+					"out of memory");
+		/* the last axis varies fastest, like nested loops */
+		for (int i = p->n_matrix - 1; i >= 0; i--) {
+			axis[i] = (int)(rest % p->matrix[i].n);
+			rest /= p->matrix[i].n;
 		}
+		e->n_confs++;
+		if (build_conf(e, fc, fs, mk, mo, axis))
+			return diag_set(d, p->file, NULL, (struct pos){ 0, 0 },
+					"out of memory");
+		if (add_cells(e, fc, cap, d))
+			return -1;
 	}
-	/* Configs whose every cell was excluded are dropped. */
+	return 0;
+}
+
+/* Configs whose every cell was excluded are dropped; the rest, and
+ * every cell, numbered from 1. */
+static void drop_empty(struct expansion *e)
+{
+	int kept = 0;
+
 	for (int i = 0; i < e->n_confs; i++) {
 		struct fsconf *fc = &e->confs[i];
 
@@ -598,19 +342,39 @@ int expand_plan(const struct plan *p, struct expansion **out,
 	for (size_t i = 0; i < e->n_cells; i++)
 		e->cells[i].index = i + 1;
 	e->n_selected = e->n_cells;
+}
+
+int expand_plan(const struct plan *p, struct expansion **out,
+		struct diag *d)
+{
+	struct expansion *e;
+	size_t n_total, top = 1, cap = 0;
+
+	*out = NULL;
+	if (total_confs(p, &n_total))
+		return diag_set(d, p->file, NULL, (struct pos){ 0, 0 },
+				"the plan expands to more than %d cells",
+				MAX_CELLS);
+	e = expansion_new(p, n_total);
+	if (!e)
+		return diag_set(d, p->file, NULL, (struct pos){ 0, 0 },
+				"out of memory");
+	for (int i = 0; i < p->n_matrix; i++)
+		top *= p->matrix[i].n;
+	for (int f = 0; f < p->n_fs; f++)
+		if (expand_fs(e, &p->fs[f], n_total ? top : 0, &cap, d))
+			goto fail;
+	drop_empty(e);
 	if (e->n_cells == 0) {
 		diag_set(d, p->file, p->text, p->n_exclude ?
 			 p->exclude[0].pos : (struct pos){ 0, 0 },
 			 "exclude rules drop every cell of the plan");
 		goto fail;
 	}
-	if (check_duplicates(e, d) || check_ids(e, d) ||
-	    check_with_values(e, d) || check_mount_spaces(e, d))
+	if (cellcheck_expansion(e, d))
 		goto fail;
 	*out = e;
 	return 0;
-oom:
-	diag_set(d, p->file, NULL, (struct pos){ 0, 0 }, "out of memory");
 fail:
 	expansion_free(e);
 	return -1;
@@ -633,95 +397,6 @@ void expansion_free(struct expansion *e)
 	free(e);
 }
 
-static struct at cell_at(const struct expansion *e, const struct cell *c)
-{
-	const struct fsconf *fc = &e->confs[c->conf];
-	struct at at = { e, fc, fc->axis, c->phase, c->combo };
-
-	return at;
-}
-
-const char *cell_coord(const struct expansion *e, const struct cell *c,
-		       const char *key)
-{
-	struct at at = cell_at(e, c);
-
-	return at_coord(&at, key);
-}
-
-char *cell_with(const struct expansion *e, const struct cell *c,
-		const char *key)
-{
-	const struct plan_phase *ph = &e->plan->phases[c->phase];
-	struct at at = cell_at(e, c);
-
-	for (int i = 0; i < ph->n_matrix; i++)
-		if (!strcmp(ph->matrix[i].name, key))
-			return strdup(at_coord(&at, key));
-	for (int i = 0; i < ph->n_with; i++)
-		if (!strcmp(ph->with[i].key, key))
-			return at_expand(&at, &ph->with[i].val);
-	return NULL;
-}
-
-char *cell_exec(const struct expansion *e, const struct cell *c)
-{
-	struct at at = cell_at(e, c);
-
-	return at_expand(&at, &e->plan->phases[c->phase].exec);
-}
-
-/* The device a config's commands name: known only once it is attached. */
-static const char *dev_name(const struct plan *p, const char *dev)
-{
-	if (dev)
-		return dev;
-	return p->target.kind == TARGET_DEVICE ? p->target.device : "LOOPDEV";
-}
-
-/* target.volumes: the command is run once per volume, which it says. */
-static void each_volume(const struct plan *p, char *buf, size_t len)
-{
-	size_t n = strlen(buf);
-
-	if (!p->target.n_volumes || n >= len)
-		return;
-	n += snprintf(buf + n, len - n, " (each volume:");
-	for (int i = 0; i < p->target.n_volumes && n < len; i++)
-		n += snprintf(buf + n, len - n, " %s", p->target.volumes[i].s);
-	if (n < len)
-		snprintf(buf + n, len - n, ")");
-}
-
-void fsconf_mkfs_cmd(const struct plan *p, const struct fsconf *fc,
-		     const char *dev, char *buf, size_t len)
-{
-	if (p->target.kind == TARGET_DIR || fc->fs->nodev) {
-		snprintf(buf, len, "-");
-		return;
-	}
-	snprintf(buf, len, "mkfs.%s%s%s %s", fc->fs->type.s,
-		 fc->mkfs[0] ? " " : "", fc->mkfs, dev_name(p, dev));
-	each_volume(p, buf, len);
-}
-
-void fsconf_mount_cmd(const struct plan *p, const struct fsconf *fc,
-		      const char *dev, const char *dir, char *buf, size_t len)
-{
-	const char *type = fc->fs->type.s;
-
-	if (!dir)
-		dir = "MOUNTPOINT";
-	if (p->target.kind == TARGET_DIR) {
-		snprintf(buf, len, "- (runs in %s)", p->target.dir);
-	} else {
-		snprintf(buf, len, "mount -t %s%s%s %s %s", type,
-			 fc->mount[0] ? " -o " : "", fc->mount,
-			 fc->fs->nodev ? type : dev_name(p, dev), dir);
-		each_volume(p, buf, len);
-	}
-}
-
 int expansion_rounds(const struct expansion *e)
 {
 	int rounds = 0;
@@ -736,18 +411,4 @@ struct fsconf *expansion_round_conf(const struct expansion *e, int round,
 				    int j)
 {
 	return &e->confs[(j + round - 1) % e->n_confs];
-}
-
-int cell_ram(const struct expansion *e, const struct cell *c, uint64_t *ram)
-{
-	char *v = cell_with(e, c, "ram");
-	int rc = 0;
-
-	*ram = 0;
-	if (v && strcmp(v, "auto") && units_size(v, ram)) {
-		*ram = 0;
-		rc = -1;
-	}
-	free(v);
-	return rc;
 }

@@ -7,6 +7,7 @@
 #include "host/execpath.h"
 #include "host/privdrop.h"
 #include "cells/expand.h"
+#include "cells/select.h"
 #include "run/phasecheck.h"
 #include "plan/plan.h"
 #include "run/resolve.h"
@@ -19,30 +20,75 @@ static void on_stop(int sig)
 	stopped = sig;
 }
 
-int cmd_load(struct plan_opts *o, struct plan **p, struct expansion **e)
+/* A failed step: the plan and its cells freed, the error printed unless
+ * a signal stopped it (an interrupt, not a plan error); the status. */
+static int load_failed(struct plan **p, struct expansion **e,
+		       const struct diag *d, volatile sig_atomic_t *stop)
+{
+	expansion_free(*e);
+	*e = NULL;
+	plan_free(*p);
+	*p = NULL;
+	if (stop && *stop)
+		return EXIT_INTERRUPTED(*stop);
+	diag_print(d);
+	return EXIT_USAGE;
+}
+
+int cmd_load_plan(struct plan_opts *o, int select,
+		  volatile sig_atomic_t *stop, struct plan **p,
+		  struct expansion **e)
 {
 	struct sigaction sa = { .sa_handler = on_stop };
+	const struct cell_opts *co = &o->cells;
 	struct diag d = { 0 };
-	struct runas who;
 
 	/* Ctrl-C stops a module's Lua (its checking child, as root) */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	if (plan_load(p, o->plan, o->cells.defs, o->cells.n_defs, &d) ||
+	if (!stop) {
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		stop = &stopped;
+	}
+	if (plan_load(p, o->plan, co->defs, co->n_defs, &d) ||
 	    resolve_plan(*p, &d) || expand_plan(*p, e, &d) ||
 	    resolve_devices(*e, &d) ||
-	    phasecheck_all(*e, (*p)->runas, &stopped, &d) ||
-	    privdrop_resolve((*p)->runas, &who, &d) ||
-	    execpath_syntax(*e, &who, &d)) {
-		expansion_free(*e);
-		*e = NULL;
-		if (!stopped)
-			diag_print(&d);
-		plan_free(*p);
-		*p = NULL;
-		return stopped ? EXIT_INTERRUPTED(stopped) : EXIT_USAGE;
-	}
-	execpath_warn(*e, &who);
+	    (select && select_cells(*e, co->only.v, co->only.n, co->shard_k,
+				    co->shard_n, &d)) ||
+	    phasecheck_all(*e, (*p)->runas, stop, &d))
+		return load_failed(p, e, &d, stop);
+	return 0;
+}
+
+int cmd_load_user(struct plan **p, struct expansion **e, struct runas *who,
+		  volatile sig_atomic_t *stop)
+{
+	struct diag d = { 0 };
+
+	if (privdrop_resolve((*p)->runas, who, &d) ||
+	    execpath_syntax(*e, who, &d))
+		return load_failed(p, e, &d, stop);
+	execpath_warn(*e, who);
 	expand_warn(*e);
 	return 0;
+}
+
+int cmd_load(struct plan_opts *o, struct plan **p, struct expansion **e)
+{
+	struct runas who;
+	int rc = cmd_load_plan(o, 0, NULL, p, e);
+
+	if (!rc)
+		rc = cmd_load_user(p, e, &who, &stopped);
+	return rc;
+}
+
+int cmd_fail(struct diag *d)
+{
+	enum diag_kind kind = d->kind;
+
+	diag_print(d);
+	diag_release(d);
+	if (kind == DIAG_INPUT)
+		return EXIT_USAGE;
+	return kind == DIAG_REFUSED ? EXIT_REFUSED : EXIT_FAILED;
 }

@@ -2,6 +2,7 @@
 #ifndef FSPLAN_CMD_H
 #define FSPLAN_CMD_H
 
+#include <signal.h>
 #include <stdio.h>
 
 #include "cells/cellopts.h"
@@ -9,6 +10,8 @@
 
 struct plan;
 struct expansion;
+struct runas;
+struct diag;
 
 /*
  * A command: its name, synopsis, help and options, and what runs it
@@ -26,7 +29,7 @@ const struct command *main_command(const char *name);
 /* fsplan --help: what fsplan is, every command's synopsis and summary. */
 void main_usage(FILE *f);
 
-/* check and expand: a plan, its parameters and the filters. */
+/* check, expand and run: a plan, its parameters and the filters. */
 struct plan_opts {
 	struct cell_opts cells;
 	const char *plan;
@@ -39,10 +42,30 @@ struct plan_opts {
  */
 int cmd_load(struct plan_opts *o, struct plan **p, struct expansion **e);
 
+/*
+ * cmd_load's two halves, for run, which checks its filters and that it
+ * is root between them. The plan: loaded, resolved, expanded, with the
+ * devices resolved, its cells selected by o's filters (with select) and
+ * every phase's module checked; stop is the caller's flag, set by its
+ * own signal handler (NULL: Ctrl-C handled here). Then the runas user
+ * and the commands' paths, and the warnings. Each: 0, or the exit
+ * status with the error printed (unless stop is set) and *p, *e NULL.
+ */
+int cmd_load_plan(struct plan_opts *o, int select,
+		  volatile sig_atomic_t *stop, struct plan **p,
+		  struct expansion **e);
+int cmd_load_user(struct plan **p, struct expansion **e, struct runas *who,
+		  volatile sig_atomic_t *stop);
+
+/* A failure below cli/, printed and released; its exit status by its
+ * kind: 2 input (usage or plan), 3 refused, 1 otherwise. */
+int cmd_fail(struct diag *d);
+
 /* The commands of this folder: options and help, and the function. */
-extern const struct opts_cmd check_cmd, expand_cmd, compare_cmd, merge_cmd,
-	version_cmd, help_cmd;
+extern const struct opts_cmd check_cmd, expand_cmd, run_cmd, compare_cmd,
+	merge_cmd, version_cmd, help_cmd;
 int cmd_check(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 int cmd_expand(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_merge(int argc, char **argv);

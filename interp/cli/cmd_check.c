@@ -37,14 +37,14 @@ const struct opts_cmd check_cmd = {
 static void mkfs_warn(const struct expansion *e)
 {
 	const struct plan *p = e->plan;
-	char why[256], size[32];
+	char size[32];
 
 	if (p->target.kind != TARGET_IMAGE)
 		return;
 	units_fmt_size(p->target.image_bytes, size, sizeof(size));
 	for (int i = 0; i < e->n_confs; i++) {
 		const struct fsconf *fc = &e->confs[i];
-		struct diag d = { 0 };
+		struct diag d = { 0 }, why = { 0 };
 		int seen = 0;
 
 		for (int j = 0; j < i && !seen; j++)
@@ -53,13 +53,13 @@ static void mkfs_warn(const struct expansion *e)
 			       !strcmp(e->confs[j].mkfs, fc->mkfs);
 		if (seen || fc->fs->nodev ||
 		    fs_mkfs_dry(fc->fs->type.s, fc->mkfs,
-				p->target.image_bytes, why, sizeof(why)) != 1)
+				p->target.image_bytes, &why) != 1)
 			continue;
 		diag_set(&d, p->file, p->text, fc->fs->type.pos,
 			 "warning: %s: a dry run of 'mkfs.%s%s%s' on a %s "
 			 "image fails, so every cell of it would: %s",
 			 fc->label, fc->fs->type.s, *fc->mkfs ? " " : "",
-			 fc->mkfs, size, why);
+			 fc->mkfs, size, why.msg);
 		diag_print(&d);
 	}
 }

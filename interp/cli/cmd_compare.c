@@ -50,18 +50,17 @@ static const char compare_help[] =
 "Exit 0; 1 with --fail-on-regression and a regression; 2 on\n"
 "a usage error, unreadable or mismatched runs, or an unwritable output.\n";
 
-static int take_alpha(const char *arg, void *slot, char *why, size_t len)
+static int take_alpha(const char *arg, void *slot, struct diag *d)
 {
 	char *end;
 	double a;
 
 	errno = 0;
 	a = strtod(arg, &end);
-	if (errno || end == arg || *end || !(a > 0) || !(a < 0.5)) {
-		snprintf(why, len, "--alpha takes a level between 0 and 0.5, "
-			 "e.g. 0.05 or 0.01, not '%s'", arg);
-		return -1;
-	}
+	if (errno || end == arg || *end || !(a > 0) || !(a < 0.5))
+		return diag_fail(d, DIAG_INPUT, 0, "--alpha takes a level "
+				 "between 0 and 0.5, e.g. 0.05 or 0.01, not "
+				 "'%s'", arg);
 	*(double *)slot = a;
 	return 0;
 }

@@ -1,10 +1,12 @@
 /* cmd_expand: fsplan expand — print every cell of a plan a run would take. */
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cli/cmd.h"
 #include "util/diag.h"
 #include "cells/expand.h"
+#include "cells/fsconf.h"
 #include "cells/select.h"
 #include "plan/plan.h"
 #include "util/exitcode.h"
@@ -38,11 +40,15 @@ static void expand_line(const struct plan *p, const struct expansion *e,
 			const struct cell *c)
 {
 	const struct fsconf *fc = &e->confs[c->conf];
-	char mk[1024], mo[1024];
+	struct strbuf mk = { 0 }, mo = { 0 };
 
-	fsconf_mkfs_cmd(p, fc, NULL, mk, sizeof(mk));
-	fsconf_mount_cmd(p, fc, NULL, NULL, mo, sizeof(mo));
-	printf("%zu\t%s\t%s\t%s", c->index, c->id, mk, mo);
+	fsconf_mkfs_cmd(p, fc, NULL, &mk);
+	fsconf_mount_cmd(p, fc, NULL, NULL, &mo);
+	/* out of memory, a command is left empty */
+	printf("%zu\t%s\t%s\t%s", c->index, c->id, mk.oom ? "" : mk.p,
+	       mo.oom ? "" : mo.p);
+	free(mk.p);
+	free(mo.p);
 	if (fc->setup)
 		printf("\tsetup: %s", fc->setup);
 	if (fc->teardown)

@@ -5,7 +5,6 @@
 #include "cli/cmd.h"
 #include "util/diag.h"
 #include "report/report.h"
-#include "run/run.h"
 #include "util/exitcode.h"
 
 /* fsplan --help: what fsplan is, then the command table's synopses. */
@@ -28,7 +27,7 @@ static const char usage_tail[] =
 static const struct command commands[] = {
 	{ &check_cmd, cmd_check },
 	{ &expand_cmd, cmd_expand },
-	{ &run_cmd, run_command },
+	{ &run_cmd, cmd_run },
 	{ &report_cmd, report_command },
 	{ &compare_cmd, cmd_compare },
 	{ &merge_cmd, cmd_merge },

@@ -41,15 +41,15 @@ static void report_error(int err, const char *fmt, ...)
 int child_exec_body(void *arg)
 {
 	const char *cmd = arg;
-	char why[256];
+	struct diag d = { 0 };
 	int err;
 
 	/* A successful exec closes the report pipe: that is the signal. */
 	fcntl(CHILD_REPORT_FD, F_SETFD, FD_CLOEXEC);
 	execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 	err = errno;
-	if (err == E2BIG && proc_arg_too_long(strlen(cmd), why, sizeof(why)))
-		report_error(err, "%s", why);
+	if (err == E2BIG && proc_arg_too_long(strlen(cmd), &d))
+		report_error(err, "%s", d.msg);
 	else
 		report_error(err, "cannot run /bin/sh: %s", strerror(err));
 	return 127;
@@ -80,7 +80,8 @@ static void raise_memlock(unsigned long long want)
 static int dropped(void *arg)
 {
 	const struct child_job *job = arg;
-	char err[256];
+	struct diag d = { 0 };
+	char no[32] = "";
 	int rc;
 
 	/* a failure shows later, as the ring that does not fit */
@@ -92,8 +93,10 @@ static int dropped(void *arg)
 			     job->cgroup, strerror(-rc));
 		return 125;
 	}
-	if (privdrop_apply(job->runas, CHILD_REPORT_FD, err, sizeof(err))) {
-		report_error(0, "privilege drop failed: %s", err);
+	if (privdrop_apply(job->runas, CHILD_REPORT_FD, &d)) {
+		if (d.err)
+			snprintf(no, sizeof(no), " (errno %d)", d.err);
+		report_error(d.err, "privilege drop failed: %s%s", d.msg, no);
 		return 125;
 	}
 	if (chdir(job->workdir)) {

@@ -1,4 +1,4 @@
-/* execpath: the PATH exec phases and parsers get, and check's warning for a tool not on it. */
+/* execpath: the PATH of exec phases and parsers; check's missing tools. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +123,7 @@ int execpath_warn(const struct expansion *e, const struct runas *who)
 static int syntax_body(void *arg)
 {
 	execl("/bin/sh", "sh", "-n", "-c", (const char *)arg, (char *)NULL);
+	/* in the forked child: its stderr is the pipe parses() reads */
 	fprintf(stderr, "cannot run /bin/sh\n");
 	return 127;
 }
@@ -196,6 +197,7 @@ int execpath_syntax(const struct expansion *e, const struct runas *who,
 	for (int ph = 0; ph < p->n_phases; ph++) {
 		const struct plan_phase *phase = &p->phases[ph];
 		char *seen[16] = { NULL }, why[512];
+		struct diag big = { 0 };
 		int n_seen = 0, rc = 0;
 
 		if (!phase->exec.s)
@@ -220,14 +222,14 @@ int execpath_syntax(const struct expansion *e, const struct runas *who,
 				continue;
 			}
 			seen[n_seen++] = cmd;
-			rc = proc_arg_too_long(strlen(cmd), why, sizeof(why)) ?
-			     2 : parses(cmd, who, why, sizeof(why));
+			rc = proc_arg_too_long(strlen(cmd), &big) ? 2 :
+			     parses(cmd, who, why, sizeof(why));
 		}
 		for (int k = 0; k < n_seen; k++)
 			free(seen[k]);
 		if (rc == 2)
 			return diag_set(d, p->file, p->text, phase->exec.pos,
-					"exec: %s", why);
+					"exec: %s", big.msg);
 		if (rc < 0)
 			return diag_set(d, p->file, p->text, phase->exec.pos,
 					"exec: cannot start /bin/sh -n to "

@@ -1,4 +1,4 @@
-/* execpath: the PATH exec phases and parsers get, and check's warning for a tool not on it. */
+/* execpath: the PATH of exec phases and parsers; check's missing tools. */
 #ifndef FSPLAN_EXECPATH_H
 #define FSPLAN_EXECPATH_H
 

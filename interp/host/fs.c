@@ -1,4 +1,4 @@
-/* fs: make, mount, sync, drop caches and unmount a filesystem, as root, without a shell. */
+/* fs: make, mount, sync and unmount a filesystem as root, without a shell. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -50,7 +50,7 @@ static int in_path(const char *prog)
 	return 0;
 }
 
-int fs_available(const char *type, int nodev, char *why, size_t len)
+int fs_available(const char *type, int nodev, struct diag *d)
 {
 	char tool[128];
 
@@ -62,18 +62,15 @@ int fs_available(const char *type, int nodev, char *why, size_t len)
 		fs_run(argv, null, 30, NULL, NULL, 0);
 		if (null >= 0)
 			close(null);
-		if (!fs_kernel_has(type, NULL)) {
-			snprintf(why, len, "this kernel has no %s filesystem "
-				 "(not in /proc/filesystems, modprobe found no "
-				 "module)", type);
-			return -1;
-		}
+		if (!fs_kernel_has(type, NULL))
+			return diag_fail(d, DIAG_INPUT, 0, "this kernel has no "
+					 "%s filesystem (not in "
+					 "/proc/filesystems, modprobe found no "
+					 "module)", type);
 	}
 	snprintf(tool, sizeof(tool), "mkfs.%s", type);
-	if (!nodev && !in_path(tool)) {
-		snprintf(why, len, "%s is not installed", tool);
-		return -1;
-	}
+	if (!nodev && !in_path(tool))
+		return diag_fail(d, DIAG_INPUT, 0, "%s is not installed", tool);
 	return 0;
 }
 
@@ -94,17 +91,17 @@ int fs_run(const char *const argv[], int log_fd, double timeout_s,
 
 /* devword_text's rule, and a path that is a block device. */
 static int device_rule(void *ctx, const char *cand, const char *key,
-		       char *why, size_t len)
+		       struct diag *d)
 {
 	char real[PATH_MAX];
 	struct stat st;
 
-	if (devword_text(ctx, cand, key, why, len))
+	if (devword_text(ctx, cand, key, d))
 		return 1;
 	if (!cand[0] || stat(cand, &st) || !S_ISBLK(st.st_mode))
 		return 0;
-	snprintf(why, len, "is the block device %s",
-		 realpath(cand, real) ? real : cand);
+	diag_fail(d, DIAG_REFUSED, 0, "is the block device %s",
+		  realpath(cand, real) ? real : cand);
 	return 1;
 }
 
@@ -113,17 +110,17 @@ int fs_device_word(const char *opts, int mount, struct devword *w)
 	return devword_find(opts, mount, device_rule, NULL, w);
 }
 
-/* The last look before mkfs or mount runs: 0, or -1 with err. */
-static int no_device(const char *opts, int mount, char *err, size_t errlen)
+/* The last look before mkfs or mount runs: 0, or -1 with d. */
+static int no_device(const char *opts, int mount, struct diag *d)
 {
 	struct devword w;
 	int rc = fs_device_word(opts, mount, &w);
 
 	if (rc < 0)
-		snprintf(err, errlen, "out of memory");
+		diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
 	else if (rc)
-		snprintf(err, errlen, DEVWORD_REFUSED, mount ? "mount" : "mkfs",
-			 w.word, "", w.why);
+		diag_fail(d, DIAG_REFUSED, 0, DEVWORD_REFUSED,
+			  mount ? "mount" : "mkfs", w.word, "", w.why.msg);
 	devword_free(&w);
 	return rc ? -1 : 0;
 }
@@ -150,7 +147,7 @@ static void mkfs_argv(const char *argv[256], char tool[128], const char *type,
 }
 
 int fs_mkfs_dry(const char *type, const char *opts, uint64_t bytes,
-		char *why, size_t len)
+		struct diag *d)
 {
 	int ext = !strcmp(type, "ext2") || !strcmp(type, "ext3") ||
 		  !strcmp(type, "ext4");
@@ -179,26 +176,24 @@ int fs_mkfs_dry(const char *type, const char *opts, uint64_t bytes,
 	free(words);
 	if (rc <= 0 || rc > 128 || rc == 127 || rc == 126)
 		return rc ? -1 : 0;	/* ran fine, or could not be run */
-	snprintf(why, len, "%s", last[0] ? last : "no reason printed");
+	diag_fail(d, DIAG_INPUT, 0, "%s", last[0] ? last :
+		  "no reason printed");
 	return 1;
 }
 
 int fs_mkfs(const char *type, const char *opts, const char *dev, int force,
-	    volatile sig_atomic_t *stop, int log_fd, char *err,
-	    size_t errlen)
+	    volatile sig_atomic_t *stop, int log_fd, struct diag *d)
 {
 	char tool[128], last[256];
 	char **words;
 	const char *argv[256];
 	int rc;
 
-	if (no_device(opts, 0, err, errlen))
+	if (no_device(opts, 0, d))
 		return -1;
 	words = words_split(opts, NULL, NULL);
-	if (!words) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
+	if (!words)
+		return diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
 	mkfs_argv(argv, tool, type, NULL, force, words, dev);
 	if (log_fd >= 0) {
 		dprintf(log_fd, "#");
@@ -210,10 +205,9 @@ int fs_mkfs(const char *type, const char *opts, const char *dev, int force,
 	free(words);
 	if (rc == 0)
 		return 0;
-	snprintf(err, errlen, "%s failed (%s %d)%s%s", tool,
-		 rc > 128 ? "signal" : "exit status", rc > 128 ? rc - 128 : rc,
-		 last[0] ? ": " : "", last);
-	return -1;
+	return diag_fail(d, DIAG_SYSTEM, 0, "%s failed (%s %d)%s%s", tool,
+			 rc > 128 ? "signal" : "exit status",
+			 rc > 128 ? rc - 128 : rc, last[0] ? ": " : "", last);
 }
 
 /* The VFS flags mount(8) takes out of -o before handing the rest on. */
@@ -239,13 +233,13 @@ static const struct {
 };
 
 int fs_mount(const char *type, const char *opts, const char *dev,
-	     const char *dir, char *err, size_t errlen)
+	     const char *dir, struct diag *d)
 {
 	unsigned long flags = 0;
 	char *copy = strdup(opts), *data, *save = NULL;
 	size_t dl = 0;
 
-	if (no_device(opts, 1, err, errlen)) {
+	if (no_device(opts, 1, d)) {
 		free(copy);
 		return -1;
 	}
@@ -253,8 +247,7 @@ int fs_mount(const char *type, const char *opts, const char *dev,
 	if (!copy || !data) {
 		free(copy);
 		free(data);
-		snprintf(err, errlen, "out of memory");
-		return -1;
+		return diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
 	}
 	for (char *o = strtok_r(copy, ",", &save); o;
 	     o = strtok_r(NULL, ",", &save)) {
@@ -274,10 +267,12 @@ int fs_mount(const char *type, const char *opts, const char *dev,
 	if (mount(dev, dir, type, flags, dl ? data : NULL)) {
 		int e = errno;
 
-		snprintf(err, errlen, "mount -t %s -o %s %s: %s%s", type,
-			 opts[0] ? opts : "defaults", dev, strerror(e),
-			 e == EINVAL ? " (an option this filesystem does not "
-				       "take? see dmesg)" : "");
+		diag_fail(d, DIAG_SYSTEM, 0, "mount -t %s -o %s %s: %s%s", type,
+			  opts[0] ? opts : "defaults", dev, strerror(e),
+			  e == EINVAL ? " (an option this filesystem does not "
+					"take? see dmesg)" : "");
+		if (d)
+			d->err = e;	/* the hint goes after strerror */
 		free(data);
 		return -1;
 	}
@@ -285,16 +280,15 @@ int fs_mount(const char *type, const char *opts, const char *dev,
 	return 0;
 }
 
-int fs_bind(const char *src, const char *dir, char *err, size_t errlen)
+int fs_bind(const char *src, const char *dir, struct diag *d)
 {
 	if (!mount(src, dir, NULL, MS_BIND, NULL))
 		return 0;
-	snprintf(err, errlen, "cannot bind %.300s on %s: %s", src, dir,
-		 strerror(errno));
-	return -1;
+	return diag_fail(d, DIAG_SYSTEM, errno, "cannot bind %s on %s", src,
+			 dir);
 }
 
-int fs_umount(const char *dir, char *err, size_t errlen)
+int fs_umount(const char *dir, struct diag *d)
 {
 	for (int i = 0; i < 50; i++) {
 		if (!umount2(dir, 0))
@@ -303,8 +297,7 @@ int fs_umount(const char *dir, char *err, size_t errlen)
 			break;
 		usleep(100000);
 	}
-	snprintf(err, errlen, "umount %s: %s", dir, strerror(errno));
-	return -1;
+	return diag_fail(d, DIAG_SYSTEM, errno, "umount %s", dir);
 }
 
 /* mountinfo escapes space, tab, newline and backslash as \ooo. */
@@ -391,8 +384,7 @@ int fs_drop_caches(void)
 	return rc;
 }
 
-int fs_probe_engine(const char *dir, struct fs_probe *p, char *err,
-		    size_t errlen)
+int fs_probe_engine(const char *dir, struct fs_probe *p, struct diag *d)
 {
 	char path[4200];
 	unsigned got;
@@ -406,11 +398,9 @@ int fs_probe_engine(const char *dir, struct fs_probe *p, char *err,
 		if (fd >= 0)
 			unlink(path);
 	}
-	if (fd < 0) {
-		snprintf(err, errlen, "%s: cannot make a probe file: %s", dir,
-			 strerror(errno));
-		return -1;
-	}
+	if (fd < 0)
+		return diag_fail(d, DIAG_SYSTEM, errno, "%s: cannot make a "
+				 "probe file", dir);
 	got = engine_probe_fd(fd);
 	p->read_ring = !!(got & ENGINE_PROBE_READ);
 	p->write_ring = !!(got & ENGINE_PROBE_WRITE);

@@ -1,4 +1,4 @@
-/* memcg: the memory cgroup a phase child runs in, so `ram` limits its page cache as well as its heap. */
+/* memcg: a phase child's memory cgroup, so `ram` limits its page cache too. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -130,72 +130,78 @@ static enum memcg_kind parent(char *dir, size_t len)
 	return MEMCG_NONE;
 }
 
-static int fail(struct memcg *m, char *why, size_t len, const char *what,
-		int err)
+/* The limit of bytes (val) written to m's files: 0, or -errno with what
+ * names the file that refused it. */
+static int set_limit(const struct memcg *m, const char *val,
+		     const char **what)
 {
-	snprintf(why, len, "memory cgroup %s: %s: %s", m->dir, what,
-		 strerror(-err));
-	if (rmdir(m->dir) && errno != ENOENT)
-		snprintf(why + strlen(why), len - strlen(why),
-			 " (and it could not be removed: %s)",
-			 strerror(errno));
-	m->dir[0] = '\0';
-	m->kind = MEMCG_NONE;
-	return -1;
+	int rc;
+
+	if (m->kind == MEMCG_V2) {
+		if ((rc = put(m->dir, *what = "memory.max", val)))
+			return rc;
+		/* without swap accounting there is no file, and no swap use
+		 * to limit */
+		rc = put(m->dir, *what = "memory.swap.max", "0");
+		return rc == -ENOENT ? 0 : rc;
+	}
+	if ((rc = put(m->dir, *what = "memory.limit_in_bytes", val)))
+		return rc;
+	/* memory+swap no more than memory: swap 0 (after the limit, which
+	 * memsw may not be below) */
+	rc = put(m->dir, *what = "memory.memsw.limit_in_bytes", val);
+	return rc == -ENOENT ? 0 : rc;
 }
 
 int memcg_make(struct memcg *m, uint64_t bytes, pid_t owner, unsigned n,
-	       char *why, size_t len)
+	       struct diag *d)
 {
 	char top[PATH_MAX], val[32], buf[512];
+	const char *what = "";
 	int rc;
 
 	memset(m, 0, sizeof(*m));
 	m->kind = parent(top, sizeof(top));
-	if (m->kind == MEMCG_NONE) {
-		snprintf(why, len, "no memory cgroup controller (neither a "
-			 "cgroup v2 hierarchy with memory nor a v1 memory "
-			 "hierarchy is mounted)");
-		return -1;
-	}
+	if (m->kind == MEMCG_NONE)
+		return diag_fail(d, DIAG_SYSTEM, 0, "no memory cgroup "
+				 "controller (neither a cgroup v2 hierarchy "
+				 "with memory nor a v1 memory hierarchy is "
+				 "mounted)");
 	if (m->kind == MEMCG_V2 &&
 	    get(top, "cgroup.subtree_control", buf, sizeof(buf)) >= 0 &&
 	    !has_word(buf, "memory", " \n") &&
 	    (rc = put(top, "cgroup.subtree_control", "+memory"))) {
-		snprintf(why, len, "cannot enable the memory controller in "
-			 "%s/cgroup.subtree_control: %s", top, strerror(-rc));
 		m->kind = MEMCG_NONE;
-		return -1;
+		return diag_fail(d, DIAG_SYSTEM, -rc, "cannot enable the "
+				 "memory controller in "
+				 "%s/cgroup.subtree_control", top);
 	}
 	if (snprintf(m->dir, sizeof(m->dir), "%s/fsplan-%d-%u", top,
 		     (int)owner, n) >= (int)sizeof(m->dir) ||
 	    mkdir(m->dir, 0755)) {
-		snprintf(why, len, "cannot make the memory cgroup %s: %s",
-			 m->dir, strerror(errno));
+		diag_fail(d, DIAG_SYSTEM, errno, "cannot make the memory "
+			  "cgroup %s", m->dir);
 		m->dir[0] = '\0';
 		m->kind = MEMCG_NONE;
 		return -1;
 	}
 	m->limit = bytes;
 	snprintf(val, sizeof(val), "%llu", (unsigned long long)bytes);
-	if (m->kind == MEMCG_V2) {
-		if ((rc = put(m->dir, "memory.max", val)))
-			return fail(m, why, len, "memory.max", rc);
-		/* without swap accounting there is no file, and no swap use
-		 * to limit */
-		rc = put(m->dir, "memory.swap.max", "0");
-		if (rc && rc != -ENOENT)
-			return fail(m, why, len, "memory.swap.max", rc);
+	rc = set_limit(m, val, &what);
+	if (!rc)
 		return 0;
-	}
-	if ((rc = put(m->dir, "memory.limit_in_bytes", val)))
-		return fail(m, why, len, "memory.limit_in_bytes", rc);
-	/* memory+swap no more than memory: swap 0 (after the limit, which
-	 * memsw may not be below) */
-	rc = put(m->dir, "memory.memsw.limit_in_bytes", val);
-	if (rc && rc != -ENOENT)
-		return fail(m, why, len, "memory.memsw.limit_in_bytes", rc);
-	return 0;
+	if (rmdir(m->dir) && errno != ENOENT)
+		diag_fail(d, DIAG_SYSTEM, 0, "memory cgroup %s: %s: %s (and it "
+			  "could not be removed: %s)", m->dir, what,
+			  strerror(-rc), strerror(errno));
+	else
+		diag_fail(d, DIAG_SYSTEM, 0, "memory cgroup %s: %s: %s", m->dir,
+			  what, strerror(-rc));
+	if (d)
+		d->err = -rc;	/* its text is in the middle of the message */
+	m->dir[0] = '\0';
+	m->kind = MEMCG_NONE;
+	return -1;
 }
 
 int memcg_join(const char *dir)

@@ -1,10 +1,12 @@
-/* memcg: the memory cgroup a phase child runs in, so `ram` limits its page cache as well as its heap. */
+/* memcg: a phase child's memory cgroup, so `ram` limits its page cache too. */
 #ifndef FSPLAN_MEMCG_H
 #define FSPLAN_MEMCG_H
 
 #include <limits.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "util/diag.h"
 
 enum memcg_kind { MEMCG_NONE, MEMCG_V2, MEMCG_V1 };
 
@@ -24,10 +26,10 @@ const char *memcg_kind_name(enum memcg_kind kind);
  * subtree_control if it is not), else a child of our own cgroup of a v1
  * memory hierarchy with memory.limit_in_bytes (and memsw, when the
  * kernel accounts swap), so a limit the caller is under still applies.
- * owner is the pid that names the run (its host pid). 0, or -1 with why.
+ * owner is the pid that names the run (its host pid). 0, or -1 with d.
  */
 int memcg_make(struct memcg *m, uint64_t bytes, pid_t owner, unsigned n,
-	       char *why, size_t len);
+	       struct diag *d);
 
 /* In the child, still root, before the privilege drop: move the calling
  * process into dir (its threads and later children follow). 0 or -errno. */

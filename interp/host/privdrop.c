@@ -19,25 +19,6 @@ static const char *const cap_fields[] = {
 	"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb",
 };
 
-/*
- * Write "what: strerror (errno N)" into err, or just "what" when e is 0.
- * Returns -1 so a step can `return fail(...)`.
- */
-static int fail(char *err, size_t len, int e, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (!err || !len)
-		return -1;
-	va_start(ap, fmt);
-	n = vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	if (e && n >= 0 && (size_t)n < len)
-		snprintf(err + n, len - n, ": %s (errno %d)", strerror(e), e);
-	return -1;
-}
-
 /* A decimal id, digits only; (uid_t)-1 is "no change" to set*id, so not. */
 static int parse_id(const char *s, unsigned long *out)
 {
@@ -222,23 +203,23 @@ static int field_num(const char **p, int base, unsigned long long *v)
 
 /* "Uid:" or "Gid:": real, effective, saved and filesystem id all == id. */
 static int check_ids(const char *st, const char *key, unsigned long id,
-		     char *err, size_t len)
+		     struct diag *d)
 {
 	const char *p = status_field(st, key);
 	unsigned long long v;
 
 	if (!p)
-		return fail(err, len, 0,
-			    "verify: no %s line in /proc/self/status", key);
+		return diag_fail(d, DIAG_SYSTEM, 0, "verify: no %s line in "
+				 "/proc/self/status", key);
 	for (int i = 0; i < 4; i++)
 		if (field_num(&p, 10, &v) || v != id)
-			return fail(err, len, 0,
-				    "verify: /proc/self/status %s field %d is not %lu",
-				    key, i + 1, id);
+			return diag_fail(d, DIAG_SYSTEM, 0, "verify: "
+					 "/proc/self/status %s field %d is "
+					 "not %lu", key, i + 1, id);
 	return 0;
 }
 
-static int check_status(const struct runas *r, char *err, size_t len)
+static int check_status(const struct runas *r, struct diag *d)
 {
 	char st[8192];
 	unsigned long long v;
@@ -247,30 +228,31 @@ static int check_status(const struct runas *r, char *err, size_t len)
 
 	e = read_proc("/proc/self/status", st, sizeof(st));
 	if (e)
-		return fail(err, len, -e, "verify: read /proc/self/status");
+		return diag_fail(d, DIAG_SYSTEM, -e, "verify: read "
+				 "/proc/self/status");
 	for (size_t i = 0; i < sizeof(cap_fields) / sizeof(cap_fields[0]);
 	     i++) {
 		p = status_field(st, cap_fields[i]);
 		if (!p || field_num(&p, 16, &v))
-			return fail(err, len, 0,
-				    "verify: no %s in /proc/self/status",
-				    cap_fields[i]);
+			return diag_fail(d, DIAG_SYSTEM, 0, "verify: no %s in "
+					 "/proc/self/status", cap_fields[i]);
 		if (v)
-			return fail(err, len, 0,
-				    "verify: %s is %016llx, not all zero",
-				    cap_fields[i], v);
+			return diag_fail(d, DIAG_SYSTEM, 0, "verify: %s is "
+					 "%016llx, not all zero", cap_fields[i],
+					 v);
 	}
 	p = status_field(st, "NoNewPrivs");
 	if (!p || field_num(&p, 10, &v) || v != 1)
-		return fail(err, len, 0, "verify: NoNewPrivs is not 1");
-	if (check_ids(st, "Uid", r->uid, err, len) ||
-	    check_ids(st, "Gid", r->gid, err, len))
+		return diag_fail(d, DIAG_SYSTEM, 0, "verify: NoNewPrivs is "
+				 "not 1");
+	if (check_ids(st, "Uid", r->uid, d) ||
+	    check_ids(st, "Gid", r->gid, d))
 		return -1;
 	p = status_field(st, "Groups");
 	if (!p || *p != '\n')
-		return fail(err, len, 0,
-			    "verify: supplementary groups left: %.40s",
-			    p ? p : "(no Groups line)");
+		return diag_fail(d, DIAG_SYSTEM, 0, "verify: supplementary "
+				 "groups left: %.40s",
+				 p ? p : "(no Groups line)");
 	return 0;
 }
 
@@ -278,134 +260,136 @@ static int check_status(const struct runas *r, char *err, size_t len)
  * Every way back to root must be refused with EPERM. Should one succeed,
  * the process is root again: the caller exits on our -1 regardless.
  */
-static int check_no_way_back(char *err, size_t len)
+static int check_no_way_back(struct diag *d)
 {
 	const gid_t root_group = 0;
 
 	errno = 0;
 	if (setuid(0) != -1 || errno != EPERM)
-		return fail(err, len, errno,
-			    "verify: setuid(0) was not refused");
+		return diag_fail(d, DIAG_SYSTEM, errno, "verify: setuid(0) "
+				 "was not refused");
 	errno = 0;
 	if (setresuid(0, 0, 0) != -1 || errno != EPERM)
-		return fail(err, len, errno,
-			    "verify: setresuid(0, 0, 0) was not refused");
+		return diag_fail(d, DIAG_SYSTEM, errno, "verify: setresuid(0, "
+				 "0, 0) was not refused");
 	errno = 0;
 	if (setgid(0) != -1 || errno != EPERM)
-		return fail(err, len, errno,
-			    "verify: setgid(0) was not refused");
+		return diag_fail(d, DIAG_SYSTEM, errno, "verify: setgid(0) "
+				 "was not refused");
 	errno = 0;
 	if (setgroups(1, &root_group) != -1 || errno != EPERM)
-		return fail(err, len, errno,
-			    "verify: setgroups([0]) was not refused");
+		return diag_fail(d, DIAG_SYSTEM, errno, "verify: "
+				 "setgroups([0]) was not refused");
 	return 0;
 }
 
-static int verify(const struct runas *r, char *err, size_t len)
+static int verify(const struct runas *r, struct diag *d)
 {
 	uid_t ru, eu, su;
 	gid_t rg, eg, sg;
 	int sig = 0;
 
-	if (check_status(r, err, len))
+	if (check_status(r, d))
 		return -1;
 	if (getresuid(&ru, &eu, &su))
-		return fail(err, len, errno, "verify: getresuid");
+		return diag_fail(d, DIAG_SYSTEM, errno, "verify: getresuid");
 	if (ru != r->uid || eu != r->uid || su != r->uid)
-		return fail(err, len, 0, "verify: uids are %u/%u/%u, not %u",
-			    (unsigned)ru, (unsigned)eu, (unsigned)su,
-			    (unsigned)r->uid);
+		return diag_fail(d, DIAG_SYSTEM, 0, "verify: uids are "
+				 "%u/%u/%u, not %u", (unsigned)ru, (unsigned)eu,
+				 (unsigned)su, (unsigned)r->uid);
 	if (getresgid(&rg, &eg, &sg))
-		return fail(err, len, errno, "verify: getresgid");
+		return diag_fail(d, DIAG_SYSTEM, errno, "verify: getresgid");
 	if (rg != r->gid || eg != r->gid || sg != r->gid)
-		return fail(err, len, 0, "verify: gids are %u/%u/%u, not %u",
-			    (unsigned)rg, (unsigned)eg, (unsigned)sg,
-			    (unsigned)r->gid);
+		return diag_fail(d, DIAG_SYSTEM, 0, "verify: gids are "
+				 "%u/%u/%u, not %u", (unsigned)rg, (unsigned)eg,
+				 (unsigned)sg, (unsigned)r->gid);
 	if (getgroups(0, NULL) != 0)
-		return fail(err, len, errno,
-			    "verify: supplementary groups remain");
+		return diag_fail(d, DIAG_SYSTEM, errno, "verify: "
+				 "supplementary groups remain");
 	if (prctl(PR_GET_PDEATHSIG, &sig, 0, 0, 0) || sig != SIGKILL)
-		return fail(err, len, errno, "verify: PR_GET_PDEATHSIG is %d",
-			    sig);
-	return check_no_way_back(err, len);
+		return diag_fail(d, DIAG_SYSTEM, errno, "verify: "
+				 "PR_GET_PDEATHSIG is %d", sig);
+	return check_no_way_back(d);
 }
 
-static int drop_caps(char *err, size_t len)
+static int drop_caps(struct diag *d)
 {
 	unsigned long last;
 	int e;
 
 	e = cap_last_cap(&last);
 	if (e)
-		return fail(err, len, -e,
-			    "read /proc/sys/kernel/cap_last_cap");
+		return diag_fail(d, DIAG_SYSTEM, -e, "read "
+				 "/proc/sys/kernel/cap_last_cap");
 	for (unsigned long cap = 0; cap <= last; cap++)
 		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0))
-			return fail(err, len, errno,
-				    "prctl(PR_CAPBSET_DROP, %lu)", cap);
+			return diag_fail(d, DIAG_SYSTEM, errno,
+					 "prctl(PR_CAPBSET_DROP, "
+					 "%lu)", cap);
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0))
-		return fail(err, len, errno,
-			    "prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL)");
+		return diag_fail(d, DIAG_SYSTEM, errno, "prctl(PR_CAP_AMBIENT, "
+				 "PR_CAP_AMBIENT_CLEAR_ALL)");
 	return 0;
 }
 
-static int clear_cap_sets(char *err, size_t len)
+static int clear_cap_sets(struct diag *d)
 {
 	cap_t none = cap_init();
 	int e;
 
 	if (!none)
-		return fail(err, len, errno, "cap_init");
+		return diag_fail(d, DIAG_SYSTEM, errno, "cap_init");
 	e = cap_set_proc(none) ? errno : 0;
 	cap_free(none);
 	if (e)
-		return fail(err, len, e, "cap_set_proc(empty)");
+		return diag_fail(d, DIAG_SYSTEM, e, "cap_set_proc(empty)");
 	return 0;
 }
 
-int privdrop_apply(const struct runas *r, int keep_fd, char *err,
-		   size_t errlen)
+int privdrop_apply(const struct runas *r, int keep_fd, struct diag *d)
 {
 	pid_t parent = getppid();
 
-	if (err && errlen)
-		err[0] = '\0';
 	if (!r || r->uid == 0 || r->gid == 0 || r->uid == (uid_t)-1 ||
 	    r->gid == (gid_t)-1)
-		return fail(err, errlen, 0,
-			    "refusing to run as uid %d gid %d",
-			    r ? (int)r->uid : -1, r ? (int)r->gid : -1);
+		return diag_fail(d, DIAG_REFUSED, 0, "refusing to run as uid "
+				 "%d gid %d", r ? (int)r->uid : -1,
+				 r ? (int)r->gid : -1);
 	if (keep_fd < -1 || keep_fd == INT_MAX)
-		return fail(err, errlen, 0, "bad keep_fd %d", keep_fd);
+		return diag_fail(d, DIAG_INPUT, 0, "bad keep_fd %d", keep_fd);
 
 	if (close_range((unsigned)keep_fd + 1, ~0U, 0))
-		return fail(err, errlen, errno, "close_range(%d, ~0U)",
-			    keep_fd + 1);
+		return diag_fail(d, DIAG_SYSTEM, errno, "close_range(%d, ~0U)",
+				 keep_fd + 1);
 	/* Needs CAP_SETPCAP, which the uid change below would take away. */
-	if (drop_caps(err, errlen))
+	if (drop_caps(d))
 		return -1;
 	if (setgroups(0, NULL))
-		return fail(err, errlen, errno, "setgroups(0, NULL)");
+		return diag_fail(d, DIAG_SYSTEM, errno, "setgroups(0, NULL)");
 	if (setresgid(r->gid, r->gid, r->gid))
-		return fail(err, errlen, errno, "setresgid(%u)",
-			    (unsigned)r->gid);
+		return diag_fail(d, DIAG_SYSTEM, errno, "setresgid(%u)",
+				 (unsigned)r->gid);
 	if (prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0))
-		return fail(err, errlen, errno, "prctl(PR_SET_KEEPCAPS, 0)");
+		return diag_fail(d, DIAG_SYSTEM, errno,
+				 "prctl(PR_SET_KEEPCAPS, "
+				 "0)");
 	if (setresuid(r->uid, r->uid, r->uid))
-		return fail(err, errlen, errno, "setresuid(%u)",
-			    (unsigned)r->uid);
-	if (clear_cap_sets(err, errlen))
+		return diag_fail(d, DIAG_SYSTEM, errno, "setresuid(%u)",
+				 (unsigned)r->uid);
+	if (clear_cap_sets(d))
 		return -1;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		return fail(err, errlen, errno,
-			    "prctl(PR_SET_NO_NEW_PRIVS, 1)");
+		return diag_fail(d, DIAG_SYSTEM, errno,
+				 "prctl(PR_SET_NO_NEW_PRIVS, "
+				 "1)");
 	/* The credential change cleared any earlier death signal. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0))
-		return fail(err, errlen, errno,
-			    "prctl(PR_SET_PDEATHSIG, SIGKILL)");
+		return diag_fail(d, DIAG_SYSTEM, errno,
+				 "prctl(PR_SET_PDEATHSIG, "
+				 "SIGKILL)");
 	/* A parent that died before that line left us an orphan. */
 	if (getppid() != parent)
-		return fail(err, errlen, 0,
-			    "parent %d exited during the drop", (int)parent);
-	return verify(r, err, errlen);
+		return diag_fail(d, DIAG_SYSTEM, 0, "parent %d exited during "
+				 "the drop", (int)parent);
+	return verify(r, d);
 }

@@ -38,10 +38,9 @@ int privdrop_can_reach(const struct runas *who, const char *path);
  * PR_SET_PDEATHSIG(SIGKILL); then verify: CapInh/CapPrm/CapEff/CapBnd/
  * CapAmb all zero and NoNewPrivs 1 in /proc/self/status, uid/gid/groups
  * as asked, setuid(0), setgid(0) and setgroups([0]) fail.
- * Returns 0, or -1 with the step that failed in err: the caller must then
- * _exit without running anything.
+ * Returns 0, or -1 with the step that failed in d (its errno in d->err):
+ * the caller must then _exit without running anything.
  */
-int privdrop_apply(const struct runas *r, int keep_fd, char *err,
-		   size_t errlen);
+int privdrop_apply(const struct runas *r, int keep_fd, struct diag *d);
 
 #endif

@@ -1,4 +1,4 @@
-/* proc: fork a child, exec it or run its body, capture its output, enforce a deadline, reap it. */
+/* proc: fork, exec or run a body, capture output, a deadline, reap. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -397,6 +397,25 @@ static int alternatives(const char *name, char alt[2][256])
 	return n;
 }
 
+/* The child reaped: its status, times, and (kill_leftovers) its group. */
+static void reap(const struct proc_job *job, struct proc_result *res,
+		 pid_t pid, double t0)
+{
+	struct rusage ru;
+
+	while (wait4(pid, &res->status, 0, &ru) < 0) {
+		if (errno != EINTR) {
+			memset(&ru, 0, sizeof(ru));
+			break;
+		}
+	}
+	res->seconds = clock_now() - t0;
+	if (job->kill_leftovers)
+		kill(-pid, SIGKILL);
+	res->user_s = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
+	res->sys_s = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
 int proc_run(const struct proc_job *job, struct proc_result *res)
 {
 	struct watch w = { job, res, job->log_fd, 1, 0,
@@ -404,7 +423,6 @@ int proc_run(const struct proc_job *job, struct proc_result *res)
 	int p[2] = { -1, -1 }, ep[2] = { -1, -1 }, nul, err = 0, n_alt = 0;
 	int capw[2] = { -1, -1 };
 	char alt[2][256];
-	struct rusage ru;
 	double t0;
 	pid_t pid;
 
@@ -453,17 +471,7 @@ int proc_run(const struct proc_job *job, struct proc_result *res)
 	}
 	watch(&w, pid, p[0], t0);
 	close(p[0]);
-	while (wait4(pid, &res->status, 0, &ru) < 0) {
-		if (errno != EINTR) {
-			memset(&ru, 0, sizeof(ru));
-			break;
-		}
-	}
-	res->seconds = clock_now() - t0;
-	if (job->kill_leftovers)
-		kill(-pid, SIGKILL);
-	res->user_s = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
-	res->sys_s = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	reap(job, res, pid, t0);
 	return 0;
 fail:
 	for (int i = 0; i < 2; i++) {
@@ -495,7 +503,7 @@ int proc_status(const struct proc_result *res)
 	return WEXITSTATUS(res->status);
 }
 
-int proc_arg_too_long(size_t len, char *why, size_t why_len)
+int proc_arg_too_long(size_t len, struct diag *d)
 {
 	/* Linux: MAX_ARG_STRLEN is 32 pages for any one argument, and
 	 * ARG_MAX bounds them all with the environment */
@@ -504,9 +512,9 @@ int proc_arg_too_long(size_t len, char *why, size_t why_len)
 
 	if (len < one && (all < 0 || len < (size_t)all / 2))
 		return 0;
-	snprintf(why, why_len, "the command line is %zu bytes, more than the "
-		 "kernel takes (E2BIG: one argument is at most %zu bytes, "
-		 "MAX_ARG_STRLEN; all of them and the environment %ld, "
-		 "ARG_MAX)", len, one - 1, all);
+	diag_fail(d, DIAG_LIMIT, 0, "the command line is %zu bytes, more than "
+		  "the kernel takes (E2BIG: one argument is at most %zu "
+		  "bytes, MAX_ARG_STRLEN; all of them and the environment "
+		  "%ld, ARG_MAX)", len, one - 1, all);
 	return 1;
 }

@@ -1,9 +1,11 @@
-/* proc: the one process runner — fork, exec or a body, a deadline, the output captured — under child, fs and sysinfo. */
+/* proc: the one process runner, under child, fs and sysinfo. */
 #ifndef FSPLAN_PROC_H
 #define FSPLAN_PROC_H
 
 #include <signal.h>
 #include <stddef.h>
+
+#include "util/diag.h"
 
 /* For out_fd or err_fd: the child's stdout or stderr is the output pipe. */
 #define PROC_PIPE (-2)
@@ -88,8 +90,8 @@ void proc_result_free(struct proc_result *res);
 int proc_status(const struct proc_result *res);
 
 /* Whether a command of len bytes is more than execve takes as one
- * argument (sh -c CMD): 1 with why saying so (E2BIG, not a shell's
- * complaint), else 0. */
-int proc_arg_too_long(size_t len, char *why, size_t why_len);
+ * argument (sh -c CMD): 1 with d saying so (a limit: E2BIG, not a
+ * shell's complaint), else 0. */
+int proc_arg_too_long(size_t len, struct diag *d);
 
 #endif

@@ -58,7 +58,7 @@ int target_clean_stale(const char *workdir);
 
 /*
  * A real block device, guarded as DESIGN.md section 6 says. Refuse
- * (return -1, d filled, *refused = 1) unless `destroy` (the --destroy
+ * (return -1, d filled, its kind DIAG_REFUSED) unless `destroy` (the --destroy
  * argument) names the same device as the plan; when an O_EXCL open
  * fails (mounted, swap, held); when /sys/class/block/X/holders is not
  * empty or a partition of it is in use; when it backs /, rundir or
@@ -80,7 +80,7 @@ int target_clean_stale(const char *workdir);
 int target_device_open(struct target_dev *t, const char *device,
 		       const char *destroy, int wipe, const char *own,
 		       const char *rundir, const char *workdir,
-		       json_t **identity, int *refused, struct diag *d);
+		       json_t **identity, struct diag *d);
 
 /* The UUID libblkid finds on dev's filesystem. 0, or -1 (cannot open
  * or probe it, no filesystem, or one without a UUID). */

@@ -1,4 +1,4 @@
-/* check: every phase of a plan loaded and its cells' values typed, without I/O — in whatever process calls it. */
+/* check: a plan's phases loaded and their cells' values typed, no I/O. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,11 +9,13 @@
 #include "phase/lfail.h"
 #include "phase/libsrc.h"
 #include "phase/lparse.h"
+#include "phase/params.h"
 #include "phase/phase.h"
 #include "phase/sandbox.h"
 #include "plan/plan.h"
 #include "results/metrics.h"
 #include "util/clock.h"
+#include "util/strbuf.h"
 
 /* How long loading one module or parser may take (the sandbox's hook). */
 #define CHECK_LOAD_S 30
@@ -29,21 +31,24 @@ static int exec_key(const struct plan *p, int ph, struct phase_key *key,
 
 	memset(key, 0, sizeof(*key));
 	if (x->parse.s) {
-		struct sandbox_limits lim = { 256u << 20, clock_now() + CHECK_LOAD_S, NULL,
+		struct sandbox_limits lim = { 256u << 20,
+					      clock_now() + CHECK_LOAD_S, NULL,
 					      libsrc_dir(), NULL };
 		lua_State *L = sandbox_new(&lim);
+		struct strbuf path = { 0 };
 		struct diag e = { 0 };
-		char path[4200];
 
 		if (!L)
 			return diag_set(d, p->file, NULL, (struct pos){ 0, 0 },
 					"cannot make a Lua state");
-		snprintf(path, sizeof(path), "%s/parse/%s.lua",
-			 libsrc_dir(), x->parse.s);
-		if (lparse_load(L, path, key, &e))
+		if (strbuf_printf(&path, "%s/parse/%s.lua", libsrc_dir(),
+				  x->parse.s))
+			rc = diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
+		else if (lparse_load(L, path.p, key, &e))
 			rc = diag_set(d, p->file, p->text, x->parse.pos, "%s",
 				      lfail_whole(&e));
 		diag_release(&e);
+		free(path.p);
 		sandbox_close(L);
 	}
 	for (int k = 0; k < key->n; k++)
@@ -53,27 +58,43 @@ static int exec_key(const struct plan *p, int ph, struct phase_key *key,
 	return rc;
 }
 
-/* An exec module's script and parser are files of the library: read
- * by root into it (libsrc_load), or at least there. */
-static int exec_files(const struct phase_decl *decl, char *err, size_t len)
+/* Whether the library has the file dir/name ext: read by root into it
+ * (libsrc_load), or at least there. 1, 0, or -1 out of memory. */
+static int lib_has(const char *dir, const char *name, const char *ext)
 {
-	char path[4200];
+	struct strbuf path = { 0 };
 	struct stat st;
 	size_t n;
+	int rc = -1;
 
-	snprintf(path, sizeof(path), "%s/exec/%s", libsrc_dir(), decl->exec);
-	if (!libsrc_get(path, &n) && (stat(path, &st) || !S_ISREG(st.st_mode))) {
-		snprintf(err, len, "exec: no script '%s' in the library (%s/exec)",
-			 decl->exec, libsrc_dir());
-		return -1;
-	}
-	snprintf(path, sizeof(path), "%s/parse/%s.lua", libsrc_dir(),
-		 decl->parse);
-	if (!libsrc_get(path, &n) && (stat(path, &st) || !S_ISREG(st.st_mode))) {
-		snprintf(err, len, "parse: no parser '%s' in the library "
-			 "(%s/parse)", decl->parse, libsrc_dir());
-		return -1;
-	}
+	if (!strbuf_printf(&path, "%s/%s/%s%s", libsrc_dir(), dir, name, ext))
+		rc = libsrc_get(path.p, &n) ||
+		     (!stat(path.p, &st) && S_ISREG(st.st_mode));
+	free(path.p);
+	return rc;
+}
+
+/* An exec module's script and parser are files of the library. 0, or
+ * -1 with d at the phase's use of the module. */
+static int exec_files(const struct plan *p, int ph,
+		      const struct phase_decl *decl, struct diag *d)
+{
+	const struct plan_phase *x = &p->phases[ph];
+	int script = lib_has("exec", decl->exec, ""), parser;
+
+	if (script < 0)
+		return diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
+	if (!script)
+		return diag_set(d, p->file, p->text, x->use.pos, "%s: exec: no "
+				"script '%s' in the library (%s/exec)",
+				x->module_path, decl->exec, libsrc_dir());
+	parser = lib_has("parse", decl->parse, ".lua");
+	if (parser < 0)
+		return diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
+	if (!parser)
+		return diag_set(d, p->file, p->text, x->use.pos, "%s: parse: "
+				"no parser '%s' in the library (%s/parse)",
+				x->module_path, decl->parse, libsrc_dir());
 	return 0;
 }
 
@@ -94,9 +115,9 @@ static int push_check_ctx(lua_State *L)
 	const struct fsconf *fc = &a->e->confs[a->c->conf];
 
 	lua_createtable(L, 0, 8);
-	phase_push_params(L, a->vals, a->n_vals, a->workers);
+	params_push(L, a->vals, a->n_vals, a->workers);
 	lua_setfield(L, -2, "params");
-	phase_set_cell(L, a->e, a->c, a->ram);
+	params_set_cell(L, a->e, a->c, a->ram);
 	/* the image's: the filesystem's own is a little less */
 	if (a->e->plan->target.kind == TARGET_IMAGE && !fc->fs->nodev) {
 		lua_getfield(L, -1, "fs");
@@ -132,15 +153,16 @@ static int module_check(lua_State *L, int mod, const struct check_arg *a,
 {
 	const struct plan_phase *ph = &a->e->plan->phases[a->c->phase];
 	const struct pstr *where = NULL;
-	char err[1024] = "", name[64];
+	struct diag raised = { 0 };
+	char *err = raised.msg, name[64];
 	struct pos kpos;
 	size_t n;
+	int rc;
 
 	phase_field(L, mod, "check");
-	if (sandbox_cpcall(L, push_check_ctx, (void *)a, 0, err,
-			   sizeof(err))) {
+	if (sandbox_cpcall(L, push_check_ctx, (void *)a, 0, &raised)) {
 		lua_pop(L, 1);
-	} else if (!sandbox_call(L, 1, 0, err, sizeof(err))) {
+	} else if (!sandbox_call(L, 1, 0, &raised)) {
 		return 0;
 	}
 	err[strcspn(err, "\n")] = '\0';	/* not the traceback */
@@ -150,11 +172,76 @@ static int module_check(lua_State *L, int mod, const struct check_arg *a,
 		name[n] = '\0';
 		for (int i = 0; i < decl->n_params && !where; i++)
 			if (!strcmp(decl->params[i].name, name))
-				where = phase_place(ph, a->c, name, &kpos);
+				where = params_place(ph, a->c, name, &kpos);
 	}
-	return diag_set(d, a->e->plan->file, a->e->plan->text,
-			where ? where->pos : ph->use.pos, "phase '%s', cell %s: "
-			"%s", ph->name, a->c->id, err);
+	rc = diag_set(d, a->e->plan->file, a->e->plan->text,
+		      where ? where->pos : ph->use.pos, "phase '%s', cell %s: "
+		      "%s", ph->name, a->c->id, err);
+	diag_release(&raised);
+	return rc;
+}
+
+/*
+ * Type the values of every cell of phase ph (its first repetition, the
+ * module loaded at mod of L) and run the module's check on them; note
+ * the most workers in out. 0, or -1 with d.
+ */
+static int check_cells(const struct expansion *e, int ph, lua_State *L,
+		       int mod, const struct phase_decl *decl,
+		       struct phase_checked *out, struct diag *d)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < e->n_cells && !rc; i++) {
+		const struct cell *c = &e->cells[i];
+		struct param_val *vals;
+		char engine[16];
+		int workers;
+
+		if (c->phase != ph || c->rep != 1)
+			continue;
+		vals = calloc(decl->n_params + 1, sizeof(*vals));
+		if (!vals)
+			rc = -1;
+		else
+			rc = params_read(e, c, decl, vals, &workers,
+					 engine, sizeof(engine), d);
+		if (!rc && workers > out->max_workers)
+			out->max_workers = workers;
+		if (!rc && decl->has_check) {
+			struct check_arg a = {
+				.e = e, .c = c, .vals = vals,
+				.n_vals = decl->n_params,
+				.workers = workers,
+				.ram = cell_ram_bytes(e, c) };
+
+			rc = module_check(L, mod, &a, decl, d);
+		}
+		if (vals)
+			params_free(vals, decl->n_params);
+		free(vals);
+	}
+	return rc;
+}
+
+/* A module that did not load: its message (without the traceback of
+ * its main chunk: a diag is a line) at the phase's use. */
+static int load_failed(const struct plan *p, int ph, struct diag *loaded,
+		       struct diag *d)
+{
+	const char *err = loaded->msg;
+	int rc;
+
+	if (d)
+		d->kind = loaded->kind;
+	rc = diag_set(d, p->file, p->text, p->phases[ph].use.pos, "%s%s",
+			  err, strstr(err, "deadline passed") ?
+			  " (the check gives a module " XSTR(CHECK_LOAD_S)
+			  " s to load and check its cells: does it loop "
+			  "when it loads?)" : "");
+
+	diag_release(loaded);
+	return rc;
 }
 
 int check_phases(const struct expansion *e, char **text, size_t *tlen,
@@ -164,11 +251,12 @@ int check_phases(const struct expansion *e, char **text, size_t *tlen,
 	const struct plan *p = e->plan;
 
 	for (int ph = 0; ph < p->n_phases; ph++) {
-		struct sandbox_limits lim = { 256u << 20, clock_now() + CHECK_LOAD_S, stop,
+		struct sandbox_limits lim = { 256u << 20,
+					      clock_now() + CHECK_LOAD_S, stop,
 					      libsrc_dir(), NULL };
 		struct phase_decl decl;
+		struct diag loaded = { 0 };
 		lua_State *L;
-		char err[1024] = "";
 		int rc = 0, mod;
 
 		if (!p->phases[ph].use.s) {
@@ -183,55 +271,18 @@ int check_phases(const struct expansion *e, char **text, size_t *tlen,
 		mod = lua_gettop(L) + 1;
 		if (phase_load(L, p->phases[ph].module_path,
 			       text ? text[ph] : NULL, text ? tlen[ph] : 0,
-			       &decl, err, sizeof(err))) {
+			       &decl, &loaded)) {
 			sandbox_close(L);
 			phase_decl_free(&decl);
-			/* a diag is a line: not the traceback of its main chunk */
-			if (strstr(err, "\nstack traceback:"))
-				*strstr(err, "\nstack traceback:") = '\0';
-			return diag_set(d, p->file, p->text,
-					p->phases[ph].use.pos, "%s%s", err,
-					strstr(err, "deadline passed") ?
-					" (the check gives a module "
-					XSTR(CHECK_LOAD_S) " s to load and "
-					"check its cells: does it loop when "
-					"it loads?)" : "");
+			return load_failed(p, ph, &loaded, d);
 		}
 		out[ph].key = decl.key;
-		if (decl.exec[0] && (rc = exec_files(&decl, err, sizeof(err))))
-			diag_set(d, p->file, p->text, p->phases[ph].use.pos,
-				 "%s: %s", p->phases[ph].module_path, err);
+		if (decl.exec[0])
+			rc = exec_files(p, ph, &decl, d);
 		memcpy(out[ph].exec, decl.exec, sizeof(out[ph].exec));
 		memcpy(out[ph].parse, decl.parse, sizeof(out[ph].parse));
-		for (size_t i = 0; i < e->n_cells && !rc; i++) {
-			const struct cell *c = &e->cells[i];
-			struct param_val *vals;
-			char engine[16];
-			int workers;
-
-			if (c->phase != ph || c->rep != 1)
-				continue;
-			vals = calloc(decl.n_params + 1, sizeof(*vals));
-			if (!vals)
-				rc = -1;
-			else
-				rc = phase_values(e, c, &decl, vals, &workers,
-						  engine, sizeof(engine), d);
-			if (!rc && workers > out[ph].max_workers)
-				out[ph].max_workers = workers;
-			if (!rc && decl.has_check) {
-				struct check_arg a = {
-					.e = e, .c = c, .vals = vals,
-					.n_vals = decl.n_params,
-					.workers = workers,
-					.ram = cell_ram_bytes(e, c) };
-
-				rc = module_check(L, mod, &a, &decl, d);
-			}
-			if (vals)
-				phase_values_free(vals, decl.n_params);
-			free(vals);
-		}
+		if (!rc)
+			rc = check_cells(e, ph, L, mod, &decl, &out[ph], d);
 		phase_decl_free(&decl);
 		sandbox_close(L);
 		if (rc)

@@ -1,4 +1,4 @@
-/* check: every phase of a plan loaded and its cells' values typed, without I/O. */
+/* check: a plan's phases loaded and their cells' values typed, no I/O. */
 #ifndef FSPLAN_CHECK_H
 #define FSPLAN_CHECK_H
 

@@ -1,4 +1,4 @@
-/* fileapi: the files w:open returns — their f:... methods, each op through the engine, measured. */
+/* fileapi: the files w:open returns: their f:... methods, each op measured. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,7 +11,10 @@
 #include "phase/fileapi.h"
 #include "phase/groupsync.h"
 #include "phase/loops.h"
+#include "phase/stream.h"
 #include "phase/worker.h"
+#include "phase/workerlua.h"
+#include "phase/workpath.h"
 #include "util/clock.h"
 
 /* The registry names of the metatables of open and of closed files; both
@@ -128,12 +131,12 @@ static int open_opts(lua_State *L, int idx, int *clear)
 }
 
 /* w:open(path, mode [, opts]): through the engine, beneath the work
- * directory, from the kept parent directory when it can (worker_open). */
+ * directory, from the kept parent directory when it can (workpath_open). */
 int fileapi_open(lua_State *L)
 {
 	struct worker *w = worker_get(L);
 	size_t len;
-	const char *path = worker_path_arg(L, 2);
+	const char *path = workerlua_path_arg(L, 2);
 	int flags = mode_flags(L, luaL_optstring(L, 3, "r"));
 	struct engine_req r = { .op = ENGINE_OPEN, .mode = 0644 };
 	struct file *f;
@@ -144,21 +147,23 @@ int fileapi_open(lua_State *L)
 	flags |= open_opts(L, 4, &clear);
 	if (!(flags & O_EXCL))
 		flags &= ~clear;
-	worker_check_path(L, path);
+	workerlua_check_path(L, path);
 	/* the object first, so an error cannot leak the fd (liolib) */
 	f = lua_newuserdatauv(L, sizeof(*f), 0);
 	f->fd = -1;
-	if (len >= sizeof(f->name))
-		len = sizeof(f->name) - 1;
-	memcpy(f->name, path, len);
-	f->name[len] = '\0';
+	/* messages name the file: a long path by its ends and length */
+	if (len < sizeof(f->name))
+		memcpy(f->name, path, len + 1);
+	else
+		snprintf(f->name, sizeof(f->name), "%.96s...%s (%zu bytes)",
+			 path, path + len - 64, len);
 	luaL_setmetatable(L, FILE_MT);
 	r.flags = flags;
-	res = worker_open(w, &r, path);
+	res = workpath_open(w, &r, path);
 	worker_record_req(w, "open", &r, 0);
 	if (res < 0) {
 		set_closed(L, -1, f);
-		return worker_fail_resolve(L, "open", path, (int)-res);
+		return workerlua_fail_resolve(L, "open", path, (int)-res);
 	}
 	f->fd = (int)res;
 	return 1;
@@ -174,7 +179,7 @@ static int f_close(lua_State *L)
 	worker_record_req(w, "close", &r, 0);
 	set_closed(L, 1, f);
 	if (res < 0)
-		return worker_fail_op(L, "close", 0, f->name, (int)-res);
+		return workerlua_fail_op(L, "close", 0, f->name, (int)-res);
 	lua_pushboolean(L, 1);
 	return 1;
 }
@@ -195,7 +200,7 @@ static int f_read(lua_State *L)
 {
 	struct file *f = check_file(L);
 	struct worker *w = worker_get(L);
-	uint64_t off = worker_size(L, 2), len = worker_size(L, 3);
+	uint64_t off = workerlua_size(L, 2), len = workerlua_size(L, 3);
 	int want = lua_gettop(L) >= 4 && lua_toboolean(L, 4);
 	struct engine_req r = { .op = ENGINE_READ, .fd = f->fd, .off = off,
 				.len = len };
@@ -205,7 +210,7 @@ static int f_read(lua_State *L)
 	res = engine_do(w->eng, w->e, &r);
 	worker_record_const(w, "read", &r, res > 0 ? res : 0);
 	if (res < 0)
-		return worker_fail_op(L, "read", 1, f->name, (int)-res);
+		return workerlua_fail_op(L, "read", 1, f->name, (int)-res);
 	lua_pushinteger(L, res);
 	if (!want)
 		return 1;
@@ -217,7 +222,7 @@ static int f_write(lua_State *L)
 {
 	struct file *f = check_file(L);
 	struct worker *w = worker_get(L);
-	uint64_t off = worker_size(L, 2), len, total = 0;
+	uint64_t off = workerlua_size(L, 2), len, total = 0;
 	struct engine_req span = { .op = ENGINE_WRITE };	/* the whole op */
 	const char *data = NULL;
 	size_t dlen;
@@ -226,7 +231,7 @@ static int f_write(lua_State *L)
 		data = lua_tolstring(L, 3, &dlen);
 		len = dlen;
 	} else {
-		len = worker_size(L, 3);
+		len = workerlua_size(L, 3);
 	}
 	/* one op however large: split to what the source buffer holds */
 	while (total < len || (len == 0 && !span.t_submit)) {
@@ -247,7 +252,8 @@ static int f_write(lua_State *L)
 		span.ring = r.ring;
 		if (res < 0) {
 			worker_record_const(w, "write", &span, total);
-			return worker_fail_op(L, "write", 1, f->name, (int)-res);
+			return workerlua_fail_op(L, "write", 1, f->name,
+						 (int)-res);
 		}
 		total += (uint64_t)res;
 		w->m.written += (uint64_t)res;
@@ -271,7 +277,7 @@ static int simple(lua_State *L, struct file *f, enum engine_op op,
 
 	worker_record_req(w, name, &r, 0);
 	if (res < 0)
-		return worker_fail_op(L, name, 1, f->name, (int)-res);
+		return workerlua_fail_op(L, name, 1, f->name, (int)-res);
 	lua_pushboolean(L, 1);
 	return 1;
 }
@@ -319,7 +325,7 @@ static int f_group_sync(lua_State *L)
 			: lua_rawlen(L, 2), 2, "f:group_sync");
 	rc = groupsync_wait(f->fd, leader_sync, &l);
 	if (rc < 0)
-		return worker_fail(L, f->name, -rc);
+		return workerlua_fail(L, f->name, -rc);
 	lua_pushboolean(L, 1);
 	lua_pushboolean(L, rc);
 	return 2;
@@ -329,17 +335,17 @@ static int f_truncate(lua_State *L)
 {
 	struct file *f = check_file(L);
 
-	return simple(L, f, ENGINE_FTRUNCATE, "truncate", worker_size(L, 2), 0,
-		      0);
+	return simple(L, f, ENGINE_FTRUNCATE, "truncate", workerlua_size(L, 2),
+		      0, 0);
 }
 
 static int f_allocate(lua_State *L)
 {
 	struct file *f = check_file(L);
-	uint64_t off = worker_size(L, 2);
+	uint64_t off = workerlua_size(L, 2);
 
 	return simple(L, f, ENGINE_FALLOCATE, "allocate", off,
-		      worker_size(L, 3), 0);
+		      workerlua_size(L, 3), 0);
 }
 
 static int f_stat(lua_State *L)
@@ -354,8 +360,8 @@ static int f_stat(lua_State *L)
 
 	worker_record_req(w, "stat", &r, 0);
 	if (res < 0)
-		return worker_fail_op(L, "stat", 0, f->name, (int)-res);
-	worker_push_stat(L, &st);
+		return workerlua_fail_op(L, "stat", 0, f->name, (int)-res);
+	workerlua_push_stat(L, &st);
 	return 1;
 }
 
@@ -372,14 +378,14 @@ static int lock(lua_State *L, short type, const char *name)
 	struct file *f = check_file(L);
 	struct worker *w = worker_get(L);
 	struct flock fl = { .l_type = type, .l_whence = SEEK_SET,
-			    .l_start = (off_t)worker_size(L, 2),
-			    .l_len = (off_t)worker_size(L, 3) };
+			    .l_start = (off_t)workerlua_size(L, 2),
+			    .l_len = (off_t)workerlua_size(L, 3) };
 	double t0 = clock_now();
 	int rc = fcntl(f->fd, F_SETLK, &fl) ? errno : 0;
 
 	worker_record(w, name, (uint64_t)((clock_now() - t0) * 1e9), 0);
 	if (rc)
-		return worker_fail_op(L, name, 0, f->name, rc);
+		return workerlua_fail_op(L, name, 0, f->name, rc);
 	lua_pushboolean(L, 1);
 	return 1;
 }
@@ -473,8 +479,8 @@ static int f_copy(lua_State *L)
 	static const char *const by[] = { "kernel", "buffer", NULL };
 	struct file *in = check_file(L), *out = file_at(L, 2);
 	struct worker *w = worker_get(L);
-	uint64_t off = luaL_opt(L, worker_size, 3, 0);
-	uint64_t len = luaL_opt(L, worker_size, 4, INT64_MAX);
+	uint64_t off = luaL_opt(L, workerlua_size, 3, 0);
+	uint64_t len = luaL_opt(L, workerlua_size, 4, INT64_MAX);
 	int buffer = luaL_checkoption(L, 5, "kernel", by);
 	uint64_t t0 = clock_ns(), done = 0;
 	int64_t res = 1;
@@ -498,7 +504,7 @@ static int f_copy(lua_State *L)
 	w->m.written += done;
 	worker_record(w, "copy", clock_ns() - t0, done);
 	if (res < 0)
-		return worker_fail_op(L, "copy", 1,
+		return workerlua_fail_op(L, "copy", 1,
 				      at_out ? out->name : in->name, (int)-res);
 	lua_pushinteger(L, (lua_Integer)done);
 	return 1;
@@ -508,7 +514,7 @@ static int f_stream(lua_State *L)
 {
 	struct file *f = check_file(L);
 
-	return loops_stream(L, f->fd, f->name);
+	return stream_run(L, f->fd, f->name);
 }
 
 static int f_putc_stream(lua_State *L)

@@ -1,4 +1,4 @@
-/* fileapi: the files w:open returns — the f:... methods of DESIGN.md section 4. */
+/* fileapi: the files w:open returns: their f:... methods, each op measured. */
 #ifndef FSPLAN_FILEAPI_H
 #define FSPLAN_FILEAPI_H
 

@@ -1,4 +1,4 @@
-/* groupsync: group commit — one fdatasync of a file serves every worker of the phase run waiting on it. */
+/* groupsync: group commit: one fdatasync serves every worker waiting on it. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>

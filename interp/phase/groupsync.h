@@ -1,4 +1,4 @@
-/* groupsync: group commit — one fdatasync of a file serves every worker of the phase run waiting on it. */
+/* groupsync: group commit: one fdatasync serves every worker waiting on it. */
 #ifndef FSPLAN_GSYNC_H
 #define FSPLAN_GSYNC_H
 

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "phase/lfail.h"
-#include "phase/sandbox.h"
+#include "phase/params.h"
 #include "plan/plan.h"
 #include "results/metrics.h"
 #include "util/clock.h"
@@ -36,52 +36,6 @@ const char *lfail_whole(const struct diag *d)
 	return d->detail.len ? d->detail.p : d->msg;
 }
 
-void lfail_buf_open(struct lfail_buf *b)
-{
-	b->p = malloc(LFAIL_TEXT_MAX);
-	b->len = b->p ? LFAIL_TEXT_MAX : sizeof(b->small);
-	if (!b->p)
-		b->p = b->small;
-	b->p[0] = '\0';
-}
-
-int lfail_buf_close(struct lfail_buf *b, int rc, enum diag_kind kind,
-		    struct diag *d)
-{
-	struct strbuf marked = { 0 };
-
-	/* a text that filled the room is marked as cut, never passed on
-	 * as whole */
-	if (rc && strlen(b->p) >= b->len - 1)
-		strbuf_printf(&marked, "%s [... the rest, past %zu bytes, is "
-			      "left out ...]", b->p, b->len - 1);
-	if (rc)
-		lfail_text(d, kind, NULL, marked.p ? marked.p : b->p);
-	free(marked.p);
-	if (b->p != b->small)
-		free(b->p);
-	return rc ? -1 : 0;
-}
-
-int lfail_call(lua_State *L, int nargs, int nres, struct diag *d)
-{
-	struct lfail_buf b;
-
-	lfail_buf_open(&b);
-	return lfail_buf_close(&b, sandbox_call(L, nargs, nres, b.p, b.len),
-			       DIAG_PHASE, d);
-}
-
-int lfail_cpcall(lua_State *L, lua_CFunction fn, void *arg, int idx,
-		 struct diag *d)
-{
-	struct lfail_buf b;
-
-	lfail_buf_open(&b);
-	return lfail_buf_close(&b, sandbox_cpcall(L, fn, arg, idx, b.p,
-						  b.len), DIAG_PHASE, d);
-}
-
 int lfail_send(const struct diag *d)
 {
 	int rc = metrics_diag_send(METRICS_REPORT_FD, d);
@@ -103,6 +57,8 @@ static void place(const struct luajob *job, struct diag *d)
 {
 	const char *msg = strstr(d->msg, ": ");
 	const struct pstr *v;
+	struct pos kpos;
+	char *key;
 	size_t n;
 
 	if (!msg)
@@ -111,7 +67,10 @@ static void place(const struct luajob *job, struct diag *d)
 	n = strspn(msg, "abcdefghijklmnopqrstuvwxyz0123456789_");
 	if (!n || (msg[n] && msg[n] != ':' && msg[n] != ' '))
 		return;
-	v = luajob_where(job, msg, n);
+	key = strndup(msg, n);
+	v = key ? params_place(&job->e->plan->phases[job->c->phase], job->c,
+			       key, &kpos) : NULL;
+	free(key);
 	if (!v || v->pos.line < 1)
 		return;
 	snprintf(d->file, sizeof(d->file), "%s", job->e->plan->file);

@@ -1,4 +1,4 @@
-/* libsrc: the phase library — where it is, and its sources read once by root so that dropped children need not reach them. */
+/* libsrc: the phase library: where it is, its sources read once by root. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +11,7 @@
 
 #include "phase/libsrc.h"
 #include "util/file.h"
+#include "util/strbuf.h"
 
 /*
  * A checkout in a 0700 home holds the library where `nobody` cannot
@@ -72,7 +73,7 @@ static int add(const char *path, int follow)
 
 static int add_dir(const char *dir, const char *suffix)
 {
-	char path[4096];
+	struct strbuf path = { 0 };
 	struct dirent *de;
 	DIR *d = opendir(dir);
 	int rc = 0;
@@ -80,13 +81,17 @@ static int add_dir(const char *dir, const char *suffix)
 	if (!d)
 		return errno == ENOENT ? 0 : -1;
 	while (!rc && (de = readdir(d))) {
-		if (!has_suffix(de->d_name, suffix) ||
-		    snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >=
-			    (int)sizeof(path))
+		if (!has_suffix(de->d_name, suffix))
 			continue;
-		rc = add(path, 0);
+		path.len = 0;
+		rc = strbuf_printf(&path, "%s/%s", dir, de->d_name);
+		if (!rc)
+			rc = add(path.p, 0);
 	}
 	closedir(d);
+	free(path.p);
+	if (rc && path.oom)
+		errno = ENOMEM;
 	return rc;
 }
 
@@ -124,18 +129,24 @@ const char *libsrc_dir(void)
 
 int libsrc_load(const char *libdir)
 {
-	char parse[4096], exec[4096];
+	struct strbuf parse = { 0 }, exec = { 0 };
+	int rc = 0;
 
 	if (srcs || !libdir)
 		return 0;
-	snprintf(parse, sizeof(parse), "%s/parse", libdir);
-	snprintf(exec, sizeof(exec), "%s/exec", libdir);
-	if (add_dir(libdir, ".lua") || add_dir(parse, ".lua") ||
-	    add_dir(exec, ".sh")) {
-		libsrc_free();
-		return -1;
+	if (strbuf_printf(&parse, "%s/parse", libdir) ||
+	    strbuf_printf(&exec, "%s/exec", libdir)) {
+		errno = ENOMEM;
+		rc = -1;
 	}
-	return 0;
+	if (!rc && (add_dir(libdir, ".lua") || add_dir(parse.p, ".lua") ||
+		    add_dir(exec.p, ".sh"))) {
+		libsrc_free();
+		rc = -1;
+	}
+	free(parse.p);
+	free(exec.p);
+	return rc;
 }
 
 const char *libsrc_get(const char *path, size_t *len)

@@ -1,4 +1,4 @@
-/* libsrc: the phase library — where it is, and its sources read once by root for the dropped children. */
+/* libsrc: the phase library: where it is, its sources read once by root. */
 #ifndef FSPLAN_LIBSRC_H
 #define FSPLAN_LIBSRC_H
 

@@ -1,4 +1,4 @@
-/* loops: the loops in C under f:stream, f:putc_stream/getc_stream and w:files — no Lua per op. */
+/* loops: the C loops under f:putc_stream/getc_stream and w:files. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,365 +11,9 @@
 #include "phase/loops.h"
 #include "phase/sandbox.h"
 #include "phase/worker.h"
-#include "util/units.h"
+#include "phase/workerlua.h"
+#include "phase/workpath.h"
 #include "util/clock.h"
-
-#define MAX_DEPTH 128
-
-/* ---- streams: the loop in C, up to depth requests in flight ---- */
-
-struct stream {
-	enum engine_op op;
-	int rewrite;
-	uint64_t block, offset, span, bytes, count;
-	double seconds;
-	int random, depth;
-	char tag[32];
-};
-
-static uint64_t opt_size(lua_State *L, const char *key, uint64_t dflt)
-{
-	uint64_t v = dflt;
-
-	if (lua_getfield(L, 2, key) != LUA_TNIL)
-		v = worker_size_field(L, -1, "stream", key);
-	lua_pop(L, 1);
-	return v;
-}
-
-/* f:stream's options (the table at index 2) into s; misuse raises. */
-static void stream_args(lua_State *L, struct stream *s, int fd,
-			struct worker *w)
-{
-	const char *op, *pat;
-	struct statx st;
-	struct engine_req r = { .op = ENGINE_STATX, .dirfd = fd,
-				.path = "", .flags = AT_EMPTY_PATH,
-				.stx = &st };
-
-	luaL_checktype(L, 2, LUA_TTABLE);
-	lua_getfield(L, 2, "op");
-	op = luaL_optstring(L, -1, "read");
-	s->rewrite = !strcmp(op, "rewrite");
-	if (!strcmp(op, "read") || s->rewrite)
-		s->op = ENGINE_READ;
-	else if (!strcmp(op, "write"))
-		s->op = ENGINE_WRITE;
-	else
-		luaL_error(L, "stream: op is read, write or rewrite, not '%s'",
-			   op);
-	snprintf(s->tag, sizeof(s->tag), "%s", op);
-	lua_pop(L, 1);
-	if (lua_getfield(L, 2, "tag") != LUA_TNIL) {
-		size_t len;
-		const char *tag = luaL_checklstring(L, -1, &len);
-
-		/* cut, a tag would be another's name */
-		if (strlen(tag) != len || len >= sizeof(s->tag) ||
-		    !metrics_name_ok(tag, len))
-			luaL_error(L, "stream: tag '%s'%s is not a name: 1-%d "
-				   "of A-Z a-z 0-9 _ . -", tag,
-				   strlen(tag) != len ? " (and a NUL byte)" : "",
-				   METRICS_NAME_LEN);
-		memcpy(s->tag, tag, len + 1);
-	}
-	lua_pop(L, 1);
-	lua_getfield(L, 2, "pattern");
-	pat = luaL_optstring(L, -1, "seq");
-	if (strcmp(pat, "seq") && strcmp(pat, "random"))
-		luaL_error(L, "stream: pattern is seq or random, not '%s'",
-			   pat);
-	s->random = !strcmp(pat, "random");
-	lua_pop(L, 1);
-	s->block = opt_size(L, "block", 4096);
-	s->offset = opt_size(L, "offset", 0);
-	s->bytes = opt_size(L, "bytes", 0);
-	s->count = opt_size(L, "count", 0);
-	s->depth = (int)opt_size(L, "depth", 1);
-	lua_getfield(L, 2, "seconds");
-	if (lua_type(L, -1) == LUA_TSTRING) {
-		if (units_duration(lua_tostring(L, -1), &s->seconds))
-			luaL_error(L, "stream: seconds is a duration");
-	} else if (lua_isnoneornil(L, -1) || lua_isnumber(L, -1)) {
-		s->seconds = lua_isnoneornil(L, -1) ? 0 : lua_tonumber(L, -1);
-	} else {
-		luaL_error(L, "stream: seconds is a duration (30, \"30s\"), "
-			   "not a %s", luaL_typename(L, -1));
-	}
-	if (!(s->seconds >= 0))
-		luaL_error(L, "stream: seconds must not be negative");
-	lua_pop(L, 1);
-	if (s->block == 0 || s->block > (64u << 20))
-		luaL_error(L, "stream: block must be 1 byte to 64M");
-	if (s->depth < 1 || s->depth > MAX_DEPTH)
-		luaL_error(L, "stream: depth must be 1 to %d", MAX_DEPTH);
-	if (!s->bytes && !s->count && s->seconds <= 0 &&
-	    !(s->op == ENGINE_READ && !s->random))
-		luaL_error(L, "stream: give bytes, count or seconds");
-	if (s->rewrite)
-		s->depth = 1;
-	/* where random offsets fall: span=, else what bytes= covers, else
-	 * the file as it is */
-	s->span = opt_size(L, "span", 0);
-	if (!s->span && s->bytes && s->op == ENGINE_WRITE)
-		s->span = s->bytes;
-	if (!s->span && engine_do(w->eng, w->e, &r) == 0 &&
-	    st.stx_size > s->offset)
-		s->span = st.stx_size - s->offset;
-	if (s->random && s->span < s->block)
-		luaL_error(L, "stream: random %s needs span= or a file of at "
-			   "least one block", s->tag);
-}
-
-/* One f:stream in flight: its requests, free ones, and the tally. */
-struct flight {
-	struct stream s;
-	struct worker *w;
-	struct engine *e;	/* the worker's, for depth in flight */
-	struct op_stat *st;
-	int fd;
-	unsigned char *rbuf;	/* a read's, block x depth */
-	const unsigned char *src;	/* a write's (worker_src_at) */
-	size_t src_len;
-	struct engine_req req[MAX_DEPTH], *free_[MAX_DEPTH];
-	int nfree, err, eof;
-	uint64_t issued, ops, bytes;
-	uint64_t blocks;	/* whole blocks in the span, at least 1 */
-	uint64_t t0, now;	/* ns: the start; the last clock read */
-	uint64_t until;		/* ns: seconds= or the deadline, or 0 */
-};
-
-/*
- * Whether to queue more. The clock is the last completion's (one read
- * per reap, the engine's): no read of its own per op.
- */
-static int stream_more(const struct flight *fl)
-{
-	const struct stream *s = &fl->s;
-
-	if (s->count && fl->issued >= s->count)
-		return 0;
-	if (s->bytes && fl->issued * s->block >= s->bytes)
-		return 0;
-	if (fl->until && fl->now >= fl->until)
-		return 0;
-	return !(fl->w->stop && *fl->w->stop);
-}
-
-static uint64_t next_offset(struct flight *fl)
-{
-	const struct stream *s = &fl->s;
-
-	if (s->random)
-		return s->offset +
-		       (worker_random(fl->w) % fl->blocks) * s->block;
-	if (s->span && s->seconds > 0 && !s->bytes && !s->count)
-		return s->offset + (fl->issued % fl->blocks) * s->block;
-	return s->offset + fl->issued * s->block;
-}
-
-/*
- * The next request, from a free slot, or NULL when there is none or the
- * stream is done. A slot's fields that no read or write sets stay as the
- * flight's zeroing left them: only what this op sets or the engine wrote
- * is set again (a memset of the whole request was a tenth of the loop's
- * own time).
- */
-static struct engine_req *stream_next(struct flight *fl)
-{
-	struct worker *w = fl->w;
-	struct engine_req *r;
-	size_t slot;
-
-	if (!fl->nfree || fl->err || fl->eof || !stream_more(fl))
-		return NULL;
-	r = fl->free_[--fl->nfree];
-	slot = (size_t)(r - fl->req);
-	r->t_now = fl->now;	/* queued now: the last clock read */
-	r->op = fl->s.op;
-	r->fd = fl->fd;
-	r->len = fl->s.block;
-	r->off = next_offset(fl);
-	r->res = 0;
-	r->t_submit = r->t_done = 0;
-	r->ring = 0;
-	r->done = 0;
-	r->buf = fl->s.op == ENGINE_READ ? fl->rbuf + slot * fl->s.block :
-		 worker_src_at(w, fl->src, fl->src_len, r->off, fl->s.block);
-	return r;
-}
-
-/* Queue requests until depth are in flight or the stream is done. */
-static void stream_fill(struct flight *fl)
-{
-	struct engine_req *r;
-
-	while ((r = stream_next(fl))) {
-		if (fl->w->eng->queue(fl->e, r)) {
-			fl->free_[fl->nfree++] = r;
-			break;
-		}
-		fl->issued++;
-	}
-}
-
-/* A request came back: count it (a rewrite's read first writes its
- * block back) and free its slot. */
-static void stream_reaped(struct flight *fl, struct engine_req *r)
-{
-	struct worker *w = fl->w;
-	uint64_t lat = r->t_done - r->t_submit;
-	unsigned read_ring = 0, read_sys = 0;	/* a rewrite's read's path */
-
-	if (r->res < 0) {
-		fl->err = (int)-r->res;
-	} else if (fl->s.rewrite && r->op == ENGINE_READ && r->res > 0) {
-		/* bonnie's rewrite: the block back where it came from,
-		 * timed as one op with its read; its path row counts both
-		 * halves, which auto may send different ways */
-		uint64_t t_first = r->t_submit;
-
-		read_ring = r->ring;
-		read_sys = !r->ring;
-		r->op = ENGINE_WRITE;
-		r->len = (uint64_t)r->res;
-		r->res = 0;
-		r->done = 0;
-		if (engine_do(w->eng, fl->e, r) < 0)
-			fl->err = (int)-r->res;
-		r->t_submit = t_first;
-		lat = r->t_done - t_first;
-	}
-	if (r->t_done > fl->now)
-		fl->now = r->t_done;
-	if (!fl->err && r->res >= 0) {
-		if ((uint64_t)r->res < fl->s.block)
-			fl->eof = 1;
-		if (r->res > 0 || !fl->eof) {
-			if (fl->st) {
-				hist_add(&fl->st->lat, lat);
-				fl->st->ring += read_ring + r->ring;
-				fl->st->sys += read_sys + !r->ring;
-				fl->st->bytes += (uint64_t)r->res;
-			}
-			if (r->op == ENGINE_WRITE)
-				w->m.written += (uint64_t)r->res;
-			fl->bytes += (uint64_t)r->res;
-			fl->ops++;
-		}
-	}
-	fl->free_[fl->nfree++] = r;
-}
-
-/* Depth 1: each op alone, start to finish in the engine's fewest steps
- * (engine_do), as a lone op of a Lua loop goes. */
-static void stream_lone(struct flight *fl)
-{
-	struct engine_req *r;
-
-	while ((r = stream_next(fl))) {
-		fl->issued++;
-		(void)engine_do(fl->w->eng, fl->e, r);
-		stream_reaped(fl, r);
-	}
-}
-
-/*
- * After an engine error broke the loop with requests still in flight:
- * their slots point at this frame's fl->req, which a later reap would
- * write into, so none may outlive loops_stream. Their completions are
- * taken and dropped; an engine that still holds some is cleaned up here
- * (it cancels them and waits, reading nothing but their slots), and the
- * worker gets a new one. Only running out of memory for that ends the
- * phase child.
- */
-static void settle(struct flight *fl)
-{
-	struct worker *w = fl->w;
-	struct engine_req *done[MAX_DEPTH];
-	char why[128];
-
-	for (int tries = 0; tries < 100 && w->eng->inflight(fl->e); tries++)
-		if (w->eng->commit(fl->e) >= 0)
-			(void)w->eng->reap(fl->e, 1, done, MAX_DEPTH);
-	if (w->eng->inflight(fl->e) &&
-	    worker_renew_engine(w, fl->e, why, sizeof(why))) {
-		fprintf(stderr, "worker %d: no engine after a failed stream: "
-			"%s\n", w->id, why);
-		abort();
-	}
-}
-
-int loops_stream(lua_State *L, int fd, const char *name)
-{
-	struct flight flight = { 0 }, *fl = &flight;
-	struct engine_req *done[MAX_DEPTH];
-	struct worker *w = worker_get(L);
-	char why[512];
-
-	fl->w = w;
-	fl->fd = fd;
-	stream_args(L, &fl->s, fd, w);
-	/* inside w:op the requests are the op's: none recorded on its own */
-	if (w->quiet) {
-		if (!metrics_name_ok(fl->s.tag, strlen(fl->s.tag)))
-			worker_bad_name(L, 2, "a tag");
-	} else {
-		fl->st = worker_op_named(L, w, fl->s.tag, strlen(fl->s.tag), 0,
-					 "f:stream");
-	}
-	/* a write reads only its source: the shared one, or, for blocks
-	 * larger than it, one of its own */
-	fl->src = w->src;
-	fl->src_len = w->src_len;
-	if (fl->s.op == ENGINE_READ)
-		fl->rbuf = worker_buf(L, w, (size_t)fl->s.block * fl->s.depth,
-				      "read");
-	else if (fl->s.block > w->src_len)
-		fl->src = worker_big_source(L, w, fl->s.block, &fl->src_len);
-	fl->e = worker_engine(w, (unsigned)fl->s.depth, why, sizeof(why));
-	if (!fl->e)
-		return luaL_error(L, "stream: depth %d: %s", fl->s.depth, why);
-	for (fl->nfree = 0; fl->nfree < fl->s.depth; fl->nfree++)
-		fl->free_[fl->nfree] = &fl->req[fl->nfree];
-	fl->blocks = fl->s.block ? fl->s.span / fl->s.block : 0;
-	if (!fl->blocks)
-		fl->blocks = 1;
-	fl->t0 = fl->now = clock_ns();
-	if (fl->s.seconds > 0)
-		fl->until = fl->t0 + (uint64_t)(fl->s.seconds * 1e9);
-	if (w->deadline > 0) {
-		uint64_t dl = (uint64_t)(w->deadline * 1e9);
-
-		if (!fl->until || dl < fl->until)
-			fl->until = dl;
-	}
-	if (fl->s.depth == 1)
-		stream_lone(fl);
-	for (;;) {
-		int n;
-
-		stream_fill(fl);
-		if (!w->eng->inflight(fl->e))
-			break;
-		n = w->eng->commit(fl->e);
-		if (n >= 0)
-			n = w->eng->reap(fl->e, 1, done, MAX_DEPTH);
-		if (n < 0) {
-			fl->err = -n;
-			break;
-		}
-		for (int i = 0; i < n; i++)
-			stream_reaped(fl, done[i]);
-	}
-	if (w->eng->inflight(fl->e))
-		settle(fl);
-	if (fl->err)
-		return worker_fail_op(L, fl->s.tag, 1, name, fl->err);
-	lua_pushinteger(L, (lua_Integer)fl->bytes);
-	lua_pushinteger(L, (lua_Integer)fl->ops);
-	return 2;
-}
 
 /* ---- per-char: a real stdio FILE whose buffer drains through the engine ---- */
 
@@ -417,10 +61,10 @@ int loops_per_char(lua_State *L, int fd, const char *name, int writing)
 	struct cookie ck = { worker_get(L), fd, 0, writing ? "putc" : "getc",
 			     0 };
 	cookie_io_functions_t io = { 0 };
-	uint64_t n = worker_size(L, 2), i;
+	uint64_t n = workerlua_size(L, 2), i;
 	FILE *fp;
 
-	ck.off = lua_isnoneornil(L, 3) ? 0 : worker_size(L, 3);
+	ck.off = lua_isnoneornil(L, 3) ? 0 : workerlua_size(L, 3);
 	if (writing)
 		io.write = ck_write;
 	else
@@ -432,7 +76,7 @@ int loops_per_char(lua_State *L, int fd, const char *name, int writing)
 	fp = fopencookie(&ck, writing ? "w" : "r", io);
 	if (!fp) {
 		sandbox_charge(L, 0, BUFSIZ);
-		return worker_fail(L, name, errno);
+		return workerlua_fail(L, name, errno);
 	}
 	setvbuf(fp, NULL, _IOFBF, BUFSIZ);
 	for (i = 0; i < n; i++) {
@@ -451,7 +95,7 @@ int loops_per_char(lua_State *L, int fd, const char *name, int writing)
 		ck.err = errno ? errno : EIO;
 	sandbox_charge(L, 0, BUFSIZ);
 	if (ck.err)
-		return worker_fail_op(L, ck.tag, 1, name, ck.err);
+		return workerlua_fail_op(L, ck.tag, 1, name, ck.err);
 	lua_pushinteger(L, (lua_Integer)i);
 	return 1;
 }
@@ -490,8 +134,8 @@ static int files_one(lua_State *L, struct worker *w, int op,
 	uint64_t t_end;
 	int64_t res;
 
-	worker_check_path(L, path);
-	dfd = worker_parent(w, path, name, sizeof(name), &own, 1);
+	workerlua_check_path(L, path);
+	dfd = workpath_parent(w, path, name, sizeof(name), &own, 1);
 	if (dfd < 0)
 		return dfd;
 	r.dirfd = dfd;
@@ -573,7 +217,7 @@ int loops_files(lua_State *L)
 	if (!w->quiet)
 		worker_op_named(L, w, tag, tlen, 0, "w:files");
 	if (dir && dlen + 2 > sizeof(path))
-		return worker_fail(L, dir, ENAMETOOLONG);
+		return workerlua_fail(L, dir, ENAMETOOLONG);
 	if (dir) {
 		memcpy(path, dir, dlen);
 		path[dlen++] = '/';
@@ -595,13 +239,13 @@ int loops_files(lua_State *L)
 					  (int)i);
 		if (dir) {
 			if (dlen + len + 1 > sizeof(path))
-				return worker_fail(L, p, ENAMETOOLONG);
+				return workerlua_fail(L, p, ENAMETOOLONG);
 			memcpy(path + dlen, p, len + 1);
 			p = path;
 		}
 		rc = files_one(L, w, op, p, tag);
 		if (rc < 0)
-			return worker_fail_resolve(L, ops[op], p, -rc);
+			return workerlua_fail_resolve(L, ops[op], p, -rc);
 		lua_pop(L, 1);
 	}
 	lua_pushinteger(L, i - 1);

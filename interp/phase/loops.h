@@ -1,15 +1,8 @@
-/* loops: the loops in C under f:stream, f:putc_stream/getc_stream and w:files. */
+/* loops: the C loops under f:putc_stream/getc_stream and w:files. */
 #ifndef FSPLAN_LOOPS_H
 #define FSPLAN_LOOPS_H
 
 #include <lua.h>
-
-/*
- * f:stream{...} (the options at index 2) on fd, named name in messages:
- * up to depth requests in flight, every one timed under the tag.
- * Returns 2 (bytes, ops) or 3 (nil, msg, errno); misuse raises.
- */
-int loops_stream(lua_State *L, int fd, const char *name);
 
 /*
  * f:putc_stream(n [, off]) / f:getc_stream(n [, off]): n bytes a byte at

@@ -25,7 +25,6 @@ static int cmp_str(const void *a, const void *b)
 static int emit(lua_State *L, const char *name, struct diag *d)
 {
 	const char *unit = "";
-	char why[2048];	/* into d, whose msg marks a cut */
 	double v;
 
 	if (lua_istable(L, -1)) {
@@ -44,8 +43,8 @@ static int emit(lua_State *L, const char *name, struct diag *d)
 	} else {
 		return 0;
 	}
-	if (metrics_refuse(name, v, unit, why, sizeof(why)))
-		return diag_fail(d, DIAG_PHASE, 0, "%s", why);
+	if (metrics_refuse(name, v, unit, d))
+		return -1;
 	/* units are words: what the wire carries, else none */
 	if (!metrics_unit_ok(unit, strlen(unit)))
 		unit = "";
@@ -58,23 +57,19 @@ int lparse_load(lua_State *L, const char *path, struct phase_key *key,
 		struct diag *d)
 {
 	struct phase_key none;
-	struct lfail_buf b;
-	int rc;
 
-	lfail_buf_open(&b);
 	sandbox_strict(L, 0);
-	rc = sandbox_dofile(L, path, b.p, b.len);
-	sandbox_strict(L, !rc);
-	if (!rc && lua_istable(L, -1)) {
-		rc = phase_read_key(L, lua_gettop(L), key ? key : &none, path,
-				    b.p, b.len);
-		if (!rc)
-			phase_field(L, -1, "parse");
-	} else if (!rc && key) {
+	if (sandbox_dofile(L, path, d))
+		return -1;
+	sandbox_strict(L, 1);
+	if (lua_istable(L, -1)) {
+		if (phase_read_key(L, lua_gettop(L), key ? key : &none, path,
+				   d))
+			return -1;
+		phase_field(L, -1, "parse");
+	} else if (key) {
 		memset(key, 0, sizeof(*key));
 	}
-	if (lfail_buf_close(&b, rc, DIAG_INPUT, d))
-		return -1;
 	if (!lua_isfunction(L, -1))
 		return diag_fail(d, DIAG_INPUT, 0, "%s: a parser returns a "
 				 "function (or a table with parse)", path);
@@ -100,7 +95,7 @@ int lparse_body(void *arg)
 		goto fail;
 	lua_pushlstring(L, job->out, job->out_len);
 	lua_pushlstring(L, job->err, job->err_len);
-	if (lfail_call(L, 2, 1, &d))
+	if (sandbox_call(L, 2, 1, &d))
 		goto fail;
 	if (!lua_istable(L, -1)) {
 		diag_fail(&d, DIAG_PHASE, 0, "%s: the parser returned a %s, "

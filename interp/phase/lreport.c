@@ -7,9 +7,9 @@
 
 #include <lauxlib.h>
 
-#include "phase/lfail.h"
 #include "phase/lreport.h"
 #include "phase/phase.h"
+#include "phase/sandbox.h"
 #include "util/grow.h"
 
 int lreport_thresholds(lua_State *L, double *thr, int max)
@@ -77,8 +77,6 @@ static int report_value(lua_State *L, int idx, double *v,
  * with it, else 0. Read by lua_next alone: nothing here raises. */
 static int refused(lua_State *L, struct diag *d)
 {
-	char why[2048];	/* into d, whose msg marks a cut */
-
 	if (!lua_istable(L, -1))
 		return 0;
 	lua_pushnil(L);
@@ -88,10 +86,9 @@ static int refused(lua_State *L, struct diag *d)
 
 		if (lua_type(L, -2) == LUA_TSTRING &&
 		    report_value(L, lua_gettop(L), &v, &unit) &&
-		    metrics_refuse(lua_tostring(L, -2), v, unit, why,
-				   sizeof(why))) {
+		    metrics_refuse(lua_tostring(L, -2), v, unit, d)) {
 			lua_pop(L, 2);
-			return diag_fail(d, DIAG_PHASE, 0, "%s", why);
+			return -1;
 		}
 		lua_pop(L, 1);
 	}
@@ -102,14 +99,13 @@ int lreport_call(lua_State *L, const struct metrics *total,
 		 const double *thr, int n_thr, struct diag *d)
 {
 	struct lreport_auto res = { total, NULL, 0 };
-	char why[2048];	/* into d, whose msg marks a cut */
 	int rc;
 
 	/* an op's name makes rows too: w:time("dev_read") would make
 	 * dev_read_ops, as a forged report() value would */
 	for (int i = 0; i < total->n_ops; i++)
-		if (metrics_op_refuse(total->ops[i].name, why, sizeof(why)))
-			return diag_fail(d, DIAG_PHASE, 0, "%s", why);
+		if (metrics_op_refuse(total->ops[i].name, d))
+			return -1;
 	if (phase_field(L, 1, "report") != LUA_TFUNCTION)
 		return 0;	/* nil: phase_load allows nothing else */
 	res.rows = metrics_rows(total, thr, n_thr, &res.n);
@@ -117,14 +113,14 @@ int lreport_call(lua_State *L, const struct metrics *total,
 		lua_pop(L, 1);
 		return diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
 	}
-	rc = lfail_cpcall(L, push_results, &res, 0, d);
+	rc = sandbox_cpcall(L, push_results, &res, 0, d);
 	free((void *)res.rows);
 	if (rc) {
 		lua_pop(L, 1);
 		return -1;
 	}
 	lua_pushvalue(L, 2);
-	if (lfail_call(L, 2, 1, d))
+	if (sandbox_call(L, 2, 1, d))
 		return -1;
 	return refused(L, d);
 }

@@ -16,7 +16,7 @@ int lreport_thresholds(lua_State *L, double *thr, int max);
  * one: r holds seconds and every automatic metric of total (with the
  * thresholds). Its value is left on the stack (nil without a report).
  * 0, or -1 with d: report() raised (its message and traceback, as
- * lfail_call gives them), or returned what must not be a row
+ * sandbox_call gives them), or returned what must not be a row
  * (metrics_refuse: a name fsplan writes itself, a value that is not
  * finite, a unit that could start a spreadsheet formula), or an op of
  * total makes one (metrics_op_refuse).

@@ -11,7 +11,8 @@
 
 #include "cells/expand.h"
 #include "phase/luajob.h"
-#include "phase/worker.h"
+#include "phase/params.h"
+#include "phase/workerlua.h"
 #include "plan/plan.h"
 #include "util/file.h"
 
@@ -104,7 +105,7 @@ static int ctx_input(lua_State *L)
 		return luaL_error(L, "input: '%s' is not a string parameter",
 				  name);
 	if (input_path(j->e->plan->dir, val, path, sizeof(path)))
-		return worker_fail(L, val, ENAMETOOLONG);
+		return workerlua_fail(L, val, ENAMETOOLONG);
 	for (int i = 0; i < j->n_inputs; i++)
 		if (!strcmp(j->inputs[i].path, path)) {
 			lua_pushlstring(L, j->inputs[i].text,
@@ -112,19 +113,19 @@ static int ctx_input(lua_State *L)
 			return 1;
 		}
 	if (stat(path, &st))
-		return worker_fail(L, path, errno);
+		return workerlua_fail(L, path, errno);
 	if (!S_ISREG(st.st_mode) || st.st_size > LUAJOB_MAX_INPUT)
-		return worker_fail(L, path, S_ISREG(st.st_mode) ? EFBIG : EINVAL);
+		return workerlua_fail(L, path, S_ISREG(st.st_mode) ? EFBIG : EINVAL);
 	/* the buffer first: nothing can raise while the file is open */
 	buf = lua_newuserdatauv(L, (size_t)st.st_size + 1, 0);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return worker_fail(L, path, errno);
+		return workerlua_fail(L, path, errno);
 	n = file_read_into(fd, buf, (size_t)st.st_size);
 	err = errno;
 	close(fd);
 	if (n < 0)
-		return worker_fail(L, path, err);
+		return workerlua_fail(L, path, err);
 	lua_pushlstring(L, buf, (size_t)n);
 	return 1;
 }
@@ -135,7 +136,7 @@ int luajob_push_ctx(lua_State *L)
 	const struct luajob *j = x->job;
 
 	lua_createtable(L, 0, 6);
-	phase_push_params(L, x->vals, x->n_params, x->workers);
+	params_push(L, x->vals, x->n_params, x->workers);
 	lua_pushvalue(L, -1);
 	lua_pushlightuserdata(L, (void *)j);
 	lua_pushcclosure(L, ctx_input, 2);
@@ -144,7 +145,7 @@ int luajob_push_ctx(lua_State *L)
 	optable_push_ctx(L, x->tab);
 	lua_setfield(L, -3, "shared");
 	lua_setfield(L, -2, "share");
-	phase_set_cell(L, j->e, j->c, j->ram_bytes);
+	params_set_cell(L, j->e, j->c, j->ram_bytes);
 	lua_getfield(L, -1, "fs");
 	lua_pushinteger(L, (lua_Integer)j->fs_size_bytes);
 	lua_setfield(L, -2, "size_bytes");
@@ -152,27 +153,4 @@ int luajob_push_ctx(lua_State *L)
 	lua_setfield(L, -2, "block_size");
 	lua_pop(L, 1);
 	return 1;
-}
-
-const struct pstr *luajob_where(const struct luajob *j, const char *key,
-				size_t n)
-{
-	const struct plan_phase *ph = &j->e->plan->phases[j->c->phase];
-
-	for (int i = 0; i < ph->n_with; i++)
-		if (strlen(ph->with[i].key) == n &&
-		    !strncmp(ph->with[i].key, key, n))
-			return &ph->with[i].val;
-	for (int i = 0; i < ph->n_matrix; i++) {
-		const struct plan_axis *ax = &ph->matrix[i];
-		const char *v;
-
-		if (strlen(ax->name) != n || strncmp(ax->name, key, n))
-			continue;
-		v = cell_coord(j->e, j->c, ax->name);
-		for (int k = 0; v && k < ax->n; k++)
-			if (!strcmp(ax->values[k].s, v))
-				return &ax->values[k];
-	}
-	return NULL;
 }

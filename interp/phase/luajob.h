@@ -10,7 +10,6 @@
 #include "cells/expand.h"
 #include "phase/optable.h"
 #include "phase/phase.h"
-#include "plan/types.h"
 
 /* A file the plan names, read by root for ctx.input. */
 struct luajob_input {
@@ -48,7 +47,7 @@ struct luajob_ctx {
 };
 
 /* ctx for the struct luajob_ctx given as a light userdata at index 1: a
- * lua_CFunction for a protected call (lfail_cpcall), as it allocates. */
+ * lua_CFunction for a protected call (sandbox_cpcall), as it allocates. */
 int luajob_push_ctx(lua_State *L);
 
 /* In the root parent, before the fork: read every file that one of the
@@ -58,11 +57,5 @@ int luajob_push_ctx(lua_State *L);
 void luajob_preread(struct luajob *j);
 /* The source text and the inputs. */
 void luajob_free(struct luajob *j);
-
-/* Where the plan wrote the value of the job's cell's parameter key (n
- * bytes of it: its with value, or its matrix value), or NULL if the plan
- * left it the module's default. */
-const struct pstr *luajob_where(const struct luajob *j, const char *key,
-				size_t n);
 
 #endif

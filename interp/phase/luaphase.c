@@ -20,6 +20,7 @@
 #include "phase/lreport.h"
 #include "phase/luajob.h"
 #include "phase/luaphase.h"
+#include "phase/params.h"
 #include "phase/workerapi.h"
 #include "phase/optable.h"
 #include "phase/worker.h"
@@ -120,7 +121,6 @@ static void fail(const struct shared *sh, const char *what,
 static lua_State *new_state(struct shared *sh, struct diag *d)
 {
 	struct phase_decl decl;
-	struct lfail_buf b;
 	lua_State *L = sandbox_new(&sh->lim);
 	int rc;
 
@@ -128,12 +128,10 @@ static lua_State *new_state(struct shared *sh, struct diag *d)
 		diag_fail(d, DIAG_SYSTEM, 0, "cannot make a Lua state");
 		return NULL;
 	}
-	lfail_buf_open(&b);
 	rc = phase_load(L, sh->job->module, sh->job->text, sh->job->text_len,
-			&decl, b.p, b.len);
+			&decl, d);
 	phase_decl_free(&decl);
-	if (lfail_buf_close(&b, rc, DIAG_INPUT, d) ||
-	    lfail_cpcall(L, luajob_push_ctx, &sh->ctx, 0, d)) {
+	if (rc || sandbox_cpcall(L, luajob_push_ctx, &sh->ctx, 0, d)) {
 		sandbox_close(L);
 		return NULL;
 	}
@@ -157,30 +155,24 @@ static int run_fn(lua_State *L, struct worker *w, const char *name,
 		lua_pop(L, 1);
 		return 0;
 	}
-	if (lfail_cpcall(L, push_w, w, 2, d)) {
+	if (sandbox_cpcall(L, push_w, w, 2, d)) {
 		lua_pop(L, 1);
 		return -1;
 	}
 	lua_pushvalue(L, 2);
 	if (strcmp(name, "worker"))
 		lua_insert(L, -2);
-	return lfail_call(L, 2, 0, d);
+	return sandbox_call(L, 2, 0, d);
 }
 
-/* worker_init, its why into d. */
+/* worker_init for this run. */
 static int init_worker(struct shared *sh, struct worker *w, struct diag *d)
 {
-	struct lfail_buf b;
-
 	w->workers = sh->workers;
 	w->deadline = sh->deadline;
 	w->stop = &stop;
-	lfail_buf_open(&b);
-	return lfail_buf_close(&b, worker_init(w, sh->eng, sh->workfd,
-					       sh->src, sh->src_len,
-					       sh->job->e->plan->seed,
-					       sh->job->c->rep, b.p, b.len),
-			       DIAG_SYSTEM, d);
+	return worker_init(w, sh->eng, sh->workfd, sh->src, sh->src_len,
+			   sh->job->e->plan->seed, sh->job->c->rep, d);
 }
 
 static void *worker_main(void *arg)
@@ -281,21 +273,18 @@ static int prepare(lua_State *L, struct shared *sh)
 {
 	const struct luajob *job = sh->job;
 	struct diag d = { 0 };
-	struct lfail_buf b;
 	char engine[16];
 
-	lfail_buf_open(&b);
-	if (lfail_buf_close(&b, phase_load(L, job->module, job->text,
-					   job->text_len, &sh->decl, b.p,
-					   b.len), DIAG_INPUT, &d))
+	if (phase_load(L, job->module, job->text, job->text_len, &sh->decl,
+		       &d))
 		goto fail_load;
 	sh->vals = calloc(sh->decl.n_params + 1, sizeof(*sh->vals));
 	if (!sh->vals) {
 		failf(sh, "plan", DIAG_SYSTEM, "out of memory");
 		return -1;
 	}
-	if (phase_values(job->e, job->c, &sh->decl, sh->vals, &sh->workers,
-			 engine, sizeof(engine), &d)) {
+	if (params_read(job->e, job->c, &sh->decl, sh->vals, &sh->workers,
+			engine, sizeof(engine), &d)) {
 		fail(sh, NULL, &d);	/* its place in the plan: its own */
 		return -1;
 	}
@@ -311,7 +300,7 @@ static int prepare(lua_State *L, struct shared *sh)
 	}
 	sh->ctx = (struct luajob_ctx){ job, sh->vals, sh->decl.n_params,
 				   sh->workers, &sh->tab };
-	if (!lfail_cpcall(L, luajob_push_ctx, &sh->ctx, 0, &d))
+	if (!sandbox_cpcall(L, luajob_push_ctx, &sh->ctx, 0, &d))
 		return 0;
 	fail(sh, "phase", &d);
 	diag_release(&d);
@@ -497,11 +486,10 @@ static int finish(lua_State *L, const struct shared *sh, struct worker *w0,
 	if (errs->n && !sh->decl.tolerate_errors) {
 		/* an error never passes as a result: the reason says how
 		 * many, and the first (the run log keeps it) */
-		struct lfail_buf b;
+		char why[2048];	/* counts and names: bounded */
 
-		lfail_buf_open(&b);
-		worker_errors_reason(errs, b.p, b.len);
-		lfail_buf_close(&b, -1, DIAG_PHASE, &d);
+		worker_errors_reason(errs, why, sizeof(why));
+		lfail_text(&d, DIAG_PHASE, NULL, why);
 		fail(sh, NULL, &d);
 	} else if (lreport_call(L, total, sh->thr, sh->n_thr, &d)) {
 		fail(sh, "report", &d);
@@ -567,7 +555,7 @@ out:
 	metrics_free(&total);
 	metrics_free(&errs.m);
 	if (sh.vals)
-		phase_values_free(sh.vals, sh.decl.n_params);
+		params_free(sh.vals, sh.decl.n_params);
 	free(sh.vals);
 	phase_decl_free(&sh.decl);
 	free(sh.src);

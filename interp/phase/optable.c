@@ -1,4 +1,4 @@
-/* optable: a read-only table of rows that setup builds once in the main Lua state and every worker's state reads in place (ctx.share, ctx.shared). */
+/* optable: ctx.share's rows, built once by setup, read in place by workers. */
 #include <stdint.h>
 #include <string.h>
 
@@ -17,7 +17,7 @@
 
 enum { CELL_INT, CELL_NUM, CELL_STR };
 
-struct cell {
+struct optable_cell {
 	union {
 		int64_t i;
 		double d;
@@ -30,7 +30,7 @@ struct cell {
 struct optable {
 	lua_Alloc alloc;	/* the main state's: its cap counts these */
 	void *ud;
-	struct cell *cells;
+	struct optable_cell *cells;
 	size_t n_cells, cap_cells;
 	uint32_t *rows;		/* row i's cells: rows[i] .. rows[i+1] */
 	size_t n_rows, cap_rows;
@@ -121,7 +121,7 @@ static int t_add(lua_State *L)
 	if (!t->n_rows)
 		t->rows[0] = 0;
 	for (int i = 2; i <= n + 1; i++) {
-		struct cell *c = &t->cells[t->n_cells];
+		struct optable_cell *c = &t->cells[t->n_cells];
 
 		if (lua_type(L, i) == LUA_TSTRING) {
 			size_t len;
@@ -177,7 +177,7 @@ static int t_row(lua_State *L)
 	b = t->rows[i];
 	luaL_checkstack(L, (int)(b - a), "row too long");
 	for (uint32_t k = a; k < b; k++) {
-		const struct cell *c = &t->cells[k];
+		const struct optable_cell *c = &t->cells[k];
 
 		if (c->type == CELL_STR)
 			lua_pushlstring(L, t->pool + c->v.off, c->len);

@@ -1,4 +1,4 @@
-/* optable: a read-only table of rows that setup builds once in the main Lua state and every worker's state reads in place (ctx.share, ctx.shared). */
+/* optable: ctx.share's rows, built once by setup, read in place by workers. */
 #ifndef FSPLAN_OPTABLE_H
 #define FSPLAN_OPTABLE_H
 

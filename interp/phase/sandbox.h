@@ -7,6 +7,8 @@
 
 #include <lua.h>
 
+#include "util/diag.h"
+
 struct sandbox_limits {
 	size_t mem_bytes;		/* allocator cap, 0: none */
 	double deadline;		/* CLOCK_MONOTONIC seconds; 0: none */
@@ -56,27 +58,35 @@ void sandbox_strict(lua_State *L, int on);
 
 /*
  * Load a file as a text chunk named "@path" and run it, leaving its one
- * result on the stack. 0, or -1 with "file:line: message" and a
- * traceback in err.
+ * result on the stack. 0, or -1 with d filled as sandbox_call does
+ * ("file:line: message" in msg).
  */
-int sandbox_dofile(lua_State *L, const char *path, char *err, size_t len);
+int sandbox_dofile(lua_State *L, const char *path, struct diag *d);
 
 /*
  * Call the function at stack top - nargs with nargs arguments and nres
  * results, with a message handler that adds a traceback. 0, or -1 with
- * the message and traceback in err (the stack is popped of the function
- * and arguments either way; on success nres results are left).
+ * d a DIAG_PHASE failure: the error message in msg and, when there is a
+ * traceback or msg had to cut the message, the whole text Lua made in
+ * detail (the stack is popped of the function and arguments either way;
+ * on success nres results are left).
  */
-int sandbox_call(lua_State *L, int nargs, int nres, char *err, size_t len);
+int sandbox_call(lua_State *L, int nargs, int nres, struct diag *d);
+
+/*
+ * For a caller that still keeps its errors as text: d's whole text (its
+ * detail, else its msg) into err, and d released. -1.
+ */
+int sandbox_diag_text(struct diag *d, char *err, size_t len);
 
 /*
  * Push the one result of C function fn, called protected (sandbox_call)
  * with arg as a light userdata and the value at idx (0: none): C that
  * builds tables must not raise where nothing catches it, which would
- * abort the process. 0, or -1 with err (nothing pushed).
+ * abort the process. 0, or -1 with d (nothing pushed).
  */
 int sandbox_cpcall(lua_State *L, lua_CFunction fn, void *arg, int idx,
-		   char *err, size_t len);
+		   struct diag *d);
 
 /* Bytes the allocator holds now, and at most so far. */
 size_t sandbox_mem(lua_State *L, size_t *peak);

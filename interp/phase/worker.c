@@ -1,6 +1,5 @@
-/* worker: the core under w and f — a worker's engine, op recording, seeded bytes and the path policy. */
+/* worker: the core under w and f: its engine, op records, seeded bytes. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +9,6 @@
 
 #include "phase/sandbox.h"
 #include "phase/worker.h"
-#include "util/units.h"
 #include "util/clock.h"
 #include "util/mix.h"
 
@@ -117,13 +115,13 @@ void worker_count_arg(lua_State *L, struct worker *w, int arg,
 {
 	size_t len;
 	const char *name = luaL_checklstring(L, arg, &len);
-	char why[200];
+	struct diag d = { 0 };
 	int rc;
 
 	/* a counter is a row as it is: what refuses a report() value
 	 * (a name fsplan writes itself, a value not finite) refuses it */
-	if (metrics_refuse(name, n, NULL, why, sizeof(why)))
-		luaL_error(L, "%s: %s", fn, why);
+	if (metrics_refuse(name, n, NULL, &d))
+		luaL_error(L, "%s: %s", fn, d.msg);
 	if (strlen(name) != len || !metrics_find_counter(&w->m, name))
 		new_name(L, w, name, len, arg, fn,
 			 entry_bytes(w->m.n_counters, sizeof(struct counter)));
@@ -235,9 +233,20 @@ unsigned char *worker_source(uint64_t seed, size_t *src_len)
 	return src;
 }
 
+/*
+ * An engine of w's ops for up to depth requests in flight, or -1 with d
+ * as the engine filled it: a depth out of range, a system failure (no
+ * ring, no locked memory).
+ */
+static int engine_make(struct worker *w, struct engine **out, unsigned depth,
+		       struct diag *d)
+{
+	return w->eng->init(out, depth, d) ? -1 : 0;
+}
+
 int worker_init(struct worker *w, const struct engine_ops *ops,
 		int workfd, const unsigned char *src, size_t src_len,
-		uint64_t seed, int rep, char *why, size_t len)
+		uint64_t seed, int rep, struct diag *d)
 {
 	uint64_t x = seed ^ ((uint64_t)w->id << 32) ^ ((uint64_t)rep << 48);
 
@@ -250,7 +259,7 @@ int worker_init(struct worker *w, const struct engine_ops *ops,
 	w->t_start = clock_now();
 	for (int i = 0; i < 4; i++)
 		w->rng[i] = splitmix(&x);
-	return ops->init(&w->e, 1, why, len) ? -1 : 0;
+	return engine_make(w, &w->e, 1, d);
 }
 
 /* The streams' engine cleaned up; the next worker_engine makes one. */
@@ -262,19 +271,18 @@ static void drop_stream_engine(struct worker *w)
 	w->se_depth = 0;
 }
 
-int worker_renew_engine(struct worker *w, struct engine *e, char *why,
-			size_t len)
+int worker_renew_engine(struct worker *w, struct engine *e, struct diag *d)
 {
 	if (e == w->se) {
 		drop_stream_engine(w);
 		return 0;
 	}
 	w->eng->cleanup(w->e);
-	return w->eng->init(&w->e, 1, why, len) ? -1 : 0;
+	return engine_make(w, &w->e, 1, d);
 }
 
-struct engine *worker_engine(struct worker *w, unsigned depth, char *why,
-			     size_t len)
+struct engine *worker_engine(struct worker *w, unsigned depth,
+			     struct diag *d)
 {
 	unsigned want = 8;
 
@@ -285,7 +293,7 @@ struct engine *worker_engine(struct worker *w, unsigned depth, char *why,
 	while (want < depth)
 		want <<= 1;
 	drop_stream_engine(w);
-	if (w->eng->init(&w->se, want, why, len)) {
+	if (engine_make(w, &w->se, want, d)) {
 		w->se = NULL;
 		return NULL;
 	}
@@ -314,6 +322,15 @@ void worker_free(struct worker *w)
 	metrics_free(&w->errs.m);
 }
 
+void worker_forget_dir(struct worker *w)
+{
+	if (w->pdir_fd >= 0)
+		close(w->pdir_fd);
+	if (w->pdir2_fd >= 0)
+		close(w->pdir2_fd);
+	w->pdir_fd = w->pdir2_fd = -1;
+	w->pdir_len = w->pdir2_len = 0;
+}
 
 void *worker_src_at(const struct worker *w, const unsigned char *src,
 		    size_t src_len, uint64_t off, uint64_t len)
@@ -327,161 +344,6 @@ void *worker_src_at(const struct worker *w, const unsigned char *src,
 	return (void *)(uintptr_t)(src + page * 4096);
 }
 
-/* ---- paths ---- */
-
-const char *worker_path_error(const char *path)
-{
-	const char *p = path;
-
-	if (!*path)
-		return "an empty path";
-	if (*path == '/')
-		return "paths are relative to the work directory";
-	for (;;) {	/* p: the start of a component */
-		if (p[0] == '.' && p[1] == '.' && (!p[2] || p[2] == '/'))
-			return "'..' would leave the work directory";
-		p = strchr(p, '/');
-		if (!p)
-			return NULL;
-		while (*p == '/')
-			p++;
-	}
-}
-
-int worker_openat(struct worker *w, int dirfd, const char *path, int flags)
-{
-	struct engine_req r = { .op = ENGINE_OPEN, .dirfd = dirfd,
-				.path = path, .flags = flags };
-
-	return (int)engine_do(w->eng, w->e, &r);
-}
-
-void worker_forget_dir(struct worker *w)
-{
-	if (w->pdir_fd >= 0)
-		close(w->pdir_fd);
-	if (w->pdir2_fd >= 0)
-		close(w->pdir2_fd);
-	w->pdir_fd = w->pdir2_fd = -1;
-	w->pdir_len = w->pdir2_len = 0;
-}
-
-/* The kept directories' two places swapped: the last used comes first. */
-static void swap_dirs(struct worker *w)
-{
-	char dir[sizeof(w->pdir)];
-	size_t len = w->pdir_len;
-	int fd = w->pdir_fd;
-
-	memcpy(dir, w->pdir, len);
-	memcpy(w->pdir, w->pdir2, w->pdir2_len);
-	w->pdir_len = w->pdir2_len;
-	w->pdir_fd = w->pdir2_fd;
-	memcpy(w->pdir2, dir, len);
-	w->pdir2_len = len;
-	w->pdir2_fd = fd;
-}
-
-/*
- * The directory holding path's last component, opened beneath the work
- * directory, and that component. Returns the dir fd (the work directory
- * itself is not to be closed: *own says), or -errno.
- */
-int worker_parent(struct worker *w, const char *path, char *name,
-		  size_t len, int *own, int cache)
-{
-	char dir[4096];
-	const char *slash, *base;
-	size_t n = strlen(path), dlen;
-	int fd;
-
-	*own = 0;
-	if (worker_path_error(path))
-		return -EINVAL;
-	while (n > 1 && path[n - 1] == '/')
-		n--;
-	slash = memrchr(path, '/', n);
-	base = slash ? slash + 1 : path;
-	if ((size_t)(path + n - base) >= len)
-		return -ENAMETOOLONG;
-	memcpy(name, base, (size_t)(path + n - base));
-	name[path + n - base] = '\0';
-	if (!strcmp(name, ".") || !name[0])
-		return -EINVAL;
-	if (!slash)
-		return w->workfd;
-	/*
-	 * The last two directories resolved are kept open: a loop over the
-	 * files of one directory (bonnie's create, stat, delete), or a copy
-	 * from one into another, then costs one syscall per file, as the
-	 * classic tools' do. This worker's renames and rmdirs drop them;
-	 * another worker renaming a directory meanwhile is not seen (its
-	 * ops would follow the directory).
-	 */
-	dlen = (size_t)(slash - path);
-	if (cache && w->pdir_fd >= 0 && dlen == w->pdir_len &&
-	    !memcmp(path, w->pdir, dlen))
-		return w->pdir_fd;
-	if (cache && w->pdir2_fd >= 0 && dlen == w->pdir2_len &&
-	    !memcmp(path, w->pdir2, dlen)) {
-		swap_dirs(w);
-		return w->pdir_fd;
-	}
-	if (dlen >= sizeof(dir))
-		return -ENAMETOOLONG;
-	memcpy(dir, path, dlen);
-	dir[dlen] = '\0';
-	fd = worker_openat(w, w->workfd, dir, O_PATH | O_DIRECTORY);
-	if (fd < 0)
-		return fd;
-	if (cache && dlen < sizeof(w->pdir)) {
-		/* the older one goes, the last one becomes the older */
-		if (w->pdir2_fd >= 0)
-			close(w->pdir2_fd);
-		w->pdir2_fd = -1;
-		swap_dirs(w);
-		memcpy(w->pdir, dir, dlen);
-		w->pdir_len = dlen;
-		w->pdir_fd = fd;
-		return fd;
-	}
-	*own = 1;
-	return fd;
-}
-
-/*
- * Beneath the parent directory implies beneath the work directory; the
- * converse does not hold — a symlink to ../other/file is refused there
- * with EXDEV — so that is tried again from the work directory, which
- * decides.
- */
-int64_t worker_open(struct worker *w, struct engine_req *r, const char *path)
-{
-	size_t len = strlen(path);
-	char name[256];
-	int64_t res = -EXDEV;
-	int own = 0, fd = -1;
-
-	if (worker_path_error(path))
-		return -EINVAL;
-	if (len && path[len - 1] != '/' && strchr(path, '/'))
-		fd = worker_parent(w, path, name, sizeof(name), &own, 1);
-	if (fd >= 0) {
-		r->dirfd = fd;
-		r->path = name;
-		res = engine_do(w->eng, w->e, r);
-		if (own)
-			close(fd);
-	}
-	if (res == -EXDEV) {
-		r->dirfd = w->workfd;
-		r->path = path;
-		r->res = 0;
-		res = engine_do(w->eng, w->e, r);
-	}
-	return res;
-}
-
 /* ---- what the worker and file APIs share in Lua ---- */
 
 /* The worker lives in the state's extra space: no lookup per op, and
@@ -490,64 +352,6 @@ struct worker *worker_none(lua_State *L)
 {
 	luaL_error(L, "no worker in this state");
 	return NULL;
-}
-
-/* A name as messages show it: whole up to 96 bytes; else its start,
- * its end and its length (an ENAMETOOLONG path is 4 KiB). */
-static const char *shown(const char *name, char *buf, size_t len)
-{
-	size_t n = strlen(name);
-
-	if (n <= 96)
-		return name;
-	snprintf(buf, len, "%.48s...%s (%zu bytes)", name, name + n - 24, n);
-	return buf;
-}
-
-void worker_check_path(lua_State *L, const char *path)
-{
-	const char *why = worker_path_error(path);
-	char buf[128];
-
-	if (why && !*path)
-		luaL_error(L, "%s", why);
-	if (why)
-		luaL_error(L, "'%s': %s", shown(path, buf, sizeof(buf)), why);
-}
-
-const char *worker_path_arg(lua_State *L, int idx)
-{
-	size_t len;
-	const char *s = luaL_checklstring(L, idx, &len);
-
-	if (strlen(s) != len)
-		luaL_argerror(L, idx, "a path with a NUL byte in it");
-	return s;
-}
-
-int worker_fail(lua_State *L, const char *what, int err)
-{
-	char buf[128];
-
-	lua_pushnil(L);
-	lua_pushfstring(L, "%s: %s", shown(what, buf, sizeof(buf)),
-			strerror(err));
-	lua_pushinteger(L, err);
-	return 3;
-}
-
-int worker_fail_resolve(lua_State *L, const char *op, const char *path,
-			int err)
-{
-	char buf[128];
-
-	if (err != EXDEV)
-		return worker_fail_op(L, op, 0, path, err);
-	lua_pushnil(L);
-	lua_pushfstring(L, "%s: a symlink on this path leads outside the "
-			"work directory", shown(path, buf, sizeof(buf)));
-	lua_pushinteger(L, err);
-	return 3;
 }
 
 int worker_io_error(int data, int err)
@@ -578,15 +382,15 @@ void worker_count_error(struct worker *w, const char *op, int data,
 		e->first_t = clock_now();
 		e->first_err = err;
 		snprintf(e->first_op, sizeof(e->first_op), "%s", op);
-		snprintf(e->first_what, sizeof(e->first_what), "%s", what);
+		/* a long path by its ends and its length, never cut short */
+		if (strlen(what) < sizeof(e->first_what))
+			snprintf(e->first_what, sizeof(e->first_what), "%s",
+				 what);
+		else
+			snprintf(e->first_what, sizeof(e->first_what),
+				 "%.40s...%s (%zu bytes)", what,
+				 what + strlen(what) - 24, strlen(what));
 	}
-}
-
-int worker_fail_op(lua_State *L, const char *op, int data, const char *what,
-		   int err)
-{
-	worker_count_error(worker_get(L), op, data, what, err);
-	return worker_fail(L, what, err);
 }
 
 int worker_errors_merge(struct worker_errors *dst,
@@ -622,59 +426,6 @@ void worker_bad_name(lua_State *L, int arg, const char *what)
 	luaL_argerror(L, arg, lua_pushfstring(L, "%s is 1-%d of A-Z a-z 0-9 "
 					      "_ . -, not - first", what,
 					      METRICS_NAME_LEN));
-}
-
-/* The size at idx into *v: 0, or why it is none. */
-static const char *size_at(lua_State *L, int idx, uint64_t *v)
-{
-	int isint;
-	lua_Integer i = lua_tointegerx(L, idx, &isint);
-
-	/* the common case in one call: an integer, or a string Lua reads
-	 * as one ("4096", as units_size would) */
-	if (isint && i >= 0) {
-		*v = (uint64_t)i;
-		return NULL;
-	}
-	if (lua_type(L, idx) == LUA_TNUMBER) {
-		lua_Number n = lua_tonumber(L, idx);
-
-		if (!(n >= 0 && n < 9.2e18))
-			return "negative size";
-		*v = (uint64_t)n;
-		return NULL;
-	}
-	if (lua_type(L, idx) != LUA_TSTRING ||
-	    units_size(lua_tostring(L, idx), v))
-		return "a size such as 4096 or \"4k\"";
-	return NULL;
-}
-
-uint64_t worker_size_other(lua_State *L, int idx)
-{
-	uint64_t v = 0;
-	const char *why = size_at(L, idx, &v);
-
-	if (why)
-		luaL_argerror(L, idx, why);
-	return v;
-}
-
-uint64_t worker_size_field(lua_State *L, int idx, const char *call,
-			   const char *key)
-{
-	uint64_t v = 0;
-	const char *why = size_at(L, idx, &v);
-
-	if (why && !strcmp(why, "negative size"))
-		luaL_error(L, "%s: %s must not be negative", call, key);
-	else if (why)
-		luaL_error(L, "%s: %s is %s, not %s%s%s", call, key, why,
-			   lua_type(L, idx) == LUA_TSTRING ? "'" : "a ",
-			   lua_type(L, idx) == LUA_TSTRING ?
-			   lua_tostring(L, idx) : luaL_typename(L, idx),
-			   lua_type(L, idx) == LUA_TSTRING ? "'" : "");
-	return v;
 }
 
 unsigned char *worker_buf_grow(lua_State *L, struct worker *w, size_t len,
@@ -715,34 +466,4 @@ const unsigned char *worker_big_source(lua_State *L, struct worker *w,
 	memcpy(tmp.rng, w->rng, sizeof(tmp.rng));
 	fill_seeded(&tmp, buf, (*len + 7) & ~(size_t)7);	/* pages hold it */
 	return buf;
-}
-
-static double ts(const struct statx_timestamp *t)
-{
-	return t->tv_sec + t->tv_nsec / 1e9;
-}
-
-void worker_push_stat(lua_State *L, const struct statx *st)
-{
-	lua_createtable(L, 0, 10);
-	lua_pushinteger(L, (lua_Integer)st->stx_size);
-	lua_setfield(L, -2, "size");
-	lua_pushinteger(L, st->stx_mode);
-	lua_setfield(L, -2, "mode");
-	lua_pushinteger(L, st->stx_nlink);
-	lua_setfield(L, -2, "nlink");
-	lua_pushinteger(L, (lua_Integer)st->stx_blocks);
-	lua_setfield(L, -2, "blocks");
-	lua_pushinteger(L, (lua_Integer)st->stx_ino);
-	lua_setfield(L, -2, "ino");
-	lua_pushinteger(L, st->stx_uid);
-	lua_setfield(L, -2, "uid");
-	lua_pushnumber(L, ts(&st->stx_atime));
-	lua_setfield(L, -2, "atime");
-	lua_pushnumber(L, ts(&st->stx_mtime));
-	lua_setfield(L, -2, "mtime");
-	lua_pushnumber(L, ts(&st->stx_ctime));
-	lua_setfield(L, -2, "ctime");
-	lua_pushboolean(L, (st->stx_mode & S_IFMT) == S_IFDIR);
-	lua_setfield(L, -2, "isdir");
 }

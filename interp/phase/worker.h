@@ -1,4 +1,4 @@
-/* worker: the core under w and f — a worker's engine, op recording, seeded bytes and the path policy. */
+/* worker: the core under w and f: its engine, op records, seeded bytes. */
 #ifndef FSPLAN_WORKER_H
 #define FSPLAN_WORKER_H
 
@@ -9,6 +9,7 @@
 
 #include "engine.h"
 #include "results/metrics.h"
+#include "util/diag.h"
 
 /*
  * The I/O errors a worker met (DESIGN.md section 4): one "<op>_errors"
@@ -50,7 +51,7 @@ struct worker {
 	int quiet;		/* inside w:op: the API's own ops unrecorded */
 	char pdir[256];		/* the last parent directory resolved ... */
 	size_t pdir_len;	/* ... its length (no NUL kept) ... */
-	int pdir_fd;		/* ... and its fd (-1 none): worker_parent */
+	int pdir_fd;	/* ... and its fd, -1 none (workpath_parent) */
 	char pdir2[256];	/* the one before it (a copy's source and */
 	size_t pdir2_len;	/* destination take turns) */
 	int pdir2_fd;
@@ -71,11 +72,12 @@ unsigned char *worker_source(uint64_t seed, size_t *src_len);
 
 /*
  * Make the worker: an engine of ops (its ring, made here in this thread),
- * the RNG from (seed, id, rep). 0 or -1 with why.
+ * the RNG from (seed, id, rep). 0 or -1 with d (DIAG_SYSTEM: the
+ * engine's words).
  */
 int worker_init(struct worker *w, const struct engine_ops *ops,
 		int workfd, const unsigned char *src, size_t src_len,
-		uint64_t seed, int rep, char *why, size_t len);
+		uint64_t seed, int rep, struct diag *d);
 void worker_free(struct worker *w);
 
 /*
@@ -89,18 +91,17 @@ void worker_end_engines(struct worker *w);
 /*
  * e, one of w's engines, cleaned up (what it holds in flight cancelled
  * and waited for) and replaced: the streams' engine by the next
- * worker_engine, the depth-1 one at once. 0, or -1 with why.
+ * worker_engine, the depth-1 one at once. 0, or -1 with d.
  */
-int worker_renew_engine(struct worker *w, struct engine *e, char *why,
-			size_t len);
+int worker_renew_engine(struct worker *w, struct engine *e, struct diag *d);
 /*
  * The engine for up to depth requests in flight: w->e for 1, else one
  * of at least depth kept for the worker's streams (made, or made again
  * larger, here; its ring then counts against RLIMIT_MEMLOCK). NULL with
- * why when it cannot be made.
+ * d when it cannot be made.
  */
-struct engine *worker_engine(struct worker *w, unsigned depth, char *why,
-			     size_t len);
+struct engine *worker_engine(struct worker *w, unsigned depth,
+			     struct diag *d);
 
 /* The op_stat of name (made on first use), or NULL for a name the
  * metrics cannot carry (metrics_name_ok) or no memory. */
@@ -168,42 +169,8 @@ int worker_done(struct worker *w, uint64_t now_ns);
 void *worker_src_at(const struct worker *w, const unsigned char *src,
 		    size_t src_len, uint64_t off, uint64_t len);
 
-/*
- * The path policy: a phase's path is relative to the work directory and
- * never leaves it. NULL if path is one a phase may use, else why not
- * (empty, absolute, a '..' component).
- */
-const char *worker_path_error(const char *path);
-
-/*
- * The open policy, the engines' own (engine_open_how: RESOLVE_BENEATH,
- * no magic links, O_CLOEXEC): open path beneath dirfd through w's
- * engine, untimed. The fd, or -errno (-EXDEV for a symlink that leads
- * out).
- */
-int worker_openat(struct worker *w, int dirfd, const char *path, int flags);
-
-/*
- * The directory holding path's last component (opened beneath the work
- * directory, the last one kept open) and that component in name. The
- * fd is the caller's to close only when *own; -errno on failure (-EINVAL
- * for a path the policy refuses or that names no entry, such as ".").
- * cache 0: do not replace the kept directory (a second path of the same
- * op may need the first's fd).
- */
-int worker_parent(struct worker *w, const char *path, char *name,
-		  size_t len, int *own, int cache);
-/* Drop the kept parent directory (worker_parent). */
+/* Drop the kept parent directory (workpath_parent). */
 void worker_forget_dir(struct worker *w);
-
-/*
- * Open path beneath the work directory through the engine, as the
- * request r asks (r->op ENGINE_OPEN, flags, mode), timed in r: from the
- * kept parent directory when there is one (one component per open, as
- * bonnie++ does from its cwd), else from the work directory. The fd,
- * or -errno.
- */
-int64_t worker_open(struct worker *w, struct engine_req *r, const char *path);
 
 /* ---- what the worker and file APIs share in Lua ---- */
 
@@ -216,18 +183,6 @@ static inline struct worker *worker_get(lua_State *L)
 
 	return w ? w : worker_none(L);
 }
-/* Raise unless path is one a phase may use (worker_path_error). */
-void worker_check_path(lua_State *L, const char *path);
-/* Push nil, "what: strerror", errno (a long what cut to a readable
- * length); returns 3. */
-int worker_fail(lua_State *L, const char *what, int err);
-/* worker_fail_op for a path that failed to resolve: EXDEV there means a
- * symlink on it leads out of the work directory, and says so. */
-int worker_fail_resolve(lua_State *L, const char *op, const char *path,
-			int err);
-/* The path argument at idx: a string with no NUL byte in it (the
- * kernel would see only what comes before it). */
-const char *worker_path_arg(lua_State *L, int idx);
 /*
  * The rule of what an I/O error is: a failure of an op that moves or
  * syncs data (data: read, write, fsync, fdatasync, truncate, allocate,
@@ -241,9 +196,6 @@ int worker_io_error(int data, int err);
 /* Count err of op (an I/O error by worker_io_error) in w->errs. */
 void worker_count_error(struct worker *w, const char *op, int data,
 			const char *what, int err);
-/* worker_count_error, then worker_fail: returns 3. */
-int worker_fail_op(lua_State *L, const char *op, int data, const char *what,
-		   int err);
 /* Add src's errors to dst (the earliest first stays first). 0 or -errno. */
 int worker_errors_merge(struct worker_errors *dst,
 			const struct worker_errors *src);
@@ -253,21 +205,6 @@ void worker_errors_reason(const struct worker_errors *e, char *buf,
 /* Raise: argument arg, an op or counter name (what), is not one the
  * metrics carry (metrics_name_ok). */
 void worker_bad_name(lua_State *L, int arg, const char *what);
-/* worker_size for all but a non-negative integer. */
-uint64_t worker_size_other(lua_State *L, int idx);
-/* A size argument: a number, or a string such as "4k" (Lua reads a
- * numeric one such as "4096" as the integer, in the one call here). */
-static inline uint64_t worker_size(lua_State *L, int idx)
-{
-	int isint;
-	lua_Integer i = lua_tointegerx(L, idx, &isint);
-
-	return isint && i >= 0 ? (uint64_t)i : worker_size_other(L, idx);
-}
-/* The same for the field key of a call's options table (the value at
- * idx): errors name the call and the field ("stream: block ..."). */
-uint64_t worker_size_field(lua_State *L, int idx, const char *call,
-			   const char *key);
 /* The worker's buffer of len bytes, where reads land: page-aligned,
  * grown as needed; raises when out of memory or past the phase's
  * memory: cap, naming what it is for ("read", "copy"). */
@@ -284,7 +221,4 @@ static inline unsigned char *worker_buf(lua_State *L, struct worker *w,
  * seeded per worker (raises as worker_buf does). */
 const unsigned char *worker_big_source(lua_State *L, struct worker *w,
 				       size_t block, size_t *len);
-/* A statx result as the table w:stat and f:stat return. */
-void worker_push_stat(lua_State *L, const struct statx *st);
-
 #endif

@@ -1,24 +1,25 @@
-/* workerapi: the `w` a phase's worker function gets — its w:... methods, every op through the engine, measured. */
+/* workerapi: the `w` a phase's worker gets: its methods, every op measured. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <lauxlib.h>
 
+#include "phase/dirapi.h"
 #include "phase/fileapi.h"
 #include "phase/loops.h"
 #include "phase/workerapi.h"
 #include "phase/worker.h"
+#include "phase/workerlua.h"
+#include "phase/workpath.h"
 #include "util/clock.h"
 #include "util/file.h"
 
@@ -34,22 +35,22 @@ static int path_op(lua_State *L, enum engine_op op, const char *what,
 
 	/* both paths checked first: a raise must not leak a's fd */
 	if (op != ENGINE_SYMLINK)
-		worker_check_path(L, a);
+		workerlua_check_path(L, a);
 	if (b)
-		worker_check_path(L, b);
+		workerlua_check_path(L, b);
 	if (op != ENGINE_SYMLINK) {
 		/* with a second path, the first keeps its own fd: resolving
 		 * the second may replace the cached one */
-		fa = worker_parent(w, a, na, sizeof(na), &oa, b == NULL);
+		fa = workpath_parent(w, a, na, sizeof(na), &oa, b == NULL);
 		if (fa < 0)
-			return worker_fail_resolve(L, what, a, -fa);
+			return workerlua_fail_resolve(L, what, a, -fa);
 	}
 	if (b) {
-		fb = worker_parent(w, b, nb, sizeof(nb), &ob, 1);
+		fb = workpath_parent(w, b, nb, sizeof(nb), &ob, 1);
 		if (fb < 0) {
 			if (oa)
 				close(fa);
-			return worker_fail_resolve(L, what, b, -fb);
+			return workerlua_fail_resolve(L, what, b, -fb);
 		}
 	}
 	r.dirfd = fa;
@@ -66,52 +67,54 @@ static int path_op(lua_State *L, enum engine_op op, const char *what,
 	if (op == ENGINE_RENAME || (flags & AT_REMOVEDIR))
 		worker_forget_dir(w);
 	if (res < 0)
-		return worker_fail_op(L, what, 0, op == ENGINE_SYMLINK ? b : a, (int)-res);
+		return workerlua_fail_op(L, what, 0,
+					 op == ENGINE_SYMLINK ? b : a,
+					 (int)-res);
 	lua_pushboolean(L, 1);
 	return 1;
 }
 
 static int w_unlink(lua_State *L)
 {
-	return path_op(L, ENGINE_UNLINK, "unlink", worker_path_arg(L, 2),
+	return path_op(L, ENGINE_UNLINK, "unlink", workerlua_path_arg(L, 2),
 		       NULL, 0, 0);
 }
 
 static int w_rmdir(lua_State *L)
 {
-	return path_op(L, ENGINE_UNLINK, "rmdir", worker_path_arg(L, 2),
+	return path_op(L, ENGINE_UNLINK, "rmdir", workerlua_path_arg(L, 2),
 		       NULL, AT_REMOVEDIR, 0);
 }
 
 static int w_mkdir(lua_State *L)
 {
-	return path_op(L, ENGINE_MKDIR, "mkdir", worker_path_arg(L, 2),
+	return path_op(L, ENGINE_MKDIR, "mkdir", workerlua_path_arg(L, 2),
 		       NULL, 0, (mode_t)luaL_optinteger(L, 3, 0755));
 }
 
 static int w_rename(lua_State *L)
 {
-	return path_op(L, ENGINE_RENAME, "rename", worker_path_arg(L, 2),
-		       worker_path_arg(L, 3), 0, 0);
+	return path_op(L, ENGINE_RENAME, "rename", workerlua_path_arg(L, 2),
+		       workerlua_path_arg(L, 3), 0, 0);
 }
 
 static int w_link(lua_State *L)
 {
-	return path_op(L, ENGINE_LINK, "link", worker_path_arg(L, 2),
-		       worker_path_arg(L, 3), 0, 0);
+	return path_op(L, ENGINE_LINK, "link", workerlua_path_arg(L, 2),
+		       workerlua_path_arg(L, 3), 0, 0);
 }
 
 static int w_symlink(lua_State *L)
 {
-	return path_op(L, ENGINE_SYMLINK, "symlink", worker_path_arg(L, 2),
-		       worker_path_arg(L, 3), 0, 0);
+	return path_op(L, ENGINE_SYMLINK, "symlink", workerlua_path_arg(L, 2),
+		       workerlua_path_arg(L, 3), 0, 0);
 }
 
 
 static int w_stat(lua_State *L)
 {
 	struct worker *w = worker_get(L);
-	const char *path = worker_path_arg(L, 2);
+	const char *path = workerlua_path_arg(L, 2);
 	struct statx st;
 	struct engine_req r = { .op = ENGINE_STATX, .stx = &st,
 				.flags = AT_SYMLINK_NOFOLLOW };
@@ -123,12 +126,12 @@ static int w_stat(lua_State *L)
 	 * the work directory), not following it. Only a symlink needs the
 	 * longer way: resolved beneath, then stat'd by fd, so it cannot
 	 * lead out. */
-	worker_check_path(L, path);
-	fd = worker_parent(w, path, name, sizeof(name), &own, 1);
+	workerlua_check_path(L, path);
+	fd = workpath_parent(w, path, name, sizeof(name), &own, 1);
 	if (fd == -EINVAL)	/* "." and the like: by fd */
 		goto by_fd;
 	if (fd < 0)
-		return worker_fail_resolve(L, "stat", path, -fd);
+		return workerlua_fail_resolve(L, "stat", path, -fd);
 	r.dirfd = fd;
 	r.path = name;
 	res = engine_do(w->eng, w->e, &r);
@@ -136,36 +139,36 @@ static int w_stat(lua_State *L)
 		close(fd);
 	if (res == 0 && (st.stx_mode & S_IFMT) != S_IFLNK) {
 		worker_record_req(w, "stat", &r, 0);
-		worker_push_stat(L, &st);
+		workerlua_push_stat(L, &st);
 		return 1;
 	}
 	if (res < 0) {
 		worker_record_req(w, "stat", &r, 0);
-		return worker_fail_op(L, "stat", 0, path, (int)-res);
+		return workerlua_fail_op(L, "stat", 0, path, (int)-res);
 	}
 by_fd:
 	memset(&r, 0, sizeof(r));
 	r.op = ENGINE_STATX;
 	r.stx = &st;
 	r.flags = AT_EMPTY_PATH;
-	fd = worker_openat(w, w->workfd, path, O_PATH);
+	fd = workpath_openat(w, w->workfd, path, O_PATH);
 	if (fd < 0)
-		return worker_fail_resolve(L, "stat", path, -fd);
+		return workerlua_fail_resolve(L, "stat", path, -fd);
 	r.dirfd = fd;
 	r.path = "";
 	res = engine_do(w->eng, w->e, &r);
 	worker_record_req(w, "stat", &r, 0);
 	close(fd);
 	if (res < 0)
-		return worker_fail_op(L, "stat", 0, path, (int)-res);
-	worker_push_stat(L, &st);
+		return workerlua_fail_op(L, "stat", 0, path, (int)-res);
+	workerlua_push_stat(L, &st);
 	return 1;
 }
 
 static int w_utime(lua_State *L)
 {
 	struct worker *w = worker_get(L);
-	const char *path = worker_path_arg(L, 2);
+	const char *path = workerlua_path_arg(L, 2);
 	struct timespec t[2] = { { 0, UTIME_NOW }, { 0, UTIME_NOW } };
 	char name[256];
 	int own, fd, rc;
@@ -180,252 +183,18 @@ static int w_utime(lua_State *L)
 			t[i].tv_sec = (time_t)v;
 			t[i].tv_nsec = (long)((v - (double)t[i].tv_sec) * 1e9);
 		}
-	worker_check_path(L, path);
-	fd = worker_parent(w, path, name, sizeof(name), &own, 1);
+	workerlua_check_path(L, path);
+	fd = workpath_parent(w, path, name, sizeof(name), &own, 1);
 	if (fd < 0)
-		return worker_fail_resolve(L, "utime", path, -fd);
+		return workerlua_fail_resolve(L, "utime", path, -fd);
 	t0 = clock_now();
 	rc = utimensat(fd, name, t, AT_SYMLINK_NOFOLLOW) ? errno : 0;
 	worker_record(w, "utime", (uint64_t)((clock_now() - t0) * 1e9), 0);
 	if (own)
 		close(fd);
 	if (rc)
-		return worker_fail_op(L, "utime", 0, path, rc);
+		return workerlua_fail_op(L, "utime", 0, path, rc);
 	lua_pushboolean(L, 1);
-	return 1;
-}
-
-/*
- * A directory's entries read with getdents64 into the caller's buffer:
- * no DIR (fdopendir's fcntl, fstat and 32 KiB malloc per directory),
- * which is most of what a dbench resolve costs. each(name, arg) for
- * every entry but "." and ".."; a nonzero return stops the scan early.
- * 0 or -errno.
- */
-struct dirent64_raw {
-	uint64_t d_ino;
-	int64_t d_off;
-	unsigned short d_reclen;
-	unsigned char d_type;
-	char d_name[];
-};
-
-static int scan_dir(int fd, int (*each)(const char *name, void *arg),
-		    void *arg)
-{
-	char buf[8192] __attribute__((aligned(8)));
-
-	for (;;) {
-		long n = syscall(SYS_getdents64, fd, buf, sizeof(buf));
-
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return 0;
-		for (long off = 0; off < n;) {
-			struct dirent64_raw *de = (void *)(buf + off);
-			const char *name = de->d_name;
-
-			off += de->d_reclen;
-			if (name[0] == '.' && (!name[1] ||
-					       (name[1] == '.' && !name[2])))
-				continue;
-			if (each(name, arg))
-				return 0;
-		}
-	}
-}
-
-/* The directory path (beneath the work directory) opened for a scan. */
-static int open_dir(lua_State *L, struct worker *w, const char *path)
-{
-	if (strcmp(path, "."))
-		worker_check_path(L, path);
-	return worker_openat(w, w->workfd, path, O_RDONLY | O_DIRECTORY);
-}
-
-/*
- * The fd w:readdir reads, owned by a userdata made before the directory
- * is opened: a raise while the names go into the table (no memory)
- * leaves it to the collector, which closes it. The phase never sees
- * this userdata.
- */
-static const char dirfd_mt;
-
-static int dirfd_gc(lua_State *L)
-{
-	int *fd = lua_touserdata(L, 1);
-
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-	return 0;
-}
-
-static int *new_dirfd(lua_State *L)
-{
-	int *fd = lua_newuserdatauv(L, sizeof(*fd), 0);
-
-	*fd = -1;
-	if (lua_rawgetp(L, LUA_REGISTRYINDEX, &dirfd_mt) == LUA_TNIL) {
-		lua_pop(L, 1);
-		lua_createtable(L, 0, 1);
-		lua_pushcfunction(L, dirfd_gc);
-		lua_setfield(L, -2, "__gc");
-		lua_pushvalue(L, -1);
-		lua_rawsetp(L, LUA_REGISTRYINDEX, &dirfd_mt);
-	}
-	lua_setmetatable(L, -2);
-	return fd;
-}
-
-struct names {
-	lua_State *L;
-	int n;
-};
-
-static int add_name(const char *name, void *arg)
-{
-	struct names *a = arg;
-
-	lua_pushstring(a->L, name);
-	lua_rawseti(a->L, -2, ++a->n);
-	return 0;
-}
-
-static int w_readdir(lua_State *L)
-{
-	struct worker *w = worker_get(L);
-	const char *path = lua_isnoneornil(L, 2) ? "." : worker_path_arg(L, 2);
-	struct names a = { L, 0 };
-	uint64_t t0 = clock_ns();
-	int *fd = new_dirfd(L), rc;
-
-	*fd = open_dir(L, w, path);
-	if (*fd < 0)
-		return worker_fail_resolve(L, "readdir", path, -*fd);
-	lua_newtable(L);
-	rc = scan_dir(*fd, add_name, &a);
-	close(*fd);
-	*fd = -1;
-	worker_record(w, "readdir", clock_ns() - t0, 0);
-	if (rc < 0)
-		return worker_fail_op(L, "readdir", 0, path, -rc);
-	return 1;
-}
-
-struct lookup {
-	const char *want;	/* NULL: count only */
-	char found[256];
-	int n, hit;
-};
-
-static int match_name(const char *name, void *arg)
-{
-	struct lookup *a = arg;
-
-	a->n++;
-	if (a->want && !a->hit && !strcasecmp(name, a->want) &&
-	    strlen(name) < sizeof(a->found)) {
-		strcpy(a->found, name);
-		a->hit = 1;
-	}
-	return 0;
-}
-
-/*
- * w:scandir(path [, name]) -> n, match: the directory read through, as
- * a search of it does (dbench's case-insensitive resolve, FIND_FIRST),
- * without making a table: n entries (not "." and ".."), and the first
- * one equal to name ignoring ASCII case, or nil. Timed as "readdir".
- */
-static int w_scandir(lua_State *L)
-{
-	struct worker *w = worker_get(L);
-	const char *path = worker_path_arg(L, 2);
-	struct lookup a = { .want = luaL_optstring(L, 3, NULL) };
-	uint64_t t0 = clock_ns();
-	int fd, rc;
-
-	fd = open_dir(L, w, path);
-	if (fd < 0)
-		return worker_fail_resolve(L, "readdir", path, -fd);
-	rc = scan_dir(fd, match_name, &a);
-	close(fd);
-	worker_record(w, "readdir", clock_ns() - t0, 0);
-	if (rc < 0)
-		return worker_fail_op(L, "readdir", 0, path, -rc);
-	lua_pushinteger(L, a.n);
-	if (a.hit)
-		lua_pushstring(L, a.found);
-	else
-		lua_pushnil(L);
-	return 2;
-}
-
-/*
- * w:lookup(path) -> true | name | nil: whether path names an entry, as
- * an SMB server resolves a client's name (dbench's fileio backend): a
- * stat of it (not following a last symlink), and when that finds
- * nothing, a scan of its directory for an entry equal to its last
- * component ignoring ASCII case — that entry's name, or nil when there
- * is none (no message: not finding is an answer). Both timed: "stat"
- * and "readdir".
- */
-static int w_lookup(lua_State *L)
-{
-	struct worker *w = worker_get(L);
-	const char *path = worker_path_arg(L, 2);
-	struct statx st;
-	struct engine_req r = { .op = ENGINE_STATX, .stx = &st,
-				.flags = AT_SYMLINK_NOFOLLOW };
-	struct lookup a = { 0 };
-	char name[256];
-	uint64_t t0;
-	int64_t res;
-	int fd, dir, own, rc;
-
-	worker_check_path(L, path);
-	fd = worker_parent(w, path, name, sizeof(name), &own, 1);
-	if (fd == -ENOENT || fd == -ENOTDIR) {	/* no such directory */
-		lua_pushnil(L);
-		return 1;
-	}
-	if (fd == -EINVAL) {	/* "." and the like: the directory itself */
-		lua_pushboolean(L, 1);
-		return 1;
-	}
-	if (fd < 0)
-		return worker_fail_resolve(L, "stat", path, -fd);
-	r.dirfd = fd;
-	r.path = name;
-	res = engine_do(w->eng, w->e, &r);
-	worker_record_req(w, "stat", &r, 0);
-	if (res == 0 || (res != -ENOENT && res != -ENOTDIR)) {
-		if (own)
-			close(fd);
-		if (res < 0)
-			return worker_fail_op(L, "stat", 0, path, (int)-res);
-		lua_pushboolean(L, 1);
-		return 1;
-	}
-	/* a fresh fd of the directory: the kept one's offset stays put */
-	t0 = clock_ns();
-	dir = worker_openat(w, fd, ".", O_RDONLY | O_DIRECTORY);
-	if (own)
-		close(fd);
-	if (dir < 0)
-		return worker_fail_resolve(L, "readdir", path, -dir);
-	a.want = name;
-	rc = scan_dir(dir, match_name, &a);
-	close(dir);
-	worker_record(w, "readdir", clock_ns() - t0, 0);
-	if (rc < 0)
-		return worker_fail_op(L, "readdir", 0, path, -rc);
-	if (a.hit)
-		lua_pushstring(L, a.found);
-	else
-		lua_pushnil(L);
 	return 1;
 }
 
@@ -435,7 +204,7 @@ static int w_statfs(lua_State *L)
 	struct statfs sf;
 
 	if (fstatfs(w->workfd, &sf))
-		return worker_fail_op(L, "statfs", 0, "statfs", errno);
+		return workerlua_fail_op(L, "statfs", 0, "statfs", errno);
 	lua_createtable(L, 0, 7);
 	lua_pushinteger(L, sf.f_bsize);
 	lua_setfield(L, -2, "bsize");
@@ -460,15 +229,16 @@ static int w_sync(lua_State *L)
 {
 	struct worker *w = worker_get(L);
 	const char *path = lua_isnoneornil(L, 2) ? NULL
-						 : worker_path_arg(L, 2);
+						 : workerlua_path_arg(L, 2);
 	int fd = w->workfd, rc;
 	double t0;
 
 	if (path) {
-		worker_check_path(L, path);
-		fd = worker_openat(w, w->workfd, path, O_RDONLY | O_DIRECTORY);
+		workerlua_check_path(L, path);
+		fd = workpath_openat(w, w->workfd, path,
+				     O_RDONLY | O_DIRECTORY);
 		if (fd < 0)
-			return worker_fail_resolve(L, "sync", path, -fd);
+			return workerlua_fail_resolve(L, "sync", path, -fd);
 	}
 	t0 = clock_now();
 	rc = syncfs(fd) ? errno : 0;
@@ -476,7 +246,7 @@ static int w_sync(lua_State *L)
 		close(fd);
 	worker_record(w, "sync", (uint64_t)((clock_now() - t0) * 1e9), 0);
 	if (rc)
-		return worker_fail_op(L, "sync", 1, "syncfs", rc);
+		return workerlua_fail_op(L, "sync", 1, "syncfs", rc);
 	lua_pushboolean(L, 1);
 	return 1;
 }
@@ -593,7 +363,7 @@ static int w_cpu(lua_State *L)
 	double user, sys;
 
 	if (getrusage(RUSAGE_SELF, &ru))
-		return worker_fail(L, "getrusage", errno);
+		return workerlua_fail(L, "getrusage", errno);
 	user = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
 	sys = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 	lua_pushnumber(L, user + sys);
@@ -678,12 +448,12 @@ static int w_identity(lua_State *L)
 	ssize_t n;
 
 	if (fd < 0)
-		return worker_fail(L, "/proc/self/status", errno);
+		return workerlua_fail(L, "/proc/self/status", errno);
 	n = file_read_into(fd, text, sizeof(text) - 1);
 	err = n < 0 ? errno : EFBIG;
 	close(fd);
 	if (n < 0 || n == sizeof(text) - 1)
-		return worker_fail(L, "/proc/self/status", err);
+		return workerlua_fail(L, "/proc/self/status", err);
 	text[n] = '\0';
 	lua_createtable(L, 0, 9);
 	for (line = text; *line; line = next) {
@@ -722,9 +492,9 @@ static const luaL_Reg worker_methods[] = {
 	{ "symlink", w_symlink },
 	{ "stat", w_stat },
 	{ "utime", w_utime },
-	{ "readdir", w_readdir },
-	{ "scandir", w_scandir },
-	{ "lookup", w_lookup },
+	{ "readdir", dirapi_readdir },
+	{ "scandir", dirapi_scandir },
+	{ "lookup", dirapi_lookup },
 	{ "files", loops_files },
 	{ "statfs", w_statfs },
 	{ "sync", w_sync },

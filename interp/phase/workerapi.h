@@ -1,4 +1,4 @@
-/* workerapi: the `w` a phase's worker function gets — the w:... methods of DESIGN.md section 4. */
+/* workerapi: the `w` a phase's worker gets: its methods, every op measured. */
 #ifndef FSPLAN_WAPI_H
 #define FSPLAN_WAPI_H
 

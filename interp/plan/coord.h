@@ -1,4 +1,4 @@
-/* coord: the names that pick out a cell — the fixed coordinates and a plan's axes. */
+/* coord: the names that pick out a cell: fixed coordinates, plan axes. */
 #ifndef FSPLAN_COORD_H
 #define FSPLAN_COORD_H
 

@@ -1,4 +1,4 @@
-/* devword: the words of mkfs and mount options that would name a device besides the target, which none may. */
+/* devword: the words of mkfs and mount options that would name a device. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,30 +35,30 @@ static int under_dev(const char *p)
 	return !strncmp(p, "dev", 3) && (p[3] == '/' || !p[3]);
 }
 
-int devword_text(void *ctx, const char *cand, const char *key, char *why,
-		 size_t len)
+int devword_text(void *ctx, const char *cand, const char *key,
+		 struct diag *d)
 {
 	(void)ctx;
 	for (int i = 0; key && device_keys[i]; i++)
 		if (!strcmp(key, device_keys[i])) {
-			snprintf(why, len, "names a device of its own (%s=)",
-				 key);
+			diag_fail(d, DIAG_REFUSED, 0, "names a device of its "
+				  "own (%s=)", key);
 			return 1;
 		}
 	if (!under_dev(cand))
 		return 0;
-	snprintf(why, len, "is a path under /dev");
+	diag_fail(d, DIAG_REFUSED, 0, "is a path under /dev");
 	return 1;
 }
 
-struct scan {
+struct devword_scan {
 	devword_rule rule;
 	void *ctx;
 	int mount;
 	struct devword *w;
 };
 
-static int found(struct scan *s, char *word, size_t off)
+static int found(struct devword_scan *s, char *word, size_t off)
 {
 	s->w->word = word;
 	s->w->off = off;
@@ -68,7 +68,7 @@ static int found(struct scan *s, char *word, size_t off)
 /* One candidate: the item as a whole, then (split) the value of its
  * key=value (a mount value in double quotes as the kernel's option
  * parser takes it: without them). */
-static int item(struct scan *s, const char *text, size_t n, size_t off,
+static int item(struct devword_scan *s, const char *text, size_t n, size_t off,
 		int split)
 {
 	struct devword *w = s->w;
@@ -77,7 +77,7 @@ static int item(struct scan *s, const char *text, size_t n, size_t off,
 
 	if (!it)
 		return -1;
-	if (s->rule(s->ctx, it, NULL, w->why, sizeof(w->why)))
+	if (s->rule(s->ctx, it, NULL, &w->why))
 		return found(s, it, off);
 	eq = split ? strchr(it, '=') : NULL;
 	if (eq) {
@@ -88,7 +88,7 @@ static int item(struct scan *s, const char *text, size_t n, size_t off,
 			v[vl - 1] = '\0';
 			v++;
 		}
-		if (s->rule(s->ctx, v, it, w->why, sizeof(w->why))) {
+		if (s->rule(s->ctx, v, it, &w->why)) {
 			free(it);
 			it = strndup(text, n);
 			return it ? found(s, it, off) : -1;
@@ -99,7 +99,7 @@ static int item(struct scan *s, const char *text, size_t n, size_t off,
 }
 
 /* A word at off: itself when it is a comma list, then each item. */
-static int comma_list(struct scan *s, const char *text, size_t off)
+static int comma_list(struct devword_scan *s, const char *text, size_t off)
 {
 	const char *it = text;
 	int rc;
@@ -121,14 +121,14 @@ static int comma_list(struct scan *s, const char *text, size_t off)
 int devword_find(const char *opts, int mount, devword_rule rule, void *ctx,
 		 struct devword *w)
 {
-	struct scan s = { rule, ctx, mount, w };
+	struct devword_scan s = { rule, ctx, mount, w };
 	const size_t *at;
 	char **words;
 	int rc = 0;
 
 	w->word = NULL;
 	w->off = 0;
-	w->why[0] = '\0';
+	memset(&w->why, 0, sizeof(w->why));
 	/* mount(2) gets the options as written: one comma list */
 	if (mount)
 		return comma_list(&s, opts, 0);
@@ -151,4 +151,5 @@ void devword_free(struct devword *w)
 {
 	free(w->word);
 	w->word = NULL;
+	diag_release(&w->why);
 }

@@ -1,18 +1,20 @@
-/* devword: the words of mkfs and mount options that would name a device besides the target, which none may. */
+/* devword: the words of mkfs and mount options that would name a device. */
 #ifndef FSPLAN_DEVWORD_H
 #define FSPLAN_DEVWORD_H
 
-#include <limits.h>
 #include <stddef.h>
+
+#include "util/diag.h"
 
 /*
  * A rule says whether one candidate of an option string names a device:
  * cand is a whole word, an item of a comma list, the argument glued to a
  * short option (-d/dev/x) or the value after key= (key is then the key,
- * else NULL). 1 with why ("is a path under /dev"), 0 it does not.
+ * else NULL). 1 with d saying why ("is a path under /dev", a refusal),
+ * 0 it does not.
  */
 typedef int (*devword_rule)(void *ctx, const char *cand, const char *key,
-			    char *why, size_t len);
+			    struct diag *d);
 
 /*
  * The text rule, which reads no host state: a path under /dev (however
@@ -20,8 +22,8 @@ typedef int (*devword_rule)(void *ctx, const char *cand, const char *key,
  * device of its own (xfs logdev=, rtdev= and mkfs's name=, ext4 mkfs
  * -J device= and mount journal_path= and journal_dev=, btrfs device=).
  */
-int devword_text(void *ctx, const char *cand, const char *key, char *why,
-		 size_t len);
+int devword_text(void *ctx, const char *cand, const char *key,
+		 struct diag *d);
 
 /* The refusal: mkfs or mount, the word, where ${...} made it ("" when
  * written so), why. */
@@ -30,11 +32,11 @@ int devword_text(void *ctx, const char *cand, const char *key, char *why,
 			"(see OPTIONS THAT NAME A DEVICE in fsplan-plan(5))"
 
 /* What named a device: the word (key=value for a key's), where it
- * starts in the option string, and why. */
+ * starts in the option string, and why (the rule's refusal: why.msg). */
 struct devword {
 	char *word;		/* malloc'd; devword_free */
 	size_t off;
-	char why[PATH_MAX + 64];
+	struct diag why;
 };
 
 /*

@@ -1,4 +1,4 @@
-/* field: the loader's typed field readers — field tables, scalars, lists, ${} scopes, errors. */
+/* field: the loader's typed field readers, tables, lists, ${} and errors. */
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 #include "plan/subst.h"
 #include "util/units.h"
 
-int pl_error(struct loader *L, struct pos pos, const char *fmt, ...)
+int field_error(struct loader *L, struct pos pos, const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
@@ -20,25 +20,25 @@ int pl_error(struct loader *L, struct pos pos, const char *fmt, ...)
 	return diag_set(L->d, L->p->file, L->p->text, pos, "%s", msg);
 }
 
-char *pl_strdup(struct loader *L, const char *s)
+char *field_strdup(struct loader *L, const char *s)
 {
 	char *c = strdup(s);
 
 	if (!c)
-		pl_error(L, (struct pos){ 0, 0 }, "out of memory");
+		field_error(L, (struct pos){ 0, 0 }, "out of memory");
 	return c;
 }
 
-int pl_mapping(struct loader *L, yaml_node_t *map,
-	       const struct pl_field *fields, void *obj, const char *what)
+int field_mapping(struct loader *L, yaml_node_t *map,
+		  const struct field *fields, void *obj, const char *what)
 {
 	yaml_node_t *slot[32] = { 0 }, *key_of[32];
 	const char *keys[32];
 	int nf = 0;
 
 	if (map->type != YAML_MAPPING_NODE)
-		return pl_error(L, ydoc_pos(map), "%s must be a mapping of "
-				"keys", what);
+		return field_error(L, ydoc_pos(map), "%s must be a mapping of "
+				   "keys", what);
 	while (fields[nf].key)
 		keys[nf] = fields[nf].key, nf++;
 	for (yaml_node_pair_t *pr = map->data.mapping.pairs.start;
@@ -57,10 +57,11 @@ int pl_mapping(struct loader *L, yaml_node_t *map,
 		}
 		hint = diag_suggest(key, keys, nf);
 		if (hint)
-			return pl_error(L, ydoc_pos(k), "unknown key '%s' in %s "
-					"(did you mean '%s'?)", key, what, hint);
-		return pl_error(L, ydoc_pos(k), "unknown key '%s' in %s",
-				key, what);
+			return field_error(L, ydoc_pos(k), "unknown key '%s' "
+					   "in %s (did you mean '%s'?)", key,
+					   what, hint);
+		return field_error(L, ydoc_pos(k), "unknown key '%s' in %s",
+				   key, what);
 	}
 	for (int i = 0; i < nf; i++) {
 		if (slot[i]) {
@@ -68,29 +69,29 @@ int pl_mapping(struct loader *L, yaml_node_t *map,
 			if (fields[i].fn(L, slot[i], obj))
 				return -1;
 		} else if (fields[i].required) {
-			return pl_error(L, ydoc_pos(map), "%s is missing the "
-					"required key '%s'", what,
-					fields[i].key);
+			return field_error(L, ydoc_pos(map), "%s is missing "
+					   "the required key '%s'", what,
+					   fields[i].key);
 		}
 	}
 	return 0;
 }
 
-const char *pl_scalar(struct loader *L, yaml_node_t *n, const char *key)
+const char *field_scalar(struct loader *L, yaml_node_t *n, const char *key)
 {
 	const char *s = ydoc_scalar(n);
 
 	if (!s)
-		pl_error(L, ydoc_pos(n), "'%s' expects a single value, not a "
-			 "%s", key, n->type == YAML_SEQUENCE_NODE ? "list"
-								  : "mapping");
+		field_error(L, ydoc_pos(n), "'%s' expects a single value, not "
+			    "a %s", key, n->type == YAML_SEQUENCE_NODE ?
+					 "list" : "mapping");
 	return s;
 }
 
-int pl_pstr(struct loader *L, yaml_node_t *n, const char *key,
-	    struct pstr *out)
+int field_pstr(struct loader *L, yaml_node_t *n, const char *key,
+	       struct pstr *out)
 {
-	const char *s = pl_scalar(L, n, key);
+	const char *s = field_scalar(L, n, key);
 
 	memset(out, 0, sizeof(*out));
 	if (!s)
@@ -114,16 +115,16 @@ int pl_pstr(struct loader *L, yaml_node_t *n, const char *key,
 	/* A plain `~` or `null` is YAML's null: an empty value here. */
 	if (ydoc_plain(n) && (!strcmp(s, "~") || !strcmp(s, "null")))
 		s = "";
-	out->s = pl_strdup(L, s);
+	out->s = field_strdup(L, s);
 	return out->s ? 0 : -1;
 }
 
-int pl_pstr_params(struct loader *L, yaml_node_t *n, const char *key,
-		   struct pstr *out)
+int field_pstr_params(struct loader *L, yaml_node_t *n, const char *key,
+		      struct pstr *out)
 {
-	if (pl_pstr(L, n, key, out))
+	if (field_pstr(L, n, key, out))
 		return -1;
-	if (pl_expand_params(L, out)) {
+	if (field_expand_params(L, out)) {
 		free(out->s);
 		out->s = NULL;
 		return -1;
@@ -131,18 +132,18 @@ int pl_pstr_params(struct loader *L, yaml_node_t *n, const char *key,
 	return 0;
 }
 
-int pl_int(struct loader *L, yaml_node_t *n, const char *key, int min,
-	   int max, int *out)
+int field_int(struct loader *L, yaml_node_t *n, const char *key, int min,
+	      int max, int *out)
 {
 	struct pstr ps;
 	int64_t v;
 	int rc = 0;
 
-	if (pl_pstr_params(L, n, key, &ps))
+	if (field_pstr_params(L, n, key, &ps))
 		return -1;
 	if (units_int(ps.s, min, max, &v))
-		rc = pl_error(L, ps.pos, "'%s' must be a whole number from %d "
-			      "to %d, not '%s'", key, min, max, ps.s);
+		rc = field_error(L, ps.pos, "'%s' must be a whole number from "
+				 "%d to %d, not '%s'", key, min, max, ps.s);
 	else
 		*out = (int)v;
 	free(ps.s);
@@ -157,12 +158,12 @@ struct rule {
 
 static int h_rule_min(struct loader *L, yaml_node_t *n, void *obj)
 {
-	return pl_int(L, n, "min", 2, 1000000, &((struct rule *)obj)->min);
+	return field_int(L, n, "min", 2, 1000000, &((struct rule *)obj)->min);
 }
 
 static int h_rule_max(struct loader *L, yaml_node_t *n, void *obj)
 {
-	return pl_int(L, n, "max", 2, 1000000, &((struct rule *)obj)->max);
+	return field_int(L, n, "max", 2, 1000000, &((struct rule *)obj)->max);
 }
 
 /* ci: a percentage of the mean, "5%" (a bare number is ambiguous). */
@@ -173,47 +174,47 @@ static int h_rule_ci(struct loader *L, yaml_node_t *n, void *obj)
 	char *end;
 	int rc = 0;
 
-	if (pl_pstr_params(L, n, "ci", &ps))
+	if (field_pstr_params(L, n, "ci", &ps))
 		return -1;
 	r->ci = strtod(ps.s, &end) / 100;
 	if (end == ps.s || strcmp(end, "%") || !(r->ci > 0) || r->ci >= 10)
-		rc = pl_error(L, ps.pos, "'ci' is the 95%% confidence "
-			      "interval's half-width as a percentage of the "
-			      "mean, e.g. 5%%, not '%s'", ps.s);
+		rc = field_error(L, ps.pos, "'ci' is the 95%% confidence "
+				 "interval's half-width as a percentage of the "
+				 "mean, e.g. 5%%, not '%s'", ps.s);
 	free(ps.s);
 	return rc;
 }
 
-static const struct pl_field rule_fields[] = {
+static const struct field rule_fields[] = {
 	{ "min", h_rule_min, 0 },
 	{ "max", h_rule_max, 0 },
 	{ "ci", h_rule_ci, 1 },
 	{ NULL, NULL, 0 }
 };
 
-int pl_repeat(struct loader *L, yaml_node_t *n, int *count, int *min,
-	      double *ci)
+int field_repeat(struct loader *L, yaml_node_t *n, int *count, int *min,
+		 double *ci)
 {
 	struct rule r = { 10, 3, 0, ydoc_pos(n) };
 
 	if (n->type != YAML_MAPPING_NODE) {
 		*min = 0;
 		*ci = 0;
-		return pl_int(L, n, "repeat", 1, 1000000, count);
+		return field_int(L, n, "repeat", 1, 1000000, count);
 	}
-	if (pl_mapping(L, n, rule_fields, &r, "a stop rule (repeat: {min, "
-		       "max, ci})"))
+	if (field_mapping(L, n, rule_fields, &r, "a stop rule (repeat: {min, "
+			  "max, ci})"))
 		return -1;
 	if (r.max < r.min)
-		return pl_error(L, r.pos, "the stop rule's max (%d) is less "
-				"than its min (%d)", r.max, r.min);
+		return field_error(L, r.pos, "the stop rule's max (%d) is less "
+				   "than its min (%d)", r.max, r.min);
 	*count = r.max;
 	*min = r.min;
 	*ci = r.ci;
 	return 0;
 }
 
-int pl_ident(struct loader *L, yaml_node_t *n, const char *what)
+int field_ident(struct loader *L, yaml_node_t *n, const char *what)
 {
 	const char *s = ydoc_scalar(n);
 
@@ -225,9 +226,9 @@ int pl_ident(struct loader *L, yaml_node_t *n, const char *what)
 	if (strlen(s) < 64)
 		return 0;
 bad:
-	return pl_error(L, ydoc_pos(n), "'%s' is not usable as %s: use "
-			"letters, digits and '_', starting with a letter",
-			s ? s : "?", what);
+	return field_error(L, ydoc_pos(n), "'%s' is not usable as %s: use "
+			   "letters, digits and '_', starting with a letter",
+			   s ? s : "?", what);
 }
 
 /* ---- lists ---- */
@@ -247,58 +248,60 @@ static yaml_node_t *item(struct loader *L, yaml_node_t *n, int i)
 	return n;
 }
 
-int pl_list(struct loader *L, yaml_node_t *n, const char *key,
-	    struct pstr **out, int *n_out, int expand,
-	    const struct plan_phase *ph, int axes)
+int field_list(struct loader *L, yaml_node_t *n, const char *key,
+	       struct pstr **out, int *n_out, int expand,
+	       const struct plan_phase *ph, int axes)
 {
 	int cnt = count_items(n);
 	struct pstr *v;
 
 	if (n->type == YAML_MAPPING_NODE)
-		return pl_error(L, ydoc_pos(n), "'%s' expects a value or a "
-				"list of values, not a mapping", key);
+		return field_error(L, ydoc_pos(n), "'%s' expects a value or a "
+				   "list of values, not a mapping", key);
 	if (cnt == 0)
-		return pl_error(L, ydoc_pos(n), "'%s' is an empty list: give "
-				"at least one value", key);
+		return field_error(L, ydoc_pos(n), "'%s' is an empty list: "
+				   "give at least one value", key);
 	v = calloc(cnt, sizeof(*v));
 	if (!v)
-		return pl_error(L, ydoc_pos(n), "out of memory");
+		return field_error(L, ydoc_pos(n), "out of memory");
 	*out = v;
 	*n_out = 0;
 	for (int i = 0; i < cnt; i++) {
 		yaml_node_t *it = item(L, n, i);
 
 		if (it->type != YAML_SCALAR_NODE)
-			return pl_error(L, ydoc_pos(it), "'%s' takes plain "
-					"values; a list here cannot nest", key);
-		if (pl_pstr(L, it, key, &v[i]))
+			return field_error(L, ydoc_pos(it), "'%s' takes plain "
+					   "values; a list here cannot nest",
+					   key);
+		if (field_pstr(L, it, key, &v[i]))
 			return -1;
 		*n_out = i + 1;
-		if (expand ? pl_expand_params(L, &v[i])
-			   : pl_check_refs(L, &v[i], ph, axes))
+		if (expand ? field_expand_params(L, &v[i])
+			   : field_check_refs(L, &v[i], ph, axes))
 			return -1;
 		for (int j = 0; j < i; j++)
 			if (!strcmp(v[j].s, v[i].s))
-				return pl_error(L, v[i].pos, "'%s' lists '%s' "
-						"twice (first at line %d)", key,
-						v[i].s, v[j].pos.line);
+				return field_error(L, v[i].pos, "'%s' lists "
+						   "'%s' twice (first at "
+						   "line %d)", key, v[i].s,
+						   v[j].pos.line);
 	}
 	return 0;
 }
 
-int pl_seq_len(yaml_node_t *n)
+int field_seq_len(yaml_node_t *n)
 {
 	return n->type == YAML_SEQUENCE_NODE ? count_items(n) : 0;
 }
 
-int pl_between(struct loader *L, yaml_node_t *n, struct between *out)
+int field_between(struct loader *L, yaml_node_t *n, struct between *out)
 {
 	static const char *const names[] = { "sync", "drop_caches",
 					     "remount", "none" };
 	struct pstr *v = NULL;
 	int cnt = 0, none = 0, rc = -1;
 
-	if (pl_list(L, n, "between", &v, &cnt, 1, NULL, 0))
+	if (field_list(L, n, "between", &v, &cnt, 1, NULL, 0))
 		goto out;
 	out->n = 0;
 	for (int i = 0; i < cnt; i++) {
@@ -310,11 +313,11 @@ int pl_between(struct loader *L, yaml_node_t *n, struct between *out)
 				break;
 		if (a == 4) {
 			hint = diag_suggest(v[i].s, names, 4);
-			pl_error(L, v[i].pos, "unknown between action '%s'%s%s%s;"
-				 " the actions are sync, drop_caches, remount "
-				 "and none", v[i].s,
-				 hint ? " (did you mean '" : "",
-				 hint ? hint : "", hint ? "'?)" : "");
+			field_error(L, v[i].pos, "unknown between action "
+				    "'%s'%s%s%s; the actions are sync, "
+				    "drop_caches, remount and none", v[i].s,
+				    hint ? " (did you mean '" : "",
+				    hint ? hint : "", hint ? "'?)" : "");
 			goto out;
 		}
 		if (a == 3)
@@ -322,8 +325,8 @@ int pl_between(struct loader *L, yaml_node_t *n, struct between *out)
 		else
 			out->act[out->n++] = (enum between_action)a;
 		if (none && cnt > 1) {
-			pl_error(L, v[i].pos, "'none' cannot be combined with "
-				 "other between actions");
+			field_error(L, v[i].pos, "'none' cannot be combined "
+				    "with other between actions");
 			goto out;
 		}
 	}
@@ -377,7 +380,7 @@ static const char *scope_lookup(void *ctx, const char *name, size_t len)
 }
 
 /* The place of byte `off` inside a scalar, when it can be known exactly. */
-struct pos pl_offset_pos(const struct pstr *ps, size_t off)
+struct pos field_offset_pos(const struct pstr *ps, size_t off)
 {
 	struct pos p = ps->pos;
 
@@ -389,20 +392,20 @@ struct pos pl_offset_pos(const struct pstr *ps, size_t off)
 static int subst_fail(struct loader *L, const struct pstr *ps,
 		      const struct subst_error *e, const char *scope_hint)
 {
-	struct pos p = pl_offset_pos(ps, e->offset);
+	struct pos p = field_offset_pos(ps, e->offset);
 
 	if (e->undefined)
-		return pl_error(L, p, "undefined parameter '${%s}'%s",
-				e->name, scope_hint);
+		return field_error(L, p, "undefined parameter '${%s}'%s",
+				   e->name, scope_hint);
 	if (e->name[0])
-		return pl_error(L, p, "'${%s}' makes this value %zu bytes or "
-				"more: an expanded value is at most 1 MiB",
-				e->name, e->length);
-	return pl_error(L, p, "%s", e->what);
+		return field_error(L, p, "'${%s}' makes this value %zu bytes "
+				   "or more: an expanded value is at most 1 "
+				   "MiB", e->name, e->length);
+	return field_error(L, p, "%s", e->what);
 }
 
-int pl_check_refs(struct loader *L, const struct pstr *ps,
-		  const struct plan_phase *ph, int axes)
+int field_check_refs(struct loader *L, const struct pstr *ps,
+		     const struct plan_phase *ph, int axes)
 {
 	struct scope s = { L->p, ph, axes };
 	struct subst_error e;
@@ -447,7 +450,7 @@ static int names_an_axis(struct loader *L, const char *name)
 }
 
 /* Expand parameters in place; a string at plan level knows no axes. */
-int pl_expand_params(struct loader *L, struct pstr *ps)
+int field_expand_params(struct loader *L, struct pstr *ps)
 {
 	struct scope s = { L->p, NULL, 0 };
 	struct subst_error e;

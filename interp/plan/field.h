@@ -1,4 +1,4 @@
-/* field: the loader's typed field readers, shared by every section of the plan. */
+/* field: the loader's typed field readers, shared by every plan section. */
 #ifndef FSPLAN_FIELD_H
 #define FSPLAN_FIELD_H
 
@@ -12,59 +12,59 @@ struct loader {
 	struct diag *d;
 	const struct plan_define *defs;
 	int n_defs;
-	yaml_node_t *key;	/* in a pl_mapping handler: its key */
+	yaml_node_t *key;	/* in a field_mapping handler: its key */
 };
 
-typedef int (*pl_handler)(struct loader *L, yaml_node_t *n, void *obj);
+typedef int (*field_handler)(struct loader *L, yaml_node_t *n, void *obj);
 
 /* One key of a mapping; handlers run in table order, not file order. */
-struct pl_field {
+struct field {
 	const char *key;
-	pl_handler fn;
+	field_handler fn;
 	int required;
 };
 
 /* Errors: every one returns -1. */
-int pl_error(struct loader *L, struct pos pos, const char *fmt, ...)
+int field_error(struct loader *L, struct pos pos, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-struct pos pl_offset_pos(const struct pstr *ps, size_t off);
+struct pos field_offset_pos(const struct pstr *ps, size_t off);
 
 /* Walk a mapping with a field table: unknown keys are errors with a
  * suggestion, required keys are enforced, `what` names it in errors. */
-int pl_mapping(struct loader *L, yaml_node_t *map,
-	       const struct pl_field *fields, void *obj, const char *what);
+int field_mapping(struct loader *L, yaml_node_t *map,
+		  const struct field *fields, void *obj, const char *what);
 
 /* Scalars. */
-const char *pl_scalar(struct loader *L, yaml_node_t *n, const char *key);
-int pl_pstr(struct loader *L, yaml_node_t *n, const char *key,
-	    struct pstr *out);
-int pl_pstr_params(struct loader *L, yaml_node_t *n, const char *key,
-		   struct pstr *out);
-int pl_int(struct loader *L, yaml_node_t *n, const char *key, int min,
-	   int max, int *out);
-int pl_ident(struct loader *L, yaml_node_t *n, const char *what);
-char *pl_strdup(struct loader *L, const char *s);
+const char *field_scalar(struct loader *L, yaml_node_t *n, const char *key);
+int field_pstr(struct loader *L, yaml_node_t *n, const char *key,
+	       struct pstr *out);
+int field_pstr_params(struct loader *L, yaml_node_t *n, const char *key,
+		      struct pstr *out);
+int field_int(struct loader *L, yaml_node_t *n, const char *key, int min,
+	      int max, int *out);
+int field_ident(struct loader *L, yaml_node_t *n, const char *what);
+char *field_strdup(struct loader *L, const char *s);
 
 /*
  * A value or a list of values (alternatives), no duplicates. With expand
  * set, parameters are expanded; otherwise the raw text is kept and its
  * ${...} references are checked against the scope (ph, axes).
  */
-int pl_list(struct loader *L, yaml_node_t *n, const char *key,
-	    struct pstr **out, int *n_out, int expand,
-	    const struct plan_phase *ph, int axes);
+int field_list(struct loader *L, yaml_node_t *n, const char *key,
+	       struct pstr **out, int *n_out, int expand,
+	       const struct plan_phase *ph, int axes);
 /* The items of a sequence; 0 for anything else. */
-int pl_seq_len(yaml_node_t *n);
+int field_seq_len(yaml_node_t *n);
 /* between: a list of actions, or none. */
-int pl_between(struct loader *L, yaml_node_t *n, struct between *out);
+int field_between(struct loader *L, yaml_node_t *n, struct between *out);
 /* repeat: a count, or a stop rule {min, max, ci: 5%}: *count is then max
  * (default 10), *min (default 3), *ci the half-width as a fraction. */
-int pl_repeat(struct loader *L, yaml_node_t *n, int *count, int *min,
-	      double *ci);
+int field_repeat(struct loader *L, yaml_node_t *n, int *count, int *min,
+		 double *ci);
 
 /* ${...}: check against a scope, or expand parameters in place. */
-int pl_check_refs(struct loader *L, const struct pstr *ps,
-		  const struct plan_phase *ph, int axes);
-int pl_expand_params(struct loader *L, struct pstr *ps);
+int field_check_refs(struct loader *L, const struct pstr *ps,
+		     const struct plan_phase *ph, int axes);
+int field_expand_params(struct loader *L, struct pstr *ps);
 
 #endif

@@ -1,4 +1,4 @@
-/* plan: the plan's top-level keys, and the loader that walks a document with them. */
+/* plan: the plan's top-level keys, and the loader that walks them. */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -22,18 +22,18 @@ static int h_version(struct loader *L, yaml_node_t *n, void *obj)
 {
 	struct plan *p = obj;
 	int64_t v;
-	const char *s = pl_scalar(L, n, "fsplan");
+	const char *s = field_scalar(L, n, "fsplan");
 
 	if (!s)
 		return -1;
 	if (units_int(s, 0, INT_MAX, &v))
-		return pl_error(L, ydoc_pos(n),
-				"'fsplan' is the schema version, a number "
-				"(1), not '%s'", s);
+		return field_error(L, ydoc_pos(n),
+				   "'fsplan' is the schema version, a number "
+				   "(1), not '%s'", s);
 	if (v != 1)
-		return pl_error(L, ydoc_pos(n),
-				"unsupported schema version %lld (this fsplan "
-				"reads version 1)", (long long)v);
+		return field_error(L, ydoc_pos(n), "unsupported schema "
+				   "version %lld (this fsplan reads version "
+				   "1)", (long long)v);
 	p->version = (int)v;
 	return 0;
 }
@@ -43,17 +43,19 @@ static int h_name(struct loader *L, yaml_node_t *n, void *obj)
 	struct plan *p = obj;
 	struct pstr ps;
 
-	if (pl_pstr_params(L, n, "name", &ps))
+	if (field_pstr_params(L, n, "name", &ps))
 		return -1;
 	free(p->name);
 	p->name = ps.s;
 	if (!p->name[0])
-		return pl_error(L, ps.pos, "'name' is empty");
+		return field_error(L, ps.pos, "'name' is empty");
 	for (const char *c = p->name; *c; c++)
 		if (!isalnum((unsigned char)*c) && !strchr("._-", *c))
-			return pl_error(L, pl_offset_pos(&ps, c - p->name),
-					"'name' becomes a directory name: use "
-					"letters, digits, '.', '_' and '-'");
+			return field_error(L,
+					   field_offset_pos(&ps, c - p->name),
+					   "'name' becomes a directory name: "
+					   "use letters, digits, '.', '_' and "
+					   "'-'");
 	return 0;
 }
 
@@ -62,7 +64,7 @@ static int h_description(struct loader *L, yaml_node_t *n, void *obj)
 	struct plan *p = obj;
 	struct pstr ps;
 
-	if (pl_pstr_params(L, n, "description", &ps))
+	if (field_pstr_params(L, n, "description", &ps))
 		return -1;
 	p->description = ps.s;
 	return 0;
@@ -74,12 +76,12 @@ static int h_params(struct loader *L, yaml_node_t *n, void *obj)
 	int count, rc;
 
 	if (n->type != YAML_MAPPING_NODE)
-		return pl_error(L, ydoc_pos(n), "'params' expects a mapping of "
-				"name: value");
+		return field_error(L, ydoc_pos(n), "'params' expects a "
+				   "mapping of name: value");
 	count = (int)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
 	p->params = calloc(count ? count : 1, sizeof(*p->params));
 	if (!p->params)
-		return pl_error(L, ydoc_pos(n), "out of memory");
+		return field_error(L, ydoc_pos(n), "out of memory");
 	for (int i = 0; i < count; i++) {
 		yaml_node_pair_t *pr = &n->data.mapping.pairs.start[i];
 		yaml_node_t *k = ydoc_node(&L->y, pr->key);
@@ -87,30 +89,30 @@ static int h_params(struct loader *L, yaml_node_t *n, void *obj)
 		struct kv *kv = &p->params[i];
 		const char *def = NULL;
 
-		if (pl_ident(L, k, "a parameter name"))
+		if (field_ident(L, k, "a parameter name"))
 			return -1;
 		if (coord_reserved(ydoc_scalar(k)))
-			return pl_error(L, ydoc_pos(k), "'%s' names a cell "
-					"coordinate; choose another parameter "
-					"name", ydoc_scalar(k));
+			return field_error(L, ydoc_pos(k), "'%s' names a cell "
+					   "coordinate; choose another "
+					   "parameter name", ydoc_scalar(k));
 		p->n_params = i + 1;	/* owned from here: freed on error */
-		kv->key = pl_strdup(L, ydoc_scalar(k));
+		kv->key = field_strdup(L, ydoc_scalar(k));
 		kv->kpos = ydoc_pos(k);
-		if (!kv->key || pl_pstr(L, v, kv->key, &kv->val))
+		if (!kv->key || field_pstr(L, v, kv->key, &kv->val))
 			return -1;
 		for (int j = 0; j < L->n_defs; j++)
 			if (!strcmp(L->defs[j].name, kv->key))
 				def = L->defs[j].value;
 		if (def) {
 			free(kv->val.s);
-			kv->val.s = pl_strdup(L, def);
+			kv->val.s = field_strdup(L, def);
 			if (!kv->val.s)
 				return -1;
 			kv->val.col_shift = -1;
 		}
 		/* Only the parameters before this one are in its scope. */
 		p->n_params = i;
-		rc = pl_expand_params(L, &kv->val);
+		rc = field_expand_params(L, &kv->val);
 		p->n_params = i + 1;
 		if (rc)
 			return -1;
@@ -124,11 +126,11 @@ static int h_seed(struct loader *L, yaml_node_t *n, void *obj)
 	struct pstr ps;
 	int64_t v;
 
-	if (pl_pstr_params(L, n, "seed", &ps))
+	if (field_pstr_params(L, n, "seed", &ps))
 		return -1;
 	if (units_int(ps.s, 0, INT64_MAX, &v)) {
-		pl_error(L, ps.pos, "'seed' must be a whole number >= 0, "
-			 "not '%s'", ps.s);
+		field_error(L, ps.pos, "'seed' must be a whole number >= 0, "
+			    "not '%s'", ps.s);
 		free(ps.s);
 		return -1;
 	}
@@ -143,7 +145,7 @@ static int h_runas(struct loader *L, yaml_node_t *n, void *obj)
 	struct pstr ps;
 	int64_t uid;
 
-	if (pl_pstr_params(L, n, "runas", &ps))
+	if (field_pstr_params(L, n, "runas", &ps))
 		return -1;
 	free(p->runas);
 	p->runas = ps.s;
@@ -151,9 +153,9 @@ static int h_runas(struct loader *L, yaml_node_t *n, void *obj)
 	/* What the name says; resolve_plan looks the user up. */
 	if (!strcmp(ps.s, "root") ||
 	    (!units_int(ps.s, 0, INT_MAX, &uid) && uid == 0))
-		return pl_error(L, ps.pos, "runas: '%s' is refused: phases "
-				"never run with privileges (use nobody or a "
-				"benchmark user)", ps.s);
+		return field_error(L, ps.pos, "runas: '%s' is refused: phases "
+				   "never run with privileges (use nobody or a "
+				   "benchmark user)", ps.s);
 	return 0;
 }
 
@@ -161,7 +163,7 @@ static int h_plan_repeat(struct loader *L, yaml_node_t *n, void *obj)
 {
 	struct plan *p = obj;
 
-	return pl_repeat(L, n, &p->repeat, &p->repeat_min, &p->repeat_ci);
+	return field_repeat(L, n, &p->repeat, &p->repeat_min, &p->repeat_ci);
 }
 
 /* order: configs (each config's cells together, the default) or rounds
@@ -174,47 +176,47 @@ static int h_order(struct loader *L, yaml_node_t *n, void *obj)
 	struct pstr ps;
 	int rc = 0;
 
-	if (pl_pstr_params(L, n, "order", &ps))
+	if (field_pstr_params(L, n, "order", &ps))
 		return -1;
 	p->order_pos = ps.pos;
 	if (!strcmp(ps.s, "rounds"))
 		p->rounds = 1;
 	else if (strcmp(ps.s, "configs"))
-		rc = pl_error(L, ps.pos, "order: 'configs' (each config's "
-			      "repetitions together) or 'rounds' (a "
-			      "repetition of every config per round), not "
-			      "'%s'", ps.s);
+		rc = field_error(L, ps.pos, "order: 'configs' (each config's "
+				 "repetitions together) or 'rounds' (a "
+				 "repetition of every config per round), not "
+				 "'%s'", ps.s);
 	free(ps.s);
 	return rc;
 }
 
 static int h_plan_between(struct loader *L, yaml_node_t *n, void *obj)
 {
-	return pl_between(L, n, &((struct plan *)obj)->between);
+	return field_between(L, n, &((struct plan *)obj)->between);
 }
 
 static int h_plan_matrix(struct loader *L, yaml_node_t *n, void *obj)
 {
 	struct plan *p = obj;
 
-	return pl_matrix(L, n, "matrix", &p->matrix, &p->n_matrix, NULL);
+	return secmatrix_axes(L, n, "matrix", &p->matrix, &p->n_matrix, NULL);
 }
 
-static const struct pl_field plan_fields[] = {
+static const struct field plan_fields[] = {
 	{ "fsplan", h_version, 1 },
 	{ "name", h_name, 0 },
 	{ "description", h_description, 0 },
 	{ "params", h_params, 0 },
 	{ "seed", h_seed, 0 },
-	{ "target", pl_target, 0 },
+	{ "target", secfs_target, 0 },
 	{ "runas", h_runas, 0 },
 	{ "repeat", h_plan_repeat, 0 },
 	{ "between", h_plan_between, 0 },
 	{ "order", h_order, 0 },
 	{ "matrix", h_plan_matrix, 0 },
-	{ "filesystems", pl_filesystems, 0 },
-	{ "phases", pl_phases, 1 },
-	{ "exclude", pl_excludes, 0 },
+	{ "filesystems", secfs_filesystems, 0 },
+	{ "phases", secphase_phases, 1 },
+	{ "exclude", secmatrix_excludes, 0 },
 	{ NULL, NULL, 0 }
 };
 
@@ -313,11 +315,11 @@ int plan_load_text(struct plan **out, const char *path, const char *text,
 		goto out;
 	root = ydoc_root(&L.y);
 	if (root->type != YAML_MAPPING_NODE) {
-		pl_error(&L, ydoc_pos(root), "a plan is a mapping of keys "
-			 "(fsplan, filesystems, phases, ...)");
+		field_error(&L, ydoc_pos(root), "a plan is a mapping of keys "
+			    "(fsplan, filesystems, phases, ...)");
 		goto out;
 	}
-	if (pl_mapping(&L, root, plan_fields, p, "the plan"))
+	if (field_mapping(&L, root, plan_fields, p, "the plan"))
 		goto out;
 	if (check_defines(&L))
 		goto out;
@@ -326,11 +328,11 @@ int plan_load_text(struct plan **out, const char *path, const char *text,
 	if (!p->runas)
 		goto out;
 	if (p->target.kind == TARGET_DIR && p->n_fs == 0 &&
-	    pl_dir_fs(&L))
+	    secfs_dir_fs(&L))
 		goto out;
 	if (p->n_fs == 0) {
-		pl_error(&L, ydoc_pos(root), "missing required key "
-			 "'filesystems'");
+		field_error(&L, ydoc_pos(root), "missing required key "
+			    "'filesystems'");
 		goto out;
 	}
 	rc = 0;

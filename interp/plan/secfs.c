@@ -16,14 +16,14 @@ static int h_image(struct loader *L, yaml_node_t *n, void *obj)
 	struct pstr ps;
 	int rc = 0;
 
-	if (pl_pstr_params(L, n, "image", &ps))
+	if (field_pstr_params(L, n, "image", &ps))
 		return -1;
 	if (units_size(ps.s, &t->image_bytes))
-		rc = pl_error(L, ps.pos, "'image' is not a size (e.g. 512M, "
-			      "4G, 1T): '%s'", ps.s);
+		rc = field_error(L, ps.pos, "'image' is not a size (e.g. 512M, "
+				 "4G, 1T): '%s'", ps.s);
 	else if (t->image_bytes < (UINT64_C(16) << 20))
-		rc = pl_error(L, ps.pos, "'image' of %s is too small for any "
-			      "filesystem (at least 16M)", ps.s);
+		rc = field_error(L, ps.pos, "'image' of %s is too small for "
+				 "any filesystem (at least 16M)", ps.s);
 	t->kind = TARGET_IMAGE;
 	free(ps.s);
 	return rc;
@@ -34,12 +34,12 @@ static int abs_path(struct loader *L, yaml_node_t *n, const char *key,
 {
 	struct pstr ps;
 
-	if (pl_pstr_params(L, n, key, &ps))
+	if (field_pstr_params(L, n, key, &ps))
 		return -1;
 	*out = ps.s;
 	if (ps.s[0] != '/')
-		return pl_error(L, ps.pos, "'%s' must be an absolute path, "
-				"not '%s'", key, ps.s);
+		return field_error(L, ps.pos, "'%s' must be an absolute path, "
+				   "not '%s'", key, ps.s);
 	return 0;
 }
 
@@ -65,14 +65,14 @@ static int h_wipe(struct loader *L, yaml_node_t *n, void *obj)
 	struct pstr ps;
 	int rc = 0;
 
-	if (pl_pstr_params(L, n, "wipe", &ps))
+	if (field_pstr_params(L, n, "wipe", &ps))
 		return -1;
 	if (units_bool(ps.s, &t->wipe))
-		rc = pl_error(L, ps.pos, "'wipe' is true or false, not '%s'",
-			      ps.s);
+		rc = field_error(L, ps.pos, "'wipe' is true or false, not '%s'",
+				 ps.s);
 	else if (t->kind != TARGET_DEVICE)
-		rc = pl_error(L, ps.pos, "'wipe' applies only to a "
-			      "target.device");
+		rc = field_error(L, ps.pos, "'wipe' applies only to a "
+				 "target.device");
 	free(ps.s);
 	return rc;
 }
@@ -85,14 +85,15 @@ static int h_volumes(struct loader *L, yaml_node_t *n, void *obj)
 	struct plan_target *t = obj;
 
 	if (n->type != YAML_SEQUENCE_NODE)
-		return pl_error(L, ydoc_pos(n), "'volumes' is a list of "
-				"names, e.g. [source, target]");
-	if (pl_list(L, n, "volumes", &t->volumes, &t->n_volumes, 1, NULL,
-		    0))
+		return field_error(L, ydoc_pos(n), "'volumes' is a list of "
+				   "names, e.g. [source, target]");
+	if (field_list(L, n, "volumes", &t->volumes, &t->n_volumes, 1, NULL,
+		       0))
 		return -1;
 	if (t->n_volumes > PLAN_MAX_VOLUMES)
-		return pl_error(L, t->volumes[PLAN_MAX_VOLUMES].pos, "'volumes' "
-				"lists more than %d names", PLAN_MAX_VOLUMES);
+		return field_error(L, t->volumes[PLAN_MAX_VOLUMES].pos,
+				   "'volumes' lists more than %d names",
+				   PLAN_MAX_VOLUMES);
 	for (int i = 0; i < t->n_volumes; i++) {
 		const struct pstr *v = &t->volumes[i];
 		const char *c = v->s;
@@ -104,25 +105,27 @@ static int h_volumes(struct loader *L, yaml_node_t *n, void *obj)
 			    !isdigit((unsigned char)*c) && *c != '_')
 				goto bad;
 		if (strlen(v->s) > 32)
-			return pl_error(L, v->pos, "volume name '%s' is longer "
-					"than 32 characters", v->s);
+			return field_error(L, v->pos, "volume name '%s' is "
+					   "longer than 32 characters", v->s);
 		continue;
 bad:
-		return pl_error(L, pl_offset_pos(v, c - v->s), "'%s' is not a "
-				"volume name: use [a-z][a-z0-9_]*", v->s);
+		return field_error(L, field_offset_pos(v, c - v->s), "'%s' is "
+				   "not a volume name: use [a-z][a-z0-9_]*",
+				   v->s);
 	}
 	if (t->kind == TARGET_DEVICE)
-		return pl_error(L, ydoc_pos(n), "'volumes' needs one device "
-				"per volume, and target.device names one: use "
-				"image (volumes on devices are not supported)");
+		return field_error(L, ydoc_pos(n), "'volumes' needs one "
+				   "device per volume, and target.device "
+				   "names one: use image (volumes on devices "
+				   "are not supported)");
 	if (t->kind == TARGET_DIR)
-		return pl_error(L, ydoc_pos(n), "'volumes' makes and mounts "
-				"filesystems, and target.dir has none to make: "
-				"use image");
+		return field_error(L, ydoc_pos(n), "'volumes' makes and "
+				   "mounts filesystems, and target.dir has "
+				   "none to make: use image");
 	return 0;
 }
 
-static const struct pl_field target_fields[] = {
+static const struct field target_fields[] = {
 	{ "image", h_image, 0 },
 	{ "device", h_device, 0 },
 	{ "dir", h_dir, 0 },
@@ -131,7 +134,7 @@ static const struct pl_field target_fields[] = {
 	{ NULL, NULL, 0 }
 };
 
-int pl_target(struct loader *L, yaml_node_t *n, void *obj)
+int secfs_target(struct loader *L, yaml_node_t *n, void *obj)
 {
 	struct plan *p = obj;
 	const char *first = NULL;
@@ -147,13 +150,13 @@ int pl_target(struct loader *L, yaml_node_t *n, void *obj)
 			    strcmp(key, "dir"))
 				continue;
 			if (first)
-				return pl_error(L, ydoc_pos(k), "target has both "
-						"'%s' and '%s': choose one",
-						first, key);
+				return field_error(L, ydoc_pos(k), "target "
+						   "has both '%s' and '%s': "
+						   "choose one", first, key);
 			first = key;
 		}
 	}
-	return pl_mapping(L, n, target_fields, &p->target, "target");
+	return field_mapping(L, n, target_fields, &p->target, "target");
 }
 
 /* ---- filesystems ---- */
@@ -169,17 +172,17 @@ static int h_fs_type(struct loader *L, yaml_node_t *n, void *obj)
 {
 	struct plan_fs *fs = obj;
 
-	if (pl_pstr_params(L, n, "type", &fs->type))
+	if (field_pstr_params(L, n, "type", &fs->type))
 		return -1;
 	if (!fs->type.s[0])
-		return pl_error(L, fs->type.pos, "'type' is empty");
+		return field_error(L, fs->type.pos, "'type' is empty");
 	for (const char *c = fs->type.s; *c; c++)
 		if (!islower((unsigned char)*c) && !isdigit((unsigned char)*c) &&
 		    !strchr("_.+-", *c))
-			return pl_error(L, pl_offset_pos(&fs->type,
-							 c - fs->type.s),
-					"'%s' is not a filesystem type name",
-					fs->type.s);
+			return field_error(L, field_offset_pos(&fs->type,
+					   c - fs->type.s),
+					   "'%s' is not a filesystem type name",
+					   fs->type.s);
 	fs->nodev = nodev_type(fs->type.s);
 	return 0;
 }
@@ -188,18 +191,18 @@ static int h_fs_label(struct loader *L, yaml_node_t *n, void *obj)
 {
 	struct plan_fs *fs = obj;
 
-	if (pl_pstr(L, n, "label", &fs->label) ||
-	    pl_check_refs(L, &fs->label, NULL, 1))
+	if (field_pstr(L, n, "label", &fs->label) ||
+	    field_check_refs(L, &fs->label, NULL, 1))
 		return -1;
 	if (!fs->label.s[0])
-		return pl_error(L, fs->label.pos, "'label' is empty");
+		return field_error(L, fs->label.pos, "'label' is empty");
 	for (int i = 0; i < L->p->n_fs; i++) {
 		const struct pstr *o = &L->p->fs[i].label;
 
 		if (o->s && !strcmp(o->s, fs->label.s))
-			return pl_error(L, fs->label.pos, "duplicate label "
-					"'%s' (first at line %d)", o->s,
-					o->pos.line);
+			return field_error(L, fs->label.pos, "duplicate label "
+					   "'%s' (first at line %d)", o->s,
+					   o->pos.line);
 	}
 	return 0;
 }
@@ -217,10 +220,11 @@ static int no_device(struct loader *L, const char *key,
 		rc = devword_find(v[i].s, !strcmp(key, "mount"), devword_text,
 				  NULL, &w);
 		if (rc < 0)
-			return pl_error(L, v[i].pos, "out of memory");
+			return field_error(L, v[i].pos, "out of memory");
 		if (rc)
-			pl_error(L, pl_offset_pos(&v[i], w.off),
-				 DEVWORD_REFUSED, key, w.word, "", w.why);
+			field_error(L, field_offset_pos(&v[i], w.off),
+				    DEVWORD_REFUSED, key, w.word, "",
+				    w.why.msg);
 		devword_free(&w);
 	}
 	return rc ? -1 : 0;
@@ -232,8 +236,9 @@ static int h_fs_mkfs(struct loader *L, yaml_node_t *n, void *obj)
 
 	fs->mkfs_pos = ydoc_pos(n);
 	if (fs->nodev)
-		return pl_error(L, fs->mkfs_pos, PLAN_NODEV_MKFS, fs->type.s);
-	if (pl_list(L, n, "mkfs", &fs->mkfs, &fs->n_mkfs, 0, NULL, 1))
+		return field_error(L, fs->mkfs_pos, PLAN_NODEV_MKFS,
+				   fs->type.s);
+	if (field_list(L, n, "mkfs", &fs->mkfs, &fs->n_mkfs, 0, NULL, 1))
 		return -1;
 	return no_device(L, "mkfs", fs->mkfs, fs->n_mkfs);
 }
@@ -242,7 +247,7 @@ static int h_fs_mount(struct loader *L, yaml_node_t *n, void *obj)
 {
 	struct plan_fs *fs = obj;
 
-	if (pl_list(L, n, "mount", &fs->mount, &fs->n_mount, 0, NULL, 1))
+	if (field_list(L, n, "mount", &fs->mount, &fs->n_mount, 0, NULL, 1))
 		return -1;
 	return no_device(L, "mount", fs->mount, fs->n_mount);
 }
@@ -250,10 +255,10 @@ static int h_fs_mount(struct loader *L, yaml_node_t *n, void *obj)
 static int hook(struct loader *L, yaml_node_t *n, const char *key,
 		struct pstr *out)
 {
-	if (pl_pstr(L, n, key, out) || pl_check_refs(L, out, NULL, 1))
+	if (field_pstr(L, n, key, out) || field_check_refs(L, out, NULL, 1))
 		return -1;
 	if (!out->s[0])
-		return pl_error(L, out->pos, "'%s' is empty", key);
+		return field_error(L, out->pos, "'%s' is empty", key);
 	return 0;
 }
 
@@ -267,7 +272,7 @@ static int h_fs_teardown(struct loader *L, yaml_node_t *n, void *obj)
 	return hook(L, n, "teardown", &((struct plan_fs *)obj)->teardown);
 }
 
-static const struct pl_field fs_fields[] = {
+static const struct field fs_fields[] = {
 	{ "type", h_fs_type, 1 },	/* first: mkfs depends on it */
 	{ "label", h_fs_label, 0 },
 	{ "mkfs", h_fs_mkfs, 0 },
@@ -283,29 +288,30 @@ static int default_alt(struct loader *L, struct pstr **v, int *n)
 	if (*n)
 		return 0;
 	*v = calloc(1, sizeof(**v));
-	if (!*v || !((*v)->s = pl_strdup(L, "")))
-		return pl_error(L, (struct pos){ 0, 0 }, "out of memory");
+	if (!*v || !((*v)->s = field_strdup(L, "")))
+		return field_error(L, (struct pos){ 0, 0 }, "out of memory");
 	(*v)->col_shift = -1;
 	*n = 1;
 	return 0;
 }
 
-int pl_filesystems(struct loader *L, yaml_node_t *n, void *obj)
+int secfs_filesystems(struct loader *L, yaml_node_t *n, void *obj)
 {
 	struct plan *p = obj;
-	int cnt = pl_seq_len(n);
+	int cnt = field_seq_len(n);
 
 	if (n->type != YAML_SEQUENCE_NODE)
-		return pl_error(L, ydoc_pos(n), "'filesystems' expects a list "
-				"of filesystems (- type: ext4 ...)");
+		return field_error(L, ydoc_pos(n), "'filesystems' expects a "
+				   "list of filesystems (- type: ext4 ...)");
 	if (cnt == 0)
-		return pl_error(L, ydoc_pos(n), "'filesystems' is empty");
+		return field_error(L, ydoc_pos(n), "'filesystems' is empty");
 	if (p->target.kind == TARGET_DIR)
-		return pl_error(L, ydoc_pos(n), "target.dir runs in an "
-				"existing directory: leave out 'filesystems'");
+		return field_error(L, ydoc_pos(n), "target.dir runs in an "
+				   "existing directory: leave out "
+				   "'filesystems'");
 	p->fs = calloc(cnt, sizeof(*p->fs));
 	if (!p->fs)
-		return pl_error(L, ydoc_pos(n), "out of memory");
+		return field_error(L, ydoc_pos(n), "out of memory");
 	for (int i = 0; i < cnt; i++) {
 		yaml_node_t *it = ydoc_node(&L->y,
 					    n->data.sequence.items.start[i]);
@@ -315,7 +321,7 @@ int pl_filesystems(struct loader *L, yaml_node_t *n, void *obj)
 		/* Label's duplicate check looks only at the entries before;
 		 * on error this one is counted in so that it is freed. */
 		p->n_fs = i;
-		if (pl_mapping(L, it, fs_fields, fs, "a filesystem")) {
+		if (field_mapping(L, it, fs_fields, fs, "a filesystem")) {
 			p->n_fs = i + 1;
 			return -1;
 		}
@@ -327,17 +333,17 @@ int pl_filesystems(struct loader *L, yaml_node_t *n, void *obj)
 	return 0;
 }
 
-int pl_dir_fs(struct loader *L)
+int secfs_dir_fs(struct loader *L)
 {
 	struct plan *p = L->p;
 
 	p->fs = calloc(1, sizeof(*p->fs));
 	if (!p->fs)
-		return pl_error(L, (struct pos){ 0, 0 }, "out of memory");
+		return field_error(L, (struct pos){ 0, 0 }, "out of memory");
 	p->n_fs = 1;
 	p->fs[0].pos = p->target.pos;
 	p->fs[0].nodev = 1;
-	p->fs[0].type.s = pl_strdup(L, "dir");
+	p->fs[0].type.s = field_strdup(L, "dir");
 	if (!p->fs[0].type.s)
 		return -1;
 	return default_alt(L, &p->fs[0].mkfs, &p->fs[0].n_mkfs) ||

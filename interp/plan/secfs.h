@@ -5,9 +5,9 @@
 #include "plan/field.h"
 
 /* Field handlers for the plan's table; obj is the struct plan. */
-int pl_target(struct loader *L, yaml_node_t *n, void *obj);
-int pl_filesystems(struct loader *L, yaml_node_t *n, void *obj);
+int secfs_target(struct loader *L, yaml_node_t *n, void *obj);
+int secfs_filesystems(struct loader *L, yaml_node_t *n, void *obj);
 /* target.dir without filesystems: the one filesystem "dir". */
-int pl_dir_fs(struct loader *L);
+int secfs_dir_fs(struct loader *L);
 
 #endif

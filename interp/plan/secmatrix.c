@@ -1,4 +1,4 @@
-/* secmatrix: the plan's matrix axes and exclude rules, the cells' coordinates. */
+/* secmatrix: the plan's matrix axes and exclude rules. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,19 +15,20 @@ static int axis_name_taken(struct loader *L, yaml_node_t *k,
 	const char *name = ydoc_scalar(k);
 
 	if (coord_reserved(name))
-		return pl_error(L, ydoc_pos(k), "'%s' is a cell coordinate "
-				"already; name the axis otherwise", name);
+		return field_error(L, ydoc_pos(k), "'%s' is a cell coordinate "
+				   "already; name the axis otherwise", name);
 	for (int i = 0; i < L->p->n_params; i++)
 		if (!strcmp(name, L->p->params[i].key))
-			return pl_error(L, ydoc_pos(k), "axis '%s' has the name "
-					"of a parameter (line %d): ${%s} would "
-					"be ambiguous", name,
-					L->p->params[i].kpos.line, name);
+			return field_error(L, ydoc_pos(k), "axis '%s' has the "
+					   "name of a parameter (line %d): "
+					   "${%s} would be ambiguous", name,
+					   L->p->params[i].kpos.line, name);
 	for (int i = 0; ph && i < L->p->n_matrix; i++)
 		if (!strcmp(name, L->p->matrix[i].name))
-			return pl_error(L, ydoc_pos(k), "axis '%s' is already "
-					"a top-level matrix axis (line %d)",
-					name, L->p->matrix[i].pos.line);
+			return field_error(L, ydoc_pos(k), "axis '%s' is "
+					   "already a top-level matrix axis "
+					   "(line %d)", name,
+					   L->p->matrix[i].pos.line);
 	return 0;
 }
 
@@ -50,49 +51,50 @@ static int id_safe(struct loader *L, const struct plan_axis *ax,
 			snprintf(what, sizeof(what), "'%c'", u);
 		else
 			snprintf(what, sizeof(what), "byte 0x%02x", u);
-		return pl_error(L, pl_offset_pos(v, c - v->s), "axis '%s': "
-				"the value '%s' has %s; a value is part of "
-				"the cell ids (label/phase/axis=value,...#rep),"
-				" so it may not hold ',', '=', ';', '/', '#' "
-				"or control characters", ax->name, v->s, what);
+		return field_error(L, field_offset_pos(v, c - v->s), "axis "
+				   "'%s': the value '%s' has %s; a value is "
+				   "part of the cell ids "
+				   "(label/phase/axis=value,...#rep), so it "
+				   "may not hold ',', '=', ';', '/', '#' or "
+				   "control characters", ax->name, v->s, what);
 	}
 	return 0;
 }
 
-int pl_matrix(struct loader *L, yaml_node_t *n, const char *key,
-	      struct plan_axis **out, int *n_out,
-	      const struct plan_phase *ph)
+int secmatrix_axes(struct loader *L, yaml_node_t *n, const char *key,
+		   struct plan_axis **out, int *n_out,
+		   const struct plan_phase *ph)
 {
 	int cnt;
 
 	if (n->type != YAML_MAPPING_NODE)
-		return pl_error(L, ydoc_pos(n), "'%s' expects a mapping of "
-				"axis: [values]", key);
+		return field_error(L, ydoc_pos(n), "'%s' expects a mapping of "
+				   "axis: [values]", key);
 	cnt = (int)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
 	if (cnt == 0)
-		return pl_error(L, ydoc_pos(n), "'%s' has no axes", key);
+		return field_error(L, ydoc_pos(n), "'%s' has no axes", key);
 	*out = calloc(cnt, sizeof(**out));
 	if (!*out)
-		return pl_error(L, ydoc_pos(n), "out of memory");
+		return field_error(L, ydoc_pos(n), "out of memory");
 	for (int i = 0; i < cnt; i++) {
 		yaml_node_pair_t *pr = &n->data.mapping.pairs.start[i];
 		yaml_node_t *k = ydoc_node(&L->y, pr->key);
 		yaml_node_t *v = ydoc_node(&L->y, pr->value);
 		struct plan_axis *ax = &(*out)[i];
 
-		if (pl_ident(L, k, "an axis name") ||
+		if (field_ident(L, k, "an axis name") ||
 		    axis_name_taken(L, k, ph))
 			return -1;
-		ax->name = pl_strdup(L, ydoc_scalar(k));
+		ax->name = field_strdup(L, ydoc_scalar(k));
 		ax->pos = ydoc_pos(k);
 		*n_out = i + 1;
 		if (!ax->name)
 			return -1;
-		if (v->type == YAML_SEQUENCE_NODE && pl_seq_len(v) == 0)
-			return pl_error(L, ydoc_pos(v), "matrix axis '%s' is "
-					"empty: give it at least one value",
-					ax->name);
-		if (pl_list(L, v, ax->name, &ax->values, &ax->n, 1, NULL, 0))
+		if (v->type == YAML_SEQUENCE_NODE && field_seq_len(v) == 0)
+			return field_error(L, ydoc_pos(v), "matrix axis '%s' "
+					   "is empty: give it at least one "
+					   "value", ax->name);
+		if (field_list(L, v, ax->name, &ax->values, &ax->n, 1, NULL, 0))
 			return -1;
 		for (int j = 0; j < ax->n; j++)
 			if (id_safe(L, ax, &ax->values[j]))
@@ -142,10 +144,10 @@ static int check_value(struct loader *L, const struct plan_cond *c,
 		if (!strcmp(known[i], v->s))
 			return 0;
 	hint = diag_suggest(v->s, known, n);
-	return pl_error(L, v->pos, "exclude: no %s%s has the value '%s'%s%s%s",
-			axis ? "axis " : "", c->key, v->s,
-			hint ? " (did you mean '" : "", hint ? hint : "",
-			hint ? "'?)" : "");
+	return field_error(L, v->pos, "exclude: no %s%s has the value "
+			   "'%s'%s%s%s", axis ? "axis " : "", c->key, v->s,
+			   hint ? " (did you mean '" : "", hint ? hint : "",
+			   hint ? "'?)" : "");
 }
 
 static int one_exclude(struct loader *L, yaml_node_t *n,
@@ -156,16 +158,16 @@ static int one_exclude(struct loader *L, yaml_node_t *n,
 
 	ex->pos = ydoc_pos(n);
 	if (n->type != YAML_MAPPING_NODE)
-		return pl_error(L, ydoc_pos(n), "an exclude rule is a mapping "
-				"of coordinate: value, e.g. {type: xfs, "
-				"threads: 32}");
+		return field_error(L, ydoc_pos(n), "an exclude rule is a "
+				   "mapping of coordinate: value, e.g. "
+				   "{type: xfs, threads: 32}");
 	cnt = (int)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
 	if (cnt == 0)
-		return pl_error(L, ydoc_pos(n), "an empty exclude rule would "
-				"drop every cell");
+		return field_error(L, ydoc_pos(n), "an empty exclude rule "
+				   "would drop every cell");
 	ex->conds = calloc(cnt, sizeof(*ex->conds));
 	if (!ex->conds)
-		return pl_error(L, ydoc_pos(n), "out of memory");
+		return field_error(L, ydoc_pos(n), "out of memory");
 	for (int i = 0; i < cnt; i++) {
 		yaml_node_pair_t *pr = &n->data.mapping.pairs.start[i];
 		yaml_node_t *k = ydoc_node(&L->y, pr->key);
@@ -177,17 +179,18 @@ static int one_exclude(struct loader *L, yaml_node_t *n,
 			found |= !strcmp(names[j], key);
 		if (!found) {
 			hint = diag_suggest(key, names, nn);
-			return pl_error(L, ydoc_pos(k), "exclude names '%s', "
-					"which is not a coordinate or axis%s%s%s",
-					key, hint ? " (did you mean '" : "",
-					hint ? hint : "", hint ? "'?)" : "");
+			return field_error(L, ydoc_pos(k), "exclude names "
+					   "'%s', which is not a coordinate "
+					   "or axis%s%s%s", key,
+					   hint ? " (did you mean '" : "",
+					   hint ? hint : "", hint ? "'?)" : "");
 		}
-		c->key = pl_strdup(L, key);
+		c->key = field_strdup(L, key);
 		c->kpos = ydoc_pos(k);
 		ex->n = i + 1;
 		if (!c->key ||
-		    pl_list(L, ydoc_node(&L->y, pr->value), key,
-			    &c->values, &c->n, 1, NULL, 0))
+		    field_list(L, ydoc_node(&L->y, pr->value), key,
+			       &c->values, &c->n, 1, NULL, 0))
 			return -1;
 		for (int j = 0; j < c->n; j++)
 			if (check_value(L, c, &c->values[j]))
@@ -196,18 +199,18 @@ static int one_exclude(struct loader *L, yaml_node_t *n,
 	return 0;
 }
 
-int pl_excludes(struct loader *L, yaml_node_t *n, void *obj)
+int secmatrix_excludes(struct loader *L, yaml_node_t *n, void *obj)
 {
 	struct plan *p = obj;
 	int cnt;
 
 	if (n->type != YAML_SEQUENCE_NODE)
-		return pl_error(L, ydoc_pos(n), "'exclude' expects a list of "
-				"rules (- {type: xfs, threads: 32})");
-	cnt = pl_seq_len(n);
+		return field_error(L, ydoc_pos(n), "'exclude' expects a list "
+				   "of rules (- {type: xfs, threads: 32})");
+	cnt = field_seq_len(n);
 	p->exclude = calloc(cnt ? cnt : 1, sizeof(*p->exclude));
 	if (!p->exclude)
-		return pl_error(L, ydoc_pos(n), "out of memory");
+		return field_error(L, ydoc_pos(n), "out of memory");
 	for (int i = 0; i < cnt; i++) {
 		p->n_exclude = i + 1;
 		if (one_exclude(L, ydoc_node(&L->y,

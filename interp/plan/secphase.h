@@ -5,6 +5,6 @@
 #include "plan/field.h"
 
 /* Field handler for the plan's table; obj is the struct plan. */
-int pl_phases(struct loader *L, yaml_node_t *n, void *obj);
+int secphase_phases(struct loader *L, yaml_node_t *n, void *obj);
 
 #endif

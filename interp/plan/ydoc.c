@@ -1,4 +1,4 @@
-/* ydoc: load one YAML document and refuse the hazards before anyone walks it. */
+/* ydoc: load one YAML document, refusing its hazards before a walk. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,11 +41,6 @@ int ydoc_plain(const yaml_node_t *n)
 	       n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
 }
 
-static int fail(struct walk *w, const yaml_node_t *n, const char *msg)
-{
-	return diag_set(w->d, w->y->file, w->y->text, ydoc_pos(n), "%s", msg);
-}
-
 static int cmp_pair_key(const void *a, const void *b, void *arg)
 {
 	struct ydoc *y = arg;
@@ -74,14 +69,16 @@ static int check_keys(struct walk *w, yaml_node_t *map)
 		yaml_node_t *k = ydoc_node(w->y, start[i].key);
 
 		if (k->type != YAML_SCALAR_NODE)
-			return fail(w, k, "a key must be a plain string, "
-				    "not a list or mapping");
+			return diag_set(w->d, w->y->file, w->y->text,
+					ydoc_pos(k), "a key must be a plain "
+					"string, not a list or mapping");
 	}
 	if (n < 2)
 		return 0;
 	sorted = malloc(n * sizeof(*sorted));
 	if (!sorted)
-		return fail(w, map, "out of memory");
+		return diag_set(w->d, w->y->file, w->y->text, ydoc_pos(map),
+				"out of memory");
 	memcpy(sorted, start, n * sizeof(*sorted));
 	qsort_r(sorted, n, sizeof(*sorted), cmp_pair_key, w->y);
 	for (size_t i = 1; i < n && !rc; i++) {
@@ -160,8 +157,9 @@ static int visit(struct walk *w, int index, int depth)
 	if (w->state[index] == 2)
 		return 0;
 	if (w->state[index] == 1)
-		return fail(w, n, "an alias refers to a node that contains it "
-			    "(recursive alias)");
+		return diag_set(w->d, w->y->file, w->y->text, ydoc_pos(n),
+				"an alias refers to a node that contains it "
+				"(recursive alias)");
 	if (depth > YDOC_MAX_DEPTH)
 		return diag_set(w->d, w->y->file, w->y->text, ydoc_pos(n),
 				"nesting deeper than %d levels", YDOC_MAX_DEPTH);
@@ -171,7 +169,8 @@ static int visit(struct walk *w, int index, int depth)
 	switch (n->type) {
 	case YAML_SCALAR_NODE:
 		if (memchr(n->data.scalar.value, '\0', n->data.scalar.length))
-			return fail(w, n, "NUL byte in a string");
+			return diag_set(w->d, w->y->file, w->y->text,
+					ydoc_pos(n), "NUL byte in a string");
 		break;
 	case YAML_SEQUENCE_NODE:
 		for (yaml_node_item_t *it = n->data.sequence.items.start;

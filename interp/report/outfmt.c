@@ -8,7 +8,7 @@
 #include "report/outfmt.h"
 #include "util/file.h"
 
-int outfmt_take(const char *arg, void *slot, char *why, size_t len)
+int outfmt_take(const char *arg, void *slot, struct diag *d)
 {
 	static const char *const names[] = { [FMT_TEXT] = "text",
 		[FMT_CSV] = "csv", [FMT_HTML] = "html" };
@@ -18,8 +18,8 @@ int outfmt_take(const char *arg, void *slot, char *why, size_t len)
 			*(enum out_format *)slot = (enum out_format)i;
 			return 0;
 		}
-	snprintf(why, len, "--format takes text, csv or html, not '%s'", arg);
-	return -1;
+	return diag_fail(d, DIAG_INPUT, 0, "--format takes text, csv or html, "
+			 "not '%s'", arg);
 }
 
 FILE *outfmt_open(struct outfile *o, const char *path)

@@ -5,11 +5,13 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "util/diag.h"
+
 enum out_format { FMT_TEXT, FMT_CSV, FMT_HTML };
 
 /* An OPT_CALL for --format: the name into *(enum out_format *)slot, or
- * -1 with why. */
-int outfmt_take(const char *arg, void *slot, char *why, size_t len);
+ * -1 with d. */
+int outfmt_take(const char *arg, void *slot, struct diag *d);
 
 /*
  * -o FILE of report and compare: what is printed goes to memory, and

@@ -10,16 +10,13 @@
 #include <unistd.h>
 
 #include "results/csv.h"
-#include "util/file.h"
-#include "util/grow.h"
+#include "results/csvrecord.h"
 
 /*
  * Rows end in LF, not the CRLF RFC 4180 names: our reader, Python's csv
  * module, R, pandas and the tidy-data tools all take LF, and a CR in every
  * line only gets in the way of grep and awk. The reader accepts both.
  */
-
-#define RECORD_MAX	(16u << 20)	/* a longer record is not ours */
 
 #define NOPOS ((struct pos){ 0, 0 })
 
@@ -241,174 +238,16 @@ void csv_close(struct csv *c)
 
 /* ---- reading ------------------------------------------------------------ */
 
-enum { REC_EOF, REC_OK, REC_TORN };
-
-struct reader {
-	int fd;
-	int line;	/* the line the current record starts on */
-	int next_line;
-	off_t off;	/* file offset of buf[pos] */
-	off_t rec_end;	/* just past the last whole record */
-	size_t pos, len;
-	char *text;	/* the record's fields, each NUL-terminated */
-	size_t tlen, tcap;
-	size_t *start;	/* field i is text + start[i] */
-	size_t nf, fcap;
-	char buf[65536];
-};
-
-static struct reader *rd_open(const char *path, int *err)
-{
-	struct reader *r = calloc(1, sizeof(*r));
-
-	if (!r) {
-		*err = -ENOMEM;
-		return NULL;
-	}
-	r->fd = file_open_regular(path);
-	if (r->fd < 0) {
-		*err = r->fd;
-		free(r);
-		return NULL;
-	}
-	r->next_line = 1;
-	return r;
-}
-
-static void rd_close(struct reader *r)
-{
-	if (!r)
-		return;
-	close(r->fd);
-	free(r->text);
-	free(r->start);
-	free(r);
-}
-
-static const char *field(const struct reader *r, size_t i)
-{
-	return r->text + r->start[i];
-}
-
-static int add_byte(struct reader *r, char ch)
-{
-	if (r->tlen == r->tcap) {
-		size_t cap = r->tcap ? r->tcap * 2 : 256;
-		char *nt;
-
-		if (r->tcap >= RECORD_MAX)
-			return -E2BIG;
-		nt = realloc(r->text, cap);
-		if (!nt)
-			return -ENOMEM;
-		r->text = nt;
-		r->tcap = cap;
-	}
-	r->text[r->tlen++] = ch;
-	return 0;
-}
-
-/* Close the field that began at text + from. */
-static int end_field(struct reader *r, size_t from)
-{
-	size_t *start = grow_array(r->start, &r->fcap, r->nf + 1,
-				   sizeof(*start), 16);
-
-	if (!start)
-		return -ENOMEM;
-	r->start = start;
-	r->start[r->nf++] = from;
-	return add_byte(r, '\0');
-}
-
-static int rd_fill(struct reader *r)
-{
-	ssize_t n;
-
-	do
-		n = read(r->fd, r->buf, sizeof(r->buf));
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return -errno;
-	r->pos = 0;
-	r->len = (size_t)n;
-	return n > 0;
-}
-
-/*
- * The next record, RFC 4180: a field that starts with '"' runs to the
- * matching '"', "" inside it is one '"', and commas, CR and LF inside it
- * are data; records end in LF or CRLF. A stray quote inside an unquoted
- * field is kept as data, as Python's csv does. REC_TORN: the file ends
- * inside a record, which is what a crash in the middle of a write leaves.
- */
-static int rd_next(struct reader *r)
-{
-	enum { START, PLAIN, QUOTED, QUOTE } st = START;
-	size_t from = 0;
-	int cr = 0;	/* the last byte kept is a CR outside quotes */
-	int any = 0, rc;
-
-	r->tlen = r->nf = 0;
-	r->line = r->next_line;
-	for (;;) {
-		char ch;
-
-		if (r->pos == r->len) {
-			rc = rd_fill(r);
-			if (rc < 0)
-				return rc;
-			if (!rc)
-				return any ? REC_TORN : REC_EOF;
-		}
-		ch = r->buf[r->pos++];
-		r->off++;
-		any = 1;
-		if (ch == '\n')
-			r->next_line++;
-		if (st == QUOTED) {
-			if (ch == '"')
-				st = QUOTE;
-			else if ((rc = add_byte(r, ch)))
-				return rc;
-			continue;
-		}
-		if ((st == START || st == QUOTE) && ch == '"') {
-			if (st == QUOTE && (rc = add_byte(r, '"')))
-				return rc;
-			st = QUOTED;
-			continue;
-		}
-		if (ch == ',' || ch == '\n') {
-			if (ch == '\n' && cr)
-				r->tlen--;
-			if ((rc = end_field(r, from)))
-				return rc;
-			from = r->tlen;
-			cr = 0;
-			st = START;
-			if (ch == ',')
-				continue;
-			r->rec_end = r->off;
-			return REC_OK;
-		}
-		if ((rc = add_byte(r, ch)))
-			return rc;
-		cr = ch == '\r';
-		st = PLAIN;
-	}
-}
-
-static int is_header(const struct reader *r)
+static int is_header(const struct csvrecord *r)
 {
 	const char *h = CSV_HEADER;
 
 	if (r->nf != CSV_FIELDS)
 		return 0;
 	for (size_t i = 0; i < r->nf; i++) {
-		size_t n = strlen(field(r, i));
+		size_t n = strlen(csvrecord_field(r, i));
 
-		if (strncmp(h, field(r, i), n))
+		if (strncmp(h, csvrecord_field(r, i), n))
 			return 0;
 		h += n;
 		if (i + 1 < r->nf && *h++ != ',')
@@ -421,38 +260,38 @@ static int read_fail(struct diag *d, const char *path, int line, int err)
 {
 	if (err == -E2BIG)
 		return diag_set(d, path, NULL, (struct pos){ line, 1 },
-				"record longer than %u MiB", RECORD_MAX >> 20);
+				"record longer than %u MiB", CSVRECORD_MAX >> 20);
 	return diag_set(d, path, NULL, NOPOS, "cannot read: %s",
 			strerror(-err));
 }
 
 /* Open a results.csv and read its header: 0 with the reader at the
  * first row (*empty when the file has nothing at all), or -1 with d. */
-static int open_checked(const char *path, struct reader **out, int *empty,
+static int open_checked(const char *path, struct csvrecord **out, int *empty,
 			struct diag *d)
 {
-	struct reader *r;
+	struct csvrecord *r;
 	int rc;
 
 	*out = NULL;
 	*empty = 0;
-	r = rd_open(path, &rc);
+	r = csvrecord_open(path, &rc);
 	if (!r)
 		return diag_set(d, path, NULL, NOPOS, "cannot open: %s",
 				rc == -EINVAL ? "not a regular file" :
 				strerror(-rc));
-	rc = rd_next(r);
-	if (rc == REC_EOF)
+	rc = csvrecord_next(r);
+	if (rc == CSVRECORD_EOF)
 		*empty = 1;
 	else if (rc < 0)
 		rc = read_fail(d, path, r->line, rc);
-	else if (rc != REC_OK || !is_header(r))
+	else if (rc != CSVRECORD_OK || !is_header(r))
 		rc = diag_set(d, path, NULL, NOPOS,
 			      "not a results.csv (header differs)");
 	else
 		rc = 0;
 	if (rc < 0 && !*empty) {
-		rd_close(r);
+		csvrecord_close(r);
 		return -1;
 	}
 	*out = r;
@@ -464,7 +303,7 @@ int csv_read_rows(const char *path,
 		  void *ctx, struct csv_read *info, struct diag *d)
 {
 	struct csv_read dummy;
-	struct reader *r;
+	struct csvrecord *r;
 	int rc;
 
 	if (!info)
@@ -476,10 +315,10 @@ int csv_read_rows(const char *path,
 		rc = 0;
 		goto out;
 	}
-	while ((rc = rd_next(r)) == REC_OK) {
+	while ((rc = csvrecord_next(r)) == CSVRECORD_OK) {
 		const char *f[CSV_FIELDS];
 
-		if (r->nf == 1 && !*field(r, 0))
+		if (r->nf == 1 && !*csvrecord_field(r, 0))
 			continue;	/* a blank line */
 		if (r->nf != CSV_FIELDS) {
 			rc = diag_set(d, path, NULL, (struct pos){ r->line, 1 },
@@ -488,16 +327,16 @@ int csv_read_rows(const char *path,
 			goto out;
 		}
 		for (size_t i = 0; i < CSV_FIELDS; i++)
-			f[i] = field(r, i);
+			f[i] = csvrecord_field(r, i);
 		if (fn && fn(ctx, f, r->line)) {
 			rc = -1;
 			goto out;
 		}
 	}
-	info->torn = rc == REC_TORN;
+	info->torn = rc == CSVRECORD_TORN;
 	rc = rc < 0 ? read_fail(d, path, r->line, rc) : 0;
 out:
-	rd_close(r);
+	csvrecord_close(r);
 	return rc;
 }
 
@@ -574,7 +413,7 @@ static int write_header(struct csv *c, const char *path, struct diag *d)
  */
 static int check_existing(struct csv *c, const char *path, struct diag *d)
 {
-	struct reader *r;
+	struct csvrecord *r;
 	int rc, empty;
 
 	if (open_checked(path, &r, &empty, d))
@@ -584,7 +423,7 @@ static int check_existing(struct csv *c, const char *path, struct diag *d)
 			      "not a results.csv (header differs)");
 		goto out;
 	}
-	while ((rc = rd_next(r)) == REC_OK)
+	while ((rc = csvrecord_next(r)) == CSVRECORD_OK)
 		;
 	if (rc < 0) {
 		rc = read_fail(d, path, r->line, rc);
@@ -597,7 +436,7 @@ static int check_existing(struct csv *c, const char *path, struct diag *d)
 			      "cannot cut the torn last row: %s",
 			      strerror(errno));
 out:
-	rd_close(r);
+	csvrecord_close(r);
 	return rc;
 }
 

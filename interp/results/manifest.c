@@ -9,13 +9,17 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "cells/fsconf.h"
 #include "results/manifest.h"
+#include "util/strbuf.h"
 #include "util/file.h"
 #include "util/sha256.h"
 
 #ifndef FSPLAN_VERSION
 #define FSPLAN_VERSION "0.0.0"
 #endif
+
+static json_t *state_json(enum manifest_state st);
 
 json_t *manifest_now(void)
 {
@@ -115,7 +119,7 @@ static json_t *conf_json(const struct expansion *e, const struct fsconf *fc)
 {
 	const struct plan *p = e->plan;
 	json_t *o = json_object(), *axes = json_object();
-	char cmd[2048];
+	struct strbuf cmd = { 0 };
 
 	json_object_set_new(o, "index", json_integer(fc->index));
 	json_object_set_new(o, "label", json_string(fc->label));
@@ -126,13 +130,15 @@ static json_t *conf_json(const struct expansion *e, const struct fsconf *fc)
 		json_object_set_new(axes, p->matrix[i].name, json_string(
 			p->matrix[i].values[fc->axis[i]].s));
 	json_object_set_new(o, "axes", axes);
-	fsconf_mkfs_cmd(p, fc, NULL, cmd, sizeof(cmd));
-	json_object_set_new(o, "mkfs_cmd", json_string(cmd));
+	/* out of memory, jansson leaves a value out: so does this */
+	if (!fsconf_mkfs_cmd(p, fc, NULL, &cmd))
+		json_object_set_new(o, "mkfs_cmd", json_string(cmd.p));
+	free(cmd.p);
 	if (fc->setup)
 		json_object_set_new(o, "setup", json_string(fc->setup));
 	if (fc->teardown)
 		json_object_set_new(o, "teardown", json_string(fc->teardown));
-	json_object_set_new(o, "status", json_string("pending"));
+	json_object_set_new(o, "status", state_json(MANIFEST_PENDING));
 	return o;
 }
 
@@ -159,7 +165,7 @@ struct manifest *manifest_new(const struct expansion *e, const char *run_id,
 	json_object_set_new(m->root, "run_id", json_string(run_id));
 	json_object_set_new(m->root, "command", cmd);
 	cmd = NULL;
-	json_object_set_new(m->root, "status", json_string("running"));
+	json_object_set_new(m->root, "status", state_json(MANIFEST_RUNNING));
 	json_object_set_new(m->root, "started", manifest_now());
 	json_object_set_new(m->root, "plan", plan_json(p));
 	json_object_set_new(m->root, "seed", json_integer((json_int_t)p->seed));
@@ -193,7 +199,7 @@ struct manifest *manifest_new(const struct expansion *e, const char *run_id,
 		json_object_set_new(o, "phase",
 				    json_string(p->phases[c->phase].name));
 		json_object_set_new(o, "rep", json_integer(c->rep));
-		json_object_set_new(o, "status", json_string("pending"));
+		json_object_set_new(o, "status", state_json(MANIFEST_PENDING));
 		m->cell_slot[i] = json_array_size(m->cells);
 		json_array_append_new(m->cells, o);
 	}
@@ -252,7 +258,59 @@ void manifest_conf_round(struct manifest *m, int conf, int round,
 	json_object_set_new(json_array_get(rounds, (size_t)round - 1), key, v);
 }
 
-void manifest_cell(struct manifest *m, size_t cell, const char *status,
+static const char *const state_names[MANIFEST_N_STATES] = {
+	[MANIFEST_PENDING] = "pending", [MANIFEST_RUNNING] = "running",
+	[MANIFEST_OK] = "ok", [MANIFEST_FAILED] = "failed",
+	[MANIFEST_SKIPPED] = "skipped", [MANIFEST_INTERRUPTED] = "interrupted",
+	[MANIFEST_DONE] = "done", [MANIFEST_COMPLETE] = "complete",
+};
+
+const char *manifest_state_name(enum manifest_state s)
+{
+	return (unsigned)s < MANIFEST_N_STATES ? state_names[s] : "";
+}
+
+/* The state a word of an earlier manifest names; -1 for none. */
+static int state_parse(const char *word)
+{
+	for (int s = 0; word && s < MANIFEST_N_STATES; s++)
+		if (!strcmp(word, state_names[s]))
+			return s;
+	return -1;
+}
+
+enum manifest_state manifest_state_of(enum res_status s)
+{
+	switch (s) {
+	case RES_OK:
+		return MANIFEST_OK;
+	case RES_SKIPPED:
+		return MANIFEST_SKIPPED;
+	case RES_NONE:
+		return MANIFEST_PENDING;
+	case RES_FAILED:
+		break;
+	}
+	return MANIFEST_FAILED;
+}
+
+static json_t *state_json(enum manifest_state st)
+{
+	return json_string(manifest_state_name(st));
+}
+
+void manifest_run_state(struct manifest *m, enum manifest_state st)
+{
+	manifest_set(m, "status", state_json(st));
+}
+
+void manifest_conf_state(struct manifest *m, int conf,
+			 enum manifest_state st)
+{
+	manifest_conf(m, conf, "status", state_json(st));
+}
+
+void manifest_cell(struct manifest *m, size_t cell, enum manifest_state st,
 		   const char *reason)
 {
 	json_t *o;
@@ -260,7 +318,7 @@ void manifest_cell(struct manifest *m, size_t cell, const char *status,
 	if (m->cell_slot[cell] == (size_t)-1)
 		return;
 	o = json_array_get(m->cells, m->cell_slot[cell]);
-	json_object_set_new(o, "status", json_string(status));
+	json_object_set_new(o, "status", state_json(st));
 	if (reason && reason[0])
 		json_object_set_new(o, "reason", json_string(reason));
 	else
@@ -284,8 +342,10 @@ static json_t *run_entry(json_t *from)
 
 static int finished(const char *status)
 {
-	return status && (!strcmp(status, "ok") || !strcmp(status, "failed") ||
-			  !strcmp(status, "skipped"));
+	int s = state_parse(status);
+
+	return s == MANIFEST_OK || s == MANIFEST_FAILED ||
+	       s == MANIFEST_SKIPPED;
 }
 
 /* Whether every cell of config index the old manifest lists finished (a
@@ -312,7 +372,7 @@ static void carry_configs(struct manifest *m, json_t *old)
 	size_t i;
 
 	json_array_foreach(json_object_get(old, "configs"), i, was) {
-		const char *st;
+		int st;
 
 		now = json_array_get(m->configs, i);
 		if (!json_equal(json_object_get(was, "label"),
@@ -323,12 +383,13 @@ static void carry_configs(struct manifest *m, json_t *old)
 			    !strcmp(key, "status"))
 				json_object_set_new(now, key,
 						    json_deep_copy(v));
-		st = json_string_value(json_object_get(was, "status"));
-		if (st && (!strcmp(st, "interrupted") ||
-			   !strcmp(st, "running")) &&
+		st = state_parse(json_string_value(json_object_get(was,
+								   "status")));
+		if ((st == MANIFEST_INTERRUPTED || st == MANIFEST_RUNNING) &&
 		    conf_finished(json_object_get(old, "cells"),
 				  json_object_get(was, "index")))
-			json_object_set_new(now, "status", json_string("done"));
+			json_object_set_new(now, "status",
+					    state_json(MANIFEST_DONE));
 	}
 }
 

@@ -4,6 +4,8 @@
 
 #include <jansson.h>
 
+#include "results/results.h"
+
 #include "cells/expand.h"
 
 struct manifest {
@@ -35,7 +37,32 @@ void manifest_conf_round(struct manifest *m, int conf, int round,
 			 const char *key, json_t *v);
 void manifest_phase(struct manifest *m, int phase, const char *key,
 		    json_t *v);
-void manifest_cell(struct manifest *m, size_t cell, const char *status,
+
+/* What manifest.json says of the run, a config or a cell ("status"). */
+enum manifest_state {
+	MANIFEST_PENDING,	/* a cell not yet run */
+	MANIFEST_RUNNING,	/* the run, or a config (rounds: until its
+				 * last round) */
+	MANIFEST_OK,		/* a cell's end, as its status row */
+	MANIFEST_FAILED,	/* a cell's, or a config that failed whole */
+	MANIFEST_SKIPPED,	/* a cell's, or a config fsplan cannot make */
+	MANIFEST_INTERRUPTED,	/* a stop cut it short */
+	MANIFEST_DONE,		/* a config whose cells all ended */
+	MANIFEST_COMPLETE,	/* the run, at its end */
+};
+#define MANIFEST_N_STATES (MANIFEST_COMPLETE + 1)
+
+/* The word manifest.json has for s. */
+const char *manifest_state_name(enum manifest_state s);
+/* A phase run's status (results.h) as the manifest says it. */
+enum manifest_state manifest_state_of(enum res_status s);
+
+/* The status of the run, of config conf (0-based) or of a cell (its
+ * reason, when not empty, beside it). */
+void manifest_run_state(struct manifest *m, enum manifest_state st);
+void manifest_conf_state(struct manifest *m, int conf,
+			 enum manifest_state st);
+void manifest_cell(struct manifest *m, size_t cell, enum manifest_state st,
 		   const char *reason);
 
 /* Write dir/manifest.json atomically: temp file, fsync, rename, fsync of

@@ -226,25 +226,24 @@ const char *metrics_reserved(const char *name)
 	return NULL;
 }
 
-const char *metrics_refuse(const char *name, double v, const char *unit,
-			   char *why, size_t len)
+int metrics_refuse(const char *name, double v, const char *unit,
+		   struct diag *d)
 {
 	if (metrics_reserved(name))
-		snprintf(why, len, "'%s' is a row fsplan writes itself", name);
-	else if (!isfinite(v))
-		snprintf(why, len, "value of '%s' is %s: a result must be a "
-			 "finite number", name, isnan(v) ? "nan" :
-			 v > 0 ? "inf" : "-inf");
-	else if (unit && csv_formula(unit))
-		snprintf(why, len, "unit of '%s' ('%s') could start a "
-			 "spreadsheet formula: a unit must not begin with "
-			 "= + - or @", name, unit);
-	else
-		return NULL;
-	return why;
+		return diag_fail(d, DIAG_PHASE, 0, "'%s' is a row fsplan "
+				 "writes itself", name);
+	if (!isfinite(v))
+		return diag_fail(d, DIAG_PHASE, 0, "value of '%s' is %s: a "
+				 "result must be a finite number", name,
+				 isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
+	if (unit && csv_formula(unit))
+		return diag_fail(d, DIAG_PHASE, 0, "unit of '%s' ('%s') could "
+				 "start a spreadsheet formula: a unit must not "
+				 "begin with = + - or @", name, unit);
+	return 0;
 }
 
-const char *metrics_op_refuse(const char *op, char *why, size_t len)
+int metrics_op_refuse(const char *op, struct diag *d)
 {
 	/* every pattern but *_path is a whole name or a prefix, so an op's
 	 * _ops row meets the prefixes and its _bytes row the one whole
@@ -257,13 +256,12 @@ const char *metrics_op_refuse(const char *op, char *why, size_t len)
 
 		snprintf(row, sizeof(row), "%.31s%s", op, suffix[i]);
 		p = metrics_reserved(row);
-		if (p && strcmp(p, "*_path")) {
-			snprintf(why, len, "op '%s': its row '%s' is one "
-				 "fsplan writes itself", op, row);
-			return why;
-		}
+		if (p && strcmp(p, "*_path"))
+			return diag_fail(d, DIAG_PHASE, 0, "op '%s': its row "
+					 "'%s' is one fsplan writes itself", op,
+					 row);
 	}
-	return NULL;
+	return 0;
 }
 
 /*

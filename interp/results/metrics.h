@@ -143,15 +143,16 @@ const char *metrics_reserved(const char *name);
 #define METRICS_RSS_PEAK "rss_peak_kib"
 /*
  * Whether a value a module sends becomes a row (a report() value, a
- * counter, a parser's): NULL, or why not in why (len bytes) — its name is
- * one fsplan writes itself, its value is not finite, or its unit could
- * start a spreadsheet formula. Returns why or NULL. unit may be NULL.
+ * counter, a parser's): 0, or -1 with d saying why not (a phase's bad
+ * value) — its name is one fsplan writes itself, its value is not
+ * finite, or its unit could start a spreadsheet formula. unit may be
+ * NULL.
  */
-const char *metrics_refuse(const char *name, double v, const char *unit,
-			   char *why, size_t len);
+int metrics_refuse(const char *name, double v, const char *unit,
+		   struct diag *d);
 /* The same for an op's name, by the rows it makes (<op>_ops, ...; its
  * own <op>_path is the one reserved row an op writes). */
-const char *metrics_op_refuse(const char *op, char *why, size_t len);
+int metrics_op_refuse(const char *op, struct diag *d);
 /* The op or counter named name, or NULL (nothing is made). */
 struct op_stat *metrics_find_op(const struct metrics *m, const char *name);
 struct counter *metrics_find_counter(const struct metrics *m,

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "results/csv.h"
+#include "results/metrics.h"
 #include "results/results.h"
 #include "results/stats.h"
 #include "util/grow.h"
@@ -189,13 +190,33 @@ oom:
 	return -1;
 }
 
-/* The last status row is current; ok has no reason. */
+static const char *const status_names[] = {
+	[RES_NONE] = "", [RES_OK] = "ok", [RES_FAILED] = "failed",
+	[RES_SKIPPED] = "skipped",
+};
+
+const char *results_status_name(enum res_status s)
+{
+	return (unsigned)s < RES_SKIPPED + 1u ? status_names[s] : "";
+}
+
+enum res_status results_status_parse(const char *word)
+{
+	for (int s = RES_OK; s <= RES_SKIPPED; s++)
+		if (!strcmp(word, status_names[s]))
+			return (enum res_status)s;
+	return RES_NONE;
+}
+
+/* The last status row is current; ok has no reason; a word not a
+ * status's is a failure's. */
 static int set_status(struct res_run *run, const char *const *f)
 {
 	const char *v = f[CSV_VALUE];
 
-	run->status = !strcmp(v, "ok") ? RES_OK :
-		      !strcmp(v, "skipped") ? RES_SKIPPED : RES_FAILED;
+	run->status = results_status_parse(v);
+	if (run->status == RES_NONE)
+		run->status = RES_FAILED;
 	free(run->reason);
 	run->reason = NULL;
 	if (run->status == RES_OK)
@@ -329,9 +350,12 @@ int results_value(const struct res_run *run, const char *name, double *v)
 int results_fast(const struct res_run *run, const char *name)
 {
 	size_t n = strlen(name);
-	char fast[160];
+	char fast[METRICS_METRIC_LEN + 8];
 	double v;
 
+	/* a longer name is none fsplan writes, nor its _fast row */
+	if (n > METRICS_METRIC_LEN)
+		return 0;
 	snprintf(fast, sizeof(fast), "%s_fast", name);
 	if (results_value(run, fast, &v))
 		return v != 0;

@@ -9,6 +9,12 @@
 
 enum res_status { RES_NONE, RES_OK, RES_FAILED, RES_SKIPPED };
 
+/* A phase run's status as results.csv's status row writes it: "ok",
+ * "failed", "skipped" ("" for RES_NONE). */
+const char *results_status_name(enum res_status s);
+/* The status a status row's value names; RES_NONE for any other word. */
+enum res_status results_status_parse(const char *word);
+
 struct res_metric {
 	char *name;
 	char *value;		/* as written */

@@ -1,4 +1,4 @@
-/* conf: one filesystem config's filesystems — attached, made, mounted, the work directory, between actions, unmounted, released. */
+/* conf: a config's filesystems attached, made, mounted, unmounted, freed. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -30,31 +30,29 @@ int conf_mounted(const struct live *l)
 	return 1;
 }
 
-void conf_axes(const struct expansion *e, const struct cell *c,
-	       const struct fsconf *fc, char *buf, size_t len)
+int conf_axes(const struct expansion *e, const struct cell *c,
+	      const struct fsconf *fc, struct strbuf *b)
 {
 	const struct plan *p = e->plan;
-	size_t n = 0;
+	int n = 0;
 
-	buf[0] = '\0';
-	for (int i = 0; i < p->n_matrix && n < len; i++)
-		n += snprintf(buf + n, len - n, "%s%s=%s", n ? ";" : "",
-			      p->matrix[i].name,
+	strbuf_str(b, "");
+	for (int i = 0; i < p->n_matrix; i++)
+		strbuf_printf(b, "%s%s=%s", n++ ? ";" : "", p->matrix[i].name,
 			      p->matrix[i].values[fc->axis[i]].s);
-	if (!c)
-		return;
-	for (int i = 0; i < p->phases[c->phase].n_matrix && n < len; i++) {
+	for (int i = 0; c && i < p->phases[c->phase].n_matrix; i++) {
 		const struct plan_axis *ax = &p->phases[c->phase].matrix[i];
 
-		n += snprintf(buf + n, len - n, "%s%s=%s", n ? ";" : "",
-			      ax->name, cell_coord(e, c, ax->name));
+		strbuf_printf(b, "%s%s=%s", n++ ? ";" : "", ax->name,
+			      cell_coord(e, c, ax->name));
 	}
+	return b->oom ? -1 : 0;
 }
 
 void conf_key(struct run *r, const struct live *l, const struct cell *c,
-	      char *params, size_t plen, struct csv_key *k)
+	      struct strbuf *params, struct csv_key *k)
 {
-	conf_axes(r->e, c, l->fc, params, plen);
+	conf_axes(r->e, c, l->fc, params);
 	k->run_id = r->run_id;
 	k->cell = c ? c->id : l->cell;
 	k->fs_label = l->fc->label;
@@ -62,7 +60,7 @@ void conf_key(struct run *r, const struct live *l, const struct cell *c,
 	k->mkfs_opts = l->fc->mkfs;
 	k->mount_opts = l->fc->mount;
 	k->phase = c ? r->plan->phases[c->phase].name : "";
-	k->phase_params = params;
+	k->phase_params = params->oom ? "" : params->p;
 	/* a config made anew each round has figures of each round */
 	k->rep = c ? c->rep : l->round;
 }
@@ -70,21 +68,23 @@ void conf_key(struct run *r, const struct live *l, const struct cell *c,
 void conf_metric(struct run *r, const struct live *l,
 		 const char *metric, double secs)
 {
-	char params[1024];
+	struct strbuf params = { 0 };
 	struct csv_key k;
 
-	conf_key(r, l, NULL, params, sizeof(params), &k);
+	conf_key(r, l, NULL, &params, &k);
 	sink_conf_metric(&r->sink, &k, l->fc->index - 1, metric, secs);
+	free(params.p);
 }
 
 /* A figure that failed: an earlier make's must not stand for it. */
 static void conf_lost(struct run *r, const struct live *l, const char *metric)
 {
-	char params[1024];
+	struct strbuf params = { 0 };
 	struct csv_key k;
 
-	conf_key(r, l, NULL, params, sizeof(params), &k);
+	conf_key(r, l, NULL, &params, &k);
 	sink_lost(&r->sink, &k, metric, "s");
+	free(params.p);
 }
 
 /* A per-volume figure (mkfs_s_source); the totals are the caller's. */
@@ -130,61 +130,6 @@ static int hook(struct run *r, struct live *l, const char *what,
 	return rc;
 }
 
-/* What runs before each phase run. A sync that fails means the next
- * phase would pay for this one's writes: it fails. Caches that cannot be
- * dropped only make the next read warmer, and the log says so. */
-int conf_between(struct live *l, const struct between *b, char *err,
-		 size_t len)
-{
-	int rc = 0;
-
-	for (int i = 0; i < b->n; i++) {
-		switch (b->act[i]) {
-		case BETWEEN_SYNC:
-		case BETWEEN_DROP_CACHES:
-			for (int v = 0; v < l->n_vol; v++) {
-				rc = fs_syncfs(conf_vol_dir(l, v));
-				if (rc) {
-					snprintf(err, len, "between: sync: %s",
-						 strerror(-rc));
-					return -1;
-				}
-			}
-			if (b->act[i] == BETWEEN_DROP_CACHES)
-				rc = fs_drop_caches();
-			if (rc)
-				runlog("drop_caches: %s", strerror(-rc));
-			break;
-		case BETWEEN_REMOUNT:
-			if (!l->vol[0].mounted)
-				break;	/* target.dir: nothing to remount */
-			if (l->fc->fs->nodev) {
-				/* tmpfs would lose its files; its cache is
-				 * its storage, so there is nothing to drop */
-				runlog("%s: remount skipped: %s keeps its data "
-				       "only while mounted", l->cid,
-				       l->fc->fs->type.s);
-				break;
-			}
-			for (int v = 0; v < l->n_vol; v++) {
-				struct vol *vo = &l->vol[v];
-
-				if (fs_umount(vo->mnt, err, len))
-					return -1;
-				vo->mounted = 0;
-				if (fs_mount(l->fc->fs->type.s, l->fc->mount,
-					     vo->dev, vo->mnt, err, len))
-					return -1;
-				vo->mounted = 1;
-				runlog("%s: remounted %s", l->cid,
-				       vo->name ? vo->name : vo->mnt);
-			}
-			break;
-		}
-	}
-	return 0;
-}
-
 /* Processes a phase left behind outside its group die with it: we are
  * the namespace's init, and kill(-1) reaches all but ourselves. They
  * are waited for (a server with many threads takes a moment to die: a
@@ -206,18 +151,17 @@ void conf_sweep(void)
 
 /* A fresh directory for the phases, owned by runas. */
 static int make_work(struct run *r, struct live *l, const char *parent,
-		     char *err, size_t len)
+		     struct diag *d)
 {
 	if (snprintf(l->work, sizeof(l->work), "%s/fsplan-work-%d", parent,
 		     l->fc->index) >= (int)sizeof(l->work)) {
-		snprintf(err, len, "the work directory's path is too long");
 		l->work[0] = '\0';
-		return -1;
+		return diag_fail(d, DIAG_LIMIT, 0, "the work directory's path "
+				 "is too long");
 	}
 	if (mkdir(l->work, 0700) ||
 	    chown(l->work, r->runas.uid, r->runas.gid)) {
-		snprintf(err, len, "cannot make %.300s: %s", l->work,
-			 strerror(errno));
+		diag_fail(d, DIAG_SYSTEM, errno, "cannot make %s", l->work);
 		l->work[0] = '\0';
 		return -1;
 	}
@@ -235,7 +179,7 @@ static void remove_work(struct run *r, struct live *l)
 				 .body = child_exec_body, .arg = cmd };
 	struct child_result res;
 	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	char err[512];
+	struct diag d = { 0 };
 
 	job.out_fd = job.err_fd = null;
 	if (null < 0 || child_run(&job, NULL, &res)) {
@@ -251,8 +195,8 @@ static void remove_work(struct run *r, struct live *l)
 	if (null >= 0)
 		close(null);
 	if (l->bound) {
-		if (fs_umount(r->mnt, err, sizeof(err))) {
-			runlog("%s: %s", l->cid, err);
+		if (fs_umount(r->mnt, &d)) {
+			runlog("%s: %s", l->cid, d.msg);
 			return;
 		}
 		l->bound = 0;
@@ -265,11 +209,9 @@ static void remove_work(struct run *r, struct live *l)
 
 /* Volume i's block device: the guarded device, or an image of its own
  * (numbered so that every volume of every config has its own name). */
-static int attach(struct run *r, struct live *l, int i, char *err,
-		  size_t len)
+static int attach(struct run *r, struct live *l, int i, struct diag *d)
 {
 	struct vol *v = &l->vol[i];
-	struct diag d = { 0 };
 
 	if (r->plan->target.kind == TARGET_DEVICE) {
 		/* mkfs and mount open it exclusively: let go of ours */
@@ -282,16 +224,15 @@ static int attach(struct run *r, struct live *l, int i, char *err,
 	}
 	if (target_image_create(&v->td, r->workdir,
 				r->plan->target.image_bytes,
-				(l->fc->index - 1) * l->n_vol + i + 1, &d)) {
-		snprintf(err, len, "%s", d.msg);
+				(l->fc->index - 1) * l->n_vol + i + 1, d))
 		return -1;
-	}
 	if (!v->td.dio) {
 		runlog("%s: %s reads and writes %s through the host's page "
 		       "cache: its filesystem refused direct I/O, so reads "
 		       "may come from RAM beyond any ram limit", l->cid,
 		       v->td.path, v->td.image);
-		/* it changes what the figures mean: not for the log alone */
+		/* it changes what the figures mean: not for the log alone,
+		 * and said as the config starts, where its rows begin */
 		if (!r->quiet)
 			fprintf(stderr, "fsplan: %s: the loop image is "
 				"buffered by the host (%s refuses direct "
@@ -310,7 +251,7 @@ static int attach(struct run *r, struct live *l, int i, char *err,
  * mount point of a volume is NAME/ in the work directory, its root
  * given to runas: the phases see it as a directory of their own. */
 static int mount_vol(struct run *r, struct live *l, int i, double *total,
-		     json_t *applied_all, char *err, size_t len)
+		     json_t *applied_all, struct diag *d)
 {
 	const struct fsconf *fc = l->fc;
 	struct vol *v = &l->vol[i];
@@ -320,26 +261,23 @@ static int mount_vol(struct run *r, struct live *l, int i, double *total,
 	if (l->volumes) {
 		if (snprintf(v->mnt, sizeof(v->mnt), "%s/%s", l->work,
 			     v->name) >= (int)sizeof(v->mnt) ||
-		    mkdir(v->mnt, 0755)) {
-			snprintf(err, len, "cannot make the mount point of "
-				 "volume %s: %s", v->name, strerror(errno));
-			return -1;
-		}
+		    mkdir(v->mnt, 0755))
+			return diag_fail(d, DIAG_SYSTEM, errno, "cannot make "
+					 "the mount point of volume %s",
+					 v->name);
 		v->point = 1;
 	}
 	t = clock_now();
 	if (fs_mount(fc->fs->type.s, fc->mount,
-		     fc->fs->nodev ? fc->fs->type.s : v->dev, v->mnt, err, len))
+		     fc->fs->nodev ? fc->fs->type.s : v->dev, v->mnt, d))
 		return -1;
 	v->mounted = 1;
 	t = clock_now() - t;
 	*total += t;
 	vol_metric(r, l, i, "mount_s", t);
-	if (l->volumes && chown(v->mnt, r->runas.uid, r->runas.gid)) {
-		snprintf(err, len, "cannot give volume %s to the phases' "
-			 "user: %s", v->name, strerror(errno));
-		return -1;
-	}
+	if (l->volumes && chown(v->mnt, r->runas.uid, r->runas.gid))
+		return diag_fail(d, DIAG_SYSTEM, errno, "cannot give volume %s "
+				 "to the phases' user", v->name);
 	/* unknown options leave the manifest without them */
 	if (fs_applied_options(v->mnt, applied, sizeof(applied)))
 		return 0;
@@ -358,11 +296,11 @@ static int mount_vol(struct run *r, struct live *l, int i, double *total,
 static void probe_engine(struct run *r, struct live *l, const char *dir)
 {
 	struct fs_probe p;
-	char err[512];
+	struct diag d = { 0 };
 	json_t *o;
 
-	if (fs_probe_engine(dir, &p, err, sizeof(err))) {
-		runlog("%s: %s", l->cid, err);
+	if (fs_probe_engine(dir, &p, &d)) {
+		runlog("%s: %s", l->cid, d.msg);
 		return;
 	}
 	o = json_pack("{s:s, s:s, s:s, s:s}",
@@ -414,30 +352,25 @@ static void device_fs(struct run *r, const char *type, int made)
 	sink_save(&r->sink);
 }
 
-/* The filesystem made and mounted (or target.dir entered), and a fresh
- * work directory on it for the phases. 0, or -1 with err. */
-int conf_up(struct run *r, struct live *l, char *err, size_t len)
+/* The config's filesystems made on their devices (attached first, then
+ * the setup hook, which may change them), timed. 0, or -1 with d. */
+static int make_fs(struct run *r, struct live *l, struct diag *d)
 {
 	const struct plan *p = r->plan;
 	const struct fsconf *fc = l->fc;
-	int is_dir = p->target.kind == TARGET_DIR;
 	const char *io;
-	json_t *applied = NULL;
 	double t, total = 0;
-	int rc;
 
-	for (int i = 0; !is_dir && !fc->fs->nodev && i < l->n_vol; i++)
-		if (attach(r, l, i, err, len))
+	for (int i = 0; !fc->fs->nodev && i < l->n_vol; i++)
+		if (attach(r, l, i, d))
 			return -1;
-	if (fc->setup && hook(r, l, "setup", fc->setup, 1)) {
-		snprintf(err, len, "setup hook failed");
-		return -1;
-	}
+	if (fc->setup && hook(r, l, "setup", fc->setup, 1))
+		return diag_fail(d, DIAG_SYSTEM, 0, "setup hook failed");
 	/* after the setup hook, which may change it */
 	if ((io = conf_loop_io(l)))
 		manifest_conf(r->man, fc->index - 1, "loop_io",
 			      json_string(io));
-	for (int i = 0; !is_dir && !fc->fs->nodev && i < l->n_vol; i++) {
+	for (int i = 0; !fc->fs->nodev && i < l->n_vol; i++) {
 		/* A guarded device carries what the guard allowed (nothing,
 		 * or wipe: true), then only what this run's configs made:
 		 * mkfs may overwrite (xfs and btrfs refuse, unforced, the
@@ -451,7 +384,7 @@ int conf_up(struct run *r, struct live *l, char *err, size_t len)
 		}
 		t = clock_now();
 		if (fs_mkfs(fc->fs->type.s, fc->mkfs, l->vol[i].dev, force,
-			    &r->stop, runlog_fd(), err, len))
+			    &r->stop, runlog_fd(), d))
 			return -1;
 		if (p->target.kind == TARGET_DEVICE)
 			device_fs(r, fc->fs->type.s, 1);
@@ -459,38 +392,61 @@ int conf_up(struct run *r, struct live *l, char *err, size_t len)
 		total += t;
 		vol_metric(r, l, i, "mkfs_s", t);
 	}
-	if (!is_dir && !fc->fs->nodev)
+	if (!fc->fs->nodev)
 		conf_metric(r, l, "mkfs_s", total);
+	return 0;
+}
+
+/* Every volume mounted, timed, the options applied in the manifest. 0,
+ * or -1 with d. */
+static int mount_all(struct run *r, struct live *l, struct diag *d)
+{
+	json_t *applied = NULL;
+	double total = 0;
+	int rc = 0;
+
+	if (l->volumes && !(applied = json_object()))
+		return diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
+	for (int i = 0; !rc && i < l->n_vol; i++)
+		rc = mount_vol(r, l, i, &total, applied, d);
+	if (applied)
+		manifest_conf(r->man, l->fc->index - 1,
+			      "mount_applied_volumes", applied);
+	if (rc)
+		return -1;
+	conf_metric(r, l, "mount_s", total);
+	return 0;
+}
+
+/* The filesystem made and mounted (or target.dir entered), and a fresh
+ * work directory on it for the phases. 0, or -1 with d. */
+int conf_up(struct run *r, struct live *l, struct diag *d)
+{
+	const struct plan *p = r->plan;
+	int is_dir = p->target.kind == TARGET_DIR;
+
+	if (!is_dir && make_fs(r, l, d))
+		return -1;
+	if (is_dir && l->fc->setup && hook(r, l, "setup", l->fc->setup, 1))
+		return diag_fail(d, DIAG_SYSTEM, 0, "setup hook failed");
 	/* volumes: the work directory is on our namespace's tmpfs and
 	 * holds their mount points; else it is on the one filesystem */
-	if (l->volumes && make_work(r, l, r->mnt, err, len))
+	if (l->volumes && make_work(r, l, r->mnt, d))
 		return -1;
-	if (!is_dir) {
-		total = 0;
-		if (l->volumes && !(applied = json_object()))
-			return -1;
-		rc = 0;
-		for (int i = 0; !rc && i < l->n_vol; i++)
-			rc = mount_vol(r, l, i, &total, applied, err, len);
-		if (applied)
-			manifest_conf(r->man, fc->index - 1,
-				      "mount_applied_volumes", applied);
-		if (rc)
-			return -1;
-		conf_metric(r, l, "mount_s", total);
-	}
+	if (!is_dir && mount_all(r, l, d))
+		return -1;
 	if (l->volumes) {
 		probe_engine(r, l, l->vol[0].mnt);
 		return 0;
 	}
-	if (make_work(r, l, is_dir ? p->target.dir : r->mnt, err, len))
+	if (make_work(r, l, is_dir ? p->target.dir : r->mnt, d))
 		return -1;
 	probe_engine(r, l, l->work);
 	/* target.dir's fresh subdirectory is seen through the mount point
 	 * when runas cannot reach where it lies (then `..` is not the
 	 * target's directory); else where it is */
 	if (is_dir && !privdrop_can_reach(&r->runas, p->target.dir)) {
-		if (fs_bind(l->work, r->mnt, err, len))
+		if (fs_bind(l->work, r->mnt, d))
 			return -1;
 		l->bound = 1;
 		snprintf(l->bound_work, sizeof(l->bound_work), "%s", l->work);
@@ -553,7 +509,8 @@ const char *conf_workdir_full(const struct run *r, const struct live *l,
 /* Whatever bring_up got to, undone, and the manifest written. */
 void conf_down(struct run *r, struct live *l)
 {
-	char err[512];
+	char lost[256];
+	struct diag d = { 0 };
 	double t, total = 0;
 	int n = 0, failed = 0;
 
@@ -566,12 +523,12 @@ void conf_down(struct run *r, struct live *l)
 		if (!v->mounted)
 			continue;
 		t = clock_now();
-		if (fs_umount(v->mnt, err, sizeof(err))) {
-			runlog("%s: %s", l->cid, err);
+		if (fs_umount(v->mnt, &d)) {
+			runlog("%s: %s", l->cid, d.msg);
 			if (l->volumes) {
-				snprintf(err, sizeof(err), "umount_s_%s",
+				snprintf(lost, sizeof(lost), "umount_s_%s",
 					 v->name);
-				conf_lost(r, l, err);
+				conf_lost(r, l, lost);
 			}
 			failed = 1;
 			continue;

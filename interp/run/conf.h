@@ -1,4 +1,4 @@
-/* conf: one filesystem config's filesystems — attached, made, mounted, the work directory, between actions, unmounted, released. */
+/* conf: a config's filesystems attached, made, mounted, unmounted, freed. */
 #ifndef FSPLAN_CONF_H
 #define FSPLAN_CONF_H
 
@@ -6,6 +6,8 @@
 #include <stddef.h>
 
 #include "run/run.h"
+#include "util/diag.h"
+#include "util/strbuf.h"
 
 /* One filesystem of a config: the config's only one, or one of its
  * target.volumes, mounted on the work directory's NAME/. */
@@ -21,8 +23,7 @@ struct vol {
 /* Where one config lives while its cells run. */
 struct live {
 	struct fsconf *fc;
-	char cid[1024];		/* the config's id: label[/axes] */
-	char axes[1024];	/* top-level axes as k=v;k=v */
+	char *cid;		/* the config's id: label[/axes] (grown) */
 	struct vol vol[PLAN_MAX_VOLUMES];
 	int n_vol;		/* 1 without volumes */
 	int volumes;		/* target.volumes: vol[i].name are set */
@@ -30,7 +31,7 @@ struct live {
 	int bound;		/* target.dir's work bound on the mount point */
 	char bound_work[PATH_MAX];	/* the directory bound there */
 	int round;		/* order: rounds: the round, 0 without */
-	char cell[1040];	/* its own rows' cell: cid, or cid#round */
+	char *cell;		/* its own rows' cell: cid, or cid#round */
 };
 
 /* The directory whose filesystem is volume i's. */
@@ -43,23 +44,22 @@ int conf_mounted(const struct live *l);
  * host's page cache holds none of them), "buffered" when one is not,
  * NULL without images. */
 const char *conf_loop_io(const struct live *l);
-/* The top-level axes of a config (and a cell's own, with c) as k=v;k=v. */
-void conf_axes(const struct expansion *e, const struct cell *c,
-	       const struct fsconf *fc, char *buf, size_t len);
-/* The results.csv key of a cell, or of the config itself (c NULL). */
+/* The top-level axes of a config (and a cell's own, with c) as k=v;k=v,
+ * appended to b. 0, or -1 out of memory (b->oom). */
+int conf_axes(const struct expansion *e, const struct cell *c,
+	      const struct fsconf *fc, struct strbuf *b);
+/* The results.csv key of a cell, or of the config itself (c NULL); its
+ * params in params, which the caller frees. */
 void conf_key(struct run *r, const struct live *l, const struct cell *c,
-	      char *params, size_t plen, struct csv_key *k);
+	      struct strbuf *params, struct csv_key *k);
 /* A config's own figure (mkfs_s, ...). */
 void conf_metric(struct run *r, const struct live *l, const char *metric,
 		 double secs);
-/* The between actions before a phase run. 0, or -1 with err. */
-int conf_between(struct live *l, const struct between *b, char *err,
-		 size_t len);
 /* Every process a phase left behind killed and reaped (we are init). */
 void conf_sweep(void);
 /* The filesystems made and mounted (or target.dir entered), and a fresh
- * work directory for the phases. 0, or -1 with err. */
-int conf_up(struct run *r, struct live *l, char *err, size_t len);
+ * work directory for the phases. 0, or -1 with d. */
+int conf_up(struct run *r, struct live *l, struct diag *d);
 /* Whatever conf_up got to, undone, and the manifest written. */
 void conf_down(struct run *r, struct live *l);
 

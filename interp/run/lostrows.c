@@ -6,6 +6,7 @@
 #include "run/lostrows.h"
 #include "run/runlog.h"
 #include "util/grow.h"
+#include "util/strbuf.h"
 #include "util/strhash.h"
 
 struct metric {
@@ -203,15 +204,12 @@ static void supersede(struct run *r, const struct rowset *set,
 		.rep = atoi(set->f[CSV_REP]),
 	};
 	int conf = *k.phase ? -1 : conf_index(r, k.fs_label);
-	char names[1024];
-	size_t n = 0;
+	struct strbuf b = { 0 };
+	const char *names;
 
-	names[0] = '\0';
 	for (size_t i = 0; i < lost->n; i++) {
 		sink_lost(&r->sink, &k, lost->m[i].name, lost->m[i].unit);
-		if (n < sizeof(names))
-			n += snprintf(names + n, sizeof(names) - n, "%s%s",
-				      i ? ", " : "", lost->m[i].name);
+		strbuf_printf(&b, "%s%s", i ? ", " : "", lost->m[i].name);
 		if (conf >= 0 && k.rep)
 			manifest_conf_round(r->man, conf, k.rep,
 					    lost->m[i].name, json_null());
@@ -219,6 +217,8 @@ static void supersede(struct run *r, const struct rowset *set,
 			manifest_conf(r->man, conf, lost->m[i].name,
 				      json_null());
 	}
+	/* out of memory, the log says how many, not which */
+	names = b.oom || !b.p ? "its rows" : b.p;
 	r->n_lost += (int)lost->n;
 	if (*k.phase)
 		runlog("%s: %zu rows of its run were written when the run "
@@ -228,6 +228,7 @@ static void supersede(struct run *r, const struct rowset *set,
 		runlog("%s: the run stopped (killed) before it recorded %s of "
 		       "the config's latest make: now %s in results.csv",
 		       k.cell, names, SINK_LOST);
+	free(b.p);
 }
 
 int lostrows_record(struct run *r, struct diag *d)

@@ -1,4 +1,4 @@
-/* measure: what surrounds one phase run — its memory cgroup (`ram`), what its devices saw, what else the machine did. */
+/* measure: what surrounds a phase run: its cgroup, devices, the machine. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -22,17 +22,17 @@ static int read_small(const char *path, char *buf, size_t len)
 	return file_read_text(path, buf, len) < 0 ? -1 : 0;
 }
 
-/* The cell's ram: "auto" or 0 is none. 0, or -1 with err. */
+/* The cell's ram: "auto" or 0 is none. 0, or -1 with d. */
 static int ram_of(struct run *r, const struct cell *c, uint64_t *ram,
-		  char *err, size_t len)
+		  struct diag *d)
 {
 	char *v;
 
 	if (!cell_ram(r->e, c, ram))
 		return 0;
 	v = cell_with(r->e, c, "ram");
-	snprintf(err, len, "ram: '%s' is not a size (e.g. 64M, 2G) or auto",
-		 v ? v : "");
+	diag_fail(d, DIAG_INPUT, 0, "ram: '%s' is not a size (e.g. 64M, 2G) "
+		  "or auto", v ? v : "");
 	free(v);
 	return -1;
 }
@@ -63,10 +63,10 @@ static int sysfs_name(const char *path, char *name, size_t len)
 
 int measure_open(struct measure *m, struct run *r, const struct live *l,
 		 const struct cell *c, struct child_job *job,
-		 uint64_t *ram_bytes, char *err, size_t len)
+		 uint64_t *ram_bytes, struct diag *d)
 {
 	struct sysinfo si;
-	char why[512];
+	struct diag mc = { 0 };
 
 	memset(m, 0, sizeof(*m));
 	m->out.peak_bytes = m->out.load_1m = m->out.others_cpu_s = -1;
@@ -82,7 +82,7 @@ int measure_open(struct measure *m, struct run *r, const struct live *l,
 		m->dev_vol[m->n_dev++] = l->volumes ? l->vol[i].name : NULL;
 	}
 	m->out.loop_io = conf_loop_io(l);
-	if (ram_of(r, c, &m->ram, err, len))
+	if (ram_of(r, c, &m->ram, d))
 		return -1;
 	if (!m->ram) {
 		m->out.ram_limit = memcg_kind_name(MEMCG_NONE);
@@ -90,13 +90,15 @@ int measure_open(struct measure *m, struct run *r, const struct live *l,
 	}
 	m->out.ram_mib = (double)m->ram / 1048576;
 	if (memcg_make(&m->mc, m->ram, r->pid, (unsigned)(c - r->e->cells),
-		       why, sizeof(why))) {
-		if (m->mc.kind != MEMCG_NONE || strncmp(why, "no memory", 9)) {
-			snprintf(err, len, "ram: %s", why);
+		       &mc)) {
+		if (m->mc.kind != MEMCG_NONE ||
+		    strncmp(mc.msg, "no memory", 9)) {
+			diag_fail(d, mc.kind, 0, "ram: %s", mc.msg);
+			d->err = mc.err;
 			return -1;
 		}
 		/* the host cannot limit it: the rows say none applied */
-		runlog("%s: ram is not enforced: %s", c->id, why);
+		runlog("%s: ram is not enforced: %s", c->id, mc.msg);
 		m->out.ram_limit = memcg_kind_name(MEMCG_NONE);
 		*ram_bytes = m->ram;
 		return 0;

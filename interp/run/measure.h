@@ -1,4 +1,4 @@
-/* measure: what surrounds one phase run — its memory cgroup (`ram`), what its devices saw, what else the machine did. */
+/* measure: what surrounds a phase run: its cgroup, devices, the machine. */
 #ifndef FSPLAN_MEASURE_H
 #define FSPLAN_MEASURE_H
 
@@ -29,12 +29,12 @@ struct measure {
 /*
  * Before the fork of cell c: its `ram` (a size; "auto" or 0: none), the
  * memory cgroup made for it and named in job (ctx.ram_bytes becomes the
- * limit), the devices its config's filesystems are on. 0, or -1 with
- * err (a bad ram value, a cgroup that could not be made).
+ * limit), the devices its config's filesystems are on. 0, or -1 with d
+ * (a bad ram value, a cgroup that could not be made).
  */
 int measure_open(struct measure *m, struct run *r, const struct live *l,
 		 const struct cell *c, struct child_job *job,
-		 uint64_t *ram_bytes, char *err, size_t len);
+		 uint64_t *ram_bytes, struct diag *d);
 
 /* Right before the fork (after the between actions, whose writes are
  * not the phase's): the devices' and the machine's counters. */

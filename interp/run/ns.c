@@ -1,4 +1,4 @@
-/* ns: the run's private mount and PID namespace, whose init runs the configs. */
+/* ns: the run's private mount and PID namespace, whose init runs it. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "host/devclaim.h"
 #include "run/ns.h"
 #include "run/run.h"
 #include "util/exitcode.h"
@@ -70,13 +71,14 @@ static pid_t fork_tied(void)
  * once, kept like /run/lock; removing it while another run has its tmpfs
  * there would unmount that run's). Results stay in the run directory.
  */
-static int private_mnt(struct run *r)
+static int private_mnt(struct run *r, struct diag *d)
 {
-	char why[256];
+	struct diag rt = { 0 };
 
-	if (devclaim_runtime_dir(why, sizeof(why))) {
-		fprintf(stderr, "fsplan run: %s: refusing to mount on it\n",
-			why);
+	if (devclaim_runtime_dir(&rt)) {
+		diag_fail(d, DIAG_SYSTEM, 0, "%s: refusing to mount on it",
+			  rt.msg);
+		diag_release(&rt);
 		return -1;
 	}
 	if (mount("fsplan", FSPLAN_RUNTIME_DIR, "tmpfs",
@@ -89,9 +91,21 @@ static int private_mnt(struct run *r)
 		goto cannot;
 	return 0;
 cannot:
-	fprintf(stderr, "fsplan run: cannot make the mount point under %s: "
-		"%s\n", FSPLAN_RUNTIME_DIR, strerror(errno));
-	return -1;
+	return diag_fail(d, DIAG_SYSTEM, errno, "cannot make the mount point "
+			 "under %s", FSPLAN_RUNTIME_DIR);
+}
+
+/* The namespaces entered, / private in them, r->mnt made: 0, or -1 with
+ * d (refused: no namespace of our own, where mounts would leak). */
+static int enter_ns(struct run *r, struct diag *d)
+{
+	if (unshare(CLONE_NEWNS | CLONE_NEWPID))
+		return diag_fail(d, DIAG_REFUSED, errno, "cannot make a "
+				 "private namespace");
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return diag_fail(d, DIAG_REFUSED, errno, "cannot make / "
+				 "private in our namespace");
+	return private_mnt(r, d);
 }
 
 /*
@@ -131,9 +145,12 @@ static void wait_let_go(int go[2])
  */
 int ns_run(struct run *r, int (*init)(struct run *r))
 {
+	struct diag d = { 0 };
 	int go[2];
 	pid_t pid;
 
+	/* said here, as each link below says its own: what the run's
+	 * caller gets back is the exit status, the namespace's init's */
 	if (pipe2(go, O_CLOEXEC)) {
 		perror("fsplan run: pipe");
 		return EXIT_FAILED;
@@ -149,18 +166,12 @@ int ns_run(struct run *r, int (*init)(struct run *r))
 		let_go(r, go);
 		return wait_relay(r, pid);
 	}
-	if (unshare(CLONE_NEWNS | CLONE_NEWPID)) {
-		fprintf(stderr, "fsplan run: cannot make a private namespace: "
-			"%s\n", strerror(errno));
-		_exit(EXIT_REFUSED);
+	/* a forked link has no caller to hand its failure to: it says it
+	 * and its exit status tells the parent the kind */
+	if (enter_ns(r, &d)) {
+		fprintf(stderr, "fsplan run: %s\n", d.msg);
+		_exit(d.kind == DIAG_REFUSED ? EXIT_REFUSED : EXIT_FAILED);
 	}
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
-		fprintf(stderr, "fsplan run: cannot make / private in our "
-			"namespace: %s\n", strerror(errno));
-		_exit(EXIT_REFUSED);
-	}
-	if (private_mnt(r))
-		_exit(EXIT_FAILED);
 	pid = fork_tied();
 	if (pid < 0)
 		_exit(EXIT_FAILED);

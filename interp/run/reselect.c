@@ -1,4 +1,4 @@
-/* reselect: the cells a run selected (-D, --only, --shard), kept in its manifest so that a --resume selects the same. */
+/* reselect: a run's -D, --only, --shard, kept so --resume selects alike. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,8 +68,8 @@ static const char *kept(char ***keep, size_t *n, const char *s)
 }
 
 /* The recorded selection, into co (which gives none). */
-static int adopt(json_t *sel, struct cell_opts *co, char ***keep, char *why,
-		 size_t len)
+static int adopt(json_t *sel, struct cell_opts *co, char ***keep,
+		 struct diag *d)
 {
 	json_t *v, *shard = json_object_get(sel, "shard");
 	size_t i, n = 0;
@@ -78,7 +78,7 @@ static int adopt(json_t *sel, struct cell_opts *co, char ***keep, char *why,
 	json_array_foreach(json_object_get(sel, "defines"), i, v) {
 		if (!(s = kept(keep, &n, json_string_value(v) ?: "")))
 			goto no_memory;
-		if (cellopts_define(s, co, why, len))
+		if (cellopts_define(s, co, d))
 			return -1;
 	}
 	json_array_foreach(json_object_get(sel, "only"), i, v)
@@ -87,19 +87,16 @@ static int adopt(json_t *sel, struct cell_opts *co, char ***keep, char *why,
 			goto no_memory;
 	if (json_is_string(shard) &&
 	    select_parse_shard(json_string_value(shard), &co->shard_k,
-			       &co->shard_n)) {
-		snprintf(why, len, "its manifest's shard '%s' is not K/N",
-			 json_string_value(shard));
-		return -1;
-	}
+			       &co->shard_n))
+		return diag_fail(d, DIAG_INPUT, 0, "its manifest's shard '%s' "
+				 "is not K/N", json_string_value(shard));
 	return 0;
 no_memory:
-	snprintf(why, len, "out of memory");
-	return -1;
+	return diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
 }
 
 int reselect_resume(const char *dir, struct cell_opts *co, char ***keep,
-		    char *why, size_t len)
+		    struct diag *d)
 {
 	json_t *sel = manifest_read_key(dir, "selection"), *given;
 	char was[1024], now[1024];
@@ -112,15 +109,14 @@ int reselect_resume(const char *dir, struct cell_opts *co, char ***keep,
 	}
 	given = reselect_json(co);
 	if (!co->n_defs && !co->only.n && !co->shard_n) {
-		rc = adopt(sel, co, keep, why, len);
+		rc = adopt(sel, co, keep, d);
 	} else if (!json_equal(sel, given)) {
 		describe(sel, was, sizeof(was));
 		describe(given, now, sizeof(now));
-		snprintf(why, len, "the run was started with %s, not %s: a "
-			 "resume selects the same cells with the same "
-			 "parameters (give the same, or none to take the "
-			 "run's own)", was, now);
-		rc = -1;
+		rc = diag_fail(d, DIAG_INPUT, 0, "the run was started with %s, "
+			       "not %s: a resume selects the same cells with "
+			       "the same parameters (give the same, or none to "
+			       "take the run's own)", was, now);
 	}
 	json_decref(given);
 	json_decref(sel);

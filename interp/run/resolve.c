@@ -147,12 +147,12 @@ static int conf_devices(const struct plan *p, const struct fsconf *fc,
 		return rc ? diag_set(d, p->file, NULL, (struct pos){ 0, 0 },
 				     "out of memory") : 0;
 	if (raw->s && !strcmp(raw->s, opts))
-		at = pl_offset_pos(raw, w.off);
+		at = field_offset_pos(raw, w.off);
 	else if (strbuf_str(&note, " (in '") || strbuf_str(&note, opts) ||
 		 strbuf_str(&note, "', as ${...} expanded)"))
 		note.oom = 1;	/* the message goes without it */
 	diag_set(d, p->file, p->text, at, DEVWORD_REFUSED, m ? "mount" : "mkfs",
-		 w.word, note.p && !note.oom ? note.p : "", w.why);
+		 w.word, note.p && !note.oom ? note.p : "", w.why.msg);
 	free(note.p);
 	devword_free(&w);
 	return -1;

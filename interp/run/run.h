@@ -1,4 +1,4 @@
-/* run: `fsplan run` — the state of one run, shared by the command, its namespace and its config loop. */
+/* run: one run's state, shared by the command, its namespace and configs. */
 #ifndef FSPLAN_RUN_H
 #define FSPLAN_RUN_H
 
@@ -13,8 +13,16 @@
 #include "host/target.h"
 #include "run/sink.h"
 #include "util/exitcode.h"
-#include "util/opts.h"
+#include "cells/cellopts.h"
+#include "util/diag.h"
 
+
+/* What run.done says of a cell. */
+enum run_done {
+	RUN_TODO = 0,		/* still to run, if selected */
+	RUN_RECORDED = 1,	/* its status row is in results.csv */
+	RUN_STOPPED = 2,	/* not to run: its stop rule was met */
+};
 
 struct run {
 	struct plan *plan;
@@ -32,9 +40,7 @@ struct run {
 	struct target_dev dev;		/* target.device, guarded */
 	struct csv *csv;		/* results.csv: the sink writes it */
 	struct manifest *man;		/* manifest.json's contents */
-	unsigned char *done;		/* per cell: already in results.csv
-					 * (1), or not to run: its stop
-					 * rule was met (2) */
+	unsigned char *done;		/* per cell: an enum run_done */
 	double *keyval;			/* per cell: its stop rule's watched
 					 * value, NAN if none */
 	int verbose, quiet, progress;
@@ -52,12 +58,38 @@ struct run {
 	volatile sig_atomic_t stop;	/* the signal that asked to stop */
 };
 
+/* Before the namespace: a resume's stop rules and lost rows read back
+ * from results.csv (the lost superseded), the workdir's room warned of,
+ * the sink ready. 0, or -1 with d. */
+int runner_prepare(struct run *r, struct diag *d);
 /* The run itself, in a namespace of its own (ns.h): every config and
- * cell, in order. Returns the exit status of the run. */
+ * cell, in order. Returns the exit status of the run, which the
+ * namespace's init relays as its own. */
 int runner_main(struct run *r);
 
-/* The command, and its name, help and options for main.c's table. */
-int run_command(int argc, char **argv);
-extern const struct opts_cmd run_cmd;
+/* What a run is given beside its checked plan: cli/cmd_run.c's options. */
+struct run_args {
+	const struct cell_opts *cells;	/* -D, --only, --shard */
+	const char *plan;		/* its file */
+	const char *out, *resume;	/* -o, --resume: the run directory */
+	int argc;			/* the command line, for the manifest */
+	char **argv;
+};
+
+/* r holding nothing, and SIGINT, SIGTERM and SIGHUP asking it to stop
+ * (DESIGN.md section 3) from now on. */
+void run_init(struct run *r);
+
+/*
+ * After the plan's check (r->plan, r->e, r->runas set; r->workdir set
+ * when --workdir was given): the run directory (a resume's done cells
+ * read back), the target guarded, manifest.json begun. 0, or -1 with d:
+ * its kind says input (the run directory, the device), refused, or
+ * system.
+ */
+int run_prepare(struct run *r, const struct run_args *a, struct diag *d);
+
+/* Whatever r holds, released; the run directory unlocked last. */
+void run_free(struct run *r);
 
 #endif

@@ -28,38 +28,49 @@ int runlog_fd(void)
 	return log_fd;
 }
 
+/* A line's stamp, "YYYY-mm-dd HH:MM:SS.mmm ": 24 characters. */
+#define STAMP_LEN 24
+
 void runlog(const char *fmt, ...)
 {
-	char stamp[64];
-	struct strbuf b = { 0 };
+	static const char lost[] = "(a line of the log: out of memory)";
+	struct strbuf line = { 0 };
+	char stamp[STAMP_LEN + 8], fallback[STAMP_LEN + sizeof(lost) + 8];
 	struct timeval tv;
 	struct tm tm;
+	const char *text;
+	size_t n;
 	va_list ap;
-	const char *line;
 	ssize_t w;
-	int n;
 
 	gettimeofday(&tv, NULL);
 	localtime_r(&tv.tv_sec, &tm);
-	strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", &tm);
-	/* a line as long as what it says (a phase's whole reason) */
-	strbuf_printf(&b, "%s.%03d ", stamp, (int)(tv.tv_usec / 1000));
+	n = strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", &tm);
+	snprintf(stamp + n, sizeof(stamp) - n, ".%03d ",
+		 (int)(tv.tv_usec / 1000));
+	strbuf_str(&line, stamp);
+	/* a line holds whatever it names whole: a cell id is the plan's */
 	va_start(ap, fmt);
-	strbuf_vprintf(&b, fmt, ap);
+	strbuf_vprintf(&line, fmt, ap);
 	va_end(ap);
-	strbuf_str(&b, "\n");
-	line = b.oom ? "(out of memory writing a line of the log)\n" : b.p;
-	n = (int)strlen(line);
-	w = log_fd >= 0 ? write(log_fd, line, n) : n;
-	if (w != n) {
+	strbuf_str(&line, "\n");
+	text = line.p;
+	n = line.len;
+	if (line.oom) {
+		snprintf(fallback, sizeof(fallback), "%s%s\n", stamp, lost);
+		text = fallback;
+		n = strlen(fallback);
+	}
+	w = log_fd >= 0 ? write(log_fd, text, n) : (ssize_t)n;
+	if (w != (ssize_t)n) {
 		/* a full disk, say: the log stops, and the user hears why */
 		fprintf(stderr, "fsplan: log.txt: %s: no more is logged\n",
 			strerror(w < 0 ? errno : ENOSPC));
 		log_fd = -1;
 	}
-	if (log_echo && !b.oom)
-		fprintf(stderr, "%.*s", n - 24, line + 24);
-	free(b.p);
+	if (log_echo && n > STAMP_LEN)
+		fwrite(text + STAMP_LEN, 1, n - STAMP_LEN, stderr);
+	free(line.p);
 }
 
 void runlog_close(void)

@@ -1,4 +1,4 @@
-/* runner: the lifecycle of every filesystem config and its phase runs, inside the namespace. */
+/* runner: each config's lifecycle and its phase runs, in the namespace. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -17,6 +17,7 @@
 #include "results/metrics.h"
 #include "host/execpath.h"
 #include "host/fs.h"
+#include "run/between.h"
 #include "run/conf.h"
 #include "run/job.h"
 #include "run/lostrows.h"
@@ -43,10 +44,10 @@ static void decide(void *ctx, double v, int *reps_run, const char **reason)
 /* The end of one phase run: its rows, its status, the counts. */
 static void finish_cell(struct run *r, const struct live *l, struct cell *c,
 			const struct child_result *res,
-			const struct measured *ms, const char *status,
+			const struct measured *ms, enum res_status status,
 			const char *reason)
 {
-	char params[1024];
+	struct strbuf params = { 0 };
 	struct csv_key k;
 	struct statfs sf;
 	double used[PLAN_MAX_VOLUMES];
@@ -60,8 +61,8 @@ static void finish_cell(struct run *r, const struct live *l, struct cell *c,
 		.measured = ms, .fs_used_bytes = -1, .status = status, .reason = reason,
 	};
 
-	conf_key(r, l, c, params, sizeof(params), &k);
-	if (!strcmp(status, "failed"))
+	conf_key(r, l, c, &params, &k);
+	if (status == RES_FAILED)
 		o.reason = conf_workdir_full(r, l, reason, full, sizeof(full));
 	o.watch = stoprule_watch(r, c);
 	if (o.watch && res) {
@@ -90,21 +91,22 @@ static void finish_cell(struct run *r, const struct live *l, struct cell *c,
 	sink_phase_run(&r->sink, &o);
 	free(r->parsed);
 	r->parsed = NULL;
-	if (!strcmp(o.status, "ok"))
+	if (o.status == RES_OK)
 		r->n_ok++;
-	else if (!strcmp(o.status, "failed"))
-		r->n_failed++;
-	else
+	else if (o.status == RES_SKIPPED)
 		r->n_skipped++;
+	else
+		r->n_failed++;
 	r->n_run++;
-	runlog("%s: %s%s%s", c->id, o.status,
+	runlog("%s: %s%s%s", c->id, results_status_name(o.status),
 	       o.reason && *o.reason ? ": " : "", o.reason ? o.reason : "");
 	sink_save_soon(&r->sink);
+	free(params.p);
 }
 
 static int todo(const struct run *r, const struct cell *c)
 {
-	return c->selected && !r->done[c - r->e->cells];
+	return c->selected && r->done[c - r->e->cells] == RUN_TODO;
 }
 
 /* Whether c is of round (order: rounds: its repetition); round 0 is
@@ -141,18 +143,19 @@ static void volumes_hint(const struct live *l, struct child_result *res)
 }
 
 /* Every remaining cell of a config gets the same fate. */
-static void settle_conf(struct run *r, struct live *l, const char *status,
-			const char *reason)
+static void settle_conf(struct run *r, struct live *l,
+			enum res_status status, const char *reason)
 {
 	for (size_t i = 0; i < l->fc->n_cells; i++) {
 		struct cell *c = &r->e->cells[l->fc->first_cell + i];
 
 		if (!todo(r, c))
 			continue;
-		r->done[c - r->e->cells] = 1;
+		r->done[c - r->e->cells] = RUN_RECORDED;
 		finish_cell(r, l, c, NULL, NULL, status, reason);
 	}
-	manifest_conf(r->man, l->fc->index - 1, "status", json_string(status));
+	manifest_conf_state(r->man, l->fc->index - 1,
+			    manifest_state_of(status));
 	if (reason)
 		manifest_conf(r->man, l->fc->index - 1, "reason",
 			      json_string(reason));
@@ -175,7 +178,7 @@ static void unrun_cell(struct run *r, struct live *l, struct cell *c,
 		runlog("%s: %s failed: %s", c->id, replay == REPLAY_ROUND ?
 		       "its unrecorded run" : "replay", why);
 	else
-		finish_cell(r, l, c, NULL, NULL, "failed", why);
+		finish_cell(r, l, c, NULL, NULL, RES_FAILED, why);
 }
 
 static void tick(void *ctx)
@@ -213,22 +216,20 @@ static void run_cell(struct run *r, struct live *l, struct cell *c,
 	struct child_result res;
 	struct measure ms;
 	struct job j;
-	struct diag why = { 0 };
-	char err[512];
+	struct diag d = { 0 };
 
 	if (!replay)
 		progress(r, c);
-	if (conf_between(l, b, err, sizeof(err))) {
-		unrun_cell(r, l, c, replay, err);
+	if (between_run(l, b, &d)) {
+		unrun_cell(r, l, c, replay, d.msg);
 		return;
 	}
-	if (job_open(&j, r, l->fc, l->work, conf_vol_dir(l, 0), c, &why)) {
-		unrun_cell(r, l, c, replay, why.msg);
+	if (job_open(&j, r, l->fc, l->work, conf_vol_dir(l, 0), c, &d)) {
+		unrun_cell(r, l, c, replay, d.msg);
 		goto out;
 	}
-	if (measure_open(&ms, r, l, c, &j.child, &j.lua.ram_bytes, err,
-			 sizeof(err))) {
-		unrun_cell(r, l, c, replay, err);
+	if (measure_open(&ms, r, l, c, &j.child, &j.lua.ram_bytes, &d)) {
+		unrun_cell(r, l, c, replay, d.msg);
 		goto out;
 	}
 	j.child.tick = tick;
@@ -264,12 +265,13 @@ static void run_cell(struct run *r, struct live *l, struct cell *c,
 		r->parsed = NULL;
 	} else if (res.interrupted && !res.ok) {
 		runlog("%s: interrupted", c->id);
-		manifest_cell(r->man, c - r->e->cells, "interrupted", NULL);
+		manifest_cell(r->man, c - r->e->cells, MANIFEST_INTERRUPTED,
+			      NULL);
 		sink_save(&r->sink);
 	} else {
-		r->done[c - r->e->cells] = 1;
-		finish_cell(r, l, c, &res, &ms.out, res.ok ? "ok" : "failed",
-			    child_reason(&res));
+		r->done[c - r->e->cells] = RUN_RECORDED;
+		finish_cell(r, l, c, &res, &ms.out, res.ok ? RES_OK :
+			    RES_FAILED, child_reason(&res));
 	}
 	child_result_free(&res);
 close:
@@ -302,7 +304,7 @@ static int todo_after(const struct run *r, const struct fsconf *fc,
  * How a cell that is not to run may run all the same, for the later
  * phases of its config that start from what it leaves: a resume's
  * recorded cell is replayed; in a rounds run, whose every round makes
- * the config anew, so is a repetition its stop rule ended (done 2). 0:
+ * the config anew, so is a repetition its stop rule ended (RUN_STOPPED). 0:
  * neither.
  */
 static int replay_kind(const struct run *r, const struct cell *c,
@@ -310,9 +312,37 @@ static int replay_kind(const struct run *r, const struct cell *c,
 {
 	int done = r->done[c - r->e->cells];
 
-	if (done == 1)
+	if (done == RUN_RECORDED)
 		return REPLAY_RESUME;
-	return round && done == 2 ? REPLAY_ROUND : 0;
+	return round && done == RUN_STOPPED ? REPLAY_ROUND : 0;
+}
+
+/* The config's id (label/axes) and its own rows' cell (the id, and in a
+ * rounds run #round), as long as the plan makes them; logged. 0, or -1
+ * out of memory. */
+static int conf_names(const struct run *r, struct live *l)
+{
+	struct strbuf axes = { 0 }, cid = { 0 }, cell = { 0 };
+	const struct fsconf *fc = l->fc;
+	int rc;
+
+	conf_axes(r->e, NULL, fc, &axes);
+	strbuf_printf(&cid, "%s%s%s", fc->label, axes.len ? "/" : "",
+		      axes.oom ? "" : axes.p);
+	strbuf_printf(&cell, "%s", cid.oom ? "" : cid.p);
+	if (l->round)
+		strbuf_printf(&cell, "#%d", l->round);
+	rc = axes.oom || cid.oom || cell.oom ? -1 : 0;
+	free(axes.p);
+	l->cid = cid.p;
+	l->cell = cell.p;
+	if (rc)
+		return -1;
+	if (l->round)
+		runlog("config %d: %s, round %d", fc->index, l->cid, l->round);
+	else
+		runlog("config %d: %s", fc->index, l->cid);
+	return 0;
 }
 
 /* fc made, its cells of round run (round 0: all of them), unmade. */
@@ -320,7 +350,7 @@ static void run_conf(struct run *r, struct fsconf *fc, int round)
 {
 	const struct plan_target *pt = &r->plan->target;
 	struct live l = { .fc = fc, .round = round };
-	char err[512];
+	struct diag d = { 0 };
 	int n = 0, left = 0, is_dir = pt->kind == TARGET_DIR;
 
 	l.volumes = pt->n_volumes > 0;
@@ -337,25 +367,17 @@ static void run_conf(struct run *r, struct fsconf *fc, int round)
 		     in_round(&r->e->cells[fc->first_cell + i], round);
 	if (!n || r->stop)
 		return;
-	conf_axes(r->e, NULL, fc, l.axes, sizeof(l.axes));
-	if (snprintf(l.cid, sizeof(l.cid), "%s%s%s", fc->label,
-		     l.axes[0] ? "/" : "", l.axes) >= (int)sizeof(l.cid))
-		runlog("config %d: its id is cut short", fc->index);
-	if (round) {
-		snprintf(l.cell, sizeof(l.cell), "%s#%d", l.cid, round);
-		runlog("config %d: %s, round %d", fc->index, l.cid, round);
-	} else {
-		memcpy(l.cell, l.cid, sizeof(l.cid));
-		runlog("config %d: %s", fc->index, l.cid);
+	if (conf_names(r, &l)) {
+		runlog("config %d: out of memory", fc->index);
+		goto out;
 	}
-	if (!is_dir && fs_available(fc->fs->type.s, fc->fs->nodev, err,
-				    sizeof(err))) {
-		settle_conf(r, &l, "skipped", err);
-		return;
+	if (!is_dir && fs_available(fc->fs->type.s, fc->fs->nodev, &d)) {
+		settle_conf(r, &l, RES_SKIPPED, d.msg);
+		goto out;
 	}
-	if (conf_up(r, &l, err, sizeof(err)))
+	if (conf_up(r, &l, &d))
 		goto fail;
-	manifest_conf(r->man, fc->index - 1, "status", json_string("running"));
+	manifest_conf_state(r->man, fc->index - 1, MANIFEST_RUNNING);
 	/* The loop fd stays open to the end: a remount's umount would
 	 * otherwise let autoclear take the device away. */
 	for (size_t i = 0; i < fc->n_cells && !r->stop; i++) {
@@ -367,42 +389,53 @@ static void run_conf(struct run *r, struct fsconf *fc, int round)
 			continue;
 		run_cell(r, &l, c, replay);
 		if (!is_dir && !conf_mounted(&l)) {
-			snprintf(err, sizeof(err), "the filesystem could not "
-				 "be mounted again (remount)");
+			diag_fail(&d, DIAG_SYSTEM, 0, "the filesystem could "
+				  "not be mounted again (remount)");
 			goto fail;
 		}
 	}
 	/* a rounds run comes back to it: "running" until its last round */
 	for (size_t i = 0; i < fc->n_cells && !r->stop; i++)
 		left += todo(r, &r->e->cells[fc->first_cell + i]);
-	manifest_conf(r->man, fc->index - 1, "status",
-		      json_string(r->stop ? "interrupted" :
-				  left ? "running" : "done"));
+	manifest_conf_state(r->man, fc->index - 1, r->stop ?
+			    MANIFEST_INTERRUPTED : left ? MANIFEST_RUNNING :
+			    MANIFEST_DONE);
 	conf_down(r, &l);
-	return;
+	goto out;
 fail:
-	runlog("%s: %s", l.cid, err);
+	runlog("%s: %s", l.cid, d.msg);
 	/* a mkfs or setup hook the stop cut short failed nothing */
 	if (r->stop)
-		manifest_conf(r->man, fc->index - 1, "status",
-			      json_string("interrupted"));
+		manifest_conf_state(r->man, fc->index - 1,
+				    MANIFEST_INTERRUPTED);
 	else
-		settle_conf(r, &l, "failed", err);
+		settle_conf(r, &l, RES_FAILED, d.msg);
 	conf_down(r, &l);
+out:
+	free(l.cid);
+	free(l.cell);
 }
 
 /* --resume: the stop rules' cells go on from what results.csv holds. */
-static int resume_rules(struct run *r)
+static int resume_rules(struct run *r, struct diag *d)
 {
 	char path[PATH_MAX + 16];
-	struct diag d = { 0 };
 	int resumed = 0;
 
 	for (size_t i = 0; i < r->e->n_cells && !resumed; i++)
-		resumed = r->done[i];
+		resumed = r->done[i] != RUN_TODO;
 	snprintf(path, sizeof(path), "%s/results.csv", r->dir);
-	if (resumed && stoprule_resume(r, path, &d)) {
-		diag_print(&d);
+	return resumed ? stoprule_resume(r, path, d) : 0;
+}
+
+int runner_prepare(struct run *r, struct diag *d)
+{
+	if (resume_rules(r, d))
+		return -1;
+	conf_workdir_warn(r);
+	sink_init(&r->sink, r->csv, r->man, r->dir);
+	if (lostrows_record(r, d)) {
+		sink_free(&r->sink);
 		return -1;
 	}
 	return 0;
@@ -425,19 +458,9 @@ static void run_rounds(struct run *r)
 static int run_all(struct run *r)
 {
 	char replayed[240] = "", stopped[80] = "";
-	struct diag d = { 0 };
 	int failed, n, left;
 
 	r->t_start = clock_now();
-	if (resume_rules(r))
-		return EXIT_FAILED;
-	conf_workdir_warn(r);
-	sink_init(&r->sink, r->csv, r->man, r->dir);
-	if (lostrows_record(r, &d)) {
-		diag_print(&d);
-		sink_free(&r->sink);
-		return EXIT_FAILED;
-	}
 	for (size_t i = 0; i < r->e->n_cells; i++)
 		r->n_todo += todo(r, &r->e->cells[i]);
 	if (r->plan->rounds)
@@ -448,8 +471,8 @@ static int run_all(struct run *r)
 	if (r->progress)
 		fprintf(stderr, "\r\033[K");
 	manifest_set(r->man, "ended", manifest_now());
-	manifest_set(r->man, "status", json_string(r->stop ? "interrupted"
-							    : "complete"));
+	manifest_run_state(r->man, r->stop ? MANIFEST_INTERRUPTED :
+			   MANIFEST_COMPLETE);
 	sink_save(&r->sink);
 	n = 0;
 	if (r->n_replayed)

@@ -150,12 +150,13 @@ struct sink_target {
 static int refused(struct sink *s, const char *what, const char *name,
 		   double v, const char *unit)
 {
-	char why[200];
+	struct diag d = { 0 };
 
-	if (!metrics_refuse(name, v, unit, why, sizeof(why)))
+	if (!metrics_refuse(name, v, unit, &d))
 		return 0;
 	if (!s->refused[0])
-		snprintf(s->refused, sizeof(s->refused), "%s: %s", what, why);
+		snprintf(s->refused, sizeof(s->refused), "%s: %.199s", what,
+			 d.msg);
 	return 1;
 }
 
@@ -182,17 +183,17 @@ static void parsed_row(void *ctx, const char *name, double v,
  * rows it makes (metrics_op_refuse). */
 static int forged(struct sink *s, const struct metrics *m)
 {
-	char why[200];
+	struct diag d = { 0 };
 
 	for (int i = 0; i < m->n_counters; i++)
 		if (strcmp(m->counters[i].name, METRICS_RSS_PEAK) &&
 		    refused(s, "counter", m->counters[i].name, 0, NULL))
 			return 1;
 	for (int i = 0; i < m->n_ops; i++)
-		if (metrics_op_refuse(m->ops[i].name, why, sizeof(why))) {
+		if (metrics_op_refuse(m->ops[i].name, &d)) {
 			if (!s->refused[0])
-				snprintf(s->refused, sizeof(s->refused), "%s",
-					 why);
+				snprintf(s->refused, sizeof(s->refused),
+					 "%.199s", d.msg);
 			return 1;
 		}
 	return 0;
@@ -340,16 +341,21 @@ static void measured_rows(struct sink *s, const struct csv_key *k,
 		row(s, k, "steal_cores", "", "%.3f", ms->steal_cores);
 }
 
-/* A bonnie-style phase run's line in bonnie.csv: one write, synced. */
+/* A bonnie-style phase run's line in bonnie.csv: one write, synced. Its
+ * 50 fields are numbers but the name, the plan's label: the line has
+ * room for both. */
 static void bonnie_line(struct sink *s, const char *label)
 {
-	char line[2048], path[PATH_MAX + 16];
-	int n = bonniecsv_line(label, s->kept, s->n_kept, line,
-			       sizeof(line) - 1);
+	size_t len = (label ? strlen(label) : 0) + 2048;
+	char *line = malloc(len), path[PATH_MAX + 16];
+	int n = line ? bonniecsv_line(label, s->kept, s->n_kept, line,
+				      len - 1) : -1;
 	ssize_t w;
 
+	if (!line)
+		lost_write(s, "bonnie.csv", ENOMEM);
 	if (n < 0)
-		return;		/* its values ask for no line */
+		goto out;	/* its values ask for no line */
 	line[n++] = '\n';
 	if (s->bonnie_fd < 0) {
 		snprintf(path, sizeof(path), "%s/bonnie.csv", s->dir);
@@ -357,7 +363,7 @@ static void bonnie_line(struct sink *s, const char *label)
 				    O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (s->bonnie_fd < 0) {
 			lost_write(s, "bonnie.csv", errno);
-			return;
+			goto out;
 		}
 	}
 	w = write(s->bonnie_fd, line, n);
@@ -365,6 +371,8 @@ static void bonnie_line(struct sink *s, const char *label)
 		lost_write(s, "bonnie.csv", w < 0 ? errno : ENOSPC);
 	else if (fdatasync(s->bonnie_fd))
 		lost_write(s, "bonnie.csv", errno);
+out:
+	free(line);
 }
 
 /* The stop rule's verdict after this repetition, from its watched value
@@ -404,11 +412,11 @@ void sink_phase_run(struct sink *s, struct sink_outcome *o)
 {
 	const struct csv_key *k = o->key;
 	struct strbuf quoted = { 0 };
-	int ok = !strcmp(o->status, "ok"), rc;
+	int ok = o->status == RES_OK, rc;
 
 	s->refused[0] = '\0';
 	if (o->res && o->lua && ok && lua_rows(s, k, o->res)) {
-		o->status = "failed";
+		o->status = RES_FAILED;
 		o->reason = "the phase's report was malformed";
 	}
 	if (o->res)
@@ -420,8 +428,8 @@ void sink_phase_run(struct sink *s, struct sink_outcome *o)
 
 		lparse_rows(o->parsed, o->parsed_len, parsed_row, &rep);
 	}
-	if (s->refused[0] && !strcmp(o->status, "ok")) {
-		o->status = "failed";
+	if (s->refused[0] && o->status == RES_OK) {
+		o->status = RES_FAILED;
 		o->reason = s->refused;
 	}
 	if (o->fs_used_bytes >= 0)
@@ -435,25 +443,26 @@ void sink_phase_run(struct sink *s, struct sink_outcome *o)
 			 o->vol_names[i]);
 		row(s, k, name, "bytes", "%.0f", o->vol_used[i]);
 	}
-	ok = !strcmp(o->status, "ok");
+	ok = o->status == RES_OK;
 	if (o->decide)
 		stop_rows(s, k, o, ok);
 	if (ok && s->lost) {
-		o->status = "failed";
+		o->status = RES_FAILED;
 		o->reason = "out of memory keeping metrics";
 	} else if (ok) {
 		bonnie_line(s, o->label);
 	}
 	forget(s);
 	s->written = -1;
-	rc = csv_row(s->csv, k, "status", o->status,
+	rc = csv_row(s->csv, k, "status", results_status_name(o->status),
 		     safe_reason(o->reason ? o->reason : "", &quoted));
 	free(quoted.p);
 	if (!rc)
 		rc = csv_sync(s->csv);
 	if (rc)
 		lost_write(s, "results.csv", -rc);
-	manifest_cell(s->man, o->cell, o->status, o->reason);
+	manifest_cell(s->man, o->cell, manifest_state_of(o->status),
+		      o->reason);
 }
 
 void sink_save(struct sink *s)

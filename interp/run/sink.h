@@ -72,7 +72,8 @@ struct sink_outcome {
 	const char *const *vol_names;	/* target.volumes, n_vol of them */
 	const double *vol_used;		/* each one's used bytes, < 0: unknown */
 	int n_vol;
-	const char *status, *reason;	/* the sink may turn ok to failed */
+	enum res_status status;		/* the sink may turn ok to failed */
+	const char *reason;
 	/* A stop rule's (stoprule.h): the metric it watches, and what
 	 * decides, given its value (NAN: not reported or not ok), the rows
 	 * reps_run and stop_reason (when *reason is set). */

@@ -58,10 +58,10 @@ static void drop_rest(struct run *r, const struct cell *c)
 	       r->e->cells[i].phase == c->phase &&
 	       r->e->cells[i].conf == c->conf &&
 	       r->e->cells[i].rep == r->e->cells[i - 1].rep + 1; i++) {
-		if (r->e->cells[i].selected && !r->done[i] && r->n_todo)
+		if (r->e->cells[i].selected && r->done[i] == RUN_TODO && r->n_todo)
 			r->n_todo--;
-		if (!r->done[i])
-			r->done[i] = 2;
+		if (r->done[i] == RUN_TODO)
+			r->done[i] = RUN_STOPPED;
 	}
 }
 
@@ -78,7 +78,7 @@ void stoprule_after(struct run *r, const struct cell *c, double v,
 	*reps_run = 0;
 	*reason = NULL;
 	for (size_t i = first; i <= at; i++) {
-		if (r->done[i] != 1)
+		if (r->done[i] != RUN_RECORDED)
 			continue;
 		(*reps_run)++;
 		if (vals && isfinite(r->keyval[i]))

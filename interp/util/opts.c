@@ -1,4 +1,4 @@
-/* opts: parse a command's options by its table, with getopt_long, the same way for every command. */
+/* opts: a command's options parsed by its table, the same for every one. */
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -142,7 +142,8 @@ int opts_list_add(struct opt_list *l, const char *v)
 static int take(const struct opts_cmd *c, const struct opt *o, int given,
 		const char *arg, char *dst)
 {
-	char name[64], why[512];
+	struct diag d = { 0 };
+	char name[64];
 	void *slot = dst + o->off;
 
 	spelling(o, name, sizeof(name));
@@ -161,9 +162,8 @@ static int take(const struct opts_cmd *c, const struct opt *o, int given,
 			return opts_usage(c->name, "%s", "out of memory");
 		break;
 	case OPT_CALL:
-		why[0] = '\0';
-		if (o->call(arg, slot, why, sizeof(why)))
-			return opts_usage(c->name, "%s", why[0] ? why :
+		if (o->call(arg, slot, &d))
+			return opts_usage(c->name, "%s", d.msg[0] ? d.msg :
 					  "bad value");
 		break;
 	}

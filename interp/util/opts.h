@@ -1,9 +1,11 @@
-/* opts: the one option parser and usage helper of every command, table-driven. */
+/* opts: the one table-driven option parser and usage helper. */
 #ifndef FSPLAN_OPTS_H
 #define FSPLAN_OPTS_H
 
 #include <stddef.h>
 #include <stdio.h>
+
+#include "util/diag.h"
 
 /*
  * What an option does with its value. Every command that takes an option
@@ -34,8 +36,8 @@ struct opt {
 	char letter;		/* the short one, or 0 */
 	enum opt_kind kind;
 	size_t off;		/* where the value goes in the caller's struct */
-	/* OPT_CALL: store arg; -1 refuses it, with why (a message) set */
-	int (*call)(const char *arg, void *slot, char *why, size_t len);
+	/* OPT_CALL: store arg; -1 refuses it, with d (a usage error) */
+	int (*call)(const char *arg, void *slot, struct diag *d);
 	int repeat;		/* OPT_CALL: may be given more than once */
 	void (*release)(void *slot);	/* OPT_CALL: what opts_free calls */
 };

@@ -19,6 +19,7 @@
 #include "phase/workerapi.h"
 #include "phase/worker.h"
 #include "util/clock.h"
+#include "../luacall.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 void fuzz_workerapi_cleanup(void);
@@ -231,7 +232,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct sandbox_limits lim = { 64u << 20, 0, NULL, "/nonexistent", NULL };
 	struct gen g = { data, data + size, NULL, 0, 0 };
 	struct worker w = { 0 };
-	char why[256], err[2048], out[128];
+	struct diag d = { 0 };
+	char err[2048], out[128];
 	lua_State *L;
 	int fd, calls;
 
@@ -261,9 +263,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	w.workers = 1;
 	if (worker_init(&w, size && (data[0] & 1) ? &engine_uring
 						 : &engine_sync,
-			fd, src, src_len, 1, 1, why, sizeof(why)) &&
-	    worker_init(&w, &engine_sync, fd, src, src_len, 1, 1, why,
-			sizeof(why)))
+			fd, src, src_len, 1, 1, &d) &&
+	    worker_init(&w, &engine_sync, fd, src, src_len, 1, 1, &d))
 		abort();
 	/* as a phase run's timeout would: w:sleep(1e30) ends there */
 	lim.deadline = w.deadline = clock_now() + 0.25;
@@ -282,7 +283,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		lua_newtable(L);
 		workerapi_push(L, &w, -1);
 		lua_remove(L, -2);
-		(void)sandbox_call(L, 1, 0, err, sizeof(err));
+		(void)call_text(L, 1, 0, err, sizeof(err));
 	}
 	sandbox_close(L);
 	worker_free(&w);

@@ -18,6 +18,7 @@
 #include "phase/sandbox.h"
 #include "phase/workerapi.h"
 #include "phase/worker.h"
+#include "../luacall.h"
 
 static struct sandbox_limits lim = { 64u << 20, 0, NULL, "/nonexistent",
 				     NULL };
@@ -41,13 +42,13 @@ static void fini(void)
 /* A worker on the sync engine in a fresh directory, and a sandbox. */
 static void start(void)
 {
-	char why[256] = "";
+	struct diag d = { 0 };
 	int fd = open(e2e_tmpdir(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	cr_assert_geq(fd, 0);
 	w.id = w.workers = 1;
-	cr_assert_eq(worker_init(&w, &engine_sync, fd, NULL, 0, 1, 1, why,
-				 sizeof(why)), 0, "%s", why);
+	cr_assert_eq(worker_init(&w, &engine_sync, fd, NULL, 0, 1, 1, &d), 0,
+		     "%s", d.msg);
 	L = sandbox_new(&lim);
 	cr_assert_not_null(L);
 }
@@ -67,7 +68,7 @@ static void call_into(int fn_idx, int nargs, int nres)
 
 	lua_pushvalue(L, fn_idx);
 	lua_insert(L, -1 - nargs);
-	cr_assert_eq(sandbox_call(L, nargs, nres, err, sizeof(err)), 0,
+	cr_assert_eq(call_text(L, nargs, nres, err, sizeof(err)), 0,
 		     "%s", err);
 }
 
@@ -391,7 +392,7 @@ Test(luaapi, copy_into_a_shared_table_is_refused, .fini = fini)
 	lua_remove(L, -2);
 	optable_push_ctx(L, &slot);
 	lua_pop(L, 1);
-	cr_expect_neq(sandbox_call(L, 2, 0, err, sizeof(err)), 0);
+	cr_expect_neq(call_text(L, 2, 0, err, sizeof(err)), 0);
 	cr_expect(strstr(err, "bad argument #1 to 'copy' (file expected, got "
 			 "shared table)"), "%s", err);
 }
@@ -573,28 +574,26 @@ Test(luaapi, the_reserved_names_and_only_those)
 		"path", "cpu", "read_path_len", "replay_cpu_s", "my_status",
 		"cpu_eff", "ram_given", "ram_bytes",
 	};
-	char why[200];
+	struct diag d = { 0 };
 
 	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
 		cr_expect_not_null(metrics_reserved(refused[i]), "%s",
 				   refused[i]);
-		cr_expect_not_null(metrics_refuse(refused[i], 1, "", why,
-						  sizeof(why)));
-		cr_expect(strstr(why, "is a row fsplan writes itself"), "%s",
-			  why);
+		cr_expect_eq(metrics_refuse(refused[i], 1, "", &d), -1);
+		cr_expect(strstr(d.msg, "is a row fsplan writes itself"), "%s",
+			  d.msg);
 	}
 	for (size_t i = 0; i < sizeof(passed) / sizeof(passed[0]); i++)
-		cr_expect_null(metrics_refuse(passed[i], 1, "ops/s", why,
-					      sizeof(why)), "%s: %s",
-			       passed[i], why);
+		cr_expect_eq(metrics_refuse(passed[i], 1, "ops/s", &d), 0,
+			     "%s: %s", passed[i], d.msg);
 	/* a name is a formula to a spreadsheet only with - first */
 	cr_expect(!metrics_metric_name_ok("-A1", 3));
 	cr_expect(metrics_metric_name_ok("a-b.c_1", 7));
 	for (const char *u = "=+-@\t\r"; *u; u++) {
 		char unit[4] = { *u, '1', '\0' };
 
-		cr_expect_not_null(metrics_refuse("x", 1, unit, why,
-						  sizeof(why)), "%s", unit);
+		cr_expect_eq(metrics_refuse("x", 1, unit, &d), -1, "%s",
+			     unit);
 	}
 }
 
