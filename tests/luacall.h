@@ -6,8 +6,8 @@
 
 #include "phase/sandbox.h"
 
-/* sandbox_call, with the message and traceback (msg, a newline and
- * detail: the text Lua made) in err. */
+/* sandbox_call, with the message and traceback (the whole text Lua
+ * made: sandbox_diag_text) in err. */
 static inline int call_text(lua_State *L, int nargs, int nres, char *err,
 			    size_t len)
 {

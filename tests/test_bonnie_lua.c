@@ -55,6 +55,7 @@ static char *read_fixture(const char *name)
 static int parse(const char *out, const char *err, char *msg, size_t len)
 {
 	char path[PATH_MAX];
+	struct diag d = { 0 };
 
 	if (!L) {
 		lim = (struct sandbox_limits){ 64u << 20, clock_now() + 30, NULL,
@@ -65,7 +66,7 @@ static int parse(const char *out, const char *err, char *msg, size_t len)
 	lua_settop(L, 0);
 	snprintf(path, sizeof(path), "%s/parse/bonnie.lua",
 		 libsrc_dir());
-	cr_assert(!lparse_load(L, path, NULL, msg, len), "%s: %s", path, msg);
+	cr_assert(!lparse_load(L, path, NULL, &d), "%s: %s", path, d.msg);
 	lua_pushstring(L, out);
 	lua_pushstring(L, err);
 	return call_text(L, 2, 1, msg, len);

@@ -185,8 +185,23 @@ static int body_ignores_term(void *arg)
 
 static int body_fails(void *arg)
 {
+	struct diag d = { 0 };
+
 	(void)arg;
-	dprintf(CHILD_REPORT_FD, "P a 1 x\nE disk on fire\nP b 2 y\n");
+	dprintf(CHILD_REPORT_FD, "P a 1 x\n");
+	diag_fail(&d, DIAG_PHASE, EIO, "disk on fire");
+	diag_detail(&d, "disk on fire: Input/output error\nit smoked");
+	metrics_diag_send(CHILD_REPORT_FD, &d);
+	diag_release(&d);
+	dprintf(CHILD_REPORT_FD, "P b 2 y\n");
+	return 0;
+}
+
+/* The old text line: no record, so a malformed one. */
+static int body_says_e(void *arg)
+{
+	(void)arg;
+	dprintf(CHILD_REPORT_FD, "E disk on fire\n");
 	return 0;
 }
 
@@ -227,12 +242,12 @@ Test(child, a_body_that_reports)
 	cr_assert_eq(dup2(job.out_fd, 200), 200);
 	run(body_reports, NULL);
 	close(200);
-	cr_expect(res.ok, "not ok: %s", res.reason);
+	cr_expect(res.ok, "not ok: %s", child_reason(&res));
 	cr_expect_eq(res.exit_code, 0);
 	cr_expect_eq(res.signal, 0);
 	cr_expect_not(res.timed_out);
 	cr_expect_not(res.interrupted);
-	cr_expect_str_eq(res.reason, "");
+	cr_expect_str_eq(child_reason(&res), "");
 	cr_assert_not_null(res.report);
 	cr_expect_eq(strlen(res.report), res.report_len);
 	cr_expect(!strncmp(res.report, "P rate_mbs 12.5 MiB/s\n", 22), "%s",
@@ -258,7 +273,7 @@ Test(child, an_exit_code)
 	cr_expect_not(res.ok);
 	cr_expect_eq(res.exit_code, 3);
 	cr_expect_eq(res.signal, 0);
-	cr_expect_str_eq(res.reason, "exit status 3");
+	cr_expect_str_eq(child_reason(&res), "exit status 3");
 	cr_expect_str_eq(res.report, "P seconds 1 s\n", "the report still "
 			 "comes back");
 }
@@ -275,8 +290,8 @@ Test(child, killed_at_its_timeout_with_its_group)
 	cr_expect_not(res.interrupted);
 	cr_expect_eq(res.exit_code, -1);
 	cr_expect_eq(res.signal, SIGKILL);
-	cr_expect(strstr(res.reason, "timeout: still running after"), "%s",
-		  res.reason);
+	cr_expect(strstr(child_reason(&res), "timeout: still running after"), "%s",
+		  child_reason(&res));
 	cr_expect_geq(res.seconds, 0.5);
 	cr_expect_lt(res.seconds, 5, "killed at once, not at the end of its "
 		     "sleep: %.2f s", res.seconds);
@@ -303,7 +318,7 @@ Test(child, stopped_when_asked)
 	cr_expect(res.interrupted);
 	cr_expect_not(res.timed_out);
 	cr_expect_eq(res.signal, SIGTERM);
-	cr_expect_str_eq(res.reason, "interrupted");
+	cr_expect_str_eq(child_reason(&res), "interrupted");
 	cr_expect_lt(res.seconds, 5, "%.2f s", res.seconds);
 	cr_assert_gt(reported("G"), 0, "%s", res.report);
 	reap((pid_t)reported("G"));
@@ -318,7 +333,7 @@ Test(child, a_stop_it_ignores_is_a_kill_a_second_later)
 	run(body_ignores_term, NULL);
 	cr_expect(res.interrupted);
 	cr_expect_eq(res.signal, SIGKILL);
-	cr_expect_str_eq(res.reason, "interrupted");
+	cr_expect_str_eq(child_reason(&res), "interrupted");
 	/* a tick (1 s), then a second's grace */
 	cr_expect_geq(res.seconds, 1.9, "%.2f s", res.seconds);
 	cr_expect_lt(res.seconds, 6, "%.2f s", res.seconds);
@@ -330,15 +345,28 @@ Test(child, an_error_line_fails_it_with_that_reason)
 	run(body_fails, NULL);
 	cr_expect_not(res.ok);
 	cr_expect_eq(res.exit_code, 0, "it exited 0, yet failed");
-	cr_expect_str_eq(res.reason, "disk on fire");
+	cr_expect_str_eq(child_reason(&res), "disk on fire: Input/output "
+			 "error");
+	cr_expect_eq(res.why.kind, DIAG_PHASE);
+	cr_expect_eq(res.why.err, EIO);
+	cr_expect_str_eq(res.why.detail.p, "disk on fire: Input/output "
+			 "error\nit smoked");
 	cr_expect(strstr(res.report, "P b 2 y\n"), "the rest still comes "
 		  "back:\n%s", res.report);
+}
+
+Test(child, a_line_that_is_no_record_fails_it_too)
+{
+	run(body_says_e, NULL);
+	cr_expect_not(res.ok);
+	cr_expect_str_eq(child_reason(&res), "its failure record was "
+			 "malformed");
 }
 
 Test(child, an_e_inside_a_line_is_no_error)
 {
 	run(body_mentions_e, NULL);
-	cr_expect(res.ok, "%s", res.reason);
+	cr_expect(res.ok, "%s", child_reason(&res));
 }
 
 Test(child, killed_by_a_signal)
@@ -347,7 +375,7 @@ Test(child, killed_by_a_signal)
 	cr_expect_not(res.ok);
 	cr_expect_eq(res.signal, SIGUSR1);
 	cr_expect_eq(res.exit_code, -1);
-	cr_expect(strstr(res.reason, "killed by signal 10"), "%s", res.reason);
+	cr_expect(strstr(child_reason(&res), "killed by signal 10"), "%s", child_reason(&res));
 }
 
 Test(child, a_failed_drop_runs_nothing)
@@ -358,8 +386,8 @@ Test(child, a_failed_drop_runs_nothing)
 	run(body_never_runs, NULL);
 	cr_expect_not(res.ok);
 	cr_expect_eq(res.exit_code, 125);
-	cr_expect(!strncmp(res.reason, "privilege drop failed: ", 23), "%s",
-		  res.reason);
+	cr_expect(!strncmp(child_reason(&res), "privilege drop failed: ", 23), "%s",
+		  child_reason(&res));
 	cr_expect_null(res.report ? strstr(res.report, "P ran") : NULL,
 		       "the body ran:\n%s", res.report);
 }
@@ -373,9 +401,9 @@ Test(child, a_work_directory_it_cannot_enter)
 	run(body_never_runs, NULL);
 	cr_expect_not(res.ok);
 	cr_expect_eq(res.exit_code, 125);
-	cr_expect(strstr(res.reason, "cannot enter the work directory"),
-		  "%s", res.reason);
-	cr_expect(strstr(res.reason, dir), "%s", res.reason);
+	cr_expect(strstr(child_reason(&res), "cannot enter the work directory"),
+		  "%s", child_reason(&res));
+	cr_expect(strstr(child_reason(&res), dir), "%s", child_reason(&res));
 	cr_expect_null(res.report ? strstr(res.report, "P ran") : NULL);
 }
 
@@ -388,7 +416,7 @@ Test(child, exec_body_and_what_it_leaves_running)
 	    "sleep 30 & echo $!; exit 4");
 	cr_expect_not(res.ok);
 	cr_expect_eq(res.exit_code, 4);
-	cr_expect_str_eq(res.reason, "exit status 4");
+	cr_expect_str_eq(child_reason(&res), "exit status 4");
 	cr_expect_lt(res.seconds, 5, "the background sleep kept it %.2f s",
 		     res.seconds);
 	cr_expect(!strncmp(e2e_read(outpath), "out\n", 4), "%s",

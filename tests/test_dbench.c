@@ -27,6 +27,7 @@ static void parse_sample(const char *text, size_t len, int want_ok,
 	struct timespec ts;
 	struct sandbox_limits lim;
 	char path[4096];
+	struct diag d = { 0 };
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	lim = (struct sandbox_limits){ 64u << 20, ts.tv_sec + 30.0, NULL,
@@ -34,7 +35,7 @@ static void parse_sample(const char *text, size_t len, int want_ok,
 	L = sandbox_new(&lim);
 	cr_assert(L);
 	snprintf(path, sizeof(path), "%s/parse/dbench.lua", libsrc_dir());
-	cr_assert(!lparse_load(L, path, NULL, err, errlen), "%s", err);
+	cr_assert(!lparse_load(L, path, NULL, &d), "%s", d.msg);
 	lua_pushlstring(L, text, len);
 	lua_pushliteral(L, "");
 	if (want_ok) {

@@ -75,11 +75,11 @@ static int parse_text(const char *parser, const char *out, size_t len,
 		      char *err, size_t errlen)
 {
 	char path[PATH_MAX];
+	struct diag d = { 0 };
 
 	snprintf(path, sizeof(path), "%s/parse/%s.lua", libsrc_dir(),
 		 parser);
-	cr_assert(!lparse_load(L, path, NULL, err, errlen), "%s: %s", path,
-		  err);
+	cr_assert(!lparse_load(L, path, NULL, &d), "%s: %s", path, d.msg);
 	lua_pushlstring(L, out, len);
 	lua_pushliteral(L, "");
 	return call_text(L, 2, 1, err, errlen);

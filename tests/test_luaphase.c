@@ -350,3 +350,49 @@ Test(luaphase, a_timeout_ends_a_w_done_loop_as_a_failure, .fini = fini,
 	cr_expect_null(e2e_metric(rd, "dir/m#1", "turns"),
 		       "a timed-out phase's figures were recorded");
 }
+
+/* Nothing of a phase's reason is cut silently: a setup that raises an
+ * error of 64 KiB fails its phase run, and the whole message is in the
+ * run's log, in manifest.json's reason and in results.csv's status row
+ * (which the report's list of failed runs reads). */
+Test(luaphase, a_64_kib_error_is_kept_whole, .fini = fini, .timeout = 120)
+{
+	size_t big = 64u << 10;
+	char rd[400], path[512], *msg = malloc(big + 1);
+	char *text;
+	int rc;
+
+	e2e_require_root();
+	cr_assert_not_null(msg);
+	/* error(s, 0): no place of its own; what the module raises whole */
+	memset(msg, 'x', big);
+	memcpy(msg, "begin", 5);
+	memcpy(msg + big - 3, "end", 3);
+	msg[big] = '\0';
+	rc = run_module("return { params = { workers = 1 },\n"
+			"  setup = function(ctx, w)\n"
+			"    error('begin' .. string.rep('x', 65536 - 8) .. "
+			"'end', 0)\n"
+			"  end,\n"
+			"  worker = function(w) end }\n", "", rd, sizeof(rd));
+	cr_expect_eq(rc, 1, "exit %d: %s", rc, e2e_err);
+	cr_expect_str_eq(e2e_metric(rd, "dir/m#1", "status"), "failed");
+	snprintf(path, sizeof(path), "%s/log.txt", rd);
+	text = e2e_slurp(path, NULL);
+	cr_assert_not_null(text);
+	cr_expect(strstr(text, "dir/m#1: failed: setup: begin") &&
+		  strstr(text, msg), "log.txt lacks the whole message");
+	free(text);
+	snprintf(path, sizeof(path), "%s/manifest.json", rd);
+	text = e2e_slurp(path, NULL);
+	cr_assert_not_null(text);
+	cr_expect(strstr(text, "\"setup: begin") && strstr(text, msg),
+		  "manifest.json lacks the whole message");
+	free(text);
+	snprintf(path, sizeof(path), "%s/results.csv", rd);
+	text = e2e_slurp(path, NULL);
+	cr_assert_not_null(text);
+	cr_expect(strstr(text, msg), "results.csv lacks the whole message");
+	free(text);
+	free(msg);
+}

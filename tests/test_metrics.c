@@ -479,7 +479,7 @@ Test(metrics, wire_format_is_sparse_text)
 	cr_assert_eq(hist_add(&o->lat, 5), 0);
 	cr_assert_eq(hist_add(&o->lat, 1000), 0);
 	cr_assert_eq(metrics_count(&m, "files", 3), 0);
-	t = metrics_encode(&m, &len);
+	t = metrics_encode(&m, NULL, 0, &len);
 	cr_assert_not_null(t);
 	cr_expect_str_eq(t, "M seconds 1.5\n"
 			    "O read 4096\n"
@@ -499,7 +499,7 @@ Test(metrics, encode_decode_round_trip)
 	char *t, *full;
 
 	sample(&m);
-	t = metrics_encode(&m, &len);
+	t = metrics_encode(&m, NULL, 0, &len);
 	cr_assert_not_null(t);
 	tlen = len;
 	cr_assert_eq(metrics_decode(&d, t, len, NULL, NULL), 0);
@@ -727,7 +727,7 @@ Test(metrics, damaged_reports_never_crash)
 	int taken = 0;
 
 	sample(&m);
-	t = metrics_encode(&m, &len);
+	t = metrics_encode(&m, NULL, 0, &len);
 	cr_assert_not_null(t);
 	buf = malloc(len + 1);
 	cr_assert_not_null(buf);
@@ -759,7 +759,7 @@ Test(metrics, damaged_reports_never_crash)
 		if (metrics_decode(&d, buf, n, NULL, NULL))
 			continue;
 		taken++;
-		again = metrics_encode(&d, &alen);
+		again = metrics_encode(&d, NULL, 0, &alen);
 		cr_assert_not_null(again);
 		cr_expect_eq(metrics_decode(&e, again, alen, NULL, NULL), 0);
 		free(again);
@@ -886,4 +886,89 @@ Test(metrics, rows_of_nothing)
 	cr_assert_not_null(r);
 	cr_expect_eq(n, 0);
 	free(r);
+}
+
+/* A failure crosses whole: kind, errno, place, a message with newlines
+ * and a detail of 64 KiB come back as they went, after the lines before
+ * them and before those after. */
+Test(metrics, a_failure_record_round_trips_whole)
+{
+	struct diag d = { 0 }, back = { 0 };
+	struct strbuf why = { 0 }, text = { 0 };
+	size_t len, big = 64u << 10;
+	char *rec, *detail = malloc(big + 1);
+
+	cr_assert_not_null(detail);
+	for (size_t i = 0; i < big; i++)
+		detail[i] = i % 100 == 99 ? '\n' : (char)('a' + i % 26);
+	detail[0] = 'E';	/* a detail line may look like a record */
+	detail[1] = ' ';
+	detail[big] = '\0';
+	diag_set(&d, "/plans/plan.yaml", "a\nb\nc\nd\ne\nf\ng\nh\n"
+		 "    with: {n: 2}\n", (struct pos){ 9, 20 },
+		 "setup: n: not 2\nsecond line\nE 1 2");
+	d.kind = DIAG_LIMIT;
+	d.err = ENOSPC;
+	diag_detail(&d, detail);
+	rec = metrics_diag_encode(&d, &len);
+	cr_assert_not_null(rec);
+	strbuf_str(&text, "P a 1 x\n");
+	strbuf_add(&text, rec, len);
+	strbuf_str(&text, "P b 2 y\n");
+	cr_assert_eq(metrics_diag_decode(text.p, text.len, &back), 1);
+	cr_expect_eq(back.kind, DIAG_LIMIT);
+	cr_expect_eq(back.err, ENOSPC);
+	cr_expect_eq(back.pos.line, 9);
+	cr_expect_eq(back.pos.col, 20);
+	cr_expect_str_eq(back.file, "/plans/plan.yaml");
+	cr_expect_str_eq(back.msg, d.msg);
+	cr_expect_str_eq(back.srcline, "    with: {n: 2}");
+	cr_assert_eq(back.detail.len, big);
+	cr_expect_eq(memcmp(back.detail.p, detail, big), 0);
+	/* the reason: the place, then the detail's first line, whole */
+	cr_assert_eq(metrics_diag_reason(&back, &why), 0);
+	cr_expect_eq(strncmp(why.p, "/plans/plan.yaml:9:20: E ", 25), 0,
+		     "%.60s", why.p);
+	cr_expect_eq(why.len, 23 + 99, "%zu", why.len);
+	/* none, torn, or lying about its lengths: never taken */
+	diag_release(&back);
+	cr_expect_eq(metrics_diag_decode("P a 1 x\n", 8, &back), 0);
+	cr_expect_eq(metrics_diag_decode(rec, len - 1, &back), -1);
+	cr_expect_eq(metrics_diag_decode("E phase 0 0 0 0 5 0 0\nabc\n", 26,
+					 &back), -1);
+	cr_expect_eq(metrics_diag_decode("E fire 0 0 0 0 3 0 0\nabc\n", 25,
+					 &back), -1);
+	cr_expect_eq(metrics_diag_decode("E phase 0 0 0 0 3 0 0\nabc\n", 26,
+					 &back), 1);
+	cr_expect_str_eq(back.msg, "abc");
+	diag_release(&back);
+	free(rec);
+	free(text.p);
+	free(why.p);
+	free(detail);
+	diag_release(&d);
+}
+
+/* The metrics and the report() values go in one text, ending it. */
+Test(metrics, encode_carries_report_values_before_end)
+{
+	struct metrics m = { .seconds = 2 }, back = { 0 };
+	const struct metric_row rep[] = {
+		{ "ops_per_s", 12.5, "1/s" }, { "plain", 3, NULL },
+	};
+	const struct metric_row bad = { "-no", 1, NULL };
+	struct got g = { 0 };
+	size_t len;
+	char *t = metrics_encode(&m, rep, 2, &len);
+
+	cr_assert_not_null(t);
+	cr_expect_str_eq(t, "M seconds 2\nR ops_per_s 12.5 1/s\nR plain 3\n"
+			    "END\n");
+	cr_assert_eq(metrics_decode(&back, t, len, on_report, &g), 0);
+	cr_expect_eq(g.n, 2);
+	free(t);
+	errno = 0;
+	cr_expect_null(metrics_encode(&m, &bad, 1, &len));
+	cr_expect_eq(errno, EINVAL);
+	metrics_free(&back);
 }

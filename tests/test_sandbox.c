@@ -447,8 +447,9 @@ Test(sandbox, dofile_errors_have_place_and_traceback)
 }
 
 /* The failure record: a raise is the phase's, its message one line and
- * the traceback in detail; what did not load is the input's or the
- * system's. A message too long for msg keeps both its ends. */
+ * its whole text, traceback and all, in detail; what did not load is the
+ * input's or the system's. A message too long for msg keeps both its
+ * ends. */
 Test(sandbox, errors_fill_a_diag_by_kind)
 {
 	char path[PATH_MAX];
@@ -460,8 +461,9 @@ Test(sandbox, errors_fill_a_diag_by_kind)
 	cr_expect_eq(d.kind, DIAG_PHASE);
 	cr_expect(strstr(d.msg, ":2: boom") && !strchr(d.msg, '\n'), "%s",
 		  d.msg);
-	cr_expect(d.detail.p && !strncmp(d.detail.p, "stack traceback:\n", 17),
-		  "%s", d.detail.p);
+	cr_expect(d.detail.p && !strncmp(d.detail.p, d.msg, strlen(d.msg)) &&
+		  strstr(d.detail.p, "\nstack traceback:\n"), "%s",
+		  d.detail.p);
 	diag_release(&d);
 
 	snprintf(path, sizeof(path), "%s/broken.lua", libdir);

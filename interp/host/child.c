@@ -1,6 +1,7 @@
 /* child: a phase run in a child of proc_run that drops its privileges first. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,25 +14,44 @@
 #include "host/memcg.h"
 #include "host/proc.h"
 
-static void report_error(const char *fmt, const char *a, const char *b)
+/* A failure before or instead of the body: one record to the parent
+ * (metrics_diag_send), kind DIAG_SYSTEM, err its errno or 0. */
+static void report_error(int err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void report_error(int err, const char *fmt, ...)
 {
-	dprintf(CHILD_REPORT_FD, "E ");
-	dprintf(CHILD_REPORT_FD, fmt, a, b);
-	dprintf(CHILD_REPORT_FD, "\n");
+	struct diag d = { 0 };
+	struct strbuf b = { 0 };
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	diag_fail(&d, DIAG_SYSTEM, 0, "%s", b.oom ? "out of memory" : b.p);
+	d.err = err;
+	/* what does not fit the message is in the detail, whole */
+	if (!b.oom && b.len >= sizeof(d.msg))
+		diag_detail(&d, b.p);
+	(void)metrics_diag_send(CHILD_REPORT_FD, &d);
+	diag_release(&d);
+	free(b.p);
 }
 
 int child_exec_body(void *arg)
 {
 	const char *cmd = arg;
 	struct diag d = { 0 };
+	int err;
 
 	/* A successful exec closes the report pipe: that is the signal. */
 	fcntl(CHILD_REPORT_FD, F_SETFD, FD_CLOEXEC);
 	execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-	if (errno == E2BIG && proc_arg_too_long(strlen(cmd), &d))
-		report_error("%s%s", d.msg, "");
+	err = errno;
+	if (err == E2BIG && proc_arg_too_long(strlen(cmd), &d))
+		report_error(err, "%s", d.msg);
 	else
-		report_error("cannot run /bin/sh: %s%s", strerror(errno), "");
+		report_error(err, "cannot run /bin/sh: %s", strerror(err));
 	return 127;
 }
 
@@ -69,28 +89,49 @@ static int dropped(void *arg)
 		raise_memlock(job->memlock_bytes);
 	/* as root: a dropped process may not move itself */
 	if (job->cgroup && (rc = memcg_join(job->cgroup))) {
-		report_error("cannot join the memory cgroup %s: %s",
+		report_error(-rc, "cannot join the memory cgroup %s: %s",
 			     job->cgroup, strerror(-rc));
 		return 125;
 	}
 	if (privdrop_apply(job->runas, CHILD_REPORT_FD, &d)) {
 		if (d.err)
 			snprintf(no, sizeof(no), " (errno %d)", d.err);
-		report_error("privilege drop failed: %s%s", d.msg, no);
+		report_error(d.err, "privilege drop failed: %s%s", d.msg, no);
 		return 125;
 	}
 	if (chdir(job->workdir)) {
-		report_error("cannot enter the work directory %s: %s",
-			     job->workdir, strerror(errno));
+		rc = errno;
+		report_error(rc, "cannot enter the work directory %s: %s",
+			     job->workdir, strerror(rc));
 		return 125;
 	}
 	environ = (char **)job->env;	/* we exec or exit: never freed */
 	return job->body(job->arg);
 }
 
+const char *child_reason(const struct child_result *res)
+{
+	if (res->reason.oom)
+		return "out of memory";
+	return res->reason.p ? res->reason.p : "";
+}
+
+void child_set_reason(struct child_result *res, const char *fmt, ...)
+{
+	va_list ap;
+
+	res->ok = 0;
+	free(res->reason.p);
+	memset(&res->reason, 0, sizeof(res->reason));
+	va_start(ap, fmt);
+	strbuf_vprintf(&res->reason, fmt, ap);
+	va_end(ap);
+}
+
 static void describe(struct child_result *res, int status)
 {
-	const char *err = res->report ? strstr(res->report, "E ") : NULL;
+	int rec = metrics_diag_decode(res->report, res->report_len,
+				      &res->why);
 
 	if (WIFSIGNALED(status)) {
 		res->exit_code = -1;
@@ -98,24 +139,22 @@ static void describe(struct child_result *res, int status)
 	} else {
 		res->exit_code = WEXITSTATUS(status);
 	}
-	if (err && (err == res->report || err[-1] == '\n')) {
-		snprintf(res->reason, sizeof(res->reason), "%.*s",
-			 (int)strcspn(err + 2, "\n"), err + 2);
-	} else if (res->timed_out) {
-		snprintf(res->reason, sizeof(res->reason),
-			 "timeout: still running after %.0f s, killed",
-			 res->seconds);
-	} else if (res->interrupted) {
-		snprintf(res->reason, sizeof(res->reason), "interrupted");
-	} else if (res->signal) {
-		snprintf(res->reason, sizeof(res->reason), "killed by signal "
-			 "%d (%s)", res->signal, strsignal(res->signal));
-	} else if (res->exit_code) {
-		snprintf(res->reason, sizeof(res->reason), "exit status %d",
-			 res->exit_code);
-	} else {
+	if (rec > 0)
+		metrics_diag_reason(&res->why, &res->reason);
+	else if (rec < 0)
+		child_set_reason(res, "its failure record was malformed");
+	else if (res->timed_out)
+		child_set_reason(res, "timeout: still running after %.0f s, "
+				 "killed", res->seconds);
+	else if (res->interrupted)
+		child_set_reason(res, "interrupted");
+	else if (res->signal)
+		child_set_reason(res, "killed by signal %d (%s)", res->signal,
+				 strsignal(res->signal));
+	else if (res->exit_code)
+		child_set_reason(res, "exit status %d", res->exit_code);
+	else
 		res->ok = 1;
-	}
 }
 
 /* The report's lines as they come, until the setup's mark. */
@@ -206,4 +245,7 @@ void child_result_free(struct child_result *res)
 	free(res->report);
 	res->report = NULL;
 	res->report_len = 0;
+	free(res->reason.p);
+	memset(&res->reason, 0, sizeof(res->reason));
+	diag_release(&res->why);
 }

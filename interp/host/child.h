@@ -7,6 +7,8 @@
 
 #include "host/privdrop.h"
 #include "results/metrics.h"
+#include "util/diag.h"
+#include "util/strbuf.h"
 
 /* The child's end of the report pipe, after the drop. */
 #define CHILD_REPORT_FD METRICS_REPORT_FD
@@ -28,8 +30,8 @@ struct child_job {
 	 * Runs in the child after the privilege drop, single-threaded
 	 * until it makes threads itself, with stdin /dev/null, stdout and
 	 * stderr as asked and CHILD_REPORT_FD open for writing. Whatever
-	 * it writes there reaches the parent as the report; a line that
-	 * starts with "E " is an error that fails the phase run. Returns
+	 * it writes there reaches the parent as the report; a failure
+	 * record (metrics_diag_send) fails the phase run. Returns
 	 * the child's exit status (an exec body does not return).
 	 */
 	int (*body)(void *arg);
@@ -54,7 +56,9 @@ struct child_result {
 	int interrupted;	/* stopped because *stop was set */
 	double seconds;		/* fork to reaped exit, CLOCK_MONOTONIC */
 	double user_s, sys_s;	/* CPU of the child and its waited-for ones */
-	char reason[512];	/* why it is not ok */
+	struct strbuf reason;	/* why it is not ok, whole, one line */
+	struct diag why;	/* the failure record the body sent, if any:
+				 * its kind, errno, place, message, detail */
 	unsigned long long left_out[2];	/* of stdout, stderr (out_cap) */
 	char *report;		/* what the body wrote to the report fd */
 	size_t report_len;
@@ -71,7 +75,13 @@ struct child_result {
  */
 int child_run(const struct child_job *job, volatile sig_atomic_t *stop,
 	      struct child_result *res);
+/* The report, the reason and the record. */
 void child_result_free(struct child_result *res);
+/* Why res is not ok ("" when it is). */
+const char *child_reason(const struct child_result *res);
+/* Make res not ok, with this reason in place of any it had. */
+void child_set_reason(struct child_result *res, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* A body that runs a command through /bin/sh -c; arg is the command. */
 int child_exec_body(void *arg);

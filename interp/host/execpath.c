@@ -167,8 +167,8 @@ static int parses(const char *cmd, const struct runas *who, char *why,
 			return -1;
 		rc = res.ok ? 0 : 1;
 		if (rc)
-			last_line(res.report ? res.report : res.reason, why,
-				  len);
+			last_line(res.report ? res.report : child_reason(&res),
+				  why, len);
 		child_result_free(&res);
 	} else {
 		struct proc_job job = {

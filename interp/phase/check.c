@@ -6,6 +6,7 @@
 #include <sys/sysinfo.h>
 
 #include "phase/check.h"
+#include "phase/lfail.h"
 #include "phase/libsrc.h"
 #include "phase/lparse.h"
 #include "phase/params.h"
@@ -35,7 +36,7 @@ static int exec_key(const struct plan *p, int ph, struct phase_key *key,
 					      libsrc_dir(), NULL };
 		lua_State *L = sandbox_new(&lim);
 		struct strbuf path = { 0 };
-		char err[1024] = "";
+		struct diag e = { 0 };
 
 		if (!L)
 			return diag_set(d, p->file, NULL, (struct pos){ 0, 0 },
@@ -43,9 +44,10 @@ static int exec_key(const struct plan *p, int ph, struct phase_key *key,
 		if (strbuf_printf(&path, "%s/parse/%s.lua", libsrc_dir(),
 				  x->parse.s))
 			rc = diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
-		else if (lparse_load(L, path.p, key, err, sizeof(err)))
+		else if (lparse_load(L, path.p, key, &e))
 			rc = diag_set(d, p->file, p->text, x->parse.pos, "%s",
-				      err);
+				      lfail_whole(&e));
+		diag_release(&e);
 		free(path.p);
 		sandbox_close(L);
 	}

@@ -34,7 +34,7 @@ static char *assignment(const char *name, const struct param_val *v)
 }
 
 /* The script's text: as root read it, or read now as runas. */
-static char *script(const char *path, char *err, size_t len)
+static char *script(const char *path, struct diag *d)
 {
 	size_t n;
 	const char *kept = libsrc_get(path, &n);
@@ -45,14 +45,16 @@ static char *script(const char *path, char *err, size_t len)
 		return strndup(kept, n);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		snprintf(err, len, "%s: %s", path, strerror(errno));
+		diag_fail(d, DIAG_SYSTEM, errno, "%s", path);
 		return NULL;
 	}
 	text = file_read_all(fd, LIBSRC_MAX, &n, &more);
 	close(fd);
 	if (!text || more) {
-		snprintf(err, len, "%s: %s", path, more ? "too big" :
-			 strerror(errno));
+		if (more)
+			diag_fail(d, DIAG_INPUT, 0, "%s: too big", path);
+		else
+			diag_fail(d, DIAG_SYSTEM, errno, "%s", path);
 		free(text);
 		return NULL;
 	}
@@ -60,14 +62,16 @@ static char *script(const char *path, char *err, size_t len)
 }
 
 void lexec_run(const struct phase_decl *decl, const struct param_val *vals,
-	       int workers, char *err, size_t len)
+	       int workers, struct diag *d)
 {
 	struct param_val w = { "workers", PARAM_NUMBER, workers, NULL };
 	size_t n_env = 0, k = 0;
-	char path[4200], *text, **env, *argv[5];
+	char *path, *text, **env, *argv[5];
 
-	snprintf(path, sizeof(path), "%s/exec/%s", libsrc_dir(), decl->exec);
-	text = script(path, err, len);
+	if (asprintf(&path, "%s/exec/%s", libsrc_dir(), decl->exec) < 0)
+		goto oom;
+	text = script(path, d);
+	free(path);
 	if (!text)
 		return;
 	while (environ[n_env])
@@ -92,8 +96,8 @@ void lexec_run(const struct phase_decl *decl, const struct param_val *vals,
 	argv[3] = (char *)decl->exec;
 	argv[4] = NULL;
 	execve("/bin/sh", argv, env);
-	snprintf(err, len, "cannot run /bin/sh: %s", strerror(errno));
+	diag_fail(d, DIAG_SYSTEM, errno, "cannot run /bin/sh");
 	return;		/* the process exits next: nothing to free */
 oom:
-	snprintf(err, len, "out of memory");
+	diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
 }

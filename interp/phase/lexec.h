@@ -3,6 +3,7 @@
 #define FSPLAN_LEXEC_H
 
 #include "phase/phase.h"
+#include "util/diag.h"
 
 /*
  * Replace this process (the dropped child, in the work directory) with
@@ -11,9 +12,9 @@
  * FSPLAN_P_<name>=<value> for every declared parameter, typed (sizes in
  * bytes, durations in seconds, booleans 1 or 0) and FSPLAN_P_workers.
  * The report fd closes at the exec: the parent reads its exit status.
- * Returns only on failure, with err set.
+ * Returns only on failure, with d set.
  */
 void lexec_run(const struct phase_decl *decl, const struct param_val *vals,
-	       int workers, char *err, size_t len);
+	       int workers, struct diag *d);
 
 #endif

@@ -5,6 +5,7 @@
 
 #include <lauxlib.h>
 
+#include "phase/lfail.h"
 #include "phase/lparse.h"
 #include "results/metrics.h"
 #include "phase/phase.h"
@@ -19,12 +20,11 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* One P line of the parser's value for name (on top), exact (%.17g);
- * -1 with why in err for a value that must not be a row
+ * -1 with why in d for a value that must not be a row
  * (metrics_refuse). */
-static int emit(lua_State *L, const char *name, char *err, size_t len)
+static int emit(lua_State *L, const char *name, struct diag *d)
 {
 	const char *unit = "";
-	struct diag d = { 0 };
 	double v;
 
 	if (lua_istable(L, -1)) {
@@ -43,10 +43,8 @@ static int emit(lua_State *L, const char *name, char *err, size_t len)
 	} else {
 		return 0;
 	}
-	if (metrics_refuse(name, v, unit, &d)) {
-		snprintf(err, len, "%s", d.msg);
+	if (metrics_refuse(name, v, unit, d))
 		return -1;
-	}
 	/* units are words: what the wire carries, else none */
 	if (!metrics_unit_ok(unit, strlen(unit)))
 		unit = "";
@@ -56,28 +54,25 @@ static int emit(lua_State *L, const char *name, char *err, size_t len)
 }
 
 int lparse_load(lua_State *L, const char *path, struct phase_key *key,
-		char *err, size_t len)
+		struct diag *d)
 {
 	struct phase_key none;
-	struct diag d = { 0 };
 
 	sandbox_strict(L, 0);
-	if (sandbox_dofile(L, path, &d))
-		return sandbox_diag_text(&d, err, len);
+	if (sandbox_dofile(L, path, d))
+		return -1;
 	sandbox_strict(L, 1);
 	if (lua_istable(L, -1)) {
 		if (phase_read_key(L, lua_gettop(L), key ? key : &none, path,
-				   &d))
-			return sandbox_diag_text(&d, err, len);
+				   d))
+			return -1;
 		phase_field(L, -1, "parse");
 	} else if (key) {
 		memset(key, 0, sizeof(*key));
 	}
-	if (!lua_isfunction(L, -1)) {
-		snprintf(err, len, "%s: a parser returns a function (or a "
-			 "table with parse)", path);
-		return -1;
-	}
+	if (!lua_isfunction(L, -1))
+		return diag_fail(d, DIAG_INPUT, 0, "%s: a parser returns a "
+				 "function (or a table with parse)", path);
 	return 0;
 }
 
@@ -88,26 +83,24 @@ int lparse_body(void *arg)
 				      libsrc_dir(), NULL };
 	lua_State *L = sandbox_new(&lim);
 	const char **names;
-	char err[2048];
 	struct diag d = { 0 };
 	int n, res, keys;
 
 	if (!L) {
-		dprintf(METRICS_REPORT_FD, "E cannot make a Lua state\n");
+		diag_fail(&d, DIAG_SYSTEM, 0, "cannot make a Lua state");
+		lfail_send(&d);
 		return 1;
 	}
-	if (lparse_load(L, job->parser, NULL, err, sizeof(err)))
+	if (lparse_load(L, job->parser, NULL, &d))
 		goto fail;
 	lua_pushlstring(L, job->out, job->out_len);
 	lua_pushlstring(L, job->err, job->err_len);
-	if (sandbox_call(L, 2, 1, &d)) {
-		sandbox_diag_text(&d, err, sizeof(err));
+	if (sandbox_call(L, 2, 1, &d))
 		goto fail;
-	}
 	if (!lua_istable(L, -1)) {
-		snprintf(err, sizeof(err), "%s: the parser returned a %s, not "
-			 "a table of metrics", job->parser,
-			 luaL_typename(L, -1));
+		diag_fail(&d, DIAG_PHASE, 0, "%s: the parser returned a %s, "
+			  "not a table of metrics", job->parser,
+			  luaL_typename(L, -1));
 		goto fail;
 	}
 	/* in name order: the rows of a run come out the same every time */
@@ -137,15 +130,16 @@ int lparse_body(void *arg)
 	qsort(names, n, sizeof(*names), cmp_str);
 	for (int i = 0; i < n; i++) {
 		phase_field(L, res, names[i]);
-		if (emit(L, names[i], err, sizeof(err)))
+		if (emit(L, names[i], &d))
 			goto fail;
 		lua_pop(L, 1);
 	}
 	sandbox_close(L);
 	return 0;
 fail:
-	fprintf(stderr, "parse: %s\n", err);
-	dprintf(METRICS_REPORT_FD, "E %.*s\n", (int)strcspn(err, "\n"), err);
+	/* the parent says which parser: "parse NAME: " and d's line */
+	lfail_send(&d);
+	diag_release(&d);
 	sandbox_close(L);
 	return 1;
 }

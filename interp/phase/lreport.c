@@ -32,7 +32,7 @@ int lreport_thresholds(lua_State *L, double *thr, int max)
 
 /* The automatic metrics, made by the caller (it frees them, after the
  * protected call that reads them here). */
-struct results {
+struct lreport_auto {
 	const struct metrics *m;
 	const struct metric_row *rows;
 	int n;
@@ -42,7 +42,7 @@ struct results {
  * results at index 1); lua_pcall'd. */
 static int push_results(lua_State *L)
 {
-	const struct results *res = lua_touserdata(L, 1);
+	const struct lreport_auto *res = lua_touserdata(L, 1);
 
 	lua_createtable(L, 0, res->n + 1);
 	lua_pushnumber(L, res->m->seconds);
@@ -73,12 +73,10 @@ static int report_value(lua_State *L, int idx, double *v,
 			const char **unit);
 
 /* What report() returned (on top), refused as a whole for a row it must
- * not make (metrics_refuse): -1 with why in err, the phase run failing
+ * not make (metrics_refuse): -1 with why in d, the phase run failing
  * with it, else 0. Read by lua_next alone: nothing here raises. */
-static int refused(lua_State *L, char *err, size_t len)
+static int refused(lua_State *L, struct diag *d)
 {
-	struct diag d = { 0 };
-
 	if (!lua_istable(L, -1))
 		return 0;
 	lua_pushnil(L);
@@ -88,8 +86,7 @@ static int refused(lua_State *L, char *err, size_t len)
 
 		if (lua_type(L, -2) == LUA_TSTRING &&
 		    report_value(L, lua_gettop(L), &v, &unit) &&
-		    metrics_refuse(lua_tostring(L, -2), v, unit, &d)) {
-			snprintf(err, len, "%s", d.msg);
+		    metrics_refuse(lua_tostring(L, -2), v, unit, d)) {
 			lua_pop(L, 2);
 			return -1;
 		}
@@ -99,44 +96,49 @@ static int refused(lua_State *L, char *err, size_t len)
 }
 
 int lreport_call(lua_State *L, const struct metrics *total,
-		 const double *thr, int n_thr, char *err, size_t len)
+		 const double *thr, int n_thr, struct diag *d)
 {
-	struct results res = { total, NULL, 0 };
-	struct diag d = { 0 };
+	struct lreport_auto res = { total, NULL, 0 };
 	int rc;
 
 	/* an op's name makes rows too: w:time("dev_read") would make
 	 * dev_read_ops, as a forged report() value would */
 	for (int i = 0; i < total->n_ops; i++)
-		if (metrics_op_refuse(total->ops[i].name, &d)) {
-			snprintf(err, len, "%s", d.msg);
+		if (metrics_op_refuse(total->ops[i].name, d))
 			return -1;
-		}
 	if (phase_field(L, 1, "report") != LUA_TFUNCTION)
 		return 0;	/* nil: phase_load allows nothing else */
 	res.rows = metrics_rows(total, thr, n_thr, &res.n);
 	if (!res.rows && (total->n_ops || total->n_counters)) {
 		lua_pop(L, 1);
-		snprintf(err, len, "out of memory");
-		return -1;
+		return diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
 	}
-	rc = sandbox_cpcall(L, push_results, &res, 0, &d);
+	rc = sandbox_cpcall(L, push_results, &res, 0, d);
 	free((void *)res.rows);
 	if (rc) {
 		lua_pop(L, 1);
-		return sandbox_diag_text(&d, err, len);
+		return -1;
 	}
 	lua_pushvalue(L, 2);
-	if (sandbox_call(L, 2, 1, &d))
-		return sandbox_diag_text(&d, err, len);
-	return refused(L, err, len);
+	if (sandbox_call(L, 2, 1, d))
+		return -1;
+	return refused(L, d);
 }
 
-/* One R line, if the name is a metric's (metrics_metric_name_ok, as the
+/* The R values sent with the metrics, grown as they come. */
+struct lreport_values {
+	struct metric_row *v;
+	size_t n, cap;
+};
+
+/* One R value, if the name is a metric's (metrics_metric_name_ok, as the
  * wire format takes it); else a note on stderr (one bad name must not
- * cost the run its other metrics). -1 if the line could not be sent. */
-static int send_value(const char *name, double v, const char *unit)
+ * cost the run its other metrics). -1 out of memory. */
+static int add_value(struct lreport_values *rv, const char *name, double v,
+		     const char *unit)
 {
+	struct metric_row *grown;
+
 	/* units are words, as a parser's: what the wire carries, else none */
 	if (!metrics_unit_ok(unit, strlen(unit)))
 		unit = "";
@@ -146,8 +148,14 @@ static int send_value(const char *name, double v, const char *unit)
 			"out\n", name, METRICS_METRIC_LEN);
 		return 0;
 	}
-	return dprintf(METRICS_REPORT_FD, "R %s %.17g%s%s\n", name, v,
-		       *unit ? " " : "", unit) < 0 ? -1 : 0;
+	grown = grow_array(rv->v, &rv->cap, rv->n + 1, sizeof(*rv->v), 16);
+	if (!grown)
+		return -1;
+	rv->v = grown;
+	snprintf(rv->v[rv->n].name, sizeof(rv->v[rv->n].name), "%s", name);
+	rv->v[rv->n].value = v;
+	rv->v[rv->n++].unit = unit;
+	return 0;
 }
 
 /* A report() value at idx (absolute): a number, or {value = number,
@@ -182,15 +190,16 @@ static int report_value(lua_State *L, int idx, double *v,
 	return have;
 }
 
-struct reported {
+/* A report() value, as the table holds it. */
+struct lreport_value {
 	const char *name, *unit;	/* the table's own strings */
 	double v;
 };
 
 static int by_name(const void *a, const void *b)
 {
-	return strcmp(((const struct reported *)a)->name,
-		      ((const struct reported *)b)->name);
+	return strcmp(((const struct lreport_value *)a)->name,
+		      ((const struct lreport_value *)b)->name);
 }
 
 /*
@@ -200,9 +209,9 @@ static int by_name(const void *a, const void *b)
  * and units stay the table's strings: it lives, and nothing here makes
  * a Lua object, so nothing is collected meanwhile.
  */
-static int send_reported(lua_State *L)
+static int add_reported(lua_State *L, struct lreport_values *rv)
 {
-	struct reported *r = NULL, *grown;
+	struct lreport_value *r = NULL, *grown;
 	size_t n = 0, cap = 0;
 	int rc = 0;
 
@@ -220,8 +229,8 @@ static int send_reported(lua_State *L)
 				return -1;
 			}
 			r = grown;
-			r[n++] = (struct reported){ lua_tostring(L, -2),
-						    unit, v };
+			r[n++] = (struct lreport_value){ lua_tostring(L, -2),
+							 unit, v };
 		} else {
 			fprintf(stderr, "report: a %s key with a %s value is "
 				"not a metric; left out\n",
@@ -232,7 +241,7 @@ static int send_reported(lua_State *L)
 	if (n)
 		qsort(r, n, sizeof(*r), by_name);
 	for (size_t i = 0; i < n; i++)
-		if (send_value(r[i].name, r[i].v, r[i].unit))
+		if (add_value(rv, r[i].name, r[i].v, r[i].unit))
 			rc = -1;
 	free(r);
 	return rc;
@@ -241,33 +250,30 @@ static int send_reported(lua_State *L)
 int lreport_send(lua_State *L, const struct metrics *m,
 		 const double *thr, int n_thr)
 {
+	struct lreport_values rv = { 0 };
 	size_t len;
-	char *text = metrics_encode(m, &len);
+	char *text = NULL;
 	int rc = 0;
 
-	if (!text)
-		return -1;
-	/* the encoded text ends with END: the extra lines go before it */
-	if (len >= 4 && !strcmp(text + len - 4, "END\n"))
-		len -= 4;
-	if (write(METRICS_REPORT_FD, text, len) != (ssize_t)len)
-		rc = -1;
-	free(text);
-	for (int i = 0; i < m->n_ops; i++)
-		for (int t = 0; t < n_thr; t++) {
+	for (int i = 0; i < m->n_ops && !rc; i++)
+		for (int t = 0; t < n_thr && !rc; t++) {
 			char name[METRICS_METRIC_LEN + 1];
 			int n = snprintf(name, sizeof(name), "%s_over_%gms_pct",
 					 m->ops[i].name, thr[t]);
 
 			if (n < 0 || (size_t)n >= sizeof(name))
 				name[0] = '\0';	/* not a metric: noted */
-			if (send_value(name, 100 * hist_share_above(
-				&m->ops[i].lat, (uint64_t)(thr[t] * 1e6)), "%"))
-				rc = -1;
+			rc = add_value(&rv, name, 100 * hist_share_above(
+				&m->ops[i].lat, (uint64_t)(thr[t] * 1e6)), "%");
 		}
-	if (L && lua_istable(L, -1) && send_reported(L))
+	if (!rc && L && lua_istable(L, -1))
+		rc = add_reported(L, &rv);
+	/* the values' names and units are the table's: it is still there */
+	if (!rc)
+		text = metrics_encode(m, rv.v, (int)rv.n, &len);
+	if (!text || write(METRICS_REPORT_FD, text, len) != (ssize_t)len)
 		rc = -1;
-	if (dprintf(METRICS_REPORT_FD, "END\n") < 0)
-		rc = -1;
+	free(text);
+	free(rv.v);
 	return rc;
 }

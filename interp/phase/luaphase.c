@@ -1,4 +1,4 @@
-/* luaphase: run a Lua phase in the dropped child — one thread and one Lua state per worker. */
+/* luaphase: run a Lua phase in the dropped child — its steps, one thread and one Lua state per worker, and how it fails. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <lauxlib.h>
@@ -17,20 +16,19 @@
 #include "cells/expand.h"
 #include "results/metrics.h"
 #include "phase/lexec.h"
+#include "phase/lfail.h"
 #include "phase/lreport.h"
+#include "phase/luajob.h"
 #include "phase/luaphase.h"
+#include "phase/params.h"
 #include "phase/workerapi.h"
 #include "phase/optable.h"
 #include "phase/worker.h"
-#include "phase/workerlua.h"
-#include "phase/params.h"
 #include "phase/phase.h"
 #include "phase/libsrc.h"
 #include "plan/plan.h"
 #include "phase/sandbox.h"
-#include "util/file.h"
 #include "util/clock.h"
-#include "util/units.h"
 
 static volatile sig_atomic_t stop;
 
@@ -53,9 +51,10 @@ static void on_arm(int sig)
 
 /* What every state of the run shares, read-only once workers start. */
 struct shared {
-	const struct luaphase_job *job;
+	const struct luajob *job;
 	struct phase_decl decl;
 	struct param_val *vals;
+	struct luajob_ctx ctx;		/* what each state's ctx is made of */
 	const struct engine_ops *eng;
 	unsigned char *src;
 	size_t src_len;
@@ -63,6 +62,8 @@ struct shared {
 	int workfd;
 	double deadline;
 	double seconds_param;
+	double thr[16];			/* the module's thresholds (ms) */
+	int n_thr;
 	struct sandbox_limits lim;
 	size_t mem_used;		/* lim.used: all the states' bytes */
 	struct optable_slot tab;	/* ctx.share's table */
@@ -73,20 +74,10 @@ struct wthread {
 	struct shared *sh;
 	pthread_t tid;
 	struct worker w;
-	char err[2048];
-	int failed;
+	struct diag d;			/* why it failed */
+	int failed;			/* 1, or 2: it never started */
 	int ended;			/* atomic: the thread is done */
 };
-
-/* "E <first line>" for the parent's status row; all of it to stderr. */
-static void fail(const char *what, const char *msg)
-{
-	if (dprintf(METRICS_REPORT_FD, "E %s: %.*s\n", what,
-		    (int)strcspn(msg, "\n"), msg) < 0)
-		msg = "(and the report pipe to the parent is gone)";
-	/* stderr is the last way out: nothing to do if it fails too */
-	(void)fprintf(stderr, "%s: %s\n", what, msg);
-}
 
 /*
  * The sandbox's deadline comes a little before the parent's kill at the
@@ -111,214 +102,36 @@ static int timed_out(const struct shared *sh)
 	return sh->deadline > 0 && clock_now() >= sh->deadline;
 }
 
-/* fail(), as a timeout when the phase has run into it; an allocation
- * refused names the budget it ran into. */
-static void fail_at(const struct shared *sh, const char *what,
-		    const char *msg)
+/* The one way this child fails (lfail_phase), its deadline known. */
+static void fail(const struct shared *sh, const char *what,
+		 const struct diag *d)
 {
-	char both[2400], size[32];
-
-	if (strstr(msg, "not enough memory")) {
-		units_fmt_size(sh->job->mem_bytes, size, sizeof(size));
-		snprintf(both, sizeof(both), "%.*s (the phase's memory: %s, "
-			 "its Lua states and their C buffers and op tables "
-			 "all together; memory: in the plan sets it)",
-			 (int)strcspn(msg, "\n"), msg, size);
-		msg = both;
-	}
-	if (!timed_out(sh)) {
-		fail(what, msg);
-		return;
-	}
-	snprintf(both, sizeof(both), "%s: %.2300s", what, msg);
-	fail("timeout", both);
+	lfail_phase(sh->job, sh->deadline, what, d);
 }
 
-/*
- * A module that raised after an I/O error ("wrote nil bytes, expected
- * to write 1", dbench's) most likely raised because of it: the error's
- * first line gets the first one, "...; first I/O error: ENOSPC in write
- * (source/x)", and the reason has the cause.
- */
-static void with_io_error(char *err, size_t len, const struct worker_errors *e)
-{
-	const char *name = strerrorname_np(e->first_err);
-	size_t line = strcspn(err, "\n"), n = strlen(err);
-	char add[200];
-	int k;
-
-	if (!e->n)
-		return;
-	k = snprintf(add, sizeof(add), "; first I/O error: %s in %s (%s)",
-		     name ? name : "?", e->first_op, e->first_what);
-	if (k < 0 || (size_t)k >= sizeof(add) || n + (size_t)k >= len)
-		return;
-	memmove(err + line + k, err + line, n - line + 1);
-	memcpy(err + line, add, (size_t)k);
-}
-
-/* Where ctx.input looks for a parameter's value: relative to the plan. */
-static int input_path(const char *plandir, const char *val, char *path,
-		      size_t len)
-{
-	int n = val[0] == '/' ? snprintf(path, len, "%s", val)
-			      : snprintf(path, len, "%s/%s", plandir, val);
-
-	return n < 0 || (size_t)n >= len ? -1 : 0;
-}
-
-static void preread(struct luaphase_job *j, const char *val)
-{
-	char path[4200];
-	struct luaphase_input *in;
-	struct stat st;
-	int fd, more;
-
-	if (!val || !*val || strchr(val, '\n') ||
-	    input_path(j->e->plan->dir, val, path, sizeof(path)) ||
-	    stat(path, &st) || !S_ISREG(st.st_mode) ||
-	    j->n_inputs == LRUN_MAX_INPUTS)
-		return;
-	for (int i = 0; i < j->n_inputs; i++)
-		if (!strcmp(j->inputs[i].path, path))
-			return;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;		/* then the phase tries as runas */
-	in = &j->inputs[j->n_inputs];
-	in->text = file_read_all(fd, LRUN_MAX_INPUT, &in->len, &more);
-	close(fd);
-	in->path = strdup(path);
-	if (!in->text || !in->path || more) {
-		free(in->text);
-		free(in->path);
-		return;
-	}
-	j->n_inputs++;
-}
-
-void luaphase_preread(struct luaphase_job *j)
-{
-	const struct plan_phase *ph = &j->e->plan->phases[j->c->phase];
-
-	for (int i = 0; i < ph->n_with; i++) {
-		char *v = cell_with(j->e, j->c, ph->with[i].key);
-
-		preread(j, v);
-		free(v);
-	}
-	for (int i = 0; i < ph->n_matrix; i++)
-		preread(j, cell_coord(j->e, j->c, ph->matrix[i].name));
-}
-
-void luaphase_job_free(struct luaphase_job *j)
-{
-	for (int i = 0; i < j->n_inputs; i++) {
-		free(j->inputs[i].path);
-		free(j->inputs[i].text);
-	}
-	j->n_inputs = 0;
-	free((char *)j->text);
-	j->text = NULL;
-}
-
-/*
- * ctx.input(name): the contents of the file a string parameter names (a
- * dbench loadfile, say); a relative path is taken from the plan's
- * directory. What the plan itself names was read by root before the
- * fork (luaphase_preread: the plan's directory may be a 0700 home); a
- * module's own default is read here, as runas. Returns the text, or
- * nil, message, errno.
- */
-static int ctx_input(lua_State *L)
-{
-	const struct luaphase_job *j = lua_touserdata(L, lua_upvalueindex(2));
-	const char *name = luaL_checkstring(L, 1);
-	char path[4200], *buf;
-	const char *val;
-	struct stat st;
-	ssize_t n;
-	int err, fd;
-
-	lua_getfield(L, lua_upvalueindex(1), name);
-	val = lua_tostring(L, -1);
-	if (!val)
-		return luaL_error(L, "input: '%s' is not a string parameter",
-				  name);
-	if (input_path(j->e->plan->dir, val, path, sizeof(path)))
-		return workerlua_fail(L, val, ENAMETOOLONG);
-	for (int i = 0; i < j->n_inputs; i++)
-		if (!strcmp(j->inputs[i].path, path)) {
-			lua_pushlstring(L, j->inputs[i].text,
-					j->inputs[i].len);
-			return 1;
-		}
-	if (stat(path, &st))
-		return workerlua_fail(L, path, errno);
-	if (!S_ISREG(st.st_mode) || st.st_size > LRUN_MAX_INPUT)
-		return workerlua_fail(L, path, S_ISREG(st.st_mode) ? EFBIG
-								 : EINVAL);
-	/* the buffer first: nothing can raise while the file is open */
-	buf = lua_newuserdatauv(L, (size_t)st.st_size + 1, 0);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return workerlua_fail(L, path, errno);
-	n = file_read_into(fd, buf, (size_t)st.st_size);
-	err = errno;
-	close(fd);
-	if (n < 0)
-		return workerlua_fail(L, path, err);
-	lua_pushlstring(L, buf, (size_t)n);
-	return 1;
-}
-
-/* ctx (the shared run at index 1): lua_pcall'd, as it allocates. */
-static int push_ctx(lua_State *L)
-{
-	struct shared *sh = lua_touserdata(L, 1);
-	const struct luaphase_job *j = sh->job;
-
-	lua_createtable(L, 0, 6);
-	params_push(L, sh->vals, sh->decl.n_params, sh->workers);
-	lua_pushvalue(L, -1);
-	lua_pushlightuserdata(L, (void *)j);
-	lua_pushcclosure(L, ctx_input, 2);
-	lua_setfield(L, -3, "input");
-	lua_setfield(L, -2, "params");
-	optable_push_ctx(L, &sh->tab);
-	lua_setfield(L, -3, "shared");
-	lua_setfield(L, -2, "share");
-	params_set_cell(L, j->e, j->c, j->ram_bytes);
-	lua_getfield(L, -1, "fs");
-	lua_pushinteger(L, (lua_Integer)j->fs_size_bytes);
-	lua_setfield(L, -2, "size_bytes");
-	lua_pushinteger(L, (lua_Integer)j->fs_block_size);
-	lua_setfield(L, -2, "block_size");
-	lua_pop(L, 1);
-	return 1;
-}
+/* fail() with a message of its own. */
+#define failf(sh, what, kind, ...) do {					\
+		struct diag d_ = { 0 };					\
+									\
+		diag_fail(&d_, kind, 0, __VA_ARGS__);			\
+		fail(sh, what, &d_);					\
+	} while (0)
 
 /* A state with the module loaded (left at index 1) and ctx (index 2). */
-static lua_State *new_state(struct shared *sh, char *err, size_t len)
+static lua_State *new_state(struct shared *sh, struct diag *d)
 {
 	struct phase_decl decl;
-	struct diag d = { 0 };
 	lua_State *L = sandbox_new(&sh->lim);
+	int rc;
 
 	if (!L) {
-		snprintf(err, len, "cannot make a Lua state");
+		diag_fail(d, DIAG_SYSTEM, 0, "cannot make a Lua state");
 		return NULL;
 	}
-	if (phase_load(L, sh->job->module, sh->job->text, sh->job->text_len,
-		       &decl, &d)) {
-		sandbox_diag_text(&d, err, len);
-		phase_decl_free(&decl);
-		sandbox_close(L);
-		return NULL;
-	}
+	rc = phase_load(L, sh->job->module, sh->job->text, sh->job->text_len,
+			&decl, d);
 	phase_decl_free(&decl);
-	if (sandbox_cpcall(L, push_ctx, sh, 0, &d)) {
-		sandbox_diag_text(&d, err, len);
+	if (rc || sandbox_cpcall(L, luajob_push_ctx, &sh->ctx, 0, d)) {
 		sandbox_close(L);
 		return NULL;
 	}
@@ -336,31 +149,36 @@ static int push_w(lua_State *L)
 /* The module's function name, if it has one: worker(w, ctx), or
  * setup/teardown(ctx, w). */
 static int run_fn(lua_State *L, struct worker *w, const char *name,
-		  char *err, size_t len)
+		  struct diag *d)
 {
-	struct diag d = { 0 };
-
 	if (phase_field(L, 1, name) != LUA_TFUNCTION) {
 		lua_pop(L, 1);
 		return 0;
 	}
-	if (sandbox_cpcall(L, push_w, w, 2, &d)) {
+	if (sandbox_cpcall(L, push_w, w, 2, d)) {
 		lua_pop(L, 1);
-		return sandbox_diag_text(&d, err, len);
+		return -1;
 	}
 	lua_pushvalue(L, 2);
 	if (strcmp(name, "worker"))
 		lua_insert(L, -2);
-	if (sandbox_call(L, 2, 0, &d))
-		return sandbox_diag_text(&d, err, len);
-	return 0;
+	return sandbox_call(L, 2, 0, d);
+}
+
+/* worker_init for this run. */
+static int init_worker(struct shared *sh, struct worker *w, struct diag *d)
+{
+	w->workers = sh->workers;
+	w->deadline = sh->deadline;
+	w->stop = &stop;
+	return worker_init(w, sh->eng, sh->workfd, sh->src, sh->src_len,
+			   sh->job->e->plan->seed, sh->job->c->rep, d);
 }
 
 static void *worker_main(void *arg)
 {
 	struct wthread *t = arg;
 	struct shared *sh = t->sh;
-	struct diag d = { 0 };
 	lua_State *L;
 
 	/*
@@ -373,21 +191,15 @@ static void *worker_main(void *arg)
 	if (unshare(CLONE_FILES))
 		fprintf(stderr, "worker %d: the process's file table (cannot "
 			"unshare it: %s)\n", t->w.id, strerror(errno));
-	L = new_state(sh, t->err, sizeof(t->err));
+	L = new_state(sh, &t->d);
 	if (!L) {
 		t->failed = 1;
 		goto out;
 	}
 	sandbox_watch(L);	/* the watchdog's signal arms its hook */
-	t->w.workers = sh->workers;
 	t->w.seconds = sh->seconds_param;
-	t->w.deadline = sh->deadline;
-	t->w.stop = &stop;
 	/* the ring is made here: in this thread, after the drop */
-	if (worker_init(&t->w, sh->eng, sh->workfd, sh->src, sh->src_len,
-			 sh->job->e->plan->seed, sh->job->c->rep, &d) ?
-	    sandbox_diag_text(&d, t->err, sizeof(t->err)) :
-	    run_fn(L, &t->w, "worker", t->err, sizeof(t->err)))
+	if (init_worker(sh, &t->w, &t->d) || run_fn(L, &t->w, "worker", &t->d))
 		t->failed = 1;
 	sandbox_unwatch(L);
 	sandbox_close(L);
@@ -459,25 +271,21 @@ static int wait_go(void)
  */
 static int prepare(lua_State *L, struct shared *sh)
 {
-	const struct luaphase_job *job = sh->job;
+	const struct luajob *job = sh->job;
 	struct diag d = { 0 };
-	char err[2048] = "", engine[16];
+	char engine[16];
 
 	if (phase_load(L, job->module, job->text, job->text_len, &sh->decl,
-		       &d)) {
-		sandbox_diag_text(&d, err, sizeof(err));
-		fail("load", err);
+		       &d))
+		goto fail_load;
+	sh->vals = calloc(sh->decl.n_params + 1, sizeof(*sh->vals));
+	if (!sh->vals) {
+		failf(sh, "plan", DIAG_SYSTEM, "out of memory");
 		return -1;
 	}
-	sh->vals = calloc(sh->decl.n_params + 1, sizeof(*sh->vals));
-	if (!sh->vals || params_read(job->e, job->c, &sh->decl, sh->vals,
-				     &sh->workers, engine, sizeof(engine),
-				     &d)) {
-		if (!sh->vals)
-			diag_set(&d, job->e->plan->file, NULL,
-				 (struct pos){ 0, 0 }, "out of memory");
-		diag_format(&d, err, sizeof(err));
-		fail("plan", err);
+	if (params_read(job->e, job->c, &sh->decl, sh->vals, &sh->workers,
+			engine, sizeof(engine), &d)) {
+		fail(sh, NULL, &d);	/* its place in the plan: its own */
 		return -1;
 	}
 	for (int i = 0; i < sh->decl.n_params; i++)
@@ -486,209 +294,263 @@ static int prepare(lua_State *L, struct shared *sh)
 	sh->eng = engine_find(engine);
 	sh->src = worker_source(job->e->plan->seed, &sh->src_len);
 	if (!sh->eng || !sh->src) {
-		fail("engine", sh->eng ? "out of memory" : engine);
+		failf(sh, "engine", sh->eng ? DIAG_SYSTEM : DIAG_INPUT, "%s",
+		      sh->eng ? "out of memory" : engine);
 		return -1;
 	}
-	if (sandbox_cpcall(L, push_ctx, sh, 0, &d)) {
-		sandbox_diag_text(&d, err, sizeof(err));
-		fail("phase", err);
-		return -1;
-	}
-	return 0;
+	sh->ctx = (struct luajob_ctx){ job, sh->vals, sh->decl.n_params,
+				   sh->workers, &sh->tab };
+	if (!sandbox_cpcall(L, luajob_push_ctx, &sh->ctx, 0, &d))
+		return 0;
+	fail(sh, "phase", &d);
+	diag_release(&d);
+	return -1;
+fail_load:
+	fail(sh, "load", &d);
+	diag_release(&d);
+	return -1;
 }
 
-/* One thread per worker, each with its stack size; joined, their
- * metrics merged into total. 0, or -1 after fail() (err says why). */
-static int run_workers(struct shared *sh, struct metrics *total,
-		       struct worker_errors *errs, char *err, size_t len)
+/* Start a thread per worker, each with its stack size. How many
+ * started; one that did not has failed 2 and its why in t->d. */
+static int start_workers(struct shared *sh, struct wthread *t)
 {
-	struct wthread *t = calloc(sh->workers, sizeof(*t));
 	pthread_attr_t attr;
-	int rc = 0, attr_ok, started;
-	double t0;
+	int attr_ok, started = 0;
 
-	if (!t) {
-		fail("workers", "out of memory");
-		return -1;
-	}
 	/* without its own attributes a thread gets the default stack */
 	attr_ok = !pthread_attr_init(&attr);
 	if (attr_ok && pthread_attr_setstacksize(&attr, 512 << 10))
 		fprintf(stderr, "workers: the default stack size, not 512K\n");
-	t0 = clock_now();
 	for (int i = 0; i < sh->workers; i++) {
+		int err;
+
 		t[i].sh = sh;
 		t[i].w.id = i + 1;
-		errno = pthread_create(&t[i].tid, attr_ok ? &attr : NULL,
-				       worker_main, &t[i]);
-		if (errno == EAGAIN) {
-			snprintf(t[i].err, sizeof(t[i].err), "cannot start "
-				 "worker %d: %s: a limit on threads was reached: "
-				 "the user's RLIMIT_NPROC (ulimit -u, which "
-				 "counts every thread of the user's processes), "
-				 "kernel.threads-max, or the pids.max of the "
-				 "cgroup fsplan runs in; raise it or use fewer "
-				 "workers", i + 1, strerror(errno));
-			t[i].failed = 2;
-			stop = 1;
-		} else if (errno) {
-			snprintf(t[i].err, sizeof(t[i].err), "cannot start "
-				 "worker %d: %s", i + 1, strerror(errno));
-			t[i].failed = 2;
-			stop = 1;
+		err = pthread_create(&t[i].tid, attr_ok ? &attr : NULL,
+				     worker_main, &t[i]);
+		if (!err) {
+			started++;
+			continue;
 		}
+		diag_fail(&t[i].d, DIAG_SYSTEM, 0, "cannot start worker %d: "
+			  "%s%s", i + 1, strerror(err), err != EAGAIN ? "" :
+			  ": a limit on threads was reached: the user's "
+			  "RLIMIT_NPROC (ulimit -u, which counts every thread "
+			  "of the user's processes), kernel.threads-max, or "
+			  "the pids.max of the cgroup fsplan runs in; raise "
+			  "it or use fewer workers");
+		t[i].d.err = err;
+		t[i].failed = 2;
+		stop = 1;
 	}
 	if (attr_ok)
 		pthread_attr_destroy(&attr);
-	started = 0;
-	for (int i = 0; i < sh->workers; i++)
-		started += t[i].failed != 2;
-	watch_workers(sh, t, started);
+	return started;
+}
+
+/* Worker i's end: its failure (the first one only fails the phase), its
+ * metrics and I/O errors into total and errs. 0, or -1 after fail(). */
+static int end_worker(struct shared *sh, struct wthread *t, int i, int rc,
+		      struct metrics *total, struct worker_errors *errs)
+{
+	char what[32];
+	int merged;
+
+	if (t->failed && !rc) {
+		snprintf(what, sizeof(what), "worker %d", i + 1);
+		lfail_io_error(&t->d, &t->w.errs);
+		fail(sh, what, &t->d);
+		rc = -1;
+	}
+	merged = metrics_merge(total, &t->w.m);
+	if ((merged || worker_errors_merge(errs, &t->w.errs)) && !rc) {
+		/* each worker's counters are finite (w:count), not always
+		 * their sum: the value's fault, not memory's */
+		if (merged == -EOVERFLOW)
+			failf(sh, "workers", DIAG_LIMIT, "the workers' metrics "
+			      "summed overflow: a counter past the largest "
+			      "finite number, or an op's count or bytes past "
+			      "2^64");
+		else
+			failf(sh, "workers", DIAG_SYSTEM, "out of memory "
+			      "merging the workers' metrics");
+		rc = -1;
+	}
+	worker_free(&t->w);
+	diag_release(&t->d);
+	return rc;
+}
+
+/* One thread per worker; joined, their metrics merged into total. 0, or
+ * -1 after fail(). */
+static int run_workers(struct shared *sh, struct metrics *total,
+		       struct worker_errors *errs)
+{
+	struct wthread *t = calloc(sh->workers, sizeof(*t));
+	int rc = 0;
+	double t0;
+
+	if (!t) {
+		failf(sh, "workers", DIAG_SYSTEM, "out of memory");
+		return -1;
+	}
+	t0 = clock_now();
+	watch_workers(sh, t, start_workers(sh, t));
 	for (int i = 0; i < sh->workers; i++)
 		if (t[i].failed != 2)
 			pthread_join(t[i].tid, NULL);
 	total->seconds = clock_now() - t0;
-	for (int i = 0; i < sh->workers; i++) {
-		int merged;
-
-		if (t[i].failed && !rc) {
-			char what[32];
-
-			snprintf(what, sizeof(what), "worker %d", i + 1);
-			with_io_error(t[i].err, sizeof(t[i].err), &t[i].w.errs);
-			snprintf(err, len, "%s", t[i].err);
-			fail_at(sh, what, t[i].err);
-			rc = -1;
-		}
-		merged = metrics_merge(total, &t[i].w.m);
-		if ((merged || worker_errors_merge(errs, &t[i].w.errs)) &&
-		    !rc) {
-			/* each worker's counters are finite (w:count), not
-			 * always their sum: the value's fault, not memory's */
-			snprintf(err, len, "%s", merged == -EOVERFLOW ?
-				 "the workers' metrics summed overflow: a "
-				 "counter past the largest finite number, or "
-				 "an op's count or bytes past 2^64" :
-				 "out of memory merging the workers' metrics");
-			fail("workers", err);
-			rc = -1;
-		}
-		worker_free(&t[i].w);
-	}
+	for (int i = 0; i < sh->workers; i++)
+		rc = end_worker(sh, &t[i], i, rc, total, errs);
 	free(t);
 	/* each worker kept to the names' cap, their sum is the phase's */
 	if (!rc && total->n_ops + total->n_counters > WORKER_MAX_NAMES) {
-		snprintf(err, len, "the workers named %d ops/metrics "
-			 "together; a phase may name at most %d",
-			 total->n_ops + total->n_counters, WORKER_MAX_NAMES);
-		fail("workers", err);
+		failf(sh, "workers", DIAG_LIMIT, "the workers named %d "
+		      "ops/metrics together; a phase may name at most %d",
+		      total->n_ops + total->n_counters, WORKER_MAX_NAMES);
 		rc = -1;
 	}
 	return rc;
 }
 
+/* setup(ctx, w0) or teardown: 0, or -1 after fail(). */
+static int step(lua_State *L, const struct shared *sh, struct worker *w0,
+		const char *name)
+{
+	struct diag d = { 0 };
+
+	if (!run_fn(L, w0, name, &d))
+		return 0;
+	lfail_io_error(&d, &w0->errs);
+	fail(sh, name, &d);
+	diag_release(&d);
+	return -1;
+}
+
+/* w0 and setup, then the parent's go (it reads the devices' counters
+ * now: setup's writes, a fill it synced, are not the workers'). 0, or
+ * -1 after fail(). */
+static int set_up(lua_State *L, struct shared *sh, struct worker *w0)
+{
+	struct diag d = { 0 };
+
+	if (init_worker(sh, w0, &d)) {
+		fail(sh, "engine", &d);
+		diag_release(&d);
+		return -1;
+	}
+	if (step(L, sh, w0, "setup"))
+		return -1;
+	if (dprintf(METRICS_REPORT_FD, "%s", METRICS_SETUP_DONE) < 0 ||
+	    wait_go()) {
+		failf(sh, "phase", DIAG_SYSTEM, "the report pipe to the "
+		      "parent is gone");
+		return -1;
+	}
+	sh->tab.frozen = 1;	/* read-only for the workers' threads */
+	return 0;
+}
+
+/* After the workers: teardown, the I/O errors, report(), and the report
+ * to the parent. The child's exit status: 0, or 1 (after fail()). */
+static int finish(lua_State *L, const struct shared *sh, struct worker *w0,
+		  struct metrics *total, struct worker_errors *errs)
+{
+	struct diag d = { 0 };
+	struct rusage ru;
+	int rc = 1;
+
+	if (timed_out(sh)) {	/* the workers' w:done() said so */
+		failf(sh, "timeout", DIAG_LIMIT, "still running at the "
+		      "phase's timeout of %g s: its workers stopped there",
+		      sh->job->timeout_s);
+		return 1;
+	}
+	/* the child's peak resident memory, all its workers at once */
+	if (!getrusage(RUSAGE_SELF, &ru) &&
+	    metrics_count(total, METRICS_RSS_PEAK, (double)ru.ru_maxrss)) {
+		failf(sh, "workers", DIAG_SYSTEM, "out of memory");
+		return 1;
+	}
+	/* setup's and teardown's own ops are not the workload's (their
+	 * I/O errors are the run's) */
+	if (step(L, sh, w0, "teardown"))
+		return 1;
+	if (worker_errors_merge(errs, &w0->errs) ||
+	    metrics_merge(total, &errs->m)) {
+		failf(sh, "workers", DIAG_SYSTEM, "out of memory merging the "
+		      "I/O errors");
+		return 1;
+	}
+	if (errs->n && !sh->decl.tolerate_errors) {
+		/* an error never passes as a result: the reason says how
+		 * many, and the first (the run log keeps it) */
+		char why[2048];	/* counts and names: bounded */
+
+		worker_errors_reason(errs, why, sizeof(why));
+		lfail_text(&d, DIAG_PHASE, NULL, why);
+		fail(sh, NULL, &d);
+	} else if (lreport_call(L, total, sh->thr, sh->n_thr, &d)) {
+		fail(sh, "report", &d);
+	} else {
+		rc = lreport_send(L, total, sh->thr, sh->n_thr) ? 1 : 0;
+	}
+	diag_release(&d);
+	return rc;
+}
+
+/* The signals, the deadline, the limits and the work directory. 0, or
+ * -1 after fail(). */
+static int set_child_up(struct shared *sh)
+{
+	struct sigaction sa = { .sa_handler = on_stop };
+	struct sigaction arm = { .sa_handler = on_arm, .sa_flags = SA_RESTART };
+
+	sh->workfd = -1;
+	if (sigaction(SIGTERM, &sa, NULL) || sigaction(SIGINT, &sa, NULL) ||
+	    sigaction(SIG_ARM, &arm, NULL) || sem_init(&sh->ended, 0, 0)) {
+		failf(sh, "phase", DIAG_SYSTEM, "cannot catch SIGTERM, SIGINT "
+		      "and SIGRTMIN");
+		return -1;
+	}
+	sh->deadline = sandbox_deadline(sh->job->timeout_s);
+	sh->lim = (struct sandbox_limits){ sh->job->mem_bytes, sh->deadline,
+					   &stop, libsrc_dir(), &sh->mem_used };
+	/* not O_PATH: syncfs and fstatfs want a real fd */
+	sh->workfd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return 0;
+}
+
 int luaphase_body(void *arg)
 {
-	const struct luaphase_job *job = arg;
-	struct shared sh = { .job = job };
+	struct shared sh = { .job = arg };
 	struct worker w0 = { 0 };
 	struct metrics total = { 0 };
 	struct worker_errors errs = { 0 };
 	struct diag d = { 0 };
-	struct sigaction sa = { .sa_handler = on_stop };
-	struct sigaction arm = { .sa_handler = on_arm, .sa_flags = SA_RESTART };
-	char err[2048] = "";
-	struct rusage ru;
-	double thr[16];
-	int n_thr, rc = 1;
 	lua_State *L = NULL;
+	int rc = 1;
 
-	if (sigaction(SIGTERM, &sa, NULL) || sigaction(SIGINT, &sa, NULL) ||
-	    sigaction(SIG_ARM, &arm, NULL) || sem_init(&sh.ended, 0, 0)) {
-		fail("phase", "cannot catch SIGTERM, SIGINT and SIGRTMIN");
+	if (set_child_up(&sh))
 		return 1;
-	}
-	sh.deadline = sandbox_deadline(job->timeout_s);
-	sh.lim = (struct sandbox_limits){ job->mem_bytes, sh.deadline, &stop,
-					  libsrc_dir(), &sh.mem_used };
-	/* not O_PATH: syncfs and fstatfs want a real fd */
-	sh.workfd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	L = sandbox_new(&sh.lim);
 	if (sh.workfd < 0 || !L) {
-		fail("phase", "cannot set up the Lua state");
+		failf(&sh, "phase", DIAG_SYSTEM, "cannot set up the Lua state");
 		goto out;
 	}
 	if (prepare(L, &sh))
 		goto out;
 	if (sh.decl.exec[0]) {		/* an exec module: no Lua runs */
-		lexec_run(&sh.decl, sh.vals, sh.workers, err, sizeof(err));
-		fail("exec", err);
+		lexec_run(&sh.decl, sh.vals, sh.workers, &d);
+		fail(&sh, "exec", &d);
 		goto out;
 	}
-	n_thr = lreport_thresholds(L, thr, 16);
-	w0.workers = sh.workers;
-	w0.deadline = sh.deadline;
-	w0.stop = &stop;
-	if (worker_init(&w0, sh.eng, sh.workfd, sh.src, sh.src_len,
-			job->e->plan->seed, job->c->rep, &d)) {
-		sandbox_diag_text(&d, err, sizeof(err));
-		fail("engine", err);
-		goto out;
-	}
-	if (run_fn(L, &w0, "setup", err, sizeof(err))) {
-		with_io_error(err, sizeof(err), &w0.errs);
-		fail_at(&sh, "setup", err);
-		goto out;
-	}
-	/* the parent reads the devices' counters now: setup's writes (a
-	 * fill it synced) are not the workers' */
-	if (dprintf(METRICS_REPORT_FD, "%s", METRICS_SETUP_DONE) < 0 ||
-	    wait_go()) {
-		fail("phase", "the report pipe to the parent is gone");
-		goto out;
-	}
-	sh.tab.frozen = 1;	/* read-only for the workers' threads */
-	if (run_workers(&sh, &total, &errs, err, sizeof(err)))
-		goto out;
-	if (timed_out(&sh)) {	/* the workers' w:done() said so */
-		snprintf(err, sizeof(err), "still running at the phase's "
-			 "timeout of %g s: its workers stopped there",
-			 job->timeout_s);
-		fail("timeout", err);
-		goto out;
-	}
-	/* the child's peak resident memory, all its workers at once */
-	if (!getrusage(RUSAGE_SELF, &ru) &&
-	    metrics_count(&total, METRICS_RSS_PEAK, (double)ru.ru_maxrss)) {
-		fail("workers", "out of memory");
-		goto out;
-	}
-	/* setup's and teardown's own ops are not the workload's (their
-	 * I/O errors are the run's) */
-	if (run_fn(L, &w0, "teardown", err, sizeof(err))) {
-		with_io_error(err, sizeof(err), &w0.errs);
-		fail_at(&sh, "teardown", err);
-		goto out;
-	}
-	if (worker_errors_merge(&errs, &w0.errs) ||
-	    metrics_merge(&total, &errs.m)) {
-		fail("workers", "out of memory merging the I/O errors");
-		goto out;
-	}
-	if (errs.n && !sh.decl.tolerate_errors) {
-		/* an error never passes as a result: the reason says how
-		 * many, and the first (the run log keeps it) */
-		worker_errors_reason(&errs, err, sizeof(err));
-		(void)dprintf(METRICS_REPORT_FD, "E %s\n", err);
-		fprintf(stderr, "%s\n", err);
-		goto out;
-	}
-	if (lreport_call(L, &total, thr, n_thr, err, sizeof(err))) {
-		fail_at(&sh, "report", err);
-		goto out;
-	}
-	rc = lreport_send(L, &total, thr, n_thr) ? 1 : 0;
+	sh.n_thr = lreport_thresholds(L, sh.thr, 16);
+	if (!set_up(L, &sh, &w0) && !run_workers(&sh, &total, &errs))
+		rc = finish(L, &sh, &w0, &total, &errs);
 out:
+	diag_release(&d);
 	worker_free(&w0);
 	metrics_free(&total);
 	metrics_free(&errs.m);

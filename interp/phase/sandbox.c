@@ -284,27 +284,29 @@ static int msghandler(lua_State *L)
 }
 
 /*
- * The error at the top into d (popped): the message in msg, the
- * traceback msghandler added after it ("stack traceback:\n...") in
- * detail, so that msg, a newline and detail are the whole text.
+ * The error at the top into d (popped): the message in msg (cut in the
+ * middle with a mark when long) and, when the text says more than msg
+ * holds (the traceback msghandler added, a message msg had to cut), the
+ * whole text in detail, as a failure record wants (results/metrics.h).
  */
 static int take_error(lua_State *L, enum diag_kind kind, const char *prefix,
 		      struct diag *d)
 {
 	const char *msg = lua_tostring(L, -1);
 	const char *tb;
+	size_t n;
 
 	if (!msg)
 		msg = "(error object is not a string)";
 	tb = strstr(msg, "\nstack traceback:\n");
-	diag_fail(d, kind, 0, "%s%.*s", prefix,
-		  tb ? (int)(tb - msg) : (int)strlen(msg), msg);
-	if (d && d->detail.p) {		/* the traceback replaces any */
+	n = tb ? (size_t)(tb - msg) : strlen(msg);
+	diag_fail(d, kind, 0, "%s%.*s", prefix, (int)n, msg);
+	if (d && d->detail.p) {		/* the whole text replaces any */
 		d->detail.len = 0;
 		d->detail.p[0] = '\0';
 	}
-	if (tb)
-		diag_detail(d, tb + 1);
+	if (d && (tb || strlen(prefix) + n >= sizeof(d->msg)))
+		strbuf_printf(&d->detail, "%s%s", prefix, msg);
 	lua_pop(L, 1);
 	return -1;
 }
@@ -361,8 +363,7 @@ int sandbox_dofile(lua_State *L, const char *path, struct diag *d)
 int sandbox_diag_text(struct diag *d, char *err, size_t len)
 {
 	if (len)
-		snprintf(err, len, "%s%s%s", d->msg, d->detail.len ? "\n" : "",
-			 d->detail.len ? d->detail.p : "");
+		snprintf(err, len, "%s", d->detail.len ? d->detail.p : d->msg);
 	diag_release(d);
 	return -1;
 }

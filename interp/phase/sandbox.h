@@ -66,16 +66,16 @@ int sandbox_dofile(lua_State *L, const char *path, struct diag *d);
 /*
  * Call the function at stack top - nargs with nargs arguments and nres
  * results, with a message handler that adds a traceback. 0, or -1 with
- * d a DIAG_PHASE failure: the error message in msg and, when there is
- * one, the traceback ("stack traceback:\n...") in detail, so that msg,
- * a newline and detail are the text Lua made (the stack is popped of the
- * function and arguments either way; on success nres results are left).
+ * d a DIAG_PHASE failure: the error message in msg and, when there is a
+ * traceback or msg had to cut the message, the whole text Lua made in
+ * detail (the stack is popped of the function and arguments either way;
+ * on success nres results are left).
  */
 int sandbox_call(lua_State *L, int nargs, int nres, struct diag *d);
 
 /*
- * For a caller that still keeps its errors as text: d's msg, a newline
- * and its detail (the text Lua made) into err, and d released. -1.
+ * For a caller that still keeps its errors as text: d's whole text (its
+ * detail, else its msg) into err, and d released. -1.
  */
 int sandbox_diag_text(struct diag *d, char *err, size_t len);
 

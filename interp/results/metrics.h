@@ -6,9 +6,11 @@
 #include <stdint.h>
 
 #include "util/diag.h"
+#include "util/strbuf.h"
 
 /* The phase child's end of its report pipe, after the drop: the metrics
- * wire format, "E " error lines and a parser's "P " lines go there. */
+ * wire format, a failure record (metrics_diag_encode) and a parser's "P "
+ * lines go there. */
 #define METRICS_REPORT_FD 3
 
 /* The line a Lua phase's child writes there when its setup is done: the
@@ -157,17 +159,28 @@ struct counter *metrics_find_counter(const struct metrics *m,
 				     const char *name);
 void *metrics_grow(void *arr, int n, size_t sz);
 
+/* One row of derived metrics: name, value, unit. */
+struct metric_row {
+	char name[METRICS_METRIC_LEN + 1];
+	double value;
+	const char *unit;
+};
+
 /*
  * The wire format between the phase child and the parent: text lines,
  * so a torn report is detectable and a hostile child can only send
- * numbers. "M seconds <s>", "O <name> <bytes> [<ring> <sys>]", "H <name> <count> <sum>
- * <min> <max> <bucket>:<n> ...", "C <name> <value>", "R <metric> <value>
- * [<unit>]" (a report() metric; a unit is 1 to 31 printable characters,
- * no comma or quote), ending with "END"; "M written <bytes>" may follow
- * the first line. Op and counter names follow
- * metrics_name_ok, an R line's metric metrics_metric_name_ok.
+ * numbers. "M seconds <s>", "O <name> <bytes> [<ring> <sys>]", "H <name>
+ * <count> <sum> <min> <max> <bucket>:<n> ...", "C <name> <value>", "R
+ * <metric> <value> [<unit>]" (a report() metric; a unit is 1 to 31
+ * printable characters, no comma or quote), ending with "END"; "M
+ * written <bytes>" may follow the first line. Op and counter names
+ * follow metrics_name_ok, an R line's metric metrics_metric_name_ok.
+ * metrics_encode writes it all: m's lines, an R line per rep value (n_rep
+ * of them; rep may be NULL), END. NULL with errno EINVAL if m or rep
+ * holds what the format cannot carry, ENOMEM.
  */
-char *metrics_encode(const struct metrics *m, size_t *len);
+char *metrics_encode(const struct metrics *m, const struct metric_row *rep,
+		     int n_rep, size_t *len);
 /* Parse what the child sent; the report() values go to fn (unit "" when
  * the line has none). 0, or -1 if the text is malformed or lacks END. */
 int metrics_decode(struct metrics *m, const char *text, size_t len,
@@ -175,12 +188,30 @@ int metrics_decode(struct metrics *m, const char *text, size_t len,
 				  const char *unit),
 		   void *ctx);
 
-/* One row of derived metrics: name, value, unit. */
-struct metric_row {
-	char name[METRICS_METRIC_LEN + 1];
-	double value;
-	const char *unit;
-};
+/*
+ * A failure crosses the same wire as one record, the whole struct diag:
+ * "E <kind> <errno> <line> <col> <f> <m> <s> <d>" and a newline, then f
+ * bytes of file, m of message, s of source line and d of detail, then a
+ * newline. A record's
+ * detail, when it has one, is the whole text: its first line is the
+ * message whole (msg may have had to be cut), the lines after it a
+ * traceback or whatever else explains it. The one record of a report is
+ * its failure; the lines before it (a parser's P lines) are left alone.
+ */
+char *metrics_diag_encode(const struct diag *d, size_t *len);
+/* d as a record to fd, all of it. 0, or -1 (then the parent is gone). */
+int metrics_diag_send(int fd, const struct diag *d);
+/*
+ * The first record among the lines of text (up to a NUL: what follows
+ * one is not lines), into d, which must be empty (zeroed or released):
+ * 1, 0 if there is none, -1 if the one there is malformed (or out of
+ * memory; d is then empty).
+ */
+int metrics_diag_decode(const char *text, size_t len, struct diag *d);
+/* The one line that says why, whole, appended to out: "file:line:col: "
+ * (or "file: ") when it has a place, then the message whole. 0, or -1
+ * out of memory. */
+int metrics_diag_reason(const struct diag *d, struct strbuf *out);
 
 /*
  * The automatic metrics of DESIGN.md section 4 for every op:

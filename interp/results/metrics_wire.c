@@ -1,4 +1,4 @@
-/* metrics_wire: the text the phase child reports its metrics in, written and checked. */
+/* metrics_wire: the text the phase child reports in — its metrics, or its failure — written and checked. */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "results/metrics.h"
 #include "util/units.h"
@@ -36,35 +37,57 @@ static void put(struct out *o, const char *fmt, ...)
 		o->len += (size_t)n;
 }
 
-/* Doubles as %.17g, so they read back bit for bit. NULL with errno EINVAL
- * if m holds what the format cannot carry, ENOMEM. */
-char *metrics_encode(const struct metrics *m, size_t *len)
+/* An upper bound of m's and rep's text, or 0 if they hold what the
+ * format cannot carry. */
+static size_t bound(const struct metrics *m, const struct metric_row *rep,
+		    int n_rep)
 {
-	struct out o = { 0 };
-	unsigned int k;
+	size_t cap = sizeof("M seconds \nM written \nEND\n") + DBL_CHARS + 21;
 	int i;
 
-	/* An upper bound first, then one allocation. */
-	o.cap = sizeof("M seconds \nM written \nEND\n") + DBL_CHARS + 21;
 	if (!isfinite(m->seconds) || m->seconds < 0)
-		goto inval;
+		return 0;
 	for (i = 0; i < m->n_ops; i++) {
 		const struct op_stat *s = &m->ops[i];
 
 		if (!metrics_name_ok(s->name, strnlen(s->name, sizeof(s->name))))
-			goto inval;
-		o.cap += 2 * (2 + METRICS_NAME_LEN + 1) + 7 * 21;
-		for (k = 0; s->lat.b && k < HIST_BUCKETS; k++)
+			return 0;
+		cap += 2 * (2 + METRICS_NAME_LEN + 1) + 7 * 21;
+		for (unsigned int k = 0; s->lat.b && k < HIST_BUCKETS; k++)
 			if (s->lat.b[k])
-				o.cap += sizeof(" 2751:4294967295") - 1;
+				cap += sizeof(" 2751:4294967295") - 1;
 	}
 	for (i = 0; i < m->n_counters; i++) {
 		const struct counter *c = &m->counters[i];
 
 		if (!metrics_name_ok(c->name, strnlen(c->name, sizeof(c->name))) ||
 		    !isfinite(c->value))
-			goto inval;
-		o.cap += 2 + METRICS_NAME_LEN + 1 + DBL_CHARS + 1;
+			return 0;
+		cap += 2 + METRICS_NAME_LEN + 1 + DBL_CHARS + 1;
+	}
+	for (i = 0; i < n_rep; i++) {
+		const char *unit = rep[i].unit ? rep[i].unit : "";
+
+		if (!metrics_metric_name_ok(rep[i].name, strnlen(rep[i].name,
+				sizeof(rep[i].name))) || !isfinite(rep[i].value) ||
+		    (*unit && !metrics_unit_ok(unit, strlen(unit))))
+			return 0;
+		cap += 2 + METRICS_METRIC_LEN + 1 + DBL_CHARS + 1 + 32 + 1;
+	}
+	return cap;
+}
+
+/* Doubles as %.17g, so they read back bit for bit. */
+char *metrics_encode(const struct metrics *m, const struct metric_row *rep,
+		     int n_rep, size_t *len)
+{
+	struct out o = { .cap = bound(m, rep, n_rep) };
+	unsigned int k;
+	int i;
+
+	if (!o.cap) {
+		errno = EINVAL;
+		return NULL;
 	}
 	o.buf = malloc(o.cap);
 	if (!o.buf) {
@@ -98,6 +121,12 @@ char *metrics_encode(const struct metrics *m, size_t *len)
 	for (i = 0; i < m->n_counters; i++)
 		put(&o, "C %s %.17g\n", m->counters[i].name,
 		    m->counters[i].value);
+	for (i = 0; i < n_rep; i++) {
+		const char *unit = rep[i].unit ? rep[i].unit : "";
+
+		put(&o, "R %s %.17g%s%s\n", rep[i].name, rep[i].value,
+		    *unit ? " " : "", unit);
+	}
 	put(&o, "END\n");
 	if (o.bad) {
 		free(o.buf);
@@ -106,9 +135,6 @@ char *metrics_encode(const struct metrics *m, size_t *len)
 	}
 	*len = o.len;
 	return o.buf;
-inval:
-	errno = EINVAL;
-	return NULL;
 }
 
 /* ---- wire format: decoding ---------------------------------------------- */
@@ -440,3 +466,135 @@ out:
 	return ret;
 }
 
+
+/* ---- wire format: a failure --------------------------------------------- */
+
+char *metrics_diag_encode(const struct diag *d, size_t *len)
+{
+	struct strbuf b = { 0 };
+	size_t nf = strnlen(d->file, sizeof(d->file));
+	size_t nm = strnlen(d->msg, sizeof(d->msg));
+	size_t ns = strnlen(d->srcline, sizeof(d->srcline));
+	size_t nd = d->detail.p ? d->detail.len : 0;
+
+	strbuf_printf(&b, "E %s %d %d %d %zu %zu %zu %zu\n",
+		      diag_kind_name(d->kind), d->err > 0 ? d->err : 0,
+		      d->pos.line > 0 ? d->pos.line : 0,
+		      d->pos.col > 0 ? d->pos.col : 0, nf, nm, ns, nd);
+	strbuf_add(&b, d->file, nf);
+	strbuf_add(&b, d->msg, nm);
+	strbuf_add(&b, d->srcline, ns);
+	if (nd)
+		strbuf_add(&b, d->detail.p, nd);
+	strbuf_add(&b, "\n", 1);
+	if (b.oom) {
+		free(b.p);
+		errno = ENOMEM;
+		return NULL;
+	}
+	*len = b.len;
+	return b.p;
+}
+
+int metrics_diag_send(int fd, const struct diag *d)
+{
+	static const char oom[] = "E system 12 0 0 0 13 0 0\nout of memory\n";
+	size_t len = sizeof(oom) - 1, done = 0;
+	char *text = metrics_diag_encode(d, &len);	/* len only if made */
+	const char *p = text ? text : oom;
+	ssize_t n;
+
+	while (done < len) {
+		n = write(fd, p + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		done += (size_t)n;
+	}
+	free(text);
+	return done == len ? 0 : -1;
+}
+
+/* A header's number: digits, at most max. */
+static int get_bounded(struct line *l, uint64_t max, uint64_t *v)
+{
+	return get_u64(l, v) || *v > max ? -1 : 0;
+}
+
+/* The header after "E ", and its payload from body (up to end). */
+static int decode_diag(struct line *l, const char *body, const char *end,
+		       struct diag *d)
+{
+	uint64_t err, line, col, nf, nm, ns, nd;
+	const char *t;
+	size_t n;
+	int k;
+
+	if (token(l, &t, &n) != 1)
+		return -1;
+	for (k = DIAG_INPUT; k <= DIAG_LIMIT; k++)
+		if (is_word(t, n, diag_kind_name(k)))
+			break;
+	if (k > DIAG_LIMIT || get_bounded(l, 4095, &err) ||
+	    get_bounded(l, INT_MAX, &line) || get_bounded(l, INT_MAX, &col) ||
+	    get_bounded(l, sizeof(d->file) - 1, &nf) ||
+	    get_bounded(l, sizeof(d->msg) - 1, &nm) ||
+	    get_bounded(l, sizeof(d->srcline) - 1, &ns) ||
+	    get_bounded(l, (uint64_t)(end - body), &nd) || at_end(l) ||
+	    nf + nm + ns + nd + 1 > (uint64_t)(end - body) ||
+	    body[nf + nm + ns + nd] != '\n')
+		return -1;
+	d->kind = (enum diag_kind)k;
+	d->err = (int)err;
+	d->pos = (struct pos){ (int)line, (int)col };
+	memcpy(d->file, body, nf);
+	d->file[nf] = '\0';
+	memcpy(d->msg, body + nf, nm);
+	d->msg[nm] = '\0';
+	memcpy(d->srcline, body + nf + nm, ns);
+	d->srcline[ns] = '\0';
+	memset(&d->detail, 0, sizeof(d->detail));
+	if (nd && strbuf_add(&d->detail, body + nf + nm + ns, nd))
+		return -1;
+	return 0;
+}
+
+int metrics_diag_decode(const char *text, size_t len, struct diag *d)
+{
+	const char *p = text, *end, *nl;
+
+	if (!text)
+		return 0;
+	end = memchr(text, '\0', len);
+	if (!end)
+		end = text + len;
+	while (p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			return 0;	/* torn: no record ends here */
+		if (nl - p >= 2 && p[0] == 'E' && p[1] == ' ') {
+			struct line l = { p + 2, nl };
+
+			if (!decode_diag(&l, nl + 1, end, d))
+				return 1;
+			diag_release(d);
+			return -1;
+		}
+		p = nl + 1;
+	}
+	return 0;
+}
+
+int metrics_diag_reason(const struct diag *d, struct strbuf *out)
+{
+	const char *msg = d->detail.len ? d->detail.p : d->msg;
+
+	if (d->pos.line > 0)
+		strbuf_printf(out, "%s:%d:%d: ", d->file, d->pos.line,
+			      d->pos.col);
+	else if (d->file[0])
+		strbuf_printf(out, "%s: ", d->file);
+	strbuf_add(out, msg, strcspn(msg, "\n"));
+	return out->oom ? -1 : 0;
+}

@@ -64,7 +64,7 @@ static void input(json_t *a, const struct plan *p, const char *val)
 	n = val[0] == '/' ? snprintf(path, sizeof(path), "%s", val)
 			  : snprintf(path, sizeof(path), "%s/%s", p->dir, val);
 	if (n < 0 || (size_t)n >= sizeof(path) || stat(path, &st) ||
-	    !S_ISREG(st.st_mode) || st.st_size > LRUN_MAX_INPUT)
+	    !S_ISREG(st.st_mode) || st.st_size > LUAJOB_MAX_INPUT)
 		return;
 	add_file(a, "input", path);
 }

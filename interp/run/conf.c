@@ -189,7 +189,7 @@ static void remove_work(struct run *r, struct live *l)
 		conf_sweep();
 		if (!res.ok)	/* then the rmdir below says what is left */
 			runlog("%s: emptying %s: %s", l->cid, l->work,
-			       res.reason);
+			       child_reason(&res));
 		child_result_free(&res);
 	}
 	if (null >= 0)

@@ -54,7 +54,7 @@ int job_measured(const struct run *r, const struct cell *c)
 }
 
 static void lua_job(struct run *r, const char *fsdir, const struct cell *c,
-		    struct luaphase_job *lj)
+		    struct luajob *lj)
 {
 	const struct plan_phase *ph = &r->plan->phases[c->phase];
 	struct statfs sf;
@@ -76,7 +76,7 @@ static void lua_job(struct run *r, const char *fsdir, const struct cell *c,
 	/* read as root: runas may not reach the plan's directory; if root
 	 * cannot, the child tries as runas and says why it cannot either */
 	lj->text = phase_read_source(ph->module_path, &lj->text_len);
-	luaphase_preread(lj);
+	luajob_preread(lj);
 }
 
 /* A phase run's seed for a tool's random choices (sysbench --rand-seed,
@@ -89,39 +89,37 @@ static unsigned long run_seed(uint64_t seed, int rep)
 			       2147483647u) + 1;
 }
 
-/* The environment a phase sees: its place, its user, its cell. */
-static void environment(struct job *j, struct run *r, const struct fsconf *fc,
-			const char *work, const struct cell *c)
+/* The environment a phase sees: its place, its user, its cell. Each
+ * value whole (a cell id of any length); -1 out of memory. */
+static int environment(struct job *j, struct run *r, const struct fsconf *fc,
+		       const char *work, const struct cell *c)
 {
 	const char **e = j->env;
+	int n = 0;
 
-	/* each buffer holds its longest value: nothing is cut short */
-	snprintf(j->home, sizeof(j->home), "HOME=%s", work);
-	snprintf(j->tmp, sizeof(j->tmp), "TMPDIR=%s", work);
-	snprintf(j->user, sizeof(j->user), "USER=%s", r->runas.name);
-	snprintf(j->cell, sizeof(j->cell), "FSPLAN_CELL=%s", c->id);
-	snprintf(j->rep, sizeof(j->rep), "FSPLAN_REP=%d", c->rep);
-	snprintf(j->seed, sizeof(j->seed), "FSPLAN_SEED=%lu",
-		 run_seed(r->plan->seed, c->rep));
-	snprintf(j->type, sizeof(j->type), "FSPLAN_FS_TYPE=%s",
-		 fc->fs->type.s);
-	snprintf(j->label, sizeof(j->label), "FSPLAN_FS_LABEL=%s", fc->label);
+	if (asprintf(&j->own[n++], "HOME=%s", work) < 0 ||
+	    asprintf(&j->own[n++], "TMPDIR=%s", work) < 0 ||
+	    asprintf(&j->own[n++], "USER=%s", r->runas.name) < 0 ||
+	    asprintf(&j->own[n++], "FSPLAN_CELL=%s", c->id) < 0 ||
+	    asprintf(&j->own[n++], "FSPLAN_REP=%d", c->rep) < 0 ||
+	    asprintf(&j->own[n++], "FSPLAN_SEED=%lu",
+		     run_seed(r->plan->seed, c->rep)) < 0 ||
+	    asprintf(&j->own[n++], "FSPLAN_FS_TYPE=%s", fc->fs->type.s) < 0 ||
+	    asprintf(&j->own[n++], "FSPLAN_FS_LABEL=%s", fc->label) < 0) {
+		j->own[n - 1] = NULL;	/* asprintf leaves it undefined */
+		return -1;
+	}
 	*e++ = execpath_env;
 	*e++ = "LANG=C";
-	*e++ = j->home;
-	*e++ = j->tmp;
-	*e++ = j->user;
-	*e++ = j->cell;
-	*e++ = j->rep;
-	*e++ = j->seed;
-	*e++ = j->type;
-	*e++ = j->label;
+	for (int i = 0; i < JOB_ENV_OWN; i++)
+		*e++ = j->own[i];
 	*e = NULL;
+	return 0;
 }
 
 int job_open(struct job *j, struct run *r, const struct fsconf *fc,
 	     const char *work, const char *fsdir, const struct cell *c,
-	     const char **why)
+	     struct diag *d)
 {
 	const struct plan_phase *ph = &r->plan->phases[c->phase];
 	const struct phase_checked *mod = exec_module(r, c);
@@ -131,8 +129,8 @@ int job_open(struct job *j, struct run *r, const struct fsconf *fc,
 	j->child.err_fd = j->child.out_fd < 0 ? -1 : open_output(r, c, "err");
 	if (j->child.err_fd < 0) {
 		runlog("%s: exec/: %s", c->id, strerror(errno));
-		*why = "cannot open exec/ output files";
-		return -1;
+		return diag_fail(d, DIAG_SYSTEM, 0, "cannot open exec/ output "
+				 "files");
 	}
 	if (ph->exec.s)
 		j->cmd = cell_exec(r->e, c);
@@ -140,11 +138,8 @@ int job_open(struct job *j, struct run *r, const struct fsconf *fc,
 		j->cmd = strdup(ph->module_path);
 	else if (asprintf(&j->cmd, "%s/exec/%s", libsrc_dir(), mod->exec) < 0)
 		j->cmd = NULL;
-	if (!j->cmd) {
-		*why = "out of memory";
-		return -1;
-	}
-	environment(j, r, fc, work, c);
+	if (!j->cmd || environment(j, r, fc, work, c))
+		return diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
 	j->child.out_cap = JOB_OUT_CAP;
 	j->child.runas = &r->runas;
 	j->child.workdir = work;
@@ -172,7 +167,11 @@ void job_close(struct job *j)
 {
 	free(j->cmd);
 	j->cmd = NULL;
-	luaphase_job_free(&j->lua);		/* nothing in an exec phase's */
+	for (int i = 0; i < JOB_ENV_OWN; i++) {
+		free(j->own[i]);
+		j->own[i] = NULL;
+	}
+	luajob_free(&j->lua);		/* nothing in an exec phase's */
 	if (j->child.out_fd >= 0)
 		close(j->child.out_fd);
 	if (j->child.err_fd >= 0)
@@ -204,19 +203,21 @@ static void parse_output(struct run *r, const struct cell *c,
 	struct lparse_job pj = { .parser = NULL };
 	struct child_job job = *exec_job;
 	struct child_result pres;
-	char parser[PATH_MAX];
+	char *parser = NULL;
 	char *out = slurp(exec_job->out_fd, c, "stdout", &pj.out_len);
 	char *err = out ? slurp(exec_job->err_fd, c, "stderr", &pj.err_len)
 			: NULL;
 
-	res->ok = 0;
 	if (!out || !err) {
-		snprintf(res->reason, sizeof(res->reason), "cannot read the "
-			 "command's output: %s", strerror(errno));
+		child_set_reason(res, "cannot read the command's output: %s",
+				 strerror(errno));
 		goto out;
 	}
-	snprintf(parser, sizeof(parser), "%s/parse/%s.lua",
-		 libsrc_dir(), name);
+	if (asprintf(&parser, "%s/parse/%s.lua", libsrc_dir(), name) < 0) {
+		parser = NULL;
+		child_set_reason(res, "out of memory");
+		goto out;
+	}
 	pj.parser = parser;
 	pj.out = out;
 	pj.err = err;
@@ -226,15 +227,13 @@ static void parse_output(struct run *r, const struct cell *c,
 	job.out_cap = 0;	/* it writes after the command's output */
 	job.timeout_s = 120;
 	if (child_run(&job, &r->stop, &pres)) {
-		snprintf(res->reason, sizeof(res->reason), "cannot fork the "
-			 "parser");
+		child_set_reason(res, "cannot fork the parser");
 		goto out;
 	}
 	if (!pres.ok) {
-		snprintf(res->reason, sizeof(res->reason),
-			 "parse %.40s: %.400s", name, pres.reason);
+		child_set_reason(res, "parse %s: %s", name,
+				 child_reason(&pres));
 	} else {
-		res->ok = 1;
 		free(r->parsed);
 		r->parsed = pres.report;
 		r->parsed_len = pres.report_len;
@@ -242,6 +241,7 @@ static void parse_output(struct run *r, const struct cell *c,
 	}
 	child_result_free(&pres);
 out:
+	free(parser);
 	free(out);
 	free(err);
 }
@@ -268,14 +268,16 @@ static int complaint(const char *line, size_t n)
  * last: Cleaning up test directory after error."): tools put the cause
  * first and a usage text or a summary after it as often as the other
  * way round. With no complaint, the last line ("sh: 1: bonie++: not
- * found"); if stderr cannot be read, the status alone says it. 1 when
- * it added something; a stderr with nothing has its stdout read so. */
-static int say_why(int err_fd, char *reason, size_t len)
+ * found"); if stderr cannot be read, the status alone says it. A line
+ * longer than those 4 KiB is marked where it is cut. 1 when it added
+ * something; a stderr with nothing has its stdout read so. */
+static int say_why(int err_fd, struct strbuf *reason)
 {
 	char tail[4096];
 	off_t end = lseek(err_fd, 0, SEEK_END), from;
 	const char *first = NULL, *last, *p;
-	size_t first_n = 0, k = strlen(reason);
+	const char *cut = "[... the line's start is left out ...] ";
+	size_t first_n = 0;
 	ssize_t n;
 
 	from = end > (off_t)sizeof(tail) - 1 ? end - (off_t)sizeof(tail) + 1
@@ -299,70 +301,16 @@ static int say_why(int err_fd, char *reason, size_t len)
 	}
 	last = strrchr(tail, '\n');
 	last = last ? last + 1 : tail;
-	if (!*last || k + 3 >= len)
+	if (!*last)
 		return 0;
+	if (last != tail || from == 0)
+		cut = "";
 	if (first && first != last)
-		snprintf(reason + k, len - k, ": %.*s; last: %.200s",
-			 (int)(first_n > 200 ? 200 : first_n), first, last);
+		strbuf_printf(reason, ": %.*s; last: %s%s", (int)first_n, first,
+			      cut, last);
 	else
-		snprintf(reason + k, len - k, ": %.200s", last);
+		strbuf_printf(reason, ": %s%s", cut, last);
 	return 1;
-}
-
-/* Where the plan wrote the value of this cell's parameter key (its with
- * value, or its matrix value), or NULL if the plan left it the module's
- * default. */
-static const struct pstr *written(const struct expansion *e,
-				  const struct cell *c, const char *key,
-				  size_t n)
-{
-	const struct plan_phase *ph = &e->plan->phases[c->phase];
-
-	for (int i = 0; i < ph->n_with; i++)
-		if (strlen(ph->with[i].key) == n &&
-		    !strncmp(ph->with[i].key, key, n))
-			return &ph->with[i].val;
-	for (int i = 0; i < ph->n_matrix; i++) {
-		const struct plan_axis *ax = &ph->matrix[i];
-		const char *v;
-
-		if (strlen(ax->name) != n || strncmp(ax->name, key, n))
-			continue;
-		v = cell_coord(e, c, ax->name);
-		for (int k = 0; v && k < ax->n; k++)
-			if (!strcmp(ax->values[k].s, v))
-				return &ax->values[k];
-	}
-	return NULL;
-}
-
-/*
- * A Lua phase that refuses a parameter names it first, after the step
- * ("setup: file_size 1 MiB is less than ..."; lua/fsplan.lua's rule, the
- * library's refusals): the reason then points at the value in the plan,
- * as every error found late should (STYLE.md), "plan.yaml:9:20: setup:
- * ...". A reason with a place of its own (a Lua error's "mod.lua:4:",
- * a plan diag's) starts with no parameter's name and stays as it is.
- */
-static void place_refusal(struct run *r, const struct cell *c,
-			  struct child_result *res)
-{
-	const char *msg = strstr(res->reason, ": ");
-	const struct pstr *v;
-	struct diag d;
-	size_t n;
-
-	if (!msg)
-		return;
-	msg += 2;
-	n = strspn(msg, "abcdefghijklmnopqrstuvwxyz0123456789_");
-	if (!n || (msg[n] && msg[n] != ':' && msg[n] != ' '))
-		return;
-	v = written(r->e, c, msg, n);
-	if (!v || v->pos.line < 1)
-		return;
-	diag_set(&d, r->plan->file, NULL, v->pos, "%s", res->reason);
-	diag_format(&d, res->reason, sizeof(res->reason));
 }
 
 /*
@@ -374,31 +322,34 @@ static void place_refusal(struct run *r, const struct cell *c,
 
 static void copy_log_lines(int err_fd, const struct cell *c)
 {
-	char buf[8192], line[1024];
-	size_t n = 0;
+	struct strbuf line = { 0 };
+	char buf[8192];
 	off_t off = 0;
 	int lines = 0, more = 0;
 	ssize_t got;
 
 	while ((got = pread(err_fd, buf, sizeof(buf), off)) > 0) {
+		const char *p = buf, *end = buf + got, *nl;
+
 		off += got;
-		for (ssize_t i = 0; i < got; i++) {
-			if (buf[i] != '\n') {
-				if (n < sizeof(line) - 1)
-					line[n++] = buf[i];
-				continue;
-			}
-			line[n] = '\0';
-			if (!strncmp(line, "[worker ", 8)) {
+		/* a line as long as it is: the log cuts none */
+		while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
+			strbuf_add(&line, p, (size_t)(nl - p));
+			p = nl + 1;
+			if (line.p && !strncmp(line.p, "[worker ", 8)) {
 				if (lines < LOG_LINES)
-					runlog("%s: %s", c->id, line);
+					runlog("%s: %s", c->id, line.oom ?
+					       "(out of memory)" : line.p);
 				else
 					more++;
 				lines++;
 			}
-			n = 0;
+			free(line.p);
+			memset(&line, 0, sizeof(line));
 		}
+		strbuf_add(&line, p, (size_t)(end - p));
 	}
+	free(line.p);
 	if (more)
 		runlog("%s: %d more w:log lines in exec/", c->id, more);
 }
@@ -421,14 +372,12 @@ void job_after(struct job *j, struct run *r, const struct cell *c,
 	if (!ph->exec.s)
 		copy_log_lines(j->child.err_fd, c);
 
-	if (!res->ok && !ph->exec.s && !res->interrupted)
-		place_refusal(r, c, res);
 	/* a tool that says why on stdout (dbench's "write failed ... (No
 	 * space left on device)") when its stderr has nothing */
 	if (!res->ok && (ph->exec.s || mod) &&
-	    !strncmp(res->reason, "exit status", 11) &&
-	    !say_why(j->child.err_fd, res->reason, sizeof(res->reason)))
-		say_why(j->child.out_fd, res->reason, sizeof(res->reason));
+	    !strncmp(child_reason(res), "exit status", 11) &&
+	    !say_why(j->child.err_fd, &res->reason))
+		say_why(j->child.out_fd, &res->reason);
 	if (res->ok && parser)
 		parse_output(r, c, parser, &j->child, res);
 }

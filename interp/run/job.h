@@ -15,13 +15,14 @@ struct cell;
  * in exec/: the first half and the last, with the cut noted. */
 #define JOB_OUT_CAP	(64u << 20)
 
+#define JOB_ENV_OWN	8	/* the variables made for the phase run */
+
 struct job {
 	struct child_job child;		/* what child_run takes */
-	struct luaphase_job lua;		/* a Lua phase's, else unused */
+	struct luajob lua;		/* a Lua phase's, else unused */
 	char *cmd;			/* the command, or the module */
-	const char *env[11];		/* NULL-ended, into those below */
-	char home[PATH_MAX + 8], tmp[PATH_MAX + 8], user[96];
-	char cell[1100], rep[32], seed[32], type[160], label[1100];
+	const char *env[JOB_ENV_OWN + 3];	/* NULL-ended: own and fixed */
+	char *own[JOB_ENV_OWN];		/* HOME=..., FSPLAN_CELL=...: whole */
 };
 
 /*
@@ -29,17 +30,16 @@ struct job {
  * those of fsdir's filesystem: work's, or the first volume's): the command (an exec
  * phase) or the Lua job, its stdout and stderr in the run directory's
  * exec/, the environment a phase sees. j must stay where it is until
- * job_close. 0, or -1 with why set (then job_close it too).
+ * job_close. 0, or -1 with d set (then job_close it too).
  */
 int job_open(struct job *j, struct run *r, const struct fsconf *fc,
 	     const char *work, const char *fsdir, const struct cell *c,
-	     const char **why);
+	     struct diag *d);
 
-/* After child_run: a Lua phase's refusal of a parameter points at its
- * value in the plan (file:line:col); a failed command's last stderr line
- * joins its reason; a command that succeeded has its output parsed
- * (parse:), the P lines kept in r->parsed, or res fails with the
- * parser's reason. */
+/* After child_run: a failed command's last stderr line joins its reason;
+ * a command that succeeded has its output parsed (parse:), the P lines
+ * kept in r->parsed, or res fails with the parser's reason. (A Lua
+ * phase's refusal of a parameter comes placed in the plan: luaphase.c.) */
 void job_after(struct job *j, struct run *r, const struct cell *c,
 	       struct child_result *res);
 

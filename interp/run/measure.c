@@ -228,12 +228,10 @@ void measure_stop(struct measure *m, struct child_result *res)
 				 kills);
 		else
 			snprintf(what, sizeof(what), "ended it");
-		res->ok = 0;
-		snprintf(res->reason, sizeof(res->reason), "ram %.0f MiB is "
-			 "too small for this phase: the memory cgroup's OOM "
-			 "killer %s (peak %.1f MiB%s)",
-			 (double)m->ram / 1048576, what,
-			 m->out.peak_bytes / 1048576, left);
+		child_set_reason(res, "ram %.0f MiB is too small for this "
+				 "phase: the memory cgroup's OOM killer %s "
+				 "(peak %.1f MiB%s)", (double)m->ram / 1048576,
+				 what, m->out.peak_bytes / 1048576, left);
 	}
 }
 

@@ -15,9 +15,10 @@
 
 /*
  * The child's reply on the report fd: a NUL (so that child_run, which
- * looks for an "E " line in the report, reads no further), a kind, and
- * the payload: 'K' and the n_phases phase_checked structs, or 'D' and
- * the diag (its position kept). Anything else is a broken child.
+ * looks for a failure record among the report's lines, reads no
+ * further), a kind, and the payload: 'K' and the n_phases phase_checked
+ * structs, or 'D' and the diag, its position kept, as a failure record
+ * (metrics_diag_send). Anything else is a broken child.
  */
 #define REPLY_KEYS 'K'
 #define REPLY_DIAG 'D'
@@ -36,13 +37,15 @@ static int check_body(void *arg)
 	struct diag d = { 0 };
 	int rc = check_phases(j->e, j->text, j->tlen, NULL, j->got, &d);
 	char head[2] = { '\0', rc ? REPLY_DIAG : REPLY_KEYS };
-	const void *body = rc ? (const void *)&d : (const void *)j->got;
-	size_t len = rc ? sizeof(d)
-			: (size_t)j->e->plan->n_phases * sizeof(*j->got);
+	size_t len = (size_t)j->e->plan->n_phases * sizeof(*j->got);
 
 	if (write(CHILD_REPORT_FD, head, 2) != 2 ||
-	    write(CHILD_REPORT_FD, body, len) != (ssize_t)len)
+	    (rc ? metrics_diag_send(CHILD_REPORT_FD, &d) :
+	     write(CHILD_REPORT_FD, j->got, len) != (ssize_t)len)) {
+		diag_release(&d);
 		return 2;
+	}
+	diag_release(&d);
 	return rc ? 1 : 0;
 }
 
@@ -80,20 +83,20 @@ static int take_reply(struct expansion *e, const struct child_result *res,
 			free(got);
 			return 0;
 		}
-	} else if (sent && p[1] == REPLY_DIAG && n == 2 + sizeof(*d) &&
-		   !res->ok) {
-		memcpy(d, p + 2, sizeof(*d));
-		d->file[sizeof(d->file) - 1] = '\0';
-		d->msg[sizeof(d->msg) - 1] = '\0';
-		d->srcline[sizeof(d->srcline) - 1] = '\0';
-		return -1;
+	} else if (sent && p[1] == REPLY_DIAG && !res->ok) {
+		struct diag got = { 0 };
+
+		if (metrics_diag_decode(p + 2, n - 2, &got) == 1) {
+			*d = got;	/* its detail is d's now */
+			return -1;
+		}
 	}
 	if (res->ok)
 		return diag_set(d, e->plan->file, NULL, (struct pos){ 0, 0 },
 				"checking the phases: the check sent back "
 				"nothing");
 	return diag_set(d, e->plan->file, NULL, (struct pos){ 0, 0 },
-			"checking the phases failed: %s", res->reason);
+			"checking the phases failed: %s", child_reason(res));
 }
 
 /* As root: the Lua runs in a child that holds nothing, on sources read

@@ -121,27 +121,25 @@ static int in_round(const struct cell *c, int round)
  * no file in a volume wrote beside source/ and target/, not in them. */
 static void volumes_hint(const struct live *l, struct child_result *res)
 {
-	size_t n = strlen(res->reason);
+	const char *why = child_reason(res);
 	char in[80];
 
-	if (res->ok || !l->volumes || (!strstr(res->reason, "No space left") &&
-				       !strstr(res->reason, "ENOSPC")))
+	if (res->ok || !l->volumes || (!strstr(why, "No space left") &&
+				       !strstr(why, "ENOSPC")))
 		return;
 	for (int i = 0; i < l->n_vol; i++) {
 		snprintf(in, sizeof(in), "%s/", l->vol[i].name);
-		if (strstr(res->reason, in))
+		if (strstr(why, in))
 			return;
 	}
-	n += (size_t)snprintf(res->reason + n, sizeof(res->reason) - n,
-			      " (with target.volumes the work directory "
-			      "itself is a 1 MiB tmpfs that only holds the "
-			      "volumes: write into ");
-	for (int i = 0; i < l->n_vol && n < sizeof(res->reason); i++)
-		n += (size_t)snprintf(res->reason + n, sizeof(res->reason) - n,
-				      "%s%s/", i == 0 ? "" : i == l->n_vol - 1
-				      ? " or " : ", ", l->vol[i].name);
-	if (n < sizeof(res->reason))
-		snprintf(res->reason + n, sizeof(res->reason) - n, ")");
+	strbuf_str(&res->reason, " (with target.volumes the work directory "
+		   "itself is a 1 MiB tmpfs that only holds the volumes: "
+		   "write into ");
+	for (int i = 0; i < l->n_vol; i++)
+		strbuf_printf(&res->reason, "%s%s/", i == 0 ? "" :
+			      i == l->n_vol - 1 ? " or " : ", ",
+			      l->vol[i].name);
+	strbuf_str(&res->reason, ")");
 }
 
 /* Every remaining cell of a config gets the same fate. */
@@ -218,7 +216,6 @@ static void run_cell(struct run *r, struct live *l, struct cell *c,
 	struct child_result res;
 	struct measure ms;
 	struct job j;
-	const char *why;
 	struct diag d = { 0 };
 
 	if (!replay)
@@ -227,8 +224,8 @@ static void run_cell(struct run *r, struct live *l, struct cell *c,
 		unrun_cell(r, l, c, replay, d.msg);
 		return;
 	}
-	if (job_open(&j, r, l->fc, l->work, conf_vol_dir(l, 0), c, &why)) {
-		unrun_cell(r, l, c, replay, why);
+	if (job_open(&j, r, l->fc, l->work, conf_vol_dir(l, 0), c, &d)) {
+		unrun_cell(r, l, c, replay, d.msg);
 		goto out;
 	}
 	if (measure_open(&ms, r, l, c, &j.child, &j.lua.ram_bytes, &d)) {
@@ -260,7 +257,7 @@ static void run_cell(struct run *r, struct live *l, struct cell *c,
 			r->n_replayed++;
 		runlog("%s: %s (%s%s%s)%s", c->id, replay == REPLAY_ROUND ?
 		       "ran unrecorded" : "replayed", res.ok ? "ok" : "failed",
-		       res.ok ? "" : ": ", res.ok ? "" : res.reason,
+		       res.ok ? "" : ": ", res.ok ? "" : child_reason(&res),
 		       replay == REPLAY_ROUND ? ": its stop rule had ended its "
 		       "repetitions, and its round's later phases start from "
 		       "what it leaves" : "; its rows are the first run's");
@@ -274,7 +271,7 @@ static void run_cell(struct run *r, struct live *l, struct cell *c,
 	} else {
 		r->done[c - r->e->cells] = RUN_RECORDED;
 		finish_cell(r, l, c, &res, &ms.out, res.ok ? RES_OK :
-			    RES_FAILED, res.reason);
+			    RES_FAILED, child_reason(&res));
 	}
 	child_result_free(&res);
 close:

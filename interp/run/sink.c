@@ -137,7 +137,7 @@ void sink_lost(struct sink *s, const struct csv_key *k, const char *metric,
 		lost_write(s, "results.csv", -rc);
 }
 
-struct reported {
+struct sink_target {
 	struct sink *s;
 	const struct csv_key *k;
 };
@@ -163,7 +163,7 @@ static int refused(struct sink *s, const char *what, const char *name,
 static void report_row(void *ctx, const char *name, double v,
 		       const char *unit)
 {
-	struct reported *rep = ctx;
+	struct sink_target *rep = ctx;
 
 	if (!refused(rep->s, "report", name, v, unit))
 		row(rep->s, rep->k, name, unit, NULL, v);
@@ -172,7 +172,7 @@ static void report_row(void *ctx, const char *name, double v,
 static void parsed_row(void *ctx, const char *name, double v,
 		       const char *unit)
 {
-	struct reported *rep = ctx;
+	struct sink_target *rep = ctx;
 
 	if (!refused(rep->s, "parse", name, v, unit))
 		row(rep->s, rep->k, name, unit, NULL, v);
@@ -216,7 +216,7 @@ static int lua_rows(struct sink *s, const struct csv_key *k,
 		    const struct child_result *res)
 {
 	struct metrics m = { 0 };
-	struct reported rep = { s, k };
+	struct sink_target rep = { s, k };
 	struct metric_row *rows;
 	size_t first = s->n_kept, last;
 	int n = 0, rc = 0;
@@ -424,7 +424,7 @@ void sink_phase_run(struct sink *s, struct sink_outcome *o)
 	if (o->measured)
 		measured_rows(s, k, o->measured);
 	if (o->parsed) {
-		struct reported rep = { s, k };
+		struct sink_target rep = { s, k };
 
 		lparse_rows(o->parsed, o->parsed_len, parsed_row, &rep);
 	}

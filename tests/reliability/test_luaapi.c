@@ -634,23 +634,30 @@ static int run_parser(const char *returns, char *report, size_t len)
 Test(luaapi, a_parser_cannot_send_fsplans_rows_nor_nan, .fini = fini)
 {
 	static const struct { const char *returns, *why; } cases[] = {
-		{ "{ status = 1 }", "E 'status' is a row fsplan writes "
+		{ "{ status = 1 }", "'status' is a row fsplan writes "
 		  "itself" },
-		{ "{ dev_write_bytes = 1 }", "E 'dev_write_bytes' is a row "
+		{ "{ dev_write_bytes = 1 }", "'dev_write_bytes' is a row "
 		  "fsplan writes itself" },
-		{ "{ x = 0/0 }", "E value of 'x' is nan: a result must be a "
+		{ "{ x = 0/0 }", "value of 'x' is nan: a result must be a "
 		  "finite number" },
-		{ "{ x = { value = 1, unit = '+A1' } }", "E unit of 'x' "
+		{ "{ x = { value = 1, unit = '+A1' } }", "unit of 'x' "
 		  "('+A1') could start a spreadsheet formula" },
 	};
 	char report[4096];
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct diag d = { 0 };
+
 		cr_expect_eq(run_parser(cases[i].returns, report,
 					sizeof(report)), 1, "%s: %s",
 			     cases[i].returns, report);
-		cr_expect(strstr(report, cases[i].why), "%s: '%s'",
-			  cases[i].returns, report);
+		cr_expect_eq(metrics_diag_decode(report, strlen(report), &d),
+			     1, "%s: no failure record in '%s'",
+			     cases[i].returns, report);
+		cr_expect(!strncmp(d.msg, cases[i].why, strlen(cases[i].why)),
+			  "%s: '%s'", cases[i].returns, d.msg);
+		cr_expect_eq(d.kind, DIAG_PHASE);
+		diag_release(&d);
 	}
 	/* a legit table: integers exact on the wire */
 	cr_expect_eq(run_parser("{ ops_per_s = 12345678901234, r = 0.1 }",
