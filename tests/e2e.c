@@ -1,4 +1,5 @@
-/* e2e: run the real fsplan binary and read what it leaves, for the end-to-end tests. */
+/* e2e: run the real fsplan binary and read what it leaves, for the end-to-end
+ * tests. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>

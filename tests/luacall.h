@@ -3,8 +3,18 @@
 #define FSPLAN_TEST_LUACALL_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "phase/sandbox.h"
+
+/* d's whole text (its detail, else its msg) into err, d released; -1. */
+static inline int sandbox_diag_text(struct diag *d, char *err, size_t len)
+{
+	if (len)
+		snprintf(err, len, "%s", d->detail.len ? d->detail.p : d->msg);
+	diag_release(d);
+	return -1;
+}
 
 /* sandbox_call, with the message and traceback (the whole text Lua
  * made: sandbox_diag_text) in err. */

@@ -1,4 +1,5 @@
-/* procwatch: what tests of process runners check — the time, and whether a process still runs. */
+/* procwatch: what tests of process runners check — the time, and whether a
+ * process still runs. */
 #ifndef FSPLAN_TEST_PROCWATCH_H
 #define FSPLAN_TEST_PROCWATCH_H
 

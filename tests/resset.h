@@ -1,4 +1,5 @@
-/* resset: a hand-made results.csv, loaded back, for the report modules' tests. */
+/* resset: a hand-made results.csv, loaded back, for the report modules' tests.
+ */
 #ifndef FSPLAN_TEST_RESSET_H
 #define FSPLAN_TEST_RESSET_H
 

@@ -1,4 +1,5 @@
-/* runcmp: two run directories hold the same cells — ids, coordinates, statuses — whatever their values. */
+/* runcmp: two run directories hold the same cells — ids, coordinates, statuses
+ * — whatever their values. */
 #ifndef FSPLAN_TEST_RUNCMP_H
 #define FSPLAN_TEST_RUNCMP_H
 

@@ -1,4 +1,5 @@
-/* test_auto: engine auto — its probe tells what the kernel does, a lone op takes the path it says, many workers fit. */
+/* test_auto: engine auto — its probe tells what the kernel does, a lone op
+ * takes the path it says, many workers fit. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>

@@ -1,4 +1,5 @@
-/* test_bonnie_lua: lua/parse/bonnie.lua on real bonnie++ output, and lua/bonnie.lua run end to end. */
+/* test_bonnie_lua: lua/parse/bonnie.lua on real bonnie++ output, and
+ * lua/bonnie.lua run end to end. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>

@@ -1,4 +1,5 @@
-/* test_child: child_run — the report, the exit, the timeout and the stop, with the whole process group gone after. */
+/* test_child: child_run — the report, the exit, the timeout and the stop, with
+ * the whole process group gone after. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -1,4 +1,5 @@
-/* test_classic: tiobench's sections and bon_csv2txt's blocks, a row per config, from a hand-made results set. */
+/* test_classic: tiobench's sections and bon_csv2txt's blocks, a row per config,
+ * from a hand-made results set. */
 #include "report/classic.h"
 #include "report/study.h"
 #include "report/view.h"

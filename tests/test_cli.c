@@ -1,4 +1,5 @@
-/* test_cli: the real fsplan binary — exit codes, silence, error display, help. */
+/* test_cli: the real fsplan binary — exit codes, silence, error display, help.
+ */
 #include <criterion/criterion.h>
 #include <ctype.h>
 #include <fcntl.h>

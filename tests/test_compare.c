@@ -1,4 +1,5 @@
-/* test_compare: `fsplan compare` on hand-made run directories with known samples — p, CI, verdicts, refusals. */
+/* test_compare: `fsplan compare` on hand-made run directories with known
+ * samples — p, CI, verdicts, refusals. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdarg.h>

@@ -1,4 +1,6 @@
-/* test_dbench: the dbench phase and its parser — the real dbench's report parsed, a hand-written loadfile's every op checked on the filesystem, client.txt replayed on ext4 and xfs. */
+/* test_dbench: the dbench phase and its parser — the real dbench's report
+ * parsed, a hand-written loadfile's every op checked on the filesystem,
+ * client.txt replayed on ext4 and xfs. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>

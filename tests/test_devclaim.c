@@ -1,4 +1,5 @@
-/* test_devclaim: a claim on a device excludes every other claim on it, its disk or its partition, and names its holder. */
+/* test_devclaim: a claim on a device excludes every other claim on it, its disk
+ * or its partition, and names its holder. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>

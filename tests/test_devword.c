@@ -1,4 +1,5 @@
-/* test_devword: which words of mkfs and mount options name a device, however they are written. */
+/* test_devword: which words of mkfs and mount options name a device, however
+ * they are written. */
 #include <criterion/criterion.h>
 #include <signal.h>
 #include <stdio.h>

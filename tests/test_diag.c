@@ -1,4 +1,5 @@
-/* test_diag: the failure record — kinds, errno, a message too long for it cut with a mark, a detail that grows. */
+/* test_diag: the failure record — kinds, errno, a message too long for it cut
+ * with a mark, a detail that grows. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <stdio.h>

@@ -1,4 +1,5 @@
-/* test_expand: matrix expansion — counts, order, ids, exclude, --only, --shard. */
+/* test_expand: matrix expansion — counts, order, ids, exclude, --only, --shard.
+ */
 #include <stdio.h>
 
 #include "helpers.h"

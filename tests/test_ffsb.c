@@ -1,4 +1,6 @@
-/* test_ffsb: the ffsb phase end to end — the weighted choice, transactions counted as ffsb counts them, the files a profile writes, and the 2008 plan run tiny. */
+/* test_ffsb: the ffsb phase end to end — the weighted choice, transactions
+ * counted as ffsb counts them, the files a profile writes, and the 2008 plan
+ * run tiny. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>

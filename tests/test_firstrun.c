@@ -1,4 +1,5 @@
-/* test_firstrun: what a new user meets first — private directories, tools by name, the classic tools' words. */
+/* test_firstrun: what a new user meets first — private directories, tools by
+ * name, the classic tools' words. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>

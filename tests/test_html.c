@@ -1,4 +1,5 @@
-/* test_html: `fsplan report --format html` — its pieces, a page of hand-made results, and a real run rendered in headless Chromium. */
+/* test_html: `fsplan report --format html` — its pieces, a page of hand-made
+ * results, and a real run rendered in headless Chromium. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>

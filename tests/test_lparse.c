@@ -1,4 +1,5 @@
-/* test_lparse: the `parse:` hook (phase/lparse.h) — the exec-phase parsers and lua/json.lua, in the real sandbox, on real fio and sysbench output. */
+/* test_lparse: the `parse:` hook (phase/lparse.h) — the exec-phase parsers and
+ * lua/json.lua, in the real sandbox, on real fio and sysbench output. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <limits.h>

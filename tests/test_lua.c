@@ -1,4 +1,5 @@
-/* test_lua: Lua phases end to end — the API on both engines, ENOSPC, hostile code, identity. */
+/* test_lua: Lua phases end to end — the API on both engines, ENOSPC, hostile
+ * code, identity. */
 #include <criterion/criterion.h>
 #include <limits.h>
 #include <stdio.h>

@@ -1,4 +1,5 @@
-/* test_luaphase: a Lua phase run end to end — typed values, workers, setup, report() and what it may send. */
+/* test_luaphase: a Lua phase run end to end — typed values, workers, setup,
+ * report() and what it may send. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <signal.h>

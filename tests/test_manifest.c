@@ -1,4 +1,5 @@
-/* test_manifest: manifest.json of a small expansion — valid JSON, the plan's sha256, every cell's status, replaced atomically. */
+/* test_manifest: manifest.json of a small expansion — valid JSON, the plan's
+ * sha256, every cell's status, replaced atomically. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>

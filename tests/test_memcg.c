@@ -1,4 +1,5 @@
-/* test_memcg: `ram` as a memory cgroup around the phase child, what the device saw, the run's conditions — end to end. */
+/* test_memcg: `ram` as a memory cgroup around the phase child, what the device
+ * saw, the run's conditions — end to end. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <dirent.h>

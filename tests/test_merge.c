@@ -1,4 +1,5 @@
-/* test_merge: `fsplan merge` — shards of a 3-config plan joined are the unsharded run, and shards that do not match are refused. */
+/* test_merge: `fsplan merge` — shards of a 3-config plan joined are the
+ * unsharded run, and shards that do not match are refused. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,5 @@
-/* test_oltp: lua/oltp.lua's InnoDB-like I/O and its group commit, and `use: mariadb` (the exec module) — a real server, stopped on every path. */
+/* test_oltp: lua/oltp.lua's InnoDB-like I/O and its group commit, and `use:
+ * mariadb` (the exec module) — a real server, stopped on every path. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <jansson.h>

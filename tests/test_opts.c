@@ -1,4 +1,5 @@
-/* test_opts: the one option parser — a table in, the same rules for every command. */
+/* test_opts: the one option parser — a table in, the same rules for every
+ * command. */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
 #include <stddef.h>

@@ -1,4 +1,5 @@
-/* test_phase: a Lua phase module's declarations, and the plan's values typed by them with the plan's positions. */
+/* test_phase: a Lua phase module's declarations, and the plan's values typed by
+ * them with the plan's positions. */
 #include <criterion/criterion.h>
 #include <limits.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include "cells/expand.h"
 #include "engine.h"
 #include "e2e.h"
+#include "luacall.h"
 #include "phase/libsrc.h"
 #include "phase/params.h"
 #include "phase/phase.h"

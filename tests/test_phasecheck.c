@@ -1,4 +1,5 @@
-/* test_phasecheck: the plan's phases checked as root in a dropped child — its findings, its errors, its timeout. */
+/* test_phasecheck: the plan's phases checked as root in a dropped child — its
+ * findings, its errors, its timeout. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>

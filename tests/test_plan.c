@@ -1,4 +1,5 @@
-/* test_plan: valid plans load with the values, defaults and types DESIGN.md gives. */
+/* test_plan: valid plans load with the values, defaults and types DESIGN.md
+ * gives. */
 #include <dirent.h>
 #include <stdio.h>
 

@@ -1,4 +1,5 @@
-/* test_proc: the one process runner — exit status, output capture, the log and last line, deadline, stop, leftovers. */
+/* test_proc: the one process runner — exit status, output capture, the log and
+ * last line, deadline, stop, leftovers. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>

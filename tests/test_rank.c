@@ -1,4 +1,5 @@
-/* test_rank: a metric's table — n, mean, stdev, 95% CI by Student's t, best first, its direction and unit. */
+/* test_rank: a metric's table — n, mean, stdev, 95% CI by Student's t, best
+ * first, its direction and unit. */
 #include <math.h>
 
 #include "report/rank.h"

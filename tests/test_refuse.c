@@ -1,4 +1,5 @@
-/* test_refuse: `fsplan run` on target.device — every refusal exits 3 and touches nothing. */
+/* test_refuse: `fsplan run` on target.device — every refusal exits 3 and
+ * touches nothing. */
 #include <criterion/criterion.h>
 #include <signal.h>
 #include <stdio.h>

@@ -1,4 +1,5 @@
-/* test_resolve: what the pure loader leaves to this machine is checked after it, at the plan's place. */
+/* test_resolve: what the pure loader leaves to this machine is checked after
+ * it, at the plan's place. */
 #include <criterion/criterion.h>
 #include <string.h>
 

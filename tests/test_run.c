@@ -1,4 +1,5 @@
-/* test_run: `fsplan run` end to end as root on loop images — lifecycle, privileges, signals. */
+/* test_run: `fsplan run` end to end as root on loop images — lifecycle,
+ * privileges, signals. */
 #include <criterion/criterion.h>
 #include <signal.h>
 #include <stdio.h>

@@ -1,4 +1,5 @@
-/* test_scaleout: a plan as 3 shards under a real single-node Slurm and under GNU parallel, merged, equals the one-machine run. */
+/* test_scaleout: a plan as 3 shards under a real single-node Slurm and under
+ * GNU parallel, merged, equals the one-machine run. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>

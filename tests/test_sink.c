@@ -1,4 +1,5 @@
-/* test_sink: a phase run's rows, bonnie.csv line and status, also when memory or the disk fails. */
+/* test_sink: a phase run's rows, bonnie.csv line and status, also when memory
+ * or the disk fails. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <stdio.h>

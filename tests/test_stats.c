@@ -1,4 +1,5 @@
-/* test_stats: Student's t and Welch's test against mpmath's figures (tests/fixtures/compare/welch.py). */
+/* test_stats: Student's t and Welch's test against mpmath's figures
+ * (tests/fixtures/compare/welch.py). */
 #include <criterion/criterion.h>
 #include <math.h>
 

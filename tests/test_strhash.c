@@ -1,4 +1,5 @@
-/* test_strhash: the one string index — every key found after growing, absent keys not. */
+/* test_strhash: the one string index — every key found after growing, absent
+ * keys not. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>

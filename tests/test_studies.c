@@ -1,4 +1,5 @@
-/* test_studies: `fsplan report`'s study tables that span phases (the home tree's steps, the OLTP engines side by side). */
+/* test_studies: `fsplan report`'s study tables that span phases (the home
+ * tree's steps, the OLTP engines side by side). */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>

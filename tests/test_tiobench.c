@@ -1,4 +1,5 @@
-/* test_tiobench: the tiobench phase end to end — op counts, rate, latency and CPU figures recomputed from results.csv. */
+/* test_tiobench: the tiobench phase end to end — op counts, rate, latency and
+ * CPU figures recomputed from results.csv. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>

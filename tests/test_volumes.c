@@ -1,4 +1,5 @@
-/* test_volumes: target.volumes — N filesystems per config, seen as NAME/ in the work directory, remounted alike. */
+/* test_volumes: target.volumes — N filesystems per config, seen as NAME/ in the
+ * work directory, remounted alike. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,5 @@
-/* test_worker: the worker core — the path and open policy on both engines, op recording, the seeded bytes. */
+/* test_worker: the worker core — the path and open policy on both engines, op
+ * recording, the seeded bytes. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <errno.h>

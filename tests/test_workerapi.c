@@ -1,4 +1,5 @@
-/* test_workerapi: the w:... methods in a sandbox on a real directory — and nothing they hold leaks when they raise. */
+/* test_workerapi: the w:... methods in a sandbox on a real directory — and
+ * nothing they hold leaks when they raise. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <fcntl.h>

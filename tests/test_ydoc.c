@@ -1,4 +1,5 @@
-/* test_ydoc: one YAML document loaded, its hazards refused where they are written, its nodes placed. */
+/* test_ydoc: one YAML document loaded, its hazards refused where they are
+ * written, its nodes placed. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>

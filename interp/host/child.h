@@ -1,4 +1,5 @@
-/* child: one phase run in a forked child without privileges, watched by the parent. */
+/* child: one phase run in a forked child without privileges, watched by the
+ * parent. */
 #ifndef FSPLAN_CHILD_H
 #define FSPLAN_CHILD_H
 

@@ -1,4 +1,5 @@
-/* lexec: an exec module's script run in the dropped child, its parameters in its environment. */
+/* lexec: an exec module's script run in the dropped child, its parameters in
+ * its environment. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -1,4 +1,5 @@
-/* lexec: an exec module's script run in the dropped child, its parameters in its environment. */
+/* lexec: an exec module's script run in the dropped child, its parameters in
+ * its environment. */
 #ifndef FSPLAN_LEXEC_H
 #define FSPLAN_LEXEC_H
 

@@ -1,4 +1,5 @@
-/* lfail: the phase child's one way to fail — a struct diag, sent to the parent as one record. */
+/* lfail: the phase child's one way to fail — a struct diag, sent to the parent
+ * as one record. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

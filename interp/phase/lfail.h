@@ -1,4 +1,5 @@
-/* lfail: how the phase child fails — a struct diag from Lua's error text, shaped, placed and sent to the parent. */
+/* lfail: how the phase child fails — a struct diag from Lua's error text,
+ * shaped, placed and sent to the parent. */
 #ifndef FSPLAN_LFAIL_H
 #define FSPLAN_LFAIL_H
 

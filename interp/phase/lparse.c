@@ -1,4 +1,5 @@
-/* lparse: run a phase-library parser on an exec phase's output, in the dropped child. */
+/* lparse: run a phase-library parser on an exec phase's output, in the dropped
+ * child. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,5 @@
-/* lparse: the `parse:` hook — a Lua parser turns an exec phase's output into metrics. */
+/* lparse: the `parse:` hook — a Lua parser turns an exec phase's output into
+ * metrics. */
 #ifndef FSPLAN_LPARSE_H
 #define FSPLAN_LPARSE_H
 

@@ -1,4 +1,5 @@
-/* lreport: a Lua phase run's measurements, and its report()'s values, to the parent over the wire. */
+/* lreport: a Lua phase run's measurements, and its report()'s values, to the
+ * parent over the wire. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

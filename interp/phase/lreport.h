@@ -1,4 +1,5 @@
-/* lreport: a Lua phase run's measurements, and its report()'s values, to the parent over the wire. */
+/* lreport: a Lua phase run's measurements, and its report()'s values, to the
+ * parent over the wire. */
 #ifndef FSPLAN_LREPORT_H
 #define FSPLAN_LREPORT_H
 

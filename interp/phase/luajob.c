@@ -1,4 +1,5 @@
-/* luajob: a Lua phase run's job — its source and the files root pre-reads — and its ctx: params, share, cell, fs, input(). */
+/* luajob: a Lua phase run's job — its source and the files root pre-reads — and
+ * its ctx: params, share, cell, fs, input(). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -1,4 +1,5 @@
-/* luajob: a Lua phase run's job — what root reads for it before the fork — and the ctx its functions get. */
+/* luajob: a Lua phase run's job — what root reads for it before the fork — and
+ * the ctx its functions get. */
 #ifndef FSPLAN_LUAJOB_H
 #define FSPLAN_LUAJOB_H
 

@@ -1,4 +1,5 @@
-/* luaphase: run a Lua phase in the dropped child — its steps, one thread and one Lua state per worker, and how it fails. */
+/* luaphase: run a Lua phase in the dropped child — its steps, one thread and
+ * one Lua state per worker, and how it fails. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>

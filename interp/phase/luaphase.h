@@ -1,4 +1,5 @@
-/* luaphase: one Lua phase run inside the unprivileged child — setup, workers, teardown, report. */
+/* luaphase: one Lua phase run inside the unprivileged child — setup, workers,
+ * teardown, report. */
 #ifndef FSPLAN_LUAPHASE_H
 #define FSPLAN_LUAPHASE_H
 

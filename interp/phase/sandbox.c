@@ -360,14 +360,6 @@ int sandbox_dofile(lua_State *L, const char *path, struct diag *d)
 	return sandbox_call(L, 0, 1, d);
 }
 
-int sandbox_diag_text(struct diag *d, char *err, size_t len)
-{
-	if (len)
-		snprintf(err, len, "%s", d->detail.len ? d->detail.p : d->msg);
-	diag_release(d);
-	return -1;
-}
-
 size_t sandbox_mem(lua_State *L, size_t *peak)
 {
 	struct sandbox *sb = sb_of(L);

@@ -74,12 +74,6 @@ int sandbox_dofile(lua_State *L, const char *path, struct diag *d);
 int sandbox_call(lua_State *L, int nargs, int nres, struct diag *d);
 
 /*
- * For a caller that still keeps its errors as text: d's whole text (its
- * detail, else its msg) into err, and d released. -1.
- */
-int sandbox_diag_text(struct diag *d, char *err, size_t len);
-
-/*
  * Push the one result of C function fn, called protected (sandbox_call)
  * with arg as a light userdata and the value at idx (0: none): C that
  * builds tables must not raise where nothing catches it, which would

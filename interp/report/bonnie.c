@@ -1,4 +1,5 @@
-/* bonnie: bon_csv2txt's two blocks for the runs of a bonnie++ phase — sequential output, input and seeks, then creates. */
+/* bonnie: bon_csv2txt's two blocks for the runs of a bonnie++ phase —
+ * sequential output, input and seeks, then creates. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

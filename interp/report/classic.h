@@ -1,4 +1,5 @@
-/* classic: the seed studies' tables — tiobench's layout, and the helpers the study tables share. */
+/* classic: the seed studies' tables — tiobench's layout, and the helpers the
+ * study tables share. */
 #ifndef FSPLAN_CLASSIC_H
 #define FSPLAN_CLASSIC_H
 

@@ -1,4 +1,5 @@
-/* compare: `fsplan compare` — two runs (or two configs of one), cell by cell, with Welch's t-test. */
+/* compare: `fsplan compare` — two runs (or two configs of one), cell by cell,
+ * with Welch's t-test. */
 #include <errno.h>
 #include <fnmatch.h>
 #include <jansson.h>

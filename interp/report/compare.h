@@ -1,4 +1,5 @@
-/* compare: `fsplan compare` — which differences between two runs (or two configs) are real. */
+/* compare: `fsplan compare` — which differences between two runs (or two
+ * configs) are real. */
 #ifndef FSPLAN_COMPARE_H
 #define FSPLAN_COMPARE_H
 

@@ -1,4 +1,5 @@
-/* dbench: the 2003 study's dbench table — throughput per client count, average, high and low. */
+/* dbench: the 2003 study's dbench table — throughput per client count, average,
+ * high and low. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

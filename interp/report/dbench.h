@@ -1,4 +1,5 @@
-/* dbench: the 2003 study's dbench table — throughput per client count, average, high and low. */
+/* dbench: the 2003 study's dbench table — throughput per client count, average,
+ * high and low. */
 #ifndef FSPLAN_REPORT_DBENCH_H
 #define FSPLAN_REPORT_DBENCH_H
 

@@ -1,4 +1,5 @@
-/* html: the pieces of a self-contained HTML page — escaping, the style, tables, and SVG charts drawn here (no script, nothing fetched). */
+/* html: the pieces of a self-contained HTML page — escaping, the style, tables,
+ * and SVG charts drawn here (no script, nothing fetched). */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>

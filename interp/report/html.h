@@ -1,4 +1,5 @@
-/* html: the pieces of a self-contained HTML page — escaping, the style, tables, and SVG charts drawn here (no script, nothing fetched). */
+/* html: the pieces of a self-contained HTML page — escaping, the style, tables,
+ * and SVG charts drawn here (no script, nothing fetched). */
 #ifndef FSPLAN_REPORT_HTML_H
 #define FSPLAN_REPORT_HTML_H
 

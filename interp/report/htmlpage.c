@@ -1,4 +1,5 @@
-/* htmlpage: `fsplan report --format html` — a run directory as one self-contained page. */
+/* htmlpage: `fsplan report --format html` — a run directory as one self-
+ * contained page. */
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>

@@ -1,4 +1,5 @@
-/* htmlpage: `fsplan report --format html` — a run directory as one self-contained page. */
+/* htmlpage: `fsplan report --format html` — a run directory as one self-
+ * contained page. */
 #ifndef FSPLAN_REPORT_HTMLPAGE_H
 #define FSPLAN_REPORT_HTMLPAGE_H
 

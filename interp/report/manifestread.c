@@ -1,4 +1,5 @@
-/* manifestread: dotted-path strings and phase keys out of manifest.json, read one way everywhere. */
+/* manifestread: dotted-path strings and phase keys out of manifest.json, read
+ * one way everywhere. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

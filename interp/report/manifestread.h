@@ -1,4 +1,5 @@
-/* manifestread: what report, compare and merge read of a run's manifest.json. */
+/* manifestread: what report, compare and merge read of a run's manifest.json.
+ */
 #ifndef FSPLAN_MFREAD_H
 #define FSPLAN_MFREAD_H
 

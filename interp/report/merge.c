@@ -1,4 +1,5 @@
-/* merge: `fsplan merge` — check that shards are of one plan run alike, then write their union as one run directory. */
+/* merge: `fsplan merge` — check that shards are of one plan run alike, then
+ * write their union as one run directory. */
 #include <jansson.h>
 #include <limits.h>
 #include <stddef.h>

@@ -1,4 +1,5 @@
-/* merge: `fsplan merge` — the run directories of one plan's shards joined into one run. */
+/* merge: `fsplan merge` — the run directories of one plan's shards joined into
+ * one run. */
 #ifndef FSPLAN_MERGE_H
 #define FSPLAN_MERGE_H
 

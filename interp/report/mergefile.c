@@ -1,4 +1,6 @@
-/* mergefile: merge's files besides the rows — a shard's read only when regular and within a cap, never through a link; OUT written, and taken back if merge cannot finish. */
+/* mergefile: merge's files besides the rows — a shard's read only when regular
+ * and within a cap, never through a link; OUT written, and taken back if merge
+ * cannot finish. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -1,4 +1,5 @@
-/* mergefile: merge's files besides the rows, read safely from the shards and written to OUT. */
+/* mergefile: merge's files besides the rows, read safely from the shards and
+ * written to OUT. */
 #ifndef FSPLAN_MERGEFILE_H
 #define FSPLAN_MERGEFILE_H
 

@@ -1,4 +1,5 @@
-/* mergemanifest: refuse shards of different plan runs, and join the manifests of those that match. */
+/* mergemanifest: refuse shards of different plan runs, and join the manifests
+ * of those that match. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>

@@ -1,4 +1,5 @@
-/* mergemanifest: the manifests of merge's shards — loaded, checked against each other, joined. */
+/* mergemanifest: the manifests of merge's shards — loaded, checked against each
+ * other, joined. */
 #ifndef FSPLAN_MERGEMAN_H
 #define FSPLAN_MERGEMAN_H
 

@@ -1,4 +1,5 @@
-/* pairing: load the two sides of a comparison, refuse runs of different plans, pair their cells. */
+/* pairing: load the two sides of a comparison, refuse runs of different plans,
+ * pair their cells. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>

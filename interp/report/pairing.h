@@ -1,4 +1,5 @@
-/* pairing: what compare compares — two run directories checked against each other, their cells paired. */
+/* pairing: what compare compares — two run directories checked against each
+ * other, their cells paired. */
 #ifndef FSPLAN_PAIRING_H
 #define FSPLAN_PAIRING_H
 

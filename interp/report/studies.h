@@ -1,4 +1,6 @@
-/* studies: the seed studies' tables that span phases or cells — the 2008 home tree's steps, the 2008 ext4 study's ffsb profiles by threads, the 2008 OLTP study's engines. */
+/* studies: the seed studies' tables that span phases or cells — the 2008 home
+ * tree's steps, the 2008 ext4 study's ffsb profiles by threads, the 2008 OLTP
+ * study's engines. */
 #ifndef FSPLAN_STUDIES_H
 #define FSPLAN_STUDIES_H
 

@@ -1,4 +1,5 @@
-/* view: what a report shows, whatever its format — each phase's ok runs, the metrics it tables, the runs that did not count. */
+/* view: what a report shows, whatever its format — each phase's ok runs, the
+ * metrics it tables, the runs that did not count. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,5 @@
-/* view: what a report shows, whatever its format — each phase's ok runs, the metrics it tables, the runs that did not count. */
+/* view: what a report shows, whatever its format — each phase's ok runs, the
+ * metrics it tables, the runs that did not count. */
 #ifndef FSPLAN_REPORT_VIEW_H
 #define FSPLAN_REPORT_VIEW_H
 

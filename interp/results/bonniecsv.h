@@ -1,4 +1,5 @@
-/* bonniecsv: bonnie++ 2.00a CSV lines (format 1.98) from a phase run's metrics. */
+/* bonniecsv: bonnie++ 2.00a CSV lines (format 1.98) from a phase run's metrics.
+ */
 #ifndef FSPLAN_BONNIECSV_H
 #define FSPLAN_BONNIECSV_H
 

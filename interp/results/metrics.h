@@ -1,4 +1,5 @@
-/* metrics: per-op latency histograms and counters of a phase run, merged and reported. */
+/* metrics: per-op latency histograms and counters of a phase run, merged and
+ * reported. */
 #ifndef FSPLAN_METRICS_H
 #define FSPLAN_METRICS_H
 

@@ -1,4 +1,4 @@
-/* metrics_wire: the text the phase child reports in — its metrics, or its failure — written and checked. */
+/* metrics_wire: what the phase child reports: its metrics or its failure. */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>

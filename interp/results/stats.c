@@ -1,4 +1,5 @@
-/* stats: Student's t from the incomplete beta function, and Welch's t-test on it. */
+/* stats: Student's t from the incomplete beta function, and Welch's t-test on
+ * it. */
 #include <math.h>
 
 #include "results/stats.h"

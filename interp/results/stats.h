@@ -1,4 +1,5 @@
-/* stats: Student's t distribution and Welch's two-sample test, computed (no tables). */
+/* stats: Student's t distribution and Welch's two-sample test, computed (no
+ * tables). */
 #ifndef FSPLAN_STATS_H
 #define FSPLAN_STATS_H
 

@@ -1,4 +1,5 @@
-/* codecheck: the files a run's code is made of, with their sha256s — recorded when the run starts, checked when it resumes. */
+/* codecheck: the files a run's code is made of, with their sha256s — recorded
+ * when the run starts, checked when it resumes. */
 #ifndef FSPLAN_CODECHECK_H
 #define FSPLAN_CODECHECK_H
 

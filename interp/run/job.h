@@ -1,4 +1,5 @@
-/* job: the child job of one phase run — its environment, exec/ files, Lua job, and what it leaves. */
+/* job: the child job of one phase run — its environment, exec/ files, Lua job,
+ * and what it leaves. */
 #ifndef FSPLAN_JOB_H
 #define FSPLAN_JOB_H
 

@@ -1,4 +1,5 @@
-/* lostrows: what a killed run left short in results.csv, superseded when the run goes on, so that the last row of every key is a current one. */
+/* lostrows: what a killed run left short in results.csv, superseded when the
+ * run goes on, so that the last row of every key is a current one. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,5 @@
-/* lostrows: what a killed run left short in results.csv, superseded when the run goes on, so that the last row of every key is a current one. */
+/* lostrows: what a killed run left short in results.csv, superseded when the
+ * run goes on, so that the last row of every key is a current one. */
 #ifndef FSPLAN_LOSTROWS_H
 #define FSPLAN_LOSTROWS_H
 

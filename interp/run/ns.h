@@ -1,4 +1,5 @@
-/* ns: the run's private mount and PID namespace, whose init runs the configs. */
+/* ns: the run's private mount and PID namespace, whose init runs the configs.
+ */
 #ifndef FSPLAN_NS_H
 #define FSPLAN_NS_H
 

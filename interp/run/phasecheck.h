@@ -1,4 +1,5 @@
-/* phasecheck: the plan's phases checked before anything runs — in a dropped child when root. */
+/* phasecheck: the plan's phases checked before anything runs — in a dropped
+ * child when root. */
 #ifndef FSPLAN_PHASECHECK_H
 #define FSPLAN_PHASECHECK_H
 

@@ -1,4 +1,5 @@
-/* resolve: a loaded plan checked against this machine — its users, kernel and files. */
+/* resolve: a loaded plan checked against this machine — its users, kernel and
+ * files. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>

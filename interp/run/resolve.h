@@ -1,4 +1,5 @@
-/* resolve: a loaded plan checked against this machine — its users, kernel and files. */
+/* resolve: a loaded plan checked against this machine — its users, kernel and
+ * files. */
 #ifndef FSPLAN_RESOLVE_H
 #define FSPLAN_RESOLVE_H
 

@@ -1,4 +1,5 @@
-/* rundir: the run directory — where it goes, made new or checked for a resume, locked for one writer, or discarded. */
+/* rundir: the run directory — where it goes, made new or checked for a resume,
+ * locked for one writer, or discarded. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

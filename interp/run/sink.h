@@ -1,4 +1,5 @@
-/* sink: where a run's results go — rows, bonnie.csv lines, status rows, manifest.json. */
+/* sink: where a run's results go — rows, bonnie.csv lines, status rows,
+ * manifest.json. */
 #ifndef FSPLAN_SINK_H
 #define FSPLAN_SINK_H
 

@@ -1,4 +1,5 @@
-/* stoprule: repeat {min, max, ci} — whether a cell's repetitions have said enough. */
+/* stoprule: repeat {min, max, ci} — whether a cell's repetitions have said
+ * enough. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

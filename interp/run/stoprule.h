@@ -1,4 +1,5 @@
-/* stoprule: repeat {min, max, ci} — whether a cell's repetitions have said enough. */
+/* stoprule: repeat {min, max, ci} — whether a cell's repetitions have said
+ * enough. */
 #ifndef FSPLAN_STOPRULE_H
 #define FSPLAN_STOPRULE_H
 

@@ -1,4 +1,5 @@
-/* exitcode: fsplan's exit statuses (DESIGN.md section 1), defined once for every command. */
+/* exitcode: fsplan's exit statuses (DESIGN.md section 1), defined once for
+ * every command. */
 #ifndef FSPLAN_EXITCODE_H
 #define FSPLAN_EXITCODE_H
 

@@ -1,4 +1,5 @@
-/* file: whole-file reads, the one way fsplan takes a file or a pipe in, and the one atomic replace. */
+/* file: whole-file reads, the one way fsplan takes a file or a pipe in, and the
+ * one atomic replace. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

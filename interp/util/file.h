@@ -1,4 +1,5 @@
-/* file: whole-file reads, the one way fsplan takes a file or a pipe in, and the one atomic replace. */
+/* file: whole-file reads, the one way fsplan takes a file or a pipe in, and the
+ * one atomic replace. */
 #ifndef FSPLAN_FILE_H
 #define FSPLAN_FILE_H
 

@@ -1,4 +1,5 @@
-/* grow: room for more in an array that doubles, the one way fsplan grows its arrays of records. */
+/* grow: room for more in an array that doubles, the one way fsplan grows its
+ * arrays of records. */
 #ifndef FSPLAN_GROW_H
 #define FSPLAN_GROW_H
 

@@ -1,4 +1,5 @@
-/* lockfile: an flock on a file that says who holds it — how a run claims its device and its run directory. */
+/* lockfile: an flock on a file that says who holds it — how a run claims its
+ * device and its run directory. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,4 +1,5 @@
-/* lockfile: an flock on a file that says who holds it — how a run claims its device and its run directory. */
+/* lockfile: an flock on a file that says who holds it — how a run claims its
+ * device and its run directory. */
 #ifndef FSPLAN_UTIL_LOCKFILE_H
 #define FSPLAN_UTIL_LOCKFILE_H
 

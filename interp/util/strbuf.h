@@ -1,4 +1,5 @@
-/* strbuf: a growable NUL-ended string, the one way fsplan builds text of unknown length in memory. */
+/* strbuf: a growable NUL-ended string, the one way fsplan builds text of
+ * unknown length in memory. */
 #ifndef FSPLAN_STRBUF_H
 #define FSPLAN_STRBUF_H
 

@@ -1,4 +1,5 @@
-/* strhash: the one string-keyed index (open addressing) over an array the caller owns. */
+/* strhash: the one string-keyed index (open addressing) over an array the
+ * caller owns. */
 #ifndef FSPLAN_STRHASH_H
 #define FSPLAN_STRHASH_H
 

@@ -1,4 +1,5 @@
-/* words: a string split into words the way a shell splits a command line, without expansion. */
+/* words: a string split into words the way a shell splits a command line,
+ * without expansion. */
 #include <stdalign.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,5 @@
-/* words: a string split into words the way a shell splits a command line, without expansion. */
+/* words: a string split into words the way a shell splits a command line,
+ * without expansion. */
 #ifndef FSPLAN_WORDS_H
 #define FSPLAN_WORDS_H
 

@@ -1,4 +1,5 @@
-/* fuzz_plan: libFuzzer target — any bytes through the plan loader and expansion. */
+/* fuzz_plan: libFuzzer target — any bytes through the plan loader and
+ * expansion. */
 #include <stddef.h>
 #include <stdint.h>
 

@@ -1,4 +1,5 @@
-/* fuzz_workerapi: libFuzzer target — bytes become calls of the worker and file API with hostile arguments, in a sandbox on a tmpfs work directory. */
+/* fuzz_workerapi: libFuzzer target — bytes become calls of the worker and file
+ * API with hostile arguments, in a sandbox on a tmpfs work directory. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -1,4 +1,5 @@
-/* test_badplans: what check must catch before anything runs — the campaign's malformed plans that failed only at run time. */
+/* test_badplans: what check must catch before anything runs — the campaign's
+ * malformed plans that failed only at run time. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>

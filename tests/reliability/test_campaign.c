@@ -1,4 +1,5 @@
-/* test_campaign: kills at seeded random points of a multi-config run, each followed by leak checks and a --resume that keeps every byte. */
+/* test_campaign: kills at seeded random points of a multi-config run, each
+ * followed by leak checks and a --resume that keeps every byte. */
 #include <criterion/criterion.h>
 #include <signal.h>
 #include <stdio.h>

@@ -1,4 +1,5 @@
-/* test_devices: no mkfs or mount option, second run or full workdir can reach a device but the run's own target — the campaign's device cases. */
+/* test_devices: no mkfs or mount option, second run or full workdir can reach a
+ * device but the run's own target — the campaign's device cases. */
 #include <criterion/criterion.h>
 #include <signal.h>
 #include <stdio.h>

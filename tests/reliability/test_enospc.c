@@ -1,4 +1,5 @@
-/* test_enospc: a full disk is an I/O error, never a result — ext4, xfs and tmpfs filled by a phase that ignores what its writes return. */
+/* test_enospc: a full disk is an I/O error, never a result — ext4, xfs and
+ * tmpfs filled by a phase that ignores what its writes return. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,4 +1,6 @@
-/* test_fuzzworkerapi: the worker API fuzz target (tests/fuzz/fuzz_workerapi.c) driven by seeded random bytes for a few seconds — make fuzz runs it under libFuzzer. */
+/* test_fuzzworkerapi: the worker API fuzz target (tests/fuzz/fuzz_workerapi.c)
+ * driven by seeded random bytes for a few seconds — make fuzz runs it under
+ * libFuzzer. */
 #include <criterion/criterion.h>
 
 #include "../fuzz/fuzz_workerapi.c"

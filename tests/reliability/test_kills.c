@@ -1,4 +1,5 @@
-/* test_kills: the campaign's kills kept — SIGKILL then an immediate --resume, signals in the first milliseconds, the manifest across resumes. */
+/* test_kills: the campaign's kills kept — SIGKILL then an immediate --resume,
+ * signals in the first milliseconds, the manifest across resumes. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <fnmatch.h>

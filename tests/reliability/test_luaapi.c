@@ -1,4 +1,6 @@
-/* test_luaapi: the Lua phase API against a hostile module — every userdata method checks its own type, report() cannot forge fsplan's rows, and what a module reports is written as it is. */
+/* test_luaapi: the Lua phase API against a hostile module — every userdata
+ * method checks its own type, report() cannot forge fsplan's rows, and what a
+ * module reports is written as it is. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <sys/wait.h>

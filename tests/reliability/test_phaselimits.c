@@ -1,4 +1,5 @@
-/* test_phaselimits: a phase's memory and output are bounded, its device counters count only its own writes, and its I/O error reaches the reason. */
+/* test_phaselimits: a phase's memory and output are bounded, its device
+ * counters count only its own writes, and its I/O error reaches the reason. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <glob.h>

@@ -1,4 +1,5 @@
-/* test_plans: hostile plans that check must refuse at their place — ${} bombs, ids that collide, YAML tags, commands too long for execve. */
+/* test_plans: hostile plans that check must refuse at their place — ${} bombs,
+ * ids that collide, YAML tags, commands too long for execve. */
 #include <criterion/criterion.h>
 #include <signal.h>
 #include <stdio.h>

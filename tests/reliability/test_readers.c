@@ -1,4 +1,6 @@
-/* test_readers: report, compare and merge on damaged and hostile run directories — values that are not numbers, superseded rows, links, FIFOs and devices in a shard, -o through a link. */
+/* test_readers: report, compare and merge on damaged and hostile run
+ * directories — values that are not numbers, superseded rows, links, FIFOs and
+ * devices in a shard, -o through a link. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <signal.h>

@@ -1,4 +1,6 @@
-/* test_rundir: the campaign's run directory cases kept — one writer per run directory, a resume runs the code the run started with, one current row per key, no symbolic link followed. */
+/* test_rundir: the campaign's run directory cases kept — one writer per run
+ * directory, a resume runs the code the run started with, one current row per
+ * key, no symbolic link followed. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <jansson.h>
