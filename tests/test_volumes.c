@@ -8,28 +8,8 @@
 
 #include "e2e.h"
 #include "helpers.h"
-#include "cells/fsconf.h"
+#include "fsconfcmd.h"
 
-/* Config 0's commands, as expand shows them (kept to the next call). */
-static const char *mkfs_of(const struct expansion *e)
-{
-	static struct strbuf b;
-
-	free(b.p);
-	b = (struct strbuf){ 0 };
-	fsconf_mkfs_cmd(e->plan, &e->confs[0], NULL, &b);
-	return b.p;
-}
-
-static const char *mount_of(const struct expansion *e, const char *dir)
-{
-	static struct strbuf b;
-
-	free(b.p);
-	b = (struct strbuf){ 0 };
-	fsconf_mount_cmd(e->plan, &e->confs[0], NULL, dir, &b);
-	return b.p;
-}
 
 static void fini(void)
 {
