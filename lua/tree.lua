@@ -55,8 +55,9 @@
 -- at file by file, for the reason.
 --
 -- Metrics: files and bytes (what create and copy copied and rm1 and rm2
--- removed; prepare's and move's: the tree), rate_mbs (MiB / s),
--- files_per_s, besides seconds and the automatic rows.
+-- removed; prepare's and move's: the tree), rate_mbs (MiB / s: create
+-- and copy only, the steps that move data; a move is a rename and an rm
+-- unlinks), files_per_s, besides seconds and the automatic rows.
 
 local fsplan = require("fsplan")
 
@@ -414,9 +415,14 @@ return {
     local files, bytes = r.files, r.bytes
     if not files then files, bytes = walk(ctx, "", nil, nil) end
     local out = { files = files, bytes = bytes }
-    if r.seconds > 0 and ctx.params.step ~= "prepare" then
-      out.rate_mbs = bytes / MiB / r.seconds
+    local step = ctx.params.step
+    if r.seconds > 0 and step ~= "prepare" then
       out.files_per_s = files / r.seconds
+      -- a move is one rename and rm1/rm2 unlink: no data moves, so
+      -- their bytes over their time are no rate
+      if step == "create" or step == "copy" then
+        out.rate_mbs = bytes / MiB / r.seconds
+      end
     end
     return fsplan.units(out, { files = "files", bytes = "bytes",
                                rate_mbs = "MiB/s", files_per_s = "files/s" })

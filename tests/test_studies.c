@@ -78,18 +78,27 @@ static void expect_in(const char *t, const char *want)
 	ROW(label, phase, rep, "fs_used_bytes_source", src, "bytes") \
 	ROW(label, phase, rep, "fs_used_bytes_target", dst, "bytes") \
 	ROW(label, phase, rep, "status", status, "")
+/* A step's CPU: user and system seconds, CPU%. */
+#define CPU(label, phase, rep, user, sys, pct) \
+	ROW(label, phase, rep, "cpu_user_s", user, "s") \
+	ROW(label, phase, rep, "cpu_sys_s", sys, "s") \
+	ROW(label, phase, rep, "cpu_pct", pct, "%")
 
-/* Two configs whose create and rm1 phases use the tree module. */
+/* Two configs whose create and rm1 phases use the tree module (create:
+ * the module's default step). */
 #define TREE_PHASES "{\"name\": \"create\", \"use\": \"tree\"}, " \
-	"{\"name\": \"rm1\", \"use\": \"examples/tree.lua\"}, " \
+	"{\"name\": \"rm1\", \"use\": \"examples/tree.lua\", " \
+	"\"with\": {\"step\": \"rm1\"}}, " \
 	"{\"name\": \"other\", \"use\": \"bonnie\"}"
 #define TREE_ROWS HEAD \
 	"t,ext4,ext4,ext4,,,,,0,mkfs_s,1.5,s\n" \
 	"t,ext4,ext4,ext4,,,,,0,mount_s,0.25,s\n" \
 	STEP("ext4", "create", "1", "10", "100", "50", "2097152", "3145728", \
 	     "ok") \
+	CPU("ext4", "create", "1", "1", "2", "30") \
 	STEP("ext4", "create", "2", "20", "200", "70", "2097152", "3145728", \
 	     "ok") \
+	CPU("ext4", "create", "2", "3", "4", "40") \
 	STEP("ext4", "create", "3", "999", "1", "1", "0", "0", "failed") \
 	STEP("ext4", "rm1", "1", "3", "300", "0.5", "2097152", "0", "ok") \
 	STEP("ext4", "other", "1", "7", "7", "7", "0", "0", "ok") \
@@ -104,17 +113,18 @@ Test(studies, tree_steps_as_the_study_printed_them, .fini = fini)
 	cr_assert(strstr(s, "== the home tree"), "%s", s);
 	ext4 = strstr(s, "\next4   mkfs 1.500 s   mount 0.250 s\n");
 	cr_assert_not_null(ext4, "%s", s);
-	cr_expect(strstr(ext4, "  create          15.00        150       60.0"
-			 "          2          3\n"),
+	cr_expect(strstr(ext4, "  create        15.00    2.00     3.00    35"
+			 "       150     60.0          2          3\n"),
 		  "the means of the ok runs, df in MiB: %s", ext4);
-	cr_expect(strstr(ext4, "  rm1              3.00        300        0.5"
-			 "          2          0\n"), "%s", ext4);
+	cr_expect(strstr(ext4, "  rm1            3.00       -        -     -"
+			 "       300        -          2          0\n"),
+		  "an rm unlinks: no MiB/s, whatever was recorded: %s", ext4);
 	cr_expect(!strstr(strstr(s, "== the home tree"), "  other "),
 		  "a phase of another module is not a step: %s", s);
 	xfs = strstr(s, "\nxfs\n");
 	cr_assert_not_null(xfs, "%s", s);
-	cr_expect(strstr(xfs, "  create           4.00        400       40.0"
-			 "          1          1\n"), "%s", xfs);
+	cr_expect(strstr(xfs, "  create         4.00       -        -     -"
+			 "       400     40.0          1          1\n"), "%s", xfs);
 	cr_expect(!strstr(xfs, "  rm1 "), "xfs has no rm1 run: %s", xfs);
 }
 
@@ -134,12 +144,12 @@ Test(studies, tree_move_is_a_rename_with_no_rate, .fini = fini)
 			   "2097152", "4194304", "ok"));
 	t = strstr(s, "== the home tree");
 	cr_assert_not_null(t, "%s", s);
-	expect_in(t, "  step          seconds    files/s      MiB/s "
-		  "source MiB target MiB\n");
-	expect_in(t, "  copy             2.00       1000      200.0"
-		  "          2          4\n");
-	expect_in(t, "  mv               0.00     900000          -"
-		  "          2          4\n");
+	expect_in(t, "  step        seconds  user s system s  CPU%   files/s"
+		  "    MiB/s source MiB target MiB\n");
+	expect_in(t, "  copy           2.00       -        -     -      1000"
+		  "    200.0          2          4\n");
+	expect_in(t, "  mv             0.00       -        -     -    900000"
+		  "        -          2          4\n");
 	fini();
 	t = report_as("html", "{\"name\": \"mv\", \"use\": \"tree\", "
 		      "\"with\": {\"step\": \"move\"}}", HEAD
@@ -148,8 +158,11 @@ Test(studies, tree_move_is_a_rename_with_no_rate, .fini = fini)
 	t = strstr(t, "<h2 id=\"tree\">");
 	cr_assert_not_null(t, "%s", e2e_read(out));
 	expect_in(t, "<th>MiB/s</th>");
+	expect_in(t, "<th>user s</th><th>system s</th><th>CPU%</th>");
 	expect_in(t, "<td>mv</td><td class=\"num\">0.00</td><td class="
-		  "\"num\">900000</td><td class=\"num\">-</td>");
+		  "\"num\">-</td><td class=\"num\">-</td><td class=\"num"
+		  "\">-</td><td class=\"num\">900000</td><td class=\"num\">"
+		  "-</td>");
 }
 
 /* The page has the same table, a grid per config. */
@@ -160,17 +173,92 @@ Test(studies, tree_steps_in_the_html_page, .fini = fini)
 	s = strstr(report_as("html", TREE_PHASES, TREE_ROWS),
 		   "<h2 id=\"tree\">");
 	cr_assert_not_null(s, "%s", e2e_read(out));
-	ext4 = strstr(s, "<h3>ext4: mkfs 1.500 s, mount 0.250 s</h3>");
+	ext4 = strstr(s, "<h3>ext4: mkfs 1.500 s; mount 0.250 s</h3>");
 	xfs = strstr(s, "<h3>xfs</h3>");
 	cr_assert(ext4 && xfs && ext4 < xfs, "%s", s);
 	cr_expect(strstr(ext4, "<tr><td>create</td><td class=\"num\">15.00"
-			 "</td><td class=\"num\">150</td><td class=\"num\">"
-			 "60.0</td><td class=\"num\">2</td><td class=\"num"
-			 "\">3</td></tr>"), "%s", ext4);
+			 "</td><td class=\"num\">2.00</td><td class=\"num\">"
+			 "3.00</td><td class=\"num\">35</td><td class=\"num"
+			 "\">150</td><td class=\"num\">60.0</td><td class="
+			 "\"num\">2</td><td class=\"num\">3</td></tr>"), "%s",
+		  ext4);
 	cr_expect(strstr(xfs, "<tr><td>create</td><td class=\"num\">4.00"),
 		  "%s", xfs);
 	cr_expect_null(strstr(xfs, "<td>rm1</td>"));
 	cr_expect_null(strstr(s, "<td>other</td>"));
+}
+
+/* A row of a run with parameters (a matrix's axes); a config's own row
+ * (phase "") with its top-level axes. */
+#define PROW(label, phase, params, rep, metric, value, unit) \
+	"t," label "/" phase "/" params "#" rep "," label ",xfs,,," phase \
+	"," params "," rep "," metric "," value "," unit "\n"
+#define CONF(label, params, metric, value) \
+	"t," label "/" params "," label ",xfs,,,," params ",0," metric "," \
+	value ",s\n"
+#define COPY(params, rep, secs, mbs) \
+	PROW("xfs", "copy", params, rep, "seconds", secs, "s") \
+	PROW("xfs", "copy", params, rep, "files_per_s", "10", "") \
+	PROW("xfs", "copy", params, rep, "rate_mbs", mbs, "") \
+	PROW("xfs", "copy", params, rep, "fs_used_bytes_source", "2097152", "") \
+	PROW("xfs", "copy", params, rep, "fs_used_bytes_target", "4194304", "") \
+	PROW("xfs", "copy", params, rep, "status", "ok", "")
+
+/* A top-level matrix (reflink: [never, auto]) makes each config twice: a
+ * section each, never one mean of both (0.287 s and 1.372 s are not
+ * 0.83 s); a phase's own axis a row per value; mkfs and mount seconds
+ * per volume, not summed. */
+Test(studies, tree_matrix_axes_stay_apart, .fini = fini)
+{
+	const char *s, *never, *aut;
+
+	s = report_of("{\"name\": \"copy\", \"use\": \"tree\", \"with\": "
+		      "{\"step\": \"copy\"}}, {\"name\": \"cp\", \"use\": "
+		      "\"tree\", \"with\": {\"step\": \"copy\"}}", HEAD
+		      CONF("xfs", "reflink=never", "mkfs_s_source", "0.1")
+		      CONF("xfs", "reflink=never", "mkfs_s_target", "0.2")
+		      CONF("xfs", "reflink=never", "mkfs_s", "0.3")
+		      CONF("xfs", "reflink=never", "mount_s_source", "0.04")
+		      CONF("xfs", "reflink=never", "mount_s_target", "0.05")
+		      CONF("xfs", "reflink=never", "mount_s", "0.09")
+		      CONF("xfs", "reflink=auto", "mkfs_s_source", "0.6")
+		      CONF("xfs", "reflink=auto", "mkfs_s_target", "0.7")
+		      CONF("xfs", "reflink=auto", "mkfs_s", "1.3")
+		      COPY("reflink=never", "1", "0.287", "200")
+		      PROW("xfs", "copy", "reflink=never", "1", "cpu_user_s",
+			   "0.01", "s")
+		      PROW("xfs", "copy", "reflink=never", "1", "cpu_sys_s",
+			   "0.2", "s")
+		      PROW("xfs", "copy", "reflink=never", "1", "cpu_pct",
+			   "70", "%")
+		      COPY("reflink=auto", "1", "1.372", "42")
+		      PROW("xfs", "cp", "reflink=never;bs=1", "1", "seconds",
+			   "3", "s")
+		      PROW("xfs", "cp", "reflink=never;bs=1", "1", "status",
+			   "ok", "")
+		      PROW("xfs", "cp", "reflink=never;bs=2", "1", "seconds",
+			   "5", "s")
+		      PROW("xfs", "cp", "reflink=never;bs=2", "1", "status",
+			   "ok", ""));
+	never = strstr(s, "\nxfs reflink=never   mkfs source 0.100 s, target "
+		       "0.200 s   mount source 0.040 s, target 0.050 s\n");
+	aut = strstr(s, "\nxfs reflink=auto   mkfs source 0.600 s, target "
+		     "0.700 s\n");
+	cr_assert(never && aut && never < aut, "%s", s);
+	cr_expect(strstr(never, "  copy           0.29    0.01     0.20    70"
+			 "        10    200.0          2          4\n") < aut,
+		  "%s", s);
+	cr_expect(strstr(never, "  cp bs=1        3.00       -        -     -"
+			 "         -        -          -          -\n") < aut,
+		  "%s", s);
+	cr_expect(strstr(never, "  cp bs=2        5.00       -        -     -"
+			 "         -        -          -          -\n") < aut,
+		  "%s", s);
+	expect_in(aut, "  copy           1.37       -        -     -        10"
+		  "     42.0          2          4\n");
+	cr_expect_null(strstr(aut, "  cp "), "%s", aut);
+	cr_expect_null(strstr(s, "0.83"), "no mean of both: %s", s);
+	cr_expect_null(strstr(s, "mkfs 0.300"), "not summed: %s", s);
 }
 
 #define FFSB(label, phase, t, rep, fig, figv, cpu, status) \
@@ -266,6 +354,11 @@ Test(studies, ffsb_profiles_in_the_html_page, .fini = fini)
 	ROW(label, phase, rep, "lat_avg_ms", av, "ms") \
 	ROW(label, phase, rep, "lat_max_ms", mx, "ms") \
 	ROW(label, phase, rep, "status", status, "")
+/* A step's CPU: user and system seconds, CPU%. */
+#define CPU(label, phase, rep, user, sys, pct) \
+	ROW(label, phase, rep, "cpu_user_s", user, "s") \
+	ROW(label, phase, rep, "cpu_sys_s", sys, "s") \
+	ROW(label, phase, rep, "cpu_pct", pct, "%")
 
 Test(studies, oltp_engines_side_by_side_as_the_study_printed_them,
      .fini = fini)

@@ -1,6 +1,5 @@
-/* studies: the seed studies' tables that span phases or cells — the 2008 home
- * tree's steps, the 2008 ext4 study's ffsb profiles by threads, the 2008 OLTP
- * study's engines. */
+/* studies: the seed studies' tables that span phases or cells — the 2008 ext4
+ * study's ffsb profiles by threads, the 2008 OLTP study's engines. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,12 +7,6 @@
 #include "report/manifestread.h"
 #include "report/studies.h"
 #include "util/strbuf.h"
-
-/* A grown string's text ("" while empty). */
-static const char *sb(const struct strbuf *b)
-{
-	return b->p ? b->p : "";
-}
 
 /* The mean of metric over the ok runs of phase in config label (with
  * `threads` threads, unless it is NULL); 0 none. */
@@ -47,35 +40,6 @@ static int mean_of(const struct results *r, const char *label,
 	return mean_where(r, label, phase, NULL, metric, out);
 }
 
-/* The columns of a step's row: metric, scale, decimals. */
-static const struct { const char *metric; double scale; int dec; } col[5] = {
-	{ "seconds", 1, 2 }, { "files_per_s", 1, 0 }, { "rate_mbs", 1, 1 },
-	{ "fs_used_bytes_source", 1 << 20, 0 },
-	{ "fs_used_bytes_target", 1 << 20, 0 },
-};
-
-/* The tree table's head: the figures are MiB (rate_mbs is MiB/s). */
-static const char *const tree_head[6] = { "step", "seconds", "files/s",
-	"MiB/s", "source MiB", "target MiB" };
-
-/* Column c of step (manifest.json's phases) in config label, formatted
- * ("-" when none). A move is one rename: the bytes of the tree over its
- * time are no rate, whatever the run recorded. */
-static const char *cell(const struct results *r, json_t *phases,
-			const char *label, const char *phase, int c,
-			char *buf, size_t len)
-{
-	const char *step = c == 2 ? manifestread_with(phases, phase, "step") : NULL;
-	double v;
-
-	if ((!step || strcmp(step, "move")) &&
-	    mean_of(r, label, phase, col[c].metric, &v))
-		snprintf(buf, len, "%.*f", col[c].dec, v / col[c].scale);
-	else
-		snprintf(buf, len, "-");
-	return buf;
-}
-
 /* The name (borrowed) of the next phase from *at on, in the plan's order,
  * that uses the module mod or mod2 (NULL: none); NULL past the last. */
 static const char *next_using(json_t *phases, size_t *at, const char *mod,
@@ -106,90 +70,6 @@ static const char **phases_using(json_t *phases, const char *mod,
 	while (names && (names[*n] = next_using(phases, &at, mod, mod2)))
 		(*n)++;
 	return names;
-}
-
-/* Whether run i is the first of its config and the config ran a step. */
-static int tree_config(const struct results *r, size_t i,
-		       const char *const *step, int n_step)
-{
-	const char *label = r->runs[i].fs_label;
-	double v;
-	int ok = 0;
-
-	for (size_t j = 0; j < i; j++)
-		if (!strcmp(r->runs[j].fs_label, label))
-			return 0;
-	for (int s = 0; s < n_step; s++)
-		ok += mean_of(r, label, step[s], "seconds", &v);
-	return ok > 0;
-}
-
-/* A config's section: its label and its mkfs and mount seconds, as
- * "ext4: mkfs 0.1 s, mount 0.2 s" (html) and "ext4   mkfs ..." (text). */
-static int tree_section(struct table *t, const struct results *r,
-			const char *label)
-{
-	struct strbuf html = { 0 }, text = { 0 };
-	int rc;
-	double v;
-
-	strbuf_str(&html, label);
-	strbuf_str(&text, label);
-	if (mean_of(r, label, "", "mkfs_s", &v)) {
-		strbuf_printf(&html, ": mkfs %.3f s", v);
-		strbuf_printf(&text, "   mkfs %.3f s", v);
-	}
-	if (mean_of(r, label, "", "mount_s", &v)) {
-		strbuf_printf(&html, ", mount %.3f s", v);
-		strbuf_printf(&text, "   mount %.3f s", v);
-	}
-	rc = html.oom || text.oom ? -1 :
-	     table_section(t, sb(&html), sb(&text));
-	free(html.p);
-	free(text.p);
-	return rc;
-}
-
-int studies_tree_tables(struct tables *out, const struct table_src *in)
-{
-	const struct results *r = in->r;
-	int n_step, rc = 0;
-	const char **step = phases_using(in->phases, "tree", NULL, &n_step);
-	struct table *t = NULL;
-	char buf[5][TABLE_NUM];
-
-	if (!step)
-		return -1;
-	for (size_t i = 0; n_step && i < r->n_runs && !rc; i++) {
-		const char *label = r->runs[i].fs_label;
-		double v;
-
-		if (!tree_config(r, i, step, n_step))
-			continue;
-		if (!t && !(t = tables_add(out))) {
-			rc = -1;
-			break;
-		}
-		if (!t->ncol) {
-			table_init(t, 6, 1, tree_head, NULL);
-			table_layout(t, "\n%t\n", "  %-10s %10s %10s %10s "
-				     "%10s %10s", NULL);
-			table_head(t, t->row_fmt, tree_head, 6);
-		}
-		rc = tree_section(t, r, label);
-		for (int s = 0; s < n_step && !rc; s++) {
-			const char *row[6] = { step[s] };
-
-			if (!mean_of(r, label, step[s], "seconds", &v))
-				continue;
-			for (int c = 0; c < 5; c++)
-				row[c + 1] = cell(r, in->phases, label, step[s],
-						  c, buf[c], sizeof(buf[c]));
-			table_row(t, row, 0);
-		}
-	}
-	free(step);
-	return rc;
 }
 
 /* One ffsb phase's shape: its thread counts (ascending, as the study's

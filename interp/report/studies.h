@@ -1,6 +1,5 @@
-/* studies: the seed studies' tables that span phases or cells — the 2008 home
- * tree's steps, the 2008 ext4 study's ffsb profiles by threads, the 2008 OLTP
- * study's engines. */
+/* studies: the seed studies' tables that span phases or cells — the 2008 ext4
+ * study's ffsb profiles by threads, the 2008 OLTP study's engines. */
 #ifndef FSPLAN_STUDIES_H
 #define FSPLAN_STUDIES_H
 
@@ -8,16 +7,6 @@
 
 #include "report/table.h"
 #include "results/results.h"
-
-/*
- * The copy/move/rm study's table for the phases that use the tree module
- * (in->phases, manifest.json's; "use": "tree"): a section per filesystem
- * config, titled with its mkfs and mount seconds, and a row per step
- * (phase, in the plan's order) with the means over the ok repetitions of
- * seconds, files/s, MB/s (MiB) and the MiB used on the source and target
- * volumes after it (df). A study of study_list, of the whole run (in->r).
- */
-int studies_tree_tables(struct tables *out, const struct table_src *in);
 
 /*
  * The 2008 ext4 study's tables for the phases that use the ffsb module: a

@@ -4,6 +4,7 @@
 #include "report/bonnie.h"
 #include "report/classic.h"
 #include "report/dbench.h"
+#include "report/hometree.h"
 #include "report/study.h"
 #include "report/studies.h"
 
@@ -25,12 +26,13 @@ const struct study study_list[] = {
 	{ "dbench", 0, dbench_tables, dbench_shows,
 	  "\ndbench: throughput over the repetitions, MB/s (10^6 bytes of "
 	  "ReadX and WriteX)\n", NULL, NULL, NULL },
-	{ "tree", 1, studies_tree_tables, NULL,
+	{ "tree", 1, hometree_tables, NULL,
 	  "\n== the home tree (copy/move/rm study): means of the ok runs; "
 	  "df after each step ==\n", "tree",
 	  "The home tree (copy/move/rm study)",
-	  "Means of the ok runs; source and target MiB: df after each step; "
-	  "a move is a rename, with no MiB/s." },
+	  "Means of the ok runs; user and system: the step's CPU seconds; "
+	  "source and target MiB: df after each step; a move is a rename and "
+	  "an rm unlinks, with no MiB/s; mkfs and mount: per volume." },
 	{ "ffsb", 1, studies_ffsb_tables, NULL,
 	  "\n== ffsb (the 2008 ext4 study): means of the ok runs, by threads "
 	  "==\n", "ffsb", "ffsb (the 2008 ext4 study)",
