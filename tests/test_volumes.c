@@ -218,7 +218,8 @@ Test(volumes, tree_steps_keep_the_tree_and_rm_empties, .fini = fini,
 	cr_expect_str_eq(e2e_unit(rd, "ext4/create#1", "rate_mbs"), "MiB/s");
 	cr_expect_str_eq(e2e_unit(rd, "ext4/copy#1", "files_per_s"),
 			 "files/s");
-	/* prepare has no rate, the module's other steps do: no misspelt key */
+	/* prepare, move and the rms have no rate, create and copy do: no
+	 * misspelt key */
 	cr_assert_eq(e2e_fsplan((const char *[]){ "report", rd, NULL }), 0,
 		     "%s", e2e_err);
 	cr_expect_null(strstr(e2e_out, "key metric of the phase with no rows"),
