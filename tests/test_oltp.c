@@ -165,6 +165,38 @@ Test(oltp, redo_syncs_per_commit_and_pages_written_twice, .fini = fini,
 		     e2e_num(rd, four, "page_writes"));
 }
 
+/* events: N transactions in all, split among the workers, whatever
+ * seconds says (100 here); total_time_s is the time they took. */
+Test(oltp, events_stop_after_that_many_transactions, .fini = fini,
+     .timeout = 120)
+{
+	const char *dir = e2e_tmpdir();
+	const char *cell = "ext4/oltp#1";
+	double t;
+	char rd[300];
+	int rc;
+
+	e2e_require_root();
+	rc = e2e_run_plan(dir, "oltp", "target: {image: 256M}\n"
+			  "filesystems: [{type: ext4}]\n"
+			  "phases:\n"
+			  "  - {use: oltp, with: {workers: 3, seconds: 100,"
+			  " events: 301, size: 8M, buffer_pool: 1M,"
+			  " log_size: 2M}}\n", rd, sizeof(rd));
+	cr_expect_eq(rc, 0, "exit %d: %s", rc, e2e_err);
+	cr_assert_str_eq(e2e_metric(rd, cell, "status"), "ok", "%s",
+			 e2e_reason(rd, cell));
+	cr_expect_eq(e2e_num(rd, cell, "transactions"), 301);
+	cr_expect_eq(e2e_num(rd, cell, "events"), 301);
+	cr_expect_eq(e2e_num(rd, cell, "txn_ops"), 301);
+	cr_expect_eq(e2e_num(rd, cell, "queries"), 20 * 301);
+	t = e2e_num(rd, cell, "total_time_s");
+	cr_expect(t > 0 && t < 60, "total_time_s %g", t);
+	cr_expect(fabs(e2e_num(rd, cell, "transactions_per_s") * t - 301) <
+		  1e-6 * 301, "%g trans/s over %g s",
+		  e2e_num(rd, cell, "transactions_per_s"), t);
+}
+
 /* ---- use: mariadb ---------------------------------------------------- */
 
 static void require_mariadb(void)
@@ -246,6 +278,45 @@ Test(oltp, mariadb_on_ext4, .fini = fini, .timeout = 180)
 			 "a mariadbd was left: %s",
 			 e2e_reason(rd, "ext4/left#1"));
 	manifest_has_the_code(rd);
+}
+
+/* events: 200 is sysbench --events=200 --time=0: 200 transactions
+ * whatever seconds says; the InnoDB settings reach the server (it says
+ * which it runs with in exec/\*.err). */
+Test(oltp, mariadb_events_and_innodb_settings, .fini = fini,
+     .timeout = 180)
+{
+	const char *dir = e2e_tmpdir();
+	const char *cell = "ext4/mariadb#1";
+	char rd[300], body[1024], cmd[700];
+	const char *log;
+	double t;
+	int rc;
+
+	require_mariadb();
+	snprintf(body, sizeof(body), "target: {image: 512M}\n"
+		 "filesystems: [{type: ext4}]\n"
+		 "phases:\n"
+		 "  - {use: mariadb, with: {workers: 2, seconds: 100, "
+		 "events: 200, flush_method: O_DSYNC, "
+		 "flush_log_at_trx_commit: 2, doublewrite: off, " SMALL
+		 "}}\n%s", leftover);
+	rc = e2e_run_plan(dir, "oltp", body, rd, sizeof(rd));
+	cr_expect_eq(rc, 0, "exit %d: %s", rc, e2e_err);
+	cr_assert_str_eq(e2e_metric(rd, cell, "status"), "ok", "%s",
+			 e2e_reason(rd, cell));
+	cr_expect_eq(e2e_num(rd, cell, "transactions"), 200);
+	t = e2e_num(rd, cell, "total_time_s");
+	cr_expect(t > 0 && t < 60, "total_time_s %g", t);
+	snprintf(cmd, sizeof(cmd), "%s/exec/000001-ext4_mariadb_1.err", rd);
+	log = e2e_read(cmd);
+	cr_assert(log, "no %s", cmd);
+	cr_expect(strstr(log, "InnoDB: flush_method=O_DSYNC "
+			 "flush_log_at_trx_commit=2 doublewrite=OFF "
+			 "log_file_size=16777216"), "%s", log);
+	cr_expect_str_eq(e2e_metric(rd, "ext4/left#1", "status"), "ok",
+			 "a mariadbd was left: %s",
+			 e2e_reason(rd, "ext4/left#1"));
 }
 
 /* Killed at its timeout, the script's traps cannot run: the next
@@ -423,54 +494,4 @@ Test(oltp, mariadb_script_without_its_programs, .fini = fini,
 			 "installed"), "%s", out);
 	snprintf(cmd, sizeof(cmd), "%s/mariadb", dir);
 	cr_expect(access(cmd, F_OK) != 0, "it left %s", cmd);
-}
-
-/* ---- exec modules: what the check refuses ---------------------------- */
-
-static int check_module(const char *dir, const char *module)
-{
-	char *plan;
-
-	e2e_write(dir, "m.lua", module);
-	plan = e2e_write(dir, "plan.yaml", "fsplan: 1\nname: m\n"
-			 "target: {dir: /tmp}\nphases:\n  - use: m.lua\n");
-	return e2e_fsplan((const char *[]){ "check", plan, NULL });
-}
-
-Test(oltp, exec_module_names_a_script_of_the_library, .fini = fini)
-{
-	const char *dir = e2e_tmpdir();
-	int rc = check_module(dir, "return { exec = 'nosuch.sh', "
-			      "parse = 'sysbench' }\n");
-
-	cr_expect_eq(rc, 2, "exit %d", rc);
-	cr_expect(strstr(e2e_err, "no script 'nosuch.sh'"), "%s", e2e_err);
-	rc = check_module(dir, "return { exec = '../x.sh', parse = 'x' }\n");
-	cr_expect_eq(rc, 2);
-	cr_expect(strstr(e2e_err, "names a file of the library"), "%s",
-		  e2e_err);
-	rc = check_module(dir, "return { exec = 'mariadb.sh' }\n");
-	cr_expect_eq(rc, 2);
-	cr_expect(strstr(e2e_err, "names both"), "%s", e2e_err);
-	rc = check_module(dir, "return { exec = 'mariadb.sh', parse = "
-			  "'sysbench', worker = function() end }\n");
-	cr_expect_eq(rc, 2);
-	cr_expect(strstr(e2e_err, "not both"), "%s", e2e_err);
-	rc = check_module(dir, "return { exec = 'mariadb.sh', parse = "
-			  "'sysbench' }\n");
-	cr_expect_eq(rc, 0, "exit %d: %s", rc, e2e_err);
-}
-
-Test(oltp, mariadb_parameters_are_checked, .fini = fini)
-{
-	const char *dir = e2e_tmpdir();
-	char *plan = e2e_write(dir, "plan.yaml", "fsplan: 1\nname: m\n"
-			       "target: {dir: /tmp}\nphases:\n"
-			       "  - use: mariadb\n"
-			       "    with: {table_sise: 10}\n");
-	int rc = e2e_fsplan((const char *[]){ "check", plan, NULL });
-
-	cr_expect_eq(rc, 2, "exit %d", rc);
-	cr_expect(strstr(e2e_err, "plan.yaml:6:12"), "%s", e2e_err);
-	cr_expect(strstr(e2e_err, "table_size"), "%s", e2e_err);
 }

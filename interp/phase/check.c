@@ -74,20 +74,25 @@ static int lib_has(const char *dir, const char *name, const char *ext)
 	return rc;
 }
 
-/* An exec module's script and parser are files of the library. 0, or
+/* An exec module's script is exec/NAME beside the module or the
+ * library's (libsrc_exec_path), its parser a file of the library. 0, or
  * -1 with d at the phase's use of the module. */
 static int exec_files(const struct plan *p, int ph,
 		      const struct phase_decl *decl, struct diag *d)
 {
 	const struct plan_phase *x = &p->phases[ph];
-	int script = lib_has("exec", decl->exec, ""), parser;
+	char *path = libsrc_exec_path(x->module_path, decl->exec);
+	int script, parser;
 
-	if (script < 0)
+	if (!path)
 		return diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
+	script = libsrc_exists(path);
+	free(path);
 	if (!script)
 		return diag_set(d, p->file, p->text, x->use.pos, "%s: exec: no "
-				"script '%s' in the library (%s/exec)",
-				x->module_path, decl->exec, libsrc_dir());
+				"script '%s' in exec/ beside it or in the "
+				"library (%s/exec)", x->module_path,
+				decl->exec, libsrc_dir());
 	parser = lib_has("parse", decl->parse, ".lua");
 	if (parser < 0)
 		return diag_fail(d, DIAG_SYSTEM, 0, "out of memory");

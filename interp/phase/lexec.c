@@ -62,14 +62,15 @@ static char *script(const char *path, struct diag *d)
 	return text;
 }
 
-void lexec_run(const struct phase_decl *decl, const struct param_val *vals,
-	       int workers, struct diag *d)
+void lexec_run(const char *module, const struct phase_decl *decl,
+	       const struct param_val *vals, int workers, struct diag *d)
 {
 	struct param_val w = { "workers", PARAM_NUMBER, workers, NULL };
 	size_t n_env = 0, k = 0;
 	char *path, *text, **env, *argv[5];
 
-	if (asprintf(&path, "%s/exec/%s", libsrc_dir(), decl->exec) < 0)
+	path = libsrc_exec_path(module, decl->exec);
+	if (!path)
 		goto oom;
 	text = script(path, d);
 	free(path);

@@ -8,14 +8,15 @@
 
 /*
  * Replace this process (the dropped child, in the work directory) with
- * /bin/sh running the module's script, lua/exec/<decl->exec> (the text
- * libsrc_load read, else the file), with the environment it has plus
+ * /bin/sh running the module's script, libsrc_exec_path(module,
+ * decl->exec) (the text read at the start, else the file), with the
+ * environment it has plus
  * FSPLAN_P_<name>=<value> for every declared parameter, typed (sizes in
  * bytes, durations in seconds, booleans 1 or 0) and FSPLAN_P_workers.
  * The report fd closes at the exec: the parent reads its exit status.
  * Returns only on failure, with d set.
  */
-void lexec_run(const struct phase_decl *decl, const struct param_val *vals,
-	       int workers, struct diag *d);
+void lexec_run(const char *module, const struct phase_decl *decl,
+	       const struct param_val *vals, int workers, struct diag *d);
 
 #endif

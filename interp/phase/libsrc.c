@@ -159,6 +159,37 @@ const char *libsrc_get(const char *path, size_t *len)
 	return NULL;
 }
 
+int libsrc_exists(const char *path)
+{
+	struct stat st;
+	size_t n;
+
+	return libsrc_get(path, &n) || (!stat(path, &st) &&
+					 S_ISREG(st.st_mode));
+}
+
+char *libsrc_exec_path(const char *module, const char *name)
+{
+	const char *slash = module ? strrchr(module, '/') : NULL;
+	const char *lib = libsrc_dir();
+	size_t dir = slash ? (size_t)(slash - module) : 0;
+	struct strbuf path = { 0 };
+
+	if (slash && !(dir == strlen(lib) && !strncmp(module, lib, dir))) {
+		if (strbuf_printf(&path, "%.*s/exec/%s", (int)dir, module,
+				  name))
+			goto oom;
+		if (libsrc_exists(path.p))
+			return path.p;
+		path.len = 0;
+	}
+	if (!strbuf_printf(&path, "%s/exec/%s", lib, name))
+		return path.p;
+oom:
+	free(path.p);
+	return NULL;
+}
+
 int libsrc_keep(const char *path)
 {
 	size_t n;

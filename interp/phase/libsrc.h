@@ -33,6 +33,17 @@ const char *libsrc_get(const char *path, size_t *len);
  */
 int libsrc_keep(const char *path);
 
+/* Whether path was read at the start or is a regular file: 1 or 0. */
+int libsrc_exists(const char *path);
+
+/*
+ * The path of an exec module's script name (phase.h): exec/name beside
+ * module when the module is not the library's and that file is there (a
+ * module beside the plan brings its own script), else the library's
+ * exec/name. malloc'd; NULL out of memory.
+ */
+char *libsrc_exec_path(const char *module, const char *name);
+
 /* fn for every file libsrc_load and libsrc_keep read: its path and text, in the order
  * read. */
 void libsrc_each(void (*fn)(void *ctx, const char *path, const char *text,

@@ -543,7 +543,8 @@ int luaphase_body(void *arg)
 	if (prepare(L, &sh))
 		goto out;
 	if (sh.decl.exec[0]) {		/* an exec module: no Lua runs */
-		lexec_run(&sh.decl, sh.vals, sh.workers, &d);
+		lexec_run(sh.job->module, &sh.decl, sh.vals, sh.workers,
+			  &d);
 		fail(&sh, "exec", &d);
 		goto out;
 	}

@@ -48,7 +48,9 @@ static void lib_file(void *ctx, const char *path, const char *text,
 	if (strncmp(path, lib, strlen(lib)))
 		rel = path;
 	sha256_hex(text, len, sha);
-	add(ctx, !strncmp(rel, "/exec/", 6) ? "exec script" :
+	add(ctx, !strncmp(rel, "/exec/", 6) || (rel == path &&
+		 strlen(path) > 3 && !strcmp(path + strlen(path) - 3, ".sh")) ?
+		 "exec script" :
 		 !strncmp(rel, "/parse/", 7) ? "parser" : "module", path, sha);
 }
 

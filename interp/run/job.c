@@ -137,8 +137,8 @@ int job_open(struct job *j, struct run *r, const struct fsconf *fc,
 		j->cmd = cell_exec(r->e, c);
 	else if (!mod)
 		j->cmd = strdup(ph->module_path);
-	else if (asprintf(&j->cmd, "%s/exec/%s", libsrc_dir(), mod->exec) < 0)
-		j->cmd = NULL;
+	else
+		j->cmd = libsrc_exec_path(ph->module_path, mod->exec);
 	if (!j->cmd || environment(j, r, fc, work, c))
 		return diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
 	j->child.out_cap = JOB_OUT_CAP;

@@ -149,10 +149,25 @@ out:
 	return rc;
 }
 
+/* An exec module's script beside it, read now as its module was (the
+ * library's were, all of them): the runs run the text checked. */
+static void keep_script(const struct expansion *e, int i)
+{
+	const struct phase_checked *chk = &e->checked[i];
+	char *path;
+
+	if (!chk->exec[0])
+		return;
+	path = libsrc_exec_path(e->plan->phases[i].module_path, chk->exec);
+	if (path)
+		(void)libsrc_keep(path);
+	free(path);
+}
+
 int phasecheck_all(struct expansion *e, const char *runas,
 		   volatile sig_atomic_t *stop, struct diag *d)
 {
-	int any = 0;
+	int any = 0, rc;
 
 	/* before any child: runas may not reach the library's directory */
 	if (libsrc_load(libsrc_dir()))
@@ -170,6 +185,10 @@ int phasecheck_all(struct expansion *e, const char *runas,
 			(void)libsrc_keep(ph->module_path);
 	}
 	if (!any || geteuid() != 0)
-		return check_phases(e, NULL, NULL, stop, e->checked, d);
-	return check_dropped(e, runas, stop, d);
+		rc = check_phases(e, NULL, NULL, stop, e->checked, d);
+	else
+		rc = check_dropped(e, runas, stop, d);
+	for (int i = 0; !rc && e->checked && i < e->plan->n_phases; i++)
+		keep_script(e, i);
+	return rc;
 }

@@ -151,6 +151,27 @@ static void lib_sha(struct run *r, int phase, const char *key,
 		manifest_phase(r->man, phase, key, json_string(sha));
 }
 
+/* An exec module's script's sha256, wherever it is (libsrc_exec_path):
+ * of the text read at the start, as the phase runs it. */
+static void exec_sha(struct run *r, int phase, const char *name)
+{
+	char *path = libsrc_exec_path(r->plan->phases[phase].module_path,
+				      name);
+	const char *text;
+	char sha[65];
+	size_t n;
+
+	if (!path)
+		return;
+	text = libsrc_get(path, &n);
+	if (text)
+		sha256_hex(text, n, sha);
+	if (text || !sha256_file(path, sha))
+		manifest_phase(r->man, phase, "exec_script_sha256",
+			       json_string(sha));
+	free(path);
+}
+
 /* Beside a Lua module's (manifest_new), the code an exec phase runs: an
  * exec module's script, and its parser or the plan's parse:. */
 static void code_shas(struct run *r)
@@ -161,8 +182,7 @@ static void code_shas(struct run *r)
 		const char *parse = r->plan->phases[i].parse.s;
 
 		if (chk && chk->exec[0]) {
-			lib_sha(r, i, "exec_script_sha256", "exec", chk->exec,
-				"");
+			exec_sha(r, i, chk->exec);
 			parse = chk->parse;
 		}
 		if (parse)

@@ -68,6 +68,17 @@ secs=$(awk -v s="${FSPLAN_P_seconds:?}" \
 bp=${FSPLAN_P_buffer_pool:?}
 log=${FSPLAN_P_log_size:?}
 ready=${FSPLAN_P_ready_s:?}
+events=${FSPLAN_P_events:-0}
+# InnoDB's settings (lua/mariadb.lua checked their values)
+innodb="--innodb-buffer-pool-size=$bp --innodb-log-file-size=$log
+--innodb-flush-method=${FSPLAN_P_flush_method:-O_DIRECT}
+--innodb-flush-log-at-trx-commit=${FSPLAN_P_flush_log_at_trx_commit:-1}
+--innodb-doublewrite=${FSPLAN_P_doublewrite:-1}"
+if [ "$events" -gt 0 ] 2>/dev/null; then
+	limit="--events=$events --time=0"
+else
+	limit="--time=$secs"
+fi
 # a unix socket's path has room for 107 bytes
 sock=$dir/sock
 if [ ${#sock} -gt 107 ]; then
@@ -96,8 +107,7 @@ kill "$watcher" 2>/dev/null
 
 mariadbd --no-defaults --datadir="$dir/data" --socket="$sock" \
 	--pid-file="$dir/pid" --log-error="$dir/err.log" \
-	--skip-networking --skip-grant-tables \
-	--innodb-buffer-pool-size="$bp" --innodb-log-file-size="$log" \
+	--skip-networking --skip-grant-tables $innodb \
 	</dev/null >/dev/null 2>&1 &
 server=$!
 watch_full "$dir/err.log" "$server" &
@@ -123,6 +133,15 @@ done
 
 mariadb --no-defaults --socket="$sock" -e 'CREATE DATABASE sbtest' >&2 ||
 	failed "CREATE DATABASE sbtest failed"
+# the settings the server runs with, as it reports them (exec/*.err)
+got=$(mariadb --no-defaults --socket="$sock" -N -B -e "SELECT CONCAT(
+	'flush_method=', @@innodb_flush_method,
+	' flush_log_at_trx_commit=', @@innodb_flush_log_at_trx_commit,
+	' doublewrite=', @@innodb_doublewrite,
+	' log_file_size=', @@innodb_log_file_size,
+	' buffer_pool_size=', @@innodb_buffer_pool_size)") ||
+	failed "reading the server's InnoDB settings failed"
+say "InnoDB: $got"
 
 sb() {
 	sysbench oltp_read_write --db-driver=mysql --mysql-socket="$sock" \
@@ -132,6 +151,7 @@ sb() {
 		--rand-seed="${FSPLAN_SEED:-0}" "$@"
 }
 sb prepare >&2 || failed "sysbench prepare failed"
-sb --threads="$workers" --time="$secs" run ||
+# $limit and $innodb unquoted: words without blanks (checked values)
+sb --threads="$workers" $limit run ||
 	failed "sysbench run failed (exit status $?)"
 sb cleanup >&2 || failed "sysbench cleanup failed"
