@@ -399,6 +399,26 @@ Test(studies, oltp_engines_side_by_side_as_the_study_printed_them,
 		  t);
 }
 
+/* A user's own exec module (or exec: phase) whose output sysbench's
+ * parser reads is an OLTP engine too: its runs get the study's table. */
+Test(studies, oltp_a_users_sysbench_phase_gets_the_table, .fini = fini)
+{
+	const char *s, *t;
+
+	s = report_of("{\"name\": \"mine\", \"use\": \"./mydb.lua\", "
+		      "\"exec_script\": \"mydb.sh\", \"parse\": \"sysbench\"}, "
+		      "{\"name\": \"raw\", \"exec\": \"sysbench run\", "
+		      "\"parse\": \"sysbench\"}", HEAD
+		      OLTP("ext4", "mine", "1", "30", "900", "30",
+			   "1800", "60", "1", "10", "100", "ok")
+		      OLTP("ext4", "raw", "1", "20", "400", "20",
+			   "800", "40", "1", "10", "100", "ok"));
+	t = strstr(s, "== OLTP (the 2008 sysbench study)");
+	cr_assert_not_null(t, "%s", s);
+	cr_expect(strstr(t, "\next4   mine  "), "%s", t);
+	cr_expect(strstr(t, "\next4   raw   "), "%s", t);
+}
+
 /* The native engine's rates are ~30 times MariaDB's: the table says why,
  * and the phases' own tables title the same rates alike, sysbench's units
  * (transactions/s, queries/s) or none. */

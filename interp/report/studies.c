@@ -41,17 +41,21 @@ static int mean_of(const struct results *r, const char *label,
 }
 
 /* The name (borrowed) of the next phase from *at on, in the plan's order,
- * that uses the module mod or mod2 (NULL: none); NULL past the last. */
+ * that uses the module mod or mod2, or whose output the parser parse
+ * reads (a user's own exec module or exec: phase; NULL: none); NULL past
+ * the last. */
 static const char *next_using(json_t *phases, size_t *at, const char *mod,
-			      const char *mod2)
+			      const char *mod2, const char *parse)
 {
 	while (*at < json_array_size(phases)) {
 		json_t *o = json_array_get(phases, (*at)++);
 		const char *name = json_string_value(json_object_get(o,
 								     "name"));
+		const char *p = json_string_value(json_object_get(o, "parse"));
 
 		if (name && (manifestread_uses(o, mod) ||
-			     (mod2 && manifestread_uses(o, mod2))))
+			     (mod2 && manifestread_uses(o, mod2)) ||
+			     (parse && p && !strcmp(p, parse))))
 			return name;
 	}
 	return NULL;
@@ -60,14 +64,15 @@ static const char *next_using(json_t *phases, size_t *at, const char *mod,
 /* Those names (borrowed; free the array) and how many in *n; NULL out
  * of memory. */
 static const char **phases_using(json_t *phases, const char *mod,
-				 const char *mod2, int *n)
+				 const char *mod2, const char *parse, int *n)
 {
 	const char **names = calloc(json_array_size(phases) + 1,
 				    sizeof(*names));
 	size_t at = 0;
 
 	*n = 0;
-	while (names && (names[*n] = next_using(phases, &at, mod, mod2)))
+	while (names && (names[*n] = next_using(phases, &at, mod, mod2,
+						       parse)))
 		(*n)++;
 	return names;
 }
@@ -242,7 +247,7 @@ int studies_ffsb_tables(struct tables *out, const struct table_src *in)
 	const char *name;
 	size_t at = 0;
 
-	while ((name = next_using(in->phases, &at, "ffsb", NULL)))
+	while ((name = next_using(in->phases, &at, "ffsb", NULL, NULL)))
 		if (ffsb_table(out, in->r, name))
 			return -1;
 	return 0;
@@ -311,7 +316,7 @@ int studies_oltp_tables(struct tables *out, const struct table_src *in)
 	const struct results *r = in->r;
 	int n_eng, native = 0, rc = 0;
 	const char **eng = phases_using(in->phases, "oltp", "mariadb",
-					&n_eng);
+					"sysbench", &n_eng);
 	struct table *t = NULL;
 	double v;
 
