@@ -16,11 +16,11 @@
 --   --no-defaults --skip-networking --skip-grant-tables with its socket,
 --   pid file and error log in ./mariadb, the InnoDB settings below
 --   (10.11's defaults: O_DIRECT data, doublewrite, an fsync of the redo
---   log per commit) and its defaults otherwise (16 KiB pages); CREATE DATABASE sbtest; sysbench oltp_read_write
---   prepare, run (--threads=workers, --time=seconds or --events=events
---   --time=0), cleanup; the
---   server stopped (SIGTERM, waited for) and ./mariadb removed. Only the
---   run's report goes to stdout; the rest goes to stderr (exec/*.err).
+--   log per commit) and its defaults otherwise (16 KiB pages); CREATE
+--   DATABASE sbtest; sysbench oltp_read_write prepare, run
+--   (--threads=workers, --time=seconds or --events=events --time=0),
+--   cleanup; the server stopped (SIGTERM, waited for) and ./mariadb
+--   removed. Only the run's report goes to stdout; the rest goes to stderr (exec/*.err).
 -- The server is stopped on every path: the script's own exit and its
 -- SIGTERM or SIGINT (fsplan's interrupt) stop it; past the phase's
 -- timeout fsplan kills the phase's whole process group, the server
@@ -40,8 +40,9 @@
 --                non-index updates, a delete and an insert, COMMIT: 14
 --                reads, 4 writes, 2 other); sysbench 0.4.12's oltp
 --                complex mode made 21 (one more index UPDATE); the 2008
---                study's table implies 18. This module runs sysbench
---                1.0's, as installed: 20.
+--                study is said to have made 18, which neither source
+--                shows. This module runs sysbench 1.0's, as
+--                installed: 20.
 --   tables, table_size   sysbench --tables, --table-size
 --   buffer_pool  --innodb-buffer-pool-size
 --   log_size     --innodb-log-file-size (10.11's default, 96M)

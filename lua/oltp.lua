@@ -24,11 +24,11 @@
 -- reads, 4 writes, 2 other; these are the counts reported. sysbench
 -- 0.4's oltp complex mode (sb_oltp.c, 0.4.12) made the same 14 reads but
 -- 5 writes (one more index UPDATE, "to make PostgreSQL work") and 2
--- other, 21 requests; the 2008 study's table implies 18. Its
+-- other, 21 requests (18, said of the study, is in neither source). Its
 -- --max-requests counted transactions (a request was a transaction), as
--- sysbench 1.0's --events does: `events` here. A select or a change needs its page in the buffer
--- pool: a miss is a 16 KiB O_DIRECT read of the tablespace. Pages are
--- chosen by sysbench's default "special" distribution: 75% of the
+-- sysbench 1.0's --events does: `events` here. A select or a change
+-- needs its page in the buffer pool: a miss is a 16 KiB O_DIRECT read
+-- of the tablespace. Pages are chosen by sysbench's default "special" distribution: 75% of the
 -- choices fall in the hottest 1% of the pages, the rest anywhere. Each
 -- change adds a redo record (128 bytes) to the transaction, the commit
 -- one of 64; the commit writes them at the worker's head of the redo
