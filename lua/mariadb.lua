@@ -20,7 +20,8 @@
 --   DATABASE sbtest; sysbench oltp_read_write prepare, run
 --   (--threads=workers, --time=seconds or --events=events --time=0),
 --   cleanup; the server stopped (SIGTERM, waited for) and ./mariadb
---   removed. Only the run's report goes to stdout; the rest goes to stderr (exec/*.err).
+--   removed. Only the run's report goes to stdout; the rest goes to
+--   stderr (exec/*.err).
 -- The server is stopped on every path: the script's own exit and its
 -- SIGTERM or SIGINT (fsplan's interrupt) stop it; past the phase's
 -- timeout fsplan kills the phase's whole process group, the server
