@@ -145,6 +145,7 @@ static void manifest_configs(FILE *f, json_t *m)
 	static const char *const col[][2] = { { "label", "config" },
 		{ "type", "type" }, { "mkfs", "mkfs options" },
 		{ "mkfs_cmd", "mkfs command" },
+		{ "mkfs_applied", "mkfs made" },
 		{ "mount_requested", "mount options requested" },
 		{ "mount_applied", "mount options applied" },
 		{ "loop_io", "loop image I/O" }, { "status", "status" } };
@@ -161,9 +162,15 @@ static void manifest_configs(FILE *f, json_t *m)
 		fputs("<tr>", f);
 		for (size_t c = 0; c < sizeof(col) / sizeof(col[0]); c++) {
 			const char *s = manifestread_str(o, col[c][0], "-");
+			struct strbuf made = { 0 };
 
+			if (!strcmp(col[c][0], "mkfs_applied")) {
+				manifestread_mkfs_applied(o, &made);
+				s = made.len ? made.p : "-";
+			}
 			fputs("<td>", f);
 			html_text(f, *s ? s : "-");
+			free(made.p);
 			if (!strcmp(col[c][0], "status") &&
 			    json_is_string(json_object_get(o, "reason"))) {
 				fputs(": ", f);

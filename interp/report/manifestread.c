@@ -163,3 +163,55 @@ void manifestread_target(json_t *m, struct strbuf *out)
 			   "host's page cache holds none of them)");
 	free(buffered.p);
 }
+
+/* What mkfs_applied's short form shows, in this order, when there. */
+static const char *const made_keys[] = {
+	"features", "inode_size", "block_size", "journal_bytes",
+	"flex_bg_size", "isize", "bsize", "agcount", "log_bytes",
+	"crc", "finobt", "sparse", "rmapbt", "reflink", "bigtime",
+	"nodesize", "sectorsize", "csum_type", "incompat",
+};
+
+/* One fact of mkfs_applied as "key=value": a list's words joined by
+ * commas, a byte count (key_bytes) as key=N MiB when whole. */
+static void made_fact(const char *key, json_t *v, struct strbuf *out)
+{
+	size_t n = strlen(key), i;
+	json_t *w;
+
+	if (n > 6 && !strcmp(key + n - 6, "_bytes") && json_is_integer(v)) {
+		json_int_t b = json_integer_value(v);
+
+		if (b && !(b % (1 << 20)))
+			strbuf_printf(out, "%.*s=%lldMiB", (int)(n - 6), key,
+				      (long long)(b >> 20));
+		else
+			strbuf_printf(out, "%.*s=%lldB", (int)(n - 6), key,
+				      (long long)b);
+		return;
+	}
+	strbuf_printf(out, "%s=", key);
+	if (json_is_integer(v))
+		strbuf_printf(out, "%lld", (long long)json_integer_value(v));
+	else if (json_is_string(v))
+		strbuf_str(out, json_string_value(v));
+	json_array_foreach(v, i, w)
+		strbuf_printf(out, "%s%s", i ? "," : "",
+			      json_is_string(w) ? json_string_value(w) : "?");
+}
+
+void manifestread_mkfs_applied(json_t *conf, struct strbuf *out)
+{
+	json_t *o = json_object_get(conf, "mkfs_applied"), *v;
+	int first = 1;
+
+	for (size_t k = 0; json_is_object(o) &&
+	     k < sizeof(made_keys) / sizeof(*made_keys); k++) {
+		if (!(v = json_object_get(o, made_keys[k])))
+			continue;
+		if (!first)
+			strbuf_str(out, " ");
+		first = 0;
+		made_fact(made_keys[k], v, out);
+	}
+}

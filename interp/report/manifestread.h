@@ -37,6 +37,12 @@ int manifestread_gives(json_t *phases, const char *phase, const char *key);
  * not say. */
 void manifestread_target(json_t *m, struct strbuf *out);
 
+/* What mkfs made of config conf (its mkfs_applied) in short, "key=value"
+ * words: ext's features, inode and block size, journal; xfs's isize,
+ * bsize, agcount, log; btrfs's nodesize, sectorsize, csum, incompat
+ * flags; appended to out; nothing when the manifest has none. */
+void manifestread_mkfs_applied(json_t *conf, struct strbuf *out);
+
 /* The plan's parameters after -D (plan.params of manifest m) as
  * "k=v k=v", or "(none)", appended to out. */
 void manifestread_params(json_t *m, struct strbuf *out);

@@ -12,6 +12,7 @@
 #include "host/child.h"
 #include "host/execpath.h"
 #include "host/fs.h"
+#include "host/mkfsinfo.h"
 #include "run/conf.h"
 #include "run/runlog.h"
 #include "util/clock.h"
@@ -352,6 +353,30 @@ static void device_fs(struct run *r, const char *type, int made)
 	sink_save(&r->sink);
 }
 
+/* What mkfs made on volume i (mkfsinfo_read), as mkfs_applied (volume
+ * 0) and in made (by volume name); a tool missing or failing leaves null
+ * there, its reason in the log. */
+static void mkfs_applied(struct run *r, struct live *l, int i, json_t *made)
+{
+	struct diag d = { 0 };
+	json_t *o;
+	int rc = mkfsinfo_read(l->fc->fs->type.s, l->vol[i].dev, &o, &d);
+
+	if (rc > 0)
+		return;
+	if (rc < 0)
+		runlog("%s: what mkfs made%s%s is not recorded: %s", l->cid,
+		       made ? " on " : "", made ? l->vol[i].name : "", d.msg);
+	if (!o)
+		o = json_null();
+	if (made)
+		json_object_set(made, l->vol[i].name, o);
+	if (i == 0)
+		manifest_conf(r->man, l->fc->index - 1, "mkfs_applied",
+			      json_incref(o));
+	json_decref(o);
+}
+
 /* The config's filesystems made on their devices (attached first, then
  * the setup hook, which may change them), timed. 0, or -1 with d. */
 static int make_fs(struct run *r, struct live *l, struct diag *d)
@@ -360,6 +385,7 @@ static int make_fs(struct run *r, struct live *l, struct diag *d)
 	const struct fsconf *fc = l->fc;
 	const char *io;
 	double t, total = 0;
+	json_t *made = NULL;
 
 	for (int i = 0; !fc->fs->nodev && i < l->n_vol; i++)
 		if (attach(r, l, i, d))
@@ -370,6 +396,8 @@ static int make_fs(struct run *r, struct live *l, struct diag *d)
 	if ((io = conf_loop_io(l)))
 		manifest_conf(r->man, fc->index - 1, "loop_io",
 			      json_string(io));
+	if (l->volumes && !fc->fs->nodev)
+		made = json_object();
 	for (int i = 0; !fc->fs->nodev && i < l->n_vol; i++) {
 		/* A guarded device carries what the guard allowed (nothing,
 		 * or wipe: true), then only what this run's configs made:
@@ -384,14 +412,21 @@ static int make_fs(struct run *r, struct live *l, struct diag *d)
 		}
 		t = clock_now();
 		if (fs_mkfs(fc->fs->type.s, fc->mkfs, l->vol[i].dev, force,
-			    &r->stop, runlog_fd(), d))
+			    &r->stop, runlog_fd(), d)) {
+			json_decref(made);
 			return -1;
+		}
 		if (p->target.kind == TARGET_DEVICE)
 			device_fs(r, fc->fs->type.s, 1);
 		t = clock_now() - t;
 		total += t;
 		vol_metric(r, l, i, "mkfs_s", t);
+		mkfs_applied(r, l, i, made);
 	}
+	if (json_object_size(made))
+		manifest_conf(r->man, fc->index - 1, "mkfs_applied_volumes",
+			      json_incref(made));
+	json_decref(made);
 	if (!fc->fs->nodev)
 		conf_metric(r, l, "mkfs_s", total);
 	return 0;
