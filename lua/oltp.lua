@@ -30,8 +30,9 @@
 -- needs its page in the buffer pool: a miss is a 16 KiB O_DIRECT read
 -- of the tablespace. Pages are chosen by sysbench's default "special"
 -- distribution: 75% of the choices fall in the hottest 1% of the
--- pages, the rest anywhere. Each change adds a redo record (128 bytes) to the transaction, the commit
--- one of 64; the commit writes them at the worker's head of the redo
+-- pages, the rest anywhere. Each change adds a redo record (128 bytes) to
+-- the transaction, the commit one of 64; the commit writes them at the
+-- worker's head of the redo
 -- log from the start of the 4 KiB block the head is in, so the last,
 -- partly filled block is written again by the next commit (what strace
 -- shows MariaDB doing: 4-28 KiB writes, the tail block rewritten), and
