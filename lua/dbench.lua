@@ -72,6 +72,8 @@
 --   clients, loadfile_ops (lines replayed a loop), status_mismatch
 --   (NTCreateX against its status, as dbench prints them), rw_bytes
 
+local fsplan = require("fsplan")
+
 -- dbench's ops, each with its metric name; the handlers below are keyed
 -- by the first name, and a loadfile row holds the op's place here.
 local OPS = {
@@ -498,6 +500,9 @@ return {
     out.measured_s = secs
     out.replay_cpu_s = cpu_used
     out.parse_cpu_s = parse_cpu
-    return out
+    -- the units parse: dbench gives the real dbench's rows
+    return fsplan.units(out, { throughput_mbs = "MB/s",
+                               max_latency_ms = "ms", measured_s = "s",
+                               replay_cpu_s = "s", parse_cpu_s = "s" })
   end,
 }

@@ -270,6 +270,9 @@ Test(dbench, every_op_on_the_filesystem, .fini = fini, .timeout = 120)
 	/* ReadX and WriteX bytes: 65536 + 1000 + 100 + 10 + 4096 a client */
 	cr_expect_eq(e2e_num(rd, cell, "rw_bytes"), 2 * 70742.0);
 	cr_expect_gt(e2e_num(rd, cell, "throughput_mbs"), 0);
+	/* the units the real dbench's rows get from parse: dbench */
+	cr_expect_str_eq(e2e_unit(rd, cell, "throughput_mbs"), "MB/s");
+	cr_expect_str_eq(e2e_unit(rd, cell, "max_latency_ms"), "ms");
 	/* NTCreateX of c.txt must fail and opens: noted, as dbench does */
 	cr_expect_eq(e2e_num(rd, cell, "status_mismatch"), 2);
 
