@@ -6,8 +6,6 @@
 #include "host/mkfsinfo.h"
 #include "host/proc.h"
 
-extern char **environ;
-
 #define MKFSINFO_TIMEOUT_S 10.0
 #define MKFSINFO_KEEP (64 * 1024)
 
@@ -258,25 +256,6 @@ json_t *mkfsinfo_btrfs(const char *text)
 	return o;
 }
 
-/* The environment with LC_ALL=C (the tools' words untranslated). */
-static char **c_env(void)
-{
-	static char c_all[] = "LC_ALL=C";
-	size_t n = 0, j = 0;
-	char **env;
-
-	while (environ && environ[n])
-		n++;
-	if (!(env = malloc((n + 2) * sizeof(*env))))
-		return NULL;
-	env[j++] = c_all;
-	for (size_t i = 0; i < n; i++)
-		if (strncmp(environ[i], "LC_ALL=", 7))
-			env[j++] = environ[i];
-	env[j] = NULL;
-	return env;
-}
-
 /* argv run as the tool of what mkfs made: its output, or NULL with d. */
 static char *run_tool(const char *const argv[], const char *dev,
 		      struct diag *d)
@@ -289,7 +268,7 @@ static char *run_tool(const char *const argv[], const char *dev,
 		.keep = MKFSINFO_KEEP, .drain = 1, .kill_leftovers = 1,
 	};
 	struct proc_result res;
-	char **env = c_env();
+	char **env = proc_env_c_locale();
 	int st;
 
 	job.env = env;

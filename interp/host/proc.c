@@ -518,3 +518,22 @@ int proc_arg_too_long(size_t len, struct diag *d)
 		  "%ld, ARG_MAX)", len, one - 1, all);
 	return 1;
 }
+
+char **proc_env_c_locale(void)
+{
+	static char c_all[] = "LC_ALL=C";
+	size_t n = 0, j = 0;
+	char **env;
+
+	while (environ && environ[n])
+		n++;
+	env = malloc((n + 2) * sizeof(*env));
+	if (!env)
+		return NULL;
+	env[j++] = c_all;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "LC_ALL=", 7))
+			env[j++] = environ[i];
+	env[j] = NULL;
+	return env;
+}

@@ -94,4 +94,12 @@ int proc_status(const struct proc_result *res);
  * shell's complaint), else 0. */
 int proc_arg_too_long(size_t len, struct diag *d);
 
+/*
+ * This process's environment with LC_ALL=C, so that a tool's words read
+ * the same whatever the operator's locale (util-linux translates, the
+ * e2fsprogs and xfsprogs too). The array is malloc'd (free it; its
+ * strings are environ's); NULL out of memory.
+ */
+char **proc_env_c_locale(void);
+
 #endif

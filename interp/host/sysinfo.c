@@ -13,32 +13,7 @@
 #define TOOL_TIMEOUT_MS	5000
 #define TOOL_OUTPUT_MAX	65536	/* more is drained, not kept */
 
-extern char **environ;
-
 /* ---- running a tool ----------------------------------------------------- */
-
-/*
- * The environment with LC_ALL=C, so that a version line reads the same
- * whatever the operator's locale (util-linux translates "mount from").
- */
-static char **c_locale_env(void)
-{
-	static char c_all[] = "LC_ALL=C";
-	size_t n = 0, j = 0;
-	char **env;
-
-	while (environ && environ[n])
-		n++;
-	env = malloc((n + 2) * sizeof(*env));
-	if (!env)
-		return NULL;
-	env[j++] = c_all;
-	for (size_t i = 0; i < n; i++)
-		if (strncmp(environ[i], "LC_ALL=", 7))
-			env[j++] = environ[i];
-	env[j] = NULL;
-	return env;
-}
 
 /*
  * What argv prints on stdout and stderr together, with stdin from
@@ -58,7 +33,7 @@ static char *tool_output(const char *const argv[])
 
 	if (!argv || !argv[0] || !argv[0][0])
 		return NULL;
-	env = c_locale_env();
+	env = proc_env_c_locale();
 	if (!env)
 		return NULL;
 	job.env = env;
