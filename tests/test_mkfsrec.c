@@ -238,7 +238,8 @@ Test(mkfsrec, ext4_and_xfs_as_made_in_manifest_and_report, .fini = fini,
 	cr_expect(strstr(page, "<th>mkfs made</th>"), "the column");
 	cr_expect(strstr(page, "extra_isize inode_size=128 block_size="),
 		  "ext4's short form");
-	cr_expect(strstr(page, "<td>isize=512 bsize=4096 agcount=4 log="),
+	cr_expect(strstr(page, "<td class=\"words\">isize=512 bsize=4096 "
+			 "agcount=4 log="),
 		  "xfs's short form");
 	json_decref(c);
 	free(page);
@@ -260,7 +261,8 @@ Test(mkfsrec, btrfs_nodesize_as_made, .fini = fini, .timeout = 120)
 			"phases: [{exec: 'true'}]\n", rd, sizeof(rd), &page);
 	cr_expect_eq(num(made(c, 0), "nodesize"), 32768);
 	cr_expect_eq(num(made(c, 0), "sectorsize"), 4096);
-	cr_expect(strstr(page, "<td>nodesize=32768 sectorsize=4096 "),
+	cr_expect(strstr(page, "<td class=\"words\">nodesize=32768 "
+			 "sectorsize=4096 "),
 		  "btrfs's short form");
 	json_decref(c);
 	free(page);

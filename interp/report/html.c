@@ -88,7 +88,9 @@ static const char style[] =
 ".fsplan-ci{stroke:#222;stroke-width:1.5;"
 "fill:none}\n"
 ".fsplan-line{fill:none;stroke-width:2}\n"
-".note{color:#555}.warn{color:#a35400}\n";
+".note{color:#555}.warn{color:#a35400}\n"
+/* a long list without spaces (mkfs's features) wraps in its cell */
+"td.words{overflow-wrap:anywhere;min-width:16em}\n";
 
 void html_begin(FILE *f, const char *title)
 {

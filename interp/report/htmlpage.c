@@ -168,7 +168,7 @@ static void manifest_configs(FILE *f, json_t *m)
 				manifestread_mkfs_applied(o, &made);
 				s = made.len ? made.p : "-";
 			}
-			fputs("<td>", f);
+			fputs(made.len ? "<td class=\"words\">" : "<td>", f);
 			html_text(f, *s ? s : "-");
 			free(made.p);
 			if (!strcmp(col[c][0], "status") &&
