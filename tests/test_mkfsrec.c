@@ -1,4 +1,5 @@
-/* test_mkfsrec: what mkfs made, read back and recorded beside what was asked. */
+/* test_mkfsrec: what mkfs made, read back and recorded beside what was asked.
+ */
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <stdio.h>

@@ -1,4 +1,5 @@
-/* test_seedplans: the seed plans have the configs and options the studies had. */
+/* test_seedplans: the seed plans have the configs and options the studies had.
+ */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
