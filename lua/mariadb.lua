@@ -81,9 +81,12 @@ local function check(ctx)
     error(("flush_log_at_trx_commit: %s is not 0, 1 or 2")
           :format(tostring(f)), 0)
   end
-  if p.events < 0 or p.events % 1 ~= 0 then
-    error(("events: %s is not a whole number of transactions (0: run "
-           .. "for seconds)"):format(tostring(p.events)), 0)
+  -- past 2^53 a count is a float: no longer exact, nor a whole number
+  -- sysbench's --events takes
+  if p.events < 0 or p.events % 1 ~= 0 or p.events > 2^53 then
+    error(("events: %s is not a whole number of transactions from 0 "
+           .. "to 2^53 (0: run for seconds)"):format(tostring(p.events)),
+          0)
   end
 end
 

@@ -100,9 +100,12 @@ local function shape(ctx)
     error(("log_size: %s leaves a worker less than 16 KiB of redo log")
           :format(fsplan.human(p.log_size)), 0)
   end
-  if p.events < 0 or p.events % 1 ~= 0 then
-    error(("events: %s is not a whole number of transactions (0: run "
-           .. "for seconds)"):format(tostring(p.events)), 0)
+  -- past 2^53 a count is a float: no longer exact, nor a whole number
+  -- sysbench's --events takes
+  if p.events < 0 or p.events % 1 ~= 0 or p.events > 2^53 then
+    error(("events: %s is not a whole number of transactions from 0 "
+           .. "to 2^53 (0: run for seconds)"):format(tostring(p.events)),
+          0)
   end
   return {
     pages = pages,

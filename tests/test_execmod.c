@@ -71,6 +71,8 @@ Test(oltp, mariadb_innodb_settings_are_checked, .fini = fini)
 		{ "flush_log_at_trx_commit: 3", "is not 0, 1 or 2" },
 		{ "doublewrite: maybe", "'doublewrite' is a boolean" },
 		{ "events: -5", "events: -5 is not a whole number" },
+		{ "events: 99999999999999999999", "events: 1e+20 is not a whole "
+		  "number of transactions from 0 to 2^53" },
 	};
 	const char *dir = e2e_tmpdir();
 	char text[300], *plan;
