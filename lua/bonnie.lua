@@ -82,14 +82,14 @@
 -- and putc_byte_*, getc_byte_* for the single bytes.
 --
 -- Where this is not bonnie++:
---   - per-char I/O is one engine op per byte. With `engine: sync` that is
---     a pwrite or pread per byte, which gives bonnie++'s figures (side by
---     side on ext4: putc 576 against 569 KiB/s, getc 743 against 888).
---     Through io_uring (`engine: uring`) a buffered write that cannot
---     finish inline goes to a kernel worker thread: on ext4 putc (on tmpfs
---     putc and getc) then runs about ten times below bonnie++'s (Linux
---     6.18). The default, auto, asks the filesystem (an RWF_NOWAIT probe)
---     and takes the syscall there; the rows' <op>_path say which;
+--   - per-char I/O is one engine op per byte. Under the default engine,
+--     auto, and `engine: sync` that is a pwrite or pread per byte, as
+--     bonnie++'s write(2) and read(2) of a byte (auto takes the syscall
+--     for any lone op under 512 bytes: through the ring getc ran at 0.43
+--     of bonnie++'s). Through io_uring (`engine: uring`) a buffered write
+--     that cannot finish inline goes to a kernel worker thread: on ext4
+--     putc (on tmpfs putc and getc) then runs about ten times below
+--     bonnie++'s (Linux 6.18); the rows' <op>_path say which path;
 --   - one worker (workers must be 1): no -c, -x, -p or -y;
 --   - the seekers are one stream with seek_procs requests in flight, not
 --     processes; the write-backs (seeks // 10 of them) are writes of

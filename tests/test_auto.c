@@ -176,6 +176,33 @@ Test(auto, a_lone_op_takes_the_probed_path_several_the_ring, .fini = fini)
 	}
 }
 
+/* A lone byte is bonnie's per-char op: the syscall, whatever the probe
+ * says (the ring's round trip would double its cost); a lone sector
+ * takes the probed path. */
+Test(auto, a_lone_op_under_a_sector_is_a_syscall, .fini = fini)
+{
+	static char b[512];
+	struct engine_req r;
+	struct engine *e;
+	struct diag d = { 0 };
+	int fd = scratch("/tmp", 0);
+	unsigned got = engine_probe_fd(fd);
+
+	cr_assert_eq(engine_auto.init(&e, 1, &d), 0, "%s", d.msg);
+	for (uint64_t len = 1; len <= 512; len *= 8) {
+		r = (struct engine_req){ .op = ENGINE_WRITE, .fd = fd,
+					 .buf = b, .len = len };
+		cr_expect_eq(engine_do(&engine_auto, e, &r), (int64_t)len);
+		cr_expect_eq(r.ring, len >= 512 && (got & ENGINE_PROBE_WRITE),
+			     "a lone %llu-byte write", (unsigned long long)len);
+		r.op = ENGINE_READ;
+		cr_expect_eq(engine_do(&engine_auto, e, &r), (int64_t)len);
+		cr_expect_eq(r.ring, len >= 512 && (got & ENGINE_PROBE_READ),
+			     "a lone %llu-byte read", (unsigned long long)len);
+	}
+	engine_auto.cleanup(e);
+}
+
 /* A one-at-a-time engine makes its ring on the first op that takes one:
  * a worker of syscalls holds none (each counts against RLIMIT_MEMLOCK). */
 Test(auto, no_ring_until_an_op_takes_one, .fini = fini)
