@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/bonnie: fsplan's bonnie phase (lua/bonnie.lua) against the real
-# bonnie++ 2.00a on one ext4 loop mount, as issue 5's benchmarks ask:
-# block write, rewrite, block read, sequential create and delete, and the
+# bonnie++ 2.00a on one ext4 loop mount, as issues 5 and 29 ask: every
+# figure bonnie++ prints — per-char write and read, block write, rewrite,
+# block read, seeks, the six file tests — and each one's %CPU, with the
 # ratio fsplan/bonnie++ for each (target 0.9-1.1).
 #
 # One fsplan run, one filesystem, ROUNDS rounds of three phase runs in a
@@ -10,10 +11,10 @@
 #          the ring where the kernel serves a lone op inline, a plain
 #          syscall where io_uring would hand it to a kernel thread) - the
 #          figure the target is for
-#   real   /usr/sbin/bonnie++ -q -f -s SIZE -r RAM -n FILES, parse: bonnie
+#   real   /usr/sbin/bonnie++ -q -fCHAR -s SIZE -r RAM -n FILES, parse: bonnie
 #   sync   the bonnie phase with engine: sync (plain syscalls, one at a
 #          time, as bonnie++ makes them), for comparison
-# The native phase gets the same shape: size, ram, files, skip_char (-f),
+# The native phase gets the same shape: size, ram, files, char_size (-fN),
 # default chunk 8k, seeks 8192 with 5 in flight. Then FILE_ROUNDS more
 # rounds of the file tests alone (bonnie++ -s 0, the phase's size: 0) for
 # auto and real: they take seconds, and their per-round ratios spread
@@ -42,7 +43,8 @@
 # outside load) and the median and range of those per-round ratios are
 # printed. A missed target is printed, not a failure. Needs root (skipped otherwise) and bonnie++.
 # Environment: ROUNDS (9), FILE_ROUNDS (6), RAM_MIB (256), SIZE_MIB (1024),
-# FILES (128, x1024 files), BENCH_NICE (-10), FSPLAN, KEEP=1 keeps the run
+# FILES (128, x1024 files), CHAR_MIB (3: the per-char tests' size, bonnie++'s
+# default), BENCH_NICE (-10), FSPLAN, KEEP=1 keeps the run
 # directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -53,6 +55,7 @@ frounds=${FILE_ROUNDS:-6}
 ram=${RAM_MIB:-256}
 size=${SIZE_MIB:-1024}
 files=${FILES:-128}
+char=${CHAR_MIB:-3}
 prio=${BENCH_NICE:--10}
 bonniepp=/usr/sbin/bonnie++
 if [ "$(id -u)" != 0 ]; then
@@ -74,8 +77,8 @@ bench_tmpdir bonnie
 
 # ---- the plan ---------------------------------------------------------------
 
-native="size: ${size}M, ram: ${ram}M, files: $files, skip_char: true"
-real="$bonniepp -q -f -d . -s $size -r $ram -n $files"
+native="size: ${size}M, ram: ${ram}M, files: $files, char_size: ${char}M"
+real="$bonniepp -q -f$char -d . -s $size -r $ram -n $files"
 {
 	bench_plan_head bench-bonnie "$((size * 2 / 1024 + 2))G"
 	tools=(auto real sync)
@@ -108,13 +111,18 @@ csv=$tmp/run/results.csv
 echo "bonnie: fsplan bonnie vs bonnie++ 2.00a, ext4 on a loop image (loop direct I/O: ${dio:-?})"
 echo "  $memory; peak use $((peak >> 20)) MiB"
 echo "  size ${size} MiB ($(awk -v a="$size" -v b="$ram" 'BEGIN { printf "%g", a / b }') x the ${ram} MiB allowed; bonnie++ -s $size -r $ram, the phase size: ${size}M,"
-echo "  ram: ${ram}M), -n $files ($((files * 1024)) files), -f (no per-char tests), chunk 8 KiB,"
+echo "  ram: ${ram}M), -n $files ($((files * 1024)) files), per-char ${char} MiB (-f$char, char_size: ${char}M), chunk 8 KiB,"
 echo "  nice $prio, $rounds rounds, order rotating, and $frounds rounds of the file tests alone"
-awk -F, -v tests="put_block rewrite get_block seq_create seq_del" \
+awk -F, -v tests="putc put_block rewrite getc get_block seeks seq_create seq_stat seq_del ran_create ran_stat ran_del" \
     -f "$root/bench/note.awk" -f "$root/bench/table.awk" -f <(cat <<'AWK'
 NF >= 12 && $7 ~ /^(auto|real|sync)_r[0-9]+$/ {
 	k = match($7, /_r[0-9]+$/); r = substr($7, k + 2) + 0
-	v[substr($7, 1, k - 1), $10, r] = $11 + 0
+	t = substr($7, 1, k - 1)
+	# bonnie++'s seeks %CPU sums its 5 seeker threads' whole-process
+	# getrusage (lua/parse/bonnie.lua): its process's is seeks_cpu_process
+	if (t == "real" && $10 == "seeks_cpu") { printed[r] = $11; next }
+	if ($10 == "seeks_cpu_process") $10 = "seeks_cpu"
+	v[t, $10, r] = $11 + 0
 	if (r > R) R = r
 	if ($12 != "") unit[$10] = $12
 }
@@ -122,18 +130,22 @@ END {
 	header("test (unit)", "bonnie++", 15)
 	k = split(tests, T, " ")
 	for (i = 1; i <= k; i++) {
-		u = unit[T[i]]; if (u == "") u = (T[i] ~ /^seq_/ ? "files/s" : "KiB/s")
+		u = unit[T[i]]
+		if (u == "") u = T[i] ~ /_(create|stat|del)$/ ? "files/s" :
+				 T[i] == "seeks" ? "seeks/s" : "KiB/s"
 		row(T[i] " (" u ")", "real", T[i], 15, 0)
 	}
 	for (i = 1; i <= k; i++)
-		printf "  %-20s %s %s  %24s  %s\n", T[i] " (CPU %)",
-		       fig("auto", T[i] "_cpu", 15, 0), fig("real", T[i] "_cpu", 15, 0),
-		       "", fig("sync", T[i] "_cpu", 15, 0)
+		row(T[i] " (CPU %)", "real", T[i] "_cpu", 15, 0)
 	printf "  figures: the median of the rounds (spread = (max-min)/max); fsplan = the\n"
 	printf "  bonnie phase as plans get it (engine: auto), fsplan sync = engine: sync;\n"
 	printf "  ratio = fsplan/bonnie++ within each round: the median [lowest-highest] of\n"
 	printf "  n rounds, ok/MISS against 0.9-1.1; the file tests' n includes the\n"
-	printf "  file-only rounds\n"
+	printf "  file-only rounds. bonnie++'s seeks %%CPU is its process's (seeks_cpu_process):\n"
+	printf "  as printed it sums its 5 seeker threads' getrusage(RUSAGE_SELF), each the\n"
+	printf "  whole process's, five times over (printed, by round:"
+	for (r = 1; r <= R; r++) if (r in printed) printf " %s", printed[r]
+	printf ")\n"
 }
 AWK
 ) "$csv"

@@ -120,11 +120,12 @@ END {
 			if (q[j] < lo) lo = q[j]; if (q[j] > hi) hi = q[j]
 			if (c[j] < clo) clo = c[j]; if (c[j] > chi) chi = c[j]
 		}
+		eq = joined(q, m); ec = joined(c, m)
 		mq = median(q, m); mc = median(c, m)
 		note(n " clients MB/s fsplan/dbench", mq, lo, hi, "0.9-1.1",
-		     (mq >= 0.9 && mq <= 1.1) ? "ok" : "MISS")
+		     (mq >= 0.9 && mq <= 1.1) ? "ok" : "MISS", eq)
 		note(n " clients CPU/op fsplan/dbench", mc, clo, chi, "<= 1.2",
-		     mc <= 1.2 ? "ok" : "MISS")
+		     mc <= 1.2 ? "ok" : "MISS", ec)
 		printf "  %-8s %12.1f %12.1f  %5.2f [%.2f-%.2f] %-4s %10.2f %10.2f  %5.2f [%.2f-%.2f] %s\n",
 		       n, median(a, m), median(b, m), mq, lo, hi,
 		       (mq >= 0.9 && mq <= 1.1) ? "ok" : "MISS",

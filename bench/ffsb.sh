@@ -188,7 +188,8 @@ END {
 			if (ratios("ffsb", "fio", c))
 				note((i == 1 ? "large write MiB/s, " :
 				      "small rw IO/s, ") T[j] " ffsb/fio", rmed,
-				     rlo, rhi, "0.9-1.1", mark("ffsb", "fio", c))
+				     rlo, rhi, "0.9-1.1", mark("ffsb", "fio", c),
+				     reach)
 			printf "  %-24s %s %s  %s %s\n",
 			       (i == 1 ? "large write MiB/s, " : "small rw IO/s, ") T[j],
 			       fig("ffsb", c, 13, i == 1 ? 1 : 0),

@@ -174,7 +174,7 @@ function rat(t, c, target, name,    s, v) {
 	v = !target ? "info" : rmed >= target ? "ok" : "MISS"
 	s = sprintf("%4.2f [%4.2f-%4.2f] %-4s", rmed, rlo, rhi, v)
 	note(name " " (t == "lua" ? "Lua" : t) "/limit", rmed, rlo, rhi,
-	     target ? ">= " target : "-", v)
+	     target ? ">= " target : "-", v, reach)
 	return s
 }
 END {
@@ -214,13 +214,14 @@ END {
 		c = C[i]
 		if (!ratios("floor", "limit", c)) continue
 		fl = sprintf("%4.2f [%4.2f-%4.2f]", rmed, rlo, rhi)
-		note(N[i] " floor/limit (Lua 5.4 itself)", rmed, rlo, rhi, "-", "info")
+		note(N[i] " floor/limit (Lua 5.4 itself)", rmed, rlo, rhi, "-",
+		     "info", reach)
 		lf = "  -"
 		if (ratios("lua", "floor", c)) {
 			lf = sprintf("%4.2f [%4.2f-%4.2f] %-4s", rmed, rlo, rhi,
 				     rmed >= 0.9 ? "ok" : "MISS")
 			note(N[i] " Lua/floor", rmed, rlo, rhi, ">= 0.9",
-			     rmed >= 0.9 ? "ok" : "MISS")
+			     rmed >= 0.9 ? "ok" : "MISS", reach)
 		}
 		printf "  %-18s %s  %-24s %-24s | %s\n", N[i], k(med("floor", c)),
 		       lf, fl, us(medu("floor", c))

@@ -28,12 +28,15 @@ function fig(t, c, w, d,    r, a, n) {
 }
 
 # t/u within each round where both ran: the median, lowest and highest
-# (rmed, rlo, rhi), and how many rounds (0: none).
+# (rmed, rlo, rhi), each round's in round order (reach: "0.97 1.02 ..."),
+# and how many rounds (0: none).
 function ratios(t, u, c,    r, a, n) {
-	n = 0
+	n = 0; reach = ""
 	for (r = 1; r <= R; r++)
-		if ((t, c, r) in v && (u, c, r) in v && v[u, c, r] > 0)
+		if ((t, c, r) in v && (u, c, r) in v && v[u, c, r] > 0) {
 			a[++n] = v[t, c, r] / v[u, c, r]
+			reach = reach (n > 1 ? " " : "") sprintf("%.2f", a[n])
+		}
 	if (!n) { rlo = rhi = rmed = ""; return 0 }
 	sortv(a, n)
 	rmed = median(a, n); rlo = a[1]; rhi = a[n]
@@ -69,7 +72,7 @@ function row(label, ref, c, w, d) {
 	engines()
 	if (ratios(main, ref, c))
 		note(label " " main "/" ref, rmed, rlo, rhi, "0.9-1.1",
-		     mark(main, ref, c))
+		     mark(main, ref, c), reach)
 	printf "  %-20s %s %s  %s %4s  %s  %s\n", label,
 	       fig(main, c, w, d), fig(ref, c, w, d),
 	       rtxt(main, ref, c), mark(main, ref, c),

@@ -93,7 +93,7 @@ END {
 		if (!ratios("cp", "tree", c)) continue
 		verdict = (rmed < 0.9) ? "SLOWER" : ((rmed > 1.1) ? "faster" : "ok")
 		note(c " cp_s/tree_s", rmed, rlo, rhi, "0.9-1.1",
-		     verdict == "ok" ? "ok" : "MISS")
+		     verdict == "ok" ? "ok" : "MISS", reach)
 		printf "  %-8s %18s %18s   %.2f (%.2f-%.2f) %s\n", c,
 		       fig("tree", c, 18, 2), fig("cp", c, 18, 2), rmed, rlo, rhi,
 		       verdict

@@ -305,6 +305,15 @@ static void expect_line(const struct line *l, const char *what)
 			expect_absent(name);
 		}
 	}
+	/* bonnie++'s seek %CPU sums its seeker threads' whole-process
+	 * getrusage: the process's is that over the seekers */
+	if (*f[20] && strcmp(f[20], "+++") && *f[8] && num(f[8]) > 0) {
+		expect_value("seeks_cpu_process", num(f[20]) / num(f[8]));
+		expect_unit("seeks_cpu_process", "%");
+		want++;
+	} else {
+		expect_absent("seeks_cpu_process");
+	}
 	cr_expect_eq(lua_count_keys(L), want, "%s: %d metrics, the line calls for "
 		     "%d", what, lua_count_keys(L), want);
 }
