@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # bench/dbench: fsplan's dbench phase (lua/dbench.lua) against the real
-# dbench 4.0 (Debian's /usr/bin/dbench, its fileio backend) on one ext4
-# loop mount in one fsplan run, as issue 11's benchmarks ask: the same
+# dbench 4.0 (Debian's /usr/bin/dbench, its fileio backend) on ext4 and
+# xfs loop mounts in one fsplan run, as issues 11 and 29 ask: the same
 # loadfile (/usr/share/dbench/client.txt), 1, 4 and 16 clients, the same
-# time; the throughput ratio fsplan/dbench (target 0.9-1.1) and the CPU
-# per op ratio (target at most 1.2).
+# time; per filesystem the throughput ratio fsplan/dbench (target 0.9-1.1)
+# and the CPU per op ratio (target at most 1.2), and per client count
+# whether both tools rank the filesystems alike.
 #
 # ROUNDS rounds, each running both tools for each client count, the order
 # alternating, each phase run after between: [sync, drop_caches]:
@@ -24,15 +25,17 @@
 # each ratio taken within a round. Needs root and dbench.
 # Last figures (ROUNDS=3, 10 s): throughput ratio 0.97 / 0.91 / 0.96 at
 # 1 / 4 / 16 clients, CPU per op ratio 1.10 / 1.15 / 1.05: both ok.
-# Environment: ROUNDS (3), SECONDS_RUN (10), CLIENTS ("1 4 16"),
-# RAM_MIB (1024), BENCH_NICE (-10), FSPLAN, KEEP=1 keeps the run directory.
+# Environment: ROUNDS (5), SECONDS_RUN (10), CLIENTS ("1 4 16"), FSTYPES
+# ("ext4 xfs"), RAM_MIB (1024), BENCH_NICE (-10), FSPLAN, KEEP=1 keeps the
+# run directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 bin=${FSPLAN:-$root/fsplan}
-rounds=${ROUNDS:-3}
+rounds=${ROUNDS:-5}
 secs=${SECONDS_RUN:-10}
 clients=${CLIENTS:-1 4 16}
+fstypes=${FSTYPES:-ext4 xfs}
 ram=${RAM_MIB:-1024}
 prio=${BENCH_NICE:--10}
 dbench=/usr/bin/dbench
@@ -53,7 +56,7 @@ bench_tmpdir dbench
 # ---- the plan ---------------------------------------------------------------
 
 {
-	bench_plan_head bench-dbench "4G"
+	bench_plan_head bench-dbench "4G" "$fstypes"
 	for r in $(seq 1 "$rounds"); do
 		for n in $clients; do
 			a="  - {name: fsplan_n${n}_r$r, use: dbench, with: {workers: $n, seconds: $secs, loadfile: $loadfile, ram: ${ram}M}}"
@@ -71,10 +74,10 @@ bench_run dbench "$ram" "$prio" "$bin" "$tmp/dbench.yaml" "$tmp/run"
 # ---- the figures ------------------------------------------------------------
 
 csv=$tmp/run/results.csv
-echo "dbench: fsplan dbench vs dbench 4.0 (fileio), ext4 on a loop image (loop direct I/O: ${dio:-?})"
+echo "dbench: fsplan dbench vs dbench 4.0 (fileio), $fstypes on loop images (loop direct I/O: ${dio:-?})"
 echo "  $memory; peak use $((peak >> 20)) MiB"
 echo "  $loadfile, -t $secs (warm-up $((secs / 5)) s before it), nice $prio, $rounds rounds"
-awk -F, -v clients="$clients" -f "$root/bench/note.awk" -f <(cat <<'AWK'
+awk -F, -v clients="$clients" -v fstypes="$fstypes" -f "$root/bench/note.awk" -f <(cat <<'AWK'
 function median(a, n,    i, j, t) {
 	for (i = 2; i <= n; i++)
 		for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
@@ -85,11 +88,12 @@ function median(a, n,    i, j, t) {
 NF >= 12 && $7 ~ /^(fsplan|real)_n[0-9]+_r[0-9]+$/ {
 	split($7, p, "_")
 	t = p[1]; n = substr(p[2], 2) + 0; r = substr(p[3], 2) + 0
-	if ($10 == "throughput_mbs") mbs[t, n, r] = $11
-	else if ($10 == "replay_cpu_s") cpu[t, n, r] = $11
-	else if ($10 == "cpu_user_s" || $10 == "cpu_sys_s") pcpu[t, n, r] += $11
+	fs = $3	# the config's label: its type here
+	if ($10 == "throughput_mbs") mbs[fs, t, n, r] = $11
+	else if ($10 == "replay_cpu_s") cpu[fs, t, n, r] = $11
+	else if ($10 == "cpu_user_s" || $10 == "cpu_sys_s") pcpu[fs, t, n, r] += $11
 	else if ($10 ~ DBOPS)
-		ops[t, n, r] += $11
+		ops[fs, t, n, r] += $11
 	if (r > R) R = r
 }
 BEGIN {
@@ -97,41 +101,71 @@ BEGIN {
 		"qfileinfo|qfsinfo|sfileinfo|find|writex|readx|lockx|unlockx|" \
 		"flush|sleep)_ops$"
 }
+# one filesystem's row for n clients; med[fs, tool, n] and its rounds kept
+function fsrow(fs, n,    r, m, j, a, b, q, c, fu, du, lo, hi, clo, chi,
+	       eq, ec, mq, mc) {
+	m = 0
+	for (r = 1; r <= R; r++) {
+		if (!(((fs, "fsplan", n, r) in mbs) && ((fs, "real", n, r) in mbs)))
+			continue
+		m++
+		a[m] = mbs[fs, "fsplan", n, r]; b[m] = mbs[fs, "real", n, r]
+		q[m] = a[m] / b[m]
+		fu[m] = 1e6 * cpu[fs, "fsplan", n, r] / ops[fs, "fsplan", n, r]
+		du[m] = 1e6 * pcpu[fs, "real", n, r] / ops[fs, "real", n, r]
+		c[m] = fu[m] / du[m]
+		each[fs, n] = each[fs, n] sprintf(" %.1f/%.1f", a[m], b[m])
+	}
+	if (!m) { printf "  %-6s %-8s (no figures)\n", fs, n; return }
+	lo = hi = q[1]; clo = chi = c[1]
+	for (j = 1; j <= m; j++) {
+		if (q[j] < lo) lo = q[j]; if (q[j] > hi) hi = q[j]
+		if (c[j] < clo) clo = c[j]; if (c[j] > chi) chi = c[j]
+	}
+	eq = joined(q, m); ec = joined(c, m)
+	mq = median(q, m); mc = median(c, m)
+	note(fs " " n " clients MB/s fsplan/dbench", mq, lo, hi, "0.9-1.1",
+	     (mq >= 0.9 && mq <= 1.1) ? "ok" : "MISS", eq)
+	note(fs " " n " clients CPU/op fsplan/dbench", mc, clo, chi, "<= 1.2",
+	     mc <= 1.2 ? "ok" : "MISS", ec)
+	med[fs, "fsplan", n] = median(a, m); med[fs, "real", n] = median(b, m)
+	printf "  %-6s %-8s %12.1f %12.1f  %5.2f [%.2f-%.2f] %-4s %10.2f %10.2f  %5.2f [%.2f-%.2f] %s\n",
+	       fs, n, med[fs, "fsplan", n], med[fs, "real", n], mq, lo, hi,
+	       (mq >= 0.9 && mq <= 1.1) ? "ok" : "MISS",
+	       median(fu, m), median(du, m), mc, clo, chi,
+	       mc <= 1.2 ? "ok" : "MISS"
+}
+# the filesystems best first by tool's medians at n clients
+function ranking(t, n,    i, j, x, o, s) {
+	for (i = 1; i <= nf; i++) o[i] = F[i]
+	for (i = 2; i <= nf; i++)
+		for (j = i; j > 1 && med[o[j - 1], t, n] < med[o[j], t, n]; j--) {
+			x = o[j]; o[j] = o[j - 1]; o[j - 1] = x
+		}
+	s = o[1]
+	for (i = 2; i <= nf; i++) s = s " > " o[i]
+	return s
+}
 END {
-	printf "  %-8s %12s %12s  %-22s %10s %10s  %s\n", "clients",
+	printf "  %-6s %-8s %12s %12s  %-22s %10s %10s  %s\n", "fs", "clients",
 	       "fsplan MB/s", "dbench MB/s", "ratio [low-high]", "fsplan us", "dbench us",
 	       "CPU/op ratio [low-high]"
-	k = split(clients, C, " ")
-	for (i = 1; i <= k; i++) {
-		n = C[i]; m = 0
-		for (r = 1; r <= R; r++) {
-			if (!((("fsplan", n, r) in mbs) && (("real", n, r) in mbs)))
-				continue
-			m++
-			a[m] = mbs["fsplan", n, r]; b[m] = mbs["real", n, r]
-			q[m] = a[m] / b[m]
-			fu[m] = 1e6 * cpu["fsplan", n, r] / ops["fsplan", n, r]
-			du[m] = 1e6 * pcpu["real", n, r] / ops["real", n, r]
-			c[m] = fu[m] / du[m]
+	k = split(clients, C, " "); nf = split(fstypes, F, " ")
+	for (f = 1; f <= nf; f++)
+		for (i = 1; i <= k; i++)
+			fsrow(F[f], C[i])
+	if (nf > 1)
+		for (i = 1; i <= k; i++) {
+			rf = ranking("fsplan", C[i]); rr = ranking("real", C[i])
+			note(C[i] " clients ranking " rf " (dbench " rr ")", "", "",
+			     "", "same", rf == rr ? "ok" : "MISS")
+			printf "  %2d clients, ranking: fsplan %s; dbench %s: %s\n",
+			       C[i], rf, rr, rf == rr ? "the same" : "NOT the same"
 		}
-		if (!m) { printf "  %-8s (no figures)\n", n; continue }
-		lo = hi = q[1]; clo = chi = c[1]
-		for (j = 1; j <= m; j++) {
-			if (q[j] < lo) lo = q[j]; if (q[j] > hi) hi = q[j]
-			if (c[j] < clo) clo = c[j]; if (c[j] > chi) chi = c[j]
-		}
-		eq = joined(q, m); ec = joined(c, m)
-		mq = median(q, m); mc = median(c, m)
-		note(n " clients MB/s fsplan/dbench", mq, lo, hi, "0.9-1.1",
-		     (mq >= 0.9 && mq <= 1.1) ? "ok" : "MISS", eq)
-		note(n " clients CPU/op fsplan/dbench", mc, clo, chi, "<= 1.2",
-		     mc <= 1.2 ? "ok" : "MISS", ec)
-		printf "  %-8s %12.1f %12.1f  %5.2f [%.2f-%.2f] %-4s %10.2f %10.2f  %5.2f [%.2f-%.2f] %s\n",
-		       n, median(a, m), median(b, m), mq, lo, hi,
-		       (mq >= 0.9 && mq <= 1.1) ? "ok" : "MISS",
-		       median(fu, m), median(du, m), mc, clo, chi,
-		       mc <= 1.2 ? "ok" : "MISS"
-	}
+	printf "  every round, MB/s fsplan/dbench:\n"
+	for (f = 1; f <= nf; f++)
+		for (i = 1; i <= k; i++)
+			printf "    %-6s %2d clients:%s\n", F[f], C[i], each[F[f], C[i]]
 	printf "  MB = 10^6 bytes of ReadX and WriteX; ratio = fsplan/dbench within each\n"
 	printf "  round, the median [lowest-highest]; CPU per op in microseconds: the\n"
 	printf "  phase's replay_cpu_s, dbench's user+sys, over the ops of the table\n"

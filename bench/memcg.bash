@@ -18,8 +18,8 @@
 #   bench_leftovers DIR     the line saying what of DIR is still mounted,
 #                           attached, or which of fsplan's cgroups is left
 #   bench_tmpdir NAME       $tmp, removed at exit (below)
-#   bench_plan_head NAME IMAGE  a plan's head up to "phases:": one ext4
-#                           config on a loop image of IMAGE (fsplan's loop
+#   bench_plan_head NAME IMAGE [TYPES]  a plan's head up to "phases:": one
+#                           config per type (ext4) on a loop image of IMAGE (fsplan's loop
 #                           devices do direct I/O on their images: reads
 #                           that miss the limited cache reach the disk;
 #                           bench_run sets dio from the loop_io rows),
@@ -79,15 +79,18 @@ bench_cgroups_left() {
 }
 
 bench_plan_head() {
+	local t
 	cat <<PLAN
 fsplan: 1
 name: $1
 target: {image: $2}
 between: [sync, drop_caches]
 filesystems:
-  - type: ext4
-phases:
 PLAN
+	for t in ${3:-ext4}; do
+		echo "  - type: $t"
+	done
+	echo "phases:"
 }
 
 bench_leftovers() {

@@ -6,7 +6,8 @@
 # to $BENCH_SUMMARY when it is set (BENCH: $BENCH_NAME, the script's
 # name); target is text such as ">= 0.95" or "0.9-1.1", verdict ok or
 # MISS, each every round's ratio in round order ("0.97 1.02 ...", or
-# empty). Empty lo/hi: one figure, no range. And csv(line, f): a line of
+# empty). Empty lo/hi: one figure, no range; an empty ratio with ok or
+# MISS: a yes/no claim (a ranking). And csv(line, f): a line of
 # results.csv split into f[1..n] (quotes honoured: a field may hold
 # commas), for the benches that read it field by field.
 function note(c, r, lo, hi, target, verdict, each,    f) {
@@ -16,7 +17,7 @@ function note(c, r, lo, hi, target, verdict, each,    f) {
 	       c, r == "" ? "-" : sprintf("%.2f", r),
 	       lo == "" ? "" : sprintf("%.2f", lo),
 	       hi == "" ? "" : sprintf("%.2f", hi), target,
-	       r == "" ? "n/a" : verdict, each >> f
+	       r == "" && verdict !~ /^(ok|MISS)$/ ? "n/a" : verdict, each >> f
 	close(f)
 }
 
