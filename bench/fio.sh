@@ -7,6 +7,14 @@
 #   op-by-op Lua loop (bench/randread_ops.lua) against the stream;
 #   1 MiB sequential writes of a new 1 GiB file, buffered, no fsync (what
 #   f:stream{op="write"} does): fio against the stream (bench/seqwrite.lua);
+#   8 KiB random writes each followed by fsync over a 64 MiB file, one op
+#   at a time (issue 29's fsync loop): fsplan's loop (bench/fsyncloop.lua,
+#   engine sync, over a file its setup wrote and synced) against fio like
+#   for like (--ioengine=psync --fsync=1 --overwrite=1 --norandommap, which
+#   lays the file out, written and synced, before the job), and, for
+#   information only, fio's defaults (--fallocate=native: every first write
+#   into an unwritten extent splits it; see fsplan-lua(7), "Comparing fsync
+#   loops with fio"); each run on a file made anew, after a syncfs;
 # then, in a second short run, 256 workers running bench/many.lua to
 # completion (each writes a 64 KiB file): the phase child's peak RSS.
 #
@@ -25,10 +33,15 @@
 # - besides IOPS, the CPU time per op (usr+sys over ops), which other load
 #   moves much less, is printed.
 # Prints raw figures and ratios against the targets (stream/fio >= 1.0,
-# aim 1.05; Lua/stream >= 0.8; RSS beyond I/O buffers <= 64 MiB). A missed
+# aim 1.05; Lua/stream >= 0.8; fsync loop/fio like for like 0.9-1.1, the
+# median of the rounds' ratios; RSS beyond I/O buffers <= 64 MiB). A missed
 # target is printed, not a failure. Needs root (skipped otherwise) and fio.
-# Environment: SECONDS_EACH (5), ROUNDS (3), WRITE_ROUNDS (5), BENCH_NICE (-10),
-# BENCH_WORKDIR (shm|run), FSPLAN, KEEP=1 keeps the run directories.
+# With the image in /dev/shm a flush costs the device nothing: the fsync
+# case's figures say most about the device with BENCH_WORKDIR=run.
+# Environment: SECONDS_EACH (5), ROUNDS (3; also the fsync case's),
+# WRITE_ROUNDS (5), BENCH_NICE (-10), BENCH_WORKDIR (shm|run), CASES (the
+# cases to run, default all: c1 c32 d1 d32 w fsync many; e.g. CASES=fsync),
+# FSPLAN, KEEP=1 keeps the run directories.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -38,6 +51,15 @@ rounds=${ROUNDS:-3}
 wrounds=${WRITE_ROUNDS:-5}
 prio=${BENCH_NICE:--10}
 where=${BENCH_WORKDIR:-shm}
+cases=" ${CASES:-c1 c32 d1 d32 w fsync many} "
+for c in $cases; do
+	case " c1 c32 d1 d32 w fsync many " in
+	*" $c "*) ;;
+	*) echo "fio: CASES: no case '$c' (c1 c32 d1 d32 w fsync many)" >&2
+	   exit 2 ;;
+	esac
+done
+want() { [[ $cases == *" $1 "* ]]; }
 if [ "$(id -u)" != 0 ]; then
 	echo "fio: skipped (needs root to run plans)"
 	exit 0
@@ -68,7 +90,8 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 cp "$root"/bench/randread.lua "$root"/bench/randread_ops.lua \
-   "$root"/bench/seqwrite.lua "$root"/bench/many.lua "$tmp/"
+   "$root"/bench/seqwrite.lua "$root"/bench/many.lua \
+   "$root"/bench/fsyncloop.lua "$tmp/"
 
 # The images: 4G sparse, of which ~2.1 GiB get written.
 workdir=()
@@ -85,17 +108,22 @@ rr="$rr --norandommap --time_based --runtime=$secs --output-format=json"
 sw="--filename=seq.dat --size=1G --bs=1M --rw=write --ioengine=io_uring"
 sw="$sw --iodepth=1 --fallocate=none --end_fsync=0 --output-format=json"
 warm='cat data > /dev/null'
+# the fsync loop: like for like, and fio's defaults (information)
+fs="--size=64M --bs=8k --rw=randwrite --ioengine=psync --fsync=1"
+fs="$fs --time_based --runtime=$secs --output-format=json"
 case_phases() {	# case round: the phase entries of one case, tools rotating
 	local c=$1 r=$2 tools t i n
 	case $c in
 	c1) tools=(fio stream lua) ;;
+	fsync) tools=(fio stream fiodef) ;;
 	*) tools=(fio stream) ;;
 	esac
 	n=${#tools[@]}
 	for ((i = 0; i < n; i++)); do
 		t=${tools[(i + r) % n]}
-		case $c in c*)
-			echo "  - {name: warm_${c}_${t}_$r, exec: '$warm'}" ;;
+		case $c in
+		c*) echo "  - {name: warm_${c}_${t}_$r, exec: '$warm'}" ;;
+		fsync) echo "  - {name: rmfs_${t}_$r, exec: 'rm -f fsync.dat'}" ;;
 		esac
 		case $c/$t in
 		c1/fio) echo "  - {name: c1_fio_$r, parse: fio, exec: 'fio --name=c1 $rr --iodepth=1 --direct=0 --invalidate=0'}" ;;
@@ -110,6 +138,10 @@ case_phases() {	# case round: the phase entries of one case, tools rotating
 		# a new file each time, written from an empty, clean cache
 		w/fio) echo "  - {name: w_fio_$r, between: [sync, drop_caches], parse: fio, exec: 'fio --name=w $sw'}" ;;
 		w/stream) echo "  - {name: w_stream_$r, between: [sync, drop_caches], use: seqwrite.lua, with: {file: seq.dat}}" ;;
+		# each on a file made anew (removed above), after a syncfs
+		fsync/fio) echo "  - {name: fsync_fio_$r, between: [sync], parse: fio, exec: 'fio --name=fsync --filename=fsync.dat $fs --overwrite=1 --norandommap'}" ;;
+		fsync/stream) echo "  - {name: fsync_stream_$r, between: [sync], use: fsyncloop.lua, with: {file: fsync.dat, seconds: ${secs}s}}" ;;
+		fsync/fiodef) echo "  - {name: fsync_fiodef_$r, between: [sync], parse: fio, exec: 'fio --name=fsync --filename=fsync.dat $fs'}" ;;
 		esac
 		if [ "$c" = w ]; then
 			echo "  - {name: rm_${t}_$r, exec: 'rm -f seq.dat'}"
@@ -124,13 +156,19 @@ target: {image: 4G}
 between: none
 filesystems: [{type: ext4}]
 phases:
-  # the file the reads read: on the device, and in the page cache
-  - {name: prep, use: seqwrite.lua, with: {file: data, fsync: true}}
 PLAN
+	# the file the reads read: on the device, and in the page cache
+	if want c1 || want c32 || want d1 || want d32; then
+		echo "  - {name: prep, use: seqwrite.lua, with: {file: data, fsync: true}}"
+	fi
 	for r in $(seq 1 "$rounds"); do
-		for c in c1 c32 d1 d32; do case_phases $c "$r"; done
+		for c in c1 c32 d1 d32 fsync; do
+			if want $c; then case_phases $c "$r"; fi
+		done
 	done
-	for r in $(seq 1 "$wrounds"); do case_phases w "$r"; done
+	if want w; then
+		for r in $(seq 1 "$wrounds"); do case_phases w "$r"; done
+	fi
 } > "$tmp/fio.yaml"
 
 cat > "$tmp/many.yaml" <<'PLAN'
@@ -143,8 +181,10 @@ filesystems: [{type: ext4}]
 phases: [{name: many, use: many.lua, with: {workers: 256, size: 64k}}]
 PLAN
 
-"$bin" check "$tmp/fio.yaml"
-"$bin" check "$tmp/many.yaml"
+main=0
+for c in c1 c32 d1 d32 w fsync; do if want $c; then main=1; fi; done
+if [ $main = 1 ]; then "$bin" check "$tmp/fio.yaml"; fi
+if want many; then "$bin" check "$tmp/many.yaml"; fi
 
 # ---- the watcher: page-cache drops; peak RSS while $tmp/rss exists ----------
 
@@ -197,17 +237,26 @@ watcher=$!
 
 load0=$(cut -d' ' -f1 /proc/loadavg)
 # no ram: the cached cases are meant to be cached
-bench_run fio none "$prio" "$bin" "$tmp/fio.yaml" "$tmp/run" "${workdir[@]}"
+wall=0
+if [ $main = 1 ]; then
+	bench_run fio none "$prio" "$bin" "$tmp/fio.yaml" "$tmp/run" "${workdir[@]}"
+else
+	mkdir "$tmp/run"
+	: > "$tmp/run/log.txt"
+	: > "$tmp/run/results.csv"
+fi
 load1=$(cut -d' ' -f1 /proc/loadavg)
 
-touch "$tmp/rss"
 many_ok=1
-nice -n "$prio" "$bin" run "$tmp/many.yaml" -o "$tmp/many" -q "${workdir[@]}" ||
-	many_ok=0
+if want many; then
+	touch "$tmp/rss"
+	nice -n "$prio" "$bin" run "$tmp/many.yaml" -o "$tmp/many" -q \
+		"${workdir[@]}" || many_ok=0
+fi
 touch "$tmp/stop"
 wait "$watcher" || true
 watcher=
-read -r hwm_kb threads < "$tmp/rss.peak" || { hwm_kb=0; threads=0; }
+read -r hwm_kb threads 2> /dev/null < "$tmp/rss.peak" || { hwm_kb=0; threads=0; }
 
 # ---- nothing left behind --------------------------------------------------
 
@@ -225,7 +274,7 @@ awk -v secs="$secs" -v rounds="$rounds" -v wrounds="$wrounds" -v prio="$prio" -v
     -v wall="$wall" \
     -v fio="$(fio --version)" -v kernel="$(uname -r)" -v cores="$(nproc)" \
     -v load0="$load0" -v load1="$load1" -v hwm="$hwm_kb" -v thr="$threads" \
-    -v many_ok="$many_ok" -f "$root/bench/note.awk" -e '
+    -v many_ok="$many_ok" -v cases="$cases" -f "$root/bench/note.awk" -e '
 function epoch(d, t,    s, a) {	# "2026-11-30" "06:53:11.106" -> seconds
 	s = d " " t
 	gsub(/[-:]/, " ", s)
@@ -300,6 +349,62 @@ function row(name, c, lua,    fi, st, r, lu, rl) {
 	runs_line[++nr] = sprintf("  %-19s fio%s  stream%s", name, R[c, "fio"], R[c, "stream"])
 	if (lua) runs_line[nr] = runs_line[nr] "  Lua" R[c, "lua"]
 }
+# the median of a[1..n] (sorted in place), and its lowest and highest
+function median(a, n,    i, j, x) {
+	for (i = 2; i <= n; i++)
+		for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
+			x = a[j]; a[j] = a[j - 1]; a[j - 1] = x
+		}
+	mlo = a[1]; mhi = a[n]
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+# the fsync loop: write IOPS of each tool per round, ratios within a round
+function fsync_case(    r, p, n, nl, nd, L, F, D, RL, RD, ml, mf, md, q, qlo, qhi, u, ulo, uhi, line) {
+	for (r = 1; r <= rounds; r++) {
+		if (!(("fsync_stream_" r) in seen) || !(("fsync_fio_" r) in seen))
+			continue
+		n++
+		L[n] = val["fsync_stream_" r, "write_iops"]
+		F[n] = val["fsync_fio_" r, "write_iops"]
+		RL[n] = F[n] ? L[n] / F[n] : 0
+		line = line sprintf(" %.0f/%.0f", L[n], F[n])
+		if (("fsync_fiodef_" r) in seen) {
+			nd++
+			D[nd] = val["fsync_fiodef_" r, "write_iops"]
+			RD[nd] = L[n] ? D[nd] / L[n] : 0
+			line = line sprintf("/%.0f", D[nd])
+		}
+	}
+	printf "  8 KiB random writes + fsync, 64 MiB file, 1 worker, %ss a run " \
+	       "(write IOPS, medians of %d rounds):\n", secs, n
+	if (!n) {
+		printf "    no round ran both tools: no figures\n"
+		note("fsync loop/fio like for like", "", "", "", "0.9-1.1", "")
+		return
+	}
+	ml = median(L, n); mf = median(F, n)
+	q = median(RL, n); qlo = mlo; qhi = mhi
+	verdict = q >= 0.9 && q <= 1.1 ? "ok" : "MISS"
+	printf "    fsplan loop (fsyncloop.lua, engine sync, file written by " \
+	       "setup) %7.0f\n", ml
+	printf "    fio --overwrite=1 --norandommap --ioengine=psync --fsync=1 " \
+	       "  %7.0f\n", mf
+	printf "    loop/fio %.2f [%.2f-%.2f] (target 0.9-1.1): %s\n", q, qlo,
+	       qhi, verdict
+	note("fsync loop/fio like for like", q, qlo, qhi, "0.9-1.1", verdict)
+	if (nd) {
+		md = median(D, nd); u = median(RD, nd); ulo = mlo; uhi = mhi
+		printf "    fio defaults (--fallocate=native, random map; " \
+		       "information, no target) %7.0f,\n", md
+		printf "      fio defaults/loop %.2f [%.2f-%.2f]: not like for " \
+		       "like (fsplan-lua(7))\n", u, ulo, uhi
+		note("fsync fio defaults/loop (unlike, info)", u, ulo, uhi, "-",
+		     "info")
+	}
+	printf "    every round (loop/fio like%s):%s\n", nd ? "/fio defaults" : "",
+	       line
+}
+function want(c) { return index(cases, " " c " ") > 0 }
 END {
 	lo = 99
 	# which read runs a drop of the page cache overlapped (no read phase
@@ -316,32 +421,47 @@ END {
 	}
 	for (i = 1; i <= nd; i++)
 		if (d1[i] >= r0 && d0[i] <= r1) drops++
-	printf "fio: fsplan vs %s on ext4 (a 4G loop image on %s), one 1 GiB file,\n",
+	printf "fio: fsplan vs %s on ext4 (a 4G loop image on %s),\n",
 	       fio, backing
 	printf "  1 worker; kernel %s, %d cores, load average %s -> %s, nice %s;\n",
 	       kernel, cores, load0, load1, prio
-	printf "  reads %ss per case, best of %d interleaved rounds; writes best " \
-	       "of %d; %ss in all\n", secs, rounds, wrounds, wall
-	printf "  %-19s %8s %8s %10s %8s %10s | %s\n", "4 KiB random reads", "fio",
-	       "stream", "stream/fio", "Lua ops", "Lua/stream", "CPU us/op fio stream Lua"
-	row("cached, depth 1", "c1", 1)
-	row("cached, depth 32", "c32", 0)
-	row("O_DIRECT, depth 1", "d1", 0)
-	row("O_DIRECT, depth 32", "d32", 0)
-	fi = best("w", "fio"); st = best("w", "stream"); r = fi ? st / fi : 0
-	note("1 MiB seq writes stream/fio", r, "", "", ">= 1.0", r >= 1.0 ? "ok" : "MISS")
-	printf "  %-19s %7.0f%s %7.0f%s %5.2f %s   (MiB/s)\n", "1 MiB seq writes",
-	       fi, M["w", "fio"], st, M["w", "stream"], r, ok(r, 1.0)
-	if (r < lo) lo = r
-	runs_line[++nr] = sprintf("  %-19s fio%s  stream%s", "1 MiB seq writes",
-				  R["w", "fio"], R["w", "stream"])
-	printf "  targets: stream/fio >= 1.0 (aim 1.05), Lua/stream >= 0.8; " \
-	       "lowest stream/fio %.2f\n", lo
-	printf "  every run (k IOPS, MiB/s; ! = a page-cache drop by someone else " \
-	       "overlapped it):\n"
-	for (i = 1; i <= nr; i++) print runs_line[i]
-	printf "  page-cache drops during the reads: %d; read runs they hit: %d of %d%s\n",
-	       drops, hits, runs, hits ? " (* = all runs of a case hit)" : ""
+	c = cases; gsub(/^ +| +$/, "", c)
+	printf "  cases: %s; %ss in all\n", c, wall
+	reads = want("c1") || want("c32") || want("d1") || want("d32")
+	if (reads || want("w")) {
+		printf "  one 1 GiB file; reads %ss per case, best of %d " \
+		       "interleaved rounds; writes best of %d\n", secs, rounds,
+		       wrounds
+		printf "  %-19s %8s %8s %10s %8s %10s | %s\n", "4 KiB random reads",
+		       "fio", "stream", "stream/fio", "Lua ops", "Lua/stream",
+		       "CPU us/op fio stream Lua"
+	}
+	if (want("c1")) row("cached, depth 1", "c1", 1)
+	if (want("c32")) row("cached, depth 32", "c32", 0)
+	if (want("d1")) row("O_DIRECT, depth 1", "d1", 0)
+	if (want("d32")) row("O_DIRECT, depth 32", "d32", 0)
+	if (want("w")) {
+		fi = best("w", "fio"); st = best("w", "stream"); r = fi ? st / fi : 0
+		note("1 MiB seq writes stream/fio", r, "", "", ">= 1.0", r >= 1.0 ? "ok" : "MISS")
+		printf "  %-19s %7.0f%s %7.0f%s %5.2f %s   (MiB/s)\n", "1 MiB seq writes",
+		       fi, M["w", "fio"], st, M["w", "stream"], r, ok(r, 1.0)
+		if (r < lo) lo = r
+		runs_line[++nr] = sprintf("  %-19s fio%s  stream%s", "1 MiB seq writes",
+					  R["w", "fio"], R["w", "stream"])
+	}
+	if (reads || want("w")) {
+		printf "  targets: stream/fio >= 1.0 (aim 1.05), Lua/stream >= 0.8; " \
+		       "lowest stream/fio %.2f\n", lo
+		printf "  every run (k IOPS, MiB/s; ! = a page-cache drop by someone else " \
+		       "overlapped it):\n"
+		for (i = 1; i <= nr; i++) print runs_line[i]
+	}
+	if (reads)
+		printf "  page-cache drops during the reads: %d; read runs they hit: %d of %d%s\n",
+		       drops, hits, runs, hits ? " (* = all runs of a case hit)" : ""
+	if (want("fsync")) fsync_case()
+	if (!want("many"))
+		exit
 	if (!many_ok) {
 		printf "  256 workers: the run FAILED\n"
 		exit

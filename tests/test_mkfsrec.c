@@ -174,10 +174,22 @@ Test(mkfsrec, short_form_for_the_report)
 	json_decref(conf);
 }
 
-/* Run plan text into a run directory (rd), its manifest's configs and
- * its html report (into page, to free) read back. */
+/* The text report's configs table: from its head to the blank line. */
+static char *text_table(const char *out)
+{
+	const char *p = strstr(out, "\n== filesystem configs"), *end;
+
+	cr_assert_not_null(p, "a configs section: %s", out);
+	p = strchr(p + 1, '\n') + 1;
+	end = strstr(p, "\n\n");
+	return strndup(p, end ? (size_t)(end - p) : strlen(p));
+}
+
+/* Run plan text into a run directory (rd), its manifest's configs, its
+ * html report (into page, to free) and its text report's configs table
+ * (into table, to free: from the head to the blank line) read back. */
 static json_t *run_configs(const char *text, char *rd, size_t len,
-			   char **page)
+			   char **page, char **table)
 {
 	static char html[512];
 	const char *dir;
@@ -200,9 +212,22 @@ static json_t *run_configs(const char *text, char *rd, size_t len,
 					  "-o", html, NULL });
 	cr_assert_eq(rc, 0, "report: %s", e2e_err);
 	*page = e2e_slurp(html, NULL);
+	rc = e2e_fsplan((const char *[]){ "report", rd, NULL });
+	cr_assert_eq(rc, 0, "report: %s", e2e_err);
+	*table = text_table(e2e_out);
 	cr_expect_eq(e2e_mounted_under(dir), 0);
 	cr_expect_eq(e2e_loops_under(dir), 0, "a loop device is left");
 	return c;
+}
+
+/* How many times word is in text. */
+static int count_of(const char *text, const char *word)
+{
+	int n = 0;
+
+	for (const char *p = text; (p = strstr(p, word)); p++)
+		n++;
+	return n;
 }
 
 static json_t *made(json_t *configs, int i)
@@ -217,7 +242,7 @@ static json_t *made(json_t *configs, int i)
 Test(mkfsrec, ext4_and_xfs_as_made_in_manifest_and_report, .fini = fini,
      .timeout = 120)
 {
-	char *page;
+	char *page, *table, head[512];
 	char rd[256];
 	json_t *c = run_configs(
 		"target: {image: 320M}\n"
@@ -226,7 +251,9 @@ Test(mkfsrec, ext4_and_xfs_as_made_in_manifest_and_report, .fini = fini,
 		"  - {type: ext4, mkfs: -O ^metadata_csum -I 128}\n"
 		"  - {type: ext4}\n"
 		"  - {type: xfs, mkfs: -i size=512}\n"
-		"phases: [{exec: 'true'}]\n", rd, sizeof(rd), &page);
+		"phases: [{exec: 'true'}]\n", rd, sizeof(rd), &page, &table);
+	size_t width;
+	int lines = 0;
 
 	cr_expect(!listed(made(c, 0), "features", "metadata_csum"));
 	cr_expect(listed(made(c, 0), "features", "has_journal"));
@@ -242,13 +269,39 @@ Test(mkfsrec, ext4_and_xfs_as_made_in_manifest_and_report, .fini = fini,
 	cr_expect(strstr(page, "<td class=\"words\">isize=512 bsize=4096 "
 			 "agcount=4 log="),
 		  "xfs's short form");
+	cr_expect_eq(count_of(page, "<th>mkfs made</th>"), 1, "one table");
+	/* the text report: the same column, its words wrapped */
+	width = strcspn(table, "\n");
+	snprintf(head, sizeof(head), "%.*s", (int)width, table);
+	cr_expect(strstr(head, "mkfs options") &&
+		  strstr(strstr(head, "mkfs options"), "  mkfs made  ") &&
+		  strstr(strstr(head, "mkfs made"), "  mount options"),
+		  "between mkfs and mount options: %s", head);
+	for (const char *p = table; p; p = strchr(p, '\n')) {
+		size_t n = strcspn(p += *p == '\n', "\n");
+
+		cr_expect(n <= width, "within the head's %zu columns: %.*s",
+			  width, (int)n, p);
+		lines++;
+	}
+	cr_expect_gt(lines, 2 + 3 + 3, "wrapped: more lines than rows");
+	cr_expect(strstr(table, "\nxfs") &&
+		  strstr(strstr(table, "\nxfs"), "isize=512 bsize=4096 "),
+		  "xfs's row: %s", table);
+	cr_expect_eq(count_of(table, "metadata_csum") -
+		     count_of(table, "^metadata_csum"), 1,
+		     "made on the second ext4 only: %s", table);
+	cr_expect_eq(count_of(table, "inode_size=128"), 1, "%s", table);
+	cr_expect_eq(count_of(table, "inode_size=256"), 1, "%s", table);
+	cr_expect_eq(count_of(table, "block_size="), 2, "%s", table);
 	json_decref(c);
 	free(page);
+	free(table);
 }
 
 Test(mkfsrec, btrfs_nodesize_as_made, .fini = fini, .timeout = 120)
 {
-	char *page;
+	char *page, *table;
 	char rd[256];
 	json_t *c;
 
@@ -259,25 +312,29 @@ Test(mkfsrec, btrfs_nodesize_as_made, .fini = fini, .timeout = 120)
 	c = run_configs("target: {image: 320M}\n"
 			"between: none\n"
 			"filesystems: [{type: btrfs, mkfs: -n 32k}]\n"
-			"phases: [{exec: 'true'}]\n", rd, sizeof(rd), &page);
+			"phases: [{exec: 'true'}]\n", rd, sizeof(rd), &page,
+			&table);
 	cr_expect_eq(num(made(c, 0), "nodesize"), 32768);
 	cr_expect_eq(num(made(c, 0), "sectorsize"), 4096);
 	cr_expect(strstr(page, "<td class=\"words\">nodesize=32768 "
 			 "sectorsize=4096 "),
 		  "btrfs's short form");
+	cr_expect(strstr(table, "nodesize=32768 sectorsize=4096 "),
+		  "the text report's: %s", table);
 	json_decref(c);
 	free(page);
+	free(table);
 }
 
 Test(mkfsrec, each_volume_as_made, .fini = fini, .timeout = 120)
 {
-	char *page;
+	char *page, *table;
 	char rd[256];
 	json_t *c = run_configs(
 		"target: {image: 128M, volumes: [source, target]}\n"
 		"between: none\n"
 		"filesystems: [{type: ext4, mkfs: -I 128 -O ^flex_bg}]\n"
-		"phases: [{exec: 'true'}]\n", rd, sizeof(rd), &page);
+		"phases: [{exec: 'true'}]\n", rd, sizeof(rd), &page, &table);
 	json_t *v = json_object_get(json_array_get(c, 0),
 				    "mkfs_applied_volumes");
 
@@ -291,6 +348,9 @@ Test(mkfsrec, each_volume_as_made, .fini = fini, .timeout = 120)
 		cr_expect(!listed(o, "features", "flex_bg"));
 	}
 	cr_expect_eq(num(made(c, 0), "inode_size"), 128, "the first's");
+	cr_expect(strstr(table, " inode_size=128 "), "the first's in the "
+		  "text report: %s", table);
 	json_decref(c);
 	free(page);
+	free(table);
 }

@@ -2,6 +2,7 @@
  * first, its direction and unit. */
 #include <math.h>
 
+#include "report/configs.h"
 #include "report/rank.h"
 #include "resset.h"
 
@@ -22,7 +23,7 @@ static const char *configs(void)
 	size_t len;
 	FILE *f = rs_stream(&len);
 
-	cr_assert_eq(rank_configs(f, rs.run, rs.n), 0);
+	cr_assert_eq(configs_text(f, rs.run, rs.n, NULL), 0);
 	return rs_done(f);
 }
 
@@ -378,8 +379,8 @@ Test(rank, configs_count_their_own_rounds)
 		       "mkfs (s)");
 	rs_expect_line(out, "ext4 ext4 - - 3 0.500");
 	rs_expect_line(out, "xfs ext4 - - 2 1.500");
-	cr_expect_eq(rank_config_rounds(rs.run, rs.n, "ext4"), 3);
-	cr_expect_eq(rank_config_rounds(rs.run, rs.n, "xfs"), 2);
+	cr_expect_eq(configs_rounds(rs.run, rs.n, "ext4"), 3);
+	cr_expect_eq(configs_rounds(rs.run, rs.n, "xfs"), 2);
 	/* made once (rep 0): no rounds column */
 	rs_free();
 	rs_begin();

@@ -817,8 +817,10 @@ Test(report, key_metrics_of_a_real_run, .timeout = 180)
 	/* what it shows: the configs, the key tables in the key's order,
 	 * the exec phase's seconds, the failures with their reason */
 	t = section("== filesystem configs ==\n");
-	expect_line(t, "ext4::defaults ext4 - defaults ");
-	expect_line(t, "ext4::noatime ext4 - noatime ");
+	expect_line(t, "ext4::defaults ext4 - features=has_journal,ext_attr, "
+		    "defaults ");
+	expect_line(t, "ext4::noatime ext4 - features=has_journal,ext_attr, "
+		    "noatime ");
 	t = section("== phase w: 4 of 4 phase runs ok ==");
 	cr_assert(strstr(t, "\nio_mbs: io (MiB/s), higher is better\n"), "%s",
 		  t);

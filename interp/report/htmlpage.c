@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "report/classic.h"
+#include "report/configs.h"
 #include "report/html.h"
 #include "report/htmlchart.h"
 #include "report/htmlpage.h"
@@ -145,7 +146,6 @@ static void manifest_configs(FILE *f, json_t *m)
 	static const char *const col[][2] = { { "label", "config" },
 		{ "type", "type" }, { "mkfs", "mkfs options" },
 		{ "mkfs_cmd", "mkfs command" },
-		{ "mkfs_applied", "mkfs made" },
 		{ "mount_requested", "mount options requested" },
 		{ "mount_applied", "mount options applied" },
 		{ "loop_io", "loop image I/O" }, { "status", "status" } };
@@ -162,15 +162,9 @@ static void manifest_configs(FILE *f, json_t *m)
 		fputs("<tr>", f);
 		for (size_t c = 0; c < sizeof(col) / sizeof(col[0]); c++) {
 			const char *s = manifestread_str(o, col[c][0], "-");
-			struct strbuf made = { 0 };
 
-			if (!strcmp(col[c][0], "mkfs_applied")) {
-				manifestread_mkfs_applied(o, &made);
-				s = made.len ? made.p : "-";
-			}
-			fputs(made.len ? "<td class=\"words\">" : "<td>", f);
+			fputs("<td>", f);
 			html_text(f, *s ? s : "-");
-			free(made.p);
 			if (!strcmp(col[c][0], "status") &&
 			    json_is_string(json_object_get(o, "reason"))) {
 				fputs(": ", f);
@@ -193,9 +187,11 @@ static int configs(FILE *f, const struct results *r, json_t *m)
 		return -1;
 	fputs("<h2 id=\"configs\">Filesystem configs</h2>\n", f);
 	manifest_configs(f, m);
-	rc = rank_configs_table(&g, runs, r->n_runs);
+	rc = configs_table(&g, runs, r->n_runs, json_object_get(m, "configs"));
 	if (!rc && r->n_runs) {
-		fputs("<h3>mkfs, mount and umount times (means", f);
+		fputs(g.ncol > 3 && !strcmp(g.col[3].name, "mkfs made") ?
+		      "<h3>What mkfs made; mkfs, mount and umount times "
+		      "(means" : "<h3>mkfs, mount and umount times (means", f);
 		if (rounds > 1 && fewest < rounds)
 			fprintf(f, " over each config's rounds, up to %d, "
 				"each config made once a round", rounds);

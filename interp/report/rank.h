@@ -52,26 +52,6 @@ typedef int (*rank_fn)(void *ctx, const struct rank_table *t,
 int rank_each(const struct res_run *const *runs, size_t n,
 	      const char *const *only, rank_fn fn, void *ctx);
 
-/* rank_configs' table (zeroed by the caller, freed with table_free);
- * 0, or -1 out of memory. */
-int rank_configs_table(struct table *g, const struct res_run *const *runs,
-		       size_t n);
-
-/*
- * The filesystem configs of runs (all of a run's), a row each in order of
- * first appearance — a config whose phase runs were all skipped too:
- * label, type, mkfs and mount options, and the mean of each measurement
- * of its own rows (mkfs_s, mount_s, umount_s: "-" when it has none).
- * Returns 0, or -1 out of memory.
- */
-int rank_configs(FILE *f, const struct res_run *const *runs, size_t n);
-
-/* How many rounds made config label anew (order: rounds: its own rows'
- * distinct reps), 0 when it was made once (rep 0). rank_configs shows
- * it in a column rounds when some config has more than one. */
-int rank_config_rounds(const struct res_run *const *runs, size_t n,
-		       const char *label);
-
 /*
  * 1 if a smaller value of this metric is better: its name ends in _s,
  * _ms, _us, seconds, _latency, _pct, _cpu, _peak_bytes or _peak_kib, its

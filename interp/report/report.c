@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/configs.h"
 #include "report/htmlpage.h"
 #include "report/manifestread.h"
 #include "report/outfmt.h"
@@ -161,7 +162,7 @@ out:
 }
 
 /* Every filesystem config of the run, with its own metrics. */
-static int text_configs(FILE *f, const struct results *r)
+static int text_configs(FILE *f, const struct results *r, json_t *m)
 {
 	const struct res_run **runs = view_all_runs(r);
 	int rc, fewest, rounds = view_config_rounds(r, &fewest);
@@ -177,7 +178,7 @@ static int text_configs(FILE *f, const struct results *r)
 			"means over %d rounds) ==\n", rounds);
 	else
 		fputs("\n== filesystem configs ==\n", f);
-	rc = rank_configs(f, runs, r->n_runs);
+	rc = configs_text(f, runs, r->n_runs, json_object_get(m, "configs"));
 	free(runs);
 	return rc;
 }
@@ -244,7 +245,7 @@ static int write_text(FILE *f, const char *rundir, const struct results *r,
 		      "--all for every one)\n", f);
 	if (!r->n_runs)
 		fputs("\nresults.csv has no rows yet\n", f);
-	else if (text_configs(f, r))
+	else if (text_configs(f, r, m))
 		goto out;
 	for (size_t i = 0; i < r->n_runs; i++)
 		configs |= !*r->runs[i].phase;

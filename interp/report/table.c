@@ -58,6 +58,14 @@ int table_init(struct table *t, int ncol, int left, const char *const *name,
 	return t->failed ? -1 : 0;
 }
 
+int table_wrap(struct table *t, int c, int width)
+{
+	if (c < 0 || c >= t->ncol)
+		return fail(t);
+	t->col[c].wrap = width;
+	return 0;
+}
+
 int table_layout(struct table *t, const char *sect_fmt, const char *row_fmt,
 		 const char *sub_fmt)
 {
@@ -291,33 +299,108 @@ static const struct table_sect *sect_at(const struct table *t, size_t r)
 	return NULL;
 }
 
-/* Columns of UTF-8 text ("±" is two bytes, one column). */
-static int chars(const char *s)
+/* Columns of the first n bytes of UTF-8 text ("±" is two bytes, one). */
+static int chars_n(const char *s, size_t n)
 {
-	int n = 0;
+	int k = 0;
 
-	for (; *s; s++)
-		n += ((unsigned char)*s & 0xc0) != 0x80;
-	return n;
+	for (size_t i = 0; i < n && s[i]; i++)
+		k += ((unsigned char)s[i] & 0xc0) != 0x80;
+	return k;
 }
 
-/* One line of the fitted layout: cells (NULL: the rule), text columns
- * left-aligned (the last one unpadded), the others right-aligned. */
-static void fitted_line(FILE *f, const struct table *t, const int *w,
-			const char *const *cell)
+static int chars(const char *s)
 {
-	for (int c = 0; c < t->ncol; c++) {
-		int pad = cell ? w[c] - chars(cell[c]) : 0;
+	return chars_n(s, strlen(s));
+}
 
-		if (!cell)
+/* The first line of s wrapped at width columns (table_wrap): its bytes
+ * in *len; returns where the next line starts ("" after the last). */
+static const char *wrap_line(const char *s, int width, int *len)
+{
+	const char *p, *end = NULL, *next = NULL;
+	int n = 0;
+
+	for (p = s; *p; p++) {
+		int full = ((unsigned char)*p & 0xc0) != 0x80 && n++ == width;
+
+		if (*p == ' ')
+			end = p, next = p + 1;
+		else if (*p == ',' && !full)
+			end = p + 1, next = p + 1;
+		if (full)
+			break;
+	}
+	if (!*p || !end)	/* the rest fits, or a word is cut */
+		end = next = p;
+	*len = (int)(end - s);
+	while (*next == ' ')
+		next++;
+	return next;
+}
+
+/* The width of column c: its head's, its widest cell's or line's. */
+static int fit_width(const struct table *t, int c, const char *head)
+{
+	int w = chars(head), len, k;
+
+	for (size_t r = 0; r < t->n; r++)
+		for (const char *s = t->row[r].cell[c], *next; *s; s = next) {
+			next = t->col[c].wrap <= 0 ? s + strlen(s) :
+			       wrap_line(s, t->col[c].wrap, &len);
+			k = chars_n(s, t->col[c].wrap <= 0 ? strlen(s) :
+				    (size_t)len);
+			w = k > w ? k : w;
+		}
+	return w;
+}
+
+/* One line of the fitted layout: at[c], the rest of each cell (NULL:
+ * the rule), text columns left-aligned (the last one unpadded), the
+ * others right-aligned; a wrapped column's cell takes its first line,
+ * the others all (at[c] is then the rest). The lines after a row's
+ * first end at their last cell. */
+static void fitted_line(FILE *f, const struct table *t, const int *w,
+			const char **at, int first)
+{
+	int last = t->ncol - 1;
+
+	while (!first && last > 0 && !*at[last])
+		last--;
+	for (int c = 0; c <= last; c++) {
+		const char *s = at ? at[c] : "";
+		int len = (int)strlen(s), pad;
+
+		if (at && t->col[c].wrap > 0)
+			at[c] = wrap_line(s, t->col[c].wrap, &len);
+		else if (at)
+			at[c] = s + len;
+		pad = w[c] - chars_n(s, (size_t)len);
+		if (!at)
 			dashes(f, w[c]);
 		else if (c >= t->left)
-			fprintf(f, "%*s%s", pad, "", cell[c]);
-		else if (c + 1 < t->ncol)
-			fprintf(f, "%s%*s", cell[c], pad, "");
+			fprintf(f, "%*s%.*s", pad, "", len, s);
+		else if (c < last)
+			fprintf(f, "%.*s%*s", len, s, pad, "");
 		else
-			fputs(cell[c], f);
-		fputs(c + 1 < t->ncol ? "  " : "\n", f);
+			fprintf(f, "%.*s", len, s);
+		fputs(c < last ? "  " : "\n", f);
+	}
+}
+
+/* A row of cells in as many lines as its wrapped cells take. */
+static void fitted_row(FILE *f, const struct table *t, const int *w,
+		       const char *const *cell, const char **at)
+{
+	int more = 1;
+
+	for (int c = 0; c < t->ncol; c++)
+		at[c] = cell[c];
+	for (int first = 1; more; first = 0) {
+		fitted_line(f, t, w, at, first);
+		more = 0;
+		for (int c = 0; c < t->ncol; c++)
+			more |= *at[c] != '\0';
 	}
 }
 
@@ -326,24 +409,23 @@ static void fitted_line(FILE *f, const struct table *t, const int *w,
 static void text_fitted(FILE *f, const struct table *t)
 {
 	const char **head = calloc((size_t)t->ncol + 1, sizeof(*head));
+	const char **at = calloc((size_t)t->ncol + 1, sizeof(*at));
 	char (*buf)[512] = calloc((size_t)t->ncol + 1, sizeof(*buf));
 	int *w = calloc((size_t)t->ncol + 1, sizeof(*w));
 
-	if (head && buf && w) {
+	if (head && at && buf && w) {
 		for (int c = 0; c < t->ncol; c++) {
 			head[c] = table_colhead(t, c, buf[c], sizeof(buf[c]));
-			w[c] = chars(head[c]);
-			for (size_t r = 0; r < t->n; r++)
-				if (chars(t->row[r].cell[c]) > w[c])
-					w[c] = chars(t->row[r].cell[c]);
+			w[c] = fit_width(t, c, head[c]);
 		}
-		fitted_line(f, t, w, head);
-		fitted_line(f, t, w, NULL);
+		fitted_row(f, t, w, head, at);
+		fitted_line(f, t, w, NULL, 1);
 		for (size_t r = 0; r < t->n; r++)
-			fitted_line(f, t, w,
-				    (const char *const *)t->row[r].cell);
+			fitted_row(f, t, w,
+				   (const char *const *)t->row[r].cell, at);
 	}
 	free(head);
+	free(at);
 	free(buf);
 	free(w);
 }
@@ -429,7 +511,9 @@ void table_html(FILE *f, const struct table *t)
 		}
 		fputs("<tr>", f);
 		for (int c = 0; c < t->ncol; c++) {
-			fputs(c >= t->left ? "<td class=\"num\">" : "<td>", f);
+			fputs(c >= t->left ? "<td class=\"num\">" :
+			      t->col[c].wrap > 0 ? "<td class=\"words\">" :
+			      "<td>", f);
 			html_text(f, t->row[r].cell[c]);
 			fputs("</td>", f);
 		}

@@ -42,6 +42,7 @@
 struct table_col {
 	char *name;		/* the html and csv head: "Rate" */
 	char *unit;		/* "MiB/s": the head says "Rate (MiB/s)" */
+	int wrap;		/* > 0: words, wrapped (table_wrap) */
 };
 
 struct table_row {
@@ -86,6 +87,12 @@ int table_layout(struct table *t, const char *sect_fmt, const char *row_fmt,
 		 const char *sub_fmt);
 int table_head(struct table *t, const char *fmt, const char *const *cell,
 	       size_t n);
+/* Column c holds words (a list of facts, "a=1 b=x,y"): the fitted text
+ * layout wraps its cells in lines of at most width columns, breaking at
+ * a space or after a comma (a word longer than that is cut across
+ * lines), the row's other cells on its first line; html lets them wrap
+ * (class words); csv keeps each whole. */
+int table_wrap(struct table *t, int c, int width);
 /* A section starting at the next row (text_title NULL: title). */
 int table_section(struct table *t, const char *title,
 		  const char *text_title);

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/configs.h"
 #include "report/manifestread.h"
-#include "report/rank.h"
 #include "report/study.h"
 #include "report/view.h"
 
@@ -76,7 +76,7 @@ int view_config_rounds(const struct results *r, int *fewest)
 
 		if (*runs[i]->phase)
 			continue;
-		k = rank_config_rounds(runs, r->n_runs, runs[i]->fs_label);
+		k = configs_rounds(runs, r->n_runs, runs[i]->fs_label);
 
 		if (k > most)
 			most = k;

@@ -1,0 +1,256 @@
+/* configs: the report's table of filesystem configs, as made and timed. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/configs.h"
+#include "report/manifestread.h"
+#include "report/metricname.h"
+#include "report/rank.h"
+#include "util/strbuf.h"
+
+/* The mean of name over the config rows (phase "") of label, in *v. */
+static int mean_of(const struct res_run *const *runs, size_t n,
+		       const char *label, const char *name, double *v)
+{
+	double sum = 0, x;
+	int k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!*runs[i]->phase && !strcmp(runs[i]->fs_label, label) &&
+		    results_value(runs[i], name, &x)) {
+			sum += x;
+			k++;
+		}
+	if (k)
+		*v = sum / k;
+	return k;
+}
+
+/* The unit of name in the config rows, "" if none says. */
+static const char *unit_of(const struct res_run *const *runs, size_t n,
+			       const char *name)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct res_metric *m = *runs[i]->phase ? NULL :
+					     results_metric(runs[i], name);
+
+		if (m && *m->unit)
+			return m->unit;
+	}
+	return "";
+}
+
+/* A volume's own times (mkfs_s_source, ...) left out of names: the
+ * totals are in the config table, the rest behind --metric and in the
+ * study's table. The count kept. */
+static size_t totals_only(const char **names, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t m = 0; m < n; m++) {
+		const char *u = strstr(names[m], "_s_");
+
+		if (!u || u[3] == '\0')
+			names[k++] = names[m];
+	}
+	return k;
+}
+
+int configs_rounds(const struct res_run *const *runs, size_t n,
+		       const char *label)
+{
+	int rounds = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t j;
+
+		if (*runs[i]->phase || runs[i]->rep < 1 ||
+		    strcmp(runs[i]->fs_label, label))
+			continue;
+		/* a config made again in its round (a resumed run) */
+		for (j = 0; j < i; j++)
+			if (!*runs[j]->phase && runs[j]->rep == runs[i]->rep &&
+			    !strcmp(runs[j]->fs_label, label))
+				break;
+		rounds += j == i;
+	}
+	return rounds;
+}
+
+/* The columns: a config's four facts, what mkfs made, its rounds, at
+ * most MAX_M metrics (as report has shown); the words of what mkfs made
+ * wrap in text at MADE_WRAP columns. */
+enum { FACTS = 4, MAX_M = 11, MADE_WRAP = 40 };
+
+/* What the configs' table is made of: their own rows (conf), each
+ * config's first run (first, in order), what mkfs made of each (made,
+ * "" unknown), the metrics and their names. */
+struct configs {
+	const struct res_run **conf, **first;
+	size_t n_conf, n_first;
+	struct strbuf *made;
+	int any_made;		/* the column mkfs made is there */
+	int rounds;		/* the column rounds is there */
+	const char **names;
+	size_t n_names;
+	struct metricname t[MAX_M];
+	int dec[MAX_M];
+	size_t c0;		/* the first metric's column */
+};
+
+/* What mkfs made of config label, from mconf (manifest.json's configs). */
+static void made_of(json_t *mconf, const char *label, struct strbuf *out)
+{
+	json_t *o;
+	size_t i;
+
+	json_array_foreach(mconf, i, o)
+		if (!strcmp(manifestread_str(o, "label", ""), label)) {
+			manifestread_mkfs_applied(o, out);
+			return;
+		}
+}
+
+static int configs_gather(struct configs *c, const struct res_run *const *runs,
+			  size_t n, json_t *mconf)
+{
+	int most = 0;
+
+	c->conf = calloc(n + 1, sizeof(*c->conf));
+	c->first = calloc(n + 1, sizeof(*c->first));
+	c->made = calloc(n + 1, sizeof(*c->made));
+	if (!c->conf || !c->first || !c->made)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		size_t k;
+
+		if (!*runs[i]->phase)
+			c->conf[c->n_conf++] = runs[i];
+		for (k = 0; k < c->n_first; k++)
+			if (!strcmp(c->first[k]->fs_label, runs[i]->fs_label))
+				break;
+		if (k == c->n_first)
+			c->first[c->n_first++] = runs[i];
+	}
+	c->names = rank_metric_names(c->conf, c->n_conf, 1, &c->n_names);
+	if (!c->names)
+		return -1;
+	c->n_names = totals_only(c->names, c->n_names);
+	if (c->n_names > MAX_M)
+		c->n_names = MAX_M;
+	for (size_t k = 0; k < c->n_first; k++) {
+		/* order: rounds: a config its stop rules ended early has
+		 * fewer */
+		int got = configs_rounds(c->conf, c->n_conf,
+					 c->first[k]->fs_label);
+
+		most = got > most ? got : most;
+		made_of(mconf, c->first[k]->fs_label, &c->made[k]);
+		c->any_made |= c->made[k].len > 0;
+	}
+	c->rounds = most > 1;
+	c->c0 = FACTS + (size_t)c->any_made + (size_t)c->rounds;
+	return 0;
+}
+
+/* The head: the configs' facts, then each metric's label and unit. */
+static int configs_head(struct table *g, struct configs *c)
+{
+	const char *row[FACTS + 2 + MAX_M] = { "config", "type",
+					       "mkfs options" };
+	size_t k = 3;
+
+	if (c->any_made)
+		row[k++] = "mkfs made";
+	row[k++] = "mount options";
+	if (c->rounds)
+		row[k++] = "rounds";
+	for (size_t m = 0; m < c->n_names; m++) {
+		double top = 0, v;
+
+		for (size_t i = 0; i < c->n_first; i++)
+			if (mean_of(c->conf, c->n_conf,
+				    c->first[i]->fs_label, c->names[m], &v))
+				top = fmax(top, fabs(v));
+		if (metricname_of(c->names[m], unit_of(c->conf, c->n_conf,
+			c->names[m]), top, &c->t[m]))
+			return -1;
+		c->dec[m] = metricname_digits(top / c->t[m].scale);
+		row[c->c0 + m] = c->t[m].label.p;
+	}
+	if (table_init(g, (int)(c->c0 + c->n_names),
+		       FACTS + c->any_made, row, NULL))
+		return -1;
+	return c->any_made ? table_wrap(g, 3, MADE_WRAP) : 0;
+}
+
+/* A row per config: its facts, its rounds, the means of its metrics. */
+static int configs_rows(struct table *g, const struct configs *c)
+{
+	const char *row[FACTS + 2 + MAX_M];
+	char num[MAX_M][TABLE_NUM], rounds[16];
+
+	for (size_t i = 0; i < c->n_first; i++) {
+		const struct res_run *x = c->first[i];
+		size_t k = 0;
+
+		row[k++] = x->fs_label;
+		row[k++] = x->fs_type;
+		row[k++] = *x->mkfs_opts ? x->mkfs_opts : "-";
+		if (c->any_made)
+			row[k++] = c->made[i].len ? c->made[i].p : "-";
+		row[k++] = *x->mount_opts ? x->mount_opts : "-";
+		snprintf(rounds, sizeof(rounds), "%d", configs_rounds(
+			 c->conf, c->n_conf, x->fs_label));
+		if (c->rounds)
+			row[k++] = rounds;
+		for (size_t m = 0; m < c->n_names; m++) {
+			double v;
+
+			if (mean_of(c->conf, c->n_conf, x->fs_label,
+				    c->names[m], &v))
+				snprintf(num[m], sizeof(num[m]), "%.*f",
+					 c->dec[m], v / c->t[m].scale);
+			else
+				snprintf(num[m], sizeof(num[m]), "-");
+			row[c->c0 + m] = num[m];
+		}
+		if (table_row(g, row, 0))
+			return -1;
+	}
+	return 0;
+}
+
+int configs_table(struct table *g, const struct res_run *const *runs,
+		  size_t n, json_t *mconf)
+{
+	struct configs c;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	rc = configs_gather(&c, runs, n, mconf) || configs_head(g, &c) ||
+	     configs_rows(g, &c) ? -1 : 0;
+	for (size_t m = 0; m < MAX_M; m++)
+		metricname_free(&c.t[m]);
+	for (size_t k = 0; c.made && k < c.n_first; k++)
+		free(c.made[k].p);
+	free(c.made);
+	free(c.names);
+	free(c.conf);
+	free(c.first);
+	return rc;
+}
+
+int configs_text(FILE *f, const struct res_run *const *runs, size_t n,
+		 json_t *mconf)
+{
+	struct table g = { 0 };
+	int rc = configs_table(&g, runs, n, mconf);
+
+	if (!rc)
+		table_text(f, &g);
+	table_free(&g);
+	return rc;
+}
