@@ -359,7 +359,8 @@ function median(a, n,    i, j, x) {
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
 # the fsync loop: write IOPS of each tool per round, ratios within a round
-function fsync_case(    r, p, n, nl, nd, L, F, D, RL, RD, ml, mf, md, q, qlo, qhi, u, ulo, uhi, line) {
+function fsync_case(    r, p, n, nl, nd, L, F, D, RL, RD, ml, mf, md, q, qlo, qhi, u, ulo, uhi, line,
+		    es, eu) {
 	for (r = 1; r <= rounds; r++) {
 		if (!(("fsync_stream_" r) in seen) || !(("fsync_fio_" r) in seen))
 			continue
@@ -382,6 +383,7 @@ function fsync_case(    r, p, n, nl, nd, L, F, D, RL, RD, ml, mf, md, q, qlo, qh
 		note("fsync loop/fio like for like", "", "", "", "0.9-1.1", "")
 		return
 	}
+	es = joined(RL, n); eu = joined(RD, nd)
 	ml = median(L, n); mf = median(F, n)
 	q = median(RL, n); qlo = mlo; qhi = mhi
 	verdict = q >= 0.9 && q <= 1.1 ? "ok" : "MISS"
@@ -391,7 +393,8 @@ function fsync_case(    r, p, n, nl, nd, L, F, D, RL, RD, ml, mf, md, q, qlo, qh
 	       "  %7.0f\n", mf
 	printf "    loop/fio %.2f [%.2f-%.2f] (target 0.9-1.1): %s\n", q, qlo,
 	       qhi, verdict
-	note("fsync loop/fio like for like", q, qlo, qhi, "0.9-1.1", verdict)
+	note("fsync loop/fio like for like", q, qlo, qhi, "0.9-1.1", verdict,
+	     es)
 	if (nd) {
 		md = median(D, nd); u = median(RD, nd); ulo = mlo; uhi = mhi
 		printf "    fio defaults (--fallocate=native, random map; " \
@@ -399,7 +402,7 @@ function fsync_case(    r, p, n, nl, nd, L, F, D, RL, RD, ml, mf, md, q, qlo, qh
 		printf "      fio defaults/loop %.2f [%.2f-%.2f]: not like for " \
 		       "like (fsplan-lua(7))\n", u, ulo, uhi
 		note("fsync fio defaults/loop (unlike, info)", u, ulo, uhi, "-",
-		     "info")
+		     "info", eu)
 	}
 	printf "    every round (loop/fio like%s):%s\n", nd ? "/fio defaults" : "",
 	       line
