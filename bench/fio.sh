@@ -4,7 +4,9 @@
 #   4 KiB random reads of one 1 GiB file, 1 worker, depth 1 and 32,
 #   buffered with the file cached and O_DIRECT: fio (ioengine=io_uring)
 #   against the C stream (bench/randread.lua); at depth 1 buffered also an
-#   op-by-op Lua loop (bench/randread_ops.lua) against the stream;
+#   op-by-op Lua loop (bench/randread_ops.lua) against the stream; both
+#   with engine: uring, ring against ring (auto, the default, takes a
+#   syscall for a lone op);
 #   1 MiB sequential writes of a new 1 GiB file, buffered, no fsync (what
 #   f:stream{op="write"} does): fio against the stream (bench/seqwrite.lua);
 #   8 KiB random writes each followed by fsync over a 64 MiB file, one op
@@ -127,14 +129,14 @@ case_phases() {	# case round: the phase entries of one case, tools rotating
 		esac
 		case $c/$t in
 		c1/fio) echo "  - {name: c1_fio_$r, parse: fio, exec: 'fio --name=c1 $rr --iodepth=1 --direct=0 --invalidate=0'}" ;;
-		c1/stream) echo "  - {name: c1_stream_$r, use: randread.lua, with: {depth: 1, seconds: ${secs}s}}" ;;
-		c1/lua) echo "  - {name: c1_lua_$r, use: randread_ops.lua, with: {seconds: ${secs}s}}" ;;
+		c1/stream) echo "  - {name: c1_stream_$r, use: randread.lua, with: {engine: uring, depth: 1, seconds: ${secs}s}}" ;;
+		c1/lua) echo "  - {name: c1_lua_$r, use: randread_ops.lua, with: {engine: uring, seconds: ${secs}s}}" ;;
 		c32/fio) echo "  - {name: c32_fio_$r, parse: fio, exec: 'fio --name=c32 $rr --iodepth=32 --direct=0 --invalidate=0'}" ;;
-		c32/stream) echo "  - {name: c32_stream_$r, use: randread.lua, with: {depth: 32, seconds: ${secs}s}}" ;;
+		c32/stream) echo "  - {name: c32_stream_$r, use: randread.lua, with: {engine: uring, depth: 32, seconds: ${secs}s}}" ;;
 		d1/fio) echo "  - {name: d1_fio_$r, parse: fio, exec: 'fio --name=d1 $rr --iodepth=1 --direct=1'}" ;;
-		d1/stream) echo "  - {name: d1_stream_$r, use: randread.lua, with: {depth: 1, direct: true, seconds: ${secs}s}}" ;;
+		d1/stream) echo "  - {name: d1_stream_$r, use: randread.lua, with: {engine: uring, depth: 1, direct: true, seconds: ${secs}s}}" ;;
 		d32/fio) echo "  - {name: d32_fio_$r, parse: fio, exec: 'fio --name=d32 $rr --iodepth=32 --direct=1'}" ;;
-		d32/stream) echo "  - {name: d32_stream_$r, use: randread.lua, with: {depth: 32, direct: true, seconds: ${secs}s}}" ;;
+		d32/stream) echo "  - {name: d32_stream_$r, use: randread.lua, with: {engine: uring, depth: 32, direct: true, seconds: ${secs}s}}" ;;
 		# a new file each time, written from an empty, clean cache
 		w/fio) echo "  - {name: w_fio_$r, between: [sync, drop_caches], parse: fio, exec: 'fio --name=w $sw'}" ;;
 		w/stream) echo "  - {name: w_stream_$r, between: [sync, drop_caches], use: seqwrite.lua, with: {file: seq.dat}}" ;;

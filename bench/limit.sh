@@ -6,6 +6,9 @@
 #           liburing loop - one ring, prep_read at random offsets, submit,
 #           wait, drain, refill (fio's t/io_uring) - as an exec phase
 #   stream  the C stream, f:stream (bench/randread.lua)
+# (stream and lua with engine: uring: every read through the ring, the
+# path this bench weighs; the default engine, auto, takes a syscall for
+# a lone op)
 #   lua     the op-by-op Lua loop a user's own phase is: f:read per op at
 #           w:random offsets until w:done() (bench/randread_ops.lua);
 #           depth 1 by nature
@@ -92,8 +95,8 @@ case_phases() {	# case round: one case's phase entries, tools rotating
 		esac
 		case $t in
 		limit) echo "  - {name: ${c}_limit_$r, exec: '$tmp/limit data $d $secs $([ "$direct" = true ] && echo direct || echo buffered) $flags'}" ;;
-		stream) echo "  - {name: ${c}_stream_$r, use: randread.lua, with: {depth: $d, size: 256M, direct: $direct, seconds: ${secs}s}}" ;;
-		lua) echo "  - {name: ${c}_lua_$r, use: randread_ops.lua, with: {size: 256M, direct: $direct, seconds: ${secs}s}}" ;;
+		stream) echo "  - {name: ${c}_stream_$r, use: randread.lua, with: {engine: uring, depth: $d, size: 256M, direct: $direct, seconds: ${secs}s}}" ;;
+		lua) echo "  - {name: ${c}_lua_$r, use: randread_ops.lua, with: {engine: uring, size: 256M, direct: $direct, seconds: ${secs}s}}" ;;
 		floor) echo "  - {name: ${c}_floor_$r, exec: '$tmp/lualimit $tmp/randread_ops.lua data $secs $([ "$direct" = true ] && echo direct || echo buffered)'}" ;;
 		esac
 	done
@@ -184,7 +187,7 @@ END {
 		put(p, m[p, "read_iops"], ops ? cpu / ops : 0)
 	}
 	printf "limit: fsplan vs the minimal liburing loop (bench/limit.c) on ext4 (a 1G loop\n"
-	printf "  image on %s), one 256 MiB file, 4 KiB random reads, 1 worker, engine auto;\n", backing
+	printf "  image on %s), one 256 MiB file, 4 KiB random reads, 1 worker, engine uring;\n", backing
 	printf "  kernel %s, %d cores, load average %s -> %s, nice %s; %ss per run,\n",
 	       kernel, cores, load0, load1, prio, secs
 	printf "  %d rounds, order rotating; %ss in all; limit's ring flags: %s\n", R, wall, flags

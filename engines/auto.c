@@ -1,4 +1,4 @@
-/* auto: the default engine: the ring for what runs inline, else a syscall. */
+/* auto: the default engine: a syscall for a lone op, the ring for several. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -10,50 +10,33 @@
 #include "util/clock.h"
 
 /*
- * io_uring first issues an op non-blocking in the submitting task; what
- * cannot go that way goes to an io-wq kernel thread, a round trip that
- * costs more than a cached 4 KiB read. Which ops can, per file:
- * - reads and writes: the filesystem's own answer to a non-blocking
- *   request (IOCB_NOWAIT). The probe below asks it the same question
- *   through preadv2/pwritev2 with RWF_NOWAIT: EOPNOTSUPP is "never
- *   without a thread" (a buffered write on ext4 or tmpfs, any read on a
- *   filesystem without FMODE_NOWAIT); any other answer is "yes".
- * - io_uring itself always runs fsync, fallocate, ftruncate, statx, the
- *   directory ops and a creating or truncating open in io-wq; an open
- *   without O_CREAT/O_TRUNC and a close are done inline.
- * An op whose lone path is io-wq goes through a plain syscall when it
- * would be alone in flight; several in flight go to the ring, where
- * io-wq overlaps them as a syscall loop cannot.
- *
- * A lone read or write of under a sector (bonnie's per-char bytes) takes
- * the syscall too: there the ring's round trip is most of the op. Here
- * (Linux 6.18, ext4, cached) a 1-byte pread took 0.75 us and the same
- * read through the ring 1.6 us, so getc ran at 0.43 of bonnie++'s
- * read(2) of a byte; a 4 KiB op pays the same ~0.9 us on top of a larger
- * copy, and keeps the ring.
+ * One op in flight goes through a plain syscall; several go to the ring,
+ * where the kernel overlaps them (inline or in its io-wq threads) as a
+ * loop of syscalls cannot. The ring has nothing to overlap for a lone op
+ * and its round trip costs more than the call: here (Linux 6.18, ext4,
+ * 2 CPUs) a cached 8 KiB read took 1.9 us of CPU as a pread and 2.8-3.4
+ * us through the ring, a 64 KiB one 7.6 against 8.5-9.0, a 1-byte read
+ * 0.75 against 1.6 (bonnie's getc ran at 0.43 of bonnie++'s read(2) of a
+ * byte) — and a lone op the ring cannot run inline (a buffered write on
+ * ext4, an fsync, a creating open) would go to an io-wq thread besides.
+ * The classic tools make one call at a time: at depth 1 this engine makes
+ * the same calls, so it never adds the ring's cost to a filesystem's
+ * figure. engine_probe_fd, below, still says what the ring would do with
+ * a file (the manifest records it per config, for engine: uring).
  */
-#define SMALL_OP	512
-
-/* A file's two answers, learnt once per fd (reset when it is opened). */
-#define FD_KNOWN	1u
-#define FD_READ_RING	2u
-#define FD_WRITE_RING	4u
-
 struct auto_engine {
 	struct engine base;
-	struct engine *ring, *sys;	/* ring: NULL until an op needs it */
+	struct engine *ring, *sys;	/* ring: NULL while depth is 1 */
 	unsigned depth;
-	int no_ring;			/* depth 1 and the ring did not fit */
 	struct engine_req *held;	/* a lone op not yet given to either */
-	unsigned char *fds;		/* per fd: FD_* */
-	int n_fds;
 };
 
 /*
  * The probe: an offset past any filesystem's limit and a buffer no
  * process maps (below mmap_min_addr), so a filesystem that would go on
  * stops at EFBIG, EAGAIN or EFAULT without moving a byte, also on an
- * O_APPEND file. The RWF_NOWAIT refusal comes before all of those.
+ * O_APPEND file. The RWF_NOWAIT refusal (EOPNOTSUPP: "only through a
+ * kernel thread") comes before all of those.
  */
 #define PROBE_OFF	((off_t)1 << 62)
 #define PROBE_BUF	((void *)(uintptr_t)16)
@@ -70,60 +53,6 @@ unsigned engine_probe_fd(int fd)
 	    errno != EOPNOTSUPP)
 		got |= ENGINE_PROBE_WRITE;
 	return got;
-}
-
-/* The probe's answers for fd, kept (fd_class asks once per fd). */
-static unsigned fd_learn(struct auto_engine *e, int fd)
-{
-	unsigned got = engine_probe_fd(fd);
-
-	got = FD_KNOWN | (got & ENGINE_PROBE_READ ? FD_READ_RING : 0) |
-	      (got & ENGINE_PROBE_WRITE ? FD_WRITE_RING : 0);
-	if (fd >= e->n_fds) {
-		int n = e->n_fds ? e->n_fds : 64;
-		unsigned char *p;
-
-		while (n <= fd)
-			n *= 2;
-		p = realloc(e->fds, (size_t)n);
-		if (!p)
-			return got;	/* asked again next time */
-		memset(p + e->n_fds, 0, (size_t)(n - e->n_fds));
-		e->fds = p;
-		e->n_fds = n;
-	}
-	e->fds[fd] = (unsigned char)got;
-	return got;
-}
-
-static inline unsigned fd_class(struct auto_engine *e, int fd)
-{
-	if (fd < 0)
-		return FD_KNOWN | FD_READ_RING | FD_WRITE_RING;
-	if (fd < e->n_fds && (e->fds[fd] & FD_KNOWN))
-		return e->fds[fd];
-	return fd_learn(e, fd);
-}
-
-/* Whether r, alone in flight, would go to io-wq on the ring. */
-static inline int lone_to_syscall(struct auto_engine *e,
-				  const struct engine_req *r)
-{
-	switch (r->op) {
-	case ENGINE_READ:
-		return r->len < SMALL_OP ||
-		       !(fd_class(e, r->fd) & FD_READ_RING);
-	case ENGINE_WRITE:
-		return r->len < SMALL_OP ||
-		       !(fd_class(e, r->fd) & FD_WRITE_RING);
-	case ENGINE_OPEN:
-		return (r->flags & (O_CREAT | O_TRUNC)) ||
-		       (r->flags & O_TMPFILE) == O_TMPFILE;
-	case ENGINE_CLOSE:
-		return 0;
-	default:
-		return 1;
-	}
 }
 
 static int auto_init(struct engine **out, unsigned depth, struct diag *d)
@@ -144,11 +73,10 @@ static int auto_init(struct engine **out, unsigned depth, struct diag *d)
 	}
 	e->base.ops = &engine_auto;
 	/*
-	 * Several in flight need the ring now (its failure is the caller's
-	 * to report); one at a time, only once an op takes it: a worker of
-	 * plain syscalls holds no ring, and io_uring counts every ring
-	 * against the user's RLIMIT_MEMLOCK, where a thousand idle workers
-	 * would not fit.
+	 * Several in flight need the ring (its failure is the caller's to
+	 * report); one at a time never takes it: a worker of plain syscalls
+	 * holds no ring, and io_uring counts every ring against the user's
+	 * RLIMIT_MEMLOCK, where a thousand idle workers would not fit.
 	 */
 	e->depth = depth;
 	ret = engine_sync.init(&e->sys, 1, d);
@@ -162,25 +90,6 @@ static int auto_init(struct engine **out, unsigned depth, struct diag *d)
 	}
 	*out = &e->base;
 	return 0;
-}
-
-/*
- * The ring, made on first use. A depth-1 engine whose ring does not fit
- * takes syscalls from then on — what the kernel does inline through a
- * ring is the same call — and its ops' rows say syscall.
- */
-static int have_ring(struct auto_engine *e)
-{
-	if (e->ring)
-		return 1;
-	if (e->no_ring)
-		return 0;
-	if (engine_uring.init(&e->ring, e->depth, NULL)) {
-		e->ring = NULL;
-		e->no_ring = 1;
-		return 0;
-	}
-	return 1;
 }
 
 static unsigned ring_inflight(struct auto_engine *e)
@@ -209,15 +118,18 @@ static int unhold(struct auto_engine *e)
 	return ret;
 }
 
+/*
+ * An op with nothing in flight is held: alone at the commit, it is a
+ * syscall; another queued before that takes it to the ring.
+ */
 static int auto_queue(struct engine *eng, struct engine_req *r)
 {
 	struct auto_engine *e = engine_of(eng, struct auto_engine);
-	unsigned busy = auto_inflight(eng);
 	int ret;
 
 	if ((unsigned)r->op >= ENGINE_NOPS)
 		return -EINVAL;
-	if (!busy && (lone_to_syscall(e, r) || !have_ring(e))) {
+	if (!auto_inflight(eng)) {
 		r->res = 0;
 		r->done = 0;
 		r->t_done = 0;
@@ -253,16 +165,6 @@ static int auto_commit(struct engine *eng)
 	return engine_uring.commit(e->ring);
 }
 
-/* An open's new fd is a new file; a closed fd's answers are stale. */
-static void note(struct auto_engine *e, const struct engine_req *r)
-{
-	int fd = r->op == ENGINE_OPEN ? (int)r->res :
-		 r->op == ENGINE_CLOSE ? r->fd : -1;
-
-	if (fd >= 0 && fd < e->n_fds && r->res >= 0)
-		e->fds[fd] = 0;
-}
-
 static int auto_reap(struct engine *eng, unsigned min,
 		     struct engine_req **done, unsigned max)
 {
@@ -283,31 +185,22 @@ static int auto_reap(struct engine *eng, unsigned min,
 		if (got > 0)
 			n += got;
 	}
-	for (int i = 0; i < n; i++)
-		note(e, done[i]);
 	return n;
 }
 
 /*
- * A lone op (engine_do), straight to the path auto_queue would give it:
- * the ring's engine or the syscalls', without the holding and counting
- * that several in flight need (a cached 4 KiB read is about a microsecond,
- * and those layers were a few percent of it).
+ * A lone op (engine_do): the syscall, without the holding and counting
+ * that several in flight need (a cached 4 KiB read is about a
+ * microsecond, and those layers were a few percent of it).
  */
 static int64_t auto_run(struct engine *eng, struct engine_req *r)
 {
 	struct auto_engine *e = engine_of(eng, struct auto_engine);
-	int64_t res;
 
 	if ((unsigned)r->op >= ENGINE_NOPS)
 		return -EINVAL;
 	/* engine_do found nothing in flight here, so none in either */
-	if (lone_to_syscall(e, r) || !have_ring(e))
-		res = engine_sync.run(e->sys, r);
-	else
-		res = engine_uring.run(e->ring, r);
-	note(e, r);
-	return res;
+	return engine_sync.run(e->sys, r);
 }
 
 static void auto_cleanup(struct engine *eng)
@@ -319,7 +212,6 @@ static void auto_cleanup(struct engine *eng)
 	if (e->ring)
 		engine_uring.cleanup(e->ring);
 	engine_sync.cleanup(e->sys);
-	free(e->fds);
 	free(e);
 }
 

@@ -30,10 +30,10 @@
 --       with: {size: 2G, files: 16}
 --
 -- Parameters (bonnie++'s option in brackets):
---   engine      auto (the default: io_uring where the kernel serves an op
---               inline, a plain syscall where a lone op would go to a
---               kernel worker thread, so one synchronous call at a time
---               as bonnie++ makes them), sync or uring
+--   engine      auto (the default: one op in flight is a plain syscall,
+--               so one synchronous call at a time as bonnie++ makes
+--               them; the seekers' several in flight go to the ring),
+--               sync or uring
 --   size        the IO test file [-s]; "auto": twice the RAM but at least
 --               300M, rounded up to whole GiB past half of one, as bonnie++
 --               sizes it; 0 skips the IO tests. Whole MiB.
@@ -82,14 +82,13 @@
 -- and putc_byte_*, getc_byte_* for the single bytes.
 --
 -- Where this is not bonnie++:
---   - per-char I/O is one engine op per byte. Under the default engine,
---     auto, and `engine: sync` that is a pwrite or pread per byte, as
---     bonnie++'s write(2) and read(2) of a byte (auto takes the syscall
---     for any lone op under 512 bytes: through the ring getc ran at 0.43
---     of bonnie++'s). Through io_uring (`engine: uring`) a buffered write
---     that cannot finish inline goes to a kernel worker thread: on ext4
---     putc (on tmpfs putc and getc) then runs about ten times below
---     bonnie++'s (Linux 6.18); the rows' <op>_path say which path;
+--   - per-char I/O is one engine op per byte: under the default engine,
+--     auto, and `engine: sync` a pwrite or pread per byte, as bonnie++'s
+--     write(2) and read(2) of a byte. Through io_uring (`engine: uring`)
+--     getc ran at 0.43 of bonnie++'s, and a buffered write that cannot
+--     finish inline goes to a kernel worker thread: on ext4 putc (on
+--     tmpfs putc and getc) then runs about ten times below bonnie++'s
+--     (Linux 6.18); the rows' <op>_path say which path;
 --   - one worker (workers must be 1): no -c, -x, -p or -y;
 --   - the seekers are one stream with seek_procs requests in flight, not
 --     processes; the write-backs (seeks // 10 of them) are writes of
@@ -525,9 +524,9 @@ return {
   describe = "bonnie++ 2.00a: per-char and block IO, rewrite, seeks, "
              .. "file create/stat/delete",
   -- engine auto by default: bonnie++ makes one synchronous call at a
-  -- time, and ext4 hands each lone io_uring buffered write or metadata op
-  -- to a kernel worker thread (bench/bonnie.sh: 0.12-0.27 of bonnie++
-  -- under engine uring); auto takes the syscall for those
+  -- time, as auto does for a lone op; through the ring ext4 hands each
+  -- lone buffered write or metadata op to a kernel worker thread
+  -- (bench/bonnie.sh: 0.12-0.27 of bonnie++ under engine uring)
   params = { workers = 1, engine = "auto", size = "auto", ram = "auto",
              chunk = "8k",
              char_size = "3M", skip_char = false, stdio_char = false,

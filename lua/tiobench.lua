@@ -122,9 +122,9 @@ return {
   describe = "tiobench: threaded sequential/random reads and writes, "
              .. "rate, CPU%, latency",
   -- engine auto by default: tiotest is synchronous, one op in flight per
-  -- thread, and ext4 hands each lone io_uring buffered write to a kernel
-  -- worker thread (bench/tiobench.sh: 0.5 of fio under engine uring,
-  -- 0.9-1.2 sync); auto takes the syscall for those, the ring for reads
+  -- thread, and auto makes a lone op a syscall as tiotest does; through
+  -- the ring ext4 hands each lone buffered write to a kernel worker
+  -- thread (bench/tiobench.sh: 0.5 of fio under engine uring)
   params = { workers = 1, file_size = "auto", ram = "auto", block = "4k",
              mode = "seq_write", random_ops = 4000, engine = "auto" },
   thresholds = { 2000, 10000 },

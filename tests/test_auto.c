@@ -1,5 +1,5 @@
-/* test_auto: engine auto — its probe tells what the kernel does, a lone op
- * takes the path it says, many workers fit. */
+/* test_auto: engine auto — a lone op is a syscall, several the ring; its
+ * probe tells what the kernel does; many workers fit. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>
@@ -125,33 +125,43 @@ static struct engine_req rw(enum engine_op op, int fd, void *buf,
 				    .len = 4096, .off = off };
 }
 
-/* Alone, a write the filesystem cannot take without a thread is a
- * syscall, and so is an fsync; two in flight are the ring's. */
-Test(auto, a_lone_op_takes_the_probed_path_several_the_ring, .fini = fini)
+/* Alone, every op is a syscall: a read and a write of any size (a byte,
+ * a page) whatever the probe says, an fsync, through engine_do and
+ * through queue and commit; two in flight are the ring's. */
+Test(auto, a_lone_op_is_a_syscall_several_the_ring, .fini = fini)
 {
 	static char b[2][4096];
 	struct engine_req r[2], *done[2];
 	struct engine *e;
 	struct diag d = { 0 };
 	int fd, n = 0;
-	unsigned got;
 
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		fd = scratch(dirs[i], 0);
-		got = engine_probe_fd(fd);
 		cr_assert_eq(engine_auto.init(&e, 4, &d), 0, "%s", d.msg);
-		r[0] = rw(ENGINE_WRITE, fd, b[0], 0);
-		cr_expect_eq(engine_do(&engine_auto, e, &r[0]), 4096);
-		cr_expect_eq(r[0].ring, !!(got & ENGINE_PROBE_WRITE),
-			     "%s: a lone write went %s, the probe says %u",
-			     dirs[i], r[0].ring ? "ring" : "syscall", got);
-		r[0] = rw(ENGINE_READ, fd, b[0], 0);
-		cr_expect_eq(engine_do(&engine_auto, e, &r[0]), 4096);
-		cr_expect_eq(r[0].ring, !!(got & ENGINE_PROBE_READ),
-			     "%s: a lone read", dirs[i]);
+		for (uint64_t len = 1; len <= 4096; len *= 64) {
+			r[0] = rw(ENGINE_WRITE, fd, b[0], 0);
+			r[0].len = len;
+			cr_expect_eq(engine_do(&engine_auto, e, &r[0]),
+				     (int64_t)len);
+			cr_expect_eq(r[0].ring, 0, "%s: a lone %llu-byte "
+				     "write", dirs[i], (unsigned long long)len);
+			r[0].op = ENGINE_READ;
+			cr_expect_eq(engine_do(&engine_auto, e, &r[0]),
+				     (int64_t)len);
+			cr_expect_eq(r[0].ring, 0, "%s: a lone read",
+				     dirs[i]);
+		}
 		r[0] = (struct engine_req){ .op = ENGINE_FSYNC, .fd = fd };
 		cr_expect_eq(engine_do(&engine_auto, e, &r[0]), 0);
 		cr_expect_eq(r[0].ring, 0, "%s: a lone fsync", dirs[i]);
+		/* queued alone and committed: held, then the syscall */
+		r[0] = rw(ENGINE_READ, fd, b[0], 0);
+		cr_assert_eq(engine_auto.queue(e, &r[0]), 0);
+		cr_assert_eq(engine_auto.commit(e), 0);
+		cr_assert_eq(engine_auto.reap(e, 1, done, 2), 1);
+		cr_expect_eq(done[0]->res, 4096);
+		cr_expect_eq(done[0]->ring, 0, "%s: queued alone", dirs[i]);
 		r[0] = rw(ENGINE_WRITE, fd, b[0], 0);
 		r[1] = rw(ENGINE_WRITE, fd, b[1], 4096);
 		cr_assert_eq(engine_auto.queue(e, &r[0]), 0);
@@ -176,36 +186,9 @@ Test(auto, a_lone_op_takes_the_probed_path_several_the_ring, .fini = fini)
 	}
 }
 
-/* A lone byte is bonnie's per-char op: the syscall, whatever the probe
- * says (the ring's round trip would double its cost); a lone sector
- * takes the probed path. */
-Test(auto, a_lone_op_under_a_sector_is_a_syscall, .fini = fini)
-{
-	static char b[512];
-	struct engine_req r;
-	struct engine *e;
-	struct diag d = { 0 };
-	int fd = scratch("/tmp", 0);
-	unsigned got = engine_probe_fd(fd);
-
-	cr_assert_eq(engine_auto.init(&e, 1, &d), 0, "%s", d.msg);
-	for (uint64_t len = 1; len <= 512; len *= 8) {
-		r = (struct engine_req){ .op = ENGINE_WRITE, .fd = fd,
-					 .buf = b, .len = len };
-		cr_expect_eq(engine_do(&engine_auto, e, &r), (int64_t)len);
-		cr_expect_eq(r.ring, len >= 512 && (got & ENGINE_PROBE_WRITE),
-			     "a lone %llu-byte write", (unsigned long long)len);
-		r.op = ENGINE_READ;
-		cr_expect_eq(engine_do(&engine_auto, e, &r), (int64_t)len);
-		cr_expect_eq(r.ring, len >= 512 && (got & ENGINE_PROBE_READ),
-			     "a lone %llu-byte read", (unsigned long long)len);
-	}
-	engine_auto.cleanup(e);
-}
-
-/* A one-at-a-time engine makes its ring on the first op that takes one:
- * a worker of syscalls holds none (each counts against RLIMIT_MEMLOCK). */
-Test(auto, no_ring_until_an_op_takes_one, .fini = fini)
+/* A one-at-a-time engine never makes a ring: a worker of syscalls holds
+ * none (each would count against RLIMIT_MEMLOCK). */
+Test(auto, a_one_at_a_time_engine_holds_no_ring, .fini = fini)
 {
 	static char b[4096];
 	struct engine_req r;
@@ -217,13 +200,13 @@ Test(auto, no_ring_until_an_op_takes_one, .fini = fini)
 	cr_expect_eq(rings(), before, "init made a ring");
 	r = (struct engine_req){ .op = ENGINE_FSYNC, .fd = fd };
 	cr_expect_eq(engine_do(&engine_auto, e, &r), 0);
-	cr_expect_eq(rings(), before, "a lone fsync made a ring");
 	r = (struct engine_req){ .op = ENGINE_CLOSE, .fd = dup(fd) };
 	cr_expect_eq(engine_do(&engine_auto, e, &r), 0);
-	cr_expect_eq(r.ring, 1);
-	cr_expect_eq(rings(), before + 1, "a close is the ring's");
+	cr_expect_eq(r.ring, 0, "a lone close");
 	r = rw(ENGINE_READ, fd, b, 0);
 	cr_expect_eq(engine_do(&engine_auto, e, &r), 0);
+	cr_expect_eq(r.ring, 0, "a lone read");
+	cr_expect_eq(rings(), before, "a lone op made a ring");
 	engine_auto.cleanup(e);
 	cr_expect_eq(rings(), before);
 	close(fd);
@@ -232,8 +215,7 @@ Test(auto, no_ring_until_an_op_takes_one, .fini = fini)
 /*
  * A user whose RLIMIT_MEMLOCK has no room for a ring (nobody with a
  * limit of 0): engine uring fails naming the limit and the fix; auto's
- * one-at-a-time engine goes on through syscalls (what the kernel does
- * inline through a ring is the same call), and says so per op.
+ * one-at-a-time engine, which needs none, goes on through syscalls.
  */
 Test(auto, no_room_for_a_ring, .fini = fini)
 {
@@ -347,7 +329,7 @@ Test(auto, rows_say_the_path_each_op_took, .fini = fini, .timeout = 180)
 {
 	static const char *const label[] = { "ext4", "xfs:-f",
 					     "tmpfs::size=64M" };
-	char rd[300], cell[128], want[64];
+	char rd[300], cell[128];
 
 	run_plan("target: {image: 320M}\n"
 		 "filesystems: [{type: ext4}, {type: xfs, mkfs: -f},"
@@ -358,13 +340,9 @@ Test(auto, rows_say_the_path_each_op_took, .fini = fini, .timeout = 180)
 		snprintf(cell, sizeof(cell), "%s/paths#1", label[i]);
 		cr_expect_str_eq(e2e_metric(rd, cell, "status"), "ok", "%s",
 				 cell);
-		snprintf(want, sizeof(want), "%s", probed(rd, label[i],
-							  "write"));
-		cr_expect_str_eq(e2e_unit(rd, cell, "write_path"), want,
+		cr_expect_str_eq(e2e_unit(rd, cell, "write_path"), "syscall",
 				 "%s: lone writes", cell);
-		snprintf(want, sizeof(want), "%s", probed(rd, label[i],
-							  "read"));
-		cr_expect_str_eq(e2e_unit(rd, cell, "read_path"), want,
+		cr_expect_str_eq(e2e_unit(rd, cell, "read_path"), "syscall",
 				 "%s: lone reads", cell);
 		cr_expect_str_eq(e2e_unit(rd, cell, "fsync_path"), "syscall",
 				 "%s", cell);
@@ -373,16 +351,13 @@ Test(auto, rows_say_the_path_each_op_took, .fini = fini, .timeout = 180)
 		cr_expect_str_eq(e2e_unit(rd, cell, "deep_path"), "ring",
 				 "%s: eight in flight", cell);
 		cr_expect_str_eq(e2e_metric(rd, cell, "deep_path"), "1");
-		/* a lone rewrite: its read's path and its write's */
-		if (strcmp(want, probed(rd, label[i], "write")))
-			snprintf(want, sizeof(want), "mixed");
-		cr_expect_str_eq(e2e_unit(rd, cell, "rew_path"), want,
-				 "%s: a rewrite's read and write", cell);
+		cr_expect_str_eq(e2e_unit(rd, cell, "rew_path"), "syscall",
+				 "%s: a lone rewrite's read and write", cell);
 	}
-	/* what the issue is about: ext4 has no async buffered writes, xfs
-	 * has (Linux 6.18) */
-	cr_expect_str_eq(probed(rd, "ext4", "write"), "syscall");
-	cr_expect_str_eq(probed(rd, "xfs:-f", "write"), "ring");
+	/* the manifest still says what the ring would do with each: ext4
+	 * has no async buffered writes, xfs has (Linux 6.18) */
+	cr_expect_str_eq(probed(rd, "ext4", "write"), "kernel thread");
+	cr_expect_str_eq(probed(rd, "xfs:-f", "write"), "inline");
 }
 
 /* 1024 and 4096 workers in one phase run, all alive at once: what each

@@ -59,8 +59,8 @@ int fs_mkfs_dry(const char *type, const char *opts, uint64_t bytes,
 /*
  * What the filesystem under dir answers to the non-blocking read and
  * write io_uring issues first (engine_probe_fd on a file of its own,
- * made and removed here): the paths engine auto takes for a lone op on
- * it, buffered and O_DIRECT. 0, or -1 with d.
+ * made and removed here): whether io_uring serves a lone op on it inline
+ * or in a kernel worker thread, buffered and O_DIRECT. 0, or -1 with d.
  */
 struct fs_probe {
 	int read_ring, write_ring;		/* buffered */

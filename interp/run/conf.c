@@ -292,8 +292,14 @@ static int mount_vol(struct run *r, struct live *l, int i, double *total,
 	return 0;
 }
 
-/* What engine auto will do there (fs_probe_engine), into the manifest
- * and the log; a probe that cannot run is logged, nothing more. */
+/* How io_uring serves a lone op the probe asked about. */
+static const char *way(int ring)
+{
+	return ring ? "inline" : "kernel thread";
+}
+
+/* What io_uring does with a lone op there (fs_probe_engine), into the
+ * manifest and the log; a probe that cannot run is logged, no more. */
 static void probe_engine(struct run *r, struct live *l, const char *dir)
 {
 	struct fs_probe p;
@@ -304,20 +310,16 @@ static void probe_engine(struct run *r, struct live *l, const char *dir)
 		runlog("%s: %s", l->cid, d.msg);
 		return;
 	}
-	o = json_pack("{s:s, s:s, s:s, s:s}",
-		      "read", p.read_ring ? "ring" : "syscall",
-		      "write", p.write_ring ? "ring" : "syscall",
+	o = json_pack("{s:s, s:s, s:s, s:s}", "read", way(p.read_ring),
+		      "write", way(p.write_ring),
 		      "direct_read", !p.direct ? "unsupported" :
-		      p.direct_read_ring ? "ring" : "syscall",
+		      way(p.direct_read_ring),
 		      "direct_write", !p.direct ? "unsupported" :
-		      p.direct_write_ring ? "ring" : "syscall");
+		      way(p.direct_write_ring));
 	if (o)
 		manifest_conf(r->man, l->fc->index - 1, "engine_probe", o);
-	runlog("%s: engine auto, a lone op: read %s, write %s; O_DIRECT %s",
-	       l->cid, p.read_ring ? "ring" : "syscall",
-	       p.write_ring ? "ring" : "syscall",
-	       !p.direct ? "unsupported" : p.direct_write_ring &&
-	       p.direct_read_ring ? "ring" : "partly syscall");
+	runlog("%s: io_uring serves a buffered read %s, a buffered write %s",
+	       l->cid, way(p.read_ring), way(p.write_ring));
 }
 
 const char *conf_loop_io(const struct live *l)
