@@ -68,16 +68,20 @@
 -- written twice.
 --
 -- Measured against MariaDB 10.11 (8 threads, 20 s, 4 x 20,000 rows,
--- buffer pool 128M; SHOW GLOBAL STATUS, strace, /proc/PID/io and the loop
--- device's counters; issue 29's note has the table), per transaction:
--- log syncs 0.40-0.62 (native 0.5-0.6), redo bytes written 2,450-3,050
--- (native about 2,800), no page read or write in 20 s on ext4, xfs and
--- btrfs (native: none but a checkpoint's), device writes 1.2-4.8 as the
--- native's. What cannot match: MariaDB's group leader writes the whole
--- group's redo in one write (0.4-0.6 log writes a transaction) where each
--- native worker writes its own (1.0): workers share no memory to append
--- to; and each worker's own stretch of the log makes more extents to
--- convert on ext4 than InnoDB's one head does (more journal a sync).
+-- buffer pool 128M, on ext4, ext4 data=journal, xfs and btrfs loop
+-- images; SHOW GLOBAL STATUS, strace, /proc/PID/io, the loop device's
+-- stat), per transaction, MariaDB then this load:
+--   log syncs (fdatasync)   0.40-0.62, 0.39-0.62 (each within 20%)
+--   redo bytes written      2,450-3,050, about 2,800
+--   page reads and writes   none in 20 s (ext4 data=journal 0.15
+--                           written), none (but a checkpoint's flush)
+--   device writes           1.2-4.8 (3.5-62 KB), 2.1-5.9 (6.8-71 KB)
+-- What cannot match: MariaDB's group leader writes the whole group's
+-- redo in one write (0.4-0.6 log writes a transaction) where each worker
+-- here writes its own (1.0): workers share no memory to append to one
+-- buffer; and each worker's own stretch of the log leaves more extents to
+-- convert on ext4 and xfs than InnoDB's one head does (more journal a
+-- sync): hence the device's extra writes and bytes there.
 --
 -- Parameters:
 --   workers      sysbench's --threads
