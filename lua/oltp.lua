@@ -3,19 +3,20 @@
 --
 --   phases:
 --     - use: oltp
---       with: {workers: 16, seconds: 60, size: 256M, buffer_pool: 128M}
+--       with: {workers: 8, seconds: 60, size: 18M, buffer_pool: 128M}
 --
 -- The files, as InnoDB lays them out (reference/classic-tools.md):
 --   sbtest.ibd    the tablespace: size bytes of 16 KiB pages, read and
 --                 written with O_DIRECT (InnoDB's default since 10.6)
 --   ibdata1       the system tablespace, holding the doublewrite area
 --                 (128 pages: two batches of 64), O_DIRECT
---   ib_logfile0   the redo log, log_size bytes, O_DIRECT in 4 KiB blocks
---                 and made durable by an fdatasync at every commit
---                 (innodb_flush_log_at_trx_commit=1; 10.11's log says
---                 "File system buffers for log disabled (block size=4096
---                 bytes)")
--- setup writes and syncs all three, untimed; teardown removes them.
+--   ib_logfile0   the redo log, log_size bytes, allocated (fallocate: its
+--                 extents unwritten until first written, as 10.11 makes
+--                 it), written in log_block units and made durable by an
+--                 fdatasync at every commit (flush_log_at_trx_commit=1);
+--                 O_DIRECT as log_direct says (below)
+-- setup writes and syncs the first two, allocates the log, untimed;
+-- teardown removes them.
 --
 -- One transaction is sysbench 1.0's oltp_read_write (oltp_common.lua's
 -- defaults): BEGIN, 10 point selects, 4 range selects of 100 rows
@@ -30,30 +31,57 @@
 -- needs its page in the buffer pool: a miss is a 16 KiB O_DIRECT read
 -- of the tablespace. Pages are chosen by sysbench's default "special"
 -- distribution: 75% of the choices fall in the hottest 1% of the
--- pages, the rest anywhere. Each change adds a redo record (128 bytes) to
--- the transaction, the commit one of 64; the commit writes them at the
--- worker's head of the redo
--- log from the start of the 4 KiB block the head is in, so the last,
--- partly filled block is written again by the next commit (what strace
--- shows MariaDB doing: 4-28 KiB writes, the tail block rewritten), and
--- waits until the log is durable:
--- group commit — while one worker's fdatasync of the log is in flight
--- the others queue, and the next sync serves them all (f:group_sync),
--- so with many workers the log has fewer syncs than commits, as
--- InnoDB's has. Each worker keeps its share of the log (log_size /
--- workers), wrapping round it, as InnoDB wraps its circular log.
+-- pages, the rest anywhere. Each request is the server's work too:
+-- cpu_work / 20 turns of a Lua loop (CPU time: parsing, rows, the
+-- client), then a 10 us sleep for the round trip to sysbench (the
+-- server's thread blocks on its socket 20 times a transaction). Without
+-- them a commit is most of a transaction's time, the workers queue on the
+-- log in groups twice MariaDB's, and a filesystem's sync latency weighs
+-- several times what it does under a server (btrfs was 0.31 of ext4
+-- natively, 0.67 on MariaDB).
+-- Each change adds a redo record (512 bytes) to the transaction, the
+-- commit one of 256 (2,304 bytes: MariaDB's Innodb_os_log_written was
+-- 2,140-2,850 a transaction on ext4, xfs and btrfs); the commit writes
+-- them at the worker's head of the redo log from the start of the
+-- log_block the head is in, so the last, partly filled block is written
+-- again by the next commit (as strace shows MariaDB doing), and waits
+-- until the log is durable: group commit — while one worker's fdatasync
+-- of the log is in flight the others queue, and the next sync serves
+-- them all (f:group_sync), as InnoDB's does. Each worker keeps its share
+-- of the log (log_size / workers), wrapping round it, as InnoDB wraps
+-- its circular log.
 --
--- The buffer pool is buffer_pool bytes split among the workers (each
--- worker caches buffer_pool / workers of pages, evicting the oldest).
--- Changed pages are flushed 64 at a time, as InnoDB's page cleaner
--- writes batches, when a dirty page must leave the pool, when more than
--- 90% of the pool is dirty (innodb_max_dirty_pages_pct), and all of them
--- at a checkpoint, when the redo written since the last one reaches 3/4
--- of the worker's share of the log (the log must not wrap over changes
--- not yet in the tablespace). A batch goes first into the doublewrite
--- area (one write, then an fdatasync of ibdata1), then each page to its
--- place in the tablespace (then an fdatasync of sbtest.ibd): every
--- flushed page is written twice.
+-- The buffer pool is buffer_pool bytes shared as InnoDB's is: each worker
+-- caches buffer_pool / workers of pages and works on its own share of the
+-- table (the pages p with p % workers == id - 1), so that a page is cached
+-- once, whoever needs it. It starts warm, as sysbench prepare leaves it
+-- (the last pages of each share it can hold, clean): a table smaller than
+-- the pool is never read, as MariaDB's was not. Changed pages are flushed
+-- 64 at a time, as InnoDB's page cleaner writes batches, when a dirty
+-- page must leave the pool, when more than 90% of the pool is dirty
+-- (innodb_max_dirty_pages_pct), and all of them at a checkpoint, when
+-- the redo written since the last one reaches 3/4 of the worker's share
+-- of the log (the log must not wrap over changes not yet in the
+-- tablespace). A batch goes first into the doublewrite area (one write,
+-- then an fdatasync of ibdata1), then each page to its place in the
+-- tablespace (then an fdatasync of sbtest.ibd): every flushed page is
+-- written twice.
+--
+-- Measured against MariaDB 10.11 (8 threads, 20 s, 4 x 20,000 rows,
+-- buffer pool 128M, on ext4, ext4 data=journal, xfs and btrfs loop
+-- images; SHOW GLOBAL STATUS, strace, /proc/PID/io, the loop device's
+-- stat), per transaction, MariaDB then this load:
+--   log syncs (fdatasync)   0.40-0.62, 0.39-0.62 (each within 20%)
+--   redo bytes written      2,450-3,050, about 2,800
+--   page reads and writes   none in 20 s (ext4 data=journal 0.15
+--                           written), none (but a checkpoint's flush)
+--   device writes           1.2-4.8 (3.5-62 KB), 2.1-5.9 (6.8-71 KB)
+-- What cannot match: MariaDB's group leader writes the whole group's
+-- redo in one write (0.4-0.6 log writes a transaction) where each worker
+-- here writes its own (1.0): workers share no memory to append to one
+-- buffer; and each worker's own stretch of the log leaves more extents to
+-- convert on ext4 and xfs than InnoDB's one head does (more journal a
+-- sync): hence the device's extra writes and bytes there.
 --
 -- Parameters:
 --   workers      sysbench's --threads
@@ -68,6 +96,21 @@
 --                about 70 rows of oltp_read_write a page)
 --   buffer_pool  innodb_buffer_pool_size
 --   log_size     innodb_log_file_size (10.11's default, 96M)
+--   log_block    the redo log's write unit: 10.11 uses the device's
+--                physical block size (512 on this machine's loop images,
+--                "File system buffers for log disabled (block size=512
+--                bytes)"; 4096 on most disks)
+--   log_direct   auto (the default), yes or no: O_DIRECT for the log.
+--                auto does what 10.11 does: O_DIRECT when it can learn
+--                the physical block size of the file's device from
+--                /sys/dev/block, which it cannot on btrfs (an anonymous
+--                st_dev; its log stays buffered: no "buffers for log
+--                disabled" line) nor under target.dir
+--   cpu_work     turns of the loop a transaction spends as the server's
+--                and the client's CPU (0: I/O only). The default, 175,000,
+--                is about 1.5 ms here: mariadbd's and sysbench's user and
+--                system time was 1.65 ms a transaction, this load's own
+--                about 0.15
 --
 -- Metrics (the names lua/parse/sysbench.lua gives sysbench's report):
 --   transactions, transactions_per_s, queries, requests_per_s (queries a
@@ -75,17 +118,19 @@
 --   lat_min_ms, lat_avg_ms, lat_max_ms, lat_p95_ms (a transaction's,
 --   BEGIN to durable COMMIT)
 --   fsyncs_per_commit (redo_fsync_ops / transactions), the counters
---   page_reads, page_writes (to the tablespace) and dblwr_pages (to the
---   doublewrite area), and the automatic rows of the ops page_read,
---   page_write, dblwr_write, dblwr_sync, data_sync, redo_write,
---   redo_fsync, txn.
+--   page_reads, page_writes (to the tablespace), dblwr_pages (to the
+--   doublewrite area) and redo_bytes (written to the log), and the
+--   automatic rows of the ops page_read, page_write, dblwr_write,
+--   dblwr_sync, data_sync, redo_write, redo_fsync, txn.
 
 local fsplan = require("fsplan")
 
 local PAGE = 16 * 1024
 local DBLWR_PAGES, BATCH = 128, 64
-local REDO_RECORD, COMMIT_RECORD, LOG_BLOCK = 128, 64, 4096
+local REDO_RECORD, COMMIT_RECORD = 512, 256
+local LOG_DIRECT = { auto = true, yes = true, no = true }
 local POINT, RANGES, CHANGES = 10, 4, 4
+local ROUND_TRIP = 10e-6
 local REQUESTS, READS, WRITES, OTHER = 20, 14, 4, 2
 
 local function shape(ctx)
@@ -95,10 +140,24 @@ local function shape(ctx)
     error(("size: %s holds fewer than 2 pages of 16 KiB")
           :format(fsplan.human(p.size)), 0)
   end
-  local stretch = p.log_size // p.workers // LOG_BLOCK * LOG_BLOCK
-  if stretch < 4 * LOG_BLOCK then
-    error(("log_size: %s leaves a worker less than 16 KiB of redo log")
+  local b = p.log_block
+  if b < 512 or b > 65536 or b & (b - 1) ~= 0 then
+    error(("log_block: %s is not a power of 2 from 512 to 64K")
+          :format(tostring(b)), 0)
+  end
+  local stretch = p.log_size // p.workers // b * b
+  local txn = CHANGES * REDO_RECORD + COMMIT_RECORD
+  if stretch < 4 * (txn + b) then
+    error(("log_size: %s leaves a worker less than 4 commits of redo log")
           :format(fsplan.human(p.log_size)), 0)
+  end
+  if not (p.cpu_work >= 0 and p.cpu_work <= 2^31) then
+    error(("cpu_work: %s is not a number of turns from 0 to 2^31")
+          :format(tostring(p.cpu_work)), 0)
+  end
+  if not LOG_DIRECT[p.log_direct] then
+    error(("log_direct: %s is not auto, yes or no")
+          :format(tostring(p.log_direct)), 0)
   end
   -- past 2^53 a count is a float: no longer exact, nor a whole number
   -- sysbench's --events takes
@@ -112,21 +171,43 @@ local function shape(ctx)
     hot = math.max(1, pages // 100),
     pool = math.max(1, p.buffer_pool // PAGE // p.workers),
     stretch = stretch,
+    block = b,
+    n = p.workers,
   }
+end
+
+-- The worker's own page for page p of the table: the one of its share
+-- (the pages p with p % workers == id - 1) that holds p's row range.
+local function own(w, s, p)
+  p = p - p % s.n + (w.id - 1)
+  if p >= s.pages then return (w.id - 1) % s.pages end
+  return p
 end
 
 -- sysbench's "special" distribution, over pages 0 .. pages-1.
 local function pick(w, s)
   if w:random(100) <= 75 then
-    return w:random(0, s.hot - 1)
+    return own(w, s, w:random(0, s.hot - 1))
   end
-  return w:random(0, s.pages - 1)
+  return own(w, s, w:random(0, s.pages - 1))
 end
 
 -- One worker's buffer pool: pages cached (oldest first) and those changed.
-local function new_pool(cap)
-  return { cap = cap, has = {}, fifo = {}, head = 1, tail = 0,
-           dirty = {}, n_dirty = 0, dblwr_half = 0 }
+-- It starts warm, as sysbench prepare leaves InnoDB's: holding the last
+-- pages of the worker's share it can (the rows inserted last), clean.
+local function new_pool(w, s)
+  local bp = { cap = s.pool, has = {}, fifo = {}, head = 1, tail = 0,
+               dirty = {}, n_dirty = 0, dblwr_half = 0 }
+  local first = (w.id - 1) % s.n
+  local last = (s.pages - 1) - (s.pages - 1 - first) % s.n
+  local from = math.max(first, last - (s.pool - 1) * s.n)
+  if first < s.pages then
+    for page = from, last, s.n do
+      bp.tail = bp.tail + 1
+      bp.fifo[bp.tail], bp.has[page] = page, true
+    end
+  end
+  return bp
 end
 
 local function flush(w, bp, files)
@@ -182,14 +263,29 @@ local function change(w, bp, files, s, page)
   end
 end
 
+-- n turns of a loop: CPU time, spent as the server spends its own.
+-- A request's server work: n turns of a loop (CPU time), then a short
+-- sleep for the round trip to the client (sysbench waits for each reply
+-- on a socket, so the server's thread blocks 20 times a transaction).
+local function spin(w, n)
+  local x = 0
+  for i = 1, n do x = x + i % 7 end
+  w:sleep(ROUND_TRIP)
+  return x
+end
+
 local function transaction(w, s, bp, files, log)
-  for _ = 1, POINT do get(w, bp, files, pick(w, s)) end
+  local k = s.turns
+  spin(w, k)                                        -- BEGIN
+  for _ = 1, POINT do get(w, bp, files, pick(w, s)); spin(w, k) end
   for _ = 1, RANGES do
     local page = pick(w, s)
     get(w, bp, files, page)
-    get(w, bp, files, (page + 1) % s.pages)
+    get(w, bp, files, own(w, s, (page + s.n) % s.pages))
+    spin(w, k)
   end
-  for _ = 1, CHANGES do change(w, bp, files, s, pick(w, s)) end
+  for _ = 1, CHANGES do change(w, bp, files, s, pick(w, s)); spin(w, k) end
+  spin(w, k)                                        -- COMMIT
   -- COMMIT: the redo records, in whole log blocks from the head's, durable
   local len = CHANGES * REDO_RECORD + COMMIT_RECORD
   if log.since + len > log.checkpoint then
@@ -198,21 +294,35 @@ local function transaction(w, s, bp, files, log)
   end
   log.since = log.since + len
   if log.head + len > log.stop then log.head = log.start end
-  local from = log.head // LOG_BLOCK * LOG_BLOCK
-  local to = (log.head + len + LOG_BLOCK - 1) // LOG_BLOCK * LOG_BLOCK
+  local from = log.head // s.block * s.block
+  local to = (log.head + len + s.block - 1) // s.block * s.block
   w:op("redo_write", function()
     assert(files.log:write(from, to - from))
   end)
+  w:count("redo_bytes", to - from)
   log.head = log.head + len
   assert(files.log:group_sync("redo_fsync"))
   if bp.n_dirty > bp.cap * 0.9 then flush(w, bp, files) end
 end
 
-local function open_all(w)
+-- Whether the redo log is opened with O_DIRECT: log_direct, and for
+-- auto what 10.11 does: O_DIRECT when it can read the physical block size
+-- of the file's device, which it cannot on btrfs (an anonymous st_dev:
+-- no /sys/dev/block entry), nor is there one under target.dir to know.
+local function log_direct(ctx)
+  local d = ctx.params.log_direct
+  if d == "auto" then
+    return ctx.fs == nil or (ctx.fs.type ~= "btrfs" and ctx.fs.type ~= "dir")
+  end
+  return d == "yes"
+end
+
+local function open_all(w, ctx)
   return {
     ibd = assert(w:open("sbtest.ibd", "rw", { direct = true })),
     ibdata = assert(w:open("ibdata1", "rw", { direct = true })),
-    log = assert(w:open("ib_logfile0", "rw", { direct = true })),
+    log = assert(w:open("ib_logfile0", "rw",
+                        { direct = log_direct(ctx) })),
   }
 end
 
@@ -228,7 +338,8 @@ return {
   describe = "InnoDB-like OLTP: 16 KiB pages with O_DIRECT, doublewrite, "
              .. "redo log with group commit, sysbench oltp_read_write's mix",
   params = { workers = 16, seconds = "60s", size = "256M",
-             buffer_pool = "128M", log_size = "96M", events = 0 },
+             buffer_pool = "128M", log_size = "96M", log_block = 512,
+             log_direct = "auto", cpu_work = 175000, events = 0 },
   key = { "transactions_per_s", "requests_per_s", "lat_avg_ms",
           "lat_p95_ms" },
   check = shape,
@@ -237,14 +348,20 @@ return {
     local s = shape(ctx)
     make(w, "sbtest.ibd", s.pages * PAGE, true)
     make(w, "ibdata1", DBLWR_PAGES * PAGE, true)
-    make(w, "ib_logfile0", ctx.params.log_size // LOG_BLOCK * LOG_BLOCK,
-         true)
+    -- 10.11 allocates its log (fallocate: unwritten extents), it does
+    -- not write it: the first pass of each block converts an extent
+    local log = assert(w:open("ib_logfile0", "w"))
+    local bytes = ctx.params.log_size // s.block * s.block
+    assert(log:allocate(0, bytes))
+    assert(log:fsync())
+    assert(log:close())
   end,
 
   worker = function(w, ctx)
     local s = shape(ctx)
-    local files = open_all(w)
-    local bp = new_pool(s.pool)
+    s.turns = ctx.params.cpu_work // REQUESTS
+    local files = open_all(w, ctx)
+    local bp = new_pool(w, s)
     local start = (w.id - 1) * s.stretch
     local log = { start = start, stop = start + s.stretch, head = start,
                   since = 0, checkpoint = s.stretch * 3 // 4 }

@@ -197,6 +197,96 @@ Test(oltp, events_stop_after_that_many_transactions, .fini = fini,
 		  e2e_num(rd, cell, "transactions_per_s"), t);
 }
 
+/* The pool starts warm, as sysbench prepare leaves InnoDB's, and is
+ * shared: a table smaller than the pool is never read, however many
+ * workers; a redo record and a commit's are MariaDB's 2,304 bytes, written
+ * from the start of the 512-byte block the head is in. */
+Test(oltp, warm_shared_pool_reads_nothing_of_a_small_table, .fini = fini,
+     .timeout = 120)
+{
+	const char *dir = e2e_tmpdir();
+	const char *cell = "ext4/oltp#1";
+	double txn, w, b;
+	char rd[300];
+	int rc;
+
+	e2e_require_root();
+	rc = e2e_run_plan(dir, "oltp", "target: {image: 256M}\n"
+			  "filesystems: [{type: ext4}]\n"
+			  "phases:\n"
+			  "  - {use: oltp, with: {workers: 4, seconds: 1,"
+			  " size: 4M, buffer_pool: 8M, log_size: 8M}}\n",
+			  rd, sizeof(rd));
+	cr_expect_eq(rc, 0, "exit %d: %s", rc, e2e_err);
+	cr_assert_str_eq(e2e_metric(rd, cell, "status"), "ok", "%s",
+			 e2e_reason(rd, cell));
+	txn = e2e_num(rd, cell, "transactions");
+	cr_assert(txn > 10, "%g transactions", txn);
+	cr_expect_null(e2e_metric(rd, cell, "page_reads"), "%s",
+		       e2e_metric(rd, cell, "page_reads"));
+	cr_expect_null(e2e_metric(rd, cell, "page_read_ops"));
+	/* each commit writes its 2,304 bytes and at most a block more */
+	w = e2e_num(rd, cell, "redo_write_ops");
+	b = e2e_num(rd, cell, "redo_bytes");
+	cr_expect_eq(w, txn);
+	cr_expect(b >= 2304 * w && b <= (2304 + 1024) * w, "%g bytes in %g",
+		  b, w);
+}
+
+/* cpu_work is CPU time: the same transactions cost more of it. */
+Test(oltp, cpu_work_spends_cpu_a_transaction, .fini = fini, .timeout = 120)
+{
+	const char *dir = e2e_tmpdir();
+	const char *none = "ext4/none#1", *much = "ext4/much#1";
+	double c0, c1;
+	char rd[300];
+	int rc;
+
+	e2e_require_root();
+	rc = e2e_run_plan(dir, "oltp", "target: {image: 256M}\n"
+			  "filesystems: [{type: ext4}]\n"
+			  "phases:\n"
+			  "  - {use: oltp, name: none, with: {workers: 1,"
+			  " seconds: 1, size: 1M, buffer_pool: 8M, log_size: 2M,"
+			  " cpu_work: 0}}\n"
+			  "  - {use: oltp, name: much, with: {workers: 1,"
+			  " seconds: 1, size: 1M, buffer_pool: 8M, log_size: 2M,"
+			  " cpu_work: 4000000}}\n", rd, sizeof(rd));
+	cr_expect_eq(rc, 0, "exit %d: %s", rc, e2e_err);
+	cr_assert_str_eq(e2e_metric(rd, much, "status"), "ok", "%s",
+			 e2e_reason(rd, much));
+	c0 = e2e_num(rd, none, "cpu_user_s") / e2e_num(rd, none, "transactions");
+	c1 = e2e_num(rd, much, "cpu_user_s") / e2e_num(rd, much, "transactions");
+	/* 4,000,000 turns: milliseconds on any machine this runs on */
+	cr_expect(c1 > 0.002 && c1 > 10 * c0, "%g s vs %g s a transaction",
+		  c1, c0);
+}
+
+/* oltp's own parameters: what the check refuses. */
+Test(oltp, oltp_parameters_are_checked, .fini = fini)
+{
+	static const char *const bad[][2] = {
+		{ "log_block: 1000", "log_block: 1000 is not a power of 2" },
+		{ "log_block: 256", "from 512 to 64K" },
+		{ "log_direct: maybe", "log_direct: maybe is not auto, yes" },
+		{ "cpu_work: -1", "cpu_work: -1 is not a number of turns" },
+		{ "log_size: 16K", "leaves a worker less than 4 commits" },
+	};
+	char text[200];
+	int rc;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		snprintf(text, sizeof(text), "workers: 2, %s", bad[i][0]);
+		rc = e2e_check_phase("[{type: ext4}]", "oltp", text);
+		cr_expect_eq(rc, 2, "%s: exit %d", bad[i][0], rc);
+		cr_expect(strstr(e2e_err, bad[i][1]), "%s: %s", bad[i][0],
+			  e2e_err);
+	}
+	rc = e2e_check_phase("[{type: ext4}]", "oltp", "log_block: 4096, "
+			     "log_direct: no, cpu_work: 0");
+	cr_expect_eq(rc, 0, "exit %d: %s", rc, e2e_err);
+}
+
 /* ---- use: mariadb ---------------------------------------------------- */
 
 static void require_mariadb(void)

@@ -1,0 +1,138 @@
+# bench/oltp.awk: bench/oltp.sh's figures from results.csv (after note.awk
+# and table.awk): each config's native and MariaDB txn/s, their rates
+# relative to the first config, the ratio of the two (target 0.8-1.2),
+# both rankings, the pairs MariaDB's rounds separate (Welch's t-test,
+# alpha 0.05) and whether the native orders them alike, every round.
+
+# Student's t, two-sided 0.05, for df degrees of freedom (rounded down:
+# the stricter); past 30 an approximation within 0.5%.
+function tcrit(df,    q) {
+	split("12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306 2.262 2.228 " \
+	      "2.201 2.179 2.160 2.145 2.131 2.120 2.110 2.101 2.093 2.086 " \
+	      "2.080 2.074 2.069 2.064 2.060 2.056 2.052 2.048 2.045 2.042", q, " ")
+	df = int(df)
+	if (df < 1) df = 1
+	return df <= 30 ? q[df] : 1.96 + 2.4 / df
+}
+
+# Mean and sample variance of tool t's rounds on config c: mu, var, n.
+function stats(t, c,    r, s, ss) {
+	n = 0; s = 0; ss = 0
+	for (r = 1; r <= R; r++)
+		if ((t, c, r) in v) { n++; s += v[t, c, r] }
+	mu = n ? s / n : 0
+	for (r = 1; r <= R; r++)
+		if ((t, c, r) in v) ss += (v[t, c, r] - mu) ^ 2
+	var = n > 1 ? ss / (n - 1) : 0
+}
+
+# 1 when MariaDB's rounds on a and b differ at alpha 0.05 (Welch), 0
+# when not, -1 when it cannot tell (fewer than 2 rounds, no spread).
+function differ(a, b,    m1, v1, n1, se, t, df) {
+	stats("mariadb", a); m1 = mu; v1 = var; n1 = n
+	stats("mariadb", b)
+	if (n1 < 2 || n < 2) return -1
+	se = v1 / n1 + var / n
+	if (se <= 0) return m1 != mu ? 1 : 0
+	t = (m1 - mu) / sqrt(se)
+	df = se ^ 2 / ((v1 / n1) ^ 2 / (n1 - 1) + (var / n) ^ 2 / (n - 1))
+	return (t < 0 ? -t : t) > tcrit(df)
+}
+
+# The configs ordered best first by x (insertion sort), as a string.
+function ranking(x, names, k,    i, j, t, o) {
+	for (i = 1; i <= k; i++) o[i] = names[i]
+	for (i = 2; i <= k; i++)
+		for (j = i; j > 1 && x[o[j - 1]] < x[o[j]]; j--) {
+			t = o[j]; o[j] = o[j - 1]; o[j - 1] = t
+		}
+	t = o[1]
+	for (i = 2; i <= k; i++) t = t " > " o[i]
+	return t
+}
+
+NF >= 12 && $7 ~ /^(native|mariadb)_r[0-9]+$/ && $10 == "transactions_per_s" {
+	split($7, p, "_")
+	r = substr(p[2], 2) + 0
+	v[p[1], $3, r] = $11
+	if (r > R) R = r
+}
+
+END {
+	k = split(configs, C, " ")
+	ref = C[1]
+	for (i = 1; i <= k; i++)
+		for (t = 1; t <= 2; t++) {
+			tool = t == 1 ? "native" : "mariadb"
+			m = 0
+			for (r = 1; r <= R; r++)
+				if ((tool, C[i], r) in v) a[++m] = v[tool, C[i], r]
+			med[tool, C[i]] = m ? median(a, m) : 0
+		}
+	printf "  %-13s %9s %9s %8s %8s  %-24s\n", "config", "native",
+	       "mariadb", "native", "mariadb", "ratio of the relative"
+	printf "  %-13s %9s %9s %8s %8s  %-24s\n", "", "txn/s", "txn/s",
+	       "/" ref, "/" ref, "rates [rounds' range]"
+	for (i = 1; i <= k; i++) {
+		c = C[i]
+		nat[c] = med["native", c]; mdb[c] = med["mariadb", c]
+		rn = med["native", ref] > 0 ? nat[c] / med["native", ref] : 0
+		rm = med["mariadb", ref] > 0 ? mdb[c] / med["mariadb", ref] : 0
+		q = rm > 0 ? rn / rm : 0
+		m = 0
+		for (r = 1; r <= R; r++)
+			if (v["native", ref, r] > 0 && v["mariadb", c, r] > 0 &&
+			    v["mariadb", ref, r] > 0)
+				b[++m] = v["native", c, r] / v["native", ref, r] \
+					 * v["mariadb", ref, r] / v["mariadb", c, r]
+		sortv(b, m)
+		ok = q >= 0.8 && q <= 1.2 ? "ok" : "MISS"
+		if (c == ref)
+			printf "  %-13s %9.1f %9.1f %8.2f %8.2f  (the reference)\n",
+			       c, nat[c], mdb[c], rn, rm
+		else {
+			printf "  %-13s %9.1f %9.1f %8.2f %8.2f  %4.2f [%4.2f-%4.2f] %s\n",
+			       c, nat[c], mdb[c], rn, rm, q, m ? b[1] : 0,
+			       m ? b[m] : 0, ok
+			note(c "/" ref " txn/s native/mariadb", q,
+			     m ? b[1] : "", m ? b[m] : "", "0.8-1.2", ok)
+		}
+	}
+	printf "  ranking, native:  %s\n", ranking(nat, C, k)
+	printf "  ranking, mariadb: %s\n", ranking(mdb, C, k)
+	# every pair MariaDB separates: the native must order it alike
+	np = 0; bad = 0; s = ""; u = ""
+	for (i = 1; i < k; i++)
+		for (j = i + 1; j <= k; j++) {
+			d = differ(C[i], C[j])
+			if (d < 0) { u = "cannot tell (fewer than 2 rounds)"; continue }
+			if (!d) continue
+			hi = mdb[C[i]] > mdb[C[j]] ? C[i] : C[j]
+			lo = hi == C[i] ? C[j] : C[i]
+			np++
+			agree = nat[hi] > nat[lo]
+			bad += !agree
+			s = s sprintf("\n    %s > %s: native %s", hi, lo,
+				      agree ? "agrees" : "DISAGREES")
+		}
+	if (u != "")
+		printf "  pairs MariaDB separates (Welch, alpha 0.05): %s\n", u
+	else if (!np)
+		printf "  pairs MariaDB separates (Welch, alpha 0.05): none\n"
+	else
+		printf "  pairs MariaDB separates (Welch, alpha 0.05):%s\n", s
+	if (u == "")
+		note("order where MariaDB differs significantly",
+		     np ? (np - bad) / np : "", "", "", "all pairs",
+		     bad ? "MISS" : "ok")
+	printf "  every round, txn/s native / mariadb:\n"
+	for (r = 1; r <= R; r++) {
+		line = sprintf("    r%-2d", r)
+		for (i = 1; i <= k; i++)
+			line = line sprintf("  %s %.1f / %.1f", C[i],
+					    v["native", C[i], r], v["mariadb", C[i], r])
+		print line
+	}
+	printf "  txn/s: medians of the rounds; ratio = (native/%s) / " \
+	       "(mariadb/%s),\n  the medians' and each round's\n", ref, ref
+}
