@@ -79,12 +79,14 @@ END {
 		rn = med["native", ref] > 0 ? nat[c] / med["native", ref] : 0
 		rm = med["mariadb", ref] > 0 ? mdb[c] / med["mariadb", ref] : 0
 		q = rm > 0 ? rn / rm : 0
-		m = 0
+		m = 0; each = ""
 		for (r = 1; r <= R; r++)
 			if (v["native", ref, r] > 0 && v["mariadb", c, r] > 0 &&
-			    v["mariadb", ref, r] > 0)
+			    v["mariadb", ref, r] > 0) {
 				b[++m] = v["native", c, r] / v["native", ref, r] \
 					 * v["mariadb", ref, r] / v["mariadb", c, r]
+				each = each (m > 1 ? " " : "") sprintf("%.2f", b[m])
+			}
 		sortv(b, m)
 		ok = q >= 0.8 && q <= 1.2 ? "ok" : "MISS"
 		if (c == ref)
@@ -95,7 +97,7 @@ END {
 			       c, nat[c], mdb[c], rn, rm, q, m ? b[1] : 0,
 			       m ? b[m] : 0, ok
 			note(c "/" ref " txn/s native/mariadb", q,
-			     m ? b[1] : "", m ? b[m] : "", "0.8-1.2", ok)
+			     m ? b[1] : "", m ? b[m] : "", "0.8-1.2", ok, each)
 		}
 	}
 	printf "  ranking, native:  %s\n", ranking(nat, C, k)

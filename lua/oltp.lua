@@ -263,11 +263,12 @@ local function change(w, bp, files, s, page)
   end
 end
 
--- n turns of a loop: CPU time, spent as the server spends its own.
 -- A request's server work: n turns of a loop (CPU time), then a short
 -- sleep for the round trip to the client (sysbench waits for each reply
 -- on a socket, so the server's thread blocks 20 times a transaction).
+-- cpu_work 0 is the I/O alone: neither.
 local function spin(w, n)
+  if n == 0 then return 0 end
   local x = 0
   for i = 1, n do x = x + i % 7 end
   w:sleep(ROUND_TRIP)
