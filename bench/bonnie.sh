@@ -42,6 +42,12 @@
 # within a round (the two ran minutes apart at most, under the same
 # outside load) and the median and range of those per-round ratios are
 # printed. A missed target is printed, not a failure. Needs root (skipped otherwise) and bonnie++.
+# Last figures (ROUNDS=5 FILE_ROUNDS=5, a quiet machine, 2026-12-03):
+# every ratio within 0.9-1.1 but getc 0.88 [0.70-0.94] (fsplan times each
+# byte: its loop and the clock are 12% of getc's time under perf) and
+# seeks 1.54 over the only 2 rounds bonnie++ printed a figure (the other
+# 3 it took under 0.5 s: +++++); seeks %CPU 1.08 against bonnie++'s
+# process figure.
 # Environment: ROUNDS (9), FILE_ROUNDS (6), RAM_MIB (256), SIZE_MIB (1024),
 # FILES (128, x1024 files), CHAR_MIB (3: the per-char tests' size, bonnie++'s
 # default), BENCH_NICE (-10), FSPLAN, KEEP=1 keeps the run

@@ -21,14 +21,12 @@
 # Each figure is the median of the rounds; every round's figures are
 # printed. Both run at nice BENCH_NICE, in a memory cgroup of RAM_MIB made
 # by fsplan (ram:). Needs root, mariadb-server and sysbench.
-# Last figures: not yet 5 rounds on a quiet machine. On a shared one (load
-# 7-9, another session's runs beside it), ROUNDS=2 SECONDS_RUN=15: native
-# / MariaDB txn/s ext4 336 / 442, ext4-journal 359 / 404, xfs 367 / 492,
-# btrfs 349 / 339; relative to ext4, native 1.07 / 1.09 / 1.04, MariaDB
-# 0.91 / 1.11 / 0.77: ratios 1.17 ok, 0.98 ok, 1.36 MISS (btrfs's native
-# rounds 258 and 440: the noise of a busy machine); no pair of configs
-# MariaDB separated significantly in 2 rounds. ROUNDS=1 SECONDS_RUN=5
-# (load 9.6): ratios 0.93, 1.08, 1.52 (btrfs MISS).
+# Last figures (5 rounds, 20 s, a quiet machine, 2026-12-03): native /
+# MariaDB txn/s ext4 444 / 389, ext4-journal 572 / 766, xfs 586 / 805,
+# btrfs 584 / 699; relative to ext4, native 1.29 / 1.32 / 1.32, MariaDB
+# 1.97 / 2.07 / 1.80: ratios 0.65 / 0.64 / 0.73, all MISS (MariaDB's
+# ext4 rounds were 328-554, two groups); the three pairs MariaDB
+# separated (each over ext4) the native orders alike.
 # Environment: ROUNDS (5), SECONDS_RUN (20), THREADS (8), ROWS (20000 a
 # table, 4 tables), BUFFER_POOL (128M), LOG_SIZE (96M), CONFIGS ("ext4
 # ext4-journal xfs btrfs": a type of ext2 ext3 ext4 xfs btrfs, TYPE-journal
