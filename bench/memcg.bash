@@ -34,6 +34,7 @@ bench_run() {
 		awk -F, '$10 == "status" && $11 != "ok" { print "  " $2 ": " $11 " " $12 }' \
 			"$out/results.csv" >&2 || true
 		tail -n 10 "$out/log.txt" >&2 || true
+		KEEP=1	# the run directory stays to be read
 		exit 1
 	}
 	wall=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }')
@@ -50,6 +51,7 @@ bench_run() {
 	if [ -n "$bad" ]; then
 		echo "$label: phase runs did not succeed:" >&2
 		echo "$bad" >&2
+		KEEP=1
 		exit 1
 	fi
 }
