@@ -47,7 +47,8 @@
 # byte: its loop and the clock are 12% of getc's time under perf) and
 # seeks 1.54 over the only 2 rounds bonnie++ printed a figure (the other
 # 3 it took under 0.5 s: +++++); seeks %CPU 1.08 against bonnie++'s
-# process figure.
+# process figure. SIZE_MIB=2048 (8x RAM): getc 0.86, get_block %CPU 1.10,
+# the rest 0.91-1.08; bonnie++ still printed +++++ for seeks in 4 of 5.
 # Environment: ROUNDS (9), FILE_ROUNDS (6), RAM_MIB (256), SIZE_MIB (1024),
 # FILES (128, x1024 files), CHAR_MIB (3: the per-char tests' size, bonnie++'s
 # default), BENCH_NICE (-10), FSPLAN, KEEP=1 keeps the run
