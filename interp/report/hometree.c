@@ -89,30 +89,6 @@ static const char *tree_axes(const struct results *r,
 	return c ? c->params : "";
 }
 
-/* The mean of metric over the ok runs of phase in config label whose
- * parameters are params; 0 none. */
-static int tree_mean(const struct results *r, const char *label,
-		     const char *phase, const char *params,
-		     const char *metric, double *out)
-{
-	double sum = 0, v;
-	int n = 0;
-
-	for (size_t i = 0; i < r->n_runs; i++) {
-		const struct res_run *x = &r->runs[i];
-
-		if (strcmp(x->fs_label, label) || strcmp(x->phase, phase) ||
-		    strcmp(x->params, params) || x->status != RES_OK ||
-		    !results_value(x, metric, &v))
-			continue;
-		sum += v;
-		n++;
-	}
-	if (n)
-		*out = sum / n;
-	return n;
-}
-
 /* What a run of phase does: the module's step (its params', else the
  * phase's with:, else the module's default), or NULL: not known. */
 static const char *tree_step(json_t *phases, const struct res_run *x)
@@ -144,7 +120,8 @@ static const char *cell(const struct results *r, json_t *phases,
 	double v;
 
 	if ((c != TREE_RATE || tree_moves_data(tree_step(phases, x))) &&
-	    tree_mean(r, x->fs_label, x->phase, x->params, col[c].metric, &v))
+	    results_mean(r, x->fs_label, x->phase, x->params, NULL,
+				 col[c].metric, &v))
 		snprintf(buf, len, "%.*f", col[c].dec, v / col[c].scale);
 	else
 		snprintf(buf, len, "-");

@@ -8,36 +8,10 @@
 #include "report/studies.h"
 #include "util/strbuf.h"
 
-/* The mean of metric over the ok runs of phase in config label (with
- * `threads` threads, unless it is NULL); 0 none. */
-static int mean_where(const struct results *r, const char *label,
-		      const char *phase, const double *threads,
-		      const char *metric, double *out)
-{
-	double sum = 0, v, t;
-	int n = 0;
-
-	for (size_t i = 0; i < r->n_runs; i++) {
-		const struct res_run *x = &r->runs[i];
-
-		if (strcmp(x->fs_label, label) || strcmp(x->phase, phase) ||
-		    (*phase && x->status != RES_OK) ||
-		    (threads && (!results_value(x, "threads", &t) ||
-				 t != *threads)) ||
-		    !results_value(x, metric, &v))
-			continue;
-		sum += v;
-		n++;
-	}
-	if (n)
-		*out = sum / n;
-	return n;
-}
-
 static int mean_of(const struct results *r, const char *label,
 		   const char *phase, const char *metric, double *out)
 {
-	return mean_where(r, label, phase, NULL, metric, out);
+	return results_mean(r, label, phase, NULL, NULL, metric, out);
 }
 
 /* The name (borrowed) of the next phase from *at on, in the plan's order,
@@ -222,12 +196,14 @@ static int ffsb_table(struct tables *out, const struct results *r,
 	for (int c = 0; c < sh.n_c; c++) {
 		row[0] = sh.label[c];
 		for (int j = 0; j < sh.n_t; j++) {
-			row[1 + 2 * j] = mean_where(r, sh.label[c], phase,
-				&sh.threads[j], ffsb_figure(&sh), &v) ?
+			const double *th = &sh.threads[j];
+
+			row[1 + 2 * j] = results_mean(r, sh.label[c], phase,
+				NULL, th, ffsb_figure(&sh), &v) ?
 				table_num(cell[2 * j], sizeof(cell[0]),
 					  sh.reads ? "%.0f" : "%.1f", v) : "-";
-			row[2 + 2 * j] = mean_where(r, sh.label[c], phase,
-				&sh.threads[j], "test_cpu_pct", &v) ?
+			row[2 + 2 * j] = results_mean(r, sh.label[c], phase,
+				NULL, th, "test_cpu_pct", &v) ?
 				table_num(cell[2 * j + 1], sizeof(cell[0]),
 					  "%.1f", v) : "-";
 		}

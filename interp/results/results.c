@@ -347,6 +347,31 @@ int results_value(const struct res_run *run, const char *name, double *v)
 	return 1;
 }
 
+int results_mean(const struct results *r, const char *label,
+		 const char *phase, const char *params, const double *threads,
+		 const char *metric, double *out)
+{
+	double sum = 0, v, t;
+	int n = 0;
+
+	for (size_t i = 0; i < r->n_runs; i++) {
+		const struct res_run *x = &r->runs[i];
+
+		if (strcmp(x->fs_label, label) || strcmp(x->phase, phase) ||
+		    (*phase && x->status != RES_OK) ||
+		    (params && strcmp(x->params, params)) ||
+		    (threads && (!results_value(x, "threads", &t) ||
+				 t != *threads)) ||
+		    !results_value(x, metric, &v))
+			continue;
+		sum += v;
+		n++;
+	}
+	if (n)
+		*out = sum / n;
+	return n;
+}
+
 int results_fast(const struct res_run *run, const char *name)
 {
 	size_t n = strlen(name);

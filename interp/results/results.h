@@ -82,6 +82,16 @@ const struct res_metric *results_metric(const struct res_run *run,
 /* The numeric value of name in *v: 1 found, 0 absent or not a number. */
 int results_value(const struct res_run *run, const char *name, double *v);
 
+/*
+ * The mean of metric over the runs of phase in config label (only the ok
+ * ones, for a phase other than "": the config's own rows), narrowed to
+ * the parameters params and to `threads` threads where those are not
+ * NULL, in *out; how many runs it took (0: none, *out untouched).
+ */
+int results_mean(const struct results *r, const char *label,
+		 const char *phase, const char *params, const double *threads,
+		 const char *metric, double *out);
+
 /* Whether run timed test name too fast to give a value: its name_fast
  * row is nonzero (bonnie++'s "+++++", its test_fast); for T_cpu, T's
  * (bonnie++'s "+++"). */
