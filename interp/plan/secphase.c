@@ -313,6 +313,7 @@ static int finish_phase(struct loader *L, yaml_node_t *n,
 					   p->phases[i].pos.line);
 	if (!ph->timeout_s)
 		ph->timeout_s = 3600;
+	ph->interval_s = 1.0;	/* DESIGN.md section 8's default */
 	return 0;
 }
 

@@ -58,6 +58,16 @@ struct plan_fs {
 #define PLAN_NODEV_MKFS "%s has no device to make: leave out 'mkfs' " \
 			"(mount options only)"
 
+/* A phase's steady: rule (DESIGN.md section 8); window_s 0: none. The
+ * fractions as given: range: 20% is 0.20. */
+struct plan_steady {
+	struct pos pos;
+	char metric[64];	/* "": the phase's key series */
+	double window_s;
+	double range, slope;
+	double max_s;		/* 0: no stop (the phase ends as it would) */
+};
+
 struct plan_phase {
 	struct pos pos;
 	char *name;		/* unique; given or derived */
@@ -77,6 +87,11 @@ struct plan_phase {
 	double repeat_ci;	/* its CI half-width / mean; 0: no rule */
 	struct between between;	/* n < 0: the plan's */
 	uint64_t memory;	/* Lua allocator cap per worker; 0 default */
+	/* DESIGN.md section 8. interval_s: the phase's own or the plan's,
+	 * resolved at load (the default 1 s; 0: no series). */
+	double interval_s;
+	double warmup_s;	/* 0: none */
+	struct plan_steady steady;
 };
 
 /* One exclude rule: every condition must match (a list value: any of). */
@@ -126,6 +141,7 @@ struct plan {
 	int repeat_min;
 	double repeat_ci;	/* 0: repeat times, no rule */
 	struct between between;
+	double interval_s;	/* the top level's interval: (1 s default) */
 	int rounds;		/* order: rounds: repetition k of every
 				 * config in round k, the configs rotating */
 	struct pos order_pos;
