@@ -176,7 +176,8 @@ struct metric_row {
  * printable characters, no comma or quote), ending with "END"; "M
  * written <bytes>" may follow the first line. Op and counter names
  * follow metrics_name_ok, an R line's metric metrics_metric_name_ok.
- * metrics_encode writes it all: m's lines, an R line per rep value (n_rep
+ * Series lines ("T ...", results/series.h) may come between them:
+ * metrics_decode leaves them to series_decode. metrics_encode writes it all: m's lines, an R line per rep value (n_rep
  * of them; rep may be NULL), END. NULL with errno EINVAL if m or rep
  * holds what the format cannot carry, ENOMEM.
  */

@@ -442,7 +442,11 @@ int metrics_decode(struct metrics *m, const char *text, size_t len,
 			p = nl ? nl + 1 : end;
 			break;
 		}
-		if (!nl || decode_line(d, p, le))	/* no newline: torn */
+		if (!nl)	/* no newline: torn */
+			goto out;
+		/* a series point's line is series_decode's */
+		if (!(le - p >= 2 && p[0] == 'T' && p[1] == ' ') &&
+		    decode_line(d, p, le))
 			goto out;
 		p = nl + 1;
 	}
