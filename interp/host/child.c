@@ -213,6 +213,8 @@ int child_run(const struct child_job *job, volatile sig_atomic_t *stop,
 		.pipe_at = CHILD_REPORT_FD,
 		.timeout_s = job->timeout_s, .stop = stop,
 		.tick = job->tick, .tick_ctx = job->tick_ctx,
+		.tick_s = job->tick_s, .tick_from = job->tick_from,
+		.pid_out = job->pid,
 		.log_fd = -1,
 		/* past 64 MiB a report is a runaway: it times out */
 		.keep = 64u << 20, .drain = 0,

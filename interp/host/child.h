@@ -5,6 +5,7 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "host/privdrop.h"
 #include "results/metrics.h"
@@ -37,9 +38,14 @@ struct child_job {
 	 */
 	int (*body)(void *arg);
 	void *arg;
-	/* Called about once a second while the child runs (progress). */
+	/* Called while the child runs, every tick_s (0: a second) from
+	 * its fork or from *tick_from once that is set (proc.h): progress,
+	 * and root's sampler at the phase's interval. */
 	void (*tick)(void *ctx);
 	void *tick_ctx;
+	double tick_s;
+	const double *tick_from;
+	pid_t *pid;		/* the child's pid once forked, or NULL */
 	/* Called the moment the body writes METRICS_SETUP_DONE (a line of
 	 * its own; the first only), which is then left out of the report:
 	 * what was measured before it was the body's setup. May be NULL.

@@ -1,6 +1,7 @@
 /* proc: fork, exec or run a body, capture output, a deadline, reap. */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -300,6 +301,27 @@ static int exited(pid_t pid)
 	return si.si_pid == pid;
 }
 
+/* The tick, when its time has come: the slots are tick_s apart from
+ * the base (the fork, or *tick_from once set), a late one skips those
+ * it missed. The poll's wait, cut to the next slot. */
+static int tick(const struct proc_job *job, double *ticked, double t0,
+		double now, int wait_ms)
+{
+	double period = job->tick_s > 0 ? job->tick_s : 1.0;
+	double base = job->tick_from && *job->tick_from > 0 ?
+		      *job->tick_from : t0;
+	double next;
+
+	if (*ticked < base)
+		*ticked = base;	/* the timed start: the slots anew */
+	if (now >= *ticked + period) {
+		*ticked = base + floor((now - base) / period) * period;
+		job->tick(job->tick_ctx);
+	}
+	next = (*ticked + period - now) * 1000;
+	return next < wait_ms ? (int)next + 1 : wait_ms;
+}
+
 /*
  * Until the child has exited and the pipe is at its end: the deadline
  * (only while the child runs: a leftover that holds the pipe past it is
@@ -349,10 +371,8 @@ static void watch(struct watch *w, pid_t pid, int pr, double t0)
 		}
 		if (!done && term_at && now - term_at > 1.0)
 			kill(-pid, SIGKILL);
-		if (job->tick && now - ticked >= 1.0) {
-			job->tick(job->tick_ctx);
-			ticked = now;
-		}
+		if (job->tick)
+			wait_ms = tick(job, &ticked, t0, now, wait_ms);
 		if (!res->timed_out && (deadline - now) * 1000 < wait_ms)
 			wait_ms = (int)((deadline - now) * 1000) + 1;
 		if (poll(pf, 4, wait_ms) <= 0)
@@ -455,6 +475,8 @@ int proc_run(const struct proc_job *job, struct proc_result *res)
 	if (pid == 0)
 		in_child(job, nul, p[0], p[1], ep[1], capw, alt, n_alt);
 	setpgid(pid, pid);	/* both sides: no race with an early kill */
+	if (job->pid_out)
+		*job->pid_out = pid;
 	close(nul);
 	close(p[1]);
 	for (int i = 0; i < 2; i++)

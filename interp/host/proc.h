@@ -4,6 +4,7 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "util/diag.h"
 
@@ -33,8 +34,15 @@ struct proc_job {
 	/* When *stop is set (by a signal handler): SIGTERM to the group,
 	 * SIGKILL a second later. May be NULL. */
 	volatile sig_atomic_t *stop;
-	void (*tick)(void *ctx);	/* about once a second, or NULL */
+	void (*tick)(void *ctx);	/* every tick_s, or NULL */
 	void *tick_ctx;
+	/* The tick's period (0: a second), counted from the fork, or from
+	 * *tick_from once that is set (clock_now's time, 0: not yet): a
+	 * phase's timed start, so its ticks end its intervals. */
+	double tick_s;
+	const double *tick_from;
+	pid_t *pid_out;		/* the child's pid, set after the fork; or
+				 * NULL */
 	/* What comes out of the pipe, as it comes: */
 	int log_fd;		/* copied there, or -1 */
 	char *last;		/* the last non-blank line kept here, or NULL */

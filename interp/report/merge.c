@@ -10,6 +10,7 @@
 #include "report/merge.h"
 #include "report/mergefile.h"
 #include "report/mergemanifest.h"
+#include "report/mergeseries.h"
 #include "results/bonniecsv.h"
 #include "results/csv.h"
 #include "results/results.h"
@@ -359,6 +360,10 @@ int merge_run(const struct merge_opts *o, int argc, char **argv,
 	snprintf(path, sizeof(path), "%s/results.csv", o->out);
 	if (mergefile_record(&w, path) ||
 	    write_rows(o->out, run_id, it, n_items, d))
+		goto fail;
+	snprintf(path, sizeof(path), "%s/timeseries.csv", o->out);
+	if (mergefile_record(&w, path) ||
+	    mergeseries_join(sh, n, &ix, path, run_id, d))
 		goto fail;
 	if ((bon.len &&
 	     mergefile_write(&w, "bonnie.csv", bon.p, bon.len, 0644)) ||

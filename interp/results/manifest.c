@@ -65,6 +65,26 @@ static json_t *key_json(const struct phase_key *key)
 	return a;
 }
 
+/* DESIGN.md section 8: the interval its series were sampled at (0:
+ * none), the warm-up, the steady rule the steady rows came from. */
+static void series_json(json_t *o, const struct plan_phase *ph)
+{
+	const struct plan_steady *st = &ph->steady;
+	json_t *r;
+
+	json_object_set_new(o, "interval_s", json_real(ph->interval_s));
+	json_object_set_new(o, "warmup_s", json_real(ph->warmup_s));
+	if (st->window_s <= 0)
+		return;
+	r = json_object();
+	json_object_set_new(r, "metric", json_string(st->metric));
+	json_object_set_new(r, "window_s", json_real(st->window_s));
+	json_object_set_new(r, "range", json_real(st->range));
+	json_object_set_new(r, "slope", json_real(st->slope));
+	json_object_set_new(r, "max_s", json_real(st->max_s));
+	json_object_set_new(o, "steady", r);
+}
+
 static json_t *phases_json(const struct expansion *e)
 {
 	const struct plan *p = e->plan;
@@ -100,6 +120,7 @@ static json_t *phases_json(const struct expansion *e)
 			json_object_set_new(o, "key",
 					    key_json(&e->checked[i].key));
 		json_object_set_new(o, "timeout_s", json_real(ph->timeout_s));
+		series_json(o, ph);
 		/* as written: ${name} stays, plan.params says its value */
 		if (ph->n_with) {
 			json_t *w = json_object();

@@ -107,16 +107,20 @@ static int decode_line(struct series *s, const char *line, size_t len)
 {
 	char buf[256], metric[METRICS_METRIC_LEN + 2], unit[40];
 	double t, v;
-	int used = 0, n;
+	int used = 0, tend = 0, vend = 0, n;
 
 	if (len >= sizeof(buf))
 		return -1;
 	memcpy(buf, line, len);
 	buf[len] = '\0';
 	unit[0] = '\0';
-	n = sscanf(buf, "T %lf %64s %lf%n %39s%n", &t, metric, &v, &used,
-		   unit, &used);
-	if (n < 3 || (size_t)used != len)
+	n = sscanf(buf, "T %lf%n %64s %lf%n %39s%n", &t, &tend, metric, &v,
+		   &vend, unit, &used);
+	if (n == 3)
+		used = vend;
+	/* each number ends at a space: "1x" is no number and a name */
+	if (n < 3 || (size_t)used != len || buf[tend] != ' ' ||
+	    (buf[vend] && buf[vend] != ' '))
 		return -1;
 	return series_add(s, t, metric, v, unit) ? -1 : 0;
 }

@@ -69,6 +69,7 @@ int measure_open(struct measure *m, struct run *r, const struct live *l,
 	struct diag mc = { 0 };
 
 	memset(m, 0, sizeof(*m));
+	sampler_init(&m->sm, r->plan->phases[c->phase].interval_s, NULL);
 	m->out.peak_bytes = m->out.load_1m = m->out.others_cpu_s = -1;
 	m->out.others_cores = m->out.others_user_s = -1;
 	m->out.steal_s = m->out.steal_cores = -1;
@@ -79,7 +80,9 @@ int measure_open(struct measure *m, struct run *r, const struct live *l,
 		if (sysfs_name(l->vol[i].dev, m->dev[m->n_dev],
 			       sizeof(m->dev[0])))
 			continue;	/* tmpfs, target.dir: no device */
-		m->dev_vol[m->n_dev++] = l->volumes ? l->vol[i].name : NULL;
+		m->dev_vol[m->n_dev] = l->volumes ? l->vol[i].name : NULL;
+		sampler_dev(&m->sm, m->dev[m->n_dev], m->dev_vol[m->n_dev]);
+		m->n_dev++;
 	}
 	m->out.loop_io = conf_loop_io(l);
 	if (ram_of(r, c, &m->ram, d))
@@ -104,6 +107,7 @@ int measure_open(struct measure *m, struct run *r, const struct live *l,
 		return 0;
 	}
 	m->out.ram_limit = memcg_kind_name(m->mc.kind);
+	m->sm.mc = &m->mc;
 	job->cgroup = m->mc.dir;
 	*ram_bytes = m->ram;
 	return 0;
@@ -131,20 +135,12 @@ static double busy_s(double *user, double *steal)
 
 static int dev_read(const char *name, struct devstat *d)
 {
-	unsigned long long f[10];
-	char path[128], buf[512];
+	struct sampler_dev sd;
 
-	snprintf(path, sizeof(path), "/sys/class/block/%s/stat", name);
-	if (read_small(path, buf, sizeof(buf)) ||
-	    sscanf(buf, "%llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
-		   &f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6], &f[7],
-		   &f[8], &f[9]) != 10)
+	if (sampler_devstat(name, &sd))
 		return -1;
-	d->rd_ios = f[0];
-	d->rd_sect = f[2];
-	d->wr_ios = f[4];
-	d->wr_sect = f[6];
-	d->io_ticks = f[9];
+	*d = (struct devstat){ sd.rd_ios, sd.rd_sect, sd.wr_ios, sd.wr_sect,
+			       sd.io_ticks };
 	return 0;
 }
 
@@ -164,6 +160,7 @@ void measure_setup_done(void *ctx)
 	for (int i = 0; i < m->n_dev; i++)
 		if (m->dev[i][0] && !dev_read(m->dev[i], &d))
 			m->before[i] = d;
+	sampler_start(&m->sm);
 }
 
 void measure_stop(struct measure *m, struct child_result *res)
@@ -172,6 +169,7 @@ void measure_stop(struct measure *m, struct child_result *res)
 	char buf[128];
 	long kills;
 
+	sampler_end(&m->sm, res->user_s + res->sys_s);
 	for (int i = 0; i < m->n_dev; i++) {
 		struct devstat a, *b = &m->before[i];
 		struct devstat *o = &m->out.dev[m->out.n_dev];
@@ -238,6 +236,8 @@ void measure_stop(struct measure *m, struct child_result *res)
 void measure_close(struct measure *m, const struct cell *c)
 {
 	int rc = memcg_remove(&m->mc);
+
+	sampler_free(&m->sm);
 
 	if (rc)
 		runlog("%s: cannot remove the memory cgroup %s: %s", c->id,

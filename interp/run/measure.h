@@ -6,6 +6,7 @@
 
 #include "host/child.h"
 #include "host/memcg.h"
+#include "host/sampler.h"
 #include "plan/types.h"
 #include "run/sink.h"
 
@@ -24,6 +25,7 @@ struct measure {
 	double user_before;		/* its user-mode part */
 	double steal_before;		/* its steal part */
 	struct measured out;
+	struct sampler sm;		/* root's points over time */
 };
 
 /*
@@ -37,20 +39,22 @@ int measure_open(struct measure *m, struct run *r, const struct live *l,
 		 uint64_t *ram_bytes, struct diag *d);
 
 /* Right before the fork (after the between actions, whose writes are
- * not the phase's): the devices' and the machine's counters. */
+ * not the phase's): the devices' and the machine's counters. An exec
+ * phase's timed start is here: the runner starts m->sm then. */
 void measure_start(struct measure *m);
 
 /* When a Lua phase's child says its setup is done (child.h's
  * setup_done, m as ctx): the devices' counters read anew, so that their
- * rows are the workers' and teardown's, not setup's. */
+ * rows are the workers' and teardown's, not setup's; the sampler's
+ * timed start. */
 void measure_setup_done(void *m);
 
-/* Right after the child is reaped: the counters' differences, the
- * cgroup's peak; a child the limit's OOM killer ended, or one of whose
+/* Right after the child is reaped: the sampler's last interval, the
+ * counters' differences, the cgroup's peak; a child the limit's OOM killer ended, or one of whose
  * processes it killed, is not ok, with a reason that says so. */
 void measure_stop(struct measure *m, struct child_result *res);
 
-/* The cgroup removed. */
+/* The cgroup removed, the sampler's points freed. */
 void measure_close(struct measure *m, const struct cell *c);
 
 #endif

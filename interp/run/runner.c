@@ -1,6 +1,7 @@
 /* runner: each config's lifecycle and its phase runs, in the namespace. */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,8 +45,8 @@ static void decide(void *ctx, double v, int *reps_run, const char **reason)
 /* The end of one phase run: its rows, its status, the counts. */
 static void finish_cell(struct run *r, const struct live *l, struct cell *c,
 			const struct child_result *res,
-			const struct measured *ms, enum res_status status,
-			const char *reason)
+			const struct measured *ms, const struct timeline *tl,
+			enum res_status status, const char *reason)
 {
 	struct strbuf params = { 0 };
 	struct csv_key k;
@@ -58,7 +59,8 @@ static void finish_cell(struct run *r, const struct live *l, struct cell *c,
 		.key = &k, .cell = c - r->e->cells, .label = l->fc->label,
 		.lua = job_measured(r, c), .res = res,
 		.parsed = r->parsed, .parsed_len = r->parsed_len,
-		.measured = ms, .fs_used_bytes = -1, .status = status, .reason = reason,
+		.measured = ms, .fs_used_bytes = -1, .tl = tl,
+		.status = status, .reason = reason,
 	};
 
 	conf_key(r, l, c, &params, &k);
@@ -152,7 +154,7 @@ static void settle_conf(struct run *r, struct live *l,
 		if (!todo(r, c))
 			continue;
 		r->done[c - r->e->cells] = RUN_RECORDED;
-		finish_cell(r, l, c, NULL, NULL, status, reason);
+		finish_cell(r, l, c, NULL, NULL, NULL, status, reason);
 	}
 	manifest_conf_state(r->man, l->fc->index - 1,
 			    manifest_state_of(status));
@@ -178,14 +180,36 @@ static void unrun_cell(struct run *r, struct live *l, struct cell *c,
 		runlog("%s: %s failed: %s", c->id, replay == REPLAY_ROUND ?
 		       "its unrecorded run" : "replay", why);
 	else
-		finish_cell(r, l, c, NULL, NULL, RES_FAILED, why);
+		finish_cell(r, l, c, NULL, NULL, NULL, RES_FAILED, why);
 }
+
+/* What the child's ticks serve: the sampler at the phase's interval,
+ * the progress line once a second. */
+struct ticking {
+	struct run *r;
+	struct sampler *sm;
+	double shown;
+};
 
 static void tick(void *ctx)
 {
-	struct run *r = ctx;
+	struct ticking *tk = ctx;
+	double now = clock_now();
 
-	progress(r, r->current);
+	sampler_tick(tk->sm);
+	if (now - tk->shown >= 1.0 - 0.01) {
+		progress(tk->r, tk->r->current);
+		tk->shown = now;
+	}
+}
+
+/* The ticks' period: the interval, or a part of it a second at most
+ * (so the progress line moves), or a second without a series. */
+static double tick_period(double interval_s)
+{
+	if (interval_s <= 0)
+		return 1.0;
+	return interval_s / ceil(interval_s);
 }
 
 static void progress(struct run *r, const struct cell *c)
@@ -203,6 +227,27 @@ static void progress(struct run *r, const struct cell *c)
 	fflush(stderr);
 }
 
+/* The phase run's series: root's points, the T lines of its report (a
+ * Lua phase's) and of its parser's, the steady test of its key. */
+static void series_of_run(struct run *r, const struct cell *c,
+			  const struct child_result *res,
+			  const struct sampler *sm, struct timeline *tl)
+{
+	const struct plan_phase *ph = &r->plan->phases[c->phase];
+	const struct phase_checked *pc = r->e->checked ?
+					 &r->e->checked[c->phase] : NULL;
+	int lua = job_measured(r, c);
+
+	if (timeline_join(tl, &sm->s, lua ? res->report : NULL,
+			  lua ? res->report_len : 0, r->parsed,
+			  r->parsed_len) || sm->lost)
+		runlog("%s: out of memory: its series is not whole", c->id);
+	if (tl->refused[0])
+		runlog("%s: %s", c->id, tl->refused);
+	timeline_steady(tl, &ph->steady, ph->warmup_s, lua,
+			pc && pc->key.n ? pc->key.name[0] : NULL);
+}
+
 /* One phase run: between actions, its job in a dropped child, its
  * results; an interrupted one is not recorded, so --resume runs it. A
  * replay (--resume, a cell the first run recorded) runs it again only
@@ -215,6 +260,8 @@ static void run_cell(struct run *r, struct live *l, struct cell *c,
 						     : &r->plan->between;
 	struct child_result res;
 	struct measure ms;
+	struct ticking tk;
+	struct timeline tl;
 	struct job j;
 	struct diag d = { 0 };
 
@@ -232,8 +279,12 @@ static void run_cell(struct run *r, struct live *l, struct cell *c,
 		unrun_cell(r, l, c, replay, d.msg);
 		goto out;
 	}
+	tk = (struct ticking){ r, &ms.sm, clock_now() };
 	j.child.tick = tick;
-	j.child.tick_ctx = r;
+	j.child.tick_ctx = &tk;
+	j.child.tick_s = tick_period(ms.sm.interval_s);
+	j.child.tick_from = &ms.sm.t0;
+	j.child.pid = &ms.sm.pid;
 	if (job_measured(r, c)) {
 		j.child.setup_done = measure_setup_done;
 		j.child.setup_done_ctx = &ms;
@@ -242,6 +293,8 @@ static void run_cell(struct run *r, struct live *l, struct cell *c,
 	runlog("%s: %s: %s", c->id, replay == REPLAY_ROUND ? "unrecorded run"
 	       : replay ? "replay" : "run", j.cmd);
 	measure_start(&ms);
+	if (!job_measured(r, c))
+		sampler_start(&ms.sm);	/* an exec phase is timed whole */
 	if (child_run(&j.child, &r->stop, &res)) {
 		unrun_cell(r, l, c, replay, "cannot fork the phase");
 		goto close;
@@ -270,8 +323,10 @@ static void run_cell(struct run *r, struct live *l, struct cell *c,
 		sink_save(&r->sink);
 	} else {
 		r->done[c - r->e->cells] = RUN_RECORDED;
-		finish_cell(r, l, c, &res, &ms.out, res.ok ? RES_OK :
+		series_of_run(r, c, &res, &ms.sm, &tl);
+		finish_cell(r, l, c, &res, &ms.out, &tl, res.ok ? RES_OK :
 			    RES_FAILED, child_reason(&res));
+		timeline_free(&tl);
 	}
 	child_result_free(&res);
 close:
@@ -434,7 +489,7 @@ int runner_prepare(struct run *r, struct diag *d)
 		return -1;
 	conf_workdir_warn(r);
 	sink_init(&r->sink, r->csv, r->man, r->dir);
-	if (lostrows_record(r, d)) {
+	if (sink_open_series(&r->sink, d) || lostrows_record(r, d)) {
 		sink_free(&r->sink);
 		return -1;
 	}

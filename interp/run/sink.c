@@ -45,6 +45,16 @@ void sink_free(struct sink *s)
 	if (s->bonnie_fd >= 0)
 		close(s->bonnie_fd);
 	s->bonnie_fd = -1;
+	seriescsv_close(s->series);
+	s->series = NULL;
+}
+
+int sink_open_series(struct sink *s, struct diag *d)
+{
+	char path[PATH_MAX + 16];
+
+	snprintf(path, sizeof(path), "%s/timeseries.csv", s->dir);
+	return seriescsv_open(&s->series, path, d);
 }
 
 /* A row or line that did not reach the disk: logged, and counted so the
@@ -376,6 +386,37 @@ out:
 	free(line);
 }
 
+/* The steady rows of the key series (DESIGN.md section 8), and the
+ * phase run's block of timeseries.csv, synced before its status row. */
+static void series_rows(struct sink *s, const struct csv_key *k,
+			const struct timeline *tl)
+{
+	const struct steady_out *o = &tl->o;
+	char name[METRICS_METRIC_LEN + 16];
+	int rc;
+
+	if (tl->tested) {
+		row(s, k, "steady", tl->key, "%.0f", o->steady);
+		if (o->steady)
+			row(s, k, "steady_at_s", "s", "%.3f", o->at_s);
+		if (o->to_s > 0) {
+			row(s, k, "steady_range_pct", "%", "%.2f",
+			    o->range_pct);
+			row(s, k, "steady_slope_pct", "%", "%.2f",
+			    o->slope_pct);
+			snprintf(name, sizeof(name), "%s_steady", tl->key);
+			row(s, k, name, tl->key_unit, NULL, o->mean);
+		}
+	}
+	if (!s->series || !tl->s.n)
+		return;
+	rc = seriescsv_block(s->series, k->run_id, k->cell, &tl->s);
+	if (!rc)
+		rc = seriescsv_sync(s->series);
+	if (rc)
+		lost_write(s, "timeseries.csv", -rc);
+}
+
 /* The stop rule's verdict after this repetition, from its watched value
  * among those kept. */
 static void stop_rows(struct sink *s, const struct csv_key *k,
@@ -444,6 +485,8 @@ void sink_phase_run(struct sink *s, struct sink_outcome *o)
 			 o->vol_names[i]);
 		row(s, k, name, "bytes", "%.0f", o->vol_used[i]);
 	}
+	if (o->tl)
+		series_rows(s, k, o->tl);
 	ok = o->status == RES_OK;
 	if (o->decide)
 		stop_rows(s, k, o, ok);

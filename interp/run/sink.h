@@ -9,8 +9,10 @@
 #include "results/bonniecsv.h"
 #include "results/csv.h"
 #include "results/manifest.h"
+#include "results/seriescsv.h"
 #include "results/results.h"
 #include "plan/types.h"
+#include "run/timeline.h"
 
 struct sink {
 	struct csv *csv;		/* results.csv, the caller's */
@@ -25,6 +27,7 @@ struct sink {
 	double written;			/* the Lua phase's written bytes, or
 					 * -1 */
 	int bonnie_fd;			/* bonnie.csv, or -1 until used */
+	struct seriescsv *series;	/* timeseries.csv, or NULL */
 	int write_errors;		/* writes that are not on disk */
 	int first_error;		/* the errno of the first of them */
 	double saved_at;		/* when manifest.json was written */
@@ -73,6 +76,8 @@ struct sink_outcome {
 	const char *const *vol_names;	/* target.volumes, n_vol of them */
 	const double *vol_used;		/* each one's used bytes, < 0: unknown */
 	int n_vol;
+	const struct timeline *tl;	/* its series and steady test, or
+					 * NULL */
 	enum res_status status;		/* the sink may turn ok to failed */
 	const char *reason;
 	/* A stop rule's (stoprule.h): the metric it watches, and what
@@ -86,7 +91,12 @@ struct sink_outcome {
 
 void sink_init(struct sink *s, struct csv *csv, struct manifest *man,
 	       const char *dir);
-/* The kept values and bonnie.csv's fd; csv and man stay the caller's. */
+/* timeseries.csv in the run directory, opened for appending (made with
+ * its header: a run without series has it empty of rows). 0, or -1
+ * with d. */
+int sink_open_series(struct sink *s, struct diag *d);
+/* The kept values, bonnie.csv's fd, timeseries.csv; csv and man stay
+ * the caller's. */
 void sink_free(struct sink *s);
 
 /* A config's own figure (mkfs_s, mount_s, umount_s), in seconds: a row,
@@ -109,9 +119,9 @@ void sink_lost(struct sink *s, const struct csv_key *k, const char *metric,
 /*
  * The end of one phase run: its process figures, the Lua phase's report
  * or the parser's metrics, fs_used_bytes (and fs_used_bytes_NAME per
- * volume), its bonnie.csv line (when ok
- * and its values ask for one), its status row, synced, and its status in
- * the manifest. A malformed Lua report fails it ("the phase's report was
+ * volume), its steady rows and its block of timeseries.csv (o->tl),
+ * its bonnie.csv line (when ok and its values ask for one), its status
+ * row, synced, and its status in the manifest. A malformed Lua report fails it ("the phase's report was
  * malformed"), and so does a value that could not be kept for the bonnie
  * line ("out of memory keeping metrics"): o->status and o->reason then
  * say so.
