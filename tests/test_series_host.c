@@ -161,6 +161,23 @@ Test(series_host, steady_over_the_last_half_by_default)
 		cr_expect_float_eq(t.o.mean, 10, 1e-9);
 		timeline_free(&t);
 	}
+	/* nothing sampled (interval 0, no devices): no key, no rows */
+	{
+		struct series none_pts = { 0 };
+
+		cr_assert_eq(timeline_join(&t, &none_pts, NULL, 0, NULL, 0),
+			     0);
+		timeline_steady(&t, &none, 0, 0, NULL);
+		cr_expect_eq(t.tested, 0);
+		cr_expect_str_empty(t.key);
+		timeline_free(&t);
+	}
+	/* a warm-up past every point: tested, never steady */
+	cr_assert_eq(timeline_join(&t, &root, NULL, 0, NULL, 0), 0);
+	timeline_steady(&t, &none, 30, 0, NULL);
+	cr_expect_eq(t.tested, 1);
+	cr_expect_eq(t.o.steady, 0);
+	timeline_free(&t);
 	/* a ramp through the whole run is never steady */
 	series_free(&root);
 	for (int i = 1; i <= 20; i++)
