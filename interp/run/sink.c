@@ -399,7 +399,7 @@ static void series_rows(struct sink *s, const struct csv_key *k,
 		row(s, k, "steady", tl->key, "%.0f", o->steady);
 		if (o->steady)
 			row(s, k, "steady_at_s", "s", "%.3f", o->at_s);
-		if (o->to_s > 0) {
+		if (tl->whole) {
 			row(s, k, "steady_range_pct", "%", "%.2f",
 			    o->range_pct);
 			row(s, k, "steady_slope_pct", "%", "%.2f",

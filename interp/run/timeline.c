@@ -177,7 +177,7 @@ void timeline_steady(struct timeline *t, const struct plan_steady *rule,
 		from = tv[n - 1] - sr.window_s;
 	}
 	t->tested = 1;
-	(void)steady_test(tv, v, n, &sr, from, &t->o);
+	t->whole = !steady_test(tv, v, n, &sr, from, &t->o);
 	free(tv);
 	free(v);
 }

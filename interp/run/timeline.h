@@ -21,6 +21,8 @@ struct timeline {
 	char key[METRICS_METRIC_LEN + 1];	/* the key series; "": none */
 	char key_unit[32];
 	int tested;			/* the steady rows are in o */
+	int whole;			/* a whole window was tested: o's
+					 * range and slope say something */
 	struct steady_out o;
 	char refused[256];		/* why the child's series was left
 					 * out (its rows were not), or "" */
