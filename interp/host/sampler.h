@@ -33,8 +33,8 @@ struct sampler {
 	double last;			/* the last sample's time */
 	int n;				/* samples taken */
 	pid_t pid;			/* the child, as its fork gave it */
-	pid_t proc_pid;			/* the same in /proc; 0 not looked
-					 * for, -1 not found */
+	pid_t proc_pid;		/* the same in /proc; 0 not looked
+					 * for, -1 not there */
 	int n_dev;
 	char dev[PLAN_MAX_VOLUMES][64];	/* sysfs names */
 	const char *vol[PLAN_MAX_VOLUMES];	/* a volume's name, or NULL */
