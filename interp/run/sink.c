@@ -386,16 +386,18 @@ out:
 	free(line);
 }
 
-/* The steady rows of the key series (DESIGN.md section 8), and the
- * phase run's block of timeseries.csv, synced before its status row. */
+/* The steady rows of the key series (DESIGN.md section 8) of a phase
+ * run that is ok (a failed one's would pass for a result), and its
+ * block of timeseries.csv (what the machine did, either way), synced
+ * before its status row. */
 static void series_rows(struct sink *s, const struct csv_key *k,
-			const struct timeline *tl)
+			const struct timeline *tl, int ok)
 {
 	const struct steady_out *o = &tl->o;
 	char name[METRICS_METRIC_LEN + 16];
 	int rc;
 
-	if (tl->tested) {
+	if (tl->tested && ok) {
 		row(s, k, "steady", tl->key, "%.0f", o->steady);
 		if (o->steady)
 			row(s, k, "steady_at_s", "s", "%.3f", o->at_s);
@@ -486,7 +488,7 @@ void sink_phase_run(struct sink *s, struct sink_outcome *o)
 		row(s, k, name, "bytes", "%.0f", o->vol_used[i]);
 	}
 	if (o->tl)
-		series_rows(s, k, o->tl);
+		series_rows(s, k, o->tl, o->status == RES_OK);
 	ok = o->status == RES_OK;
 	if (o->decide)
 		stop_rows(s, k, o, ok);
