@@ -533,3 +533,29 @@ Test(series_host, resume_and_merge_keep_the_series, .fini = fini,
 	cr_expect_eq(p.blocks, 1);
 	cr_expect_geq(p.n, 2);
 }
+
+Test(series_host, a_failed_phase_run_has_its_block_and_no_steady_rows,
+     .fini = fini, .timeout = 120)
+{
+	static const char plan[] =
+		"target: {image: 256M}\n"
+		"filesystems:\n  - type: ext4\n"
+		"phases:\n"
+		"  - name: w\n"
+		"    exec: \"dd if=/dev/zero of=f bs=1M count=64 conv=fsync "
+		"status=none; sleep 1.1; exit 3\"\n";
+	const char *dir, *cell = "ext4/w#1";
+	char rd[512];
+	static struct pts p;
+
+	e2e_require_root();
+	dir = e2e_tmpdir();
+	cr_assert_eq(e2e_run_plan(dir, "failed", plan, rd, sizeof(rd)), 1,
+		     "%s", e2e_err);
+	cr_expect_str_eq(e2e_metric(rd, cell, "status"), "failed");
+	points(rd, cell, "dev_write_mbs", &p);
+	cr_expect_geq(p.n, 2);
+	cr_expect_eq(p.blocks, 1);
+	cr_expect_eq(e2e_metric(rd, cell, "steady"), NULL);
+	cr_expect_eq(e2e_count(rd, "dev_write_mbs_steady"), 0);
+}
