@@ -226,13 +226,14 @@ static void dev_points(struct sampler *sm, double t, double dt,
 static void devices(struct sampler *sm, double t, double dt)
 {
 	struct sampler_dev sum = { 0 }, now, dif[PLAN_MAX_VOLUMES];
-	int n = 0;
+	int n = 0, read[PLAN_MAX_VOLUMES] = { 0 };
 
 	for (int i = 0; i < sm->n_dev; i++) {
 		struct sampler_dev *b = &sm->prev[i];
 
 		if (!sm->dev_ok[i] || sampler_devstat(sm->dev[i], &now))
 			continue;
+		read[i] = 1;
 		dif[i] = (struct sampler_dev){ now.rd_ios - b->rd_ios,
 			now.rd_sect - b->rd_sect, now.wr_ios - b->wr_ios,
 			now.wr_sect - b->wr_sect, now.io_ticks - b->io_ticks,
@@ -252,7 +253,7 @@ static void devices(struct sampler *sm, double t, double dt)
 		return;
 	dev_points(sm, t, dt, &sum, NULL);
 	for (int i = 0; sm->n_dev > 1 && i < sm->n_dev; i++)
-		if (sm->dev_ok[i] && sm->vol[i])
+		if (read[i] && sm->vol[i])
 			dev_points(sm, t, dt, &dif[i], sm->vol[i]);
 }
 
