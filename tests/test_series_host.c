@@ -14,9 +14,11 @@
 #include <unistd.h>
 
 #include "e2e.h"
+#include "host/proc.h"
 #include "host/sampler.h"
 #include "results/seriescsv.h"
 #include "run/timeline.h"
+#include "util/clock.h"
 
 static void fini(void)
 {
@@ -558,4 +560,59 @@ Test(series_host, a_failed_phase_run_has_its_block_and_no_steady_rows,
 	cr_expect_eq(p.blocks, 1);
 	cr_expect_eq(e2e_metric(rd, cell, "steady"), NULL);
 	cr_expect_eq(e2e_count(rd, "dev_write_mbs_steady"), 0);
+}
+
+/* The ticks a proc_run made: when, and the timed start they count from
+ * (set at the first, as a Lua child's setup_done sets it). */
+struct ticks {
+	double at[64], from;
+	int n;
+};
+
+static void note_tick(void *ctx)
+{
+	struct ticks *tk = ctx;
+
+	if (!tk->n)
+		tk->from = clock_now() - 0.05;
+	if (tk->n < 64)
+		tk->at[tk->n++] = clock_now();
+}
+
+static int sleeps_a_while(void *arg)
+{
+	(void)arg;
+	usleep(700000);
+	return 0;
+}
+
+Test(series_host, ticks_at_the_interval_from_the_timed_start)
+{
+	static struct ticks tk;
+	struct proc_job job = {
+		.body = sleeps_a_while, .pipe_at = 3, .timeout_s = 60,
+		.tick = note_tick, .tick_ctx = &tk, .tick_s = 0.1,
+		.tick_from = &tk.from, .log_fd = -1,
+	};
+	struct proc_result res;
+	pid_t pid = 0;
+	int on_time = 0;
+
+	job.pid_out = &pid;
+	job.out_fd = job.err_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	cr_assert_eq(proc_run(&job, &res), 0);
+	close(job.out_fd);
+	cr_expect_gt(pid, 0);
+	cr_assert_geq(tk.n, 4, "%d ticks in 0.7 s at 0.1 s", tk.n);
+	/* after the first: on the slots of the timed start, never early */
+	for (int i = 1; i < tk.n; i++) {
+		double k = (tk.at[i] - tk.from) / 0.1;
+
+		cr_expect_geq(k, i - 0.01, "tick %d at %.3f slots", i, k);
+		on_time += k - floor(k + 0.01) < 0.2;
+	}
+	/* a busy machine wakes some late; most are within 20 ms */
+	cr_expect_geq(on_time, (tk.n - 1) / 2, "%d of %d ticks on time",
+		      on_time, tk.n - 1);
+	proc_result_free(&res);
 }
