@@ -18,6 +18,7 @@
 #include "results/metrics.h"
 #include "host/execpath.h"
 #include "host/fs.h"
+#include "host/sampler.h"
 #include "run/between.h"
 #include "run/conf.h"
 #include "run/job.h"
@@ -27,6 +28,7 @@
 #include "run/run.h"
 #include "run/runlog.h"
 #include "run/stoprule.h"
+#include "run/timeline.h"
 #include "util/clock.h"
 #include "util/exitcode.h"
 
