@@ -330,12 +330,29 @@ static size_t spark_width(const struct overtime *o,
 	return most < (size_t)left ? most : (size_t)left;
 }
 
-static int table_rows(struct table *t, const struct overtime *o,
-		      const struct overtime_phase *p, int params, size_t nb)
+/* Each config's bins, nb apiece (p->n * nb, malloc'd), the largest in
+ * *max: the sparklines' top. NULL out of memory. */
+static double *all_bins(const struct overtime *o,
+			const struct overtime_phase *p, size_t nb, double *max)
 {
-	double *bins = calloc(nb + 1, sizeof(*bins));
+	double *bins = calloc(p->n * nb + 1, sizeof(*bins));
+
+	*max = 0;
+	for (size_t i = 0; bins && i < p->n; i++) {
+		overtime_bins(o, p->g[i].runs, p->g[i].n, p->key, p->tmax, nb,
+			      bins + i * nb);
+		for (size_t b = 0; b < nb; b++)
+			if (isfinite(bins[i * nb + b]))
+				*max = fmax(*max, bins[i * nb + b]);
+	}
+	return bins;
+}
+
+static int table_rows(struct table *t, const struct overtime_phase *p,
+		      int params, const double *bins, size_t nb, double max)
+{
 	char says[256];
-	int rc = bins ? 0 : -1;
+	int rc = 0;
 
 	for (size_t i = 0; i < p->n && !rc; i++) {
 		const struct overtime_group *g = &p->g[i];
@@ -349,14 +366,12 @@ static int table_rows(struct table *t, const struct overtime *o,
 			row[c++] = *g->runs[0]->params ? g->runs[0]->params :
 				   "-";
 		row[c++] = says;
-		overtime_bins(o, g->runs, g->n, p->key, p->tmax, nb, bins);
 		if (nb)
-			sparkline(&sl, bins, nb, p->vmax);
+			sparkline(&sl, bins + i * nb, nb, max);
 		row[c++] = !nb ? NULL : sl.p ? sl.p : "";
 		rc = sl.oom || table_row(t, row, 0) ? -1 : 0;
 		free(sl.p);
 	}
-	free(bins);
 	return rc;
 }
 
@@ -366,11 +381,14 @@ int overtime_table(struct table *t, char **title, const struct overtime *o,
 	const char *head[4];
 	struct strbuf col = { 0 }, note = { 0 }, b = { 0 };
 	int params = 0, c = 0, rc;
+	double *bins, max;
 	size_t nb;
 
 	for (size_t i = 0; i < p->n; i++)
 		params |= *p->g[i].runs[0]->params != '\0';
 	nb = spark_width(o, p, params);
+	if (!(bins = all_bins(o, p, nb, &max)))
+		return -1;
 	head[c++] = "config";
 	if (params)
 		head[c++] = "params";
@@ -380,14 +398,15 @@ int overtime_table(struct table *t, char **title, const struct overtime *o,
 		head[c++] = col.p;
 	strbuf_printf(&note, "%s over 0 to %.4g s, a mark per %.3g s: the "
 		      "runs' mean; \u2581 0 to \u2588 %.4g%s%s", p->key,
-		      p->tmax, p->tmax / (double)(nb ? nb : 1), p->vmax,
+		      p->tmax, p->tmax / (double)(nb ? nb : 1), max,
 		      *p->unit ? " " : "", p->unit);
 	strbuf_printf(&b, "steady state of %s, per config", p->key);
 	memset(t, 0, sizeof(*t));
 	rc = col.oom || note.oom || b.oom ||
 	     table_init(t, c, c, head, NULL) ||
 	     (nb && table_note(t, note.p)) ||
-	     table_rows(t, o, p, params, nb) ? -1 : 0;
+	     table_rows(t, p, params, bins, nb, max) ? -1 : 0;
+	free(bins);
 	free(col.p);
 	free(note.p);
 	*title = b.p;

@@ -136,10 +136,11 @@ static void printable(struct strbuf *b, const char *s)
 /* Why t and value of f are no point, or NULL (both into *t, *v). */
 static const char *numbers(const char *const *f, double *t, double *v)
 {
-	if (units_decimal(f[F_T], strlen(f[F_T]), t))
-		return "t_s is not a finite number";
-	if (*t < 0)
-		return "t_s below 0";
+	if (units_decimal(f[F_T], strlen(f[F_T]), t) || *t < 0) {
+		/* no time, not one to tell a block by either */
+		*t = NAN;
+		return "t_s is not a finite number of 0 or more";
+	}
 	if (units_decimal(f[F_VALUE], strlen(f[F_VALUE]), v))
 		return "value is not a finite number";
 	if (!metrics_metric_name_ok(f[F_METRIC], strlen(f[F_METRIC])))
