@@ -88,7 +88,7 @@ static FILE *open_in(const char *dir, const char *name, const char *head)
 	return f;
 }
 
-/* The run of the tests: ext4 twice, steady after 42 s; xfs once, never
+/* The run of the tests: ext4 twice, steady after 15 s; xfs once, never
  * steady; series of 20 s unless n is 0 (no timeseries.csv). */
 static const char *make_run(const char *name, int n, int xfs_steady)
 {
@@ -98,8 +98,8 @@ static const char *make_run(const char *name, int n, int xfs_steady)
 	snprintf(dir, sizeof(dir), "%s/%s", e2e_tmpdir(), name);
 	cr_assert_eq(mkdir(dir, 0700), 0);
 	r = open_in(dir, "results.csv", RES_HEAD);
-	run_rows(r, "ext4", 1, 1, 42, 4, -2);
-	run_rows(r, "ext4", 2, 1, 42, 5, 1);
+	run_rows(r, "ext4", 1, 1, 15, 4, -2);
+	run_rows(r, "ext4", 2, 1, 15, 5, 1);
 	run_rows(r, "xfs", 1, xfs_steady, 15, 35, -18);
 	cr_assert_eq(fclose(r), 0);
 	if (!n)
@@ -147,7 +147,7 @@ Test(series_report, a_steady_line_and_a_sparkline_per_config)
 		     "%s", e2e_err);
 	cr_expect(strstr(e2e_out, "steady state of write_mbs, per config"),
 		  "%s", e2e_out);
-	l = line_with(e2e_out, "ext4 ", "steady after 42 s");
+	l = line_with(e2e_out, "ext4 ", "steady after 15 s");
 	cr_assert_not_null(l, "%s", e2e_out);
 	/* the runs' mean per second: 800 for 10 s, then 100 (of 800) */
 	cr_expect(strstr(l, "  \u2588\u2588\u2588\u2588\u2588\u2588\u2588"
@@ -191,7 +191,7 @@ Test(series_report, a_run_from_before_series_reports_as_before)
 	dir = make_run("steadyrows", 0, 0);
 	cr_assert_eq(e2e_fsplan((const char *[]){ "report", dir, NULL }), 0);
 	/* the steady rows say it; no series, no sparkline */
-	cr_expect(strstr(e2e_out, "steady after 42 s"), "%s", e2e_out);
+	cr_expect(strstr(e2e_out, "steady after 15 s"), "%s", e2e_out);
 	cr_expect_null(strstr(e2e_out, "over time"), "%s", e2e_out);
 	cr_expect_str_eq(e2e_err, "");
 
@@ -326,5 +326,154 @@ Test(series_report, a_huge_file_is_read_within_bounds, .timeout = 240)
 	cr_assert_eq(e2e_fsplan((const char *[]){ "report", dir, NULL }), 0);
 	cr_expect(strstr(e2e_err, "record longer than 16 MiB: no time series "
 			 "shown"), "%s", e2e_err);
-	cr_expect(strstr(e2e_out, "steady after 42 s"), "%s", e2e_out);
+	cr_expect(strstr(e2e_out, "steady after 15 s"), "%s", e2e_out);
+}
+
+/* ---- html --------------------------------------------------------------- */
+
+static int count(const char *s, const char *what)
+{
+	int n = 0;
+
+	for (; s && (s = strstr(s, what)); s += strlen(what))
+		n++;
+	return n;
+}
+
+/* The n-th svg of class cls in page (malloc'd), or NULL. */
+static char *chart(const char *page, const char *cls, int n)
+{
+	const char *a = page, *b;
+	char open[128];
+
+	snprintf(open, sizeof(open), "<svg class=\"fsplan-chart %s\"", cls);
+	for (int i = 0; a && i <= n; i++)
+		a = strstr(i ? a + 1 : a, open);
+	if (!a || !(b = strstr(a, "</svg>")))
+		return NULL;
+	return strndup(a, b - a);
+}
+
+static char *page_of(const char *dir)
+{
+	char out[600];
+
+	snprintf(out, sizeof(out), "%s/page.html", dir);
+	cr_assert_eq(e2e_fsplan((const char *[]){ "report", dir, "--format",
+		"html", "-o", out, NULL }), 0, "%s", e2e_err);
+	return e2e_slurp(out, NULL);
+}
+
+Test(series_report, the_html_time_chart_has_a_line_per_config)
+{
+	char *page = page_of(make_run("run", 20, 0)), *c, *at;
+	double x, w;
+
+	c = chart(page, "fsplan-time", 0);
+	cr_assert_not_null(c, "%s", page);
+	cr_expect(strstr(c, "write_mbs over time"), "%s", c);
+	cr_expect_eq(count(c, "<path class=\"fsplan-series\""), 2, "%s", c);
+	/* ext4's two runs, faint; xfs's one is its line */
+	cr_expect_eq(count(c, "<path class=\"fsplan-rep\""), 2, "%s", c);
+	/* ext4's windows: half its run (the default), up to 15 s */
+	cr_expect_eq(count(c, "<rect class=\"fsplan-steady\""), 2, "%s", c);
+	at = strstr(c, "<rect class=\"fsplan-steady\"");
+	cr_assert(at && (at = strstr(at, "x=\"")) &&
+		  sscanf(at, "x=\"%lf\" y=\"%*d\" width=\"%lf\"", &x,
+			 &w) == 2, "%s", c);
+	/* 5 to 15 s of an axis of 0 to 20 s, 668 pixels wide */
+	cr_expect(w > 300 && w < 370 && x > 72 + 150 && x < 72 + 190,
+		  "x %g, width %g", x, w);
+	cr_expect(strstr(c, ">write_mbs (MiB/s)</text>"), "%s", c);
+	cr_expect(strstr(c, ">seconds since the phase's timed start (s)"),
+		  "%s", c);
+	cr_expect(strstr(c, ">ext4 (2 runs)</text>") &&
+		  strstr(c, ">xfs (1 run)</text>"), "a legend: %s", c);
+	free(c);
+	/* the device under it, then the dirty pages (no read, writeback) */
+	c = chart(page, "fsplan-time", 1);
+	cr_assert_not_null(c, "%s", page);
+	cr_expect(strstr(c, ">device (MiB/s)</text>"), "%s", c);
+	cr_expect_eq(count(c, "<path class=\"fsplan-series\""), 2, "%s", c);
+	free(c);
+	c = chart(page, "fsplan-time", 2);
+	cr_assert_not_null(c, "%s", page);
+	cr_expect(strstr(c, ">memory (MiB)</text>"), "%s", c);
+	free(c);
+	cr_expect_null(chart(page, "fsplan-time", 3));
+	cr_expect(strstr(page, "never steady (range 35%, slope -18%)"));
+	cr_expect_null(strstr(page, "<script"));
+	free(page);
+}
+
+Test(series_report, no_chart_for_a_run_from_before_series)
+{
+	char *page = page_of(make_run("run", 0, 0));
+
+	cr_expect_null(strstr(page, "fsplan-time"));
+	cr_expect(strstr(page, "steady after 15 s"));
+	free(page);
+}
+
+/* ---- compare ------------------------------------------------------------ */
+
+Test(series_report, compare_flags_a_side_that_never_was_steady)
+{
+	char a[512], *l;
+	const char *b;
+
+	snprintf(a, sizeof(a), "%s", make_run("a", 20, 1));
+	b = make_run("b", 20, 0);
+	cr_assert_eq(e2e_fsplan((const char *[]){ "compare", a, b, NULL }),
+		     0, "%s", e2e_err);
+	l = line_with(e2e_out, "xfs ", "write_mbs");
+	cr_assert_not_null(l, "%s", e2e_out);
+	cr_expect(strstr(l, "B never steady: the mean may not hold"), "%s", l);
+	free(l);
+	l = line_with(e2e_out, "ext4 ", "write_mbs");
+	cr_assert_not_null(l, "%s", e2e_out);
+	cr_expect_null(strstr(l, "steady"), "both steady: %s", l);
+	free(l);
+	cr_assert_eq(e2e_fsplan((const char *[]){ "compare", b, a, NULL }),
+		     0);
+	l = line_with(e2e_out, "xfs ", "write_mbs");
+	cr_expect(l && strstr(l, "A never steady: the mean"), "%s", l);
+	free(l);
+}
+
+/* ---- in a browser ------------------------------------------------------- */
+
+Test(series_report, the_time_chart_renders_in_chromium, .timeout = 240)
+{
+	const char *root = getenv("FSPLAN_ROOT"), *dir = make_run("run", 20, 0);
+	char cmd[2048], out[600], path[700], *page, *c, *at;
+	int rc, lines, drawn, w, h;
+
+	cr_assert_not_null(root, "FSPLAN_ROOT is not set (run through make)");
+	free(page_of(dir));
+	snprintf(out, sizeof(out), "%s/shot", dir);
+	snprintf(cmd, sizeof(cmd), "FSPLAN_BROWSER_CHARTS=1 bash "
+		 "'%s/tests/browser.sh' '%s/page.html' '%s'", root, dir, out);
+	rc = system(cmd);
+	rc = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+	if (rc == 77)
+		cr_skip_test("no chromium here (make deps installs it)");
+	cr_assert_eq(rc, 0, "tests/browser.sh: exit %d", rc);
+	snprintf(path, sizeof(path), "%s.console", out);
+	cr_expect_str_eq(e2e_read(path), "", "the page logged");
+	snprintf(path, sizeof(path), "%s.charts", out);
+	page = e2e_slurp(path, NULL);
+	c = chart(page, "fsplan-time", 0);
+	cr_assert_not_null(c, "%s", page);
+	at = strstr(c, "data-drawn=\"");
+	cr_assert_not_null(at, "the script did not measure: %.400s", c);
+	cr_assert_eq(sscanf(at, "data-drawn=\"%d %d %dx%d", &lines, &drawn,
+			    &w, &h), 4, "%.80s", at);
+	/* a line per config, each laid out with a length, on a real chart */
+	cr_expect_eq(lines, 2);
+	cr_expect_eq(drawn, 2);
+	cr_expect_geq(w, 700);
+	cr_expect_geq(h, 250);
+	free(c);
+	free(page);
 }
