@@ -146,9 +146,15 @@ static void time_chart(FILE *f, const struct tchart *c)
 			legend(f, rows++, c->l[i].color, MAIN, c->l[i].label);
 	if (c->dashed)
 		legend(f, rows++, 8, DASHED, c->dashed);
-	if (c->n_sh)
+	if (c->n_sh) {
+		fprintf(f, "<rect class=\"fsplan-steady fsplan-swatch\" "
+			"fill=\"%s\" x=\"%d\" y=\"%.1f\" width=\"28\" "
+			"height=\"12\"/>\n",
+			html_color(8), LEFT, TOP + PH + AXIS +
+			LEGEND * (double)rows - 6);
 		legend(f, rows++, 8, FAINT, "shaded: the window the steady "
 		       "test held over; faint: each run");
+	}
 	html_svg_end(f);
 }
 
