@@ -106,7 +106,6 @@ static void group_take(struct overtime_group *g, const struct res_run *x,
 	}
 	for (size_t i = 0; tr && i < tr->n; i++) {
 		g->tmax = fmax(g->tmax, tr->t[i]);
-		p->vmax = fmax(p->vmax, tr->v[i]);
 		if (!*p->unit)
 			p->unit = tr->unit;
 	}
@@ -222,14 +221,19 @@ void overtime_says(const struct overtime_group *g, char *buf, size_t len)
 
 	if (g->at_hi > g->at_lo)
 		snprintf(at, sizeof(at), "%.3g to %.3g s", g->at_lo, g->at_hi);
-	else
+	else if (isfinite(g->at_lo))
 		snprintf(at, sizeof(at), "%.3g s", g->at_lo);
+	else
+		snprintf(at, sizeof(at), "? s (no steady_at_s)");
 	if (g->steady && (size_t)g->steady == g->n)
 		snprintf(buf, len, "steady after %s%s", at,
 			 g->n > 1 ? " (every run)" : "");
 	else if (g->steady)
 		snprintf(buf, len, "steady in %d of %zu runs (after %s)",
 			 g->steady, g->n, at);
+	else if (isnan(g->range) || isnan(g->slope))
+		snprintf(buf, len, "never steady%s", g->n > 1 ? " in any run" :
+			 "");
 	else if (g->n > 1)
 		snprintf(buf, len, "never steady, %zu runs (widest range "
 			 "%.0f%%, slope %.0f%%)", g->n, g->range, g->slope);

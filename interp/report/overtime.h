@@ -44,7 +44,7 @@ struct overtime_phase {
 	const char *unit;	/* its unit, or "" */
 	struct overtime_group *g;
 	size_t n;
-	double tmax, vmax;	/* over every key series of the phase */
+	double tmax;		/* over every key series of the phase */
 };
 
 /* The configs of runs (a phase's ok runs) with steady rows, in order;
