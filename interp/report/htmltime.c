@@ -160,18 +160,24 @@ static void time_chart(FILE *f, const struct tchart *c)
 
 /* ---- the phase's charts ------------------------------------------------- */
 
-/* The steady window's length the plan gave the phase, or 0. */
-static double window_of(json_t *phases, const char *phase)
+/* The steady window's length the plan gave the phase (0: none), its
+ * warm-up in *warmup (manifest.json's phases[]). */
+static double window_of(json_t *phases, const char *phase, double *warmup)
 {
 	json_t *o;
 	size_t i;
 
-	json_array_foreach(phases, i, o)
-		if (!strcmp(json_string_value(json_object_get(o, "name")) ?
-			    json_string_value(json_object_get(o, "name")) : "",
-			    phase))
-			return json_number_value(json_object_get(
-				json_object_get(o, "steady"), "window_s"));
+	*warmup = 0;
+	json_array_foreach(phases, i, o) {
+		const char *name = json_string_value(json_object_get(o,
+								     "name"));
+
+		if (!name || strcmp(name, phase))
+			continue;
+		*warmup = json_number_value(json_object_get(o, "warmup_s"));
+		return json_number_value(json_object_get(
+			json_object_get(o, "steady"), "window_s"));
+	}
 	return 0;
 }
 
@@ -203,6 +209,7 @@ struct draw {
 	double tmax;		/* the x axis: every series' last t_s */
 	size_t nb;
 	double window;		/* the plan's steady window, or 0 */
+	double warmup;		/* the phase's warm-up */
 };
 
 /* Room for n lines of d->nb bins; -1 out of memory. */
@@ -249,8 +256,9 @@ static void shade(struct tchart *c, const struct draw *d,
 	if (!results_value(x, "steady", &v) || v == 0 ||
 	    !results_value(x, "steady_at_s", &at) || !isfinite(at))
 		return;
+	/* no rule: the test's window is the last half after the warm-up */
 	if (!(w > 0))
-		w = tmax_of(d->o, &x, 1, m->unit, &most) / 2;
+		w = (tmax_of(d->o, &x, 1, m->unit, &most) - d->warmup) / 2;
 	c->sh[c->n_sh++] = (struct tshade){ at - w, at, color };
 }
 
@@ -390,7 +398,7 @@ int htmltime_phase(FILE *f, const struct overtime *o,
 		   json_t *phases, const char *phase)
 {
 	struct overtime_phase p;
-	struct draw d = { f, o, &p, NULL, 0, 0, window_of(phases, phase) };
+	struct draw d = { f, o, &p, NULL, 0, 0, 0, 0 };
 	struct table t;
 	char *title = NULL;
 	int rc;
@@ -401,6 +409,7 @@ int htmltime_phase(FILE *f, const struct overtime *o,
 		overtime_phase_free(&p);
 		return 0;
 	}
+	d.window = window_of(phases, phase, &d.warmup);
 	rc = overtime_table(&t, &title, o, &p);
 	if (!rc) {
 		fputs("<h3>", f);
