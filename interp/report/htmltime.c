@@ -30,6 +30,7 @@ struct tchart {
 	const char *title, *ytitle, *note, *dashed;
 	double tmax;
 	size_t nb;
+	const struct overtime_grid *g;
 	struct tline *l;
 	size_t n;
 	struct tshade *sh;
@@ -76,7 +77,7 @@ static void line(FILE *f, const struct tchart *c, const struct tline *l,
 		html_color(l->color), l->kind == DASHED ?
 		" stroke-dasharray=\"6 4\"" : "");
 	for (size_t i = 0; i < c->nb; i++) {
-		double t = c->tmax * (double)(i + 1) / (double)c->nb;
+		double t = overtime_bin_end(c->g, i, c->tmax);
 
 		if (!isfinite(l->v[i])) {
 			pen = 0;
@@ -207,7 +208,7 @@ struct draw {
 	const struct overtime_phase *p;
 	char **label;		/* a config's: "ext4 (3 runs)" */
 	double tmax;		/* the x axis: every series' last t_s */
-	size_t nb;
+	struct overtime_grid grid;
 	double window;		/* the plan's steady window, or 0 */
 	double warmup;		/* the phase's warm-up */
 };
@@ -217,13 +218,14 @@ static int lines_new(struct tchart *c, const struct draw *d, size_t n)
 {
 	memset(c, 0, sizeof(*c));
 	c->tmax = d->tmax;
-	c->nb = d->nb;
+	c->nb = d->grid.nb;
+	c->g = &d->grid;
 	c->l = calloc(n + 1, sizeof(*c->l));
 	c->sh = calloc(n + 1, sizeof(*c->sh));
 	if (!c->l || !c->sh)
 		return -1;
 	for (size_t i = 0; i < n; i++)
-		if (!(c->l[i].v = calloc(d->nb + 1, sizeof(double))))
+		if (!(c->l[i].v = calloc(d->grid.nb + 1, sizeof(double))))
 			return -1;
 	return 0;
 }
@@ -278,13 +280,13 @@ static int key_chart(const struct draw *d)
 		const struct overtime_group *g = &p->g[i];
 
 		for (size_t j = 0; g->n > 1 && j < g->n; j++) {
-			overtime_bins(d->o, &g->runs[j], 1, p->key, d->tmax,
-				      d->nb, c.l[c.n].v);
+			overtime_bins(d->o, &g->runs[j], 1, p->key, &d->grid,
+				      c.l[c.n].v);
 			take(&c, i, FAINT, g->runs[j]->cell);
 		}
 		for (size_t j = 0; j < g->n; j++)
 			shade(&c, d, g->runs[j], i);
-		overtime_bins(d->o, g->runs, g->n, p->key, d->tmax, d->nb,
+		overtime_bins(d->o, g->runs, g->n, p->key, &d->grid,
 			      c.l[c.n].v);
 		take(&c, i, MAIN, d->label[i]);
 	}
@@ -327,7 +329,7 @@ static int machine_chart(const struct draw *d, const char *const *metric,
 	for (size_t i = 0; i < p->n; i++)
 		for (int k = 0; k < 2; k++) {
 			overtime_bins(d->o, p->g[i].runs, p->g[i].n, metric[k],
-				      d->tmax, d->nb, c.l[c.n].v);
+				      &d->grid, c.l[c.n].v);
 			take(&c, i, k ? DASHED : MAIN, d->label[i]);
 		}
 	snprintf(dashed, sizeof(dashed), "solid: %s, dashed: %s", metric[0],
@@ -353,7 +355,7 @@ static void x_axis(struct draw *d, const struct res_run *const *runs,
 	for (int k = 0; k < 4; k++)
 		d->tmax = fmax(d->tmax, tmax_of(d->o, runs, n,
 						overtime_machine[k], &most));
-	d->nb = most < MAX_BINS ? most : MAX_BINS;
+	overtime_grid(&d->grid, d->p->step, most ? d->tmax : 0, MAX_BINS);
 }
 
 static int charts(struct draw *d, const struct res_run *const *runs,
@@ -375,7 +377,7 @@ static int charts(struct draw *d, const struct res_run *const *runs,
 			goto out;
 	}
 	x_axis(d, runs, n);
-	if (!d->nb || !(d->tmax > 0)) {
+	if (!d->grid.nb) {
 		fputs("<p class=\"note\">no points of these runs in "
 		      "timeseries.csv: no chart over time</p>\n", d->f);
 		rc = 0;
@@ -398,7 +400,7 @@ int htmltime_phase(FILE *f, const struct overtime *o,
 		   json_t *phases, const char *phase)
 {
 	struct overtime_phase p;
-	struct draw d = { f, o, &p, NULL, 0, 0, 0, 0 };
+	struct draw d = { f, o, &p, NULL, 0, { 0, 0, 0 }, 0, 0 };
 	struct table t;
 	char *title = NULL;
 	int rc;

@@ -104,6 +104,8 @@ static void group_take(struct overtime_group *g, const struct res_run *x,
 		if (isnan(g->slope) || fabs(slope) > fabs(g->slope))
 			g->slope = slope;
 	}
+	if (tr && tr->t[0] > 0 && (!(p->step > 0) || tr->t[0] < p->step))
+		p->step = tr->t[0];
 	for (size_t i = 0; tr && i < tr->n; i++) {
 		g->tmax = fmax(g->tmax, tr->t[i]);
 		if (!*p->unit)
@@ -242,33 +244,60 @@ void overtime_says(const struct overtime_group *g, char *buf, size_t len)
 			 g->range, g->slope);
 }
 
+void overtime_grid(struct overtime_grid *g, double step, double tmax,
+		  size_t max)
+{
+	double need;
+
+	memset(g, 0, sizeof(*g));
+	if (!(tmax > 0) || !max)
+		return;
+	/* an interval of a millionth of the span is none fsplan samples */
+	if (!(step > 0) || tmax / step > 1e6)
+		step = tmax / (double)max;
+	need = fmax(1, round(tmax / step));
+	g->step = step;
+	g->per = ceil(need / (double)max);
+	g->nb = (size_t)ceil(need / g->per);
+}
+
+double overtime_bin_end(const struct overtime_grid *g, size_t i,
+			double tmax)
+{
+	return fmin((double)(i + 1) * g->per * g->step, tmax);
+}
+
+/* The bin of t: its interval's, a few intervals to a bin. */
+static size_t bin_of(const struct overtime_grid *g, double t)
+{
+	double k = floor(fmax(0, round(t / g->step) - 1) / g->per);
+
+	return k >= (double)g->nb ? g->nb - 1 : (size_t)k;
+}
+
 void overtime_bins(const struct overtime *o, const struct res_run *const *runs,
-		   size_t n, const char *metric, double tmax, size_t nb,
+		   size_t n, const char *metric, const struct overtime_grid *g,
 		   double *out)
 {
-	double *sum = calloc(nb + 1, sizeof(*sum));
-	size_t *k = calloc(nb + 1, sizeof(*k));
+	double *sum = calloc(g->nb + 1, sizeof(*sum));
+	size_t *k = calloc(g->nb + 1, sizeof(*k));
 
-	for (size_t b = 0; b < nb; b++)
+	for (size_t b = 0; b < g->nb; b++)
 		out[b] = NAN;
-	if (!sum || !k || !o->have || !(tmax > 0))
+	if (!sum || !k || !o->have || !g->nb)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		const struct seriesread_track *tr;
 
 		tr = seriesread_track(&o->s, runs[i]->cell, metric);
 		for (size_t j = 0; tr && j < tr->n; j++) {
-			/* t_s ends its interval: n intervals, n bins */
-			double at = ceil(tr->t[j] / tmax * (double)nb - 1e-9) -
-				    1;
-			size_t b = at < 0 ? 0 : at >= (double)nb ? nb - 1 :
-				   (size_t)at;
+			size_t b = bin_of(g, tr->t[j]);
 
 			sum[b] += tr->v[j];
 			k[b]++;
 		}
 	}
-	for (size_t b = 0; b < nb; b++)
+	for (size_t b = 0; b < g->nb; b++)
 		if (k[b])
 			out[b] = sum[b] / (double)k[b];
 out:
@@ -305,13 +334,10 @@ static int chars(const char *s)
 	return n;
 }
 
-/* How many characters the sparkline gets: what the line has left, and
- * no more than the most points a config has. */
-static size_t spark_width(const struct overtime *o,
-			  const struct overtime_phase *p, int params)
+/* How many characters the sparkline may take: what the line has left. */
+static size_t spark_width(const struct overtime_phase *p, int params)
 {
 	int wl = 6, wp = 6, ws = 6, left;
-	size_t most = 0;
 	char says[256];
 
 	for (size_t i = 0; i < p->n; i++) {
@@ -321,29 +347,24 @@ static size_t spark_width(const struct overtime *o,
 		wl = chars(x->fs_label) > wl ? chars(x->fs_label) : wl;
 		wp = chars(x->params) > wp ? chars(x->params) : wp;
 		ws = chars(says) > ws ? chars(says) : ws;
-		for (size_t j = 0; j < p->g[i].n; j++) {
-			const struct seriesread_track *tr =
-				key_track(o, p->g[i].runs[j]);
-
-			most = tr && tr->n > most ? tr->n : most;
-		}
 	}
 	left = LINE - wl - 2 - ws - 2 - (params ? wp + 2 : 0);
-	left = left < SPARK_MIN ? SPARK_MIN : left > SPARK_MAX ? SPARK_MAX :
+	return left < SPARK_MIN ? SPARK_MIN : left > SPARK_MAX ? SPARK_MAX :
 	       left;
-	return most < (size_t)left ? most : (size_t)left;
 }
 
 /* Each config's bins, nb apiece (p->n * nb, malloc'd), the largest in
  * *max: the sparklines' top. NULL out of memory. */
 static double *all_bins(const struct overtime *o,
-			const struct overtime_phase *p, size_t nb, double *max)
+			const struct overtime_phase *p,
+			const struct overtime_grid *g, double *max)
 {
+	size_t nb = g->nb;
 	double *bins = calloc(p->n * nb + 1, sizeof(*bins));
 
 	*max = 0;
 	for (size_t i = 0; bins && i < p->n; i++) {
-		overtime_bins(o, p->g[i].runs, p->g[i].n, p->key, p->tmax, nb,
+		overtime_bins(o, p->g[i].runs, p->g[i].n, p->key, g,
 			      bins + i * nb);
 		for (size_t b = 0; b < nb; b++)
 			if (isfinite(bins[i * nb + b]))
@@ -386,12 +407,15 @@ int overtime_table(struct table *t, char **title, const struct overtime *o,
 	struct strbuf col = { 0 }, note = { 0 }, b = { 0 };
 	int params = 0, c = 0, rc;
 	double *bins, max;
+	struct overtime_grid g;
 	size_t nb;
 
 	for (size_t i = 0; i < p->n; i++)
 		params |= *p->g[i].runs[0]->params != '\0';
-	nb = spark_width(o, p, params);
-	if (!(bins = all_bins(o, p, nb, &max)))
+	overtime_grid(&g, p->step, o->have ? p->tmax : 0,
+		      spark_width(p, params));
+	nb = g.nb;
+	if (!(bins = all_bins(o, p, &g, &max)))
 		return -1;
 	head[c++] = "config";
 	if (params)
@@ -400,10 +424,9 @@ int overtime_table(struct table *t, char **title, const struct overtime *o,
 	strbuf_printf(&col, "%s over time", p->key);
 	if (nb)
 		head[c++] = col.p;
-	strbuf_printf(&note, "%s over 0 to %.4g s, a mark per %.3g s: the "
-		      "runs' mean; \u2581 0 to \u2588 %.4g%s%s", p->key,
-		      p->tmax, p->tmax / (double)(nb ? nb : 1), max,
-		      *p->unit ? " " : "", p->unit);
+	strbuf_printf(&note, "a mark per %.3g s of 0 to %.4g s, the runs' "
+		      "mean: \u2581 0 to \u2588 %.4g%s%s", g.per * g.step,
+		      p->tmax, max, *p->unit ? " " : "", p->unit);
 	strbuf_printf(&b, "steady state of %s, per config", p->key);
 	memset(t, 0, sizeof(*t));
 	rc = col.oom || note.oom || b.oom ||

@@ -45,6 +45,7 @@ struct overtime_phase {
 	struct overtime_group *g;
 	size_t n;
 	double tmax;		/* over every key series of the phase */
+	double step;		/* their interval: the least first t_s */
 };
 
 /* The configs of runs (a phase's ok runs) with steady rows, in order;
@@ -70,13 +71,27 @@ int overtime_flag(const struct res_run *const *a, size_t n_a,
 void overtime_says(const struct overtime_group *g, char *buf, size_t len);
 
 /*
- * The mean of metric over the points of runs in nb bins of (0, tmax]
- * (bin i ends at tmax * (i + 1) / nb), into out[nb]: NAN for a bin with
- * no point. With one point per interval and nb the number of intervals,
- * the repetitions' mean per interval.
+ * How the points of a phase fall into bins: its interval (step seconds;
+ * a point's t_s ends its interval), per intervals to a bin, nb bins.
+ * With room for every interval, a bin is one.
  */
+struct overtime_grid {
+	double step, per;
+	size_t nb;
+};
+/* The grid of a phase's points up to tmax in at most max bins; step 0:
+ * not known, tmax / max. nb 0 when there is no point (tmax 0). */
+void overtime_grid(struct overtime_grid *g, double step, double tmax,
+		   size_t max);
+/* The t_s at which bin i ends (at most tmax). */
+double overtime_bin_end(const struct overtime_grid *g, size_t i,
+			double tmax);
+
+/* The mean of metric over the points of runs in each bin of g, into
+ * out[g->nb] (NAN where there is none): with a bin per interval, the
+ * repetitions' mean per interval. */
 void overtime_bins(const struct overtime *o, const struct res_run *const *runs,
-		   size_t n, const char *metric, double tmax, size_t nb,
+		   size_t n, const char *metric, const struct overtime_grid *g,
 		   double *out);
 
 /* The phase's steady lines as a table (config, params, steady, the
