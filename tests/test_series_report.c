@@ -288,6 +288,19 @@ Test(series_report, hostile_points_are_left_out_with_a_note)
 	snprintf(path, sizeof(path), "%s/page.html", dir);
 	cr_expect_null(strstr(e2e_read(path), "<script>"));
 	cr_expect(strstr(e2e_read(path), "&lt;script&gt;alert(1)"));
+
+	/* a time far out and values that overflow a sum: still a chart */
+	snprintf(path, sizeof(path), "%s/timeseries.csv", dir);
+	t = fopen(path, "a");
+	cr_assert_not_null(t);
+	fputs("t,xfs/w#1,1e300,write_mbs,1e308,MiB/s\n", t);
+	cr_assert_eq(fclose(t), 0);
+	cr_assert_eq(e2e_fsplan((const char *[]){ "report", dir, "--format",
+		"html", "-o", e2e_write(dir, "page.html", ""), NULL }), 0);
+	snprintf(path, sizeof(path), "%s/page.html", dir);
+	cr_expect(strstr(e2e_read(path), "fsplan-time"));
+	cr_expect_null(strstr(e2e_read(path), "nan"));
+	cr_expect_null(strstr(e2e_read(path), "inf"));
 }
 
 Test(series_report, a_huge_file_is_read_within_bounds, .timeout = 240)
