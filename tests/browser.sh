@@ -3,8 +3,12 @@
 # user — the DOM it built, a screenshot, and what it logged to its console.
 #   tests/browser.sh PAGE OUT [USER]
 # Writes OUT.dom, OUT.png and OUT.console (the page's console messages,
-# one a line; empty when there were none). Exit 0 rendered, 77 no
-# chromium here, 1 it did not render. Every process it starts is gone
+# one a line; empty when there were none). With FSPLAN_BROWSER_CHARTS=1,
+# also OUT.charts: the DOM of a copy of the page with a script that gives
+# every chart (svg.fsplan-chart) an attribute data-drawn="L D WxH": its
+# lines (path.fsplan-series, polyline.fsplan-line), how many of them the
+# browser laid out with a length and a box, the chart's size on screen.
+# Exit 0 rendered, 77 no chromium here, 1 it did not render. Every process it starts is gone
 # when it returns, whatever happened.
 set -u
 page=$1 out=$2 user=${3:-nobody}
@@ -79,4 +83,31 @@ if [ $rc != 0 ] || ! [ -s "$prof/shot.png" ]; then
 	exit 1
 fi
 grep -a ':CONSOLE' "$prof/log" >> "$out.console"
-cp "$prof/shot.png" "$out.png"
+cp "$prof/shot.png" "$out.png" || exit 1
+[ "${FSPLAN_BROWSER_CHARTS:-0}" = 1 ] || exit 0
+
+# the charts as the browser laid them out (the page itself has no script)
+measure='<script>
+for (const s of document.querySelectorAll("svg.fsplan-chart")) {
+	let lines = 0, drawn = 0;
+	for (const p of s.querySelectorAll(
+		"path.fsplan-series, polyline.fsplan-line")) {
+		const b = p.getBBox();
+		lines++;
+		if (p.getTotalLength() > 0 && (b.width > 0 || b.height > 0))
+			drawn++;
+	}
+	const r = s.getBoundingClientRect();
+	s.setAttribute("data-drawn", lines + " " + drawn + " " +
+		Math.round(r.width) + "x" + Math.round(r.height));
+}
+</script>'
+awk -v m="$measure" '/<\/body>/ { print m } { print }' "$prof/page.html" \
+	> "$prof/charts.html" || exit 1
+chmod 644 "$prof/charts.html"
+chromium_run --dump-dom "file://$prof/charts.html" > "$out.charts"
+rc=$?
+if [ $rc != 0 ] || ! grep -q '</html>' "$out.charts"; then
+	echo "browser.sh: chromium --dump-dom of the charts failed" >&2
+	exit 1
+fi

@@ -14,6 +14,7 @@
 #include "report/html.h"
 #include "report/leftout.h"
 #include "report/outfmt.h"
+#include "report/overtime.h"
 #include "report/pairing.h"
 #include "report/rank.h"
 #include "report/table.h"
@@ -216,7 +217,7 @@ static int phase_table(struct table *g, const struct cmp_table *t,
 		"A n", "A mean", "A stdev", "B n", "B mean", "B stdev",
 		"change", NULL, "p", "verdict" };
 	const char *row[13];
-	char ci_head[32], cell[10][2 * TABLE_NUM];	/* an interval: two */
+	char ci_head[32], cell[10][2 * TABLE_NUM], flag[3 * TABLE_NUM];
 	int params = 0, config = !pg->one_run && !pg->side[0].label;
 	int ncol = 0, left = 0;
 
@@ -255,7 +256,12 @@ static int phase_table(struct table *g, const struct cmp_table *t,
 		num(cell[8], sizeof(cell[0]), "%.2g", r->tested ? r->w.p : NAN);
 		for (int k = 0; k < 9; k++)
 			row[c++] = cell[k];
-		row[c++] = verdict_name[r->v];
+		/* a side never steady: its mean is of a moving figure */
+		if (overtime_flag(r->pr->a, r->pr->n_a, r->pr->b, r->pr->n_b,
+				  cell[9], sizeof(cell[9])))
+			snprintf(flag, sizeof(flag), "%s; %s",
+				 verdict_name[r->v], cell[9]);
+		row[c++] = *cell[9] ? flag : verdict_name[r->v];
 		if (table_row(g, row, 0))
 			return -1;
 	}

@@ -88,6 +88,8 @@ static const char style[] =
 ".fsplan-ci{stroke:#222;stroke-width:1.5;"
 "fill:none}\n"
 ".fsplan-line{fill:none;stroke-width:2}\n"
+".fsplan-series{fill:none;stroke-width:2}.fsplan-rep{fill:none;"
+"stroke-width:1;stroke-opacity:.3}.fsplan-steady{fill-opacity:.12}\n"
 ".note{color:#555}.warn{color:#a35400}\n"
 /* a long list without spaces (mkfs's features) wraps in its cell */
 "td.words{overflow-wrap:anywhere;min-width:16em}\n";
@@ -120,12 +122,7 @@ static double nice_step(double span)
 	return (norm < 1.5 ? 1 : norm < 3 ? 2 : norm < 7 ? 5 : 10) * mag;
 }
 
-struct axis {
-	double lo, hi, step;	/* the values at the ends, tick spacing */
-	double p0, p1;		/* their pixels */
-};
-
-static void axis_fit(struct axis *a, double lo, double hi, double p0,
+void html_axis_fit(struct html_axis *a, double lo, double hi, double p0,
 		     double p1)
 {
 	lo = fmin(lo, 0);
@@ -138,13 +135,12 @@ static void axis_fit(struct axis *a, double lo, double hi, double p0,
 	a->p1 = p1;
 }
 
-static double at(const struct axis *a, double v)
+double html_at(const struct html_axis *a, double v)
 {
 	return a->p0 + (v - a->lo) / (a->hi - a->lo) * (a->p1 - a->p0);
 }
 
-/* The figure, its caption (title, then note in grey) above the chart. */
-static void svg_begin(FILE *f, const char *cls, double w, double h,
+void html_svg_begin(FILE *f, const char *cls, double w, double h,
 		      const char *title, const char *note)
 {
 	fputs("<figure>\n<figcaption>", f);
@@ -164,7 +160,7 @@ static void svg_begin(FILE *f, const char *cls, double w, double h,
 	fputs("</title>\n", f);
 }
 
-static void svg_end(FILE *f)
+void html_svg_end(FILE *f)
 {
 	fputs("</svg>\n</figure>\n", f);
 }
@@ -189,7 +185,7 @@ static int kind_known(const char *kind)
 void html_bar_chart(FILE *f, const struct html_bars *b)
 {
 	double lo = 0, hi = 0, w, h, lw;
-	struct axis ax;
+	struct html_axis ax;
 	int chars = 6;
 
 	/* the axis spans the means and the upper whiskers: a CI that
@@ -204,10 +200,10 @@ void html_bar_chart(FILE *f, const struct html_bars *b)
 	lw = 12 + 7 * (chars > MAX_LABEL ? MAX_LABEL + 1 : chars);
 	w = lw + PLOT + VALUE;
 	h = TOP + ROW * (double)b->n + BOTTOM;
-	axis_fit(&ax, lo, hi, lw, lw + PLOT);
-	svg_begin(f, "fsplan-bars", w, h, b->title, b->note);
+	html_axis_fit(&ax, lo, hi, lw, lw + PLOT);
+	html_svg_begin(f, "fsplan-bars", w, h, b->title, b->note);
 	for (double t = ax.lo; t <= ax.hi + ax.step / 2; t += ax.step) {
-		double x = at(&ax, t);
+		double x = html_at(&ax, t);
 
 		fprintf(f, "<line class=\"fsplan-grid\" x1=\"%.1f\" y1=\"%d\" "
 			"x2=\"%.1f\" y2=\"%.0f\"/>"
@@ -218,8 +214,8 @@ void html_bar_chart(FILE *f, const struct html_bars *b)
 	}
 	for (size_t i = 0; i < b->n; i++) {
 		double y = TOP + ROW * (double)i + (ROW - BAR) / 2.0;
-		double x0 = at(&ax, fmin(0, b->mean[i]));
-		double x1 = at(&ax, fmax(0, b->mean[i]));
+		double x0 = html_at(&ax, fmin(0, b->mean[i]));
+		double x1 = html_at(&ax, fmax(0, b->mean[i]));
 		double c = half(b, i), mid = y + BAR / 2.0;
 
 		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">",
@@ -236,8 +232,8 @@ void html_bar_chart(FILE *f, const struct html_bars *b)
 			fprintf(f, " \xc2\xb1%.*f", b->decimals, c);
 		fprintf(f, ", n=%d</title></rect>\n", b->count[i]);
 		if (c > 0) {
-			double l = at(&ax, fmax(ax.lo, b->mean[i] - c));
-			double r = at(&ax, b->mean[i] + c);
+			double l = html_at(&ax, fmax(ax.lo, b->mean[i] - c));
+			double r = html_at(&ax, b->mean[i] + c);
 
 			fprintf(f, "<path class=\"fsplan-ci\" d=\"M%.1f %.1fH%.1f"
 				"M%.1f %.1fV%.1f", l, mid, r, r, mid - 5,
@@ -254,9 +250,9 @@ void html_bar_chart(FILE *f, const struct html_bars *b)
 		fprintf(f, " (n=%d)</text>\n", b->count[i]);
 	}
 	fprintf(f, "<line class=\"fsplan-axis\" x1=\"%.1f\" y1=\"%d\" "
-		"x2=\"%.1f\" y2=\"%.0f\"/>\n", at(&ax, 0), TOP, at(&ax, 0),
+		"x2=\"%.1f\" y2=\"%.0f\"/>\n", html_at(&ax, 0), TOP, html_at(&ax, 0),
 		h - BOTTOM);
-	svg_end(f);
+	html_svg_end(f);
 }
 
 /* ---- lines -------------------------------------------------------------- */
@@ -265,6 +261,11 @@ static const char *const palette[] = { "#1f77b4", "#d62728", "#2ca02c",
 	"#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f",
 	"#bcbd22" };
 #define N_PALETTE (sizeof(palette) / sizeof(palette[0]))
+
+const char *html_color(size_t i)
+{
+	return palette[i % N_PALETTE];
+}
 
 enum { LW = 540, LH = 300, LLEFT = 64, LRIGHT = 16, LTOP = 12, LBOTTOM = 44,
        LEGEND = 22 };
@@ -300,28 +301,28 @@ void html_line_chart(FILE *f, const char *title, const char *xtitle,
 	double xs[64], hi = 0, h = LH + LEGEND * (double)n;
 	double ybase = LH - LBOTTOM;
 	size_t nx = xs_of(s, n, xs, 64);
-	struct axis ax, ay;
+	struct html_axis ax, ay;
 
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < s[i].n; j++)
 			if (isfinite(s[i].y[j]))
 				hi = fmax(hi, s[i].y[j]);
-	axis_fit(&ay, 0, hi, ybase, LTOP);
+	html_axis_fit(&ay, 0, hi, ybase, LTOP);
 	ax.lo = nx ? xs[0] : 0;
 	ax.hi = nx > 1 ? xs[nx - 1] : ax.lo + 1;
 	ax.p0 = LLEFT + (nx > 1 ? 10 : (LW - LLEFT - LRIGHT) / 2.0);
 	ax.p1 = LW - LRIGHT - 10;
 	ax.step = 1;
-	svg_begin(f, "fsplan-lines", LW, h, title, NULL);
+	html_svg_begin(f, "fsplan-lines", LW, h, title, NULL);
 	for (double t = ay.lo; t <= ay.hi + ay.step / 2; t += ay.step)
 		fprintf(f, "<line class=\"fsplan-grid\" x1=\"%d\" y1=\"%.1f\" "
 			"x2=\"%d\" y2=\"%.1f\"/><text class=\"fsplan-tick\" "
 			"x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
-			LLEFT, at(&ay, t), LW - LRIGHT, at(&ay, t), LLEFT - 6,
-			at(&ay, t) + 4, t);
+			LLEFT, html_at(&ay, t), LW - LRIGHT, html_at(&ay, t), LLEFT - 6,
+			html_at(&ay, t) + 4, t);
 	for (size_t i = 0; i < nx; i++)
 		fprintf(f, "<text class=\"fsplan-tick\" x=\"%.1f\" y=\"%.1f\" "
-			"text-anchor=\"middle\">%g</text>\n", at(&ax, xs[i]),
+			"text-anchor=\"middle\">%g</text>\n", html_at(&ax, xs[i]),
 			ybase + 16, xs[i]);
 	fprintf(f, "<line class=\"fsplan-axis\" x1=\"%d\" y1=\"%.1f\" "
 		"x2=\"%d\" y2=\"%.1f\"/>\n<text x=\"%.1f\" y=\"%.1f\" "
@@ -342,14 +343,14 @@ void html_line_chart(FILE *f, const char *title, const char *xtitle,
 		for (size_t j = 0; j < s[i].n; j++)
 			if (isfinite(s[i].x[j]) && isfinite(s[i].y[j]))
 				fprintf(f, "%s%.1f,%.1f", j ? " " : "",
-					at(&ax, s[i].x[j]), at(&ay, s[i].y[j]));
+					html_at(&ax, s[i].x[j]), html_at(&ay, s[i].y[j]));
 		fputs("\"/>\n", f);
 		for (size_t j = 0; j < s[i].n; j++) {
 			if (!isfinite(s[i].x[j]) || !isfinite(s[i].y[j]))
 				continue;
 			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" "
-				"fill=\"%s\"><title>", at(&ax, s[i].x[j]),
-				at(&ay, s[i].y[j]), color);
+				"fill=\"%s\"><title>", html_at(&ax, s[i].x[j]),
+				html_at(&ay, s[i].y[j]), color);
 			html_text(f, s[i].label);
 			fprintf(f, ": %g, %g</title></circle>\n", s[i].x[j],
 				s[i].y[j]);
@@ -361,5 +362,5 @@ void html_line_chart(FILE *f, const char *title, const char *xtitle,
 		text_cut(f, s[i].label, 70);
 		fputs("</text>\n", f);
 	}
-	svg_end(f);
+	html_svg_end(f);
 }

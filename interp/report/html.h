@@ -54,4 +54,23 @@ void html_line_chart(FILE *f, const char *title, const char *xtitle,
 		     const char *ytitle, const struct html_series *s,
 		     size_t n);
 
+/* The charts' common parts, for the charts of other files. An axis: the
+ * values at its ends and its tick spacing, their pixels. */
+struct html_axis {
+	double lo, hi, step;
+	double p0, p1;
+};
+/* lo (at most 0) to hi in nice steps, drawn from pixel p0 to p1. */
+void html_axis_fit(struct html_axis *a, double lo, double hi, double p0,
+		   double p1);
+/* The pixel of v on a. */
+double html_at(const struct html_axis *a, double v);
+/* The figure, its caption (title, then note in grey) above the chart,
+ * the <svg> of class "fsplan-chart cls"; and their end. */
+void html_svg_begin(FILE *f, const char *cls, double w, double h,
+		    const char *title, const char *note);
+void html_svg_end(FILE *f);
+/* The i-th colour of the charts' palette. */
+const char *html_color(size_t i);
+
 #endif

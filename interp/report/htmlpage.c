@@ -11,6 +11,7 @@
 #include "report/html.h"
 #include "report/htmlchart.h"
 #include "report/htmlpage.h"
+#include "report/htmltime.h"
 #include "report/manifestread.h"
 #include "results/manifest.h"
 #include "report/rank.h"
@@ -301,7 +302,9 @@ static int phase_section(FILE *f, const struct results *r, size_t index,
 		fputs("<p class=\"note\">no run reported its key metrics: "
 		      "its seconds, _mbs and _iops figures instead</p>\n", f);
 	if ((tio && htmlchart_tio(f, runs, n, mode)) ||
-	    (*charts && htmlchart_bars(f, runs, n, charts)))
+	    (*charts && htmlchart_bars(f, runs, n, charts)) ||
+	    (*phase && pick->series && htmltime_phase(f, pick->series, runs,
+						      n, pick->phases, phase)))
 		goto out;
 	fputs(studies, f);
 	if (*tables && rank_each(runs, n, tables, metric_table, f))
@@ -321,7 +324,8 @@ out:
 
 /* ---- what did not count ------------------------------------------------- */
 
-static int not_ok(FILE *f, const struct results *r, json_t *m)
+static int not_ok(FILE *f, const struct results *r, json_t *m,
+		  const struct overtime *series)
 {
 	size_t count[4], ng, ended, idle = view_not_run(r, m, &ended);
 	struct view_group *group = view_not_ok(r, &ng, count);
@@ -364,6 +368,11 @@ static int not_ok(FILE *f, const struct results *r, json_t *m)
 	if (results_left_out_note(r, note, sizeof(note))) {
 		fputs("<p class=\"note\">results.csv: ", f);
 		html_text(f, note);
+		fputs("</p>\n", f);
+	}
+	if (series && series->note.len) {
+		fputs("<p class=\"note\">", f);
+		html_text(f, series->note.p);
 		fputs("</p>\n", f);
 	}
 	free(group);
@@ -422,7 +431,7 @@ int htmlpage_write(FILE *f, const char *rundir, const struct results *r,
 	    phase_section(f, r, 0, "", pick))
 		goto out;
 	if (study_html(f, &(struct table_src){ NULL, 0, "", r, pick->phases },
-		       1) < 0 || not_ok(f, r, m))
+		       1) < 0 || not_ok(f, r, m, pick->series))
 		goto out;
 	html_end(f);
 	rc = 0;

@@ -12,6 +12,7 @@
 #include "report/htmlpage.h"
 #include "report/manifestread.h"
 #include "report/outfmt.h"
+#include "report/overtime.h"
 #include "report/rank.h"
 #include "report/report.h"
 #include "report/study.h"
@@ -154,6 +155,8 @@ static int text_phase(FILE *f, const struct results *r, const char *phase,
 	if ((shown = study_text(f, &in, 0)) < 0)
 		goto out;
 	rc = key_tables(f, runs, n, phase, pick, (unsigned)shown);
+	if (!rc && *phase && pick->series)
+		rc = overtime_text(f, pick->series, runs, n);
 	if (!rc && *phase)
 		noisy_runs(f, runs, n);
 out:
@@ -185,7 +188,8 @@ static int text_configs(FILE *f, const struct results *r, json_t *m)
 
 /* Runs that did not count, by status, config, phase and reason; the
  * cells of manifest m that did not run. */
-static int text_footer(FILE *f, const struct results *r, json_t *m)
+static int text_footer(FILE *f, const struct results *r, json_t *m,
+		       const struct overtime *series)
 {
 	size_t count[4], ng, ended, idle = view_not_run(r, m, &ended);
 	struct view_group *group = view_not_ok(r, &ng, count);
@@ -222,6 +226,8 @@ static int text_footer(FILE *f, const struct results *r, json_t *m)
 		      "left out)\n", f);
 	if (results_left_out_note(r, note, sizeof(note)))
 		fprintf(f, "(results.csv: %s)\n", note);
+	if (series && series->note.len)
+		fprintf(f, "(%s)\n", series->note.p);
 	free(group);
 	return 0;
 }
@@ -256,7 +262,7 @@ static int write_text(FILE *f, const char *rundir, const struct results *r,
 		goto out;
 	in.r = r;
 	in.phases = pick->phases;
-	rc = study_text(f, &in, 1) < 0 ? -1 : text_footer(f, r, m);
+	rc = study_text(f, &in, 1) < 0 ? -1 : text_footer(f, r, m, pick->series);
 out:
 	pick->phases = NULL;
 	pick->all = NULL;
@@ -368,9 +374,9 @@ static int unmatched(const struct results *r, const struct opt_list *globs,
 
 /* The page or text or CSV of r as o asks, to f. 0, or -1 out of memory. */
 static int write_as(FILE *f, const struct report_opts *o,
-		    const struct results *r)
+		    const struct results *r, const struct overtime *series)
 {
-	struct pick pick = { VIEW_KEY, o->metric.v, NULL, NULL };
+	struct pick pick = { VIEW_KEY, o->metric.v, NULL, NULL, series };
 
 	pick.view = o->all ? VIEW_ALL : o->metric.n ? VIEW_METRIC : VIEW_KEY;
 	return o->fmt == FMT_CSV ? write_csv(f, r) :
@@ -393,7 +399,7 @@ static void report_detail(struct diag *d, const char *fmt, ...)
 
 /* Written to f and put in place, or d says why. */
 static int put(const struct report_opts *o, const struct results *r,
-	       struct diag *d)
+	       const struct overtime *series, struct diag *d)
 {
 	const char *out = o->out;
 	struct outfile of;
@@ -403,7 +409,7 @@ static int put(const struct report_opts *o, const struct results *r,
 	if (!f)
 		return diag_fail(d, DIAG_SYSTEM, errno, "cannot write %s",
 				 out);
-	rc = write_as(f, o, r);
+	rc = write_as(f, o, r, series);
 	bad = ferror(f);
 	if (rc && !bad)
 		diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
@@ -425,6 +431,7 @@ int report_run(const struct report_opts *o, struct strbuf *notes,
 	       struct diag *d)
 {
 	struct results r;
+	struct overtime series;
 	struct diag ld = { 0 };
 	char path[4096], msg[1024];
 	int rc = -1;
@@ -450,7 +457,14 @@ int report_run(const struct report_opts *o, struct strbuf *notes,
 			  "own record", o->out);
 		goto out;
 	}
-	rc = put(o, &r, d);
+	if (overtime_load(&series, o->rundir, &r)) {
+		diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
+		goto out;
+	}
+	if (series.note.len)
+		strbuf_printf(notes, "%s\n", series.note.p);
+	rc = put(o, &r, &series, d);
+	overtime_free(&series);
 out:
 	results_free(&r);
 	return rc;

@@ -11,11 +11,14 @@
 /* Which tables a phase gets: its key metrics, --metric's, or --all. */
 enum view_mode { VIEW_KEY, VIEW_METRIC, VIEW_ALL };
 
+struct overtime;
+
 struct pick {
 	enum view_mode view;
 	const char *const *only;	/* --metric's globs */
 	json_t *phases;			/* manifest.json's, or NULL */
 	const struct results *all;	/* every run, or NULL */
+	const struct overtime *series;	/* timeseries.csv's, or NULL */
 };
 
 #define VIEW_MAX_KEY 32	/* metrics of a phase's key that report reads */

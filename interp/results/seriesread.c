@@ -1,0 +1,319 @@
+/* seriesread: timeseries.csv read back, each cell's last block of points. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "results/csvrecord.h"
+#include "results/metrics.h"
+#include "results/seriesread.h"
+#include "util/grow.h"
+#include "util/units.h"
+
+#define NOPOS ((struct pos){ 0, 0 })
+
+enum { F_RUN_ID, F_CELL, F_T, F_METRIC, F_VALUE, F_UNIT, F_FIELDS };
+
+static const char *cell_of(const void *ctx, size_t i)
+{
+	return ((const struct seriesread *)ctx)->c[i].cell;
+}
+
+/* ---- the cells ---------------------------------------------------------- */
+
+static void free_tracks(struct seriesread_cell *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->tr[i].metric);
+		free(c->tr[i].unit);
+		free(c->tr[i].t);
+		free(c->tr[i].v);
+	}
+	free(c->tr);
+	c->tr = NULL;
+	c->n = c->cap = 0;
+}
+
+static struct seriesread_cell *cell_get(struct seriesread *s,
+					const char *cell)
+{
+	size_t at = strhash_find(&s->index, cell, cell_of, s);
+	struct seriesread_cell *c;
+
+	if (at)
+		return &s->c[at - 1];
+	if (strhash_reserve(&s->index, s->n + 1, cell_of, s))
+		return NULL;
+	c = grow_array(s->c, &s->cap, s->n + 1, sizeof(*c), 16);
+	if (!c)
+		return NULL;
+	s->c = c;
+	c = &s->c[s->n];
+	memset(c, 0, sizeof(*c));
+	if (!(c->cell = strdup(cell)))
+		return NULL;
+	c->last_rec = (size_t)-2;	/* a first row starts a block */
+	*strhash_slot(&s->index, cell, cell_of, s) = ++s->n;
+	return c;
+}
+
+static struct seriesread_track *track_get(struct seriesread_cell *c,
+					  const char *metric,
+					  const char *unit)
+{
+	struct seriesread_track *tr;
+
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->tr[i].metric, metric))
+			return &c->tr[i];
+	tr = grow_array(c->tr, &c->cap, c->n + 1, sizeof(*tr), 8);
+	if (!tr)
+		return NULL;
+	c->tr = tr;
+	tr = &c->tr[c->n];
+	memset(tr, 0, sizeof(*tr));
+	tr->metric = strdup(metric);
+	tr->unit = strdup(unit);
+	if (!tr->metric || !tr->unit) {
+		free(tr->metric);
+		free(tr->unit);
+		return NULL;
+	}
+	c->n++;
+	return tr;
+}
+
+/* 0 kept or counted, -1 out of memory. */
+static int add_point(struct seriesread *s, struct seriesread_track *tr,
+		     double t, double v)
+{
+	size_t cap = tr->cap;
+	double *nt, *nv;
+
+	if (tr->n >= SERIESREAD_MAX_POINTS) {
+		s->n_cut++;
+		return 0;
+	}
+	nt = grow_array(tr->t, &cap, tr->n + 1, sizeof(double), 64);
+	if (!nt)
+		return -1;
+	tr->t = nt;
+	cap = tr->cap;
+	nv = grow_array(tr->v, &cap, tr->n + 1, sizeof(double), 64);
+	if (!nv)
+		return -1;
+	tr->v = nv;
+	tr->cap = cap;
+	tr->t[tr->n] = t;
+	tr->v[tr->n++] = v;
+	return 0;
+}
+
+/* ---- rows --------------------------------------------------------------- */
+
+/* One more row left out: counted, the first three named. */
+static int bad_row(struct seriesread *s, int line, const char *why)
+{
+	if (s->n_bad++ >= 3)
+		return 0;
+	strbuf_printf(&s->bad, "%sline %d (%s)", s->bad.len ? ", " : "",
+		      line, why);
+	return s->bad.oom ? -1 : 0;
+}
+
+/* A cell id from outside, as a line of a note can carry it. */
+static void printable(struct strbuf *b, const char *s)
+{
+	size_t i;
+
+	for (i = 0; s[i] && i < 80; i++)
+		strbuf_add(b, (unsigned char)s[i] < 0x20 || s[i] == 0x7f ?
+			   "?" : s + i, 1);
+	if (s[i])
+		strbuf_str(b, "...");
+}
+
+/* Why t and value of f are no point, or NULL (both into *t, *v). */
+static const char *numbers(const char *const *f, double *t, double *v)
+{
+	if (units_decimal(f[F_T], strlen(f[F_T]), t) || *t < 0) {
+		/* no time, not one to tell a block by either */
+		*t = NAN;
+		return "t_s is not a finite number of 0 or more";
+	}
+	if (units_decimal(f[F_VALUE], strlen(f[F_VALUE]), v))
+		return "value is not a finite number";
+	if (!metrics_metric_name_ok(f[F_METRIC], strlen(f[F_METRIC])))
+		return "not a metric name";
+	if (*f[F_UNIT] && !metrics_unit_ok(f[F_UNIT], strlen(f[F_UNIT])))
+		return "not a unit";
+	return NULL;
+}
+
+/*
+ * A row into its cell: a row that does not follow the cell's last one
+ * (another cell's rows between, or time going back) starts a new block,
+ * which replaces the points there were.
+ */
+static int take_row(struct seriesread *s, const char *const *f, int line,
+		    seriesread_want_fn *want, void *ctx)
+{
+	struct seriesread_cell *c;
+	struct seriesread_track *tr;
+	const char *why;
+	double t = NAN, v = 0;
+	int w;
+
+	why = numbers(f, &t, &v);
+	w = want(ctx, f[F_CELL], f[F_METRIC]);
+	if (w < 0) {
+		if (!s->n_unknown++)
+			printable(&s->unknown, f[F_CELL]);
+		return s->unknown.oom ? -1 : 0;
+	}
+	if (!(c = cell_get(s, f[F_CELL])))
+		return -1;
+	if (c->last_rec + 1 != s->n_rec || (isfinite(t) && t < c->last_t)) {
+		s->n_superseded += c->n > 0;
+		free_tracks(c);
+		c->last_t = 0;
+	}
+	c->last_rec = s->n_rec;
+	if (why)
+		return bad_row(s, line, why);
+	c->last_t = t;
+	if (!w)
+		return 0;
+	if (!(tr = track_get(c, f[F_METRIC], f[F_UNIT])))
+		return -1;
+	return add_point(s, tr, t, v);
+}
+
+static int is_header(const struct csvrecord *r)
+{
+	struct strbuf b = { 0 };
+	int same;
+
+	for (size_t i = 0; i < r->nf; i++)
+		strbuf_printf(&b, "%s%s", i ? "," : "", csvrecord_field(r, i));
+	same = b.p && !strcmp(b.p, SERIESREAD_HEADER);
+	free(b.p);
+	return same;
+}
+
+static int read_rows(struct seriesread *s, struct csvrecord *r,
+		     seriesread_want_fn *want, void *ctx)
+{
+	int rc;
+
+	while ((rc = csvrecord_next(r)) == CSVRECORD_OK) {
+		const char *f[F_FIELDS];
+
+		if (r->nf == 1 && !*csvrecord_field(r, 0))
+			continue;	/* a blank line */
+		s->n_rec++;
+		if (r->nf != F_FIELDS) {
+			if (bad_row(s, r->line, "not 6 fields"))
+				return -ENOMEM;
+			continue;
+		}
+		for (size_t i = 0; i < F_FIELDS; i++)
+			f[i] = csvrecord_field(r, i);
+		if (take_row(s, f, r->line, want, ctx))
+			return -ENOMEM;
+	}
+	s->torn = rc == CSVRECORD_TORN;
+	return rc < 0 ? rc : 0;
+}
+
+int seriesread_load(struct seriesread *s, const char *path,
+		    seriesread_want_fn *want, void *ctx, struct diag *d)
+{
+	struct csvrecord *r;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	r = csvrecord_open(path, &rc);
+	if (!r && rc == -ENOENT)
+		return 1;
+	if (!r)
+		return diag_set(d, path, NULL, NOPOS, "cannot open: %s",
+				rc == -EINVAL ? "not a regular file" :
+				strerror(-rc));
+	rc = csvrecord_next(r);
+	if (rc == CSVRECORD_EOF)
+		rc = 0;		/* empty: a run that wrote no point yet */
+	else if (rc != CSVRECORD_OK || !is_header(r))
+		rc = rc == -E2BIG || rc == -ENOMEM ? rc : -EPROTO;
+	else
+		rc = read_rows(s, r, want, ctx);
+	if (rc == -EPROTO)
+		diag_set(d, path, NULL, NOPOS, "not a timeseries.csv (header "
+			 "differs from %s)", SERIESREAD_HEADER);
+	else if (rc == -E2BIG)
+		diag_set(d, path, NULL, (struct pos){ r->line, 1 },
+			 "record longer than %u MiB", CSVRECORD_MAX >> 20);
+	else if (rc < 0)
+		diag_set(d, path, NULL, NOPOS, "cannot read: %s",
+			 strerror(-rc));
+	csvrecord_close(r);
+	if (rc < 0)
+		seriesread_free(s);
+	return rc < 0 ? -1 : 0;
+}
+
+void seriesread_free(struct seriesread *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		free_tracks(&s->c[i]);
+		free(s->c[i].cell);
+	}
+	free(s->c);
+	strhash_free(&s->index);
+	free(s->bad.p);
+	free(s->unknown.p);
+	memset(s, 0, sizeof(*s));
+}
+
+const struct seriesread_track *seriesread_track(const struct seriesread *s,
+						const char *cell,
+						const char *metric)
+{
+	size_t at = strhash_find(&s->index, cell, cell_of, s);
+	const struct seriesread_cell *c = at ? &s->c[at - 1] : NULL;
+
+	for (size_t i = 0; c && i < c->n; i++)
+		if (!strcmp(c->tr[i].metric, metric))
+			return c->tr[i].n ? &c->tr[i] : NULL;
+	return NULL;
+}
+
+int seriesread_note(const struct seriesread *s, struct strbuf *out)
+{
+	const char *sep = "";
+
+	if (!s->n_bad && !s->n_unknown && !s->n_cut && !s->torn)
+		return 0;
+	if (s->n_bad)
+		strbuf_printf(out, "%s%zu row%s left out (not a point): %s%s",
+			      sep, s->n_bad, s->n_bad == 1 ? "" : "s",
+			      s->bad.p, s->n_bad > 3 ? ", ..." : "");
+	if (s->n_bad)
+		sep = "; ";
+	if (s->n_unknown) {
+		strbuf_printf(out, "%s%zu row%s of cells not in results.csv "
+			      "(as '%s') left out", sep, s->n_unknown,
+			      s->n_unknown == 1 ? "" : "s", s->unknown.p);
+		sep = "; ";
+	}
+	if (s->n_cut) {
+		strbuf_printf(out, "%s%zu points past the first %u of a "
+			      "series left out", sep, s->n_cut,
+			      SERIESREAD_MAX_POINTS);
+		sep = "; ";
+	}
+	if (s->torn)
+		strbuf_printf(out, "%sthe last line was cut short and is left "
+			      "out", sep);
+	return out->oom ? -1 : 1;
+}
