@@ -28,6 +28,27 @@
 -- names prefixed by "g<groupid>.".
 -- A job that ended with an error fails the parse: its figures are not a
 -- measurement.
+--
+-- Series (a second value: points for timeseries.csv), when fio ran with
+-- --status-interval=N and a JSON output format: fio then prints a whole
+-- JSON report every N seconds, each one its figures since the start, and
+-- the final report last (the metrics above are that last one's). From
+-- each report to the next, for each direction that moved bytes, summed
+-- over the group's jobs:
+--   <dir>_bw_mbs          MiB/s   the bytes of the interval over its length
+--   <dir>_iops            1/s     its I/Os over its length
+--   <dir>_lat_mean_ms     ms      the mean latency of its I/Os (from the
+--                                 reports' lat_ns N and mean); none in an
+--                                 interval without one
+-- (prefixed by "g<groupid>." as above with several groups). t, the end of
+-- the interval, is seconds since the first job began its I/O (fio's
+-- timestamp_ms of the report, and each job's job_runtime: the last
+-- interval ends where the last job ended, so it is short and its rates
+-- are over its real length). A job's figures that go back (ramp_time
+-- ends: fio starts counting again) count from zero. fio prints about
+-- 6 KiB of JSON a job a report: fsplan hands a parser the first 16 MiB,
+-- so for runs of over an hour at 1 s, use a longer interval; a report
+-- cut short is an error, as is output without the final report.
 
 local json = require("json")
 
@@ -193,8 +214,152 @@ local function groups_of(jobs)
 	return groups
 end
 
+-- ---- series, from --status-interval's reports --------------------------
+
+-- What a job had done at one report: per direction bytes, I/Os, and
+-- latency samples and their sum (ns); and its runtime (ms).
+local function job_figures(job)
+	local f = { runtime = job.job_runtime or 0, group = job.groupid or 0 }
+	for _, dir in ipairs(DIRECTIONS) do
+		local d = job[dir]
+		if d then
+			local lat = d.lat_ns or NO_SAMPLES
+			f[dir] = { bytes = d.io_bytes or 0, ios = d.total_ios or 0,
+				   n = lat.N or 0, sum = (lat.mean or 0) * (lat.N or 0) }
+			f.runtime = math.max(f.runtime, d.runtime or 0)
+		end
+	end
+	return f
+end
+
+-- Every JSON report in the output, as { ms = timestamp_ms, jobs =
+-- { job_figures... } }, and the last one whole.
+local function reports(stdout)
+	local list, pos, last = {}, 1, nil
+	while true do
+		local at = pos == 1 and stdout:sub(1, 1) == "{" and 1
+			or stdout:find("\n{", pos, true)
+		if not at then
+			break
+		end
+		local ok, obj, after = pcall(json.find_object, stdout, at)
+		if not ok then
+			error(("fio: report %d of its output is cut or malformed "
+			       .. "(%s)"):format(#list + 1, obj), 0)
+		end
+		local jobs = type(obj.jobs) == "table" and obj.jobs or {}
+		local r = { ms = tonumber(obj.timestamp_ms), jobs = {} }
+		for i, job in ipairs(jobs) do
+			r.jobs[i] = job_figures(job)
+		end
+		list[#list + 1] = r
+		last, pos = obj, after
+	end
+	return list, last
+end
+
+-- The moment (ms, fio's clock) each report's jobs had reached: the
+-- latest job's end; a job started at the first report that shows it
+-- running, or again when its runtime went back.
+local function report_times(list)
+	local start, prev, t0 = {}, {}, nil
+	for _, r in ipairs(list) do
+		local reached
+		for i, f in ipairs(r.jobs) do
+			if f.runtime > 0 and r.ms and
+			   (not start[i] or f.runtime < prev[i]) then
+				start[i] = r.ms - f.runtime
+				t0 = math.min(t0 or start[i], start[i])
+			end
+			prev[i] = f.runtime
+			if start[i] then
+				reached = math.max(reached or 0, start[i] + f.runtime)
+			end
+		end
+		r.reached = reached
+	end
+	return t0
+end
+
+-- What the jobs of group g did from report a to report b (a nil: from
+-- nothing), per direction; a job whose figures went back counts from 0.
+local function delta(a, b, g)
+	local out = {}
+	for i, f in ipairs(b.jobs) do
+		local o = a and a.jobs[i]
+		if f.group == g then
+			for _, dir in ipairs(DIRECTIONS) do
+				local x, y = f[dir], o and o[dir]
+				if x then
+					if not y or x.bytes < y.bytes or x.ios < y.ios
+					   or f.runtime < o.runtime then
+						y = { bytes = 0, ios = 0, n = 0, sum = 0 }
+					end
+					local d = out[dir] or { bytes = 0, ios = 0,
+								n = 0, sum = 0 }
+					d.bytes = d.bytes + x.bytes - y.bytes
+					d.ios = d.ios + x.ios - y.ios
+					d.n = d.n + x.n - y.n
+					d.sum = d.sum + x.sum - y.sum
+					out[dir] = d
+				end
+			end
+		end
+	end
+	return out
+end
+
+-- The points of group g (names prefixed by prefix) into pts.
+local function group_series(list, t0, g, prefix, moved, pts)
+	local prev, prev_t = nil, 0
+	for _, r in ipairs(list) do
+		local t = r.reached and (r.reached - t0) / 1000
+		if t and t > prev_t then
+			local dt = t - prev_t
+			for dir, d in pairs(delta(prev, r, g)) do
+				local name = prefix .. dir
+				if moved[name] then
+					local function put(m, v, unit)
+						pts[#pts + 1] = { t = t, metric = name .. m,
+								  value = v, unit = unit }
+					end
+					put("_bw_mbs", d.bytes / MIB / dt, "MiB/s")
+					put("_iops", d.ios / dt, "1/s")
+					if d.n > 0 then
+						put("_lat_mean_ms",
+						    d.sum / d.n / NS_PER_MS, "ms")
+					end
+				end
+			end
+			prev, prev_t = r, t
+		end
+	end
+end
+
+-- The series of every group, when there were interval reports; moved:
+-- the directions (with their prefix) the final report shows.
+local function series(list, groups, moved)
+	local pts = {}
+	if #list < 2 then
+		return pts
+	end
+	local t0 = report_times(list)
+	if not t0 then
+		return pts
+	end
+	for _, group in ipairs(groups) do
+		local prefix = #groups > 1 and ("g" .. group.id .. ".") or ""
+		group_series(list, t0, group.id, prefix, moved, pts)
+	end
+	return pts
+end
+
 local function parse(stdout)
-	local jobs = json.find_object(stdout).jobs
+	local list, final = reports(stdout or "")
+	if not final then
+		json.find_object(stdout)	-- raises: no line starts with '{'
+	end
+	local jobs = final and final.jobs
 	if type(jobs) ~= "table" or #jobs == 0 then
 		error("fio: no jobs in the JSON report", 0)
 	end
@@ -204,7 +369,14 @@ local function parse(stdout)
 		local prefix = #groups > 1 and ("g" .. group.id .. ".") or ""
 		report_job(out, prefix, merge_jobs(group))
 	end
-	return out
+	local moved = {}
+	for name in pairs(out) do
+		local dir = name:match("^(.*)_bytes$")
+		if dir then
+			moved[dir] = true
+		end
+	end
+	return out, series(list, groups, moved)
 end
 
 -- Bandwidth and IOPS of each direction (one group: several groups'
