@@ -17,6 +17,8 @@
 #include "results/metrics.h"
 #include "results/series.h"
 
+#define MIB	1048576.0
+
 static void fini(void)
 {
 	e2e_cleanup();
@@ -317,6 +319,115 @@ Test(series_parse, dbench_sample)
 	free(v);
 	free(lt);
 	free(lv);
+	free(text);
+	parsed_free(&p);
+}
+
+/* ---- fio ---------------------------------------------------------------- */
+
+/*
+ * fio_status_groups.json: fio 3.33 --status-interval=1
+ * --output-format=json, two writers (numjobs=2, group 0) then a reader
+ * (stonewall, group 1), 3 s each: seven reports. The figures by hand,
+ * from the reports' timestamp_ms and each job's bytes and runtime.
+ */
+Test(series_parse, fio_status_interval_groups)
+{
+	static const struct {
+		const char *metric;
+		double t, bytes, dt;	/* s, bytes of the interval, s */
+	} want[] = {
+		/* writers from 649874 ms (fio's clock): 650737 - 863 */
+		{ "g0.write_bw_mbs", 0.863, 3366584320.0 + 3690987520, 0.863 },
+		{ "g0.write_bw_mbs", 1.863, (7457865728.0 - 3366584320) +
+			(8541241344.0 - 3690987520), 1 },
+		{ "g0.write_bw_mbs", 3.005, (12054495232.0 - 11541020672) +
+			(13430095872.0 - 12879659008), 0.142 },
+		/* the reader from 653741 - 651 = 653090 */
+		{ "g1.read_bw_mbs", 3.867, 939786240, 0.651 },
+		{ "g1.read_bw_mbs", 4.867, 2352218112.0 - 939786240, 1 },
+		{ "g1.read_bw_mbs", 6.226, 3975217152.0 - 3471835136, 0.36 },
+	};
+	char parser[PATH_MAX];
+	struct parsed p;
+	size_t len;
+	char *text = e2e_slurp("fixtures/parse/fio_status_groups.json", &len);
+	double *t, *v, *t1, *v1, bytes = 0;
+
+	library_parser("fio", parser, sizeof(parser));
+	run_parser(parser, text, len, &p);
+	cr_assert(p.ok, "%s", p.why.msg);
+	/* the metrics: the last report's, per group */
+	cr_expect(fabs(p_value(&p, "g1.read_bw_mbs") /
+		       (3975217152.0 / MIB / 3.010) - 1) < 1e-3, "%.17g",
+		  p_value(&p, "g1.read_bw_mbs"));
+	cr_assert_eq(points(&p.s, "g0.write_bw_mbs", &t, &v), 4, "%s",
+		     p.report);
+	cr_assert_eq(points(&p.s, "g1.read_bw_mbs", &t1, &v1), 4);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		int g1 = want[i].metric[1] == '1', k = -1;
+		const double *tt = g1 ? t1 : t, *vv = g1 ? v1 : v;
+
+		for (int j = 0; j < 4; j++)
+			if (fabs(tt[j] - want[i].t) < 1e-9)
+				k = j;
+		cr_expect(k >= 0, "%s: no point at %g", want[i].metric,
+			  want[i].t);
+		if (k >= 0)
+			cr_expect(fabs(vv[k] - want[i].bytes / MIB /
+				       want[i].dt) < 1e-6, "%s at %g: %.17g",
+				  want[i].metric, want[i].t, vv[k]);
+	}
+	/* over its own time, the reader's series is fio's figure */
+	for (int j = 0; j < 4; j++)
+		bytes += v1[j] * MIB * (t1[j] - (j ? t1[j - 1] : 3.867 - 0.651));
+	cr_expect(fabs(bytes - 3975217152.0) < 1, "%.17g bytes", bytes);
+	/* nothing for what a group did not do */
+	cr_expect(!points(&p.s, "g0.read_bw_mbs", &t, &v) &&
+		  !points(&p.s, "g1.write_iops", &t, &v) &&
+		  !points(&p.s, "read_bw_mbs", &t, &v));
+	cr_expect_eq(points(&p.s, "g1.read_iops", &t, &v), 4);
+	cr_expect(fabs(v[3] - (60657 - 52999) / 0.36) < 1e-6, "%g", v[3]);
+	free(t);
+	free(v);
+	free(t1);
+	free(v1);
+	free(text);
+	parsed_free(&p);
+}
+
+/* One report (no --status-interval): the metrics, and no series. */
+Test(series_parse, fio_without_status_interval)
+{
+	char parser[PATH_MAX];
+	struct parsed p;
+	size_t len;
+	char *text = e2e_slurp("fixtures/parse/"
+			       "fio_ext4_iouring_randread_direct1.json", &len);
+
+	library_parser("fio", parser, sizeof(parser));
+	run_parser(parser, text, len, &p);
+	cr_assert(p.ok, "%s", p.why.msg);
+	cr_expect_eq(p.s.n, 0);
+	cr_expect(p_value(&p, "read_iops") > 0);
+	free(text);
+	parsed_free(&p);
+}
+
+/* A cut output has no final report: an error, not the last interval's
+ * figures taken for the run's. */
+Test(series_parse, fio_cut_output)
+{
+	char parser[PATH_MAX];
+	struct parsed p;
+	size_t len;
+	char *text = e2e_slurp("fixtures/parse/fio_status_groups.json", &len);
+
+	library_parser("fio", parser, sizeof(parser));
+	run_parser(parser, text, len - 5000, &p);
+	cr_expect(!p.ok);
+	cr_expect(strstr(p.why.msg, "fio: report 7 of its output is cut or "
+			 "malformed (json: "), "%s", p.why.msg);
 	free(text);
 	parsed_free(&p);
 }

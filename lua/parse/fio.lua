@@ -41,14 +41,22 @@
 --                                 reports' lat_ns N and mean); none in an
 --                                 interval without one
 -- (prefixed by "g<groupid>." as above with several groups). t, the end of
--- the interval, is seconds since the first job began its I/O (fio's
--- timestamp_ms of the report, and each job's job_runtime: the last
--- interval ends where the last job ended, so it is short and its rates
--- are over its real length). A job's figures that go back (ramp_time
--- ends: fio starts counting again) count from zero. fio prints about
--- 6 KiB of JSON a job a report: fsplan hands a parser the first 16 MiB,
--- so for runs of over an hour at 1 s, use a longer interval; a report
--- cut short is an error, as is output without the final report.
+-- the interval, is seconds since the first job began its I/O, on fio's
+-- clock: a job began at the report's timestamp_ms less its runtime (its
+-- longest direction's) at the first report that shows it running, and
+-- has reached that start plus its runtime. An interval of a group runs
+-- from its previous point (the first: from its jobs' start) to where its
+-- jobs have reached, so the first is short by fio's file layout, the last
+-- ends where the last job ended, a stonewalled group's begin where its
+-- jobs began, and each rate is over its interval's real length. fio
+-- restarts its counts when ramp_time ends: a job whose figures go back
+-- counts from zero, from its new start; but when they do not go back
+-- (the counts after the ramp already above those of the report before
+-- it), that interval mixes the two: use the plan's warmup: rather than
+-- ramp_time with series. fio prints about 6 KiB of JSON a job a report:
+-- fsplan hands a parser the first 16 MiB of the output, so for runs of
+-- over an hour at 1 s take a longer interval; a cut report is an error
+-- (no final report: no metrics), as is output without one.
 
 local json = require("json")
 
@@ -217,9 +225,10 @@ end
 -- ---- series, from --status-interval's reports --------------------------
 
 -- What a job had done at one report: per direction bytes, I/Os, and
--- latency samples and their sum (ns); and its runtime (ms).
+-- latency samples and their sum (ns); and its runtime (ms): its longest
+-- direction's, as job_runtime of a job not yet begun is garbage.
 local function job_figures(job)
-	local f = { runtime = job.job_runtime or 0, group = job.groupid or 0 }
+	local f = { runtime = 0, group = job.groupid or 0 }
 	for _, dir in ipairs(DIRECTIONS) do
 		local d = job[dir]
 		if d then
@@ -258,27 +267,44 @@ local function reports(stdout)
 	return list, last
 end
 
--- The moment (ms, fio's clock) each report's jobs had reached: the
--- latest job's end; a job started at the first report that shows it
--- running, or again when its runtime went back.
+-- Each job's times at each report, on fio's clock (ms): s, when its I/O
+-- began (at the first report that shows it running, or again when its
+-- runtime went back: ramp_time ended), and e = s + its runtime, where
+-- it had reached; the earliest s of all is t0, returned.
 local function report_times(list)
 	local start, prev, t0 = {}, {}, nil
 	for _, r in ipairs(list) do
-		local reached
 		for i, f in ipairs(r.jobs) do
 			if f.runtime > 0 and r.ms and
 			   (not start[i] or f.runtime < prev[i]) then
+				f.reset = start[i] ~= nil
 				start[i] = r.ms - f.runtime
 				t0 = math.min(t0 or start[i], start[i])
 			end
 			prev[i] = f.runtime
 			if start[i] then
-				reached = math.max(reached or 0, start[i] + f.runtime)
+				f.s, f.e = start[i], start[i] + f.runtime
 			end
 		end
-		r.reached = reached
 	end
 	return t0
+end
+
+-- Where group g's interval ending at report r began and ended (ms):
+-- from its last point (or its jobs' first start), or a reset job's new
+-- start; nil when none of its jobs has begun.
+local function group_span(r, g, from)
+	local s, e
+	for _, f in ipairs(r.jobs) do
+		if f.group == g and f.e then
+			s = math.min(s or f.s, f.s)
+			e = math.max(e or f.e, f.e)
+			if f.reset then
+				from = math.max(from or f.s, f.s)
+			end
+		end
+	end
+	return from or s, e
 end
 
 -- What the jobs of group g did from report a to report b (a nil: from
@@ -311,11 +337,11 @@ end
 
 -- The points of group g (names prefixed by prefix) into pts.
 local function group_series(list, t0, g, prefix, moved, pts)
-	local prev, prev_t = nil, 0
+	local prev, prev_e = nil, nil
 	for _, r in ipairs(list) do
-		local t = r.reached and (r.reached - t0) / 1000
-		if t and t > prev_t then
-			local dt = t - prev_t
+		local from, e = group_span(r, g, prev_e)
+		if e and e > from then
+			local t, dt = (e - t0) / 1000, (e - from) / 1000
 			for dir, d in pairs(delta(prev, r, g)) do
 				local name = prefix .. dir
 				if moved[name] then
@@ -331,7 +357,7 @@ local function group_series(list, t0, g, prefix, moved, pts)
 					end
 				end
 			end
-			prev, prev_t = r, t
+			prev, prev_e = r, e
 		end
 	end
 end
