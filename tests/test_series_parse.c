@@ -432,6 +432,75 @@ Test(series_parse, fio_cut_output)
 	parsed_free(&p);
 }
 
+/* ---- sysbench ----------------------------------------------------------- */
+
+/* sysbench_fileio_rndrw_interval.txt: sysbench 1.0.20 fileio rndrw,
+ * --time=4 --report-interval=1: four lines of the seconds' rates. */
+Test(series_parse, sysbench_report_interval)
+{
+	static const double mibs[] = { 38.40, 39.94, 14.45, 28.77 };
+	static const double p95[] = { 0.012, 0.417, 3.130, 1.697 };
+	char parser[PATH_MAX];
+	struct parsed p;
+	double *t, *v, *lt, *lv;
+	size_t len;
+	char *text = e2e_slurp("fixtures/parse/"
+			       "sysbench_fileio_rndrw_interval.txt", &len);
+
+	library_parser("sysbench", parser, sizeof(parser));
+	run_parser(parser, text, len, &p);
+	cr_assert(p.ok, "%s", p.why.msg);
+	cr_expect_eq(p_value(&p, "read_mibs"), 30.36);
+	cr_assert_eq(points(&p.s, "read_mibs", &t, &v), 4, "%s", p.report);
+	cr_assert_eq(points(&p.s, "lat_p95_ms", &lt, &lv), 4);
+	for (int i = 0; i < 4; i++)
+		cr_expect(t[i] == i + 1 && v[i] == mibs[i] && lt[i] == t[i] &&
+			  lv[i] == p95[i], "second %d: %g %g %g", i + 1, t[i],
+			  v[i], lv[i]);
+	cr_expect(strstr(p.report, "T 3.000000 fsyncs_per_s 60 ops/s\n"),
+		  "%s", p.report);
+	cr_expect(strstr(p.report, "T 4.000000 written_mibs 19.18 MiB/s\n"));
+	free(t);
+	free(v);
+	free(lt);
+	free(lv);
+	free(text);
+	parsed_free(&p);
+}
+
+/* OLTP's intermediate line, and of two runs the last one's. */
+Test(series_parse, sysbench_oltp_interval_last_run)
+{
+	static const char out[] =
+		"Threads started!\n"
+		"[ 1s ] thds: 4 tps: 9.00 qps: 9.00 (r/w/o: 1/1/1) lat "
+		"(ms,95%): 9.00 err/s: 9.00 reconn/s: 9.00\n"
+		"Threads started!\n"
+		"[ 1s ] thds: 4 tps: 123.45 qps: 2469.00 (r/w/o: "
+		"1728.30/493.80/246.90) lat (ms,99%): 45.79 err/s: 0.50 "
+		"reconn/s: 0.00\n"
+		"[ 2s ] thds: 4 tps: 100.00 qps: 2000.00 (r/w/o: "
+		"1400.00/400.00/200.00) lat (ms,99%): 50.00 err/s: 0.00 "
+		"reconn/s: 1.00\n"
+		"\nGeneral statistics:\n"
+		"    total time:                          2.0010s\n";
+	char parser[PATH_MAX];
+	struct parsed p;
+
+	library_parser("sysbench", parser, sizeof(parser));
+	run_parser(parser, out, sizeof(out) - 1, &p);
+	cr_assert(p.ok, "%s", p.why.msg);
+	cr_expect_eq(p.s.n, 10, "%s", p.report);
+	cr_expect(strstr(p.report,
+			 "T 1.000000 ignored_errors_per_s 0.5 errors/s\n"
+			 "T 1.000000 lat_p99_ms 45.789999999999999 ms\n"
+			 "T 1.000000 reconnects_per_s 0 reconnects/s\n"
+			 "T 1.000000 requests_per_s 2469 queries/s\n"
+			 "T 1.000000 transactions_per_s 123.45 "
+			 "transactions/s\n"), "%s", p.report);
+	parsed_free(&p);
+}
+
 /* ---- the real tools, run by fsplan on a loop image ---------------------- */
 
 static void require_tool(const char *tool)
@@ -603,4 +672,38 @@ Test(series_parse, real_fio_on_a_loop_image, .timeout = 180)
 	free(it);
 	free(iv);
 	parsed_free(&p);
+}
+
+/* Through fsplan: a refused point fails the phase run, with the reason,
+ * and none of the parse's metrics become rows. */
+Test(series_parse, a_refused_point_fails_the_phase_run, .timeout = 120)
+{
+	const char *dir = e2e_tmpdir();
+	char cmd[PATH_MAX * 2 + 64], lib[PATH_MAX], rd[PATH_MAX];
+	const char *why;
+	int rc;
+
+	e2e_require_root();
+	snprintf(lib, sizeof(lib), "%s/lib", dir);
+	snprintf(cmd, sizeof(cmd), "cp -r '%s' '%s'", libsrc_dir(), lib);
+	cr_assert(!system(cmd));
+	snprintf(cmd, sizeof(cmd), "%s/parse", lib);
+	e2e_write(cmd, "hostile.lua", "return function()\n"
+		  "  return { kept = 1 }, {\n"
+		  "    { t = 1, metric = 'x', value = 1 },\n"
+		  "    { t = -2, metric = 'x', value = 2 } }\n"
+		  "end\n");
+	cr_assert(!setenv("FSPLAN_LIB", lib, 1));
+	rc = e2e_run_plan(dir, "hostile", "target: {image: 256M}\n"
+			  "filesystems: [{type: ext4}]\n"
+			  "phases:\n"
+			  "  - name: h\n"
+			  "    exec: \"true\"\n"
+			  "    parse: hostile\n", rd, sizeof(rd));
+	cr_expect_neq(rc, 0, "the run passed");
+	cr_expect_str_eq(e2e_metric(rd, "ext4/h#1", "status"), "failed");
+	why = e2e_reason(rd, "ext4/h#1");
+	cr_expect(why && strstr(why, "parse hostile: series[2] ('x'): t is "
+				"-2: a point's t is seconds"), "%s", why);
+	cr_expect_null(e2e_metric(rd, "ext4/h#1", "kept"));
 }
