@@ -581,7 +581,8 @@ Test(series_parse, real_dbench_on_a_loop_image, .timeout = 180)
 			cr_expect(t[i] - t[i - 1] >= 1 &&
 				  t[i] - t[i - 1] <= 2, "t %g after %g",
 				  t[i], t[i - 1]);
-		cr_expect(v[i] > 0, "second %d: %g MB/s", i, v[i]);
+		/* a second may stall (all clients in a Flush): 0, not less */
+		cr_expect(v[i] >= 0, "second %d: %g MB/s", i, v[i]);
 		sum += v[i];
 		cr_expect(lv[i] > 0 && lv[i] <= maxlat + 5e-4,
 			  "second %d: latency %g ms, the run's max %g", i,
@@ -624,7 +625,7 @@ static void expect_rate(const struct parsed *p, const char *rd,
 		cr_expect(!i || i == n - 1 ? dt > 0 && dt < 1.2 :
 			  fabs(dt - 1) < 0.2,
 			  "%s: point %d after %g s", metric, i, dt);
-		cr_expect(v[i] > 0, "%s: point %d is %g", metric, i, v[i]);
+		cr_expect(v[i] >= 0, "%s: point %d is %g", metric, i, v[i]);
 		sum += v[i];
 	}
 	cr_expect(sum / n > row / 2 && sum / n < row * 2,
