@@ -68,10 +68,11 @@ struct lparse_pt {
 static int cmp_pt(const void *a, const void *b)
 {
 	const struct lparse_pt *x = a, *y = b;
-	int c = strcmp(x->metric, y->metric);
+	int c;
 
 	if (x->t != y->t)
 		return x->t < y->t ? -1 : 1;
+	c = strcmp(x->metric, y->metric);
 	return c ? c : x->i - y->i;
 }
 
@@ -215,7 +216,7 @@ static int series_send(lua_State *L, int idx, const struct lparse_pt *pts,
 		if (phase_field(L, -1, "unit") == LUA_TSTRING) {
 			unit = lua_tolstring(L, -1, &ul);
 			/* units are words: what the wire carries, else none */
-			if (!metrics_unit_ok(unit, ul) || ul >= 32)
+			if (!metrics_unit_ok(unit, ul))
 				unit = "";
 		}
 		phase_field(L, -2, "value");
