@@ -2,11 +2,13 @@
 --
 --   json.decode(s)       the one JSON value that is all of s; white space
 --                        around it is fine, any other text is an error
---   json.find_object(s)  the object that starts on the first line beginning
---                        with '{', and the byte just after it; text before
---                        it (fio's "note: ..." and "fio: ..." lines) and
---                        after it (the normal report of json,normal) is
---                        skipped
+--   json.find_object(s [, init])
+--                        the object that starts on the first line beginning
+--                        with '{' (at or after byte init, 1 by default),
+--                        and the byte just after it; text before it (fio's
+--                        "note: ..." and "fio: ..." lines) and after it
+--                        (the normal report of json,normal) is skipped:
+--                        so init = that byte gives the next object
 --   json.null            what null decodes to: nil cannot sit in a table
 --
 -- Objects become tables with string keys (a repeated key: the last one
@@ -242,11 +244,11 @@ function json.decode(s)
 	return v
 end
 
-function json.find_object(s)
+function json.find_object(s, init)
 	need_string(s, "json.find_object")
-	local start = 1
-	if sub(s, 1, 1) ~= "{" then
-		local newline = find(s, "\n{", 1, true)
+	local start = init or 1
+	if start > 1 or sub(s, 1, 1) ~= "{" then
+		local newline = find(s, "\n{", start - 1, true)
 		if not newline then
 			fail(s, #s + 1, "no line starts with '{'")
 		end

@@ -28,11 +28,22 @@ int lparse_load(lua_State *L, const char *path, struct phase_key *key,
 		struct diag *d);
 
 /*
+ * The most points a parser's series may hold: an hour of 55 series at
+ * 1 s, a day of two. More is a runaway parser, not a measurement.
+ */
+#define LPARSE_SERIES_MAX 200000
+
+/*
  * A child body (child.h): load the parser in a sandbox; it returns a
  * function(stdout, stderr) giving a table of name = number or
- * name = {value = number, unit = string}. Each becomes a line
- * "P <name> <value> <unit>" on the report fd; an error a failure
- * record (lfail_send).
+ * name = {value = number, unit = string}, and optionally a list of
+ * points {t = seconds, metric = name, value = number, unit = string}.
+ * Each metric becomes a line "P <name> <value> <unit>" on the report
+ * fd, each point a T line (series_encode), in t then name order; an
+ * error, a refused metric or a refused point (t negative or not finite,
+ * a reserved or malformed name, a value not finite, two points of a
+ * metric at one t, more than LPARSE_SERIES_MAX) a failure record
+ * (lfail_send) and nothing else that the parent keeps.
  */
 int lparse_body(void *arg);
 

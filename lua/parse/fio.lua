@@ -28,6 +28,35 @@
 -- names prefixed by "g<groupid>.".
 -- A job that ended with an error fails the parse: its figures are not a
 -- measurement.
+--
+-- Series (a second value: points for timeseries.csv), when fio ran with
+-- --status-interval=N and a JSON output format: fio then prints a whole
+-- JSON report every N seconds, each one its figures since the start, and
+-- the final report last (the metrics above are that last one's). From
+-- each report to the next, for each direction that moved bytes, summed
+-- over the group's jobs:
+--   <dir>_bw_mbs          MiB/s   the bytes of the interval over its length
+--   <dir>_iops            1/s     its I/Os over its length
+--   <dir>_lat_mean_ms     ms      the mean latency of its I/Os (from the
+--                                 reports' lat_ns N and mean); none in an
+--                                 interval without one
+-- (prefixed by "g<groupid>." as above with several groups). t, the end of
+-- the interval, is seconds since the first job began its I/O, on fio's
+-- clock: a job began at the report's timestamp_ms less its runtime (its
+-- longest direction's) at the first report that shows it running, and
+-- has reached that start plus its runtime. An interval of a group runs
+-- from its previous point (the first: from its jobs' start) to where its
+-- jobs have reached, so the first is short by fio's file layout, the last
+-- ends where the last job ended, a stonewalled group's begin where its
+-- jobs began, and each rate is over its interval's real length. fio
+-- restarts its counts when ramp_time ends: a job whose figures go back
+-- counts from zero, from its new start; but when they do not go back
+-- (the counts after the ramp already above those of the report before
+-- it), that interval mixes the two: use the plan's warmup: rather than
+-- ramp_time with series. fio prints about 6 KiB of JSON a job a report:
+-- fsplan hands a parser the first 16 MiB of the output, so for runs of
+-- over an hour at 1 s take a longer interval; a cut report is an error
+-- (no final report: no metrics), as is output without one.
 
 local json = require("json")
 
@@ -193,8 +222,170 @@ local function groups_of(jobs)
 	return groups
 end
 
+-- ---- series, from --status-interval's reports --------------------------
+
+-- What a job had done at one report: per direction bytes, I/Os, and
+-- latency samples and their sum (ns); and its runtime (ms): its longest
+-- direction's, as job_runtime of a job not yet begun is garbage.
+local function job_figures(job)
+	local f = { runtime = 0, group = job.groupid or 0 }
+	for _, dir in ipairs(DIRECTIONS) do
+		local d = job[dir]
+		if d then
+			local lat = d.lat_ns or NO_SAMPLES
+			f[dir] = { bytes = d.io_bytes or 0, ios = d.total_ios or 0,
+				   n = lat.N or 0, sum = (lat.mean or 0) * (lat.N or 0) }
+			f.runtime = math.max(f.runtime, d.runtime or 0)
+		end
+	end
+	return f
+end
+
+-- Every JSON report in the output, as { ms = timestamp_ms, jobs =
+-- { job_figures... } }, and the last one whole.
+local function reports(stdout)
+	local list, pos, last = {}, 1, nil
+	while true do
+		local at = pos == 1 and stdout:sub(1, 1) == "{" and 1
+			or stdout:find("\n{", pos, true)
+		if not at then
+			break
+		end
+		local ok, obj, after = pcall(json.find_object, stdout, at)
+		if not ok then
+			error(("fio: report %d of its output is cut or malformed "
+			       .. "(%s)"):format(#list + 1, obj), 0)
+		end
+		local jobs = type(obj.jobs) == "table" and obj.jobs or {}
+		local r = { ms = tonumber(obj.timestamp_ms), jobs = {} }
+		for i, job in ipairs(jobs) do
+			r.jobs[i] = job_figures(job)
+		end
+		list[#list + 1] = r
+		last, pos = obj, after
+	end
+	return list, last
+end
+
+-- Each job's times at each report, on fio's clock (ms): s, when its I/O
+-- began (at the first report that shows it running, or again when its
+-- runtime went back: ramp_time ended), and e = s + its runtime, where
+-- it had reached; the earliest s of all is t0, returned.
+local function report_times(list)
+	local start, prev, t0 = {}, {}, nil
+	for _, r in ipairs(list) do
+		for i, f in ipairs(r.jobs) do
+			if f.runtime > 0 and r.ms and
+			   (not start[i] or f.runtime < prev[i]) then
+				f.reset = start[i] ~= nil
+				start[i] = r.ms - f.runtime
+				t0 = math.min(t0 or start[i], start[i])
+			end
+			prev[i] = f.runtime
+			if start[i] then
+				f.s, f.e = start[i], start[i] + f.runtime
+			end
+		end
+	end
+	return t0
+end
+
+-- Where group g's interval ending at report r began and ended (ms):
+-- from its last point (or its jobs' first start), or a reset job's new
+-- start; nil when none of its jobs has begun.
+local function group_span(r, g, from)
+	local s, e
+	for _, f in ipairs(r.jobs) do
+		if f.group == g and f.e then
+			s = math.min(s or f.s, f.s)
+			e = math.max(e or f.e, f.e)
+			if f.reset then
+				from = math.max(from or f.s, f.s)
+			end
+		end
+	end
+	return from or s, e
+end
+
+-- What the jobs of group g did from report a to report b (a nil: from
+-- nothing), per direction; a job whose figures went back counts from 0.
+local function delta(a, b, g)
+	local out = {}
+	for i, f in ipairs(b.jobs) do
+		local o = a and a.jobs[i]
+		if f.group == g then
+			for _, dir in ipairs(DIRECTIONS) do
+				local x, y = f[dir], o and o[dir]
+				if x then
+					if not y or x.bytes < y.bytes or x.ios < y.ios
+					   or f.runtime < o.runtime then
+						y = { bytes = 0, ios = 0, n = 0, sum = 0 }
+					end
+					local d = out[dir] or { bytes = 0, ios = 0,
+								n = 0, sum = 0 }
+					d.bytes = d.bytes + x.bytes - y.bytes
+					d.ios = d.ios + x.ios - y.ios
+					d.n = d.n + x.n - y.n
+					d.sum = d.sum + x.sum - y.sum
+					out[dir] = d
+				end
+			end
+		end
+	end
+	return out
+end
+
+-- The points of group g (names prefixed by prefix) into pts.
+local function group_series(list, t0, g, prefix, moved, pts)
+	local prev, prev_e = nil, nil
+	for _, r in ipairs(list) do
+		local from, e = group_span(r, g, prev_e)
+		if e and e > from then
+			local t, dt = (e - t0) / 1000, (e - from) / 1000
+			for dir, d in pairs(delta(prev, r, g)) do
+				local name = prefix .. dir
+				if moved[name] then
+					local function put(m, v, unit)
+						pts[#pts + 1] = { t = t, metric = name .. m,
+								  value = v, unit = unit }
+					end
+					put("_bw_mbs", d.bytes / MIB / dt, "MiB/s")
+					put("_iops", d.ios / dt, "1/s")
+					if d.n > 0 then
+						put("_lat_mean_ms",
+						    d.sum / d.n / NS_PER_MS, "ms")
+					end
+				end
+			end
+			prev, prev_e = r, e
+		end
+	end
+end
+
+-- The series of every group, when there were interval reports; moved:
+-- the directions (with their prefix) the final report shows.
+local function series(list, groups, moved)
+	local pts = {}
+	if #list < 2 then
+		return pts
+	end
+	local t0 = report_times(list)
+	if not t0 then
+		return pts
+	end
+	for _, group in ipairs(groups) do
+		local prefix = #groups > 1 and ("g" .. group.id .. ".") or ""
+		group_series(list, t0, group.id, prefix, moved, pts)
+	end
+	return pts
+end
+
 local function parse(stdout)
-	local jobs = json.find_object(stdout).jobs
+	local list, final = reports(stdout or "")
+	if not final then
+		json.find_object(stdout)	-- raises: no line starts with '{'
+	end
+	local jobs = final and final.jobs
 	if type(jobs) ~= "table" or #jobs == 0 then
 		error("fio: no jobs in the JSON report", 0)
 	end
@@ -204,7 +395,14 @@ local function parse(stdout)
 		local prefix = #groups > 1 and ("g" .. group.id .. ".") or ""
 		report_job(out, prefix, merge_jobs(group))
 	end
-	return out
+	local moved = {}
+	for name in pairs(out) do
+		local dir = name:match("^(.*)_bytes$")
+		if dir then
+			moved[dir] = true
+		end
+	end
+	return out, series(list, groups, moved)
 end
 
 -- Bandwidth and IOPS of each direction (one group: several groups'

@@ -27,6 +27,21 @@
 -- several reports (a script running sysbench more than once), the last
 -- one counts. Other lines (prepare's and cleanup's, thread fairness) are
 -- ignored.
+--
+-- Series (a second value: points for timeseries.csv), from the
+-- intermediate reports --report-interval=N prints, each the rates of its
+-- own N seconds, t the seconds since sysbench's threads started:
+--   fileio  "[ 1s ] reads: 157.52 MiB/s writes: 105.01 MiB/s fsyncs:
+--           669.10/s latency (ms,95%): 0.010"
+--           -> read_mibs, written_mibs (MiB/s), fsyncs_per_s (ops/s),
+--              lat_p95_ms (ms; the percentile of --percentile)
+--   OLTP    "[ 1s ] thds: 4 tps: 123.45 qps: 2469.00 (r/w/o: ...) lat
+--           (ms,95%): 45.79 err/s: 0.00 reconn/s: 0.00"
+--           -> transactions_per_s, requests_per_s, lat_p95_ms,
+--              ignored_errors_per_s, reconnects_per_s
+-- named and in the units of the report's rows. Of several runs, the last
+-- one's (a line "Threads started!", or seconds that go back, start
+-- another).
 
 -- A label's metric, its unit, and the metric of the "(X per sec.)"
 -- that follows the count (or nil).
@@ -76,6 +91,46 @@ local function field(section, label)
 	end
 end
 
+-- An intermediate report's figures: pattern, metric, unit.
+local INTERVAL = {
+	{ "reads:%s*([%d.]+) MiB/s", "read_mibs", "MiB/s" },
+	{ "writes:%s*([%d.]+) MiB/s", "written_mibs", "MiB/s" },
+	{ "fsyncs:%s*([%d.]+)/s", "fsyncs_per_s", "ops/s" },
+	{ "tps:%s*([%d.]+)", "transactions_per_s", "transactions/s" },
+	{ "qps:%s*([%d.]+)", "requests_per_s", "queries/s" },
+	{ "err/s:%s*([%d.]+)", "ignored_errors_per_s", "errors/s" },
+	{ "reconn/s:%s*([%d.]+)", "reconnects_per_s", "reconnects/s" },
+}
+
+-- The last run's intermediate reports as points.
+local function series(stdout)
+	local pts, last = {}, 0
+	for line in (stdout .. "\n"):gmatch("(.-)\r?\n") do
+		local t, rest = line:match("^%[%s*([%d.]+)s%s*%]%s+(.*)$")
+		t = tonumber(t)
+		if line == "Threads started!" or (t and t <= last) then
+			pts, last = {}, 0
+		end
+		if t then
+			local function put(v, metric, unit)
+				if tonumber(v) then
+					pts[#pts + 1] = { t = t, metric = metric,
+							  value = tonumber(v), unit = unit }
+				end
+			end
+			for _, f in ipairs(INTERVAL) do
+				put(rest:match(f[1]), f[2], f[3])
+			end
+			local p, lat = rest:match("%(ms,(%d+)%%%):%s*([%d.]+)")
+			if p then
+				put(lat, "lat_p" .. p .. "_ms", "ms")
+			end
+			last = t
+		end
+	end
+	return pts
+end
+
 local function parse(stdout)
 	local out, found, section = {}, false, nil
 	for line in (stdout .. "\n"):gmatch("(.-)\r?\n") do
@@ -108,7 +163,7 @@ local function parse(stdout)
 		out.other_per_s = { value = other.value / secs.value,
 				    unit = "queries/s" }
 	end
-	return out
+	return out, series(stdout)
 end
 
 -- fileio's rates, then the latency every test reports (an OLTP run's
