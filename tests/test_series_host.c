@@ -325,6 +325,8 @@ static int pick(void *ctx, const char *const *f, int line)
 	const char *prev[SERIESCSV_FIELDS] = { "", p->last_cell, p->last_t };
 
 	(void)line;
+	if (!f)
+		return -1;
 	if (seriescsv_block_starts(p->rows ? prev : NULL, f) &&
 	    !strcmp(f[SERIESCSV_CELL], p->cell))
 		p->blocks++;
@@ -345,13 +347,14 @@ static void points(const char *rd, const char *cell, const char *metric,
 		   struct pts *p)
 {
 	char path[600];
+	struct seriescsv_seen seen;
 	struct diag d = { 0 };
 
 	memset(p, 0, sizeof(*p));
 	p->cell = cell;
 	p->metric = metric;
 	snprintf(path, sizeof(path), "%s/timeseries.csv", rd);
-	cr_assert_eq(seriescsv_read(path, pick, p, NULL, &d), 0, "%s", d.msg);
+	cr_assert_eq(seriescsv_read(path, pick, p, &seen, &d), 0, "%s", d.msg);
 }
 
 static const char buffered[] =

@@ -25,6 +25,7 @@ struct reading {
 	struct srow *rows;
 	size_t n, cap;
 	int oom;
+	int bad_line;		/* a row not of SERIESCSV_FIELDS fields */
 };
 
 static int take_row(void *ctx, const char *const *f, int line)
@@ -34,7 +35,10 @@ static int take_row(void *ctx, const char *const *f, int line)
 	struct srow *r;
 	char *p;
 
-	(void)line;
+	if (!f) {
+		rd->bad_line = line;
+		return -1;
+	}
 	r = grow_array(rd->rows, &rd->cap, rd->n + 1, sizeof(*r), 256);
 	if (!r) {
 		rd->oom = 1;
@@ -148,15 +152,21 @@ int mergeseries_join(const struct merge_shard *sh, size_t n,
 	struct block *b = NULL;
 	size_t n_b = 0, cap = 0;
 	char in[PATH_MAX + 32];
-	int rc = -1, missing;
+	struct seriescsv_seen seen;
+	int rc = -1;
 
 	if (!rd)
 		return diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
 	for (size_t s = 0; s < n; s++) {
 		snprintf(in, sizeof(in), "%s/timeseries.csv", sh[s].dir);
-		if (seriescsv_read(in, take_row, &rd[s], &missing, d)) {
+		if (seriescsv_read(in, take_row, &rd[s], &seen, d)) {
 			if (rd[s].oom)
 				diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
+			else if (rd[s].bad_line)
+				diag_set(d, in, NULL,
+					 (struct pos){ rd[s].bad_line, 1 },
+					 "a row of other than %d fields",
+					 SERIESCSV_FIELDS);
 			goto out;
 		}
 		if (blocks_of(&rd[s], s, ix, &b, &n_b, &cap)) {

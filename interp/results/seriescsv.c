@@ -228,52 +228,53 @@ int seriescsv_block_starts(const char *const *prev, const char *const *f)
 
 int seriescsv_read(const char *path,
 		   int (*fn)(void *ctx, const char *const *f, int line),
-		   void *ctx, int *missing, struct diag *d)
+		   void *ctx, struct seriescsv_seen *seen, struct diag *d)
 {
 	struct csvrecord *r;
 	int rc, err;
 
-	if (missing)
-		*missing = 0;
+	memset(seen, 0, sizeof(*seen));
 	r = csvrecord_open(path, &err);
-	if (!r && err == -ENOENT && missing) {
-		*missing = 1;
+	if (!r && err == -ENOENT) {
+		seen->missing = 1;
 		return 0;
 	}
 	if (!r)
-		return diag_set(d, path, NULL, NOPOS, "cannot read: %s",
+		return diag_set(d, path, NULL, NOPOS, "cannot open: %s",
+				err == -EINVAL ? "not a regular file" :
 				strerror(-err));
 	rc = csvrecord_next(r);
-	if (rc == CSVRECORD_EOF) {
+	if (rc == CSVRECORD_EOF || rc == CSVRECORD_TORN) {
 		csvrecord_close(r);
-		return 0;
+		return 0;	/* no header yet: a run that wrote nothing */
 	}
 	if (rc != CSVRECORD_OK || !is_header(r)) {
-		csvrecord_close(r);
-		return diag_set(d, path, NULL, NOPOS, "not a timeseries.csv "
-				"(its header is not " SERIESCSV_HEADER ")");
+		rc = rc == CSVRECORD_OK ? -EPROTO : rc;
+		goto out;
 	}
 	while ((rc = csvrecord_next(r)) == CSVRECORD_OK) {
 		const char *f[SERIESCSV_FIELDS];
 
 		if (r->nf == 1 && !*csvrecord_field(r, 0))
 			continue;
-		if (r->nf != SERIESCSV_FIELDS) {
-			rc = diag_set(d, path, NULL, (struct pos){ r->line, 1 },
-				      "row has %zu fields, expected %d", r->nf,
-				      SERIESCSV_FIELDS);
-			goto out;
-		}
-		for (int i = 0; i < SERIESCSV_FIELDS; i++)
+		for (int i = 0; i < SERIESCSV_FIELDS && i < (int)r->nf; i++)
 			f[i] = csvrecord_field(r, i);
-		if (fn(ctx, f, r->line)) {
-			rc = -1;
-			goto out;
+		if (fn(ctx, r->nf == SERIESCSV_FIELDS ? f : NULL, r->line)) {
+			csvrecord_close(r);
+			return -1;
 		}
 	}
-	rc = rc < 0 ? diag_set(d, path, NULL, (struct pos){ r->line, 1 },
-			       "%s", strerror(-rc)) : 0;
+	seen->torn = rc == CSVRECORD_TORN;
 out:
+	if (rc == -EPROTO)
+		diag_set(d, path, NULL, NOPOS, "not a timeseries.csv (its "
+			 "header is not " SERIESCSV_HEADER ")");
+	else if (rc == -E2BIG)
+		diag_set(d, path, NULL, (struct pos){ r->line, 1 },
+			 "record longer than %u MiB", CSVRECORD_MAX >> 20);
+	else if (rc < 0)
+		diag_set(d, path, NULL, (struct pos){ r->line, 1 },
+			 "cannot read: %s", strerror(-rc));
 	csvrecord_close(r);
-	return rc;
+	return rc < 0 ? -1 : 0;
 }

@@ -42,15 +42,21 @@ void seriescsv_close(struct seriescsv *w);
  */
 int seriescsv_block_starts(const char *const *prev, const char *const *f);
 
+/* What seriescsv_read saw besides rows. */
+struct seriescsv_seen {
+	int missing;		/* no such file: no rows */
+	int torn;		/* the last row was cut short: skipped */
+};
+
 /*
  * Every row of path: fn(ctx, f, line) with SERIESCSV_FIELDS fields
- * unquoted, 0 to go on or -1 (d filled) to stop. Blank lines and a torn
- * last row are skipped; a missing file has no rows (*missing set, when
- * not NULL). 0, or -1 with d: not a timeseries.csv, unreadable, or fn
- * stopped.
+ * unquoted, or f NULL for a row of another number of fields (fn says
+ * whether that stops the read), 0 to go on or -1 (d filled) to stop.
+ * Blank lines are skipped. 0, or -1 with d: not a timeseries.csv,
+ * unreadable (a record over CSVRECORD_MAX), or fn stopped.
  */
 int seriescsv_read(const char *path,
 		   int (*fn)(void *ctx, const char *const *f, int line),
-		   void *ctx, int *missing, struct diag *d);
+		   void *ctx, struct seriescsv_seen *seen, struct diag *d);
 
 #endif

@@ -4,15 +4,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "results/csvrecord.h"
+#include "results/seriescsv.h"
 #include "results/metrics.h"
 #include "results/seriesread.h"
 #include "util/grow.h"
 #include "util/units.h"
 
-#define NOPOS ((struct pos){ 0, 0 })
-
-enum { F_RUN_ID, F_CELL, F_T, F_METRIC, F_VALUE, F_UNIT, F_FIELDS };
+enum { F_CELL = SERIESCSV_CELL, F_T = SERIESCSV_T,
+       F_METRIC = SERIESCSV_METRIC, F_VALUE = SERIESCSV_VALUE,
+       F_UNIT = SERIESCSV_UNIT };
 
 static const char *cell_of(const void *ctx, size_t i)
 {
@@ -189,77 +189,39 @@ static int take_row(struct seriesread *s, const char *const *f, int line,
 	return add_point(s, tr, t, v);
 }
 
-static int is_header(const struct csvrecord *r)
+/* What seriescsv_read hands over: a row, or a row of the wrong number of
+ * fields (f NULL), counted as left out. */
+struct reading {
+	struct seriesread *s;
+	seriesread_want_fn *want;
+	void *ctx;
+};
+
+static int one_row(void *ctx, const char *const *f, int line)
 {
-	struct strbuf b = { 0 };
-	int same;
+	struct reading *rd = ctx;
 
-	for (size_t i = 0; i < r->nf; i++)
-		strbuf_printf(&b, "%s%s", i ? "," : "", csvrecord_field(r, i));
-	same = b.p && !strcmp(b.p, SERIESREAD_HEADER);
-	free(b.p);
-	return same;
-}
-
-static int read_rows(struct seriesread *s, struct csvrecord *r,
-		     seriesread_want_fn *want, void *ctx)
-{
-	int rc;
-
-	while ((rc = csvrecord_next(r)) == CSVRECORD_OK) {
-		const char *f[F_FIELDS];
-
-		if (r->nf == 1 && !*csvrecord_field(r, 0))
-			continue;	/* a blank line */
-		s->n_rec++;
-		if (r->nf != F_FIELDS) {
-			if (bad_row(s, r->line, "not 6 fields"))
-				return -ENOMEM;
-			continue;
-		}
-		for (size_t i = 0; i < F_FIELDS; i++)
-			f[i] = csvrecord_field(r, i);
-		if (take_row(s, f, r->line, want, ctx))
-			return -ENOMEM;
-	}
-	s->torn = rc == CSVRECORD_TORN;
-	return rc < 0 ? rc : 0;
+	rd->s->n_rec++;
+	if (!f)
+		return bad_row(rd->s, line, "not 6 fields");
+	return take_row(rd->s, f, line, rd->want, rd->ctx);
 }
 
 int seriesread_load(struct seriesread *s, const char *path,
 		    seriesread_want_fn *want, void *ctx, struct diag *d)
 {
-	struct csvrecord *r;
-	int rc;
+	struct reading rd = { s, want, ctx };
+	struct seriescsv_seen seen;
 
 	memset(s, 0, sizeof(*s));
-	r = csvrecord_open(path, &rc);
-	if (!r && rc == -ENOENT)
-		return 1;
-	if (!r)
-		return diag_set(d, path, NULL, NOPOS, "cannot open: %s",
-				rc == -EINVAL ? "not a regular file" :
-				strerror(-rc));
-	rc = csvrecord_next(r);
-	if (rc == CSVRECORD_EOF)
-		rc = 0;		/* empty: a run that wrote no point yet */
-	else if (rc != CSVRECORD_OK || !is_header(r))
-		rc = rc == -E2BIG || rc == -ENOMEM ? rc : -EPROTO;
-	else
-		rc = read_rows(s, r, want, ctx);
-	if (rc == -EPROTO)
-		diag_set(d, path, NULL, NOPOS, "not a timeseries.csv (header "
-			 "differs from %s)", SERIESREAD_HEADER);
-	else if (rc == -E2BIG)
-		diag_set(d, path, NULL, (struct pos){ r->line, 1 },
-			 "record longer than %u MiB", CSVRECORD_MAX >> 20);
-	else if (rc < 0)
-		diag_set(d, path, NULL, NOPOS, "cannot read: %s",
-			 strerror(-rc));
-	csvrecord_close(r);
-	if (rc < 0)
+	if (seriescsv_read(path, one_row, &rd, &seen, d)) {
+		if (!d->msg[0])
+			diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
 		seriesread_free(s);
-	return rc < 0 ? -1 : 0;
+		return -1;
+	}
+	s->torn = seen.torn;
+	return seen.missing ? 1 : 0;
 }
 
 void seriesread_free(struct seriesread *s)

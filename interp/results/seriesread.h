@@ -8,7 +8,6 @@
 #include "util/strbuf.h"
 #include "util/strhash.h"
 
-#define SERIESREAD_HEADER "run_id,cell,t_s,metric,value,unit"
 /* The points of one metric of one cell kept, at most: a day at 1 s, or
  * six hours at 100 ms; the rest is counted, not read. */
 #define SERIESREAD_MAX_POINTS (1u << 18)
@@ -51,7 +50,7 @@ typedef int seriesread_want_fn(void *ctx, const char *cell,
 
 /*
  * Read path (RFC 4180 as results.csv is read, csvrecord): the header
- * must be SERIESREAD_HEADER. A phase run's points are one block of
+ * must be SERIESCSV_HEADER (seriescsv_read reads it). A phase run's points are one block of
  * consecutive rows; a cell's later block (a --resume made the run
  * again) replaces its earlier. A row that is not a point (not 6 fields,
  * t_s or value not a finite decimal number, t_s below 0, a metric or
