@@ -222,7 +222,9 @@ Test(series_parse, hostile_series_are_refused)
 	refused("{{t = 1, metric = 'dev_write_mbs', value = 1}}",
 		"'dev_write_mbs' is a row fsplan writes itself");
 	refused("{{t = 1, metric = 'dirty_mib', value = 1}}",
-		"'dirty_mib' is a series fsplan samples itself");
+		"'dirty_mib' is a row fsplan writes itself");
+	refused("{{t = 1, metric = 'write_mbs_steady', value = 1}}",
+		"'write_mbs_steady' is a row fsplan writes itself");
 	refused("{{t = 1, metric = 'status', value = 1}}",
 		"'status' is a row fsplan writes itself");
 	refused("{{t = 1, metric = 'a b', value = 1}}",

@@ -76,23 +76,6 @@ static int cmp_pt(const void *a, const void *b)
 	return c ? c : x->i - y->i;
 }
 
-/*
- * Whether name is a series fsplan samples itself that is no results row
- * (metrics_refuse keeps the others: cpu_pct, dev_*): a parser's point of
- * one would sit in timeseries.csv as root's.
- */
-static int series_reserved(const char *name)
-{
-	static const char *const names[] = {
-		"dirty_mib", "writeback_mib", "cgroup_mib",
-	};
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(name, names[i]))
-			return 1;
-	return 0;
-}
-
 /* A number field of the point on top, into *v: 0, or -1 with d. */
 static int pt_number(lua_State *L, int i, const char *field, double *v,
 		     struct diag *d)
@@ -144,9 +127,6 @@ static int pt_check(lua_State *L, int i, struct lparse_pt *p,
 				 "a point's t is seconds since the command "
 				 "started, finite and not negative", i, m, t);
 	}
-	if (series_reserved(m))
-		return diag_fail(d, DIAG_PHASE, 0, "series[%d]: '%s' is a "
-				 "series fsplan samples itself", i, m);
 	if (metrics_refuse(m, v, unit, d)) {
 		char why[sizeof(d->msg)];
 

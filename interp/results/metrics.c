@@ -195,7 +195,8 @@ int metrics_unit_ok(const char *s, size_t n)
 }
 
 /*
- * What sink.c (process, measured, status rows), conf.c (a config's
+ * What sink.c (process, measured, status, steady rows), the sampler
+ * (root's series: cpu_pct, dev_*, dirty_mib, ...), conf.c (a config's
  * mkfs_s, mount_s, umount_s, _<volume> too), luaphase.c (rss_peak_kib) and
  * metrics_rows (<op>_path) write: a module's row under one of these
  * names would stand for fsplan's own figure. "x*" is a prefix, "*x" a
@@ -209,6 +210,9 @@ static const char *const reserved[] = {
 	"memory_peak_bytes", "load_1m", "others_*", "steal_*", "reps_run",
 	"stop_reason", "loop_io", "mkfs_s*", "mount_s*", "umount_s*",
 	"*_path",
+	/* root's own series (timeseries.csv) and the steady rows */
+	"dirty_mib", "writeback_mib", "cgroup_mib", "steady", "steady_*",
+	"*_steady",
 };
 
 const char *metrics_reserved(const char *name)

@@ -7,20 +7,6 @@
 
 #include "run/timeline.h"
 
-/* Whether name is one of root's own series, which a child may not send. */
-static int roots(const char *name)
-{
-	static const char *const own[] = { "dirty_mib", "writeback_mib",
-					   "cpu_pct", "cgroup_mib" };
-
-	if (!strncmp(name, "dev_", 4))
-		return 1;
-	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
-		if (!strcmp(name, own[i]))
-			return 1;
-	return 0;
-}
-
 /* What the child sent (text, its T lines) into t, whole or not at all;
  * what: "report" or "parser", for the reason. */
 static int take(struct timeline *t, const char *text, size_t len,
@@ -35,8 +21,8 @@ static int take(struct timeline *t, const char *text, size_t len,
 	if (series_decode(&c, text, len))
 		why = "a malformed T line";
 	for (int i = 0; !why && i < c.n; i++) {
-		if (roots(c.p[i].metric))
-			why = "a series of a name root samples itself";
+		if (metrics_reserved(c.p[i].metric))
+			why = "a series of a name fsplan writes itself";
 		else if (c.p[i].t_s < 0)
 			why = "a point before the timed start";
 	}
@@ -96,7 +82,7 @@ static void largest(const struct series *s, const char *suffix, char *key,
 		double a;
 		int j;
 
-		if (n <= k || strcmp(m + n - k, suffix) || roots(m))
+		if (n <= k || strcmp(m + n - k, suffix) || metrics_reserved(m))
 			continue;
 		for (j = 0; j < n_seen && strcmp(seen[j], m); j++)
 			;
