@@ -21,6 +21,8 @@ static const char merge_help[] =
 "  results.csv    every shard's rows in the plan's cell order, with OUT's\n"
 "                 run id; a cell in two shards is written once if its rows\n"
 "                 are identical, and refused otherwise\n"
+"  timeseries.csv every phase run's last block of points, in the plan's\n"
+"                 cell order, with OUT's run id\n"
 "  bonnie.csv     the shards' bonnie++ lines (each once), in plan order\n"
 "  manifest.json  the plan, the union of the cells, each config as the\n"
 "                 shard that ran it recorded it, with that host's machine\n"
