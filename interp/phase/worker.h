@@ -8,6 +8,7 @@
 #include <lua.h>
 
 #include "engine.h"
+#include "phase/opseries.h"
 #include "results/metrics.h"
 #include "util/diag.h"
 
@@ -56,6 +57,9 @@ struct worker {
 	size_t pdir2_len;	/* destination take turns) */
 	int pdir2_fd;
 	struct worker_errors errs;
+	struct opseries ser;	/* its ops per interval (ser.clk NULL: none) */
+	uint64_t warm_ns;	/* ops completing before: series only */
+	const int *halt;	/* the steady stop: w:done() true (atomic) */
 	struct {		/* worker_op's cache: name pointer -> m.ops */
 		const char *name;
 		int op;
@@ -138,6 +142,22 @@ void worker_record_req(struct worker *w, const char *name,
  * methods' own: "read", "write"), by worker_op_const. */
 void worker_record_const(struct worker *w, const char *name,
 			 const struct engine_req *r, uint64_t bytes);
+/*
+ * One op of op (w's) that completed at t (ns) after ns: in the series,
+ * and, when it completed after the warmup, in the op's rows.
+ */
+static inline void worker_record_stat(struct worker *w, struct op_stat *op,
+				      uint64_t t, uint64_t ns, uint64_t bytes,
+				      unsigned ring, unsigned sys)
+{
+	opseries_add(&w->ser, (int)(op - w->m.ops), op->name, t, ns, bytes);
+	if (t < w->warm_ns)
+		return;
+	op->bytes += bytes;
+	op->ring += ring;
+	op->sys += sys;
+	hist_add(&op->lat, ns);
+}
 /* xoshiro256** seeded by splitmix64: fast, and the same for a seed.
  * Inline, as the two below: a phase's op loop calls them every op. */
 static inline uint64_t worker_rotl(uint64_t x, int k)

@@ -295,8 +295,11 @@ static int w_op(lua_State *L)
 	t0 = clock_ns();
 	rc = lua_pcall(L, lua_gettop(L) - 3, LUA_MULTRET, 0);
 	w->quiet = quiet;
-	if (row >= 0)
-		hist_add(&w->m.ops[row].lat, clock_ns() - t0);
+	if (row >= 0) {
+		uint64_t t1 = clock_ns();
+
+		worker_record_stat(w, &w->m.ops[row], t1, t1 - t0, 0, 0, 0);
+	}
 	if (rc != LUA_OK)
 		return lua_error(L);
 	return lua_gettop(L) - 2;	/* what fn returned */
