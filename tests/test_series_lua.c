@@ -201,6 +201,8 @@ Test(series_lua, a_never_settling_phase_runs_to_max, .fini = fini,
 	cr_expect(secs >= 3.95 && secs < 4.5, "stopped at %g s", secs);
 	err = phase_err(rd);
 	cr_expect_null(strstr(err, "held at"), "%s", err);
+	cr_expect_not_null(strstr(err, "steady: write_mbs not steady by max "
+				  "(4 s)"), "%s", err);
 	free(err);
 }
 

@@ -154,8 +154,6 @@ int lseries_tick(struct lseries *ls)
 	iv = (double)ls->clk.step_ns / 1e9;
 	if (now >= ls->rule.max_s) {
 		ls->held = 2;
-		fprintf(stderr, "steady: not steady by max (%g s): the workers "
-			"stop\n", ls->rule.max_s);
 		return 1;
 	}
 	if (!ls->rn)		/* the start: every sum is 0 */
@@ -206,6 +204,11 @@ void lseries_encode(struct lseries *ls, double end_s)
 {
 	int lost = 0;
 
+	if (ls->stop && ls->held != 1)
+		fprintf(stderr, "steady: %s not steady by max (%g s): last "
+			"window's range %.1f%%, slope %.1f%%\n",
+			ls->key[0] ? ls->key : "no series", ls->rule.max_s,
+			ls->out.range_pct, ls->out.slope_pct);
 	if (!ls->clk.step_ns)
 		return;
 	for (int w = 0; w < ls->n; w++)
