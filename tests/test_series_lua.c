@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 
 #include "e2e.h"
+#include "phase/worker.h"
+#include "results/series.h"
 
 /*
  * The points are read from the phase's stderr in exec/: the child echoes
@@ -234,4 +236,102 @@ Test(series_lua, a_warmup_leaves_its_seconds_out_of_the_rows, .fini = fini,
 	cr_expect(fabs(at(t, v, n, 0.5) / 1500 - 1) <= 0.1, "%g in 0-0.5 s",
 		  at(t, v, n, 0.5));
 	free(err);
+}
+
+/* The series of one worker's ops, merged and decoded. */
+static void encode(struct worker *w, double end_s, struct series *se)
+{
+	struct strbuf out = { 0 };
+	const struct metrics *m = &w->m;
+	struct opseries *s = &w->ser;
+
+	cr_assert_eq(opseries_encode(&s, &m, 1, end_s, &out), 0);
+	cr_assert_eq(series_decode(se, out.p, out.len), 0);
+	free(out.p);
+}
+
+Test(series_lua, a_long_series_is_coarsened_not_dropped)
+{
+	struct opseries_clock clk = { 1000, 100000000ull };	/* 100 ms */
+	struct worker w = { 0 };
+	struct series se = { 0 };
+	struct op_stat *op;
+	double *t, *v, sum = 0;
+	int n;
+
+	w.ser.clk = &clk;
+	op = metrics_op(&w.m, "write");
+	cr_assert_not_null(op);
+	/* two hours at 100 ms, an op of 4 KiB every interval, 1 to 8 us */
+	for (long i = 0; i < 72000; i++)
+		worker_record_stat(&w, op, 1000 + (uint64_t)i * 100000000ull
+				   + 50000000, 1000 + (uint64_t)(i % 8) * 1000,
+				   4096, 0, 1);
+	/* 72000 intervals > 32768: merged in pairs twice, to 400 ms */
+	cr_expect_eq(w.ser.shift, 2);
+	encode(&w, 7200, &se);
+	cr_assert_eq(series_of(&se, "write_ops", &t, &v, &n), 0);
+	cr_expect_eq(n, 18000);
+	for (int i = 0; i < n; i++)
+		sum += v[i];
+	cr_expect_eq(sum, 72000, "every op is in the series: %g", sum);
+	cr_expect_float_eq(t[0], 0.4, 1e-9);
+	cr_expect_float_eq(t[n - 1], 7200, 1e-9);
+	free(t);
+	free(v);
+	/* 4 ops of 4 KiB in 0.4 s; the latencies of i % 8 = 0..3 */
+	cr_assert_eq(series_of(&se, "write_mbs", &t, &v, &n), 0);
+	cr_expect_float_eq(v[0], 4 * 4096 / 1048576.0 / 0.4, 1e-9);
+	free(t);
+	free(v);
+	cr_assert_eq(series_of(&se, "write_lat_max_ms", &t, &v, &n), 0);
+	cr_expect_float_eq(v[0], 0.004, 1e-12, "max exact: %g", v[0]);
+	free(t);
+	free(v);
+	cr_assert_eq(series_of(&se, "write_lat_p50_ms", &t, &v, &n), 0);
+	cr_expect(fabs(v[0] / 0.002 - 1) <= 0.0625, "p50 %g of 0.002", v[0]);
+	free(t);
+	free(v);
+	series_free(&se);
+	opseries_free(&w.ser);
+	metrics_free(&w.m);
+}
+
+Test(series_lua, a_late_completion_counts_in_the_latest_interval)
+{
+	struct opseries_clock clk = { 0, 1000000000ull };	/* 1 s */
+	struct worker w = { 0 };
+	struct series se = { 0 };
+	struct op_stat *op;
+	double *t, *v;
+	int n;
+
+	w.ser.clk = &clk;
+	w.warm_ns = 1500000000ull;	/* a 1.5 s warmup */
+	op = metrics_op(&w.m, "read");
+	worker_record_stat(&w, op, 500000000ull, 10, 0, 0, 1);
+	worker_record_stat(&w, op, 2500000000ull, 10, 0, 0, 1);
+	/* reaped after the one at 2.5 s: it counts at 2 s - 3 s */
+	worker_record_stat(&w, op, 1200000000ull, 10, 0, 0, 1);
+	worker_record_stat(&w, op, 2600000000ull, 10, 0, 0, 1);
+	/* the rows take what completed after the warmup */
+	cr_expect_eq(op->lat.count, 2);
+	encode(&w, 2.7, &se);
+	cr_assert_eq(series_of(&se, "read_ops", &t, &v, &n), 0);
+	cr_assert_eq(n, 3);
+	cr_expect_eq(v[0], 1);
+	cr_expect_eq(v[1], 0);
+	cr_expect_eq(v[2], 3);
+	cr_expect_float_eq(t[2], 2.7, 1e-9, "the last ends at the end");
+	free(t);
+	free(v);
+	cr_assert_eq(series_of(&se, "read_iops", &t, &v, &n), 0);
+	cr_expect_float_eq(v[2], 3 / 0.7, 1e-9, "over its own length");
+	cr_expect_eq(series_of(&se, "read_mbs", &t, &v, &n), 0);
+	cr_expect_eq(n, 0, "no bytes, no _mbs");
+	free(t);
+	free(v);
+	series_free(&se);
+	opseries_free(&w.ser);
+	metrics_free(&w.m);
 }

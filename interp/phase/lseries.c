@@ -182,8 +182,12 @@ int lseries_workers(struct lseries *ls, int n)
 void lseries_worker(struct lseries *ls, int i, struct worker *w,
 		    const int *halt)
 {
+	size_t share = OPSERIES_ALL_BYTES / (size_t)ls->n;
+
 	ls->ser[i] = &w->ser;
 	ls->m[i] = &w->m;
+	w->ser.max_bytes = share > OPSERIES_MAX_BYTES ? OPSERIES_MAX_BYTES :
+			   share < ((size_t)256 << 10) ? (size_t)256 << 10 : share;
 	if (ls->clk.step_ns)
 		w->ser.clk = &ls->clk;
 	if (ls->warmup_s > 0)

@@ -186,11 +186,11 @@ static uint32_t interval_of(struct opseries *s, struct opseries_op *o,
 /* Open the interval of t for o, coarsening first past the bounds. */
 static void open_at(struct opseries *s, struct opseries_op *o, uint64_t t)
 {
+	size_t cap = s->max_bytes ? s->max_bytes : OPSERIES_MAX_BYTES;
 	uint32_t k = interval_of(s, o, t);
 
 	for (int tries = 0; tries < 8 && (k >= OPSERIES_MAX_K ||
-					   s->bytes > OPSERIES_MAX_BYTES);
-	     tries++) {
+					   s->bytes > cap); tries++) {
 		if (coarsen(s))
 			break;
 		k = interval_of(s, o, t);

@@ -22,12 +22,15 @@
 #define OPSERIES_PUB		16
 /*
  * Bounds: a worker keeps at most OPSERIES_MAX_K intervals and about
- * OPSERIES_MAX_BYTES of them; past either its intervals are merged in
- * pairs (the interval doubles), never dropped. The merged report then
- * holds at most OPSERIES_MAX_POINTS points (op classes x intervals).
+ * OPSERIES_MAX_BYTES of them (OPSERIES_ALL_BYTES over its workers, each
+ * at least 256 KiB: struct opseries's max_bytes); past either its
+ * intervals are merged in pairs (the interval doubles), never dropped.
+ * The merged report then holds at most OPSERIES_MAX_POINTS points (op
+ * classes x intervals).
  */
 #define OPSERIES_MAX_K		(1u << 15)
 #define OPSERIES_MAX_BYTES	((size_t)16 << 20)
+#define OPSERIES_ALL_BYTES	((size_t)256 << 20)
 #define OPSERIES_MAX_POINTS	(1 << 16)
 
 /* The phase run's clock: set before the workers start, read-only then. */
@@ -70,6 +73,7 @@ struct opseries {
 	struct opseries_op *op;	/* by the op's index in the worker's m */
 	int n_op;
 	size_t bytes;		/* what the closed intervals hold */
+	size_t max_bytes;	/* past it, coarser; 0: OPSERIES_MAX_BYTES */
 	int lost;		/* out of memory: some ops not in the series */
 	struct opseries_pub pub[OPSERIES_PUB];
 	int n_pub;
