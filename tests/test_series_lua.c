@@ -174,7 +174,7 @@ Test(series_lua, interval_0_sends_no_series, .fini = fini, .timeout = 60)
 Test(series_lua, a_settling_phase_stops_once_steady, .fini = fini,
      .timeout = 60)
 {
-	char rd[400], *err;
+	char rd[400], log[450], *err;
 	double secs;
 
 	/* a steady 1000/s: steady after its first 1 s window */
@@ -186,6 +186,10 @@ Test(series_lua, a_settling_phase_stops_once_steady, .fini = fini,
 	cr_expect_not_null(strstr(err, "steady: write_mbs held at"), "%s",
 			   err);
 	free(err);
+	/* and the run log says so, marked with the cell */
+	snprintf(log, sizeof(log), "%s/log.txt", rd);
+	cr_expect_not_null(strstr(e2e_read(log), "dir/w#1: steady: write_mbs "
+				  "held at"), "%s", e2e_read(log));
 }
 
 Test(series_lua, a_never_settling_phase_runs_to_max, .fini = fini,

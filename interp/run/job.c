@@ -319,9 +319,10 @@ static int say_why(int err_fd, struct strbuf *reason)
 }
 
 /*
- * A Lua phase's w:log lines ("[worker N] ...", on its stderr) go to the
- * run log too, marked with the cell (DESIGN.md section 4): at most
- * LOG_LINES of them, the rest are in exec/.
+ * A Lua phase's w:log lines ("[worker N] ...", on its stderr) and its
+ * steady stop's ("steady: ...") go to the run log too, marked with the
+ * cell (DESIGN.md section 4): at most LOG_LINES of them, the rest are
+ * in exec/.
  */
 #define LOG_LINES 200
 
@@ -341,7 +342,8 @@ static void copy_log_lines(int err_fd, const struct cell *c)
 		while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
 			strbuf_add(&line, p, (size_t)(nl - p));
 			p = nl + 1;
-			if (line.p && !strncmp(line.p, "[worker ", 8)) {
+			if (line.p && (!strncmp(line.p, "[worker ", 8) ||
+				       !strncmp(line.p, "steady: ", 8))) {
 				if (lines < LOG_LINES)
 					runlog("%s: %s", c->id, line.oom ?
 					       "(out of memory)" : line.p);
