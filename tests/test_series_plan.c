@@ -2,6 +2,7 @@
  * section 8): their defaults, inheritance and every refusal with its place. */
 #include <stdio.h>
 
+#include "e2e.h"
 #include "helpers.h"
 
 #define HEAD "fsplan: 1\nfilesystems: [{type: ext4}]\n"
@@ -174,4 +175,17 @@ Test(series_plan, a_device_metric_is_judged_after_the_run_without_max)
 	cr_expect_str_eq(e->plan->phases[0].steady.metric, "dev_write_mbs");
 	cr_expect_str_eq(e->plan->phases[1].steady.metric, "tput_mbs");
 	free_expanded(e);
+}
+
+Test(series_plan, an_exec_module_takes_no_steady_stop, .fini = e2e_cleanup)
+{
+	const char *plan = e2e_write(e2e_tmpdir(), "plan.yaml",
+		"fsplan: 1\nfilesystems: [{type: ext4}]\nphases:\n"
+		"  - use: mariadb\n    steady: {window: 5s, max: 1m}\n");
+
+	cr_expect_eq(e2e_fsplan((const char *[]){ "check", plan, NULL }), 2);
+	cr_expect_not_null(strstr(e2e_err, "plan.yaml:5:5: 'steady' with max "
+				  "stops a Lua phase's workers"), "%s",
+			   e2e_err);
+	cr_expect_not_null(strstr(e2e_err, "runs a command (mariadb.sh)"));
 }
