@@ -160,6 +160,12 @@ void worker_record(struct worker *w, const char *name, uint64_t ns,
 	       bytes, 0, 0);
 }
 
+void worker_record_span(struct worker *w, const char *name, uint64_t t0,
+			uint64_t t1, uint64_t bytes)
+{
+	record(w, name, 0, t1, t1 - t0, bytes, 0, 0);
+}
+
 void worker_record_req(struct worker *w, const char *name,
 		       const struct engine_req *r, uint64_t bytes)
 {

@@ -134,6 +134,9 @@ void worker_count_arg(lua_State *L, struct worker *w, int arg,
 /* One op of name that took ns and moved bytes (nothing if no op_stat). */
 void worker_record(struct worker *w, const char *name, uint64_t ns,
 		   uint64_t bytes);
+/* One op of name from t0 to t1 (ns, the clock's) that moved bytes. */
+void worker_record_span(struct worker *w, const char *name, uint64_t t0,
+			uint64_t t1, uint64_t bytes);
 /* One engine op of name, as r took it (its time and its path: ring or
  * syscall), that moved bytes. */
 void worker_record_req(struct worker *w, const char *name,

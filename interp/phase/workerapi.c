@@ -266,7 +266,7 @@ static int w_time(lua_State *L)
 	base = 2;	/* results are what follows the name */
 	t0 = clock_ns();
 	lua_call(L, lua_gettop(L) - 3, LUA_MULTRET);
-	worker_record(w, name, clock_ns() - t0, 0);
+	worker_record_span(w, name, t0, clock_ns(), 0);
 	return lua_gettop(L) - base;
 }
 
