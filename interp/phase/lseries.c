@@ -186,6 +186,7 @@ void lseries_worker(struct lseries *ls, int i, struct worker *w,
 
 	ls->ser[i] = &w->ser;
 	ls->m[i] = &w->m;
+	w->ser.publish = ls->stop;
 	w->ser.max_bytes = share > OPSERIES_MAX_BYTES ? OPSERIES_MAX_BYTES :
 			   share < ((size_t)256 << 10) ? (size_t)256 << 10 : share;
 	if (ls->clk.step_ns)

@@ -163,7 +163,7 @@ static void publish(struct opseries *s, struct opseries_op *o,
 {
 	struct opseries_pub *p;
 
-	if (s->n_pub >= OPSERIES_PUB)
+	if (!s->publish || s->n_pub >= OPSERIES_PUB)
 		return;
 	p = &s->pub[s->n_pub];
 	strncpy(p->name, name, sizeof(p->name) - 1);

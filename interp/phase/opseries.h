@@ -75,6 +75,7 @@ struct opseries {
 	size_t bytes;		/* what the closed intervals hold */
 	size_t max_bytes;	/* past it, coarser; 0: OPSERIES_MAX_BYTES */
 	int lost;		/* out of memory: some ops not in the series */
+	int publish;		/* a steady stop watches: publish */
 	struct opseries_pub pub[OPSERIES_PUB];
 	int n_pub;
 };
