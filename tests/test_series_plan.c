@@ -125,6 +125,8 @@ Test(series_plan, a_bad_steady_is_refused_at_its_place)
 		"'window' must be more than zero");
 	refused("", "  - {exec: 'true', steady: {window: 1s}}\n", 4, 37,
 		"fewer than 2 intervals of 1 s");
+	refused("", "  - {exec: 'true', steady: {window: 2h}}\n", 4, 37,
+		"not shorter than the phase's timeout (3600 s)");
 	refused("", "  - {exec: 'true', steady: {window: 5s, range: 20}}\n",
 		4, 48, "'range' is a percentage");
 	refused("", "  - {exec: 'true', steady: {window: 5s, range: nan%}}\n",

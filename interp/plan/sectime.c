@@ -214,6 +214,10 @@ static int check_rule(struct loader *L, const struct plan_phase *ph,
 		return field_error(L, r->window_pos, "'window' of %g s holds "
 				   "fewer than 2 intervals of %g s", s->window_s,
 				   iv);
+	if (s->window_s >= timeout_of(ph))
+		return field_error(L, r->window_pos, "'window' of %g s is not "
+				   "shorter than the phase's timeout (%g s): no "
+				   "run holds it", s->window_s, timeout_of(ph));
 	if (!r->max_given)
 		return 0;
 	if (ph->exec.s)
