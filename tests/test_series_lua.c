@@ -209,6 +209,8 @@ Test(series_lua, a_never_settling_phase_runs_to_max, .fini = fini,
 	cr_expect_null(strstr(err, "held at"), "%s", err);
 	cr_expect_not_null(strstr(err, "steady: write_mbs not steady by max "
 				  "(4 s)"), "%s", err);
+	cr_expect_not_null(strstr(err, "steady: seconds (1 s) runs as max "
+				  "(4 s)"), "%s", err);
 	free(err);
 }
 

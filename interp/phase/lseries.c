@@ -198,6 +198,10 @@ void lseries_worker(struct lseries *ls, int i, struct worker *w,
 
 double lseries_seconds(const struct lseries *ls, struct param_val *v)
 {
+	if (ls->stop && v->num != ls->rule.max_s)
+		fprintf(stderr, "steady: seconds (%g s) runs as max (%g s): the "
+			"workers stop once steady, at max at the latest\n",
+			v->num, ls->rule.max_s);
 	if (ls->stop)
 		v->num = ls->rule.max_s;
 	else if (v->num > 0)
