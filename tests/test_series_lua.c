@@ -341,3 +341,17 @@ Test(series_lua, a_late_completion_counts_in_the_latest_interval)
 	opseries_free(&w.ser);
 	metrics_free(&w.m);
 }
+
+Test(series_lua, a_steady_window_begins_after_the_warmup, .fini = fini,
+     .timeout = 60)
+{
+	char rd[400];
+	double secs;
+
+	/* steady from the start; the window may only begin at the warmup's
+	 * end (1 s), so the stop comes at 2 s or later: 1 s measured */
+	run("interval: 250ms\n", "with: {rates: '1000,1'}, warmup: 1s, "
+	    "steady: {window: 1s, max: 20s}", rd, sizeof(rd));
+	secs = e2e_num(rd, "dir/w#1", "seconds");
+	cr_expect(secs >= 0.99 && secs < 3, "measured %g s", secs);
+}

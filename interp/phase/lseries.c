@@ -117,7 +117,7 @@ static int key_of(struct lseries *ls, int *kind)
 static int test(struct lseries *ls)
 {
 	static const char *const tail[] = { "_ops", "_iops", "_mbs" };
-	double *t = ls->tt, *v = ls->tv;
+	double *t = ls->tt, *v = ls->tv, iv = (double)ls->clk.step_ns / 1e9;
 	int kind = 0, j = key_of(ls, &kind), n = 0;
 
 	if (j < 0 || ls->rn < 2)
@@ -131,7 +131,9 @@ static int test(struct lseries *ls)
 
 		if (len <= 0)
 			continue;
-		t[n] = ls->rt[i];
+		/* at the interval's end it was taken after: a late look's
+		 * rates are over its own time, its place is the plan's */
+		t[n] = floor(ls->rt[i] / iv + 1e-9) * iv;
 		/* _ops: per interval of the plan's length */
 		v[n++] = kind == 2 ? d / 1048576.0 / len :
 			 kind == 1 ? d / len : d / len *
