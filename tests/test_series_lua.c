@@ -27,11 +27,12 @@ static void fini(void)
  * A writer at rates it controls: `rates` is "r1,s1;r2,s2;..." (ops/s for
  * s seconds, in turn, round and round), each op a 4 KiB write, paced by
  * the clock so that the i-th op of a stretch is due at i / r; then it
- * runs until w:done().
+ * runs until w:done(), or `count` writes when count is not 0.
  */
 static const char module[] =
 	"return {\n"
-	"  params = { workers = 1, seconds = '30s', rates = '1000,1' },\n"
+	"  params = { workers = 1, seconds = '30s', rates = '1000,1',\n"
+	"             count = 0 },\n"
 	"  worker = function(w, ctx)\n"
 	"    local plan = {}\n"
 	"    for r, s in ctx.params.rates:gmatch('(%d+),([%d.]+)') do\n"
@@ -39,7 +40,8 @@ static const char module[] =
 	"    end\n"
 	"    local f = assert(w:open('f', 'w'))\n"
 	"    local at, i, from, k = 0, 0, w:elapsed(), 1\n"
-	"    while not w:done() do\n"
+	"    local count = ctx.params.count\n"
+	"    while not w:done() and (count == 0 or at < count) do\n"
 	"      local r, s = plan[k][1], plan[k][2]\n"
 	"      local due = from + i / r\n"
 	"      if due >= from + s then\n"
@@ -56,12 +58,11 @@ static const char module[] =
 	"}\n";
 
 /* Run the module as one phase with the plan's extra top-level YAML and
- * the phase's own keys; the run directory in rd. */
-static void run(const char *top, const char *phase, char *rd, size_t len)
+ * the phase's own keys; the run directory in rd; fsplan's exit status. */
+static int run_as(const char *top, const char *phase, char *rd, size_t len)
 {
 	const char *dir = e2e_tmpdir();
 	char text[2048], scratch[400];
-	int rc;
 
 	e2e_require_root();
 	setenv("FSPLAN_SERIES_ECHO", "1", 1);
@@ -70,7 +71,14 @@ static void run(const char *top, const char *phase, char *rd, size_t len)
 	e2e_write(dir, "w.lua", module);
 	snprintf(text, sizeof(text), "target: {dir: %s}\n%sphases:\n"
 		 "  - {use: w.lua, name: w, %s}\n", scratch, top, phase);
-	rc = e2e_run_plan(dir, "series", text, rd, len);
+	return e2e_run_plan(dir, "series", text, rd, len);
+}
+
+/* run_as, and the phase run ends ok. */
+static void run(const char *top, const char *phase, char *rd, size_t len)
+{
+	int rc = run_as(top, phase, rd, len);
+
 	cr_assert_eq(rc, 0, "exit %d: %s", rc, e2e_err);
 	cr_assert_str_eq(e2e_metric(rd, "dir/w#1", "status"), "ok", "%s",
 			 e2e_reason(rd, "dir/w#1"));
@@ -354,4 +362,19 @@ Test(series_lua, a_steady_window_begins_after_the_warmup, .fini = fini,
 	    "steady: {window: 1s, max: 20s}", rd, sizeof(rd));
 	secs = e2e_num(rd, "dir/w#1", "seconds");
 	cr_expect(secs >= 0.99 && secs < 3, "measured %g s", secs);
+}
+
+Test(series_lua, workers_that_end_within_the_warmup_fail_the_run,
+     .fini = fini, .timeout = 60)
+{
+	char rd[400];
+
+	/* ten writes, done long before a 2 s warmup ends */
+	cr_expect_eq(run_as("", "with: {count: 10}, warmup: 2s", rd,
+			    sizeof(rd)), 1);
+	cr_expect_str_eq(e2e_metric(rd, "dir/w#1", "status"), "failed");
+	cr_expect_str_eq(e2e_reason(rd, "dir/w#1"), "warmup: the workers "
+			 "ended within the phase's warmup of 2 s: nothing was "
+			 "measured");
+	cr_expect_null(e2e_metric(rd, "dir/w#1", "write_ops"));
 }
