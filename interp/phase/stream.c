@@ -156,8 +156,7 @@ static int stream_more(const struct flight *fl)
 		return 0;
 	if (fl->until && fl->now >= fl->until)
 		return 0;
-	return !(fl->w->stop && *fl->w->stop) &&
-	       !(fl->w->halt && __atomic_load_n(fl->w->halt, __ATOMIC_RELAXED));
+	return !(fl->w->stop && *fl->w->stop) && !worker_halted(fl->w);
 }
 
 static uint64_t next_offset(struct flight *fl)

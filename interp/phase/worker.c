@@ -215,7 +215,7 @@ int worker_done(struct worker *w, uint64_t now_ns)
 	if (!w->t_due)
 		w->t_due = due_ns(w);
 	return (w->stop && *w->stop) || now_ns >= w->t_due ||
-	       (w->halt && __atomic_load_n(w->halt, __ATOMIC_RELAXED));
+	       worker_halted(w);
 }
 
 /* Non-repeating bytes from tmp's rng: compression and dedup get

@@ -185,6 +185,11 @@ static inline uint64_t worker_random(struct worker *w)
  * whether w:done() is true at now (that, or `seconds` passed). */
 int worker_stopping(const struct worker *w);
 int worker_done(struct worker *w, uint64_t now_ns);
+/* Whether a steady stop has ended the run (w:done() is true then). */
+static inline int worker_halted(const struct worker *w)
+{
+	return w->halt && __atomic_load_n(w->halt, __ATOMIC_RELAXED);
+}
 
 /* Where a write of len at off takes its bytes from, in src (src_len
  * bytes: w->src, or a stream's worker_big_source): page-aligned, and

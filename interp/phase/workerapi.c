@@ -405,7 +405,7 @@ static int w_done(lua_State *L)
 	if (lua_gettop(L) < 2 || lua_isnil(L, 2))
 		lua_pushboolean(L, worker_done(w, now));
 	else
-		lua_pushboolean(L, worker_stopping(w) ||
+		lua_pushboolean(L, worker_stopping(w) || worker_halted(w) ||
 				(double)now / 1e9 >= luaL_checknumber(L, 2));
 	return 1;
 }
