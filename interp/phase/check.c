@@ -81,9 +81,16 @@ static int exec_files(const struct plan *p, int ph,
 		      const struct phase_decl *decl, struct diag *d)
 {
 	const struct plan_phase *x = &p->phases[ph];
-	char *path = libsrc_exec_path(x->module_path, decl->exec);
+	char *path;
 	int script, parser;
 
+	if (x->steady.max_s > 0)	/* the plan's check for an exec: */
+		return diag_set(d, p->file, p->text, x->steady.pos, "'steady' "
+				"with max stops a Lua phase's workers; %s runs "
+				"a command (%s) to its end (leave out max: the "
+				"rule then judges the run)", x->module_path,
+				decl->exec);
+	path = libsrc_exec_path(x->module_path, decl->exec);
 	if (!path)
 		return diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
 	script = libsrc_exists(path);

@@ -130,7 +130,7 @@ int dirapi_readdir(lua_State *L)
 	rc = scan_dir(*fd, add_name, &a);
 	close(*fd);
 	*fd = -1;
-	worker_record(w, "readdir", clock_ns() - t0, 0);
+	worker_record_span(w, "readdir", t0, clock_ns(), 0);
 	if (rc < 0)
 		return workerlua_fail_op(L, "readdir", 0, path, -rc);
 	return 1;
@@ -174,7 +174,7 @@ int dirapi_scandir(lua_State *L)
 		return workerlua_fail_resolve(L, "readdir", path, -fd);
 	rc = scan_dir(fd, match_name, &a);
 	close(fd);
-	worker_record(w, "readdir", clock_ns() - t0, 0);
+	worker_record_span(w, "readdir", t0, clock_ns(), 0);
 	if (rc < 0)
 		return workerlua_fail_op(L, "readdir", 0, path, -rc);
 	lua_pushinteger(L, a.n);
@@ -241,7 +241,7 @@ int dirapi_lookup(lua_State *L)
 	a.want = name;
 	rc = scan_dir(dir, match_name, &a);
 	close(dir);
-	worker_record(w, "readdir", clock_ns() - t0, 0);
+	worker_record_span(w, "readdir", t0, clock_ns(), 0);
 	if (rc < 0)
 		return workerlua_fail_op(L, "readdir", 0, path, -rc);
 	if (a.hit)

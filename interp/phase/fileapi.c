@@ -306,7 +306,7 @@ static int leader_sync(void *ctx)
 	struct engine_req r = { .op = ENGINE_FDATASYNC, .fd = l->fd };
 	int64_t res = engine_do(l->w->eng, l->w->e, &r);
 
-	worker_record(l->w, l->name, r.t_done - r.t_submit, 0);
+	worker_record_span(l->w, l->name, r.t_submit, r.t_done, 0);
 	return res < 0 ? (int)res : 0;
 }
 
@@ -502,7 +502,7 @@ static int f_copy(lua_State *L)
 			 res == -EROFS;
 	}
 	w->m.written += done;
-	worker_record(w, "copy", clock_ns() - t0, done);
+	worker_record_span(w, "copy", t0, clock_ns(), done);
 	if (res < 0)
 		return workerlua_fail_op(L, "copy", 1,
 				      at_out ? out->name : in->name, (int)-res);

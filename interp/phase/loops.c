@@ -173,7 +173,7 @@ static int files_one(lua_State *L, struct worker *w, int op,
 		all.t_done = t_end;
 		worker_record_req(w, tag, &all, 0);
 	} else {
-		worker_record(w, tag, t_end - r.t_submit, 0);
+		worker_record_span(w, tag, r.t_submit, t_end, 0);
 	}
 	return res < 0 ? (int)res : 0;
 }

@@ -35,6 +35,14 @@ struct luajob {
 	size_t mem_bytes;		/* allocator cap per Lua state */
 	struct luajob_input inputs[LUAJOB_MAX_INPUTS];
 	int n_inputs;
+	/* DESIGN.md section 8: the phase's interval (0: no series), its
+	 * warmup and steady rule */
+	double interval_s;
+	double warmup_s;
+	struct plan_steady steady;
+	/* a test hook: the T lines to stderr (exec/) too, from
+	 * FSPLAN_SERIES_ECHO=1 in fsplan's environment */
+	int series_echo;
 };
 
 

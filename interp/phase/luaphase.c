@@ -19,6 +19,7 @@
 #include "phase/lexec.h"
 #include "phase/lfail.h"
 #include "phase/lreport.h"
+#include "phase/lseries.h"
 #include "phase/luajob.h"
 #include "phase/luaphase.h"
 #include "phase/params.h"
@@ -69,6 +70,8 @@ struct shared {
 	size_t mem_used;		/* lim.used: all the states' bytes */
 	struct optable_slot tab;	/* ctx.share's table */
 	sem_t ended;			/* posted by each worker at its end */
+	struct lseries ls;		/* the series, the steady watch */
+	int halt;			/* atomic: the steady stop */
 };
 
 struct wthread {
@@ -223,6 +226,9 @@ static void watch_workers(struct shared *sh, struct wthread *t, int started)
 	double armed = 0;
 
 	while (started > 0) {
+		/* the steady stop: w:done() true, as at `seconds` */
+		if (lseries_tick(&sh->ls))
+			__atomic_store_n(&sh->halt, 1, __ATOMIC_RELAXED);
 		struct timespec ts;
 
 		clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -291,7 +297,8 @@ static int prepare(lua_State *L, struct shared *sh)
 	}
 	for (int i = 0; i < sh->decl.n_params; i++)
 		if (!strcmp(sh->vals[i].name, "seconds"))
-			sh->seconds_param = sh->vals[i].num;
+			sh->seconds_param = lseries_seconds(&sh->ls,
+							   &sh->vals[i]);
 	sh->eng = engine_find(engine);
 	sh->src = worker_source(job->e->plan->seed, &sh->src_len);
 	if (!sh->eng || !sh->src) {
@@ -390,18 +397,24 @@ static int run_workers(struct shared *sh, struct metrics *total,
 {
 	struct wthread *t = calloc(sh->workers, sizeof(*t));
 	int rc = 0;
-	double t0;
+	double end;
 
-	if (!t) {
+	if (!t || lseries_workers(&sh->ls, sh->workers)) {
 		failf(sh, "workers", DIAG_SYSTEM, "out of memory");
+		free(t);
 		return -1;
 	}
-	t0 = clock_now();
+	lseries_start(&sh->ls);
+	for (int i = 0; i < sh->workers; i++)
+		lseries_worker(&sh->ls, i, &t[i].w, &sh->halt);
 	watch_workers(sh, t, start_workers(sh, t));
 	for (int i = 0; i < sh->workers; i++)
 		if (t[i].failed != 2)
 			pthread_join(t[i].tid, NULL);
-	total->seconds = clock_now() - t0;
+	end = clock_now() - sh->ls.t0;
+	/* the rows' time is the measured one: after the warmup */
+	total->seconds = end > sh->ls.warmup_s ? end - sh->ls.warmup_s : 0;
+	lseries_encode(&sh->ls, end);
 	for (int i = 0; i < sh->workers; i++)
 		rc = end_worker(sh, &t[i], i, rc, total, errs);
 	free(t);
@@ -468,6 +481,12 @@ static int finish(lua_State *L, const struct shared *sh, struct worker *w0,
 		      sh->job->timeout_s);
 		return 1;
 	}
+	if (sh->ls.warmup_s > 0 && !(total->seconds > 0)) {
+		failf(sh, "warmup", DIAG_PHASE, "the workers ended within the "
+		      "phase's warmup of %g s: nothing was measured",
+		      sh->ls.warmup_s);
+		return 1;
+	}
 	/* the child's peak resident memory, all its workers at once */
 	if (!getrusage(RUSAGE_SELF, &ru) &&
 	    metrics_count(total, METRICS_RSS_PEAK, (double)ru.ru_maxrss)) {
@@ -495,7 +514,9 @@ static int finish(lua_State *L, const struct shared *sh, struct worker *w0,
 	} else if (lreport_call(L, total, sh->thr, sh->n_thr, &d)) {
 		fail(sh, "report", &d);
 	} else {
-		rc = lreport_send(L, total, sh->thr, sh->n_thr) ? 1 : 0;
+		/* the points first: the metrics' END ends the report */
+		rc = lseries_send(&sh->ls, METRICS_REPORT_FD) ||
+		     lreport_send(L, total, sh->thr, sh->n_thr) ? 1 : 0;
 	}
 	diag_release(&d);
 	return rc;
@@ -516,6 +537,10 @@ static int set_child_up(struct shared *sh)
 		return -1;
 	}
 	sh->deadline = sandbox_deadline(sh->job->timeout_s);
+	if (lseries_init(&sh->ls, sh->job)) {
+		failf(sh, "phase", DIAG_SYSTEM, "out of memory");
+		return -1;
+	}
 	sh->lim = (struct sandbox_limits){ sh->job->mem_bytes, sh->deadline,
 					   &stop, libsrc_dir(), &sh->mem_used };
 	/* not O_PATH: syncfs and fstatfs want a real fd */
@@ -566,5 +591,6 @@ out:
 	if (sh.workfd >= 0)
 		close(sh.workfd);
 	sem_destroy(&sh.ended);
+	lseries_free(&sh.ls);
 	return rc;
 }

@@ -156,7 +156,7 @@ static int stream_more(const struct flight *fl)
 		return 0;
 	if (fl->until && fl->now >= fl->until)
 		return 0;
-	return !(fl->w->stop && *fl->w->stop);
+	return !(fl->w->stop && *fl->w->stop) && !worker_halted(fl->w);
 }
 
 static uint64_t next_offset(struct flight *fl)
@@ -249,12 +249,11 @@ static void stream_reaped(struct flight *fl, struct engine_req *r)
 		if ((uint64_t)r->res < fl->s.block)
 			fl->eof = 1;
 		if (r->res > 0 || !fl->eof) {
-			if (fl->st) {
-				hist_add(&fl->st->lat, lat);
-				fl->st->ring += read_ring + r->ring;
-				fl->st->sys += read_sys + !r->ring;
-				fl->st->bytes += (uint64_t)r->res;
-			}
+			if (fl->st)
+				worker_record_stat(w, fl->st, r->t_done, lat,
+						   (uint64_t)r->res,
+						   read_ring + r->ring,
+						   read_sys + !r->ring);
 			if (r->op == ENGINE_WRITE)
 				w->m.written += (uint64_t)r->res;
 			fl->bytes += (uint64_t)r->res;

@@ -135,9 +135,11 @@ void worker_count_arg(lua_State *L, struct worker *w, int arg,
 		worker_bad_name(L, arg, "a counter name");
 }
 
-/* One op: its time and bytes, and how many went by ring and syscall. */
+/* One op that completed at t: its time and bytes, and how many went by
+ * ring and syscall. */
 static void record(struct worker *w, const char *name, int constant,
-		   uint64_t ns, uint64_t bytes, unsigned ring, unsigned sys)
+		   uint64_t t, uint64_t ns, uint64_t bytes, unsigned ring,
+		   unsigned sys)
 {
 	struct op_stat *op;
 
@@ -146,30 +148,38 @@ static void record(struct worker *w, const char *name, int constant,
 	op = op_cached(w, name, constant, 1);
 	if (!op)
 		return;
-	op->bytes += bytes;
-	op->ring += ring;
-	op->sys += sys;
-	hist_add(&op->lat, ns);
+	worker_record_stat(w, op, t, ns, bytes, ring, sys);
 }
 
+/* The op completed now: the clock is read only when a series or a
+ * warmup wants it. */
 void worker_record(struct worker *w, const char *name, uint64_t ns,
 		   uint64_t bytes)
 {
-	record(w, name, 0, ns, bytes, 0, 0);
+	record(w, name, 0, w->ser.clk || w->warm_ns ? clock_ns() : 0, ns,
+	       bytes, 0, 0);
+}
+
+void worker_record_span(struct worker *w, const char *name, uint64_t t0,
+			uint64_t t1, uint64_t bytes)
+{
+	record(w, name, 0, t1, t1 - t0, bytes, 0, 0);
 }
 
 void worker_record_req(struct worker *w, const char *name,
 		       const struct engine_req *r, uint64_t bytes)
 {
 	w->t_last_op = r->t_done;
-	record(w, name, 0, r->t_done - r->t_submit, bytes, r->ring, !r->ring);
+	record(w, name, 0, r->t_done, r->t_done - r->t_submit, bytes, r->ring,
+	       !r->ring);
 }
 
 void worker_record_const(struct worker *w, const char *name,
 			 const struct engine_req *r, uint64_t bytes)
 {
 	w->t_last_op = r->t_done;
-	record(w, name, 1, r->t_done - r->t_submit, bytes, r->ring, !r->ring);
+	record(w, name, 1, r->t_done, r->t_done - r->t_submit, bytes, r->ring,
+	       !r->ring);
 }
 
 /* splitmix64, which seeds worker_random's state. */
@@ -204,7 +214,8 @@ int worker_done(struct worker *w, uint64_t now_ns)
 {
 	if (!w->t_due)
 		w->t_due = due_ns(w);
-	return (w->stop && *w->stop) || now_ns >= w->t_due;
+	return (w->stop && *w->stop) || now_ns >= w->t_due ||
+	       worker_halted(w);
 }
 
 /* Non-repeating bytes from tmp's rng: compression and dedup get
@@ -320,6 +331,7 @@ void worker_free(struct worker *w)
 	/* the cache's indexes were into m: a constant's hit trusts them */
 	memset(w->opc, 0, sizeof(w->opc));
 	metrics_free(&w->errs.m);
+	opseries_free(&w->ser);
 }
 
 void worker_forget_dir(struct worker *w)

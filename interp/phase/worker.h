@@ -8,6 +8,7 @@
 #include <lua.h>
 
 #include "engine.h"
+#include "phase/opseries.h"
 #include "results/metrics.h"
 #include "util/diag.h"
 
@@ -56,6 +57,9 @@ struct worker {
 	size_t pdir2_len;	/* destination take turns) */
 	int pdir2_fd;
 	struct worker_errors errs;
+	struct opseries ser;	/* its ops per interval (ser.clk NULL: none) */
+	uint64_t warm_ns;	/* ops completing before: series only */
+	const int *halt;	/* the steady stop: w:done() true (atomic) */
 	struct {		/* worker_op's cache: name pointer -> m.ops */
 		const char *name;
 		int op;
@@ -130,6 +134,9 @@ void worker_count_arg(lua_State *L, struct worker *w, int arg,
 /* One op of name that took ns and moved bytes (nothing if no op_stat). */
 void worker_record(struct worker *w, const char *name, uint64_t ns,
 		   uint64_t bytes);
+/* One op of name from t0 to t1 (ns, the clock's) that moved bytes. */
+void worker_record_span(struct worker *w, const char *name, uint64_t t0,
+			uint64_t t1, uint64_t bytes);
 /* One engine op of name, as r took it (its time and its path: ring or
  * syscall), that moved bytes. */
 void worker_record_req(struct worker *w, const char *name,
@@ -138,6 +145,22 @@ void worker_record_req(struct worker *w, const char *name,
  * methods' own: "read", "write"), by worker_op_const. */
 void worker_record_const(struct worker *w, const char *name,
 			 const struct engine_req *r, uint64_t bytes);
+/*
+ * One op of op (w's) that completed at t (ns) after ns: in the series,
+ * and, when it completed after the warmup, in the op's rows.
+ */
+static inline void worker_record_stat(struct worker *w, struct op_stat *op,
+				      uint64_t t, uint64_t ns, uint64_t bytes,
+				      unsigned ring, unsigned sys)
+{
+	opseries_add(&w->ser, (int)(op - w->m.ops), op->name, t, ns, bytes);
+	if (t < w->warm_ns)
+		return;
+	op->bytes += bytes;
+	op->ring += ring;
+	op->sys += sys;
+	hist_add(&op->lat, ns);
+}
 /* xoshiro256** seeded by splitmix64: fast, and the same for a seed.
  * Inline, as the two below: a phase's op loop calls them every op. */
 static inline uint64_t worker_rotl(uint64_t x, int k)
@@ -162,6 +185,11 @@ static inline uint64_t worker_random(struct worker *w)
  * whether w:done() is true at now (that, or `seconds` passed). */
 int worker_stopping(const struct worker *w);
 int worker_done(struct worker *w, uint64_t now_ns);
+/* Whether a steady stop has ended the run (w:done() is true then). */
+static inline int worker_halted(const struct worker *w)
+{
+	return w->halt && __atomic_load_n(w->halt, __ATOMIC_RELAXED);
+}
 
 /* Where a write of len at off takes its bytes from, in src (src_len
  * bytes: w->src, or a stream's worker_big_source): page-aligned, and

@@ -266,7 +266,7 @@ static int w_time(lua_State *L)
 	base = 2;	/* results are what follows the name */
 	t0 = clock_ns();
 	lua_call(L, lua_gettop(L) - 3, LUA_MULTRET);
-	worker_record(w, name, clock_ns() - t0, 0);
+	worker_record_span(w, name, t0, clock_ns(), 0);
 	return lua_gettop(L) - base;
 }
 
@@ -295,8 +295,11 @@ static int w_op(lua_State *L)
 	t0 = clock_ns();
 	rc = lua_pcall(L, lua_gettop(L) - 3, LUA_MULTRET, 0);
 	w->quiet = quiet;
-	if (row >= 0)
-		hist_add(&w->m.ops[row].lat, clock_ns() - t0);
+	if (row >= 0) {
+		uint64_t t1 = clock_ns();
+
+		worker_record_stat(w, &w->m.ops[row], t1, t1 - t0, 0, 0, 0);
+	}
 	if (rc != LUA_OK)
 		return lua_error(L);
 	return lua_gettop(L) - 2;	/* what fn returned */
@@ -402,7 +405,7 @@ static int w_done(lua_State *L)
 	if (lua_gettop(L) < 2 || lua_isnil(L, 2))
 		lua_pushboolean(L, worker_done(w, now));
 	else
-		lua_pushboolean(L, worker_stopping(w) ||
+		lua_pushboolean(L, worker_stopping(w) || worker_halted(w) ||
 				(double)now / 1e9 >= luaL_checknumber(L, 2));
 	return 1;
 }

@@ -13,6 +13,7 @@
 #include "plan/secfs.h"
 #include "plan/secmatrix.h"
 #include "plan/secphase.h"
+#include "plan/sectime.h"
 #include "util/file.h"
 #include "util/units.h"
 
@@ -214,6 +215,7 @@ static const struct field plan_fields[] = {
 	{ "between", h_plan_between, 0 },
 	{ "order", h_order, 0 },
 	{ "matrix", h_plan_matrix, 0 },
+	{ "interval", sectime_plan_interval, 0 },	/* before phases */
 	{ "filesystems", secfs_filesystems, 0 },
 	{ "phases", secphase_phases, 1 },
 	{ "exclude", secmatrix_excludes, 0 },
@@ -310,6 +312,7 @@ int plan_load_text(struct plan **out, const char *path, const char *text,
 	p->target.kind = TARGET_IMAGE;
 	p->target.image_bytes = UINT64_C(4) << 30;
 	p->runas = strdup("nobody");
+	p->interval_s = SECTIME_INTERVAL_S;
 
 	if (ydoc_load(&L.y, p->file, p->text, len, d))
 		goto out;

@@ -7,6 +7,7 @@
 #include "plan/field.h"
 #include "plan/secmatrix.h"
 #include "plan/secphase.h"
+#include "plan/sectime.h"
 #include "plan/subst.h"
 #include "util/units.h"
 
@@ -244,6 +245,10 @@ static const struct field phase_fields[] = {
 	{ "repeat", h_ph_repeat, 0 },
 	{ "between", h_ph_between, 0 },
 	{ "memory", h_ph_memory, 0 },
+	/* after timeout and exec, which their checks read */
+	{ "interval", sectime_phase_interval, 0 },
+	{ "warmup", sectime_phase_warmup, 0 },
+	{ "steady", sectime_phase_steady, 0 },
 	{ "engine", h_ph_in_with, 0 },
 	{ "workers", h_ph_in_with, 0 },
 	{ "ram", h_ph_in_with, 0 },
@@ -313,7 +318,7 @@ static int finish_phase(struct loader *L, yaml_node_t *n,
 					   p->phases[i].pos.line);
 	if (!ph->timeout_s)
 		ph->timeout_s = 3600;
-	ph->interval_s = 1.0;	/* DESIGN.md section 8's default */
+	sectime_phase_finish(p, ph);
 	return 0;
 }
 
@@ -338,6 +343,7 @@ int secphase_phases(struct loader *L, yaml_node_t *n, void *obj)
 
 		ph->pos = ydoc_pos(it);
 		ph->between.n = -1;
+		sectime_phase_init(ph);
 		p->n_phases = i + 1;
 		if (field_mapping(L, it, phase_fields, ph, "a phase") ||
 		    finish_phase(L, it, ph))

@@ -414,11 +414,9 @@ static int decode_line(struct decoder *d, const char *p, const char *end)
 	return at_end(&l);
 }
 
-/*
- * The decoded metrics are moved into m when m is empty (the usual case),
+/* The decoded metrics are moved into m when m is empty (the usual case),
  * else merged into it; only a failed merge (out of memory) can leave m
- * changed when -1 is returned.
- */
+ * changed when -1 is returned. */
 int metrics_decode(struct metrics *m, const char *text, size_t len,
 		   void (*report)(void *ctx, const char *name, double v,
 				  const char *unit),
@@ -442,11 +440,9 @@ int metrics_decode(struct metrics *m, const char *text, size_t len,
 			p = nl ? nl + 1 : end;
 			break;
 		}
-		if (!nl)	/* no newline: torn */
-			goto out;
-		/* a series point's line is series_decode's */
-		if (!(le - p >= 2 && p[0] == 'T' && p[1] == ' ') &&
-		    decode_line(d, p, le))
+		/* no newline: torn; a series point's line: series_decode's */
+		if (!nl || (!(le - p >= 2 && !memcmp(p, "T ", 2)) &&
+			    decode_line(d, p, le)))
 			goto out;
 		p = nl + 1;
 	}
@@ -469,7 +465,6 @@ out:
 	free(d);
 	return ret;
 }
-
 
 /* ---- wire format: a failure --------------------------------------------- */
 

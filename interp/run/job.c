@@ -74,6 +74,10 @@ static void lua_job(struct run *r, const char *fsdir, const struct cell *c,
 		lj->ram_bytes = (uint64_t)si.totalram * si.mem_unit;
 	lj->timeout_s = ph->timeout_s;
 	lj->mem_bytes = ph->memory ? ph->memory : (size_t)1 << 30;
+	lj->interval_s = ph->interval_s;
+	lj->warmup_s = ph->warmup_s;
+	lj->steady = ph->steady;
+	lj->series_echo = !!getenv("FSPLAN_SERIES_ECHO");
 	/* read as root: runas may not reach the plan's directory; if root
 	 * cannot, the child tries as runas and says why it cannot either */
 	lj->text = phase_read_source(ph->module_path, &lj->text_len);
@@ -315,9 +319,10 @@ static int say_why(int err_fd, struct strbuf *reason)
 }
 
 /*
- * A Lua phase's w:log lines ("[worker N] ...", on its stderr) go to the
- * run log too, marked with the cell (DESIGN.md section 4): at most
- * LOG_LINES of them, the rest are in exec/.
+ * A Lua phase's w:log lines ("[worker N] ...", on its stderr) and its
+ * steady stop's ("steady: ...") go to the run log too, marked with the
+ * cell (DESIGN.md section 4): at most LOG_LINES of them, the rest are
+ * in exec/.
  */
 #define LOG_LINES 200
 
@@ -337,7 +342,8 @@ static void copy_log_lines(int err_fd, const struct cell *c)
 		while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
 			strbuf_add(&line, p, (size_t)(nl - p));
 			p = nl + 1;
-			if (line.p && !strncmp(line.p, "[worker ", 8)) {
+			if (line.p && (!strncmp(line.p, "[worker ", 8) ||
+				       !strncmp(line.p, "steady: ", 8))) {
 				if (lines < LOG_LINES)
 					runlog("%s: %s", c->id, line.oom ?
 					       "(out of memory)" : line.p);
