@@ -11,15 +11,15 @@
 #include "e2e.h"
 #include "phase/worker.h"
 #include "results/series.h"
+#include "results/seriescsv.h"
+#include "util/strbuf.h"
 
 /*
- * The points are read from the phase's stderr in exec/: the child echoes
- * its T lines there when fsplan runs with FSPLAN_SERIES_ECHO=1 (a test
- * hook, run/job.c), until timeseries.csv carries them.
+ * The points are read back from the run's timeseries.csv, as T lines
+ * (phase_series) for points() to pick from.
  */
 static void fini(void)
 {
-	unsetenv("FSPLAN_SERIES_ECHO");
 	e2e_cleanup();
 }
 
@@ -65,7 +65,6 @@ static int run_as(const char *top, const char *phase, char *rd, size_t len)
 	char text[2048], scratch[400];
 
 	e2e_require_root();
-	setenv("FSPLAN_SERIES_ECHO", "1", 1);
 	snprintf(scratch, sizeof(scratch), "%s/scratch", dir);
 	cr_assert_eq(mkdir(scratch, 0700), 0);
 	e2e_write(dir, "w.lua", module);
@@ -84,13 +83,40 @@ static void run(const char *top, const char *phase, char *rd, size_t len)
 			 e2e_reason(rd, "dir/w#1"));
 }
 
-/* The phase run's stderr (exec/...-dir_w_1.err), malloc'd. */
+/* The phase run's stderr (exec/...-dir_w_1.err), where the child says
+ * what its steady stop did, malloc'd. */
 static char *phase_err(const char *rd)
 {
 	char path[600];
 
 	snprintf(path, sizeof(path), "%s/exec/000001-dir_w_1.err", rd);
 	return e2e_slurp(path, NULL);
+}
+
+/* A row of timeseries.csv of the phase run dir/w#1 as a T line. */
+static int as_line(void *ctx, const char *const *f, int line)
+{
+	(void)line;
+	if (f && !strcmp(f[SERIESCSV_CELL], "dir/w#1"))
+		strbuf_printf(ctx, "T %s %s %s\n", f[SERIESCSV_T],
+			      f[SERIESCSV_METRIC], f[SERIESCSV_VALUE]);
+	return 0;
+}
+
+/* The phase run's points in timeseries.csv as T lines, malloc'd. */
+static char *phase_series(const char *rd)
+{
+	struct strbuf b = { 0 };
+	struct seriescsv_seen seen;
+	struct diag d = { 0 };
+	char path[600];
+
+	snprintf(path, sizeof(path), "%s/timeseries.csv", rd);
+	cr_assert_eq(seriescsv_read(path, as_line, &b, &seen, &d), 0, "%s",
+		     d.msg);
+	cr_assert(!seen.missing, "no %s", path);
+	strbuf_str(&b, "");
+	return b.p;
 }
 
 /* metric's points of text, into t and v (at most max): how many. */
@@ -130,7 +156,7 @@ Test(series_lua, a_burst_then_a_slow_rate_shows_in_its_intervals,
 
 	run("interval: 500ms\n", "with: {rates: '2000,2;500,10', "
 	    "seconds: 4.2s}", rd, sizeof(rd));
-	err = phase_err(rd);
+	err = phase_series(rd);
 	n = points(err, "write_iops", t, v, 64);
 	cr_assert_geq(n, 8, "%d write_iops points: %s", n, err);
 	/* every interval ends on the half second, the last where the
@@ -173,7 +199,7 @@ Test(series_lua, interval_0_sends_no_series, .fini = fini, .timeout = 60)
 	char rd[400], *err;
 
 	run("interval: 0\n", "with: {seconds: 1s}", rd, sizeof(rd));
-	err = phase_err(rd);
+	err = phase_series(rd);
 	cr_expect_null(strstr(err, "T "), "%s", err);
 	cr_expect_gt(e2e_num(rd, "dir/w#1", "write_ops"), 0);
 	free(err);
@@ -242,7 +268,7 @@ Test(series_lua, a_warmup_leaves_its_seconds_out_of_the_rows, .fini = fini,
 		  "write_ops %g, not 1000", e2e_num(rd, "dir/w#1",
 		  "write_ops"));
 	/* the series keeps the warmup */
-	err = phase_err(rd);
+	err = phase_series(rd);
 	n = points(err, "write_ops", t, v, 64);
 	for (int i = 0; i < n; i++)
 		sum += v[i];

@@ -17,7 +17,6 @@ int lseries_init(struct lseries *ls, const struct luajob *job)
 	memset(ls, 0, sizeof(*ls));
 	ls->clk.step_ns = (uint64_t)llround(iv * 1e9);
 	ls->warmup_s = job->warmup_s;
-	ls->echo = job->series_echo;
 	if (!ls->clk.step_ns || !(st->window_s > 0))
 		return 0;
 	snprintf(ls->rule.metric, sizeof(ls->rule.metric), "%s", st->metric);
@@ -254,8 +253,6 @@ int lseries_send(const struct lseries *ls, int fd)
 {
 	if (!ls->text.len)
 		return 0;
-	if (ls->echo)
-		(void)write_all(2, ls->text.p, ls->text.len);
 	return write_all(fd, ls->text.p, ls->text.len);
 }
 

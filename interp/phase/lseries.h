@@ -38,7 +38,6 @@ struct lseries {
 	struct steady_out out;		/* the rule's last test */
 	char key[METRICS_METRIC_LEN + 1];	/* the series it tested */
 	struct strbuf text;		/* the T lines */
-	int echo;			/* the test hook (luajob.series_echo) */
 	struct opseries **ser;		/* each worker's series ... */
 	const struct metrics **m;	/* ... and op names */
 	int n;
@@ -72,7 +71,7 @@ double lseries_seconds(const struct lseries *ls, struct param_val *v);
 /* The workers' series merged into ls->text, once they are joined; end_s
  * since the start. Out of memory, a note on stderr and no series. */
 void lseries_encode(struct lseries *ls, double end_s);
-/* ls->text to fd (and to stderr with the echo). 0, or -1. */
+/* ls->text to fd. 0, or -1. */
 int lseries_send(const struct lseries *ls, int fd);
 void lseries_free(struct lseries *ls);
 

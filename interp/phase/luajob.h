@@ -40,9 +40,6 @@ struct luajob {
 	double interval_s;
 	double warmup_s;
 	struct plan_steady steady;
-	/* a test hook: the T lines to stderr (exec/) too, from
-	 * FSPLAN_SERIES_ECHO=1 in fsplan's environment */
-	int series_echo;
 };
 
 

@@ -77,7 +77,6 @@ static void lua_job(struct run *r, const char *fsdir, const struct cell *c,
 	lj->interval_s = ph->interval_s;
 	lj->warmup_s = ph->warmup_s;
 	lj->steady = ph->steady;
-	lj->series_echo = !!getenv("FSPLAN_SERIES_ECHO");
 	/* read as root: runas may not reach the plan's directory; if root
 	 * cannot, the child tries as runas and says why it cannot either */
 	lj->text = phase_read_source(ph->module_path, &lj->text_len);
