@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "phase/opseries.h"
+#include "util/grow.h"
 #include "results/series.h"
 
 #define ENT_BITS	23
@@ -63,20 +64,14 @@ static uint32_t entries_of(const uint64_t *b)
 	return n;
 }
 
+/* grow_array's room for need into *p: 0, or -1 (then *p as it was). */
 static int grow(void **p, size_t *cap, size_t need, size_t sz)
 {
-	size_t c = *cap ? *cap : 16;
-	void *q;
+	void *q = grow_array(*p, cap, need, sz, 16);
 
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	q = realloc(*p, c * sz);
 	if (!q)
 		return -1;
 	*p = q;
-	*cap = c;
 	return 0;
 }
 
@@ -261,6 +256,7 @@ struct merge {
 	int n;			/* workers */
 	struct name *nm;
 	int n_nm;
+	size_t cap_nm;
 	uint64_t b[OPSERIES_BUCKETS];
 };
 
@@ -300,8 +296,10 @@ static int gather(struct merge *g, const struct metrics *const *m)
 				if (!strcmp(g->nm[j].name, nm))
 					break;
 			if (j == g->n_nm) {
-				void *p = realloc(g->nm, (size_t)(j + 1) *
-						  sizeof(*g->nm));
+				/* doubling: a phase may name 4096 ops */
+				void *p = grow_array(g->nm, &g->cap_nm,
+						     (size_t)j + 1,
+						     sizeof(*g->nm), 16);
 
 				if (!p)
 					return -1;
