@@ -347,7 +347,7 @@ static void points(const char *rd, const char *cell, const char *metric,
 		   struct pts *p)
 {
 	char path[600];
-	struct seriescsv_seen seen;
+	struct csv_read seen;
 	struct diag d = { 0 };
 
 	memset(p, 0, sizeof(*p));
@@ -364,8 +364,9 @@ static const char buffered[] =
 	"  - use: tiobench\n"
 	"    with: {mode: seq_write, file_size: 3G, block: 1M, ram: 256M}\n"
 	"  - name: dd\n"
+	"    interval: 100ms\n"	/* a window's worth of intervals */
 	"    exec: \"dd if=/dev/zero of=f bs=1M count=300 conv=fsync "
-	"status=none\"\n";
+	"status=none; sleep 0.5\"\n";
 
 Test(series_host, buffered_writes_over_a_memory_limit, .fini = fini,
      .timeout = 300)

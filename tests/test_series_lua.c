@@ -107,7 +107,7 @@ static int as_line(void *ctx, const char *const *f, int line)
 static char *phase_series(const char *rd)
 {
 	struct strbuf b = { 0 };
-	struct seriescsv_seen seen;
+	struct csv_read seen;
 	struct diag d = { 0 };
 	char path[600];
 

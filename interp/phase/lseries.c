@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "phase/lseries.h"
+#include "util/file.h"
 #include "util/clock.h"
 
 int lseries_init(struct lseries *ls, const struct luajob *job)
@@ -233,27 +234,11 @@ void lseries_encode(struct lseries *ls, double end_s)
 	}
 }
 
-/* All of buf to fd. */
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t k = write(fd, buf, len);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		buf += k;
-		len -= (size_t)k;
-	}
-	return 0;
-}
-
 int lseries_send(const struct lseries *ls, int fd)
 {
 	if (!ls->text.len)
 		return 0;
-	return write_all(fd, ls->text.p, ls->text.len);
+	return file_write_all(fd, ls->text.p, ls->text.len, NULL) ? -1 : 0;
 }
 
 void lseries_free(struct lseries *ls)

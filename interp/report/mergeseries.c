@@ -152,7 +152,7 @@ int mergeseries_join(const struct merge_shard *sh, size_t n,
 	struct block *b = NULL;
 	size_t n_b = 0, cap = 0;
 	char in[PATH_MAX + 32];
-	struct seriescsv_seen seen;
+	struct csv_read seen;
 	int rc = -1;
 
 	if (!rd)

@@ -11,6 +11,7 @@
 
 #include "results/csv.h"
 #include "results/csvrecord.h"
+#include "util/file.h"
 
 /*
  * Rows end in LF, not the CRLF RFC 4180 names: our reader, Python's csv
@@ -107,28 +108,6 @@ int csv_fput(FILE *f, const char *s)
 	return rc;
 }
 
-/* done (may be NULL): how much was written, also when it fails. */
-static int write_all(int fd, const char *p, size_t n, size_t *done)
-{
-	if (done)
-		*done = 0;
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		if (w == 0)
-			return -EIO;
-		p += w;
-		n -= (size_t)w;
-		if (done)
-			*done += (size_t)w;
-	}
-	return 0;
-}
-
 /*
  * Best effort: a filesystem without flock() still gets whole-row appends;
  * the lock only keeps csv_open's look at the file's end from meeting a row
@@ -207,7 +186,7 @@ int csv_row(struct csv *c, const struct csv_key *k, const char *metric,
 	}
 	/* One write() on O_APPEND: rows from any writer meet only at '\n'. */
 	lock(c->fd, LOCK_SH);
-	rc = write_all(c->fd, c->buf, n, &done);
+	rc = file_write_all(c->fd, c->buf, n, &done);
 	/*
 	 * Cut short (disk full): the next row would join this fragment, so
 	 * take it back. Rows come from one writer, the end of file is ours.
@@ -238,11 +217,14 @@ void csv_close(struct csv *c)
 
 /* ---- reading ------------------------------------------------------------ */
 
-static int is_header(const struct csvrecord *r)
-{
-	const char *h = CSV_HEADER;
+const struct csv_kind csv_results = { "results.csv", CSV_HEADER,
+					CSV_FIELDS };
 
-	if (r->nf != CSV_FIELDS)
+static int is_header(const struct csv_kind *k, const struct csvrecord *r)
+{
+	const char *h = k->header;
+
+	if (r->nf != (size_t)k->fields)
 		return 0;
 	for (size_t i = 0; i < r->nf; i++) {
 		size_t n = strlen(csvrecord_field(r, i));
@@ -265,10 +247,10 @@ static int read_fail(struct diag *d, const char *path, int line, int err)
 			strerror(-err));
 }
 
-/* Open a results.csv and read its header: 0 with the reader at the
+/* Open a file of kind k and read its header: 0 with the reader at the
  * first row (*empty when the file has nothing at all), or -1 with d. */
-static int open_checked(const char *path, struct csvrecord **out, int *empty,
-			struct diag *d)
+static int open_checked(const struct csv_kind *k, const char *path,
+			struct csvrecord **out, int *empty, struct diag *d)
 {
 	struct csvrecord *r;
 	int rc;
@@ -285,9 +267,9 @@ static int open_checked(const char *path, struct csvrecord **out, int *empty,
 		*empty = 1;
 	else if (rc < 0)
 		rc = read_fail(d, path, r->line, rc);
-	else if (rc != CSVRECORD_OK || !is_header(r))
+	else if (rc != CSVRECORD_OK || !is_header(k, r))
 		rc = diag_set(d, path, NULL, NOPOS,
-			      "not a results.csv (header differs)");
+			      "not a %s (header differs)", k->name);
 	else
 		rc = 0;
 	if (rc < 0 && !*empty) {
@@ -298,37 +280,35 @@ static int open_checked(const char *path, struct csvrecord **out, int *empty,
 	return 0;
 }
 
-int csv_read_rows(const char *path,
+int csv_read_file(const struct csv_kind *k, const char *path,
 		  int (*fn)(void *ctx, const char *const *f, int line),
 		  void *ctx, struct csv_read *info, struct diag *d)
 {
-	struct csv_read dummy;
 	struct csvrecord *r;
+	struct stat st;
 	int rc;
 
-	if (!info)
-		info = &dummy;
 	memset(info, 0, sizeof(*info));
-	if (open_checked(path, &r, &info->empty, d))
+	if (lstat(path, &st) < 0 && errno == ENOENT) {
+		info->missing = 1;
+		return 0;
+	}
+	if (open_checked(k, path, &r, &info->empty, d))
 		return -1;
 	if (info->empty) {
 		rc = 0;
 		goto out;
 	}
 	while ((rc = csvrecord_next(r)) == CSVRECORD_OK) {
-		const char *f[CSV_FIELDS];
+		const char *f[CSV_MAX_FIELDS];
+		int good = r->nf == (size_t)k->fields;
 
 		if (r->nf == 1 && !*csvrecord_field(r, 0))
 			continue;	/* a blank line */
-		if (r->nf != CSV_FIELDS) {
-			rc = diag_set(d, path, NULL, (struct pos){ r->line, 1 },
-				      "row has %zu fields, expected %d",
-				      r->nf, CSV_FIELDS);
-			goto out;
-		}
-		for (size_t i = 0; i < CSV_FIELDS; i++)
+		for (size_t i = 0; good && i < r->nf; i++)
 			f[i] = csvrecord_field(r, i);
-		if (fn && fn(ctx, f, r->line)) {
+		info->nf = r->nf;
+		if (fn && fn(ctx, good ? f : NULL, r->line)) {
 			rc = -1;
 			goto out;
 		}
@@ -338,6 +318,44 @@ int csv_read_rows(const char *path,
 out:
 	csvrecord_close(r);
 	return rc;
+}
+
+/* results.csv's rows: one of another number of fields stops the read. */
+struct strict {
+	int (*fn)(void *ctx, const char *const *f, int line);
+	void *ctx;
+	const char *path;
+	struct diag *d;
+	const struct csv_read *info;
+};
+
+static int strict_row(void *ctx, const char *const *f, int line)
+{
+	struct strict *s = ctx;
+
+	if (!f)
+		return diag_set(s->d, s->path, NULL, (struct pos){ line, 1 },
+				"row has %zu fields, expected %d",
+				s->info->nf, CSV_FIELDS);
+	return s->fn ? s->fn(s->ctx, f, line) : 0;
+}
+
+int csv_read_rows(const char *path,
+		  int (*fn)(void *ctx, const char *const *f, int line),
+		  void *ctx, struct csv_read *info, struct diag *d)
+{
+	struct strict s = { fn, ctx, path, d, NULL };
+	struct csv_read dummy;
+
+	if (!info)
+		info = &dummy;
+	s.info = info;
+	if (csv_read_file(&csv_results, path, strict_row, &s, info, d))
+		return -1;
+	if (info->missing)
+		return diag_set(d, path, NULL, NOPOS, "cannot open: %s",
+				strerror(ENOENT));
+	return 0;
 }
 
 struct status_fn {
@@ -390,13 +408,16 @@ static int sync_dir(const char *path)
 	return rc;
 }
 
-static int write_header(struct csv *c, const char *path, struct diag *d)
+static int write_header(const struct csv_kind *k, int fd, const char *path,
+			struct diag *d)
 {
-	static const char hdr[] = CSV_HEADER "\n";
+	size_t n = strlen(k->header);
 	int rc;
 
-	rc = write_all(c->fd, hdr, sizeof(hdr) - 1, NULL);
-	if (!rc && fdatasync(c->fd) < 0)
+	rc = file_write_all(fd, k->header, n, NULL);
+	if (!rc)
+		rc = file_write_all(fd, "\n", 1, NULL);
+	if (!rc && fdatasync(fd) < 0)
 		rc = -errno;
 	if (!rc)
 		rc = sync_dir(path);
@@ -407,20 +428,21 @@ static int write_header(struct csv *c, const char *path, struct diag *d)
 }
 
 /*
- * An existing file must be a results.csv. If a crash tore its last row,
+ * An existing file must be one of kind k. If a crash tore its last row,
  * cut that row off: a row appended after it would join it, and an open
  * quote in it would swallow every row that follows.
  */
-static int check_existing(struct csv *c, const char *path, struct diag *d)
+static int check_existing(const struct csv_kind *k, int fd, const char *path,
+			  struct diag *d)
 {
 	struct csvrecord *r;
 	int rc, empty;
 
-	if (open_checked(path, &r, &empty, d))
+	if (open_checked(k, path, &r, &empty, d))
 		return -1;
 	if (empty) {
-		rc = diag_set(d, path, NULL, NOPOS,
-			      "not a results.csv (header differs)");
+		rc = diag_set(d, path, NULL, NOPOS, "not a %s (header "
+			      "differs)", k->name);
 		goto out;
 	}
 	while ((rc = csvrecord_next(r)) == CSVRECORD_OK)
@@ -431,7 +453,7 @@ static int check_existing(struct csv *c, const char *path, struct diag *d)
 	}
 	rc = 0;
 	if (r->off != r->rec_end &&
-	    (ftruncate(c->fd, r->rec_end) < 0 || fdatasync(c->fd) < 0))
+	    (ftruncate(fd, r->rec_end) < 0 || fdatasync(fd) < 0))
 		rc = diag_set(d, path, NULL, NOPOS,
 			      "cannot cut the torn last row: %s",
 			      strerror(errno));
@@ -440,40 +462,51 @@ out:
 	return rc;
 }
 
-int csv_open(struct csv **out, const char *path, struct diag *d)
+int csv_open_file(const struct csv_kind *k, const char *path, int *fd,
+		  struct diag *d)
 {
-	struct csv *c;
 	struct stat st;
 	int rc;
 
-	*out = NULL;
-	c = calloc(1, sizeof(*c));
-	if (!c)
-		return diag_set(d, path, NULL, NOPOS, "out of memory");
 	/* never through a symbolic link planted in the run directory */
-	c->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW |
-		     O_CLOEXEC, 0644);
-	if (c->fd < 0) {
+	*fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW |
+		   O_CLOEXEC, 0644);
+	if (*fd < 0) {
 		rc = errno;
-		free(c);
 		return diag_set(d, path, NULL, NOPOS, "cannot open: %s",
 				rc == ELOOP ? "it is a symbolic link" :
 				strerror(rc));
 	}
 	/* Exclusive while we look: two openers write one header. */
-	lock(c->fd, LOCK_EX);
-	if (fstat(c->fd, &st) < 0)
+	lock(*fd, LOCK_EX);
+	if (fstat(*fd, &st) < 0)
 		rc = diag_set(d, path, NULL, NOPOS, "cannot stat: %s",
 			      strerror(errno));
 	else if (!S_ISREG(st.st_mode))
 		rc = diag_set(d, path, NULL, NOPOS, "not a regular file");
 	else if (st.st_size == 0)
-		rc = write_header(c, path, d);
+		rc = write_header(k, *fd, path, d);
 	else
-		rc = check_existing(c, path, d);
-	lock(c->fd, LOCK_UN);
+		rc = check_existing(k, *fd, path, d);
+	lock(*fd, LOCK_UN);
 	if (rc) {
-		csv_close(c);
+		close(*fd);
+		*fd = -1;
+		return -1;
+	}
+	return 0;
+}
+
+int csv_open(struct csv **out, const char *path, struct diag *d)
+{
+	struct csv *c;
+
+	*out = NULL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return diag_set(d, path, NULL, NOPOS, "out of memory");
+	if (csv_open_file(&csv_results, path, &c->fd, d)) {
+		free(c);
 		return -1;
 	}
 	*out = c;

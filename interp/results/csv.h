@@ -27,6 +27,27 @@ struct csv_key {
 	int rep;
 };
 
+/* A CSV file of the run directory: its name (in messages), its header
+ * line, and how many fields a row has. results.csv's is csv_results;
+ * timeseries.csv's is seriescsv.c's. */
+struct csv_kind {
+	const char *name;
+	const char *header;
+	int fields;
+};
+#define CSV_MAX_FIELDS 16
+extern const struct csv_kind csv_results;
+
+/*
+ * Open path of kind k for appending, as every file fsplan appends rows to
+ * in a run directory: never through a symbolic link, O_APPEND, created
+ * 0644 with the header line (synced, with its directory) when new or
+ * empty; an existing file must start with the header, and a torn last
+ * row, a crash's, is cut off. The fd into *fd: 0, or -1 with d.
+ */
+int csv_open_file(const struct csv_kind *k, const char *path, int *fd,
+		  struct diag *d);
+
 struct csv;
 
 /*
@@ -53,18 +74,26 @@ int csv_sync(struct csv *c);
 void csv_close(struct csv *c);
 
 /*
- * Read a results.csv back: the header checked, blank lines skipped, and
- * fn(ctx, f, line) called for every row with its CSV_FIELDS fields
- * unquoted (f[CSV_CELL], ...) and the line it starts on; fn returns 0 to
- * go on, or -1 with d filled to stop. A torn last row (no newline: a
- * crash mid-write) is skipped and counted in *torn; *empty says the file
- * had nothing at all (either may be NULL). Returns 0, or -1 with d filled
- * if the file is unreadable or not a results.csv, or fn stopped.
+ * Read a file of kind k back: the header checked, blank lines skipped,
+ * and fn(ctx, f, line) called for every row with its k->fields fields
+ * unquoted and the line it starts on, or with f NULL for a row of
+ * another number of fields; fn returns 0 to go on, or -1 with d filled
+ * to stop. A torn last row (no newline: a crash mid-write) is skipped
+ * and said in torn; empty says the file had nothing at all, missing that
+ * there is no such file (then no row and 0). Returns 0, or -1 with d
+ * filled if the file is unreadable or not of kind k, or fn stopped.
  */
 struct csv_read {
 	int torn;
 	int empty;
+	int missing;
+	size_t nf;	/* the fields of the row fn was just given NULL for */
 };
+int csv_read_file(const struct csv_kind *k, const char *path,
+		  int (*fn)(void *ctx, const char *const *f, int line),
+		  void *ctx, struct csv_read *info, struct diag *d);
+/* csv_read_file of a results.csv, where a missing file or a row of
+ * another number of fields is an error (info may be NULL). */
 int csv_read_rows(const char *path,
 		  int (*fn)(void *ctx, const char *const *f, int line),
 		  void *ctx, struct csv_read *info, struct diag *d);

@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "results/csv.h"
-#include "results/csvrecord.h"
 #include "results/seriescsv.h"
+#include "util/file.h"
 #include "util/strbuf.h"
 
 #define NOPOS ((struct pos){ 0, 0 })
@@ -21,97 +21,20 @@ struct seriescsv {
 	int fd;
 };
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-static int is_header(const struct csvrecord *r)
-{
-	static const char *const h[] = { "run_id", "cell", "t_s", "metric",
-					 "value", "unit" };
-
-	if (r->nf != SERIESCSV_FIELDS)
-		return 0;
-	for (size_t i = 0; i < r->nf; i++)
-		if (strcmp(csvrecord_field(r, i), h[i]))
-			return 0;
-	return 1;
-}
-
-/* An existing file: its header, and its end past the last whole row. */
-static int check_existing(int fd, const char *path, struct diag *d)
-{
-	struct csvrecord *r;
-	int rc, err;
-
-	r = csvrecord_open(path, &err);
-	if (!r)
-		return diag_set(d, path, NULL, NOPOS, "cannot read: %s",
-				strerror(-err));
-	rc = csvrecord_next(r);
-	if (rc != CSVRECORD_OK || !is_header(r)) {
-		csvrecord_close(r);
-		return diag_set(d, path, NULL, NOPOS, "not a timeseries.csv "
-				"(its header is not " SERIESCSV_HEADER ")");
-	}
-	while ((rc = csvrecord_next(r)) == CSVRECORD_OK)
-		;
-	if (rc < 0)
-		rc = diag_set(d, path, NULL, NOPOS, "line %d: %s", r->line,
-			      strerror(-rc));
-	else if (r->off != r->rec_end &&
-		 (ftruncate(fd, r->rec_end) < 0 || fdatasync(fd) < 0))
-		rc = diag_set(d, path, NULL, NOPOS, "cannot cut the torn "
-			      "last row: %s", strerror(errno));
-	else
-		rc = 0;
-	csvrecord_close(r);
-	return rc;
-}
+static const struct csv_kind kind = { "timeseries.csv", SERIESCSV_HEADER,
+					SERIESCSV_FIELDS };
 
 int seriescsv_open(struct seriescsv **out, const char *path,
 		   struct diag *d)
 {
-	static const char hdr[] = SERIESCSV_HEADER "\n";
 	struct seriescsv *w;
-	struct stat st;
-	int rc = 0;
 
 	*out = NULL;
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return diag_set(d, path, NULL, NOPOS, "out of memory");
-	w->fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW |
-		     O_CLOEXEC, 0644);
-	if (w->fd < 0) {
-		rc = errno;
+	if (csv_open_file(&kind, path, &w->fd, d)) {
 		free(w);
-		return diag_set(d, path, NULL, NOPOS, "cannot open: %s",
-				rc == ELOOP ? "it is a symbolic link" :
-				strerror(rc));
-	}
-	if (fstat(w->fd, &st) < 0 || !S_ISREG(st.st_mode))
-		rc = diag_set(d, path, NULL, NOPOS, "not a regular file");
-	else if (st.st_size == 0 &&
-		 ((rc = write_all(w->fd, hdr, sizeof(hdr) - 1)) ||
-		  fdatasync(w->fd)))
-		rc = diag_set(d, path, NULL, NOPOS, "cannot write: %s",
-			      strerror(rc ? -rc : errno));
-	else if (st.st_size > 0)
-		rc = check_existing(w->fd, path, d);
-	if (rc) {
-		seriescsv_close(w);
 		return -1;
 	}
 	*out = w;
@@ -141,8 +64,7 @@ static void put_row(struct strbuf *b, const char *const *f)
 /* b's bytes out; a part written when it failed is taken back. */
 static int flush(struct seriescsv *w, struct strbuf *b, off_t start)
 {
-	int rc = b->oom ? -ENOMEM : b->len ? write_all(w->fd, b->p, b->len)
-					   : 0;
+	int rc = b->oom ? -ENOMEM : file_write_all(w->fd, b->p, b->len, NULL);
 
 	b->len = 0;
 	if (rc && start >= 0)
@@ -228,53 +150,7 @@ int seriescsv_block_starts(const char *const *prev, const char *const *f)
 
 int seriescsv_read(const char *path,
 		   int (*fn)(void *ctx, const char *const *f, int line),
-		   void *ctx, struct seriescsv_seen *seen, struct diag *d)
+		   void *ctx, struct csv_read *info, struct diag *d)
 {
-	struct csvrecord *r;
-	int rc, err;
-
-	memset(seen, 0, sizeof(*seen));
-	r = csvrecord_open(path, &err);
-	if (!r && err == -ENOENT) {
-		seen->missing = 1;
-		return 0;
-	}
-	if (!r)
-		return diag_set(d, path, NULL, NOPOS, "cannot open: %s",
-				err == -EINVAL ? "not a regular file" :
-				strerror(-err));
-	rc = csvrecord_next(r);
-	if (rc == CSVRECORD_EOF || rc == CSVRECORD_TORN) {
-		csvrecord_close(r);
-		return 0;	/* no header yet: a run that wrote nothing */
-	}
-	if (rc != CSVRECORD_OK || !is_header(r)) {
-		rc = rc == CSVRECORD_OK ? -EPROTO : rc;
-		goto out;
-	}
-	while ((rc = csvrecord_next(r)) == CSVRECORD_OK) {
-		const char *f[SERIESCSV_FIELDS];
-
-		if (r->nf == 1 && !*csvrecord_field(r, 0))
-			continue;
-		for (int i = 0; i < SERIESCSV_FIELDS && i < (int)r->nf; i++)
-			f[i] = csvrecord_field(r, i);
-		if (fn(ctx, r->nf == SERIESCSV_FIELDS ? f : NULL, r->line)) {
-			csvrecord_close(r);
-			return -1;
-		}
-	}
-	seen->torn = rc == CSVRECORD_TORN;
-out:
-	if (rc == -EPROTO)
-		diag_set(d, path, NULL, NOPOS, "not a timeseries.csv (its "
-			 "header is not " SERIESCSV_HEADER ")");
-	else if (rc == -E2BIG)
-		diag_set(d, path, NULL, (struct pos){ r->line, 1 },
-			 "record longer than %u MiB", CSVRECORD_MAX >> 20);
-	else if (rc < 0)
-		diag_set(d, path, NULL, (struct pos){ r->line, 1 },
-			 "cannot read: %s", strerror(-rc));
-	csvrecord_close(r);
-	return rc < 0 ? -1 : 0;
+	return csv_read_file(&kind, path, fn, ctx, info, d);
 }

@@ -2,6 +2,7 @@
 #ifndef FSPLAN_SERIESCSV_H
 #define FSPLAN_SERIESCSV_H
 
+#include "results/csv.h"
 #include "results/series.h"
 #include "util/diag.h"
 
@@ -42,21 +43,11 @@ void seriescsv_close(struct seriescsv *w);
  */
 int seriescsv_block_starts(const char *const *prev, const char *const *f);
 
-/* What seriescsv_read saw besides rows. */
-struct seriescsv_seen {
-	int missing;		/* no such file: no rows */
-	int torn;		/* the last row was cut short: skipped */
-};
-
-/*
- * Every row of path: fn(ctx, f, line) with SERIESCSV_FIELDS fields
- * unquoted, or f NULL for a row of another number of fields (fn says
- * whether that stops the read), 0 to go on or -1 (d filled) to stop.
- * Blank lines are skipped. 0, or -1 with d: not a timeseries.csv,
- * unreadable (a record over CSVRECORD_MAX), or fn stopped.
- */
+/* Every row of a timeseries.csv: csv_read_file (results/csv.h), f NULL
+ * for a row of other than SERIESCSV_FIELDS fields (fn says whether that
+ * stops the read). */
 int seriescsv_read(const char *path,
 		   int (*fn)(void *ctx, const char *const *f, int line),
-		   void *ctx, struct seriescsv_seen *seen, struct diag *d);
+		   void *ctx, struct csv_read *info, struct diag *d);
 
 #endif

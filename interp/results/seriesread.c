@@ -211,7 +211,7 @@ int seriesread_load(struct seriesread *s, const char *path,
 		    seriesread_want_fn *want, void *ctx, struct diag *d)
 {
 	struct reading rd = { s, want, ctx };
-	struct seriescsv_seen seen;
+	struct csv_read seen;
 
 	memset(s, 0, sizeof(*s));
 	if (seriescsv_read(path, one_row, &rd, &seen, d)) {

@@ -397,18 +397,16 @@ static void series_rows(struct sink *s, const struct csv_key *k,
 	char name[METRICS_METRIC_LEN + 16];
 	int rc;
 
-	if (tl->tested && ok) {
+	/* a run too short for one window (two intervals) has no verdict:
+	 * "never steady" would be said of a run nobody could judge */
+	if (tl->tested && tl->whole && ok) {
 		row(s, k, "steady", tl->key, "%.0f", o->steady);
 		if (o->steady)
 			row(s, k, "steady_at_s", "s", "%.3f", o->at_s);
-		if (tl->whole) {
-			row(s, k, "steady_range_pct", "%", "%.2f",
-			    o->range_pct);
-			row(s, k, "steady_slope_pct", "%", "%.2f",
-			    o->slope_pct);
-			snprintf(name, sizeof(name), "%s_steady", tl->key);
-			row(s, k, name, tl->key_unit, NULL, o->mean);
-		}
+		row(s, k, "steady_range_pct", "%", "%.2f", o->range_pct);
+		row(s, k, "steady_slope_pct", "%", "%.2f", o->slope_pct);
+		snprintf(name, sizeof(name), "%s_steady", tl->key);
+		row(s, k, name, tl->key_unit, NULL, o->mean);
 	}
 	if (!s->series || !tl->s.n)
 		return;

@@ -156,3 +156,26 @@ int file_replace_mode(const char *dir, const char *name, const char *text,
 	}
 	return 0;
 }
+
+int file_write_all(int fd, const void *p, size_t n, size_t *done)
+{
+	const char *at = p;
+
+	if (done)
+		*done = 0;
+	while (n) {
+		ssize_t w = write(fd, at, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		if (w == 0)
+			return -EIO;
+		at += w;
+		n -= (size_t)w;
+		if (done)
+			*done += (size_t)w;
+	}
+	return 0;
+}

@@ -19,6 +19,10 @@ char *file_read_all(int fd, size_t max, size_t *len, int *more);
  * owns: a Lua userdata, a stack buffer). How many, or -1 with errno.
  */
 ssize_t file_read_into(int fd, void *buf, size_t len);
+/* All n bytes of p to fd, across short writes and EINTR: 0, or -errno
+ * (-EIO for a write of nothing). done (may be NULL): how much was
+ * written, also when it fails. */
+int file_write_all(int fd, const void *p, size_t n, size_t *done);
 
 /*
  * Open path to read only if it is a regular file: a FIFO would hang the
