@@ -412,6 +412,11 @@ Test(series_host, buffered_writes_over_a_memory_limit, .fini = fini,
 	points(rd, cell, "dirty_mib", &p);
 	points(rd, cell, "writeback_mib", &q);
 	cr_assert_eq(p.n, q.n);
+	/* root's points sit at the intervals' nominal ends, as the
+	 * child's do (all but the last, short one) */
+	for (int i = 0; i + 1 < p.n; i++)
+		cr_expect(fabs(p.t[i] - (i + 1)) < 1e-6, "dirty_mib at %g, "
+			  "not %d s", p.t[i], i + 1);
 	for (int i = 0; i < p.n && first_dirty < 0; i++)
 		if (p.v[i] > 0)
 			first_dirty = p.t[i];

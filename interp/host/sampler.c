@@ -257,11 +257,13 @@ static void devices(struct sampler *sm, double t, double dt)
 			dev_points(sm, t, dt, &dif[i], sm->vol[i]);
 }
 
-/* The points of the interval that ends now; cpu_s >= 0: the child's
- * CPU so far, when /proc no longer has it. */
-static void sample(struct sampler *sm, double now, double cpu_s)
+/* The points of the interval that ends now, at t_s t (its nominal end,
+ * which the child's points share: a table pivoted on t_s lines them up;
+ * the rates are over the real dt); cpu_s >= 0: the child's CPU so far,
+ * when /proc no longer has it. */
+static void sample(struct sampler *sm, double now, double t, double cpu_s)
 {
-	double t = now - sm->t0, dt = now - sm->last, dirty, wb, cpu;
+	double dt = now - sm->last, dirty, wb, cpu;
 
 	if (dt <= 0)
 		return;
@@ -298,12 +300,13 @@ void sampler_start(struct sampler *sm)
 
 void sampler_tick(struct sampler *sm)
 {
-	double now = clock_now();
+	double now = clock_now(), end = (sm->n + 1) * sm->interval_s;
 
-	/* a tick a little early (the poll's ms) still ends the interval */
-	if (sm->t0 > 0 && now >= sm->t0 + (sm->n + 1) * sm->interval_s -
-				  0.002)
-		sample(sm, now, -1);
+	/* a tick a little early (the poll's ms) still ends the interval;
+	 * one late by less than half of it is its nominal end's */
+	if (sm->t0 > 0 && now >= sm->t0 + end - 0.002)
+		sample(sm, now, now - sm->t0 - end < sm->interval_s / 2 ? end :
+		       now - sm->t0, -1);
 }
 
 void sampler_end(struct sampler *sm, double cpu_s)
@@ -313,7 +316,7 @@ void sampler_end(struct sampler *sm, double cpu_s)
 	/* the last interval, short; one of a few ms is only noise */
 	if (sm->t0 > 0 && now - sm->last > 0.01 * sm->interval_s &&
 	    now - sm->last > 0.005)
-		sample(sm, now, cpu_s);
+		sample(sm, now, now - sm->t0, cpu_s);
 }
 
 void sampler_free(struct sampler *sm)
