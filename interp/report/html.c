@@ -92,7 +92,9 @@ static const char style[] =
 "stroke-width:1;stroke-opacity:.3}.fsplan-steady{fill-opacity:.12}\n"
 ".note{color:#555}.warn{color:#a35400}\n"
 /* a long list without spaces (mkfs's features) wraps in its cell */
-"td.words{overflow-wrap:anywhere;min-width:16em}\n";
+"td.words{overflow-wrap:anywhere;min-width:16em}\n"
+/* a sparkline's marks as one even line */
+"td.marks{font-family:monospace;white-space:pre;line-height:1}\n";
 
 void html_begin(FILE *f, const char *title)
 {

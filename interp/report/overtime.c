@@ -433,6 +433,8 @@ int overtime_table(struct table *t, char **title, const struct overtime *o,
 	     table_init(t, c, c, head, NULL) ||
 	     (nb && table_note(t, note.p)) ||
 	     table_rows(t, p, params, bins, nb, max) ? -1 : 0;
+	if (!rc && nb)
+		t->col[c - 1].wrap = -1;	/* the marks */
 	free(bins);
 	free(col.p);
 	free(note.p);

@@ -513,6 +513,7 @@ void table_html(FILE *f, const struct table *t)
 		for (int c = 0; c < t->ncol; c++) {
 			fputs(c >= t->left ? "<td class=\"num\">" :
 			      t->col[c].wrap > 0 ? "<td class=\"words\">" :
+			      t->col[c].wrap < 0 ? "<td class=\"marks\">" :
 			      "<td>", f);
 			html_text(f, t->row[r].cell[c]);
 			fputs("</td>", f);

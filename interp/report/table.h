@@ -42,7 +42,8 @@
 struct table_col {
 	char *name;		/* the html and csv head: "Rate" */
 	char *unit;		/* "MiB/s": the head says "Rate (MiB/s)" */
-	int wrap;		/* > 0: words, wrapped (table_wrap) */
+	int wrap;		/* > 0: words, wrapped (table_wrap); < 0:
+				 * marks (a sparkline): one line, monospace */
 };
 
 struct table_row {
