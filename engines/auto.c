@@ -133,7 +133,8 @@ static int auto_queue(struct engine *eng, struct engine_req *r)
 		r->res = 0;
 		r->done = 0;
 		r->t_done = 0;
-		r->t_submit = r->t_now ? r->t_now : clock_ns();
+		r->t_submit = r->untimed ? 0 : r->t_now ? r->t_now :
+			      clock_ns();
 		e->held = r;
 		return 0;
 	}

@@ -53,6 +53,9 @@ struct engine_req {
 	uint64_t t_now;		/* 0, or a clock read (ns) the caller shares
 				 * over a batch: queue takes it as t_submit
 				 * instead of reading the clock again */
+	unsigned char untimed;	/* 1: the caller times the loop around it
+				 * (bonnie's per-char bytes): an engine may
+				 * leave t_submit and t_done 0, no clock */
 	/* out */
 	int64_t res;		/* bytes moved (READ/WRITE), fd, 0, or -errno */
 	uint64_t t_submit;	/* ns, CLOCK_MONOTONIC: when queued */

@@ -43,7 +43,7 @@ static void start(struct engine_req *r)
 	r->done = 0;
 	r->t_done = 0;
 	r->ring = 0;
-	r->t_submit = r->t_now ? r->t_now : clock_ns();
+	r->t_submit = r->untimed ? 0 : r->t_now ? r->t_now : clock_ns();
 }
 
 static int sync_queue(struct engine *eng, struct engine_req *r)
@@ -163,7 +163,7 @@ static void run_queued(struct engine_req *r)
 		r->res = do_rw(r);
 	else
 		r->res = do_call(r);
-	r->t_done = clock_ns();
+	r->t_done = r->untimed ? 0 : clock_ns();
 }
 
 static int sync_commit(struct engine *eng)

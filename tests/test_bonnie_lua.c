@@ -650,8 +650,8 @@ Test(bonnie_lua, phase_on_ext4, .timeout = 600)
 	cr_expect_null(e2e_metric(rd, cell, "num_dirs"));
 	cr_expect_null(e2e_metric(rd, cell, "max_size_link"));
 	/* per char is a byte an op */
-	cr_expect_eq(e2e_num(rd, cell, "putc_byte_ops"), 1 << 20);
-	cr_expect_eq(e2e_num(rd, cell, "getc_byte_ops"), 1 << 20);
+	cr_expect_eq(e2e_num(rd, cell, "putc_bytes_each"), 1 << 20);
+	cr_expect_eq(e2e_num(rd, cell, "getc_bytes_each"), 1 << 20);
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		const char *T = t[i].test;

@@ -312,6 +312,42 @@ Test(workerapi, a_stream_inside_an_op_is_the_ops, .fini = finish)
 	cr_expect_eq(metrics_find_op(&w.m, "plain")->bytes, 8192);
 }
 
+/* timed = false: the bytes move, one op a byte, and the stream records
+ * no op of its own (its caller times the loop); it needs bytes or count */
+Test(workerapi, an_untimed_stream_moves_its_bytes_and_records_no_op,
+     .fini = finish)
+{
+	char err[1024] = "";
+
+	start();
+	cr_assert_eq(run("local w = ...\n"
+			 "local f = assert(w:open('u', 'rw'))\n"
+			 "local b, n = w:time('chunk', function()\n"
+			 "  return assert(f:stream{ op = 'write', block = 1,\n"
+			 "                 bytes = 8192, timed = false })\n"
+			 "end)\n"
+			 "assert(b == 8192 and n == 8192, b .. ' ' .. n)\n"
+			 "b, n = assert(f:stream{ op = 'read', block = 1,\n"
+			 "              count = 100, timed = false })\n"
+			 "assert(b == 100 and n == 100, b .. ' ' .. n)\n"
+			 "f:close()", err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(metrics_find_op(&w.m, "chunk")->lat.count, 1);
+	cr_expect_null(metrics_find_op(&w.m, "write"));
+	cr_expect_null(metrics_find_op(&w.m, "read"));
+	cr_expect_eq(w.m.written, 8192);
+	err[0] = '\0';
+	cr_expect_neq(run("local w = ...\n"
+			  "return w:open('u', 'rw'):stream{ op = 'read', "
+			  "seconds = 1, timed = false }", err, sizeof(err)), 0);
+	cr_expect(strstr(err, "timed = false needs bytes or count"), "%s",
+		  err);
+	err[0] = '\0';
+	cr_expect_neq(run("local w = ...\n"
+			  "return w:open('u', 'rw'):stream{ op = 'read', "
+			  "count = 1, timed = 'no' }", err, sizeof(err)), 0);
+	cr_expect(strstr(err, "timed is true or false"), "%s", err);
+}
+
 /* A write stream's blocks may be larger than the shared source (2 MiB):
  * they take a source of their own, seeded, and write only its bytes. */
 Test(workerapi, a_write_stream_of_big_blocks_writes_seeded_bytes, .fini = finish)

@@ -19,6 +19,7 @@ struct stream {
 	uint64_t block, offset, span, bytes, count;
 	double seconds;
 	int random, depth;
+	int timed;		/* 0: timed = false, no op of its own */
 	char tag[32];
 };
 
@@ -111,6 +112,16 @@ static void stream_args(lua_State *L, struct stream *s, int fd,
 		luaL_error(L, "stream: give bytes, count or seconds");
 	if (s->rewrite)
 		s->depth = 1;
+	/* untimed: the caller times the loop (w:time), as bonnie++ times
+	 * its per-char bytes a chunk at a time; no clock read per op */
+	lua_getfield(L, 2, "timed");
+	s->timed = lua_isnil(L, -1) || lua_toboolean(L, -1);
+	if (!lua_isnil(L, -1) && !lua_isboolean(L, -1))
+		luaL_error(L, "stream: timed is true or false");
+	lua_pop(L, 1);
+	if (!s->timed && (s->seconds > 0 || (!s->bytes && !s->count)))
+		luaL_error(L, "stream: timed = false needs bytes or count (it "
+			   "reads no clock to stop by)");
 	/* where random offsets fall: span=, else what bytes= covers, else
 	 * the file as it is */
 	s->span = opt_size(L, "span", 0);
@@ -197,6 +208,7 @@ static struct engine_req *stream_next(struct flight *fl)
 	r->t_submit = r->t_done = 0;
 	r->ring = 0;
 	r->done = 0;
+	r->untimed = !fl->s.timed;
 	r->buf = fl->s.op == ENGINE_READ ? fl->rbuf + slot * fl->s.block :
 		 worker_src_at(w, fl->src, fl->src_len, r->off, fl->s.block);
 	return r;
@@ -312,8 +324,9 @@ int stream_run(lua_State *L, int fd, const char *name)
 	fl->w = w;
 	fl->fd = fd;
 	stream_args(L, &fl->s, fd, w);
-	/* inside w:op the requests are the op's: none recorded on its own */
-	if (w->quiet) {
+	/* inside w:op the requests are the op's: none recorded on its own;
+	 * an untimed stream records none either */
+	if (w->quiet || !fl->s.timed) {
 		if (!metrics_name_ok(fl->s.tag, strlen(fl->s.tag)))
 			worker_bad_name(L, 2, "a tag");
 	} else {
