@@ -42,7 +42,13 @@
 # within a round (the two ran minutes apart at most, under the same
 # outside load) and the median and range of those per-round ratios are
 # printed. A missed target is printed, not a failure. Needs root (skipped otherwise) and bonnie++.
-# Last figures (ROUNDS=5 FILE_ROUNDS=5, a quiet machine, 2026-12-03):
+# Last figures (ROUNDS=5 FILE_ROUNDS=1, a quiet machine, 2026-12-03, the
+# per-char bytes untimed as bonnie++'s, their chunk timed): putc 0.93,
+# getc 0.93 [0.91-0.96] (0.88 when fsplan timed each byte), blocks and
+# file tests 0.94-1.04, every %CPU 1.00-1.03 but get_block's 1.15
+# [0.97-1.31] (1.01 and 1.10 in two runs before: bonnie++'s own spread
+# there is 21%); seeks +++++ from bonnie++ in all 5 rounds.
+# Before (ROUNDS=5 FILE_ROUNDS=5, 2026-12-03):
 # every ratio within 0.9-1.1 but getc 0.88 [0.70-0.94] (fsplan times each
 # byte: its loop and the clock are 12% of getc's time under perf) and
 # seeks 1.54 over the only 2 rounds bonnie++ printed a figure (the other

@@ -90,7 +90,7 @@
 --     getc ran at 0.43 of bonnie++'s, and a buffered write that cannot
 --     finish inline goes to a kernel worker thread: on ext4 putc (on
 --     tmpfs putc and getc) then runs about ten times below bonnie++'s
---     (Linux 6.18); the rows' <op>_path say which path;
+--     (Linux 6.18);
 --   - one worker (workers must be 1): no -c, -x, -p or -y;
 --   - the seekers are one stream with seek_procs requests in flight, not
 --     processes; the write-backs (seeks // 10 of them) are writes of
