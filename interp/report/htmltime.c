@@ -399,35 +399,23 @@ int htmltime_phase(FILE *f, const struct overtime *o,
 		   const struct res_run *const *runs, size_t n,
 		   json_t *phases, const char *phase)
 {
-	struct overtime_phase p;
-	struct draw d = { f, o, &p, NULL, 0, { 0, 0, 0 }, 0, 0 };
-	struct table t;
-	char *title = NULL;
-	int rc;
+	struct overtime_view v;
+	struct draw d = { f, o, &v.p, NULL, 0, { 0, 0, 0 }, 0, 0 };
+	int rc = overtime_view(&v, o, runs, n);
 
-	if (overtime_phase(&p, o, runs, n))
-		return -1;
-	if (!p.n) {
-		overtime_phase_free(&p);
-		return 0;
-	}
+	if (rc <= 0)
+		return rc;
 	d.window = window_of(phases, phase, &d.warmup);
-	rc = overtime_table(&t, &title, o, &p);
-	if (!rc) {
-		fputs("<h3>", f);
-		html_text(f, title);
-		fputs("</h3>\n", f);
-		table_html(f, &t);
-		if (t.note) {
-			fputs("<p class=\"note\">", f);
-			html_text(f, t.note);
-			fputs("</p>\n", f);
-		}
-		if (o->have)
-			rc = charts(&d, runs, n);
+	fputs("<h3>", f);
+	html_text(f, v.title);
+	fputs("</h3>\n", f);
+	table_html(f, &v.t);
+	if (v.t.note) {
+		fputs("<p class=\"note\">", f);
+		html_text(f, v.t.note);
+		fputs("</p>\n", f);
 	}
-	free(title);
-	table_free(&t);
-	overtime_phase_free(&p);
+	rc = o->have ? charts(&d, runs, n) : 0;
+	overtime_view_free(&v);
 	return rc;
 }

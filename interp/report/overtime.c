@@ -442,29 +442,43 @@ int overtime_table(struct table *t, char **title, const struct overtime *o,
 	return rc;
 }
 
+int overtime_view(struct overtime_view *v, const struct overtime *o,
+		  const struct res_run *const *runs, size_t n)
+{
+	memset(v, 0, sizeof(*v));
+	if (overtime_phase(&v->p, o, runs, n))
+		return -1;
+	if (!v->p.n) {
+		overtime_phase_free(&v->p);
+		return 0;
+	}
+	if (overtime_table(&v->t, &v->title, o, &v->p)) {
+		overtime_view_free(v);
+		return -1;
+	}
+	return 1;
+}
+
+void overtime_view_free(struct overtime_view *v)
+{
+	free(v->title);
+	table_free(&v->t);
+	overtime_phase_free(&v->p);
+	memset(v, 0, sizeof(*v));
+}
+
 int overtime_text(FILE *f, const struct overtime *o,
 		  const struct res_run *const *runs, size_t n)
 {
-	struct overtime_phase p;
-	struct table t;
-	char *title = NULL;
-	int rc;
+	struct overtime_view v;
+	int rc = overtime_view(&v, o, runs, n);
 
-	if (overtime_phase(&p, o, runs, n))
-		return -1;
-	if (!p.n) {
-		overtime_phase_free(&p);
-		return 0;
-	}
-	rc = overtime_table(&t, &title, o, &p);
-	if (!rc) {
-		fprintf(f, "\n%s\n", title);
-		table_text(f, &t);
-		if (t.note)
-			fprintf(f, "(%s)\n", t.note);
-	}
-	free(title);
-	table_free(&t);
-	overtime_phase_free(&p);
-	return rc;
+	if (rc <= 0)
+		return rc;
+	fprintf(f, "\n%s\n", v.title);
+	table_text(f, &v.t);
+	if (v.t.note)
+		fprintf(f, "(%s)\n", v.t.note);
+	overtime_view_free(&v);
+	return 0;
 }

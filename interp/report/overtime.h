@@ -99,6 +99,20 @@ void overtime_bins(const struct overtime *o, const struct res_run *const *runs,
 int overtime_table(struct table *t, char **title, const struct overtime *o,
 		   const struct overtime_phase *p);
 
+/* A phase's steady view, what text and html both show: its configs, the
+ * table and its title. */
+struct overtime_view {
+	struct overtime_phase p;
+	struct table t;
+	char *title;
+};
+
+/* The view of runs: 1 made (overtime_view_free it), 0 none (no run has
+ * steady rows), -1 out of memory. */
+int overtime_view(struct overtime_view *v, const struct overtime *o,
+		  const struct res_run *const *runs, size_t n);
+void overtime_view_free(struct overtime_view *v);
+
 /* The table as text under its title, with the note of what was left
  * out; nothing when the phase has no steady rows. 0, or -1. */
 int overtime_text(FILE *f, const struct overtime *o,
