@@ -47,7 +47,11 @@
 # getc 0.93 [0.91-0.96] (0.88 when fsplan timed each byte), blocks and
 # file tests 0.94-1.04, every %CPU 1.00-1.03 but get_block's 1.15
 # [0.97-1.31] (1.01 and 1.10 in two runs before: bonnie++'s own spread
-# there is 21%); seeks +++++ from bonnie++ in all 5 rounds.
+# there is 21%); seeks +++++ from bonnie++ in all 5 rounds. A second
+# run of the same code 20 minutes later, each tool's figures spreading
+# 12-16% over the rounds (1-5% in the first): getc 0.81 [0.79-0.97],
+# putc 0.89 [0.81-1.04], get_block %CPU 1.07, the rest 1.02-1.06: the
+# per-char tests move with the host by more than the target's band.
 # Before (ROUNDS=5 FILE_ROUNDS=5, 2026-12-03):
 # every ratio within 0.9-1.1 but getc 0.88 [0.70-0.94] (fsplan times each
 # byte: its loop and the clock are 12% of getc's time under perf) and
