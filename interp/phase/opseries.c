@@ -11,7 +11,6 @@
 
 #define ENT_BITS	23
 #define ENT_MAX		((1u << ENT_BITS) - 1)
-#define SUB		(1u << OPSERIES_SUB_BITS)
 
 static uint64_t step_of(const struct opseries *s)
 {
@@ -265,8 +264,8 @@ struct merge {
 static double quantile(const uint64_t *b, uint64_t ops, uint64_t max,
 		       double q)
 {
-	uint64_t rank = (uint64_t)ceil(q * (double)ops), cum = 0, lo, w;
-	unsigned int i, g;
+	uint64_t rank = (uint64_t)ceil(q * (double)ops), cum = 0, lo, hi;
+	unsigned int i;
 
 	if (rank >= ops)
 		return (double)max;
@@ -275,10 +274,8 @@ static double quantile(const uint64_t *b, uint64_t ops, uint64_t max,
 		if (cum >= rank)
 			break;
 	}
-	g = i / SUB;
-	lo = g ? (uint64_t)(SUB + i % SUB) << (g - 1) : i;
-	w = g ? (uint64_t)1 << (g - 1) : 1;
-	return fmin((double)(lo + (w - 1) / 2), (double)max);
+	loglin_range(i, OPSERIES_SUB_BITS, &lo, &hi);
+	return fmin((double)(lo + (hi - lo) / 2), (double)max);
 }
 
 /* The op classes of every worker, by name (m: each one's names). */

@@ -10,8 +10,9 @@
 #include "util/strbuf.h"
 
 /*
- * An interval's latencies go to a coarse log-linear histogram: 8 buckets
- * per power of two (OPSERIES_SUB_BITS 3), so a quantile is its bucket's
+ * An interval's latencies go to a coarse log-linear histogram (the rule
+ * of results/metrics.h's loglin_index): 8 buckets per power of two
+ * (OPSERIES_SUB_BITS 3), so a quantile is its bucket's
  * midpoint, within 6.25% of the value; up to 2^40 ns (18 min), longer
  * ones in the last bucket. The interval's max is exact.
  */
@@ -89,23 +90,11 @@ void opseries_add_other(struct opseries *s, int i, const char *name,
 static inline void opseries_count(struct opseries *s, struct opseries_op *o,
 				  uint64_t ns, uint64_t bytes)
 {
-	unsigned int b, msb, g;
-
 	o->ops++;
 	o->bytes += bytes;
 	if (ns > o->max_ns)
 		o->max_ns = ns;
-	if (ns < (1u << OPSERIES_SUB_BITS)) {
-		b = (unsigned int)ns;
-	} else {
-		msb = 63 - (unsigned int)__builtin_clzll(ns);
-		g = msb - OPSERIES_SUB_BITS + 1;
-		b = g > OPSERIES_GROUPS ? OPSERIES_BUCKETS - 1 :
-		    (g << OPSERIES_SUB_BITS) +
-		    (unsigned int)((ns >> (msb - OPSERIES_SUB_BITS)) &
-				   ((1u << OPSERIES_SUB_BITS) - 1));
-	}
-	o->b[b]++;
+	o->b[loglin_index(ns, OPSERIES_SUB_BITS, OPSERIES_GROUPS)]++;
 	o->cum_ops++;
 	o->cum_bytes += bytes;
 	if (o->pub >= 0) {

@@ -11,22 +11,7 @@
 #include "results/csv.h"
 #include "results/metrics.h"
 
-#define SUB		(1u << HIST_SUB_BITS)	/* buckets in a group */
-
 /* ---- histogram ---------------------------------------------------------- */
-
-/* The nominal range [lo, hi] of bucket i. */
-static void bucket_range(unsigned int i, uint64_t *lo, uint64_t *hi)
-{
-	unsigned int g = i >> HIST_SUB_BITS;
-
-	if (!g) {
-		*lo = *hi = i;
-		return;
-	}
-	*lo = (uint64_t)(SUB + (i & (SUB - 1))) << (g - 1);
-	*hi = *lo + ((uint64_t)1 << (g - 1)) - 1;
-}
 
 /*
  * Besides -ENOMEM, -EOVERFLOW when the value's bucket already holds
@@ -112,7 +97,7 @@ uint64_t hist_quantile(const struct hist *h, double q)
 	}
 	if (i == HIST_BUCKETS)		/* buckets short of count: not ours */
 		return h->max;
-	bucket_range(i, &lo, &hi);
+	loglin_range(i, HIST_SUB_BITS, &lo, &hi);
 	mid = lo + (hi - lo) / 2;
 	if (mid < h->min)
 		return h->min;
@@ -138,7 +123,7 @@ double hist_share_above(const struct hist *h, uint64_t ns)
 		return 0;
 	if (ns < h->min)
 		return 1;
-	bucket_range(i, &lo, &hi);
+	loglin_range(i, HIST_SUB_BITS, &lo, &hi);
 	if (i == HIST_BUCKETS - 1 && hi < h->max)
 		hi = h->max;		/* it holds the values beyond, too */
 	if (lo < h->min)

@@ -40,25 +40,48 @@ struct hist {
 };
 
 /*
- * The bucket of a value. Group 0 holds 0 .. 2^SUB_BITS - 1 exactly;
- * group g >= 1 holds the values whose highest bit is g + SUB_BITS - 1,
- * in 2^SUB_BITS buckets of width 2^(g-1). The last group ends at
- * 2^(HIST_GROUPS + SUB_BITS) ns; anything above goes to the last bucket,
- * whose range then reaches up to max. Inline, with hist_add: every op.
+ * The bucket of a value in a log-linear histogram of sub_bits precision
+ * and groups groups (this one's, HIST_*; a Lua worker's series keeps a
+ * coarser one, phase/opseries.h). Group 0 holds 0 .. 2^sub_bits - 1
+ * exactly; group g >= 1 holds the values whose highest bit is
+ * g + sub_bits - 1, in 2^sub_bits buckets of width 2^(g-1). The last
+ * group ends at 2^(groups + sub_bits) ns; anything above goes to the last
+ * bucket, whose range then reaches up to max. Inline, with hist_add:
+ * every op.
  */
-static inline unsigned int hist_index(uint64_t v)
+static inline unsigned int loglin_index(uint64_t v, unsigned int sub_bits,
+					unsigned int groups)
 {
 	unsigned int msb, g;
 
-	if (v < (1u << HIST_SUB_BITS))
+	if (v < (1u << sub_bits))
 		return (unsigned int)v;
 	msb = 63 - (unsigned int)__builtin_clzll(v);
-	g = msb - HIST_SUB_BITS + 1;
-	if (g > HIST_GROUPS)
-		return HIST_BUCKETS - 1;
-	return (g << HIST_SUB_BITS) +
-	       (unsigned int)((v >> (msb - HIST_SUB_BITS)) &
-			      ((1u << HIST_SUB_BITS) - 1));
+	g = msb - sub_bits + 1;
+	if (g > groups)
+		return ((groups + 1) << sub_bits) - 1;
+	return (g << sub_bits) +
+	       (unsigned int)((v >> (msb - sub_bits)) &
+			      ((1u << sub_bits) - 1));
+}
+
+/* The values bucket i of that rule holds: [*lo, *hi]. */
+static inline void loglin_range(unsigned int i, unsigned int sub_bits,
+				uint64_t *lo, uint64_t *hi)
+{
+	unsigned int g = i >> sub_bits, sub = 1u << sub_bits;
+
+	if (!g) {
+		*lo = *hi = i;
+		return;
+	}
+	*lo = (uint64_t)(sub + (i & (sub - 1))) << (g - 1);
+	*hi = *lo + ((uint64_t)1 << (g - 1)) - 1;
+}
+
+static inline unsigned int hist_index(uint64_t v)
+{
+	return loglin_index(v, HIST_SUB_BITS, HIST_GROUPS);
 }
 
 /* hist_add's first value (the buckets allocated) and its refusals. */
