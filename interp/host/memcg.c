@@ -248,6 +248,30 @@ long memcg_oom_kills(const struct memcg *m)
 	return v ? strtol(v, NULL, 10) : -1;
 }
 
+double memcg_usage(const struct memcg *m)
+{
+	char buf[64];
+
+	if (m->kind == MEMCG_NONE ||
+	    get(m->dir, m->kind == MEMCG_V2 ? "memory.current"
+					    : "memory.usage_in_bytes",
+		buf, sizeof(buf)) <= 0)
+		return -1;
+	return strtod(buf, NULL);
+}
+
+double memcg_cpu_s(const struct memcg *m)
+{
+	char buf[1024];
+	const char *v;
+
+	if (m->kind != MEMCG_V2 || get(m->dir, "cpu.stat", buf,
+					   sizeof(buf)) <= 0)
+		return -1;
+	v = keyed(buf, "usage_usec");
+	return v ? strtod(v, NULL) / 1e6 : -1;
+}
+
 double memcg_cache_bytes(const struct memcg *m)
 {
 	char buf[8192];

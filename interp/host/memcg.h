@@ -39,6 +39,14 @@ int memcg_join(const char *dir);
  * bytes, or -1 if the kernel does not say. */
 double memcg_peak(const struct memcg *m);
 
+/* What it holds now (memory.current, memory.usage_in_bytes), in bytes,
+ * or -1 if unknown. */
+double memcg_usage(const struct memcg *m);
+
+/* The CPU its processes used, all they ever were (a v2 cgroup's cpu.stat
+ * usage_usec), in seconds; -1 on v1 or if unknown. */
+double memcg_cpu_s(const struct memcg *m);
+
 /* How many times the limit's OOM killer killed in it (memory.events
  * oom_kill, memory.oom_control oom_kill), or -1 if unknown. */
 long memcg_oom_kills(const struct memcg *m);

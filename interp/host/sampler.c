@@ -53,20 +53,6 @@ void sampler_dev(struct sampler *sm, const char *name, const char *vol)
 	sm->n_dev++;
 }
 
-/* A number of a file of the cgroup: the first after key (key "" : the
- * file's first word). -1 if there is none. */
-static double cg_value(const struct sampler *sm, const char *file,
-		       const char *key)
-{
-	char path[PATH_MAX + 32], buf[1024], *at;
-
-	snprintf(path, sizeof(path), "%s/%s", sm->mc->dir, file);
-	if (file_read_text(path, buf, sizeof(buf)) < 0)
-		return -1;
-	at = *key ? strstr(buf, key) : buf;
-	return at ? strtod(at + strlen(key), NULL) : -1;
-}
-
 /* Our child's pid in /proc, which is the host's: a child in our PID
  * namespace has another number there (NSpid's last is ours). */
 static pid_t proc_pid_of(pid_t pid)
@@ -157,14 +143,11 @@ static double child_cpu(struct sampler *sm)
 {
 	long hz = sysconf(_SC_CLK_TCK);
 	int budget = TREE_MAX;
-	double us;
+	double s = sm->mc ? memcg_cpu_s(sm->mc) : -1;
 
 	/* a v2 cgroup counts every thread and process it ever held */
-	if (sm->mc && sm->mc->kind == MEMCG_V2) {
-		us = cg_value(sm, "cpu.stat", "usage_usec ");
-		if (us >= 0)
-			return us / 1e6;
-	}
+	if (s >= 0)
+		return s;
 	if (sm->pid <= 0 || hz <= 0)
 		return -1;
 	if (!sm->proc_pid)
@@ -280,9 +263,8 @@ static void sample(struct sampler *sm, double now, double t, double cpu_s)
 	if (cpu >= 0)
 		sm->cpu_prev = cpu;
 	if (sm->mc)
-		point(sm, t, "cgroup_mib", NULL, cg_value(sm, sm->mc->kind ==
-			MEMCG_V2 ? "memory.current" : "memory.usage_in_bytes",
-			"") / 1048576, "MiB");
+		point(sm, t, "cgroup_mib", NULL, memcg_usage(sm->mc) / 1048576,
+		      "MiB");
 	sm->last = now;
 	sm->n++;
 }
