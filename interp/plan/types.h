@@ -38,6 +38,34 @@ struct between {
 	enum between_action act[4];
 };
 
+/* A screening factor (DESIGN.md section 9): a name and two levels, each
+ * level's mkfs words and mount words ("" when the level has none of one).
+ * Level 0 is the baseline (-), level 1 the other (+). */
+struct plan_factor {
+	struct pos pos;
+	char *name;
+	struct pos name_pos;
+	struct pstr mkfs[2];	/* raw; s "" when the level has none */
+	struct pstr mount[2];
+};
+
+/* An entry's design: none (no factors), or one of section 9's. */
+enum design_kind {
+	DESIGN_NONE,
+	DESIGN_FULL,		/* 2^k */
+	DESIGN_FRACTIONAL,	/* 2^(k-p) at resolution (3, 4, 5) */
+	DESIGN_PB,		/* Plackett-Burman: runs 12, 20 or 24 */
+	DESIGN_OAT,		/* the baseline and each factor alone at + */
+};
+
+struct plan_design {
+	enum design_kind kind;
+	struct pos pos;
+	int resolution;		/* fractional: 3, 4 or 5 (default 4) */
+	int runs;		/* plackett-burman: 12, 20, 24; 0: the
+				 * smallest that holds k factors */
+};
+
 struct plan_fs {
 	struct pos pos;
 	struct pstr type;	/* expanded at load: parameters only */
@@ -51,6 +79,12 @@ struct plan_fs {
 	struct pstr teardown;
 	int nodev;		/* no block device, no mkfs: by name at load,
 				 * by /proc/filesystems in resolve_plan */
+	/* Section 9: with factors, mkfs and mount are one alternative
+	 * each (the words every design row has). design.kind is
+	 * DESIGN_NONE exactly when n_factors is 0. */
+	struct plan_factor *factors;
+	int n_factors;
+	struct plan_design design;
 };
 
 /* The refusal of mkfs for a nodev type (%s): the loader's, by the type's
