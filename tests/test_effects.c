@@ -107,6 +107,15 @@ static int effects(const char *fmt)
 	return e2e_fsplan(argv);
 }
 
+/* fsplan report HOME --format fmt -o out: its exit status. */
+static int report(const char *fmt)
+{
+	const char *argv[] = { "report", home, "--format", fmt, "-o", out,
+			       NULL };
+
+	return e2e_fsplan(argv);
+}
+
 /* The csv row of term: effect, ci_low, ci_high, significant. */
 static int csv_term(const char *term, double *eff, double *lo, double *hi,
 		    int *sig)
@@ -214,10 +223,18 @@ Test(effects, lenth_finds_the_active_factors)
 	expect_term("f", 0, 0);
 	cr_assert_eq(effects("text"), 0);
 	/* AB = CE: estimated once; no two-factor term is a main effect */
-	cr_expect(strstr(e2e_read(out), "c:e = a:b: estimated once"), "%s",
+	cr_expect(strstr(e2e_read(out), "a:b = c:e: estimated once"), "%s",
 		  e2e_read(out));
 	cr_expect(strstr(e2e_read(out), "Lenth's pseudo standard error"));
 	cr_expect_null(strstr(e2e_read(out), "aliased with the main"));
+	/* report's section, text and html */
+	cr_assert_eq(report("text"), 0, "%s", e2e_err);
+	cr_expect(strstr(e2e_read(out), "== effects of the design's factors"));
+	cr_expect(strstr(e2e_read(out), "a:b = c:e: estimated once"));
+	cr_assert_eq(report("html"), 0, "%s", e2e_err);
+	cr_expect(strstr(e2e_read(out), "<h2 id=\"effects\">"));
+	cr_expect(strstr(e2e_read(out), "fsplan-bars"));
+	cr_expect(strstr(e2e_read(out), "main effects on rate_mbs"));
 }
 
 Test(effects, aliased_interaction_is_named)
@@ -279,6 +296,9 @@ Test(effects, no_design_is_an_error)
 	cr_assert_eq(fclose(f), 0);
 	cr_expect_eq(effects("text"), 2);
 	cr_expect(strstr(e2e_err, "has no design"), "%s", e2e_err);
+	cr_assert_eq(report("text"), 0, "%s", e2e_err);
+	cr_expect_null(strstr(e2e_read(out), "== effects"), "%s",
+		       e2e_read(out));
 }
 
 Test(effects, lenth_pse_by_hand)

@@ -457,3 +457,23 @@ out:
 	results_free(&r);
 	return rc;
 }
+
+int effects_report(FILE *f, const struct results *r, json_t *m,
+		   const char *rundir, const char *const *only, int html)
+{
+	struct effects ef;
+	struct diag d = { 0 };
+	int rc;
+
+	if (!effects_has_design(m))
+		return 0;
+	rc = effects_build(r, json_incref(m), rundir, only, &ef, &d);
+	if (!rc && !html)
+		fputs("\n== effects of the design's factors (fsplan effects "
+		      "for csv) ==\n", f);
+	if (!rc)
+		rc = html ? effects_html(f, &ef) : effects_text(f, &ef);
+	effects_free(&ef);
+	diag_release(&d);
+	return rc ? -1 : 0;
+}

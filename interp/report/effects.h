@@ -87,6 +87,12 @@ int effects_html(FILE *f, const struct effects *ef);
 /* The best combination, its prediction and command, of bk. 0 or -1. */
 int effects_best(const struct effects *ef, struct eff_block *bk);
 
+/* report's section (text, or html): the effects of manifest m's designs
+ * (nothing without one), only as for effects_build. 0, or -1 out of
+ * memory. */
+int effects_report(FILE *f, const struct results *r, json_t *m,
+		   const char *rundir, const char *const *only, int html);
+
 /* fsplan effects as o asks. 0; 1 when some design is incomplete (said);
  * -1 with d. */
 int effects_run(const struct effects_opts *o, struct diag *d);

@@ -84,20 +84,31 @@ static void alias_lines(struct eff_block *bk)
 	for (size_t i = 0; i < bk->e.n; i++) {
 		const struct effm_term *t = &bk->e.t[i];
 
-		if (t->alias_main < 0 && t->alias_of < 0)
+		if (t->alias_main < 0)
 			continue;
 		effects_term_name(bk, t, b);
-		if (t->alias_main >= 0) {
-			strbuf_printf(b, " = %s: aliased with the main "
-				      "effect, not estimated\n",
-				      bk->factor[t->alias_main]);
-			continue;
+		strbuf_printf(b, " = %s: aliased with the main effect, not "
+			      "estimated\n", bk->factor[t->alias_main]);
+	}
+	for (size_t i = 0; i < bk->e.n; i++) {
+		size_t at = b->len;
+
+		effects_term_name(bk, &bk->e.t[i], b);
+		for (size_t j = i + 1; j < bk->e.n; j++) {
+			if (bk->e.t[j].alias_of != (int)i)
+				continue;
+			strbuf_str(b, " = ");
+			effects_term_name(bk, &bk->e.t[j], b);
 		}
-		strbuf_str(b, " = ");
-		effects_term_name(bk, &bk->e.t[t->alias_of], b);
-		strbuf_str(b, ": estimated once, as ");
-		effects_term_name(bk, &bk->e.t[t->alias_of], b);
-		strbuf_str(b, "\n");
+		if (b->oom)
+			return;
+		if (!strchr(b->p + at, '=')) {
+			b->len = at;
+			b->p[at] = '\0';
+		} else {
+			strbuf_str(b, ": estimated once, under the first "
+				   "name\n");
+		}
 	}
 }
 

@@ -92,16 +92,26 @@ static int html_block(FILE *f, const struct eff_block *bk)
 		rc = 0;
 		goto out;
 	}
-	strbuf_printf(&t2, "main effects of %s: mean at - and at +",
+	strbuf_printf(&t2, "|effect| on %s (%s) of each term", bk->metric,
+		      bk->unit);
+	if (t2.oom || pareto(f, bk, t2.p))
+		goto out;
+	t2.len = 0;
+	strbuf_printf(&t2, "main effects on %s: mean at - and at +",
 		      bk->metric);
-	if (pareto(f, bk, title.p) || t2.oom || main_plot(f, bk, t2.p) ||
+	if (t2.oom || main_plot(f, bk, t2.p) ||
 	    effects_table(bk, &t))
 		goto out;
 	table_html(f, &t);
 	fputs("<p class=\"note\">", f);
-	if (bk->aliases.len)
-		html_text(f, bk->aliases.p);
-	html_textf(f, " best: %s, predicted %.4g %s (%s is better; "
+	for (const char *p = bk->aliases.p; p && *p;) {
+		size_t n = strcspn(p, "\n");
+
+		html_textf(f, "%.*s", (int)n, p);
+		fputs("<br>\n", f);
+		p += n + (p[n] == '\n');
+	}
+	html_textf(f, "Best: %s, predicted %.4g %s (%s is better; "
 		   "significant effects only). ", bk->best.p, bk->predicted,
 		   bk->unit, bk->lower ? "lower" : "higher");
 	if (bk->note.len)
