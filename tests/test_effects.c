@@ -117,6 +117,16 @@ static int report(const char *fmt)
 }
 
 /* The csv row of term: effect, ci_low, ci_high, significant. */
+/* How many times needle is in hay. */
+static int count_of(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
 static int csv_term(const char *term, double *eff, double *lo, double *hi,
 		    int *sig)
 {
@@ -189,6 +199,17 @@ Test(effects, full_design_gets_its_effects_back)
 	cr_expect(strstr(e2e_read(out), "confirm: fsplan run /p/scr.yaml "
 			 "--only data=+,commit=-,journal=- -o "), "%s",
 		  e2e_read(out));
+	{
+		const char *argv[] = { "effects", home, "--metric", "lat*",
+				       "-o", out, NULL };
+
+		cr_expect_eq(e2e_fsplan(argv), 2);
+		cr_expect(strstr(e2e_err, "--metric matches no metric"));
+		argv[3] = "rate_*";
+		cr_expect_eq(e2e_fsplan(argv), 0, "%s", e2e_err);
+		cr_expect(strstr(e2e_read(out), "data:commit"));
+	}
+	cr_assert_eq(effects("text"), 0);
 	/* 10 + (6 + 4) / 2: the grand mean and the significant halves */
 	p = strstr(e2e_read(out), "predicted ");
 	cr_assert_not_null(p);
@@ -299,6 +320,49 @@ Test(effects, no_design_is_an_error)
 	cr_assert_eq(report("text"), 0, "%s", e2e_err);
 	cr_expect_null(strstr(e2e_read(out), "== effects"), "%s",
 		       e2e_read(out));
+}
+
+/* One at a time: the baseline, then each factor alone at +. */
+static void oat(int reps)
+{
+	static const char *const names[] = { "noatime", "lazy", "commit" };
+	static const signed char x[] = { -1, -1, -1,  1, -1, -1,
+					 -1, 1, -1,  -1, -1, 1 };
+
+	begin("oat", 3, 4, names, x);
+	for (int r = 0; r < 4; r++)
+		for (int rep = 1; rep <= reps; rep++)
+			add_row(3, names, x, r, rep, 20 + 5 * (r == 1) -
+				2 * (r == 3) + 0.05 * rep);
+	done();
+}
+
+Test(effects, oat_is_each_row_against_the_baseline)
+{
+	double e, lo, hi;
+	int sig;
+
+	oat(1);
+	cr_assert_eq(effects("csv"), 0, "%s", e2e_err);
+	cr_assert(csv_term("noatime", &e, &lo, &hi, &sig));
+	cr_expect_float_eq(e, 5, 1e-9);
+	/* no CI unreplicated: ci_low, ci_high and significant empty */
+	cr_assert(csv_term("commit", &e, &lo, &hi, &sig));
+	cr_expect_float_eq(e, -2, 1e-9);
+	cr_expect_eq(count_of(e2e_read(out), ",,,\n"), 3, "%s",
+		     e2e_read(out));
+	cr_expect_null(strstr(e2e_read(out), ":"), "no interactions");
+	cr_assert_eq(effects("text"), 0);
+	cr_expect(strstr(e2e_read(out), "no CI: one at a time"));
+	cr_expect(strstr(e2e_read(out), "one at a time: no interactions"));
+	oat(3);
+	cr_assert_eq(effects("csv"), 0, "%s", e2e_err);
+	expect_term("noatime", 5, 1);
+	expect_term("commit", -2, 1);
+	expect_term("lazy", 0, 0);
+	cr_assert_eq(effects("text"), 0);
+	cr_expect(strstr(e2e_read(out), "best: noatime=+,lazy=-,commit=-, "
+			 "predicted 25.1 MB/s"), "%s", e2e_read(out));
 }
 
 Test(effects, lenth_pse_by_hand)

@@ -43,7 +43,8 @@ static const char effects_help[] =
 "                  GLOB (repeat for more)\n"
 "\n"
 "Exit 0; 1 when some design is incomplete; 2 when RUNDIR cannot be\n"
-"read, has no design, or on a usage error.\n";
+"read, has no design, --metric matches none of its metrics, or on a\n"
+"usage error.\n";
 
 static const struct opt effects_opts_table[] = {
 	OPT_CALL_OF("format", 0, struct effects_opts, fmt, outfmt_take),

@@ -449,8 +449,13 @@ int effects_run(const struct effects_opts *o, struct diag *d)
 			  "own record", o->out);
 		goto out;
 	}
-	if (!effects_build(&r, m, o->rundir, o->metric.n ? o->metric.v :
-			   NULL, &ef, d) && !effects_put(o, &ef, d))
+	if (effects_build(&r, m, o->rundir, o->metric.n ? o->metric.v :
+			  NULL, &ef, d))
+		;
+	else if (o->metric.n && !ef.n)
+		diag_fail(d, DIAG_INPUT, 0, "--metric matches no metric of "
+			  "the design's ok runs");
+	else if (!effects_put(o, &ef, d))
 		rc = incomplete(&ef);
 	effects_free(&ef);
 out:

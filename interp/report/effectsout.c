@@ -44,30 +44,52 @@ static int row_with(const struct eff_block *bk, const signed char *sign)
 	return -1;
 }
 
-/* The command that runs the best combination again, or says how. */
+/* The significant factors' levels of sign, "a=+,d=-", into b. */
+static void chosen(const struct eff_block *bk, const signed char *sign,
+		   struct strbuf *b)
+{
+	for (int j = 0; j < bk->k; j++)
+		if (bk->e.t[j].significant)
+			strbuf_printf(b, "%s%s=%c", b->len ? "," : "",
+				      bk->factor[j], sign[j] > 0 ? '+' : '-');
+}
+
+/*
+ * The command that runs the best combination again: --only that row;
+ * when the design has no such row, --only the rows that share its
+ * significant levels (the others cannot be fixed without a plan that
+ * fsplan cannot write yet), said in the note.
+ */
 static void confirm(const struct effects *ef, struct eff_block *bk,
 		    const signed char *sign)
 {
 	const char *plan = manifestread_str(ef->m, "plan.path", "PLAN");
-	struct strbuf dir = { 0 };
+	struct strbuf dir = { 0 }, only = { 0 };
 
 	strbuf_printf(&dir, "%s-confirm", ef->rundir);
+	if (row_with(bk, sign) >= 0)
+		strbuf_str(&only, bk->best.p);
+	else
+		chosen(bk, sign, &only);
+	if (row_with(bk, sign) < 0)
+		strbuf_printf(&bk->note, "the best combination is not a row "
+			      "of the design: it was not run; %s (fsplan "
+			      "cannot write a plan with the other factors "
+			      "at - yet: set them in the entry by hand)",
+			      only.len ? "the command runs the rows that "
+			      "share its significant levels" : "no factor "
+			      "has a significant effect: the command runs "
+			      "the design again");
 	strbuf_str(&bk->command, "fsplan run ");
 	shell_word(&bk->command, plan);
-	if (row_with(bk, sign) >= 0) {
+	if (only.len) {
 		strbuf_str(&bk->command, " --only ");
-		shell_word(&bk->command, bk->best.p);
-	} else {
-		strbuf_printf(&bk->note, "%sthe best combination is not a "
-			      "row of the design: it was not run (fsplan "
-			      "cannot write a plan with it yet: set the "
-			      "entry's factors to these levels, drop "
-			      "design:, and run this)",
-			      bk->note.len ? "; " : "");
+		shell_word(&bk->command, only.p);
 	}
 	strbuf_str(&bk->command, " -o ");
 	shell_word(&bk->command, dir.p ? dir.p : "DIR");
 	free(dir.p);
+	free(only.p);
 }
 
 /* The alias lines of bk's interactions, and what its kind allows. */
