@@ -65,8 +65,12 @@ static void confirm(const struct effects *ef, struct eff_block *bk,
 {
 	const char *plan = manifestread_str(ef->m, "plan.path", "PLAN");
 	struct strbuf dir = { 0 }, only = { 0 };
+	size_t n = strlen(ef->rundir);
 
-	strbuf_printf(&dir, "%s-confirm", ef->rundir);
+	/* beside RUNDIR, whatever slashes end it */
+	while (n > 1 && ef->rundir[n - 1] == '/')
+		n--;
+	strbuf_printf(&dir, "%.*s-confirm", (int)n, ef->rundir);
 	if (row_with(bk, sign) >= 0)
 		strbuf_str(&only, bk->best.p);
 	else
