@@ -28,6 +28,7 @@ static const struct command commands[] = {
 	{ &expand_cmd, cmd_expand },
 	{ &run_cmd, cmd_run },
 	{ &report_cmd, cmd_report },
+	{ &effects_cmd, cmd_effects },
 	{ &compare_cmd, cmd_compare },
 	{ &merge_cmd, cmd_merge },
 	{ &version_cmd, cmd_version },

@@ -8,6 +8,7 @@
 
 #include "report/classic.h"
 #include "report/configs.h"
+#include "report/effects.h"
 #include "report/html.h"
 #include "report/htmlchart.h"
 #include "report/htmlpage.h"
@@ -391,6 +392,8 @@ static void contents(FILE *f, json_t *m, const char *const *names)
 		html_text(f, names[i]);
 		fputs("</a>", f);
 	}
+	if (effects_has_design(m))
+		fputs(" | <a href=\"#effects\">Effects</a>", f);
 	fputs(" | <a href=\"#not-ok\">Failed and skipped</a></p>\n</nav>\n",
 	      f);
 }
@@ -429,6 +432,9 @@ int htmlpage_write(FILE *f, const char *rundir, const struct results *r,
 		configs_rows |= !*r->runs[i].phase;
 	if (configs_rows && pick->view != VIEW_KEY &&
 	    phase_section(f, r, 0, "", pick))
+		goto out;
+	if (effects_report(f, r, m, rundir, pick->view == VIEW_METRIC ?
+			   pick->only : NULL, 1))
 		goto out;
 	if (study_html(f, &(struct table_src){ NULL, 0, "", r, pick->phases },
 		       1) < 0 || not_ok(f, r, m, pick->series))

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "report/configs.h"
+#include "report/effects.h"
 #include "report/htmlpage.h"
 #include "report/manifestread.h"
 #include "report/outfmt.h"
@@ -259,6 +260,9 @@ static int write_text(FILE *f, const char *rundir, const struct results *r,
 		if (text_phase(f, r, names[i], pick))
 			goto out;
 	if (configs && pick->view != VIEW_KEY && text_phase(f, r, "", pick))
+		goto out;
+	if (effects_report(f, r, m, rundir, pick->view == VIEW_METRIC ?
+			   pick->only : NULL, 0))
 		goto out;
 	in.r = r;
 	in.phases = pick->phases;
