@@ -3,9 +3,8 @@
 #include <string.h>
 
 #include "plan/coord.h"
-#include "plan/devword.h"
+#include "plan/optcheck.h"
 #include "plan/secfactors.h"
-#include "plan/secfs.h"
 
 #define MAX_FACTORS 64		/* the designs hold 23; more is refused */
 
@@ -21,7 +20,7 @@ static int level(struct loader *L, yaml_node_t *n, const char *key,
 				   "mapping");
 	if (field_pstr(L, n, key, out) || field_check_refs(L, out, NULL, 1))
 		return -1;
-	return secfs_no_device(L, key, out, 1);
+	return optcheck_devices(L, key, out, 1);
 }
 
 static int levels(struct loader *L, yaml_node_t *n, const char *key,
@@ -152,6 +151,12 @@ int secfactors_factors(struct loader *L, yaml_node_t *n, void *obj)
 static const char *const kinds[] = {
 	"full", "fractional", "plackett-burman", "oat"
 };
+
+const char *secfactors_kind_name(enum design_kind k)
+{
+	return k > DESIGN_NONE && k <= DESIGN_OAT ? kinds[k - DESIGN_FULL] :
+						    "none";
+}
 
 static int h_type(struct loader *L, yaml_node_t *n, void *obj)
 {
