@@ -1,6 +1,4 @@
-/* test_factors: screening factors and designs — the loader's refusals, the
- * configs a design expands to, --only and exclude on factors, the
- * manifest's design keys, and what `fsplan expand` prints. */
+/* test_factors: screening factors and designs, from the plan to expand. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -563,4 +561,34 @@ Test(factors, expand_prints_the_design)
 		  "%s", out);
 	cr_expect_null(strstr(out, "inode=-/w#1"), "%s", out);
 	e2e_cleanup();
+}
+
+Test(factors, a_level_takes_top_level_axes_only)
+{
+	struct expansion *e = expand_text(plan_of(
+		"  - type: ext4\n"
+		"    factors:\n"
+		"      - {name: a, mount: ['', 'commit=${c}']}\n"
+		"      - {name: b, mount: ['', noatime]}\n"
+		"    design: full\n", "matrix: {c: [5, 60]}\n"), NULL, 0);
+	int seen = 0;
+
+	cr_assert_eq(e->n_confs, 8);
+	for (int i = 0; i < e->n_confs; i++) {
+		const struct fsconf *fc = &e->confs[i];
+
+		if (strcmp(fc->label, "ext4/a=+,b=+"))
+			continue;
+		seen++;
+		cr_expect_str_eq(fc->mount, fc->axis[0] ? "commit=60,noatime"
+							: "commit=5,noatime");
+	}
+	cr_expect_eq(seen, 2);
+	free_expanded(e);
+	expect_error(plan_of("  - type: ext4\n"
+			     "    factors:\n"
+			     "      - {name: a, mount: ['', 'commit=${t}']}\n"
+			     "      - {name: b, mount: ['', noatime]}\n"
+			     "    design: full\n", "    matrix: {t: [5, 60]}\n"),
+		     6, 39, "undefined parameter '${t}'");
 }
