@@ -78,6 +78,9 @@ const char *cell_at_coord(const struct cell_at *at, const char *key)
 				return ph->matrix[i].values[
 				    cell_axis_index(ph, at->combo, i)].s;
 	}
+	for (int i = 0; at->fc->levels && i < at->fc->fs->n_factors; i++)
+		if (!strcmp(at->fc->fs->factors[i].name, key))
+			return at->fc->levels[i] == '+' ? "+" : "-";
 	return NULL;
 }
 

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cells/design.h"
 #include "plan/plan.h"
 
 /* One filesystem config: entry × mkfs alternative × mount alternative ×
@@ -19,6 +20,9 @@ struct fsconf {
 	char *mount;
 	char *setup;		/* NULL when the entry has none */
 	char *teardown;
+	int design_row;		/* 1-based row of its entry's design (the
+				 * design's own order); 0: no design */
+	char *levels;		/* "+-+..." per factor; NULL: no design */
 	size_t first_cell;	/* its cells are contiguous */
 	size_t n_cells;
 };
@@ -59,8 +63,16 @@ struct phase_checked {
 	char parse[64];
 };
 
+/* An entry's design (d.n 0: the entry has no factors) and the order in
+ * which its rows run (design_order). */
+struct expdesign {
+	struct design d;
+	int *order;
+};
+
 struct expansion {
 	const struct plan *plan;
+	struct expdesign *designs;	/* per plan filesystems entry */
 	struct fsconf *confs;
 	int n_confs;
 	struct cell *cells;
@@ -75,8 +87,8 @@ struct expansion {
 	} *excl;
 };
 
-/* A cell's value for a coordinate (type, label, mkfs, mount, phase or
- * an axis), or NULL when it has none. */
+/* A cell's value for a coordinate (type, label, mkfs, mount, phase, an
+ * axis, or a factor: "+" or "-"), or NULL when it has none. */
 const char *cell_coord(const struct expansion *e, const struct cell *c,
 		       const char *key);
 /* Which value of the phase's axis a (an index into ph->matrix) the

@@ -10,6 +10,22 @@
 
 /* A mount option list is comma-separated with no spaces: "noatime,
  * nodiratime" would reach mount(2) as it is and fail there (EINVAL). */
+/* Where the mount words of fc with a space were written: the entry's,
+ * or (a design row) the level that has one. */
+static struct pos mount_pos(const struct fsconf *fc)
+{
+	const struct plan_fs *fs = fc->fs;
+
+	for (int j = 0; fc->levels && j < fs->n_factors; j++) {
+		const struct pstr *lv =
+			&fs->factors[j].mount[fc->levels[j] == '+'];
+
+		if (lv->s[strcspn(lv->s, " \t\n")])
+			return lv->pos;
+	}
+	return fs->mount[fc->mount_alt].pos;
+}
+
 static int check_mount_spaces(const struct expansion *e, struct diag *d)
 {
 	for (int i = 0; i < e->n_confs; i++) {
@@ -18,7 +34,7 @@ static int check_mount_spaces(const struct expansion *e, struct diag *d)
 
 		if (*sp)
 			return diag_set(d, e->plan->file, e->plan->text,
-					fc->fs->mount[fc->mount_alt].pos,
+					mount_pos(fc),
 					"mount options are separated by ',' "
 					"with no spaces: '%s' (mount would "
 					"fail with EINVAL)", fc->mount);

@@ -6,6 +6,7 @@
 
 #include "cells/cellcheck.h"
 #include "cells/expand.h"
+#include "cells/expdesign.h"
 #include "util/grow.h"
 #include "util/strbuf.h"
 
@@ -108,8 +109,11 @@ static int make_label(struct fsconf *fc, const struct cell_at *at)
 	return 0;
 }
 
+/* A config of fs: its mkfs alternative mk and mount alternative mo, or
+ * (row >= 0) row of the entry's design, at the top-level axis values. */
 static int build_conf(struct expansion *e, struct fsconf *fc,
-		      const struct plan_fs *fs, int mk, int mo, int *axis)
+		      const struct plan_fs *fs, int mk, int mo, int row,
+		      int *axis)
 {
 	struct cell_at at = { e, NULL, axis, -1, 0 };
 
@@ -117,10 +121,16 @@ static int build_conf(struct expansion *e, struct fsconf *fc,
 	fc->mkfs_alt = mk;
 	fc->mount_alt = mo;
 	fc->axis = axis;
-	fc->mkfs = cell_at_expand(&at, &fs->mkfs[mk]);
-	fc->mount = cell_at_expand(&at, &fs->mount[mo]);
-	if (!fc->mkfs || !fc->mount || make_label(fc, &at))
-		return -1;
+	if (row >= 0) {
+		if (expdesign_conf(&at, fc, &e->designs[fs - e->plan->fs],
+				   row))
+			return -1;
+	} else {
+		fc->mkfs = cell_at_expand(&at, &fs->mkfs[mk]);
+		fc->mount = cell_at_expand(&at, &fs->mount[mo]);
+		if (!fc->mkfs || !fc->mount || make_label(fc, &at))
+			return -1;
+	}
 	if (fs->setup.s && !(fc->setup = cell_at_expand(&at, &fs->setup)))
 		return -1;
 	if (fs->teardown.s && !(fc->teardown = cell_at_expand(&at, &fs->teardown)))
@@ -229,10 +239,23 @@ static void free_conf(struct fsconf *fc)
 	free(fc->mount);
 	free(fc->setup);
 	free(fc->teardown);
+	free(fc->levels);
 }
 
-static int total_confs(const struct plan *p, size_t *out)
+/* An entry's configs before the top-level matrix: its design's rows,
+ * or its mkfs times its mount alternatives. */
+static uint64_t fs_confs(const struct expansion *e, int f)
 {
+	const struct plan_fs *fs = &e->plan->fs[f];
+
+	if (fs->n_factors)
+		return (uint64_t)e->designs[f].d.n;
+	return (uint64_t)fs->n_mkfs * fs->n_mount;
+}
+
+static int total_confs(const struct expansion *e, size_t *out)
+{
+	const struct plan *p = e->plan;
 	uint64_t top = 1, n = 0;
 
 	for (int i = 0; i < p->n_matrix; i++) {
@@ -241,7 +264,7 @@ static int total_confs(const struct plan *p, size_t *out)
 			return -1;
 	}
 	for (int i = 0; i < p->n_fs; i++)
-		n += (uint64_t)p->fs[i].n_mkfs * p->fs[i].n_mount * top;
+		n += fs_confs(e, i) * top;
 	for (int i = 0; i < p->n_phases; i++) {
 		uint64_t c = 1;
 
@@ -257,19 +280,19 @@ static int total_confs(const struct plan *p, size_t *out)
 	return 0;
 }
 
-/* An empty expansion of p with room for n configs and each exclude
- * rule's record of the values it met; NULL out of memory. */
-static struct expansion *expansion_new(const struct plan *p, size_t n)
+/* An empty expansion of p with each exclude rule's record of the
+ * values it met; NULL out of memory. */
+static struct expansion *expansion_new(const struct plan *p)
 {
 	struct expansion *e = calloc(1, sizeof(*e));
 
 	if (!e)
 		return NULL;
 	e->plan = p;
-	e->confs = calloc(n ? n : 1, sizeof(*e->confs));
+	e->designs = calloc(p->n_fs + 1, sizeof(*e->designs));
 	e->checked = calloc(p->n_phases + 1, sizeof(*e->checked));
 	e->excl = calloc((size_t)p->n_exclude + 1, sizeof(*e->excl));
-	if (!e->confs || !e->checked || !e->excl)
+	if (!e->designs || !e->checked || !e->excl)
 		goto oom;
 	for (int r = 0; r < p->n_exclude; r++) {
 		int nv = 0;
@@ -286,17 +309,21 @@ oom:
 	return NULL;
 }
 
-/* Every config of filesystem fs (its mkfs and mount alternatives times
- * the top-level matrix, top combinations) and its cells. 0, or -1 with
- * d. */
+/* Every config of filesystem fs (its mkfs and mount alternatives, or
+ * its design's rows in their run order, times the top-level matrix, top
+ * combinations) and its cells. 0, or -1 with d. */
 static int expand_fs(struct expansion *e, const struct plan_fs *fs,
 		     size_t top, size_t *cap, struct diag *d)
 {
 	const struct plan *p = e->plan;
+	const struct expdesign *ed = &e->designs[fs - p->fs];
+	int rows = fs->n_factors ? ed->d.n : fs->n_mkfs * fs->n_mount;
 
-	for (int mk = 0; mk < fs->n_mkfs; mk++)
-	for (int mo = 0; mo < fs->n_mount; mo++)
+	for (int r = 0; r < rows; r++)
 	for (size_t t = 0; t < top; t++) {
+		int mk = fs->n_factors ? 0 : r / fs->n_mount;
+		int mo = fs->n_factors ? 0 : r % fs->n_mount;
+		int row = fs->n_factors ? ed->order[r] : -1;
 		struct fsconf *fc = &e->confs[e->n_confs];
 		int *axis = calloc(p->n_matrix + 1, sizeof(int));
 		size_t rest = t;
@@ -310,7 +337,7 @@ static int expand_fs(struct expansion *e, const struct plan_fs *fs,
 			rest /= p->matrix[i].n;
 		}
 		e->n_confs++;
-		if (build_conf(e, fc, fs, mk, mo, axis))
+		if (build_conf(e, fc, fs, mk, mo, row, axis))
 			return diag_set(d, p->file, NULL, (struct pos){ 0, 0 },
 					"out of memory");
 		if (add_cells(e, fc, cap, d))
@@ -351,14 +378,23 @@ int expand_plan(const struct plan *p, struct expansion **out,
 	size_t n_total, top = 1, cap = 0;
 
 	*out = NULL;
-	if (total_confs(p, &n_total))
-		return diag_set(d, p->file, NULL, (struct pos){ 0, 0 },
-				"the plan expands to more than %d cells",
-				MAX_CELLS);
-	e = expansion_new(p, n_total);
+	e = expansion_new(p);
 	if (!e)
 		return diag_set(d, p->file, NULL, (struct pos){ 0, 0 },
 				"out of memory");
+	if (expdesign_make(e, d))
+		goto fail;
+	if (total_confs(e, &n_total)) {
+		diag_set(d, p->file, NULL, (struct pos){ 0, 0 },
+			 "the plan expands to more than %d cells", MAX_CELLS);
+		goto fail;
+	}
+	e->confs = calloc(n_total ? n_total : 1, sizeof(*e->confs));
+	if (!e->confs) {
+		diag_set(d, p->file, NULL, (struct pos){ 0, 0 },
+			 "out of memory");
+		goto fail;
+	}
 	for (int i = 0; i < p->n_matrix; i++)
 		top *= p->matrix[i].n;
 	for (int f = 0; f < p->n_fs; f++)
@@ -394,6 +430,7 @@ void expansion_free(struct expansion *e)
 		free(e->excl[i].seen);
 	free(e->excl);
 	free(e->checked);
+	expdesign_free(e);
 	free(e);
 }
 

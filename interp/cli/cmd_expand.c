@@ -2,13 +2,16 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli/cmd.h"
 #include "util/diag.h"
 #include "cells/expand.h"
+#include "cells/design.h"
 #include "cells/fsconf.h"
 #include "cells/select.h"
 #include "plan/plan.h"
+#include "plan/secfactors.h"
 #include "util/exitcode.h"
 
 static const struct opt expand_opts[] = {
@@ -24,7 +27,9 @@ const struct opts_cmd expand_cmd = {
 	"takes them (order: rounds: round by round), tab-separated: index,\n"
 	"id, the mkfs command and the mount command (plus setup and\n"
 	"teardown hooks). LOOPDEV and MOUNTPOINT stand for what a run\n"
-	"attaches and mounts.\n"
+	"attaches and mounts. Before them, each filesystem with factors\n"
+	"shows its design: the factors, the -/+ matrix in run order, the\n"
+	"generators and the aliases.\n"
 	"\n"
 	"  -D name=value     override a parameter (each name once)\n"
 	"  --only FILTER     keep cells whose coordinates match, e.g.\n"
@@ -34,6 +39,93 @@ const struct opts_cmd expand_cmd = {
 	expand_opts, "PLAN file", 0, offsetof(struct plan_opts, plan),
 	"print every cell: index, id, commands"
 };
+
+/* A level's words: "mkfs '-I 256', mount 'lazytime'", or "(none)". */
+static void level_words(const struct plan_factor *f, int l)
+{
+	const char *mk = f->mkfs[l].s, *mo = f->mount[l].s;
+
+	if (!mk[0] && !mo[0])
+		printf("(none)");
+	if (mk[0])
+		printf("mkfs '%s'%s", mk, mo[0] ? ", " : "");
+	if (mo[0])
+		printf("mount '%s'", mo);
+}
+
+static const char *roman(int r)
+{
+	static const char *const num[] = { "III", "IV", "V", "VI", "VII" };
+
+	return r >= 3 && r <= 7 ? num[r - 3] : "?";
+}
+
+/* The label of the config of entry fs's design row (0-based). */
+static const char *row_label(const struct expansion *e,
+			     const struct plan_fs *fs, int row)
+{
+	for (int i = 0; i < e->n_confs; i++)
+		if (e->confs[i].fs == fs && e->confs[i].design_row == row + 1)
+			return e->confs[i].label;
+	return "(excluded)";
+}
+
+/* Entry f's design: what it is, its factors, its matrix in run order,
+ * its generators and aliases. */
+static void expand_design(const struct expansion *e, int f)
+{
+	const struct plan_fs *fs = &e->plan->fs[f];
+	const struct expdesign *ed = &e->designs[f];
+	const struct design *d = &ed->d;
+	struct strbuf al = { 0 };
+	int w = 0;
+
+	printf("%s: %s", fs->label.s ? fs->label.s : fs->type.s,
+	       secfactors_kind_name(d->kind));
+	if (d->kind == DESIGN_FULL)
+		printf(" 2^%d", d->k);
+	if (d->kind == DESIGN_FRACTIONAL)
+		printf(" 2^(%d-%d), resolution %s", d->k, d->n_gen,
+		       roman(d->resolution));
+	printf(", %d runs\n", d->n);
+	for (int j = 0; j < fs->n_factors; j++)
+		if ((int)strlen(fs->factors[j].name) > w)
+			w = (int)strlen(fs->factors[j].name);
+	for (int j = 0; j < fs->n_factors; j++) {
+		printf("  %c  %-*s  -: ", design_letter(j), w,
+		       fs->factors[j].name);
+		level_words(&fs->factors[j], 0);
+		printf("  +: ");
+		level_words(&fs->factors[j], 1);
+		putchar('\n');
+	}
+	printf("  run  row ");
+	for (int j = 0; j < d->k; j++)
+		printf(" %c", design_letter(j));
+	printf("  config\n");
+	for (int r = 0; r < d->n; r++) {
+		int row = ed->order[r];
+
+		printf("  %3d  %3d ", r + 1, row + 1);
+		for (int j = 0; j < d->k; j++)
+			printf(" %c", d->x[row * d->k + j] > 0 ? '+' : '-');
+		printf("  %s\n", row_label(e, fs, row));
+	}
+	for (int g = 0; g < d->n_gen; g++)
+		printf("%s%s", g ? ", " : "  generators: ", d->gen[g]);
+	if (d->n_gen)
+		putchar('\n');
+	if (!design_aliases(d, &al) && al.len) {
+		printf("  aliases:\n");
+		for (const char *l = al.p; *l; l += strcspn(l, "\n") + 1) {
+			printf("    %.*s\n", (int)strcspn(l, "\n"), l);
+			if (!l[strcspn(l, "\n")])
+				break;
+		}
+	}
+	free(al.p);
+	putchar('\n');
+}
 
 /* One line of expand: the cell, its config's commands. */
 static void expand_line(const struct plan *p, const struct expansion *e,
@@ -100,6 +192,9 @@ int cmd_expand(int argc, char **argv)
 		diag_print(&d);
 		rc = EXIT_USAGE;
 	}
+	for (int f = 0; !rc && f < p->n_fs; f++)
+		if (p->fs[f].n_factors)
+			expand_design(e, f);
 	if (!rc)
 		expand_lines(p, e);
 	if (!rc && e->n_selected == 0)

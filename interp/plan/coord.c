@@ -28,5 +28,18 @@ int coord_names(const struct plan *p, const char **names, int max)
 	for (int i = 0; i < p->n_phases; i++)
 		for (int j = 0; j < p->phases[i].n_matrix && n < max; j++)
 			names[n++] = p->phases[i].matrix[j].name;
+	for (int i = 0; i < p->n_fs; i++)
+		for (int j = 0; j < p->fs[i].n_factors && n < max; j++)
+			if (!coord_factor(p, p->fs[i].factors[j].name, i))
+				names[n++] = p->fs[i].factors[j].name;
 	return n;
+}
+
+int coord_factor(const struct plan *p, const char *name, int before)
+{
+	for (int i = 0; i < p->n_fs && i < before; i++)
+		for (int j = 0; j < p->fs[i].n_factors; j++)
+			if (!strcmp(p->fs[i].factors[j].name, name))
+				return 1;
+	return 0;
 }

@@ -10,6 +10,7 @@
 #include "plan/coord.h"
 #include "plan/field.h"
 #include "plan/plan.h"
+#include "plan/secfactors.h"
 #include "plan/secfs.h"
 #include "plan/secmatrix.h"
 #include "plan/secphase.h"
@@ -324,7 +325,7 @@ int plan_load_text(struct plan **out, const char *path, const char *text,
 	}
 	if (field_mapping(&L, root, plan_fields, p, "the plan"))
 		goto out;
-	if (check_defines(&L))
+	if (check_defines(&L) || secfactors_names(&L))
 		goto out;
 	if (!p->name && !(p->name = default_name(path)))
 		goto out;
@@ -424,6 +425,14 @@ void plan_free(struct plan *p)
 		free_pstrs(fs->mount, fs->n_mount);
 		free(fs->setup.s);
 		free(fs->teardown.s);
+		for (int j = 0; j < fs->n_factors; j++) {
+			free(fs->factors[j].name);
+			for (int l = 0; l < 2; l++) {
+				free(fs->factors[j].mkfs[l].s);
+				free(fs->factors[j].mount[l].s);
+			}
+		}
+		free(fs->factors);
 	}
 	free(p->fs);
 	free_axes(p->matrix, p->n_matrix);

@@ -3,8 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan/devword.h"
 #include "plan/field.h"
+#include "plan/optcheck.h"
+#include "plan/secfactors.h"
 #include "plan/secfs.h"
 #include "util/units.h"
 
@@ -207,29 +208,6 @@ static int h_fs_label(struct loader *L, yaml_node_t *n, void *obj)
 	return 0;
 }
 
-/* A word of the options that names a device is refused where it is
- * written; what ${...} makes of them, resolve_devices refuses after
- * expansion, and a path that leads to a device (a symlink, ../). */
-static int no_device(struct loader *L, const char *key,
-		     const struct pstr *v, int n)
-{
-	struct devword w;
-	int rc = 0;
-
-	for (int i = 0; !rc && i < n; i++) {
-		rc = devword_find(v[i].s, !strcmp(key, "mount"), devword_text,
-				  NULL, &w);
-		if (rc < 0)
-			return field_error(L, v[i].pos, "out of memory");
-		if (rc)
-			field_error(L, field_offset_pos(&v[i], w.off),
-				    DEVWORD_REFUSED, key, w.word, "",
-				    w.why.msg);
-		devword_free(&w);
-	}
-	return rc ? -1 : 0;
-}
-
 static int h_fs_mkfs(struct loader *L, yaml_node_t *n, void *obj)
 {
 	struct plan_fs *fs = obj;
@@ -240,7 +218,7 @@ static int h_fs_mkfs(struct loader *L, yaml_node_t *n, void *obj)
 				   fs->type.s);
 	if (field_list(L, n, "mkfs", &fs->mkfs, &fs->n_mkfs, 0, NULL, 1))
 		return -1;
-	return no_device(L, "mkfs", fs->mkfs, fs->n_mkfs);
+	return optcheck_devices(L, "mkfs", fs->mkfs, fs->n_mkfs);
 }
 
 static int h_fs_mount(struct loader *L, yaml_node_t *n, void *obj)
@@ -249,7 +227,7 @@ static int h_fs_mount(struct loader *L, yaml_node_t *n, void *obj)
 
 	if (field_list(L, n, "mount", &fs->mount, &fs->n_mount, 0, NULL, 1))
 		return -1;
-	return no_device(L, "mount", fs->mount, fs->n_mount);
+	return optcheck_devices(L, "mount", fs->mount, fs->n_mount);
 }
 
 static int hook(struct loader *L, yaml_node_t *n, const char *key,
@@ -279,6 +257,8 @@ static const struct field fs_fields[] = {
 	{ "mount", h_fs_mount, 0 },
 	{ "setup", h_fs_setup, 0 },
 	{ "teardown", h_fs_teardown, 0 },
+	{ "factors", secfactors_factors, 0 },	/* after type: nodev */
+	{ "design", secfactors_design, 0 },
 	{ NULL, NULL, 0 }
 };
 
@@ -327,7 +307,8 @@ int secfs_filesystems(struct loader *L, yaml_node_t *n, void *obj)
 		}
 		p->n_fs = i + 1;
 		if (default_alt(L, &fs->mkfs, &fs->n_mkfs) ||
-		    default_alt(L, &fs->mount, &fs->n_mount))
+		    default_alt(L, &fs->mount, &fs->n_mount) ||
+		    secfactors_check(L, fs))
 			return -1;
 	}
 	return 0;

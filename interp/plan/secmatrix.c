@@ -119,6 +119,9 @@ static int check_value(struct loader *L, const struct plan_cond *c,
 	} else if (!strcmp(c->key, "phase")) {
 		for (int i = 0; i < L->p->n_phases && n < 256; i++)
 			known[n++] = L->p->phases[i].name;
+	} else if (coord_factor(L->p, c->key, L->p->n_fs)) {
+		known[n++] = "+";
+		known[n++] = "-";
 	} else if (strcmp(c->key, "label") && strcmp(c->key, "mkfs") &&
 		   strcmp(c->key, "mount")) {
 		axis = 1;

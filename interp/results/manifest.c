@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "cells/fsconf.h"
+#include "results/mfdesign.h"
 #include "results/manifest.h"
 #include "util/strbuf.h"
 #include "util/file.h"
@@ -151,6 +152,8 @@ static json_t *conf_json(const struct expansion *e, const struct fsconf *fc)
 		json_object_set_new(axes, p->matrix[i].name, json_string(
 			p->matrix[i].values[fc->axis[i]].s));
 	json_object_set_new(o, "axes", axes);
+	if (fc->levels)
+		json_object_set_new(o, "design", mfdesign_conf(e, fc));
 	/* out of memory, jansson leaves a value out: so does this */
 	if (!fsconf_mkfs_cmd(p, fc, NULL, &cmd))
 		json_object_set_new(o, "mkfs_cmd", json_string(cmd.p));
@@ -169,7 +172,7 @@ struct manifest *manifest_new(const struct expansion *e, const char *run_id,
 {
 	const struct plan *p = e->plan;
 	struct manifest *m = calloc(1, sizeof(*m));
-	json_t *cmd = json_array();
+	json_t *cmd = json_array(), *designs;
 
 	if (!m || !cmd)
 		goto fail;
@@ -203,6 +206,8 @@ struct manifest *manifest_new(const struct expansion *e, const char *run_id,
 	json_object_set_new(m->root, "target", target ? target : json_null());
 	sysinfo = target = NULL;
 	json_object_set_new(m->root, "phases", phases_json(e));
+	if ((designs = mfdesign_designs(e)))
+		json_object_set_new(m->root, "designs", designs);
 	for (int i = 0; i < e->n_confs; i++)
 		json_array_append_new(m->configs, conf_json(e, &e->confs[i]));
 	for (size_t i = 0; i < e->n_cells; i++) {
