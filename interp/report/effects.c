@@ -215,7 +215,7 @@ static int one_metric(const struct results *r, const struct dsg *d,
 	if (!(b = new_block(ef)) || block_of(b, d, phase, params, metric))
 		goto out;
 	b->unit = s.unit ? s.unit : "";
-	b->lower = rank_lower_is_better(metric, s.unit);
+	b->lower = rank_lower_is_better(metric, b->unit);
 	for (int i = 0; i < d->n; i++) {
 		if (!s.reps[i])
 			strbuf_printf(&b->missing, "%s%s", b->missing.len ?

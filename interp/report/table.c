@@ -171,7 +171,7 @@ const char *table_num(char *buf, size_t len, const char *fmt, double v)
 const char *table_colhead(const struct table *t, int c, char *buf,
 			  size_t len)
 {
-	if (!t->col[c].unit)
+	if (!t->col[c].unit || !t->col[c].unit[0])
 		return t->col[c].name;
 	snprintf(buf, len, "%s (%s)", t->col[c].name, t->col[c].unit);
 	return buf;
