@@ -93,6 +93,7 @@ static const char style[] =
 ".note{color:#555}.warn{color:#a35400}\n"
 /* a long list without spaces (mkfs's features) wraps in its cell */
 "td.words{overflow-wrap:anywhere;min-width:16em}\n"
+"td.opts{overflow-wrap:anywhere;min-width:7em}\n"
 /* a sparkline's marks as one even line */
 "td.marks{font-family:monospace;white-space:pre;line-height:1}\n";
 

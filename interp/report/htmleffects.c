@@ -92,8 +92,8 @@ static int html_block(FILE *f, const struct eff_block *bk)
 		rc = 0;
 		goto out;
 	}
-	strbuf_printf(&t2, "|effect| on %s (%s) of each term", bk->metric,
-		      bk->unit);
+	strbuf_printf(&t2, "|effect| on %s%s%s%s of each term", bk->metric,
+		      bk->unit[0] ? " (" : "", bk->unit, bk->unit[0] ? ")" : "");
 	if (t2.oom || pareto(f, bk, t2.p))
 		goto out;
 	t2.len = 0;

@@ -165,7 +165,11 @@ static void manifest_configs(FILE *f, json_t *m)
 		for (size_t c = 0; c < sizeof(col) / sizeof(col[0]); c++) {
 			const char *s = manifestread_str(o, col[c][0], "-");
 
-			fputs("<td>", f);
+			/* option words break anywhere: a long one has no
+			 * space to wrap at */
+			fputs(strncmp(col[c][0], "mount_", 6) &&
+			      strcmp(col[c][0], "mkfs_cmd") ? "<td>" :
+			      "<td class=\"opts\">", f);
 			html_text(f, *s ? s : "-");
 			if (!strcmp(col[c][0], "status") &&
 			    json_is_string(json_object_get(o, "reason"))) {
