@@ -140,7 +140,8 @@ int cmd_check(int argc, char **argv)
 
 	if (rc == OPTS_GO)
 		rc = cmd_load(&o.po, &p, &e);
-	if (!rc && e)
+	/* the probe runs mkfs itself: its refusal is an error */
+	if (!rc && e && !o.probe)
 		mkfs_warn(e);
 	if (!rc && e && o.probe)
 		rc = check_probe(e);

@@ -14,6 +14,7 @@
 #include "host/probe.h"
 #include "host/target.h"
 #include "util/clock.h"
+#include "util/mountopts.h"
 
 #define MIB (1024ULL * 1024)
 
@@ -218,7 +219,7 @@ static void judge(struct set *s, int i, const char *applied)
 	struct strbuf ch = { 0 }, as = { 0 }, w = { 0 };
 
 	p->applied[i] = strdup(applied);
-	if (!probe_compare(fc->mount, applied, s->base, &ch) || ch.oom)
+	if (!mountopts_compare(fc->mount, applied, s->base, &ch) || ch.oom)
 		goto out;
 	shown(applied, &as);
 	strbuf_printf(&w, "%s mounted %s as %s: %s", fc->fs->type.s,
@@ -384,6 +385,7 @@ int probe_run(struct probe *p, struct diag *d)
 		return 0;	/* nothing is made: a directory's own fs */
 	target_clean_stale(p->dir);
 	for (int i = 0; i < e->n_confs; i++) {
+		struct diag na = { 0 };
 		int k = 0;
 
 		if (!wanted(p, i))
@@ -391,8 +393,11 @@ int probe_run(struct probe *p, struct diag *d)
 		while (k < i && !(wanted(p, k) &&
 				  same_mkfs(&e->confs[k], &e->confs[i])))
 			k++;
-		if (k == i && group(p, i, d))
+		/* a type the host lacks: the run skips its configs */
+		if (k == i && !fs_available(e->confs[i].fs->type.s, 0, &na) &&
+		    group(p, i, d))
 			return -1;
+		diag_release(&na);
 	}
 	return 0;
 }

@@ -46,15 +46,4 @@ void probe_free(struct probe *p);
  * with d. */
 int probe_private_ns(struct diag *d);
 
-/*
- * What the kernel did to the requested mount words: applied is
- * fs_applied_options' "<per-mount> <superblock>". A requested word it
- * did not keep (or negated, or gave another value) is "dropped" or
- * "became"; words it added beyond base (the options of a mount with
- * none) are named when something was dropped. The text, appended to
- * out, starts "dropped"..., or nothing is appended: 1 changed, 0 not.
- */
-int probe_compare(const char *requested, const char *applied,
-		  const char *base, struct strbuf *out);
-
 #endif

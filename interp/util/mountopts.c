@@ -1,9 +1,9 @@
-/* probecmp: which requested mount words the kernel kept, dropped, changed. */
+/* mountopts: requested mount words against those the kernel applied. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "host/probe.h"
+#include "util/mountopts.h"
 #include "util/units.h"
 
 /* Words that ask for what a mount has anyway, or cannot be seen. */
@@ -87,9 +87,14 @@ static const char *fate(const char *w, char **got, char *neg, size_t len)
 			return NULL;
 	if (has(got, w))
 		return NULL;
-	if (!strcmp(w, "strictatime"))
+	/* one of a kind: the atime rule, ro or rw */
+	if (!strcmp(w, "strictatime") || !strcmp(w, "noatime") ||
+	    !strcmp(w, "relatime"))
 		return has(got, "noatime") ? "noatime" :
-		       has(got, "relatime") ? "relatime" : NULL;
+		       has(got, "relatime") ? "relatime" :
+		       strcmp(w, "strictatime") ? "strictatime" : NULL;
+	if (!strcmp(w, "ro"))
+		return has(got, "rw") ? "rw" : NULL;
 	if (strchr(w, '=')) {
 		k = same_key(got, w);
 		return !k || same_value(w, k) ? NULL : k;
@@ -121,7 +126,7 @@ static void added(char **want, char **got, char **base, struct strbuf *out)
 		strbuf_str(out, " added");
 }
 
-int probe_compare(const char *requested, const char *applied,
+int mountopts_compare(const char *requested, const char *applied,
 		  const char *base, struct strbuf *out)
 {
 	char **want = split(requested, ","), **got = split(applied, " ,");
@@ -141,7 +146,7 @@ int probe_compare(const char *requested, const char *applied,
 				      *w, f);
 		n++;
 	}
-	if (n && was)
+	if (n && base && was)
 		added(want, got, was, out);
 	free(want);
 	free(got);
