@@ -182,7 +182,7 @@ Test(probe, run_with_a_refused_option_makes_nothing, .timeout = 120)
 	cr_assert_str_eq(loops_settled(before, after, sizeof(after)), before);
 	snprintf(path, sizeof(path), "%s/log.txt", rd);
 	cr_assert(strstr(e2e_read(path), "probe: ext4 mkfs '' mount "
-			 "'data=writebak': refused in "));
+			 "'data=writebak': refused, mount "));
 	e2e_cleanup();
 }
 

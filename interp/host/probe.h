@@ -28,6 +28,7 @@ struct probe {
 	char **applied;		/* per config: the kernel's options, or NULL */
 	char **warning;		/* per config: what it changed, or NULL */
 	int n_refused, n_warned, n_sets;
+	struct strbuf said;	/* what p->say was given, once each */
 };
 
 /*

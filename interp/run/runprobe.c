@@ -81,7 +81,7 @@ static int refused(struct run *r, const struct probe *p)
 int runprobe(struct run *r)
 {
 	struct probe p = { .e = r->e, .stop = &r->stop,
-			   .log_fd = runlog_fd(), .say = say, .line = line,
+			   .log_fd = -1, .say = say, .line = line,
 			   .ctx = r };
 	char dir[PATH_MAX + 16];
 	struct diag d = { 0 };
