@@ -29,7 +29,7 @@ static const struct opt check_opts[] = {
 };
 
 const struct opts_cmd check_cmd = {
-	"check", "check PLAN [-D name=value]...",
+	"check", "check PLAN [-D name=value]... [--probe]",
 	"Load PLAN, check every key, value, ${...} reference and exclude\n"
 	"rule, and expand it; print nothing when it is good. Errors name\n"
 	"the place: file:line:col, the line and a caret. Exit 2 on error.\n"
