@@ -170,6 +170,19 @@ static int kmsg_open(void)
 	return fd;
 }
 
+/* Whether msg names a loop device other than name ("(loop3)", "device
+ * loop3"): another run's line. */
+static int other_loop(const char *msg, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *l = strstr(msg, "loop"); l; l = strstr(l + 4, "loop"))
+		if (l[4] >= '0' && l[4] <= '9' &&
+		    (strncmp(l, name, n) || (l[n] >= '0' && l[n] <= '9')))
+			return 1;
+	return 0;
+}
+
 /* The records since kmsg_open that name dev or type (but no other loop
  * device: another run's), joined by "; " into out. */
 static void kmsg_read(int fd, const char *type, const char *dev,
@@ -177,10 +190,9 @@ static void kmsg_read(int fd, const char *type, const char *dev,
 {
 	const char *name = strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev;
 	int ext = !strncmp(type, "ext", 3);
-	char rec[2048], own[300];
+	char rec[2048];
 	ssize_t n;
 
-	snprintf(own, sizeof(own), "(%s)", name);
 	while (fd >= 0 && ((n = read(fd, rec, sizeof(rec) - 1)) > 0 ||
 			   (n < 0 && errno == EPIPE))) {
 		char *msg;
@@ -192,7 +204,7 @@ static void kmsg_read(int fd, const char *type, const char *dev,
 		if (!msg++)
 			continue;
 		msg[strcspn(msg, "\n")] = '\0';
-		if (strstr(msg, "(loop") && !strstr(msg, own))
+		if (other_loop(msg, name))
 			continue;
 		if (!strstr(msg, name) && !strcasestr(msg, type) &&
 		    !(ext && strstr(msg, "EXT4-fs")))
