@@ -99,65 +99,114 @@ static int fits(const struct pstr *c, const char *words, const char *msg,
 	       (!msg || named_in(c->s, msg, mount));
 }
 
-/* Where in the plan fc's mkfs (mount 0) or mount words were written:
- * the entry's alternative or a factor's level that msg names, else the
- * entry's words, else the entry. */
-static struct pos place(const struct fsconf *fc, int mount, const char *msg)
+/* The k-th place fc's mkfs (mount 0) or mount words may come from: the
+ * entry's alternative, then each factor's levels; NULL after the last. */
+static const struct pstr *cand(const struct fsconf *fc, int mount, int k)
+{
+	static const struct pstr none;	/* no words: fits nothing */
+	const struct plan_fs *fs = fc->fs;
+	const struct plan_factor *f;
+
+	if (k == 0) {
+		int a = mount ? fc->mount_alt : fc->mkfs_alt;
+
+		if (a < 0 || a >= (mount ? fs->n_mount : fs->n_mkfs))
+			return &none;
+		return mount ? &fs->mount[a] : &fs->mkfs[a];
+	}
+	if (--k >= 2 * fs->n_factors)
+		return NULL;
+	f = &fs->factors[k / 2];
+	return mount ? &f->mount[k % 2] : &f->mkfs[k % 2];
+}
+
+/* Whether words alone are refused on the set's filesystem. */
+static int refused_alone(struct set *s, const char *type, const char *words)
+{
+	struct diag d = { 0 };
+
+	if (fs_mount(type, words, s->td.path, s->mnt, &d))
+		return 1;
+	if (fs_umount(s->mnt, &d))
+		(void)umount2(s->mnt, MNT_DETACH);
+	return 0;
+}
+
+/*
+ * Where in the plan fc's mkfs (mount 0) or mount words were written: the
+ * entry's alternative or a factor's level that msg (the kernel's or the
+ * tool's words) names; else (s given, mount) the first whose words alone
+ * the kernel refuses on s; else the first of the config's; else the
+ * entry.
+ */
+static struct pos place(const struct fsconf *fc, int mount, const char *msg,
+			struct set *s)
 {
 	const struct plan_fs *fs = fc->fs;
 	const char *words = mount ? fc->mount : fc->mkfs;
-	const struct pstr *alt = NULL;
+	const struct pstr *c;
 
-	if (mount && fc->mount_alt >= 0 && fc->mount_alt < fs->n_mount)
-		alt = &fs->mount[fc->mount_alt];
-	if (!mount && fc->mkfs_alt >= 0 && fc->mkfs_alt < fs->n_mkfs)
-		alt = &fs->mkfs[fc->mkfs_alt];
-	for (int named = 1; named >= 0; named--) {
-		const char *m = named ? msg : NULL;
-
-		if (fits(alt, words, m, mount))
-			return alt->pos;
-		for (int j = 0; j < fs->n_factors; j++)
-			for (int l = 0; l < 2; l++) {
-				const struct plan_factor *f = &fs->factors[j];
-				const struct pstr *c = mount ? &f->mount[l] :
-						       &f->mkfs[l];
-
-				if (fits(c, words, m, mount))
-					return c->pos;
-			}
-	}
+	for (int k = 0; msg && (c = cand(fc, mount, k)); k++)
+		if (fits(c, words, msg, mount))
+			return c->pos;
+	for (int k = 0; s && mount && (c = cand(fc, mount, k)); k++)
+		if (fits(c, words, NULL, mount) &&
+		    refused_alone(s, fs->type.s, c->s))
+			return c->pos;
+	for (int k = 0; (c = cand(fc, mount, k)); k++)
+		if (fits(c, words, NULL, mount))
+			return c->pos;
 	if (!mount && fs->mkfs_pos.line)
 		return fs->mkfs_pos;
 	return fs->type.pos.line ? fs->type.pos : fs->pos;
 }
 
-static void say(struct probe *p, const struct fsconf *fc, int mount,
-		const char *msg, int warning, const char *fmt, ...)
-	__attribute__((format(printf, 6, 7)));
+/* What says the same as another message: its place and msg (or text),
+ * with loop device numbers left out (each image has its own), in out. */
+static void same_key(struct strbuf *out, const struct diag *d,
+		     const char *msg)
+{
+	strbuf_printf(out, "@%d:%d ", d->pos.line, d->pos.col);
+	for (const char *m = msg; *m; m++)
+		if (!(m[0] >= '0' && m[0] <= '9' && m > msg + 3 &&
+		      !strncmp(m - 4, "loop", 4)))
+			strbuf_add(out, m, 1);
+		else
+			while (m[1] >= '0' && m[1] <= '9')
+				m++;
+	strbuf_str(out, "\n");
+}
 
 static void say(struct probe *p, const struct fsconf *fc, int mount,
-		const char *msg, int warning, const char *fmt, ...)
+		const char *msg, struct set *s, int warning,
+		const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+
+/* An error (warning 0) or a warning about fc's words at its place, once
+ * for the same words at the same place (another row, another image). */
+static void say(struct probe *p, const struct fsconf *fc, int mount,
+		const char *msg, struct set *s, int warning,
+		const char *fmt, ...)
 {
 	const struct plan *pl = p->e->plan;
 	struct diag d = { 0 };
-	struct strbuf b = { 0 };
+	struct strbuf b = { 0 }, key = { 0 };
 	va_list ap;
 
 	va_start(ap, fmt);
 	strbuf_vprintf(&b, fmt, ap);
 	va_end(ap);
-	diag_set(&d, pl->file, pl->text, place(fc, mount, msg), "%s%s",
+	diag_set(&d, pl->file, pl->text, place(fc, mount, msg, s), "%s%s",
 		 warning ? "warning: " : "", b.oom ? "out of memory" : b.p);
 	d.kind = DIAG_INPUT;
-	/* once: the same words at the same place on another mkfs's image */
-	strbuf_printf(&b, "@%d:%d\n", d.pos.line, d.pos.col);
-	if (p->say && !b.oom && !(p->said.p && strstr(p->said.p, b.p))) {
+	same_key(&key, &d, msg ? msg : d.msg);
+	if (p->say && !key.oom &&
+	    !(p->said.p && strstr(p->said.p, key.p))) {
 		p->say(p->ctx, &d, warning);
-		strbuf_str(&p->said, b.p);
+		strbuf_str(&p->said, key.p);
 	}
 	diag_release(&d);
 	free(b.p);
+	free(key.p);
 }
 
 /* /dev/kmsg read from its end on: the kernel's words for one mount. */
@@ -252,7 +301,7 @@ static void judge(struct set *s, int i, const char *applied)
 	p->warning[i] = w.p;
 	w.p = NULL;
 	p->n_warned++;
-	say(p, fc, 1, ch.p, 1, "%s", p->warning[i]);
+	say(p, fc, 1, ch.p, NULL, 1, "%s", p->warning[i]);
 out:
 	free(ch.p);
 	free(as.p);
@@ -274,7 +323,7 @@ static const char *try_mount(struct set *s, int i)
 	kmsg_read(kfd, fc->fs->type.s, s->td.path, &kern);
 	if (rc) {
 		p->n_refused++;
-		say(p, fc, 1, kern.len ? kern.p : md.msg, 0,
+		say(p, fc, 1, kern.len ? kern.p : md.msg, s, 0,
 		    "%s refuses the mount options '%s': %s%s%s",
 		    fc->fs->type.s, fc->mount, md.err ? strerror(md.err) :
 		    md.msg, kern.len ? "; the kernel: " : "",
@@ -344,7 +393,7 @@ static int make(struct set *s, struct diag *d)
 	}
 	if (rc > 0) {
 		p->n_refused++;
-		say(p, fc, 0, md.msg, 0, "%s", md.msg);
+		say(p, fc, 0, md.msg, NULL, 0, "%s", md.msg);
 	}
 	diag_release(&md);
 	if (rc)
