@@ -226,3 +226,36 @@ Test(probe, report_shows_the_applied_options, .timeout = 120)
 	cr_assert_not(e2e_mounted_under(e2e_tmpdir()));
 	e2e_cleanup();
 }
+
+Test(probe, refusals_of_a_design_are_at_the_factor_levels, .timeout = 60)
+{
+	const char *fs = "  - type: xfs\n"
+			 "    mount: noatime\n"
+			 "    factors:\n"
+			 "      - {name: log, mount: [logbsize=32k, "
+			 "logbsize=300k]}\n"
+			 "      - {name: bar, mount: [inode64, nobarrier]}\n"
+			 "    design: {type: full}\n";
+	char want[512];
+
+	e2e_require_root();
+	if (e2e_fsplan((const char *[]){ "check", plan(fs), NULL }) &&
+	    strstr(e2e_err, "factors"))
+		cr_skip("this fsplan's plans have no factors yet: %s",
+			e2e_err);
+	cr_assert_eq(check_probe(fs), 2, "%s", e2e_err);
+	/* the kernel names nobarrier: at its level, once for two rows */
+	snprintf(want, sizeof(want), "%s/plan.yaml:10:38: xfs refuses",
+		 e2e_tmpdir());
+	cr_assert(strstr(e2e_err, want), "%s", e2e_err);
+	cr_assert_null(strstr(strstr(e2e_err, want) + 1, want), "%s",
+		       e2e_err);
+	/* it does not name logbsize=300k: the level refused alone */
+	snprintf(want, sizeof(want), "%s/plan.yaml:9:43: xfs refuses the "
+		 "mount options 'noatime,logbsize=300k,inode64'",
+		 e2e_tmpdir());
+	cr_assert(strstr(e2e_err, want), "%s", e2e_err);
+	cr_assert(strstr(e2e_err, "invalid logbufsize: 307200"), "%s",
+		  e2e_err);
+	e2e_cleanup();
+}
