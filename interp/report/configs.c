@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/mountopts.h"
 #include "report/configs.h"
 #include "report/manifestread.h"
 #include "report/metricname.h"
@@ -92,6 +93,8 @@ struct configs {
 	size_t n_conf, n_first;
 	struct strbuf *made;
 	int any_made;		/* the column mkfs made is there */
+	struct strbuf *applied;	/* what the kernel changed, "" nothing */
+	int any_applied;	/* the column mount applied is there */
 	int rounds;		/* the column rounds is there */
 	const char **names;
 	size_t n_names;
@@ -113,6 +116,53 @@ static void made_of(json_t *mconf, const char *label, struct strbuf *out)
 		}
 }
 
+/* The words after "... as APPLIED: " of the probe's warning w. */
+static const char *change_of(const char *w)
+{
+	const char *as = strstr(w, " as ");
+
+	as = as ? strstr(as, ": ") : NULL;
+	return as ? as + 2 : NULL;
+}
+
+/*
+ * When the kernel did not mount config x as asked: its options as
+ * applied (the superblock's) and what changed, from the probe's warning
+ * or by comparing mount_applied with the request (a run before the
+ * probe), into out; nothing when it did.
+ */
+static void applied_of(json_t *mconf, const struct res_run *x,
+		       struct strbuf *out)
+{
+	struct strbuf ch = { 0 };
+	const char *applied = NULL, *w = NULL, *sb;
+	json_t *o = NULL, *pr;
+	size_t i;
+
+	json_array_foreach(mconf, i, o)
+		if (!strcmp(manifestread_str(o, "label", ""), x->fs_label))
+			break;
+	if (i == json_array_size(mconf))
+		return;
+	pr = manifestread_get(o, "probe");
+	applied = manifestread_str(o, "mount_applied", NULL);
+	if (json_is_object(pr)) {
+		applied = applied ?: manifestread_str(pr, "applied", NULL);
+		w = json_string_value(json_array_get(
+			json_object_get(pr, "warnings"), 0));
+	}
+	if (!applied)
+		return;
+	if (w && change_of(w))
+		strbuf_str(&ch, change_of(w));
+	else if (!mountopts_compare(x->mount_opts, applied, NULL, &ch))
+		return;
+	sb = strchr(applied, ' ');
+	strbuf_printf(out, "%s: %s", sb ? sb + 1 : applied,
+		      ch.oom ? "changed" : ch.p);
+	free(ch.p);
+}
+
 static int configs_gather(struct configs *c, const struct res_run *const *runs,
 			  size_t n, json_t *mconf)
 {
@@ -121,7 +171,8 @@ static int configs_gather(struct configs *c, const struct res_run *const *runs,
 	c->conf = calloc(n + 1, sizeof(*c->conf));
 	c->first = calloc(n + 1, sizeof(*c->first));
 	c->made = calloc(n + 1, sizeof(*c->made));
-	if (!c->conf || !c->first || !c->made)
+	c->applied = calloc(n + 1, sizeof(*c->applied));
+	if (!c->conf || !c->first || !c->made || !c->applied)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		size_t k;
@@ -149,22 +200,29 @@ static int configs_gather(struct configs *c, const struct res_run *const *runs,
 		most = got > most ? got : most;
 		made_of(mconf, c->first[k]->fs_label, &c->made[k]);
 		c->any_made |= c->made[k].len > 0;
+		applied_of(mconf, c->first[k], &c->applied[k]);
+		c->any_applied |= c->applied[k].len > 0;
 	}
 	c->rounds = most > 1;
-	c->c0 = FACTS + (size_t)c->any_made + (size_t)c->rounds;
+	c->c0 = FACTS + (size_t)c->any_made + (size_t)c->any_applied +
+		(size_t)c->rounds;
 	return 0;
 }
 
 /* The head: the configs' facts, then each metric's label and unit. */
 static int configs_head(struct table *g, struct configs *c)
 {
-	const char *row[FACTS + 2 + MAX_M] = { "config", "type",
+	const char *row[FACTS + 3 + MAX_M] = { "config", "type",
 					       "mkfs options" };
-	size_t k = 3;
+	size_t k = 3, applied_col = 0;
 
 	if (c->any_made)
 		row[k++] = "mkfs made";
 	row[k++] = "mount options";
+	if (c->any_applied) {
+		applied_col = k;
+		row[k++] = "mount applied";
+	}
 	if (c->rounds)
 		row[k++] = "rounds";
 	for (size_t m = 0; m < c->n_names; m++) {
@@ -181,7 +239,9 @@ static int configs_head(struct table *g, struct configs *c)
 		row[c->c0 + m] = c->t[m].label.p;
 	}
 	if (table_init(g, (int)(c->c0 + c->n_names),
-		       FACTS + c->any_made, row, NULL))
+		       FACTS + c->any_made + c->any_applied, row, NULL))
+		return -1;
+	if (applied_col && table_wrap(g, (int)applied_col, MADE_WRAP))
 		return -1;
 	return c->any_made ? table_wrap(g, 3, MADE_WRAP) : 0;
 }
@@ -189,7 +249,7 @@ static int configs_head(struct table *g, struct configs *c)
 /* A row per config: its facts, its rounds, the means of its metrics. */
 static int configs_rows(struct table *g, const struct configs *c)
 {
-	const char *row[FACTS + 2 + MAX_M];
+	const char *row[FACTS + 3 + MAX_M];
 	char num[MAX_M][TABLE_NUM], rounds[16];
 
 	for (size_t i = 0; i < c->n_first; i++) {
@@ -202,6 +262,8 @@ static int configs_rows(struct table *g, const struct configs *c)
 		if (c->any_made)
 			row[k++] = c->made[i].len ? c->made[i].p : "-";
 		row[k++] = *x->mount_opts ? x->mount_opts : "-";
+		if (c->any_applied)
+			row[k++] = c->applied[i].len ? c->applied[i].p : "-";
 		snprintf(rounds, sizeof(rounds), "%d", configs_rounds(
 			 c->conf, c->n_conf, x->fs_label));
 		if (c->rounds)
@@ -237,6 +299,9 @@ int configs_table(struct table *g, const struct res_run *const *runs,
 	for (size_t k = 0; c.made && k < c.n_first; k++)
 		free(c.made[k].p);
 	free(c.made);
+	for (size_t k = 0; c.applied && k < c.n_first; k++)
+		free(c.applied[k].p);
+	free(c.applied);
 	free(c.names);
 	free(c.conf);
 	free(c.first);

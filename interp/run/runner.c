@@ -27,6 +27,7 @@
 #include "run/ns.h"
 #include "run/run.h"
 #include "run/runlog.h"
+#include "run/runprobe.h"
 #include "run/stoprule.h"
 #include "run/timeline.h"
 #include "util/clock.h"
@@ -515,8 +516,12 @@ static void run_rounds(struct run *r)
 static int run_all(struct run *r)
 {
 	char replayed[240] = "", stopped[80] = "";
-	int failed, n, left;
+	int failed, n, left = runprobe(r);
 
+	if (left) {
+		sink_free(&r->sink);
+		return left;
+	}
 	r->t_start = clock_now();
 	for (size_t i = 0; i < r->e->n_cells; i++)
 		r->n_todo += todo(r, &r->e->cells[i]);
