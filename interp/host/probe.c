@@ -100,7 +100,8 @@ static int fits(const struct pstr *c, const char *words, const char *msg,
 }
 
 /* The k-th place fc's mkfs (mount 0) or mount words may come from: the
- * entry's alternative, then each factor's levels; NULL after the last. */
+ * entry's alternative, then each factor's two levels (the one fc's
+ * design row does not have fits nothing); NULL after the last. */
 static const struct pstr *cand(const struct fsconf *fc, int mount, int k)
 {
 	static const struct pstr none;	/* no words: fits nothing */
@@ -116,6 +117,9 @@ static const struct pstr *cand(const struct fsconf *fc, int mount, int k)
 	}
 	if (--k >= 2 * fs->n_factors)
 		return NULL;
+	/* only the level this design row has */
+	if (fc->levels && fc->levels[k / 2] != (k % 2 ? '+' : '-'))
+		return &none;
 	f = &fs->factors[k / 2];
 	return mount ? &f->mount[k % 2] : &f->mkfs[k % 2];
 }
