@@ -27,8 +27,8 @@ static int levels(struct loader *L, yaml_node_t *n, const char *key,
 		  struct pstr *lv)
 {
 	if (n->type != YAML_SEQUENCE_NODE || field_seq_len(n) != 2)
-		return field_error(L, ydoc_pos(n), "factor '%s' takes two "
-				   "levels, [baseline, other], e.g. "
+		return field_error(L, ydoc_pos(n), "a factor's '%s' takes "
+				   "two levels, [baseline, other], e.g. "
 				   "[commit=5, commit=60]", key);
 	for (int i = 0; i < 2; i++)
 		if (level(L, ydoc_node(&L->y, n->data.sequence.items.start[i]),
