@@ -490,3 +490,26 @@ Test(series_report, the_time_chart_renders_in_chromium, .timeout = 240)
 	free(c);
 	free(page);
 }
+
+/* A key series that was 0 over the window tested (bonnie's put_block
+ * while the later tests ran) is not called unsteady by its range. */
+Test(series_report, an_idle_window_says_so)
+{
+	const char *dir = make_run("run", 20, 0);
+	char path[600];
+	FILE *r;
+
+	snprintf(path, sizeof(path), "%s/results.csv", dir);
+	r = fopen(path, "w");
+	cr_assert_not_null(r);
+	fputs(RES_HEAD, r);
+	run_rows(r, "ext4", 1, 1, 15, 4, -2);
+	run_rows(r, "xfs", 1, 0, 0, 0, 0);
+	fputs("t,xfs/w#1,xfs,ext4,,,w,,1,write_mbs_steady,0,MiB/s\n", r);
+	cr_assert_eq(fclose(r), 0);
+	cr_assert_eq(e2e_fsplan((const char *[]){ "report", dir, NULL }), 0,
+		     "%s", e2e_err);
+	cr_expect(strstr(e2e_out, "never steady (0 over its window"), "%s",
+		  e2e_out);
+	cr_expect_null(strstr(e2e_out, "range 0%"), "%s", e2e_out);
+}

@@ -99,6 +99,12 @@ static void group_take(struct overtime_group *g, const struct res_run *x,
 		g->at_lo = g->steady++ ? fmin(g->at_lo, at) : at;
 		g->at_hi = g->steady > 1 ? fmax(g->at_hi, at) : at;
 	} else {
+		const struct res_metric *k = results_metric(x, "steady");
+		char name[160];
+
+		snprintf(name, sizeof(name), "%s_steady", k ? k->unit : "");
+		if (k && results_value(x, name, &v) && v == 0)
+			g->idle++;
 		if (isnan(g->range) || range > g->range)
 			g->range = range;
 		if (isnan(g->slope) || fabs(slope) > fabs(g->slope))
@@ -233,6 +239,9 @@ void overtime_says(const struct overtime_group *g, char *buf, size_t len)
 	else if (g->steady)
 		snprintf(buf, len, "steady in %d of %zu runs (after %s)",
 			 g->steady, g->n, at);
+	else if (g->idle == g->n)
+		snprintf(buf, len, "never steady (0 over its window: the "
+			 "phase did other work)");
 	else if (isnan(g->range) || isnan(g->slope))
 		snprintf(buf, len, "never steady%s", g->n > 1 ? " in any run" :
 			 "");

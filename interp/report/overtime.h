@@ -37,6 +37,9 @@ struct overtime_group {
 	double range, slope;	/* the widest range, steepest slope of
 				 * those that did not (percent) */
 	double tmax;		/* the last t_s of their key series */
+	size_t idle;		/* not steady because the key series was 0
+				 * over the window tested (the phase was
+				 * doing other work: bonnie's put_block) */
 };
 
 struct overtime_phase {
