@@ -105,28 +105,41 @@ static void fini(void)
 	e2e_cleanup();
 }
 
-Test(oltp, redo_syncs_per_commit_and_pages_written_twice, .fini = fini,
-     .timeout = 120)
+/* Run the native phases (YAML list items) on a 256M ext4 image, as root,
+ * into rd; the run must end with exit 0. */
+static void run_native(const char *phases, char *rd, size_t len)
 {
-	const char *dir = e2e_tmpdir();
-	const char *one = "ext4/one#1", *four = "ext4/four#1";
-	double txn, pages;
-	char rd[300];
+	char body[1024];
 	int rc;
 
 	e2e_require_root();
-	/* a pool of 16 pages a worker: evictions and flushes all along */
-	rc = e2e_run_plan(dir, "oltp", "target: {image: 256M}\n"
-			  "filesystems: [{type: ext4}]\n"
-			  "phases:\n"
-			  "  - {use: oltp, name: one, with: {workers: 1, seconds: 1,"
-			  " size: 8M, buffer_pool: 256K, log_size: 2M}}\n"
-			  "  - {use: oltp, name: four, with: {workers: 4,"
-			  " seconds: 1, size: 8M, buffer_pool: 1M, log_size: 2M}}\n",
-			  rd, sizeof(rd));
+	snprintf(body, sizeof(body), "target: {image: 256M}\n"
+		 "filesystems: [{type: ext4}]\nphases:\n%s", phases);
+	rc = e2e_run_plan(e2e_tmpdir(), "oltp", body, rd, len);
 	cr_expect_eq(rc, 0, "exit %d: %s", rc, e2e_err);
-	cr_assert_str_eq(e2e_metric(rd, one, "status"), "ok", "%s",
-			 e2e_reason(rd, one));
+}
+
+/* The phase run cell ended ok (its reason otherwise). */
+static void expect_ok(const char *rd, const char *cell)
+{
+	cr_assert_str_eq(e2e_metric(rd, cell, "status"), "ok", "%s",
+			 e2e_reason(rd, cell));
+}
+
+Test(oltp, redo_syncs_per_commit_and_pages_written_twice, .fini = fini,
+     .timeout = 120)
+{
+	const char *one = "ext4/one#1", *four = "ext4/four#1";
+	double txn, pages;
+	char rd[300];
+
+	/* a pool of 16 pages a worker: evictions and flushes all along */
+	run_native("  - {use: oltp, name: one, with: {workers: 1, seconds: 1,"
+		   " size: 8M, buffer_pool: 256K, log_size: 2M}}\n"
+		   "  - {use: oltp, name: four, with: {workers: 4,"
+		   " seconds: 1, size: 8M, buffer_pool: 1M, log_size: 2M}}\n",
+		   rd, sizeof(rd));
+	expect_ok(rd, one);
 	txn = e2e_num(rd, one, "transactions");
 	cr_assert(txn > 10, "%g transactions", txn);
 	cr_expect_eq(e2e_num(rd, one, "txn_ops"), txn);
@@ -155,8 +168,7 @@ Test(oltp, redo_syncs_per_commit_and_pages_written_twice, .fini = fini,
 		  e2e_num(rd, one, "lat_max_ms"));
 
 	/* four workers: a sync per commit at most, each commit covered */
-	cr_assert_str_eq(e2e_metric(rd, four, "status"), "ok", "%s",
-			 e2e_reason(rd, four));
+	expect_ok(rd, four);
 	txn = e2e_num(rd, four, "transactions");
 	cr_expect(txn > 0);
 	cr_expect(e2e_num(rd, four, "redo_fsync_ops") > 0);
@@ -170,22 +182,14 @@ Test(oltp, redo_syncs_per_commit_and_pages_written_twice, .fini = fini,
 Test(oltp, events_stop_after_that_many_transactions, .fini = fini,
      .timeout = 120)
 {
-	const char *dir = e2e_tmpdir();
 	const char *cell = "ext4/oltp#1";
 	double t;
 	char rd[300];
-	int rc;
 
-	e2e_require_root();
-	rc = e2e_run_plan(dir, "oltp", "target: {image: 256M}\n"
-			  "filesystems: [{type: ext4}]\n"
-			  "phases:\n"
-			  "  - {use: oltp, with: {workers: 3, seconds: 100,"
-			  " events: 301, size: 8M, buffer_pool: 1M,"
-			  " log_size: 2M}}\n", rd, sizeof(rd));
-	cr_expect_eq(rc, 0, "exit %d: %s", rc, e2e_err);
-	cr_assert_str_eq(e2e_metric(rd, cell, "status"), "ok", "%s",
-			 e2e_reason(rd, cell));
+	run_native("  - {use: oltp, with: {workers: 3, seconds: 100,"
+		   " events: 301, size: 8M, buffer_pool: 1M,"
+		   " log_size: 2M}}\n", rd, sizeof(rd));
+	expect_ok(rd, cell);
 	cr_expect_eq(e2e_num(rd, cell, "transactions"), 301);
 	cr_expect_eq(e2e_num(rd, cell, "events"), 301);
 	cr_expect_eq(e2e_num(rd, cell, "txn_ops"), 301);
@@ -204,22 +208,14 @@ Test(oltp, events_stop_after_that_many_transactions, .fini = fini,
 Test(oltp, warm_shared_pool_reads_nothing_of_a_small_table, .fini = fini,
      .timeout = 120)
 {
-	const char *dir = e2e_tmpdir();
 	const char *cell = "ext4/oltp#1";
 	double txn, w, b;
 	char rd[300];
-	int rc;
 
-	e2e_require_root();
-	rc = e2e_run_plan(dir, "oltp", "target: {image: 256M}\n"
-			  "filesystems: [{type: ext4}]\n"
-			  "phases:\n"
-			  "  - {use: oltp, with: {workers: 4, seconds: 1,"
-			  " size: 4M, buffer_pool: 8M, log_size: 8M}}\n",
-			  rd, sizeof(rd));
-	cr_expect_eq(rc, 0, "exit %d: %s", rc, e2e_err);
-	cr_assert_str_eq(e2e_metric(rd, cell, "status"), "ok", "%s",
-			 e2e_reason(rd, cell));
+	run_native("  - {use: oltp, with: {workers: 4, seconds: 1,"
+		   " size: 4M, buffer_pool: 8M, log_size: 8M}}\n",
+		   rd, sizeof(rd));
+	expect_ok(rd, cell);
 	txn = e2e_num(rd, cell, "transactions");
 	cr_assert(txn > 10, "%g transactions", txn);
 	cr_expect_null(e2e_metric(rd, cell, "page_reads"), "%s",
@@ -236,25 +232,17 @@ Test(oltp, warm_shared_pool_reads_nothing_of_a_small_table, .fini = fini,
 /* cpu_work is CPU time: the same transactions cost more of it. */
 Test(oltp, cpu_work_spends_cpu_a_transaction, .fini = fini, .timeout = 120)
 {
-	const char *dir = e2e_tmpdir();
 	const char *none = "ext4/none#1", *much = "ext4/much#1";
 	double c0, c1;
 	char rd[300];
-	int rc;
 
-	e2e_require_root();
-	rc = e2e_run_plan(dir, "oltp", "target: {image: 256M}\n"
-			  "filesystems: [{type: ext4}]\n"
-			  "phases:\n"
-			  "  - {use: oltp, name: none, with: {workers: 1,"
-			  " seconds: 1, size: 1M, buffer_pool: 8M, log_size: 2M,"
-			  " cpu_work: 0}}\n"
-			  "  - {use: oltp, name: much, with: {workers: 1,"
-			  " seconds: 1, size: 1M, buffer_pool: 8M, log_size: 2M,"
-			  " cpu_work: 4000000}}\n", rd, sizeof(rd));
-	cr_expect_eq(rc, 0, "exit %d: %s", rc, e2e_err);
-	cr_assert_str_eq(e2e_metric(rd, much, "status"), "ok", "%s",
-			 e2e_reason(rd, much));
+	run_native("  - {use: oltp, name: none, with: {workers: 1,"
+		   " seconds: 1, size: 1M, buffer_pool: 8M, log_size: 2M,"
+		   " cpu_work: 0}}\n"
+		   "  - {use: oltp, name: much, with: {workers: 1,"
+		   " seconds: 1, size: 1M, buffer_pool: 8M, log_size: 2M,"
+		   " cpu_work: 4000000}}\n", rd, sizeof(rd));
+	expect_ok(rd, much);
 	c0 = e2e_num(rd, none, "cpu_user_s") / e2e_num(rd, none, "transactions");
 	c1 = e2e_num(rd, much, "cpu_user_s") / e2e_num(rd, much, "transactions");
 	/* 4,000,000 turns: milliseconds on any machine this runs on */
@@ -309,6 +297,28 @@ static const char leftover[] =
 /* A small server: 1 table of 500 rows, a 16M redo log. */
 #define SMALL "tables: 1, table_size: 500, buffer_pool: 16M, log_size: 16M"
 
+/* Run phases (YAML list items) on an ext4 image of image, then the
+ * leftover check, into rd; fsplan's exit status. */
+static int run_mariadb(const char *image, const char *phases, char *rd,
+		       size_t len)
+{
+	char body[1024];
+
+	require_mariadb();
+	snprintf(body, sizeof(body), "target: {image: %s}\n"
+		 "filesystems: [{type: ext4}]\nphases:\n%s%s", image, phases,
+		 leftover);
+	return e2e_run_plan(e2e_tmpdir(), "oltp", body, rd, len);
+}
+
+/* No mariadbd outlived its phase run (the leftover check's row). */
+static void expect_no_server_left(const char *rd)
+{
+	cr_expect_str_eq(e2e_metric(rd, "ext4/left#1", "status"), "ok",
+			 "a mariadbd was left: %s",
+			 e2e_reason(rd, "ext4/left#1"));
+}
+
 /* The manifest names the exec module's script and parser with their
  * sha256, as it does a Lua module's, for a re-run to check against. */
 static void manifest_has_the_code(const char *rd)
@@ -343,30 +353,21 @@ static void manifest_has_the_code(const char *rd)
 
 Test(oltp, mariadb_on_ext4, .fini = fini, .timeout = 180)
 {
-	const char *dir = e2e_tmpdir();
 	const char *cell = "ext4/mariadb#1";
-	char rd[300], body[1024];
+	char rd[300];
 	int rc;
 
-	require_mariadb();
-	snprintf(body, sizeof(body), "target: {image: 512M}\n"
-		 "filesystems: [{type: ext4}]\n"
-		 "phases:\n"
-		 "  - {use: mariadb, with: {workers: 2, seconds: 2, " SMALL
-		 "}}\n%s", leftover);
-	rc = e2e_run_plan(dir, "oltp", body, rd, sizeof(rd));
+	rc = run_mariadb("512M", "  - {use: mariadb, with: {workers: 2, "
+			 "seconds: 2, " SMALL "}}\n", rd, sizeof(rd));
 	cr_expect_eq(rc, 0, "exit %d: %s", rc, e2e_err);
-	cr_assert_str_eq(e2e_metric(rd, cell, "status"), "ok", "%s",
-			 e2e_reason(rd, cell));
+	expect_ok(rd, cell);
 	cr_expect(e2e_num(rd, cell, "transactions") > 0);
 	cr_expect(e2e_num(rd, cell, "transactions_per_s") > 0);
 	cr_expect(e2e_num(rd, cell, "queries") >=
 		  e2e_num(rd, cell, "transactions"));
 	cr_expect(e2e_num(rd, cell, "total_time_s") >= 1.9);
 	cr_expect(e2e_num(rd, cell, "lat_avg_ms") > 0);
-	cr_expect_str_eq(e2e_metric(rd, "ext4/left#1", "status"), "ok",
-			 "a mariadbd was left: %s",
-			 e2e_reason(rd, "ext4/left#1"));
+	expect_no_server_left(rd);
 	manifest_has_the_code(rd);
 }
 
@@ -376,25 +377,18 @@ Test(oltp, mariadb_on_ext4, .fini = fini, .timeout = 180)
 Test(oltp, mariadb_events_and_innodb_settings, .fini = fini,
      .timeout = 180)
 {
-	const char *dir = e2e_tmpdir();
 	const char *cell = "ext4/mariadb#1";
-	char rd[300], body[1024], cmd[700];
+	char rd[300], cmd[700];
 	const char *log;
 	double t;
 	int rc;
 
-	require_mariadb();
-	snprintf(body, sizeof(body), "target: {image: 512M}\n"
-		 "filesystems: [{type: ext4}]\n"
-		 "phases:\n"
-		 "  - {use: mariadb, with: {workers: 2, seconds: 100, "
-		 "events: 200, flush_method: O_DSYNC, "
-		 "flush_log_at_trx_commit: 2, doublewrite: off, " SMALL
-		 "}}\n%s", leftover);
-	rc = e2e_run_plan(dir, "oltp", body, rd, sizeof(rd));
+	rc = run_mariadb("512M", "  - {use: mariadb, with: {workers: 2, "
+			 "seconds: 100, events: 200, flush_method: O_DSYNC, "
+			 "flush_log_at_trx_commit: 2, doublewrite: off, "
+			 SMALL "}}\n", rd, sizeof(rd));
 	cr_expect_eq(rc, 0, "exit %d: %s", rc, e2e_err);
-	cr_assert_str_eq(e2e_metric(rd, cell, "status"), "ok", "%s",
-			 e2e_reason(rd, cell));
+	expect_ok(rd, cell);
 	cr_expect_eq(e2e_num(rd, cell, "transactions"), 200);
 	t = e2e_num(rd, cell, "total_time_s");
 	cr_expect(t > 0 && t < 60, "total_time_s %g", t);
@@ -404,9 +398,7 @@ Test(oltp, mariadb_events_and_innodb_settings, .fini = fini,
 	cr_expect(strstr(log, "InnoDB: flush_method=O_DSYNC "
 			 "flush_log_at_trx_commit=2 doublewrite=OFF "
 			 "log_file_size=16777216"), "%s", log);
-	cr_expect_str_eq(e2e_metric(rd, "ext4/left#1", "status"), "ok",
-			 "a mariadbd was left: %s",
-			 e2e_reason(rd, "ext4/left#1"));
+	expect_no_server_left(rd);
 }
 
 /* Killed at its timeout, the script's traps cannot run: the next
@@ -414,16 +406,11 @@ Test(oltp, mariadb_events_and_innodb_settings, .fini = fini,
  * timeout), where mkdir failed. */
 Test(oltp, mariadb_killed_at_its_timeout, .fini = fini, .timeout = 180)
 {
-	const char *dir = e2e_tmpdir();
-	char rd[300], body[1024];
+	char rd[300];
 
-	require_mariadb();
-	snprintf(body, sizeof(body), "target: {image: 512M}\n"
-		 "filesystems: [{type: ext4}]\n"
-		 "phases:\n"
-		 "  - {use: mariadb, timeout: 5s, repeat: 2, with: {workers: 2, "
-		 "seconds: 60, " SMALL "}}\n%s", leftover);
-	e2e_run_plan(dir, "oltp", body, rd, sizeof(rd));
+	run_mariadb("512M", "  - {use: mariadb, timeout: 5s, repeat: 2, "
+		    "with: {workers: 2, seconds: 60, " SMALL "}}\n", rd,
+		    sizeof(rd));
 	for (int k = 1; k <= 2; k++) {
 		char cell[64];
 		const char *why;
@@ -434,9 +421,7 @@ Test(oltp, mariadb_killed_at_its_timeout, .fini = fini, .timeout = 180)
 		cr_expect(why && strstr(why, "timeout"), "%s: %s", cell,
 			  why ? why : "(none)");
 	}
-	cr_expect_str_eq(e2e_metric(rd, "ext4/left#1", "status"), "ok",
-			 "a mariadbd was left: %s",
-			 e2e_reason(rd, "ext4/left#1"));
+	expect_no_server_left(rd);
 }
 
 /* On a full filesystem mariadbd waits for space for ever: the phase
@@ -444,29 +429,21 @@ Test(oltp, mariadb_killed_at_its_timeout, .fini = fini, .timeout = 180)
 Test(oltp, mariadb_on_a_full_filesystem_fails_at_once, .fini = fini,
      .timeout = 180)
 {
-	const char *dir = e2e_tmpdir();
 	const char *cell = "ext4/mariadb#1";
-	char rd[300], body[1024];
+	char rd[300];
 	const char *why;
 
-	require_mariadb();
-	snprintf(body, sizeof(body), "target: {image: 128M}\n"
-		 "filesystems: [{type: ext4}]\n"
-		 "phases:\n"
-		 "  - {name: fill, exec: 'dd if=/dev/zero of=fill bs=1M "
-		 "count=105 status=none'}\n"
-		 "  - {use: mariadb, timeout: 120s, with: {workers: 2, "
-		 "seconds: 2, " SMALL "}}\n%s", leftover);
-	e2e_run_plan(dir, "oltp", body, rd, sizeof(rd));
+	run_mariadb("128M", "  - {name: fill, exec: 'dd if=/dev/zero of=fill "
+		    "bs=1M count=105 status=none'}\n"
+		    "  - {use: mariadb, timeout: 120s, with: {workers: 2, "
+		    "seconds: 2, " SMALL "}}\n", rd, sizeof(rd));
 	cr_expect_str_eq(e2e_metric(rd, cell, "status"), "failed");
 	why = e2e_reason(rd, cell);
 	cr_expect(why && strstr(why, "the filesystem under test is full"),
 		  "%s", why ? why : "(none)");
 	cr_expect_lt(e2e_num(rd, cell, "seconds"), 60, "%s",
 		     why ? why : "(none)");
-	cr_expect_str_eq(e2e_metric(rd, "ext4/left#1", "status"), "ok",
-			 "a mariadbd was left: %s",
-			 e2e_reason(rd, "ext4/left#1"));
+	expect_no_server_left(rd);
 }
 
 /* Whether pid descends from anc (by the PPid chain in /proc). */
