@@ -1,0 +1,159 @@
+/* test_small32: what a newcomer hit — 0/1 booleans, --only label=, fio. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cells/select.h"
+#include "e2e.h"
+#include "helpers.h"
+
+static void fini(void)
+{
+	e2e_cleanup();
+}
+
+/* A module whose check says which value its boolean flag reached Lua as. */
+static const char flag_module[] =
+	"return { params = { flag = false, want = 'x' },\n"
+	"  check = function(ctx)\n"
+	"    if tostring(ctx.params.flag) ~= ctx.params.want then\n"
+	"      error('flag is ' .. tostring(ctx.params.flag), 0)\n"
+	"    end\n"
+	"  end,\n"
+	"  worker = function(w, ctx) end,\n"
+	"  report = function(r, ctx) return {} end }\n";
+
+static int check_flag(const char *dir, const char *flag, const char *want)
+{
+	char text[512], *plan;
+
+	snprintf(text, sizeof(text), "fsplan: 1\nname: b\n"
+		 "target: {dir: %s}\nphases:\n  - use: flag.lua\n"
+		 "    with: {flag: %s, want: %s}\n", dir, flag, want);
+	plan = e2e_write(dir, "plan.yaml", text);
+	return e2e_fsplan((const char *[]){ "check", plan, NULL });
+}
+
+/* ffsb's profiles write write_random=1: 0 and 1 are booleans as
+ * true/false are, and reach the module as Lua's false and true. */
+Test(small32, booleans_take_0_and_1, .fini = fini)
+{
+	const char *dir = e2e_tmpdir();
+
+	e2e_write(dir, "flag.lua", flag_module);
+	cr_expect_eq(check_flag(dir, "1", "'true'"), 0, "%s", e2e_err);
+	cr_expect_eq(check_flag(dir, "'1'", "'true'"), 0, "%s", e2e_err);
+	cr_expect_eq(check_flag(dir, "0", "'false'"), 0, "%s", e2e_err);
+	cr_expect_eq(check_flag(dir, "yes", "'true'"), 0, "%s", e2e_err);
+	cr_expect_eq(check_flag(dir, "false", "'false'"), 0, "%s", e2e_err);
+	/* the module sees what was written, not always true */
+	cr_expect_eq(check_flag(dir, "0", "'true'"), 2);
+	cr_expect(strstr(e2e_err, "flag is false"), "%s", e2e_err);
+	/* anything else is still an error, which says what is taken */
+	cr_expect_eq(check_flag(dir, "2", "'true'"), 2);
+	cr_expect(strstr(e2e_err, "'flag' is a boolean (true/false, yes/no, "
+			 "on/off or 1/0), not '2'"), "%s", e2e_err);
+	cr_expect_eq(check_flag(dir, "'01'", "'true'"), 2, "%s", e2e_err);
+	/* the library's ffsb, as its own profiles write it */
+	cr_expect_eq(e2e_check_phase("[{type: ext4}]", "ffsb",
+				     "write_random: 1, read_random: 0, "
+				     "num_files: 4, write_weight: 1"), 0,
+		     "%s", e2e_err);
+}
+
+static const char alternatives[] =
+	"fsplan: 1\nname: alt\ntarget: {image: 30G}\n"
+	"filesystems:\n"
+	"  - type: ext4\n"
+	"    mkfs: ['-I 256', '-I 512']\n"
+	"    mount: [defaults, noatime]\n"
+	"  - type: xfs\n"
+	"phases:\n  - use: tree\n";
+
+static int only(struct expansion *e, const char *filter, struct diag *d)
+{
+	const char *v[] = { filter };
+
+	memset(d, 0, sizeof(*d));
+	return select_cells(e, v, 1, 0, 0, d);
+}
+
+/* An entry of mkfs and mount alternatives labels each config
+ * type:mkfs:mount: --only label=ext4 matches none of them, and the
+ * error names the labels there are. */
+Test(small32, only_label_names_the_labels)
+{
+	struct expansion *e = expand_text(alternatives, NULL, 0);
+	struct diag d;
+
+	cr_assert_eq(only(e, "label=ext4", &d), -1);
+	cr_expect(strstr(d.msg, "no cell has label 'ext4'"), "%s", d.msg);
+	cr_expect(strstr(d.msg, "'ext4:-I 256:defaults', 'ext4:-I 256:"
+			 "noatime', 'ext4:-I 512:defaults', 'ext4:-I 512:"
+			 "noatime', 'xfs'"), "%s", d.msg);
+	/* a label there is selects its cells */
+	cr_assert_eq(only(e, "label=ext4:-I 512:noatime", &d), 0, "%s",
+		     d.msg);
+	cr_expect_eq(e->n_selected, 1);
+	/* any coordinate: the values it takes */
+	cr_assert_eq(only(e, "type=ext3", &d), -1);
+	cr_expect(strstr(d.msg, "type is one of 'ext4', 'xfs'"), "%s", d.msg);
+	/* values that exist but never together: no error here, no cell */
+	cr_assert_eq(only(e, "type=xfs,mount=noatime", &d), 0, "%s", d.msg);
+	cr_expect_eq(e->n_selected, 0);
+	free_expanded(e);
+}
+
+/* Of many values, those that hold the word and a count of the rest. */
+Test(small32, only_label_of_many_names_the_nearest)
+{
+	char text[1024];
+	struct expansion *e;
+	struct diag d;
+
+	snprintf(text, sizeof(text), "fsplan: 1\nname: many\n"
+		 "target: {image: 30G}\nfilesystems:\n"
+		 "  - type: ext4\n"
+		 "    mkfs: ['-I 256', '-I 512', '-I 1024']\n"
+		 "    mount: [defaults, noatime, relatime, nodiratime]\n"
+		 "  - {type: xfs, mount: [defaults, noatime]}\n"
+		 "phases:\n  - use: tree\n");
+	e = expand_text(text, NULL, 0);
+	cr_assert_eq(only(e, "label=ext4:-I 1024", &d), -1);
+	cr_expect(strstr(d.msg, "'ext4:-I 1024:defaults', 'ext4:-I 1024:"
+			 "noatime', 'ext4:-I 1024:relatime', 'ext4:-I 1024:"
+			 "nodiratime' and 10 more (fsplan expand lists them)"),
+		  "%s", d.msg);
+	free_expanded(e);
+}
+
+/* A write-only fio job has no read figures: the report says which
+ * figures the tool did not give, not that the key is misspelt. */
+Test(small32, fio_write_only_says_what_is_missing, .fini = fini)
+{
+	const char *dir, *out;
+	char rd[300], body[800];
+	int rc;
+
+	e2e_require_root();
+	if (access("/usr/bin/fio", X_OK))
+		cr_skip_test("no fio here (/usr/bin/fio)");
+	dir = e2e_tmpdir();
+	snprintf(body, sizeof(body), "target: {dir: %s}\n"
+		 "phases:\n  - name: fio\n    exec: >-\n"
+		 "      fio --name=job --filename=data --size=4M --rw=write\n"
+		 "      --bs=64k --ioengine=psync --output-format=json\n"
+		 "    parse: fio\n", dir);
+	rc = e2e_run_plan(dir, "fw", body, rd, sizeof(rd));
+	cr_assert_eq(rc, 0, "exit %d: %s %s", rc, e2e_err, e2e_failed(rd));
+	cr_expect_gt(e2e_num(rd, "dir/fio#1", "write_bw_mbs"), 0);
+	cr_expect_null(e2e_metric(rd, "dir/fio#1", "read_bw_mbs"));
+	cr_assert_eq(e2e_fsplan((const char *[]){ "report", rd, NULL }), 0,
+		     "%s", e2e_err);
+	out = e2e_out;
+	cr_expect(strstr(out, "no read or mixed figures (read_bw_mbs, "
+			 "read_iops, mixed_bw_mbs, mixed_iops): the runs "
+			 "reported write only"), "%s", out);
+	cr_expect_null(strstr(out, "spelled"), "%s", out);
+}
