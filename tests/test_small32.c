@@ -2,6 +2,8 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cells/select.h"
@@ -156,4 +158,100 @@ Test(small32, fio_write_only_says_what_is_missing, .fini = fini)
 			 "read_iops, mixed_bw_mbs, mixed_iops): the runs "
 			 "reported write only"), "%s", out);
 	cr_expect_null(strstr(out, "spelled"), "%s", out);
+}
+
+/* ---- examples/scale-out/parallel.sh ------------------------------------ */
+
+static char log_text[1 << 16];
+
+/* tests/scaleout.sh how plan: its exit status, its output in log_text. */
+static int scaleout(const char *how, const char *plan)
+{
+	char cmd[1024];
+	size_t n = 0;
+	FILE *p;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "bash scaleout.sh %s '%s' '%s' 2>&1", how,
+		 plan, e2e_tmpdir());
+	p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	while (n + 1 < sizeof(log_text) &&
+	       fgets(log_text + n, (int)(sizeof(log_text) - n), p))
+		n += strlen(log_text + n);
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* -D and --only reach every shard: the merged run holds the bs=4k cells
+ * only, each with count=2; three local jobs on two cores are warned of. */
+Test(small32, parallel_passes_defines_and_filters, .fini = fini,
+     .timeout = 100)
+{
+	char rd[600], path[700];
+	const char *man;
+	int rc;
+
+	e2e_require_root();
+	rc = scaleout("filters", "fixtures/shards.yaml");
+	if (rc == 77)
+		cr_skip_test("%s", log_text);
+	cr_assert_eq(rc, 0, "scaleout.sh filters: exit %d:\n%s", rc, log_text);
+	snprintf(rd, sizeof(rd), "%s/filters/merged", e2e_tmpdir());
+	cr_expect_eq(e2e_count(rd, "status"), 6, "3 configs x bs=4k x 2 "
+		     "repeats, not bs=64k nor bad:\n%s", log_text);
+	cr_expect_str_eq(e2e_metric(rd, "tmpfs::size=8M/write/bs=4k#2",
+				    "status"), "ok");
+	cr_expect_null(e2e_metric(rd, "tmpfs::size=8M/write/bs=64k#1",
+				  "status"));
+	snprintf(path, sizeof(path), "%s/manifest.json", rd);
+	man = e2e_read(path);
+	cr_expect(strstr(man, "count=2"), "-D count=2 is not in:\n%s", man);
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 3)
+		cr_expect(strstr(log_text, "warning: 3 local jobs on"), "%s",
+			  log_text);
+	else
+		cr_expect_null(strstr(log_text, "warning: 3 local jobs on"),
+			       "%s", log_text);
+}
+
+/* ssh mode ships what the plan uses: a module by path outside the
+ * plan's directory and the exec/ script beside it, which the hosts run
+ * (an ssh of the test's own: the hosts are directories here). */
+Test(small32, parallel_ssh_ships_the_modules, .fini = fini, .timeout = 100)
+{
+	const char *dir;
+	char path[600], rd[600];
+	int rc;
+
+	e2e_require_root();
+	dir = e2e_tmpdir();
+	/* the hosts' homes are under it: fsplan check looks for a module's
+	 * exec/ script as the runas user, who must pass a 0700 home */
+	cr_assert_eq(chmod(dir, 0711), 0);
+	snprintf(path, sizeof(path), "%s/mods", dir);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	strcat(path, "/exec");
+	cr_assert_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/plans", dir);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	e2e_write(dir, "mods/mine.lua", "return { params = { events = 7 }, "
+		  "exec = 'mine.sh', parse = 'sysbench', "
+		  "key = { 'events' } }\n");
+	e2e_write(dir, "mods/exec/mine.sh", "echo 'General statistics:'\n"
+		  "echo \"    total time: 1.5s\"\n"
+		  "echo \"    total number of events: $FSPLAN_P_events\"\n");
+	e2e_write(path, "p.yaml", "fsplan: 1\nname: p\n"
+		  "filesystems:\n  - {type: tmpfs, mount: [size=8M, size=16M]}\n"
+		  "phases:\n  - {use: ../mods/mine.lua, name: mine, "
+		  "with: {events: 12}}\n");
+	strcat(path, "/p.yaml");
+	rc = scaleout("ssh", path);
+	if (rc == 77)
+		cr_skip_test("%s", log_text);
+	cr_assert_eq(rc, 0, "scaleout.sh ssh: exit %d:\n%s", rc, log_text);
+	snprintf(rd, sizeof(rd), "%s/ssh/merged", dir);
+	cr_expect_eq(e2e_num(rd, "tmpfs::size=8M/mine#1", "events"), 12);
+	cr_expect_eq(e2e_num(rd, "tmpfs::size=16M/mine#1", "events"), 12);
+	cr_expect(strstr(log_text, "fsplan merge: 2 shards"), "%s", log_text);
 }
