@@ -255,3 +255,38 @@ Test(small32, parallel_ssh_ships_the_modules, .fini = fini, .timeout = 100)
 	cr_expect_eq(e2e_num(rd, "tmpfs::size=16M/mine#1", "events"), 12);
 	cr_expect(strstr(log_text, "fsplan merge: 2 shards"), "%s", log_text);
 }
+
+/* What ssh mode ships, as --files lists it: the plan, a module by path
+ * with its exec/ script, a phase's files: and a file beside the plan
+ * that an exec names; not a library module nor a word that is no file. */
+Test(small32, parallel_files_lists_what_the_plan_uses, .fini = fini)
+{
+	const char *dir = e2e_tmpdir();
+	char path[600], cmd[800];
+	size_t n = 0;
+	FILE *p;
+
+	snprintf(path, sizeof(path), "%s/exec", dir);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	e2e_write(dir, "mine.lua", "return { exec = \"mine.sh\", "
+		  "parse = 'sysbench' }\n");
+	e2e_write(dir, "exec/mine.sh", "true\n");
+	e2e_write(dir, "job.fio", "[job]\n");
+	e2e_write(dir, "words.txt", "a\n");
+	snprintf(path, sizeof(path), "%s", e2e_write(dir, "p.yaml",
+		 "fsplan: 1\nname: p\nphases:\n"
+		 "  - use: ./mine.lua\n  - use: bonnie\n"
+		 "  - name: f\n    exec: fio job.fio --rw=${rw} output\n"
+		 "    parse: fio\n    files: [words.txt]\n"
+		 "    matrix: {rw: [read]}\n"));
+	snprintf(cmd, sizeof(cmd), "bash ../examples/scale-out/parallel.sh "
+		 "--files '%s' 2>&1", path);
+	p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	while (n + 1 < sizeof(log_text) &&
+	       fgets(log_text + n, (int)(sizeof(log_text) - n), p))
+		n += strlen(log_text + n);
+	cr_assert_eq(pclose(p), 0, "%s", log_text);
+	cr_expect_str_eq(log_text, "p.yaml\nmine.lua\nexec/mine.sh\n"
+			 "words.txt\njob.fio\n");
+}

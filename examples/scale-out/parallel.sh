@@ -34,7 +34,7 @@ usage() {
 	exit 2
 }
 
-# The files PLAN uses, relative to its directory, one a line ("./x.lua",
+# The files PLAN uses, relative to its directory, one a line ("x.lua",
 # "../examples/randread.lua"); the plan itself first.
 plan_files() {
 	/usr/bin/python3 - "$1" <<'EOF'
@@ -43,8 +43,11 @@ import yaml
 
 plan = sys.argv[1]
 top = os.path.dirname(os.path.abspath(plan))
-with open(plan) as f:
-    doc = yaml.safe_load(f) or {}
+try:
+    with open(plan) as f:
+        doc = yaml.safe_load(f) or {}
+except (OSError, yaml.YAMLError) as e:
+    sys.exit("parallel.sh: %s: %s" % (plan, e))
 out = [os.path.basename(plan)]
 
 def add(rel, base=top):
