@@ -147,11 +147,11 @@ int params_read(const struct expansion *e, const struct cell *c,
 			where = params_place(ph, c, p->name, &kpos);
 			return diag_set(d, e->plan->file, e->plan->text,
 					where ? where->pos : ph->pos,
-					"phase '%s': '%s' is a %s%s, not '%s'",
+					"phase '%s': '%s' is a %s, not '%s'%s",
 					ph->name, p->name,
-					phase_type_name(p->type),
+					phase_type_name(p->type), v->str,
 					p->type == PARAM_BOOL ? " (true/false, "
-					"yes/no, on/off or 1/0)" : "", v->str);
+					"yes/no, on/off or 1/0)" : "");
 		}
 		/* w:done() counts on it: a negative one would never end */
 		if (!strcmp(p->name, "seconds") && v->num < 0) {
