@@ -3,7 +3,8 @@
 # single-node Slurm (munged, slurmctld and slurmd started here as root with
 # a config in WORKDIR, stopped on every path) or GNU parallel's local jobs;
 # k8s checks the Kubernetes manifest (tests/k8scheck.py: no cluster here).
-# filters: parallel.sh's local jobs with -D count=2 --only bs=4k; ssh: its
+# filters: parallel.sh's local jobs with -D count=2 --only bs=4k, then in
+# WORKDIR/filters/one with --only mount=size=8M (one shard of 3); ssh: its
 # ssh mode to hosts h1 and h2, which an ssh of its own makes directories
 # WORKDIR/ssh/remote/h1 and h2 here (what parallel ships lands there).
 #   tests/scaleout.sh slurm|parallel|filters|ssh|k8s PLAN WORKDIR
@@ -76,7 +77,11 @@ fi
 if [ "$how" = filters ]; then
 	command -v parallel > /dev/null ||
 		skip "GNU parallel is not installed (make deps)"
-	exec "$examples/parallel.sh" -D count=2 --only bs=4k "$plan" 3 \
+	"$examples/parallel.sh" -D count=2 --only bs=4k "$plan" 3 \
+		< /dev/null || exit
+	# the first config only: shards 2 and 3 hold none of it
+	mkdir -p one && cd one &&
+		exec "$examples/parallel.sh" --only mount=size=8M "$plan" 3 \
 		< /dev/null
 fi
 

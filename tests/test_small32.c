@@ -207,6 +207,13 @@ Test(small32, parallel_passes_defines_and_filters, .fini = fini,
 	snprintf(path, sizeof(path), "%s/manifest.json", rd);
 	man = e2e_read(path);
 	cr_expect(strstr(man, "count=2"), "-D count=2 is not in:\n%s", man);
+	/* a filter that leaves shards empty: they are not run */
+	snprintf(rd, sizeof(rd), "%s/filters/one/merged", e2e_tmpdir());
+	cr_expect_eq(e2e_count(rd, "status"), 5, "size=8M: 2 bs x 2 repeats "
+		     "and bad:\n%s", log_text);
+	cr_expect(strstr(log_text, "shard 3/3 holds no cell the filters keep"),
+		  "%s", log_text);
+	cr_expect(strstr(log_text, "fsplan merge: 1 shard,"), "%s", log_text);
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 3)
 		cr_expect(strstr(log_text, "warning: 3 local jobs on"), "%s",
 			  log_text);

@@ -15,7 +15,9 @@
 #   fsplan merge shard-1 shard-2 shard-3 -o merged
 #
 # -D name=value and --only FILTER (each as often as needed) go to every
-# shard's fsplan run. What is shipped besides the plan: the modules its
+# shard's fsplan run; shards split by config, so a shard that holds none
+# of the configs --only keeps is not run (fsplan expand tells). What is
+# shipped besides the plan: the modules its
 # phases use by path (use: ./mine.lua, ../examples/randread.lua) and the
 # exec/ scripts beside them, its phases' files: lists, and the files
 # beside the plan that its exec commands name (fio myjob.fio), each at
@@ -93,13 +95,16 @@ if [ "${1:-}" = --files ]; then
 fi
 
 args=()
+filtered=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	-D | --only)
 		[ $# -ge 2 ] || usage
+		[ "$1" = --only ] && filtered=1
 		args+=("$1" "$2")
 		shift 2 ;;
 	-D?* | --only=*)
+		[ "${1#--only=}" != "$1" ] && filtered=1
 		args+=("$1")
 		shift ;;
 	-*)
@@ -113,6 +118,26 @@ plan=$1
 n=$2
 fsplan=${FSPLAN:-fsplan}
 shards=$(seq 1 "$n")
+# Shards split by config: with --only, a shard may hold none of the
+# configs kept, and fsplan run refuses a filter that matches nothing.
+# Those shards are left out (the merge is partial, as with any --only).
+if [ "$filtered" = 1 ]; then
+	"$fsplan" expand "$plan" ${args[@]+"${args[@]}"} > /dev/null || exit 2
+	kept=""
+	for k in $shards; do
+		cells=$("$fsplan" expand "$plan" ${args[@]+"${args[@]}"} \
+			--shard "$k/$n" 2> /dev/null | grep -c .) || true
+		if [ "${cells:-0}" -gt 0 ]; then
+			kept+=" $k"
+		else
+			echo "parallel.sh: shard $k/$n holds no cell the" \
+				"filters keep: not run" >&2
+		fi
+	done
+	[ -n "$kept" ] || exit 2	# expand said: no cell matches
+	shards=$kept
+fi
+n_run=$(echo $shards | wc -w)
 # the options, quoted once for the shell each job line runs in
 opts=""
 for a in ${args[@]+"${args[@]}"}; do
@@ -145,12 +170,12 @@ if [ -n "${SSHLOGIN:-}" ]; then
 		::: $shards
 else
 	cores=$(nproc)
-	if [ "$n" -gt "$cores" ]; then
-		echo "parallel.sh: warning: $n local jobs on $cores cores: the" \
-			"shards take turns on the CPU, and their figures are" \
-			"not those of $n machines" >&2
+	if [ "$n_run" -gt "$cores" ]; then
+		echo "parallel.sh: warning: $n_run local jobs on $cores cores:" \
+			"the shards take turns on the CPU, and their figures" \
+			"are not those of $n_run machines" >&2
 	fi
-	parallel -j "$n" \
+	parallel -j "$n_run" \
 		"$fsplan run $(printf '%q' "$plan")$opts --shard {}/$n -o shard-{} -q || [ \$? -eq 1 ]" \
 		::: $shards
 fi
