@@ -249,7 +249,8 @@ Test(small32, parallel_ssh_ships_the_modules, .fini = fini, .timeout = 100)
 		  "echo \"    total time: 1.5s\"\n"
 		  "echo \"    total number of events: $FSPLAN_P_events\"\n");
 	e2e_write(path, "p.yaml", "fsplan: 1\nname: p\n"
-		  "filesystems:\n  - {type: tmpfs, mount: [size=8M, size=16M]}\n"
+		  "filesystems:\n"
+		  "  - {type: tmpfs, mount: [size=8M, size=16M]}\n"
 		  "phases:\n  - {use: ../mods/mine.lua, name: mine, "
 		  "with: {events: 12}}\n");
 	strcat(path, "/p.yaml");

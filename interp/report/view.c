@@ -211,6 +211,18 @@ const char *const *view_tables(const struct pick *pick,
 	return fallback_key;
 }
 
+/* What view_unreported makes of each key metric of a phase. */
+enum keyfate {
+	KEY_MISSING,	/* not yet placed */
+	KEY_HAD,	/* some run reported it */
+	KEY_UNDONE,	/* missing with its direction: fio's read_* of a
+			 * write-only job */
+	KEY_TYPO,	/* missing otherwise: a misspelt key? */
+	KEY_DONE,	/* had, in a direction beside an UNDONE one */
+	KEY_GROUP,	/* demote_lone's: UNDONE and its direction whole */
+	KEY_LONE,	/* demote_lone's: UNDONE alone (wr_mbs) */
+};
+
 /* The length of name's first word: "read" of "read_bw_mbs". */
 static size_t head_len(const char *name)
 {
@@ -222,7 +234,7 @@ static size_t head_len(const char *name)
 /* Whether key i names a figure that a key j with mark[j] == want has
  * in another direction (read_bw_mbs beside write_bw_mbs). */
 static int variant(const char *const *key, int n_key, int i,
-		   const int *mark, int want)
+		   const enum keyfate *mark, enum keyfate want)
 {
 	size_t h = head_len(key[i]);
 
@@ -236,30 +248,33 @@ static int variant(const char *const *key, int n_key, int i,
 
 /* A direction the runs did not do lacks all its figures, two or more
  * (fio's read_bw_mbs and read_iops); a lone one (wr_mbs beside rate_mbs)
- * is more likely a misspelt key: mark it 3. */
-static void demote_lone(const char *const *key, int n_key, int *mark)
+ * is more likely a misspelt key: a TYPO. */
+static void demote_lone(const char *const *key, int n_key,
+			enum keyfate *mark)
 {
 	for (int i = 0; i < n_key; i++) {
 		size_t h = head_len(key[i]);
 		int same = 0, all = 1;
 
-		for (int j = 0; mark[i] == 2 && j < n_key; j++)
+		for (int j = 0; mark[i] == KEY_UNDONE && j < n_key; j++)
 			if (head_len(key[j]) == h &&
 			    !strncmp(key[j], key[i], h)) {
 				same++;
-				all &= mark[j] == 2 || mark[j] == 5;
+				all &= mark[j] == KEY_UNDONE ||
+				       mark[j] == KEY_GROUP;
 			}
-		if (mark[i] == 2)
-			mark[i] = same >= 2 && all ? 5 : 6;
+		if (mark[i] == KEY_UNDONE)
+			mark[i] = same >= 2 && all ? KEY_GROUP : KEY_LONE;
 	}
 	for (int i = 0; i < n_key; i++)
-		if (mark[i] >= 5)
-			mark[i] = mark[i] == 5 ? 2 : 3;
+		if (mark[i] == KEY_GROUP || mark[i] == KEY_LONE)
+			mark[i] = mark[i] == KEY_GROUP ? KEY_UNDONE : KEY_TYPO;
 }
 
 /* sep-joined first words of the keys with mark[i] == want, once each. */
 static void print_heads(FILE *f, const char *const *key, int n_key,
-			const int *mark, int want, const char *sep)
+			const enum keyfate *mark, enum keyfate want,
+			const char *sep)
 {
 	int k = 0;
 
@@ -277,31 +292,29 @@ static void print_heads(FILE *f, const char *const *key, int n_key,
 	}
 }
 
-/* mark: 1 reported, 2 missing as a direction the runs did not do (fio's
- * write-only job has no read_bw_mbs), 3 missing otherwise, 4 reported in
- * a direction that 2 lacks. */
+/* The line on the key metrics that mark says no run reported. */
 static void unreported_say(FILE *f, const char *const *key, int n_key,
-			   const int *mark)
+			   const enum keyfate *mark)
 {
 	int n2 = 0, n3 = 0;
 
 	for (int i = 0; i < n_key; i++) {
-		n2 += mark[i] == 2;
-		n3 += mark[i] == 3;
+		n2 += mark[i] == KEY_UNDONE;
+		n3 += mark[i] == KEY_TYPO;
 	}
 	if (n2) {
 		fprintf(f, "no ");
-		print_heads(f, key, n_key, mark, 2, " or ");
+		print_heads(f, key, n_key, mark, KEY_UNDONE, " or ");
 		fprintf(f, " figures (");
 		for (int i = 0, k = 0; i < n_key; i++)
-			if (mark[i] == 2)
+			if (mark[i] == KEY_UNDONE)
 				fprintf(f, "%s%s", k++ ? ", " : "", key[i]);
 		fprintf(f, "): the runs reported ");
-		print_heads(f, key, n_key, mark, 4, " and ");
+		print_heads(f, key, n_key, mark, KEY_DONE, " and ");
 		fprintf(f, " only%s", n3 ? "; " : "");
 	}
 	for (int i = 0, k = 0; i < n_key; i++)
-		if (mark[i] == 3)
+		if (mark[i] == KEY_TYPO)
 			fprintf(f, "%s%s", k++ ? ", " : "", key[i]);
 	if (n3)
 		fprintf(f, ": key metric%s of the phase with no rows (no run "
@@ -315,7 +328,7 @@ char *view_unreported(const struct pick *pick,
 		      const char *phase, unsigned shown)
 {
 	const char *key[VIEW_MAX_KEY + 1];
-	int mark[VIEW_MAX_KEY + 1] = { 0 };
+	enum keyfate mark[VIEW_MAX_KEY + 1] = { KEY_MISSING };
 	size_t len = 0;
 	char *line = NULL;
 	int n_key, k = 0;
@@ -329,16 +342,19 @@ char *view_unreported(const struct pick *pick,
 	for (int i = 0; i < n_key; i++)
 		mark[i] = view_shown(key[i], shown) ||
 			  reported(runs, n, key[i]) ||
-			  (pick->all && any_reported(pick->all, key[i]));
+			  (pick->all && any_reported(pick->all, key[i])) ?
+			  KEY_HAD : KEY_MISSING;
 	for (int i = 0; i < n_key; i++)
 		if (!mark[i]) {
-			mark[i] = variant(key, n_key, i, mark, 1) ? 2 : 3;
+			mark[i] = variant(key, n_key, i, mark, KEY_HAD) ?
+				  KEY_UNDONE : KEY_TYPO;
 			k++;
 		}
 	demote_lone(key, n_key, mark);
 	for (int i = 0; i < n_key; i++)
-		if (mark[i] == 1 && variant(key, n_key, i, mark, 2))
-			mark[i] = 4;
+		if (mark[i] == KEY_HAD &&
+		    variant(key, n_key, i, mark, KEY_UNDONE))
+			mark[i] = KEY_DONE;
 	if (!k || !(f = open_memstream(&line, &len)))
 		return NULL;
 	unreported_say(f, key, n_key, mark);
