@@ -151,7 +151,7 @@ test:
 # ---- demo, fuzz, bench ---------------------------------------------------
 
 # Runs as root (it makes and mounts loop images); the phases run as nobody.
-# A couple of minutes: plans/demo.yaml over ext4 and xfs, its bonnie++
+# About five minutes: plans/demo.yaml over ext4 and xfs, its bonnie++
 # lines through bon_csv2txt, then the report.
 demo: deps fsplan
 	./fsplan check plans/demo.yaml

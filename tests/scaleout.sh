@@ -3,7 +3,11 @@
 # single-node Slurm (munged, slurmctld and slurmd started here as root with
 # a config in WORKDIR, stopped on every path) or GNU parallel's local jobs;
 # k8s checks the Kubernetes manifest (tests/k8scheck.py: no cluster here).
-#   tests/scaleout.sh slurm|parallel|k8s PLAN WORKDIR
+# filters: parallel.sh's local jobs with -D count=2 --only bs=4k, then in
+# WORKDIR/filters/one with --only mount=size=8M (one shard of 3); ssh: its
+# ssh mode to hosts h1 and h2, which an ssh of its own makes directories
+# WORKDIR/ssh/remote/h1 and h2 here (what parallel ships lands there).
+#   tests/scaleout.sh slurm|parallel|filters|ssh|k8s PLAN WORKDIR
 #   tests/scaleout.sh stop WORKDIR    (what a killed test left running)
 # FSPLAN_BIN is the fsplan to run. Leaves WORKDIR/<how>/merged. Exit 0
 # done, 77 skipped (the reason on stderr), anything else failed.
@@ -68,6 +72,46 @@ if [ "$how" = parallel ]; then
 	command -v parallel > /dev/null ||
 		skip "GNU parallel is not installed (make deps)"
 	exec "$examples/parallel.sh" "$plan" 3 < /dev/null
+fi
+
+if [ "$how" = filters ]; then
+	command -v parallel > /dev/null ||
+		skip "GNU parallel is not installed (make deps)"
+	"$examples/parallel.sh" -D count=2 --only bs=4k "$plan" 3 \
+		< /dev/null || exit
+	# the first config only: shards 2 and 3 hold none of it
+	mkdir -p one && cd one &&
+		exec "$examples/parallel.sh" --only mount=size=8M "$plan" 3 \
+		< /dev/null
+fi
+
+if [ "$how" = ssh ]; then
+	command -v parallel > /dev/null ||
+		skip "GNU parallel is not installed (make deps)"
+	command -v rsync > /dev/null || skip "rsync is not installed"
+	/usr/bin/python3 -c 'import yaml' 2> /dev/null ||
+		skip "python3-yaml is not installed (make deps)"
+	mkdir -p remote || exit 1
+	cat > ssh <<'EOF'
+#!/bin/bash
+# ssh to a host that is a directory: FAKE_REMOTE/HOST, its home
+while [ $# -gt 0 ]; do
+	case $1 in
+	-l | -p | -o | -i | -S | -F) shift 2 ;;
+	--) shift; break ;;
+	-*) shift ;;
+	*) break ;;
+	esac
+done
+host=$1
+shift
+[ "${1:-}" = -- ] && shift
+mkdir -p "$FAKE_REMOTE/$host" && cd "$FAKE_REMOTE/$host" &&
+	HOME=$PWD exec bash -c "$*"
+EOF
+	chmod 755 ssh || exit 1
+	FAKE_REMOTE=$work/remote PARALLEL_SSH=$work/ssh SSHLOGIN=h1,h2 \
+		exec "$examples/parallel.sh" "$plan" 2 < /dev/null
 fi
 
 for tool in munged slurmctld slurmd sbatch squeue scancel sinfo; do

@@ -44,7 +44,10 @@ static int parse_value(enum param_type t, const char *s, double *out)
 	case PARAM_DURATION:
 		return units_duration(s, out);
 	case PARAM_BOOL:
-		if (units_bool(s, &b))
+		/* the classic tools' own profiles write 0 and 1 */
+		if (!strcmp(s, "0") || !strcmp(s, "1"))
+			b = s[0] == '1';
+		else if (units_bool(s, &b))
 			return -1;
 		*out = b;
 		return 0;
@@ -144,9 +147,11 @@ int params_read(const struct expansion *e, const struct cell *c,
 			where = params_place(ph, c, p->name, &kpos);
 			return diag_set(d, e->plan->file, e->plan->text,
 					where ? where->pos : ph->pos,
-					"phase '%s': '%s' is a %s, not '%s'",
+					"phase '%s': '%s' is a %s, not '%s'%s",
 					ph->name, p->name,
-					phase_type_name(p->type), v->str);
+					phase_type_name(p->type), v->str,
+					p->type == PARAM_BOOL ? " (true/false, "
+					"yes/no, on/off or 1/0)" : "");
 		}
 		/* w:done() counts on it: a negative one would never end */
 		if (!strcmp(p->name, "seconds") && v->num < 0) {

@@ -211,11 +211,124 @@ const char *const *view_tables(const struct pick *pick,
 	return fallback_key;
 }
 
+/* What view_unreported makes of each key metric of a phase. */
+enum keyfate {
+	KEY_MISSING,	/* not yet placed */
+	KEY_HAD,	/* some run reported it */
+	KEY_UNDONE,	/* missing with its direction: fio's read_* of a
+			 * write-only job */
+	KEY_TYPO,	/* missing otherwise: a misspelt key? */
+	KEY_DONE,	/* had, in a direction beside an UNDONE one */
+	KEY_GROUP,	/* demote_lone's: UNDONE and its direction whole */
+	KEY_LONE,	/* demote_lone's: UNDONE alone (wr_mbs) */
+};
+
+/* The length of name's first word: "read" of "read_bw_mbs". */
+static size_t head_len(const char *name)
+{
+	const char *u = strchr(name, '_');
+
+	return u ? (size_t)(u - name) : strlen(name);
+}
+
+/* Whether key i names a figure that a key j with mark[j] == want has
+ * in another direction (read_bw_mbs beside write_bw_mbs). */
+static int variant(const char *const *key, int n_key, int i,
+		   const enum keyfate *mark, enum keyfate want)
+{
+	size_t h = head_len(key[i]);
+
+	for (int j = 0; h < strlen(key[i]) && j < n_key; j++)
+		if (j != i && mark[j] == want &&
+		    (head_len(key[j]) != h || strncmp(key[j], key[i], h)) &&
+		    !strcmp(key[j] + head_len(key[j]), key[i] + h))
+			return 1;
+	return 0;
+}
+
+/* A direction the runs did not do lacks all its figures, two or more
+ * (fio's read_bw_mbs and read_iops); a lone one (wr_mbs beside rate_mbs)
+ * is more likely a misspelt key: a TYPO. */
+static void demote_lone(const char *const *key, int n_key,
+			enum keyfate *mark)
+{
+	for (int i = 0; i < n_key; i++) {
+		size_t h = head_len(key[i]);
+		int same = 0, all = 1;
+
+		for (int j = 0; mark[i] == KEY_UNDONE && j < n_key; j++)
+			if (head_len(key[j]) == h &&
+			    !strncmp(key[j], key[i], h)) {
+				same++;
+				all &= mark[j] == KEY_UNDONE ||
+				       mark[j] == KEY_GROUP;
+			}
+		if (mark[i] == KEY_UNDONE)
+			mark[i] = same >= 2 && all ? KEY_GROUP : KEY_LONE;
+	}
+	for (int i = 0; i < n_key; i++)
+		if (mark[i] == KEY_GROUP || mark[i] == KEY_LONE)
+			mark[i] = mark[i] == KEY_GROUP ? KEY_UNDONE : KEY_TYPO;
+}
+
+/* sep-joined first words of the keys with mark[i] == want, once each. */
+static void print_heads(FILE *f, const char *const *key, int n_key,
+			const enum keyfate *mark, enum keyfate want,
+			const char *sep)
+{
+	int k = 0;
+
+	for (int i = 0; i < n_key; i++) {
+		size_t h = head_len(key[i]);
+		int seen = 0;
+
+		if (mark[i] != want)
+			continue;
+		for (int j = 0; j < i && !seen; j++)
+			seen = mark[j] == want && head_len(key[j]) == h &&
+			       !strncmp(key[j], key[i], h);
+		if (!seen)
+			fprintf(f, "%s%.*s", k++ ? sep : "", (int)h, key[i]);
+	}
+}
+
+/* The line on the key metrics that mark says no run reported. */
+static void unreported_say(FILE *f, const char *const *key, int n_key,
+			   const enum keyfate *mark)
+{
+	int n2 = 0, n3 = 0;
+
+	for (int i = 0; i < n_key; i++) {
+		n2 += mark[i] == KEY_UNDONE;
+		n3 += mark[i] == KEY_TYPO;
+	}
+	if (n2) {
+		fprintf(f, "no ");
+		print_heads(f, key, n_key, mark, KEY_UNDONE, " or ");
+		fprintf(f, " figures (");
+		for (int i = 0, k = 0; i < n_key; i++)
+			if (mark[i] == KEY_UNDONE)
+				fprintf(f, "%s%s", k++ ? ", " : "", key[i]);
+		fprintf(f, "): the runs reported ");
+		print_heads(f, key, n_key, mark, KEY_DONE, " and ");
+		fprintf(f, " only%s", n3 ? "; " : "");
+	}
+	for (int i = 0, k = 0; i < n_key; i++)
+		if (mark[i] == KEY_TYPO)
+			fprintf(f, "%s%s", k++ ? ", " : "", key[i]);
+	if (n3)
+		fprintf(f, ": key metric%s of the phase with no rows (no run "
+			"recorded %s: is the module's key = {...} spelled as "
+			"its metrics are?)", n3 == 1 ? "" : "s",
+			n3 == 1 ? "it" : "them");
+}
+
 char *view_unreported(const struct pick *pick,
 		      const struct res_run *const *runs, size_t n,
 		      const char *phase, unsigned shown)
 {
 	const char *key[VIEW_MAX_KEY + 1];
+	enum keyfate mark[VIEW_MAX_KEY + 1] = { KEY_MISSING };
 	size_t len = 0;
 	char *line = NULL;
 	int n_key, k = 0;
@@ -224,21 +337,28 @@ char *view_unreported(const struct pick *pick,
 	if (pick->view != VIEW_KEY || !*phase)
 		return NULL;
 	n_key = manifestread_key(pick->phases, phase, key, VIEW_MAX_KEY);
-	if (!(f = open_memstream(&line, &len)))
-		return NULL;
 	/* a metric another phase of the module records is no misspelt
 	 * key: a step without it (the tree's prepare has no rate) */
 	for (int i = 0; i < n_key; i++)
-		if (!view_shown(key[i], shown) &&
-		    !reported(runs, n, key[i]) &&
-		    !(pick->all && any_reported(pick->all, key[i])))
-			fprintf(f, "%s%s", k++ ? ", " : "", key[i]);
-	if (k)
-		fprintf(f, ": key metric%s of the phase with no rows (no run "
-			"recorded %s: is the module's key = {...} spelled as "
-			"its metrics are?)", k == 1 ? "" : "s",
-			k == 1 ? "it" : "them");
-	if (fclose(f) || !k) {
+		mark[i] = view_shown(key[i], shown) ||
+			  reported(runs, n, key[i]) ||
+			  (pick->all && any_reported(pick->all, key[i])) ?
+			  KEY_HAD : KEY_MISSING;
+	for (int i = 0; i < n_key; i++)
+		if (!mark[i]) {
+			mark[i] = variant(key, n_key, i, mark, KEY_HAD) ?
+				  KEY_UNDONE : KEY_TYPO;
+			k++;
+		}
+	demote_lone(key, n_key, mark);
+	for (int i = 0; i < n_key; i++)
+		if (mark[i] == KEY_HAD &&
+		    variant(key, n_key, i, mark, KEY_UNDONE))
+			mark[i] = KEY_DONE;
+	if (!k || !(f = open_memstream(&line, &len)))
+		return NULL;
+	unreported_say(f, key, n_key, mark);
+	if (fclose(f)) {
 		free(line);
 		return NULL;
 	}

@@ -12,6 +12,9 @@
 --   <dir>_clat_p99_ms             fio printed them (its default list has
 --   <dir>_clat_p999_ms            them; --percentile_list may not)
 -- and usr_cpu_pct, sys_cpu_pct (%), fio's per-job CPU figures.
+-- A direction the job did not do has no figures, not zeros: a write-only
+-- job has no read_* (the report says "no read or mixed figures ...: the
+-- runs reported write only" of the key's).
 --
 -- One job: its figures as fio printed them. Several jobs in a group
 -- (numjobs=, several job sections): one set of figures for the group,
