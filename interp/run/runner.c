@@ -24,6 +24,7 @@
 #include "run/job.h"
 #include "run/lostrows.h"
 #include "run/measure.h"
+#include "run/phfiles.h"
 #include "run/progress.h"
 #include "run/ns.h"
 #include "run/run.h"
@@ -259,7 +260,8 @@ static void run_cell(struct run *r, struct live *l, struct cell *c,
 		unrun_cell(r, l, c, replay, d.msg);
 		return;
 	}
-	if (job_open(&j, r, l->fc, l->work, conf_vol_dir(l, 0), c, &d)) {
+	if (phfiles_put(r->plan, ph, l->work, &r->runas, &d) ||
+	    job_open(&j, r, l->fc, l->work, conf_vol_dir(l, 0), c, &d)) {
 		unrun_cell(r, l, c, replay, d.msg);
 		goto out;
 	}
