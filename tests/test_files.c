@@ -146,3 +146,36 @@ Test(files, refused_paths, .fini = fini, .timeout = 60)
 			  e2e_err);
 	}
 }
+
+/* A Lua phase takes files: too, and its ctx.input still reads from the
+ * plan's directory (root's read before the drop). */
+Test(files, lua_phase, .fini = fini, .timeout = 60)
+{
+	const char *dir = e2e_tmpdir(), *cell = "tmpfs::size=64M/m#1";
+	char rd[256];
+	int rc;
+
+	e2e_require_root();
+	chmod(e2e_write(dir, "data.txt", "the plan's\n"), 0600);
+	e2e_write(dir, "m.lua", "return { params = { given = '' },\n"
+		  "  worker = function(w, ctx)\n"
+		  "    local t = assert(ctx.input('given'))\n"
+		  "    w:count('input_read', t == \"the plan's\\n\" and 1 "
+		  "or 0)\n"
+		  "    local f = w:open('data.txt', 'r')\n"
+		  "    w:count('work_copy', f and 1 or 0)\n"
+		  "    if f then f:close() end\n"
+		  "    w:count('writable', w:open('data.txt', 'w') and 1 "
+		  "or 0)\n"
+		  "  end }\n");
+	rc = e2e_run_plan(dir, "lfiles", "between: none\n"
+			  "filesystems: [{type: tmpfs, mount: size=64M}]\n"
+			  "phases: [{use: m.lua, files: [data.txt],"
+			  " with: {given: data.txt}}]\n", rd, sizeof(rd));
+	cr_assert_eq(rc, 0, "exit %d: %s", rc, e2e_err);
+	cr_expect_str_eq(e2e_metric(rd, cell, "status"), "ok", "%s",
+			 e2e_reason(rd, cell));
+	cr_expect_str_eq(e2e_metric(rd, cell, "input_read"), "1");
+	cr_expect_str_eq(e2e_metric(rd, cell, "work_copy"), "1");
+	cr_expect_str_eq(e2e_metric(rd, cell, "writable"), "0");
+}
