@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "e2e.h"
@@ -178,4 +179,40 @@ Test(files, lua_phase, .fini = fini, .timeout = 60)
 	cr_expect_str_eq(e2e_metric(rd, cell, "input_read"), "1");
 	cr_expect_str_eq(e2e_metric(rd, cell, "work_copy"), "1");
 	cr_expect_str_eq(e2e_metric(rd, cell, "writable"), "0");
+}
+
+/* A file edited while the run goes on is not put: the phase runs record
+ * what the manifest says they ran. */
+Test(files, changed_mid_run_fails_the_later_runs, .fini = fini,
+     .timeout = 60)
+{
+	const char *dir = e2e_tmpdir(), *cell = "tmpfs::size=64M/b#1";
+	char rd[256], text[512], plan[512], log[512];
+	int status, tries = 0;
+	pid_t pid;
+
+	e2e_require_root();
+	e2e_write(dir, "x.txt", "before\n");
+	snprintf(text, sizeof(text), "fsplan: 1\nname: mid\nbetween: none\n"
+		 "filesystems: [{type: tmpfs, mount: size=64M}]\n"
+		 "phases:\n"
+		 "  - {name: a, exec: 'sleep 1.5', files: [x.txt]}\n"
+		 "  - {name: b, exec: 'cat x.txt', files: [x.txt]}\n");
+	snprintf(plan, sizeof(plan), "%s", e2e_write(dir, "plan.yaml", text));
+	snprintf(rd, sizeof(rd), "%s/run", dir);
+	snprintf(log, sizeof(log), "%s/log.txt", rd);
+	pid = e2e_fsplan_bg((const char *[]){ "run", plan, "-o", rd, "-q",
+					      NULL });
+	cr_assert_gt(pid, 0);
+	while (!strstr(e2e_read(log), "a#1: run") && tries++ < 200)
+		usleep(50000);
+	cr_assert_lt(tries, 200, "phase a never started");
+	e2e_write(dir, "x.txt", "after\n");
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_expect_eq(WEXITSTATUS(status), 1);
+	cr_expect_str_eq(e2e_metric(rd, "tmpfs::size=64M/a#1", "status"),
+			 "ok");
+	cr_expect_str_eq(e2e_metric(rd, cell, "status"), "failed");
+	cr_expect(strstr(e2e_reason(rd, cell) ?: "", "x.txt changed since "
+			 "the run started"), "%s", e2e_reason(rd, cell));
 }

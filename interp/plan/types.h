@@ -130,6 +130,7 @@ struct plan_phase {
 	 * work directory before each phase run (run/phfiles.h) */
 	struct pstr *files;
 	int n_files;
+	char (*files_sha)[65];	/* their sha256s as the run began, or NULL */
 };
 
 /* One exclude rule: every condition must match (a list value: any of). */

@@ -98,7 +98,8 @@ json_t *codecheck_json(const struct expansion *e)
 		for (int k = 0; c->selected && k < ph->n_files; k++)
 			if (!phfiles_path(p, ph->files[k].s, path,
 					  sizeof(path)))
-				add_file(a, "file", path);
+				add(a, "file", path, ph->files_sha ?
+				    ph->files_sha[k] : "");
 		if (!c->selected || !ph->use.s)
 			continue;
 		for (int k = 0; k < ph->n_with; k++) {

@@ -11,6 +11,7 @@
 
 #include "run/phfiles.h"
 #include "util/file.h"
+#include "util/sha256.h"
 #include "util/strbuf.h"
 
 int phfiles_path(const struct plan *p, const char *f, char *path,
@@ -51,18 +52,30 @@ static void judge(const struct plan *p, const char *f, char *why,
 
 int phfiles_check(const struct plan *p, struct diag *d)
 {
-	char why[PATH_MAX + 80];
+	char why[PATH_MAX + 80], path[PATH_MAX];
 
-	for (int i = 0; i < p->n_phases; i++)
-		for (int k = 0; k < p->phases[i].n_files; k++) {
-			const struct pstr *f = &p->phases[i].files[k];
+	for (int i = 0; i < p->n_phases; i++) {
+		struct plan_phase *ph = &p->phases[i];
+
+		if (!ph->n_files)
+			continue;
+		free(ph->files_sha);
+		ph->files_sha = calloc(ph->n_files, sizeof(*ph->files_sha));
+		if (!ph->files_sha)
+			return diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
+		for (int k = 0; k < ph->n_files; k++) {
+			const struct pstr *f = &ph->files[k];
 
 			judge(p, f->s, why, sizeof(why));
+			if (!*why && (phfiles_path(p, f->s, path, sizeof(path))
+				      || sha256_file(path, ph->files_sha[k])))
+				snprintf(why, sizeof(why), "cannot read it");
 			if (*why)
 				return diag_set(d, p->file, p->text, f->pos,
 						"files: %s beside the plan (%s): "
 						"%s", f->s, p->dir, why);
 		}
+	}
 	return 0;
 }
 
@@ -128,7 +141,7 @@ static int put_one(const char *work, const char *f, const char *text,
 int phfiles_put(const struct plan *p, const struct plan_phase *ph,
 		const char *work, const struct runas *who, struct diag *d)
 {
-	char path[PATH_MAX], *text;
+	char path[PATH_MAX], sha[65], *text;
 	size_t len;
 	int fd, more, err;
 
@@ -150,6 +163,14 @@ int phfiles_put(const struct plan *p, const struct plan_phase *ph,
 			return diag_fail(d, DIAG_INPUT, 0, "files: %s: %s",
 					 path, more ? "more than 64 MiB" :
 					 strerror(err));
+		}
+		sha256_hex(text, len, sha);
+		if (ph->files_sha && strcmp(sha, ph->files_sha[i])) {
+			free(text);
+			return diag_fail(d, DIAG_INPUT, 0, "files: %s changed "
+					 "since the run started (sha256 %s "
+					 "then, %s now): not put", path,
+					 ph->files_sha[i], sha);
 		}
 		err = put_one(work, f, text, len, who);
 		free(text);

@@ -20,8 +20,10 @@ int phfiles_path(const struct plan *p, const char *f, char *path,
 /*
  * Every phase's files: are regular files of at most PHFILES_MAX under
  * the plan's directory (p->dir absolute: resolve_plan), a symbolic link
- * among them leading nowhere outside it. 0, or -1 with d placed at the
- * file's name in the plan.
+ * among them leading nowhere outside it; each one's sha256 kept (the
+ * phase's files_sha), what the manifest records and what phfiles_put
+ * holds each phase run's copy to. 0, or -1 with d placed at the file's
+ * name in the plan.
  */
 int phfiles_check(const struct plan *p, struct diag *d);
 
@@ -29,7 +31,9 @@ int phfiles_check(const struct plan *p, struct diag *d);
  * ph's files: read (by root) and written into work, each F as work/F
  * (its directories made), mode 0444 and owned by who; what was there
  * under that name is replaced. No symbolic link in work is followed.
- * 0, or -1 with d saying which file and why.
+ * A file whose sha256 is no longer the one phfiles_check found is not
+ * put: the run records what its phases ran. 0, or -1 with d saying
+ * which file and why.
  */
 int phfiles_put(const struct plan *p, const struct plan_phase *ph,
 		const char *work, const struct runas *who, struct diag *d);
