@@ -194,7 +194,7 @@ static int listed(const struct plan_phase *ph, const char *f)
 /* Whether word (quotes taken off, or what follows an option's '=') is a
  * file beside the plan that ph's files: leave out: warned of. */
 static int warn_word(const struct plan *p, const struct plan_phase *ph,
-		     const char *word, size_t len)
+		     const char *word, size_t len, struct strbuf *said)
 {
 	char w[PATH_MAX], path[PATH_MAX];
 	struct stat st;
@@ -209,10 +209,17 @@ static int warn_word(const struct plan *p, const struct plan_phase *ph,
 	snprintf(w, sizeof(w), "%.*s", (int)len, word);
 	if (*w == '-' && strchr(w, '='))
 		memmove(w, strchr(w, '=') + 1, strlen(strchr(w, '=') + 1) + 1);
+	while (!strncmp(w, "./", 2))	/* as files: writes it */
+		memmove(w, w + 2, strlen(w + 2) + 1);
 	if (!*w || *w == '/' || *w == '-' || strstr(w, "${") ||
 	    listed(ph, w) || phfiles_path(p, w, path, sizeof(path)) ||
 	    stat(path, &st) || !S_ISREG(st.st_mode))
 		return 0;
+	/* once a phase: "\nWORD\n" in said */
+	for (const char *at = said->p; at && (at = strstr(at, w)); at++)
+		if (at[-1] == '\n' && at[strlen(w)] == '\n')
+			return 0;
+	strbuf_printf(said, "%s%s\n", said->len ? "" : "\n", w);
 	diag_set(&d, p->file, p->text, ph->exec.pos, "warning: phase %s "
 		 "names %s, a file beside the plan that its files: leave out: "
 		 "the phase runs as %s in the filesystem under test, which "
@@ -229,15 +236,17 @@ int phfiles_warn(const struct plan *p)
 	for (int i = 0; i < p->n_phases; i++) {
 		const struct plan_phase *ph = &p->phases[i];
 		const char *s = ph->exec.s;
+		struct strbuf said = { 0 };
 
 		while (s && *s) {
 			size_t len;
 
 			s += strspn(s, " \t\n;|&<>()");
 			len = strcspn(s, " \t\n;|&<>()");
-			n += warn_word(p, ph, s, len);
+			n += warn_word(p, ph, s, len, &said);
 			s += len;
 		}
+		free(said.p);
 	}
 	return n;
 }
