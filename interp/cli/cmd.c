@@ -11,6 +11,7 @@
 #include "cells/expand.h"
 #include "cells/select.h"
 #include "run/phasecheck.h"
+#include "run/phfiles.h"
 #include "plan/plan.h"
 #include "run/resolve.h"
 #include "util/exitcode.h"
@@ -71,6 +72,7 @@ int cmd_load_user(struct plan **p, struct expansion **e, struct runas *who,
 		return load_failed(p, e, &d, stop);
 	execpath_warn(*e, who);
 	expand_warn(*e);
+	phfiles_warn(*p);
 	return 0;
 }
 

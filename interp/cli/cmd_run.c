@@ -9,12 +9,14 @@
 #include "util/diag.h"
 #include "cells/expand.h"
 #include "run/reselect.h"
+#include "run/rundir.h"
 #include "run/run.h"
 #include "util/exitcode.h"
 
 struct run_opts {
 	struct plan_opts po;
 	const char *out, *resume, *workdir, *destroy;
+	char *manifest_plan;	/* --resume DIR alone: the plan it names */
 	int quiet, verbose;
 };
 
@@ -33,7 +35,8 @@ const struct opts_cmd run_cmd = {
 	"run",
 	"run PLAN [-D name=value]... [-o DIR | --resume DIR]\n"
 	"[--only FILTER]... [--shard K/N] [--workdir DIR]\n"
-	"[--destroy DEVICE] [-q|-v]",
+	"[--destroy DEVICE] [-q|-v]\n"
+	"run --resume DIR [--workdir DIR] [--destroy DEVICE] [-q|-v]",
 	"Run every cell: for each filesystem config, attach the target\n"
 	"(a sparse loop image by default), mkfs, mount, run the phases as\n"
 	"the plan's runas user without privileges, unmount, release.\n"
@@ -53,7 +56,8 @@ const struct opts_cmd run_cmd = {
 	"                    --only and --shard (given, the same);\n"
 	"                    refused while another run writes DIR, or\n"
 	"                    when the plan or its code changed since\n"
-	"                    the run started (manifest's sha256s)\n"
+	"                    the run started (manifest's sha256s);\n"
+	"                    without PLAN, the plan the manifest names\n"
 	"  --workdir DIR     where loop images go (default: the run dir)\n"
 	"  --destroy DEVICE  repeat target.device's path: consent to\n"
 	"                    destroy what is on it\n"
@@ -63,7 +67,7 @@ const struct opts_cmd run_cmd = {
 	"Writes results.csv, manifest.json, log.txt and exec/ in the run\n"
 	"directory. Exit 0 all ran, 1 some failed, 2 usage or plan error,\n"
 	"3 refused for safety, 130/143 interrupted (--resume continues).\n",
-	run_opts_table, "PLAN file", 0, offsetof(struct run_opts, po.plan),
+	run_opts_table, "PLAN file", 1, offsetof(struct run_opts, po.plan),
 	"make, mount and measure every cell (root)"
 };
 
@@ -85,6 +89,15 @@ static int parse(int argc, char **argv, struct run_opts *o, struct run *r,
 	if (o->out && o->resume)
 		return usage("%s", "-o and --resume both name the run "
 			     "directory: give one");
+	if (!o->po.plan && !o->resume)
+		return usage("%s", "a PLAN file is required (or --resume DIR "
+			     "alone, to continue a run)");
+	if (!o->po.plan) {
+		if (rundir_plan(o->resume, &o->manifest_plan, &d))
+			return opts_usage("run", "--resume %s: %s", o->resume,
+					  d.msg);
+		o->po.plan = o->manifest_plan;
+	}
 	r->destroy = o->destroy;
 	r->quiet = o->quiet;
 	r->verbose = o->verbose;
@@ -158,6 +171,7 @@ int cmd_run(int argc, char **argv)
 	}
 	run_free(&r);
 	opts_free(&run_cmd, &o);
+	free(o.manifest_plan);
 	reselect_free(kept);
 	return rc;
 }

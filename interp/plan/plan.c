@@ -455,6 +455,8 @@ void plan_free(struct plan *p)
 		free(ph->parse.s);
 		free_kvs(ph->with, ph->n_with);
 		free_axes(ph->matrix, ph->n_matrix);
+		free_pstrs(ph->files, ph->n_files);
+		free(ph->files_sha);
 	}
 	free(p->phases);
 	free(p);

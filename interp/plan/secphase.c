@@ -94,6 +94,33 @@ static int h_ph_parse(struct loader *L, yaml_node_t *n, void *obj)
 	return 0;	/* resolve_plan finds it in the library */
 }
 
+/* files: [job.fio, data/x.csv]: paths under the plan's directory, as
+ * they will be under the work directory. resolve_plan finds them. */
+static int h_ph_files(struct loader *L, yaml_node_t *n, void *obj)
+{
+	struct plan_phase *ph = obj;
+
+	if (field_list(L, n, "files", &ph->files, &ph->n_files, 1, NULL, 0))
+		return -1;
+	for (int i = 0; i < ph->n_files; i++) {
+		const char *f = ph->files[i].s, *c = f;
+		int bad = !*f || *f == '/';
+
+		for (; *c && !bad; c += strcspn(c, "/"), c += *c == '/') {
+			size_t len = strcspn(c, "/");
+
+			bad = !len || (len == 2 && !strncmp(c, "..", 2)) ||
+			      (len == 1 && *c == '.');
+		}
+		if (bad || strchr(f, '\n') || f[strlen(f) - 1] == '/')
+			return field_error(L, ph->files[i].pos, "files: '%s' "
+					   "is not a file's path relative to "
+					   "the plan's directory (no leading "
+					   "/, no . or .. parts)", f);
+	}
+	return 0;
+}
+
 /* workers and engine belong to every Lua phase, ram to every phase:
  * check them early. */
 static int check_common(struct loader *L, const struct kv *kv)
@@ -245,6 +272,7 @@ static const struct field phase_fields[] = {
 	{ "repeat", h_ph_repeat, 0 },
 	{ "between", h_ph_between, 0 },
 	{ "memory", h_ph_memory, 0 },
+	{ "files", h_ph_files, 0 },
 	/* after timeout and exec, which their checks read */
 	{ "interval", sectime_phase_interval, 0 },
 	{ "warmup", sectime_phase_warmup, 0 },

@@ -126,6 +126,11 @@ struct plan_phase {
 	double interval_s;
 	double warmup_s;	/* 0: none */
 	struct plan_steady steady;
+	/* files: relative to the plan's directory, put read-only into the
+	 * work directory before each phase run (run/phfiles.h) */
+	struct pstr *files;
+	int n_files;
+	char (*files_sha)[65];	/* their sha256s as the run began, or NULL */
 };
 
 /* One exclude rule: every condition must match (a list value: any of). */

@@ -40,11 +40,14 @@ static json_t *str_or_null(const char *s)
 
 static json_t *plan_json(const struct plan *p)
 {
-	char sha[65];
+	char sha[65], abs[PATH_MAX];
 	json_t *o = json_object(), *params = json_object();
 
 	sha256_hex(p->text, p->text_len, sha);
 	json_object_set_new(o, "path", json_string(p->file));
+	/* where --resume DIR alone finds it, whatever its working directory */
+	if (realpath(p->file, abs))
+		json_object_set_new(o, "realpath", json_string(abs));
 	json_object_set_new(o, "sha256", json_string(sha));
 	json_object_set_new(o, "name", json_string(p->name));
 	json_object_set_new(o, "description", str_or_null(p->description));

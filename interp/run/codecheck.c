@@ -10,6 +10,7 @@
 #include "phase/luaphase.h"
 #include "results/manifest.h"
 #include "run/codecheck.h"
+#include "run/phfiles.h"
 #include "util/sha256.h"
 
 static const struct pos nowhere;
@@ -91,7 +92,14 @@ json_t *codecheck_json(const struct expansion *e)
 	for (size_t i = 0; i < e->n_cells; i++) {
 		const struct cell *c = &e->cells[i];
 		const struct plan_phase *ph = &p->phases[c->phase];
+		char path[PATH_MAX];
 
+		/* files: (phfiles.h), as each phase run gets them */
+		for (int k = 0; c->selected && k < ph->n_files; k++)
+			if (!phfiles_path(p, ph->files[k].s, path,
+					  sizeof(path)))
+				add(a, "file", path, ph->files_sha ?
+				    ph->files_sha[k] : "");
 		if (!c->selected || !ph->use.s)
 			continue;
 		for (int k = 0; k < ph->n_with; k++) {

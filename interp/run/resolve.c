@@ -11,6 +11,7 @@
 #include "host/privdrop.h"
 #include "phase/libsrc.h"
 #include "plan/field.h"
+#include "run/phfiles.h"
 #include "run/resolve.h"
 #include "util/strbuf.h"
 
@@ -115,7 +116,7 @@ static int parser(const struct plan *p, const struct plan_phase *ph,
 
 int resolve_plan(struct plan *p, struct diag *d)
 {
-	if (absolute_dir(p, d) || runas(p, d))
+	if (absolute_dir(p, d) || runas(p, d) || phfiles_check(p, d))
 		return -1;
 	for (int i = 0; i < p->n_fs; i++)
 		if (kernel_nodev(p, &p->fs[i], d))

@@ -11,6 +11,7 @@
 #include "results/manifest.h"
 #include "host/privdrop.h"
 #include "host/target.h"
+#include "run/eta.h"
 #include "run/sink.h"
 #include "util/exitcode.h"
 #include "cells/cellopts.h"
@@ -52,6 +53,7 @@ struct run {
 	size_t n_todo, n_run;
 	double t_start;
 	const struct cell *current;	/* for the progress line */
+	struct eta eta;			/* and its ETA (eta.h) */
 	char *parsed;			/* the parser's P lines, once */
 	size_t parsed_len;
 	struct sink sink;		/* where results go, in the init */

@@ -266,6 +266,40 @@ int rundir_make(const struct plan *p, const char *out, const char *resume,
 	return 0;
 }
 
+int rundir_plan(const char *dir, char **path, struct diag *d)
+{
+	json_t *plan = manifest_read_key(dir, "plan");
+	const char *file = json_string_value(json_object_get(plan,
+							     "realpath"));
+	const char *was = json_string_value(json_object_get(plan, "sha256"));
+	char sha[65];
+	int rc = 0;
+
+	*path = NULL;
+	if (!file)
+		file = json_string_value(json_object_get(plan, "path"));
+	if (!file || !was)
+		rc = diag_fail(d, DIAG_INPUT, 0, "%s: no manifest.json naming "
+			       "the run's plan here: give the plan too (fsplan "
+			       "run PLAN --resume %s)", dir, dir);
+	else if (sha256_file(file, sha))
+		rc = diag_fail(d, DIAG_INPUT, 0, "the run's plan %s is gone "
+			       "(%s): its text is in %s/manifest.json, "
+			       "plan.text (jq -j .plan.text %s/manifest.json "
+			       "> %s writes it back)", file, strerror(errno),
+			       dir, dir, file);
+	else if (strcmp(sha, was))
+		rc = diag_fail(d, DIAG_INPUT, 0, "the run's plan %s changed "
+			       "since the run started: sha256 %s in the "
+			       "manifest, %s now: cannot resume it (the text "
+			       "it ran is %s/manifest.json's plan.text)", file,
+			       was, sha, dir);
+	else if (!(*path = strdup(file)))
+		rc = diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
+	json_decref(plan);
+	return rc;
+}
+
 void rundir_unlock(const char *dir, int lock)
 {
 	char path[PATH_MAX + 32];

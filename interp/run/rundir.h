@@ -19,6 +19,14 @@
 int rundir_make(const struct plan *p, const char *out, const char *resume,
 		char *dir, int *lock, struct diag *d);
 
+/*
+ * --resume DIR without a plan: the plan DIR's manifest names (its
+ * realpath, else its path as given), in *path (malloc'd), when that file
+ * is still the one the run started with. -1 with d saying why not: no
+ * manifest, the file gone or changed (sha256s), and where its text is.
+ */
+int rundir_plan(const char *dir, char **path, struct diag *d);
+
 /* The end of the run: its lock file removed, then let go. */
 void rundir_unlock(const char *dir, int lock);
 

@@ -68,6 +68,9 @@ void runlog(const char *fmt, ...)
 			strerror(w < 0 ? errno : ENOSPC));
 		log_fd = -1;
 	}
+	/* over the progress line, which the next tick draws again */
+	if (log_echo && n > STAMP_LEN && isatty(STDERR_FILENO))
+		fputs("\r\033[K", stderr);
 	if (log_echo && n > STAMP_LEN)
 		fwrite(text + STAMP_LEN, 1, n - STAMP_LEN, stderr);
 	free(line.p);

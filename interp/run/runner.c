@@ -24,6 +24,8 @@
 #include "run/job.h"
 #include "run/lostrows.h"
 #include "run/measure.h"
+#include "run/phfiles.h"
+#include "run/progress.h"
 #include "run/ns.h"
 #include "run/run.h"
 #include "run/runlog.h"
@@ -94,6 +96,7 @@ static void finish_cell(struct run *r, const struct live *l, struct cell *c,
 		o.n_vol = l->n_vol;
 	}
 	sink_phase_run(&r->sink, &o);
+	eta_done(&r->eta, c, res != NULL, clock_now());
 	free(r->parsed);
 	r->parsed = NULL;
 	if (o.status == RES_OK)
@@ -167,8 +170,6 @@ static void settle_conf(struct run *r, struct live *l,
 	sink_save(&r->sink);
 }
 
-static void progress(struct run *r, const struct cell *c);
-
 /* run_cell's replay: a resume's recorded cell, or a rounds run's ended
  * one (replay_kind). */
 #define REPLAY_RESUME	1
@@ -201,7 +202,7 @@ static void tick(void *ctx)
 
 	sampler_tick(tk->sm);
 	if (now - tk->shown >= 1.0 - 0.01) {
-		progress(tk->r, tk->r->current);
+		progress_show(tk->r, tk->r->current, 1);
 		tk->shown = now;
 	}
 }
@@ -213,21 +214,6 @@ static double tick_period(double interval_s)
 	if (interval_s <= 0)
 		return 1.0;
 	return interval_s / ceil(interval_s);
-}
-
-static void progress(struct run *r, const struct cell *c)
-{
-	double el = clock_now() - r->t_start;
-	double eta = r->n_run ? el / r->n_run * (r->n_todo - r->n_run) : 0;
-
-	if (!r->progress)
-		return;
-	fprintf(stderr, "\r\033[K[%zu/%zu] %s  %02d:%02d elapsed", r->n_run + 1,
-		r->n_todo, c->id, (int)el / 60, (int)el % 60);
-	if (r->n_run)
-		fprintf(stderr, ", ETA %02d:%02d", (int)eta / 60,
-			(int)eta % 60);
-	fflush(stderr);
 }
 
 /* The phase run's series: root's points, the T lines of its report (a
@@ -269,12 +255,13 @@ static void run_cell(struct run *r, struct live *l, struct cell *c,
 	struct diag d = { 0 };
 
 	if (!replay)
-		progress(r, c);
+		progress_show(r, c, 0);
 	if (between_run(l, b, &d)) {
 		unrun_cell(r, l, c, replay, d.msg);
 		return;
 	}
-	if (job_open(&j, r, l->fc, l->work, conf_vol_dir(l, 0), c, &d)) {
+	if (phfiles_put(r->plan, ph, l->work, &r->runas, &d) ||
+	    job_open(&j, r, l->fc, l->work, conf_vol_dir(l, 0), c, &d)) {
 		unrun_cell(r, l, c, replay, d.msg);
 		goto out;
 	}
@@ -523,6 +510,8 @@ static int run_all(struct run *r)
 		return left;
 	}
 	r->t_start = clock_now();
+	if (eta_init(&r->eta, r->e, r->t_start))
+		runlog("out of memory: the progress line has no ETA");
 	for (size_t i = 0; i < r->e->n_cells; i++)
 		r->n_todo += todo(r, &r->e->cells[i]);
 	if (r->plan->rounds)
@@ -530,8 +519,8 @@ static int run_all(struct run *r)
 	else
 		for (int i = 0; i < r->e->n_confs && !r->stop; i++)
 			run_conf(r, &r->e->confs[i], 0);
-	if (r->progress)
-		fprintf(stderr, "\r\033[K");
+	progress_clear(r);
+	eta_free(&r->eta);
 	manifest_set(r->man, "ended", manifest_now());
 	manifest_run_state(r->man, r->stop ? MANIFEST_INTERRUPTED :
 			   MANIFEST_COMPLETE);
