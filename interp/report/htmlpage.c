@@ -13,6 +13,7 @@
 #include "report/htmlchart.h"
 #include "report/htmlpage.h"
 #include "report/htmltime.h"
+#include "report/htmlused.h"
 #include "report/manifestread.h"
 #include "results/manifest.h"
 #include "report/rank.h"
@@ -116,6 +117,22 @@ static void header(FILE *f, const char *rundir, const struct results *r,
 	fputs("</table>\n", f);
 }
 
+/* The version of each tool of the manifest's that the run used
+ * (htmlused_tool): a page of an ext4 run has no mkfs.btrfs. */
+static void tools_used(FILE *f, json_t *m)
+{
+	json_t *v, *tools = manifestread_get(m, "system.tools");
+	const char *key;
+	char buf[64];
+
+	json_object_foreach(tools, key, v) {
+		const char *s = scalar(v, buf, sizeof(buf));
+
+		if (s && htmlused_tool(m, key))
+			keyed_fact(f, "", key, s);
+	}
+}
+
 /* The machine's facts, the target's and the tools' versions. */
 static void machine(FILE *f, json_t *m)
 {
@@ -137,25 +154,27 @@ static void machine(FILE *f, json_t *m)
 		fact(f, "target", target.p);
 	free(target.p);
 	facts_of(f, json_object_get(m, "target"), "target ");
-	fputs("</table>\n<h3>Tool versions</h3>\n<table>\n", f);
-	facts_of(f, manifestread_get(m, "system.tools"), "");
+	fputs("</table>\n<h3>Versions of the tools the run used</h3>\n"
+	      "<table>\n", f);
+	tools_used(f, m);
 	fputs("</table>\n", f);
 }
 
-/* The configs as the manifest has them: options requested and applied. */
-static void manifest_configs(FILE *f, json_t *m)
+/* The configs as the manifest has them: options requested, and what the
+ * kernel made of them. 0, or -1 out of memory. */
+static int manifest_configs(FILE *f, json_t *m)
 {
 	static const char *const col[][2] = { { "label", "config" },
 		{ "type", "type" }, { "mkfs", "mkfs options" },
 		{ "mkfs_cmd", "mkfs command" },
 		{ "mount_requested", "mount options requested" },
-		{ "mount_applied", "mount options applied" },
+		{ "mount_applied", "what the kernel changed" },
 		{ "loop_io", "loop image I/O" }, { "status", "status" } };
 	json_t *o, *configs = json_object_get(m, "configs");
 	size_t i;
 
 	if (!json_array_size(configs))
-		return;
+		return 0;
 	fputs("<table>\n<thead><tr>", f);
 	for (size_t c = 0; c < sizeof(col) / sizeof(col[0]); c++)
 		fprintf(f, "<th>%s</th>", col[c][1]);
@@ -170,7 +189,12 @@ static void manifest_configs(FILE *f, json_t *m)
 			fputs(strncmp(col[c][0], "mount_", 6) &&
 			      strcmp(col[c][0], "mkfs_cmd") ? "<td>" :
 			      "<td class=\"opts\">", f);
-			html_text(f, *s ? s : "-");
+			if (!strcmp(col[c][0], "mount_applied")) {
+				if (htmlused_mount_change(f, o))
+					return -1;
+			} else {
+				html_text(f, *s ? s : "-");
+			}
 			if (!strcmp(col[c][0], "status") &&
 			    json_is_string(json_object_get(o, "reason"))) {
 				fputs(": ", f);
@@ -181,6 +205,7 @@ static void manifest_configs(FILE *f, json_t *m)
 		fputs("</tr>\n", f);
 	}
 	fputs("</tbody>\n</table>\n", f);
+	return 0;
 }
 
 static int configs(FILE *f, const struct results *r, json_t *m)
@@ -192,7 +217,10 @@ static int configs(FILE *f, const struct results *r, json_t *m)
 	if (!runs)
 		return -1;
 	fputs("<h2 id=\"configs\">Filesystem configs</h2>\n", f);
-	manifest_configs(f, m);
+	if (manifest_configs(f, m)) {
+		free(runs);
+		return -1;
+	}
 	rc = configs_table(&g, runs, r->n_runs, json_object_get(m, "configs"));
 	if (!rc && r->n_runs) {
 		fputs(g.ncol > 3 && !strcmp(g.col[3].name, "mkfs made") ?
@@ -420,6 +448,8 @@ int htmlpage_write(FILE *f, const char *rundir, const struct results *r,
 	if (strbuf_printf(&title, "fsplan report: %s",
 			  manifestread_str(m, "plan.name", rundir)))
 		goto out;
+	if (htmlused_configs(m, r))
+		goto out;
 	html_begin(f, title.p);
 	header(f, rundir, r, m);
 	contents(f, m, names);
@@ -446,6 +476,7 @@ int htmlpage_write(FILE *f, const char *rundir, const struct results *r,
 	html_end(f);
 	rc = 0;
 out:
+	html_configs_reset();
 	pick->phases = NULL;
 	pick->all = NULL;
 	free(title.p);

@@ -146,14 +146,14 @@ static void time_chart(FILE *f, const struct tchart *c)
 		if (c->l[i].kind == MAIN)
 			legend(f, rows++, c->l[i].color, MAIN, c->l[i].label);
 	if (c->dashed)
-		legend(f, rows++, 8, DASHED, c->dashed);
+		legend(f, rows++, 7, DASHED, c->dashed);
 	if (c->n_sh) {
 		fprintf(f, "<rect class=\"fsplan-steady fsplan-swatch\" "
 			"fill=\"%s\" x=\"%d\" y=\"%.1f\" width=\"28\" "
 			"height=\"12\"/>\n",
-			html_color(8), LEFT, TOP + PH + AXIS +
+			html_color(7), LEFT, TOP + PH + AXIS +
 			LEGEND * (double)rows - 6);
-		legend(f, rows++, 8, FAINT, "shaded: the window the steady "
+		legend(f, rows++, 7, FAINT, "shaded: the window the steady "
 		       "test held over; faint: each run");
 	}
 	html_svg_end(f);
@@ -238,6 +238,14 @@ static void lines_free(struct tchart *c, size_t n)
 	free(c->sh);
 }
 
+/* Group i's colour: its config's on the page, else its place. */
+static size_t color_of(const struct overtime_phase *p, size_t i)
+{
+	int k = html_config_known(p->g[i].runs[0]->fs_label);
+
+	return k >= 0 ? (size_t)k : i;
+}
+
 /* The line whose bins were just filled: its colour, kind, label. */
 static void take(struct tchart *c, size_t color, enum kind kind,
 		 const char *label)
@@ -282,13 +290,13 @@ static int key_chart(const struct draw *d)
 		for (size_t j = 0; g->n > 1 && j < g->n; j++) {
 			overtime_bins(d->o, &g->runs[j], 1, p->key, &d->grid,
 				      c.l[c.n].v);
-			take(&c, i, FAINT, g->runs[j]->cell);
+			take(&c, color_of(p, i), FAINT, g->runs[j]->cell);
 		}
 		for (size_t j = 0; j < g->n; j++)
-			shade(&c, d, g->runs[j], i);
+			shade(&c, d, g->runs[j], color_of(p, i));
 		overtime_bins(d->o, g->runs, g->n, p->key, &d->grid,
 			      c.l[c.n].v);
-		take(&c, i, MAIN, d->label[i]);
+		take(&c, color_of(p, i), MAIN, d->label[i]);
 	}
 	strbuf_printf(&title, "%s over time, a line per config (the runs' "
 		      "mean)", p->key);
@@ -330,7 +338,8 @@ static int machine_chart(const struct draw *d, const char *const *metric,
 		for (int k = 0; k < 2; k++) {
 			overtime_bins(d->o, p->g[i].runs, p->g[i].n, metric[k],
 				      &d->grid, c.l[c.n].v);
-			take(&c, i, k ? DASHED : MAIN, d->label[i]);
+			take(&c, color_of(p, i), k ? DASHED : MAIN,
+			     d->label[i]);
 		}
 	snprintf(dashed, sizeof(dashed), "solid: %s, dashed: %s", metric[0],
 		 metric[1]);
