@@ -213,12 +213,15 @@ void html_bar_chart(FILE *f, const struct html_bars *b)
 	for (double t = ax.lo; t <= ax.hi + ax.step / 2; t += ax.step) {
 		double x = html_at(&ax, t);
 
+		char tick[48];
+
+		html_fmt_num(tick, sizeof(tick), fabs(t) < ax.step / 1e6 ?
+			     0 : t);
 		fprintf(f, "<line class=\"fsplan-grid\" x1=\"%.1f\" y1=\"%d\" "
 			"x2=\"%.1f\" y2=\"%.0f\"/>"
 			"<text class=\"fsplan-tick\" x=\"%.1f\" y=\"%.0f\" "
-			"text-anchor=\"middle\">%g</text>\n", x, TOP, x,
-			h - BOTTOM, x, h - BOTTOM + 16,
-			fabs(t) < ax.step / 1e6 ? 0 : t);
+			"text-anchor=\"middle\">%s</text>\n", x, TOP, x,
+			h - BOTTOM, x, h - BOTTOM + 16, tick);
 	}
 	for (size_t i = 0; i < b->n; i++) {
 		double y = TOP + ROW * (double)i + (ROW - BAR) / 2.0;

@@ -12,6 +12,7 @@
 #include "report/html.h"
 #include "report/htmlchart.h"
 #include "report/htmlpage.h"
+#include "report/htmlscale.h"
 #include "report/htmltime.h"
 #include "report/htmlused.h"
 #include "report/manifestread.h"
@@ -335,6 +336,8 @@ static int phase_section(FILE *f, const struct results *r, size_t index,
 		fputs("<p class=\"note\">no run reported its key metrics: "
 		      "its seconds, _mbs and _iops figures instead</p>\n", f);
 	if ((tio && htmlchart_tio(f, runs, n, mode)) ||
+	    (!tio && *phase && *charts && htmlscale_phase(f, runs, n,
+							  charts)) ||
 	    (*charts && htmlchart_bars(f, runs, n, charts)) ||
 	    (*phase && pick->series && htmltime_phase(f, pick->series, runs,
 						      n, pick->phases, phase)))
