@@ -129,15 +129,22 @@ static void log_ticks(FILE *f, const struct html_lines *l,
 static void x_axis(FILE *f, const struct html_lines *l, struct html_axis *ax,
 		   double ybase)
 {
-	double xs[MAX_X];
+	double xs[MAX_X], lo = INFINITY, hi = -INFINITY;
 	size_t nx = xs_of(l->s, l->n, xs, MAX_X, l->logx);
 	char buf[48];
 
-	ax->lo = nx ? xs[0] : 0;
-	ax->hi = nx > 1 ? xs[nx - 1] : ax->lo + 1;
+	/* the ends from every point: a CDF has more than MAX_X */
+	for (size_t i = 0; i < l->n; i++)
+		for (size_t j = 0; j < l->s[i].n; j++)
+			if (drawn(l, i, j)) {
+				lo = fmin(lo, l->s[i].x[j]);
+				hi = fmax(hi, l->s[i].x[j]);
+			}
+	ax->lo = nx ? lo : 0;
+	ax->hi = nx > 1 ? hi : ax->lo + 1;
 	if (l->logx) {
-		ax->lo = nx ? log10(xs[0]) : 0;
-		ax->hi = nx > 1 ? log10(xs[nx - 1]) : ax->lo + 1;
+		ax->lo = nx ? log10(lo) : 0;
+		ax->hi = nx > 1 ? log10(hi) : ax->lo + 1;
 		if (l->decades) {
 			ax->lo = floor(ax->lo);
 			ax->hi = fmax(ceil(ax->hi), ax->lo + 1);

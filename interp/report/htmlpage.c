@@ -10,6 +10,7 @@
 #include "report/configs.h"
 #include "report/effects.h"
 #include "report/html.h"
+#include "report/htmlcdf.h"
 #include "report/htmlchart.h"
 #include "report/htmlpage.h"
 #include "report/htmlscale.h"
@@ -285,7 +286,8 @@ static const char *const *chart_globs(const struct pick *pick,
 }
 
 static int phase_section(FILE *f, const struct results *r, size_t index,
-			 const char *phase, const struct pick *pick)
+			 const char *phase, const struct pick *pick,
+			 const struct htmlcdf *hist)
 {
 	const char *buf[VIEW_MAX_KEY + 1], *cbuf[VIEW_MAX_KEY + 1];
 	const char *const *tables, *const *charts;
@@ -339,6 +341,7 @@ static int phase_section(FILE *f, const struct results *r, size_t index,
 	    (!tio && *phase && *charts && htmlscale_phase(f, runs, n,
 							  charts)) ||
 	    (*charts && htmlchart_bars(f, runs, n, charts)) ||
+	    (*phase && hist && htmlcdf_phase(f, hist, runs, n)) ||
 	    (*phase && pick->series && htmltime_phase(f, pick->series, runs,
 						      n, pick->phases, phase)))
 		goto out;
@@ -440,11 +443,16 @@ int htmlpage_write(FILE *f, const char *rundir, const struct results *r,
 {
 	const char **names = view_phases(r);
 	struct strbuf title = { 0 };
+	struct htmlcdf hist;
 	json_t *m;
 	int rc = -1, configs_rows = 0;
 
 	if (!names)
 		return -1;
+	if (htmlcdf_load(&hist, rundir)) {
+		free(names);
+		return -1;
+	}
 	m = manifest_load(rundir, NULL);
 	pick->phases = json_object_get(m, "phases");
 	pick->all = r;
@@ -462,13 +470,13 @@ int htmlpage_write(FILE *f, const char *rundir, const struct results *r,
 	if (configs(f, r, m))
 		goto out;
 	for (size_t i = 0; names[i]; i++)
-		if (phase_section(f, r, i, names[i], pick))
+		if (phase_section(f, r, i, names[i], pick, &hist))
 			goto out;
 	/* with --metric or --all, the configs' own figures too, as text */
 	for (size_t i = 0; i < r->n_runs; i++)
 		configs_rows |= !*r->runs[i].phase;
 	if (configs_rows && pick->view != VIEW_KEY &&
-	    phase_section(f, r, 0, "", pick))
+	    phase_section(f, r, 0, "", pick, NULL))
 		goto out;
 	if (effects_report(f, r, m, rundir, pick->view == VIEW_METRIC ?
 			   pick->only : NULL, 1))
@@ -479,6 +487,7 @@ int htmlpage_write(FILE *f, const char *rundir, const struct results *r,
 	html_end(f);
 	rc = 0;
 out:
+	htmlcdf_free(&hist);
 	html_configs_reset();
 	pick->phases = NULL;
 	pick->all = NULL;
