@@ -266,7 +266,8 @@ static int metric_table(void *ctx, const struct rank_table *t,
 /* The metrics to chart: the key's (but what tiobench's charts show),
  * or the tables' when there is no key or the view is not the key's. */
 static const char *const *chart_globs(const struct pick *pick,
-				      const char *phase, int tio,
+				      const struct res_run *const *runs,
+				      size_t n, const char *phase, int tio,
 				      const char *const *tables,
 				      int fallback, const char **buf)
 {
@@ -275,12 +276,19 @@ static const char *const *chart_globs(const struct pick *pick,
 
 	if (pick->view != VIEW_KEY || fallback)
 		return tables;
-	n_key = manifestread_key(pick->phases, phase, key, VIEW_MAX_KEY);
+	/* room for write_amp */
+	n_key = manifestread_key(pick->phases, phase, key, VIEW_MAX_KEY - 1);
 	if (!n_key)
 		return tables;
 	for (int i = 0; i < n_key; i++)
 		if (!tio || !classic_tio_shows(key[i]))
 			buf[k++] = key[i];
+	/* what the device wrote per byte the phase wrote, charted too */
+	for (size_t i = 0; i < n; i++)
+		if (results_measured(runs[i], "write_amp")) {
+			buf[k++] = "write_amp";
+			break;
+		}
 	buf[k] = NULL;
 	return buf;
 }
@@ -327,7 +335,8 @@ static int phase_section(FILE *f, const struct results *r, size_t index,
 	tio = (shown & study_bit("tiobench")) != 0;
 	tables = view_tables(pick, runs, n, phase, (unsigned)shown, buf,
 			     &fallback);
-	charts = chart_globs(pick, phase, tio, tables, fallback, cbuf);
+	charts = chart_globs(pick, runs, n, phase, tio, tables, fallback,
+			     cbuf);
 	if ((line = view_unreported(pick, runs, n, phase, (unsigned)shown))) {
 		fputs("<p class=\"warn\">", f);
 		html_text(f, line);
