@@ -74,7 +74,10 @@ static const char style[] =
 "body{font:14px/1.4 sans-serif;margin:1em 2em;color:#222;max-width:100em}\n"
 "h1{font-size:1.5em}h2{font-size:1.25em;border-bottom:1px solid #ccc;"
 "margin-top:2em}h3{font-size:1.05em;margin-bottom:.3em}\n"
-"table{border-collapse:collapse;margin:.5em 0}\n"
+/* a wide table scrolls by itself on a narrow screen, not the page */
+"table{border-collapse:collapse;margin:.5em 0;display:block;"
+"max-width:100%;overflow-x:auto}\n"
+"@media (max-width:40em){body{margin:.5em}}\n"
 "th,td{border:1px solid #ccc;padding:.15em .5em;vertical-align:top}\n"
 "th{background:#f0f0f0;text-align:left}td.num{text-align:right;"
 "font-variant-numeric:tabular-nums}\n"

@@ -57,6 +57,7 @@ struct html_series {
 	const char *config;		/* NULL: label */
 };
 struct html_lines {
+	const char *cls;		/* the svg's class; NULL: fsplan-lines */
 	const char *title, *note, *xtitle, *ytitle;
 	const struct html_series *s;
 	size_t n;

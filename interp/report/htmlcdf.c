@@ -215,7 +215,8 @@ static int op_chart(FILE *f, const struct htmlcdf *h,
 		goto out;
 	for (char *p = title.p; *p; p++)
 		*p = *p == ';' ? ' ' : *p;
-	html_lines_chart(f, &(struct html_lines){ .title = title.p,
+	html_lines_chart(f, &(struct html_lines){ .cls = "fsplan-cdf",
+			 .title = title.p,
 			 .note = "the share of ops that took at most a "
 			 "latency; from the ops' histograms",
 			 .xtitle = "latency (log scale)",

@@ -270,7 +270,7 @@ void html_lines_chart(FILE *f, const struct html_lines *in)
 			if (drawn(&l, i, j))
 				hi = fmax(hi, l.s[i].y[j]);
 	html_axis_fit(&ay, 0, hi, ybase, LTOP);
-	html_svg_begin(f, "fsplan-lines", LW, LH + LEGEND * (double)l.n,
+	html_svg_begin(f, l.cls ? l.cls : "fsplan-lines", LW, LH + LEGEND * (double)l.n,
 		       l.title, l.note);
 	y_axis(f, &l, &ay);
 	x_axis(f, &l, &ax, ybase);

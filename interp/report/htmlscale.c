@@ -157,7 +157,8 @@ static int chart(FILE *f, const struct res_run *const *runs, size_t n,
 	strbuf_printf(&yt, "%s%s%s%s", metric, *unit ? " (" : "", unit,
 		      *unit ? ")" : "");
 	if (!r.oom && !title.oom && !yt.oom && most >= 2)
-		html_lines_chart(f, &(struct html_lines){ .title = title.p,
+		html_lines_chart(f, &(struct html_lines){ .cls =
+				 "fsplan-scale", .title = title.p,
 				 .xtitle = a->key, .ytitle = yt.p, .s = c->s,
 				 .n = c->n, .marks = 1, .logx = a->size &&
 				 a->hi / fmax(a->lo, 1) >= 8,
