@@ -44,8 +44,8 @@ void html_bar_chart(FILE *f, const struct html_bars *b);
 /*
  * A line chart of y over x, a line per series (<polyline
  * class="fsplan-line">), its points marked when marks, a legend, and
- * the axes' titles. A series is coloured as its config (config, or its
- * label, as html_config_known finds it), else by its place. logx: x on
+ * the axes' titles. A series is coloured as its config (config[i], or
+ * its label, as html_config_known finds it), else by its place. logx: x on
  * a log scale (x <= 0 left out), its ticks at 1-2-5 steps of the
  * decades when decades, else at the series' x values; xfmt writes an x
  * value (NULL: html_fmt_num); ymax: the y axis's top (0: the data's).
@@ -54,13 +54,13 @@ struct html_series {
 	const char *label;
 	const double *x, *y;		/* n points, x ascending */
 	size_t n;
-	const char *config;		/* NULL: label */
 };
 struct html_lines {
 	const char *cls;		/* the svg's class; NULL: fsplan-lines */
 	const char *title, *note, *xtitle, *ytitle;
 	const struct html_series *s;
 	size_t n;
+	const char *const *config;	/* each series' config; NULL: labels */
 	int logx, decades, marks;
 	void (*xfmt)(char *buf, size_t len, double v);
 	double ymax;

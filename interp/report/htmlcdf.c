@@ -175,12 +175,13 @@ static int op_chart(FILE *f, const struct htmlcdf *h,
 {
 	const struct hrow **tmp = calloc(h->n + 1, sizeof(*tmp));
 	struct html_series *s = calloc(n + 1, sizeof(*s));
+	const char **config = calloc(n + 1, sizeof(*config));
 	struct strbuf *label = calloc(n + 1, sizeof(*label)), title = { 0 };
 	double **xy = calloc(2 * n + 2, sizeof(*xy)), ops;
 	size_t ns = 0, np;
 	int rc = -1;
 
-	if (!tmp || !s || !label || !xy)
+	if (!tmp || !s || !config || !label || !xy)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		size_t j;
@@ -206,8 +207,8 @@ static int op_chart(FILE *f, const struct htmlcdf *h,
 		if (label[ns].oom)
 			goto out;
 		s[ns] = (struct html_series){ label[ns].p, xy[2 * ns],
-			xy[2 * ns + 1], np, runs[i]->fs_label };
-		ns++;
+			xy[2 * ns + 1], np };
+		config[ns++] = runs[i]->fs_label;
 	}
 	strbuf_printf(&title, "%s latency distribution (CDF), a line per "
 		      "config%s%s", op, *params ? ", for " : "", params);
@@ -221,7 +222,7 @@ static int op_chart(FILE *f, const struct htmlcdf *h,
 			 "latency; from the ops' histograms",
 			 .xtitle = "latency (log scale)",
 			 .ytitle = "share of ops at or below", .s = s,
-			 .n = ns, .logx = 1, .decades = 1,
+			 .n = ns, .config = config, .logx = 1, .decades = 1,
 			 .xfmt = html_fmt_us, .ymax = 1 });
 	rc = 0;
 out:
@@ -234,6 +235,7 @@ out:
 	free(title.p);
 	free(tmp);
 	free(s);
+	free(config);
 	return rc;
 }
 

@@ -195,7 +195,7 @@ static int tio_point(void *ctx, const char *section, const char *ident,
 		if (!(t->label[i] = strdup(ident)))
 			return -1;
 		t->s[i] = (struct html_series){ t->label[i], t->x[i],
-						t->y[i], 0, NULL };
+						t->y[i], 0 };
 		t->n++;
 	}
 	if (t->s[i].n < POINTS) {

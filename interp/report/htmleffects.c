@@ -63,7 +63,7 @@ static int main_plot(FILE *f, const struct eff_block *bk, const char *title)
 	for (int j = 0; j < bk->k; j++) {
 		y[2 * j] = bk->e.t[j].mean_minus;
 		y[2 * j + 1] = bk->e.t[j].mean_plus;
-		s[j] = (struct html_series){ bk->factor[j], x, y + 2 * j, 2, NULL };
+		s[j] = (struct html_series){ bk->factor[j], x, y + 2 * j, 2 };
 	}
 	html_line_chart(f, title, "level (-1: baseline, +1)", bk->unit, s,
 			(size_t)bk->k);

@@ -205,7 +205,7 @@ static void titles(FILE *f, const struct html_lines *l, double ybase)
 /* Series i's colour: its config's on the page, else its place. */
 static size_t color_of(const struct html_lines *l, size_t i)
 {
-	const char *cfg = l->s[i].config ? l->s[i].config : l->s[i].label;
+	const char *cfg = l->config ? l->config[i] : l->s[i].label;
 	int k = html_config_known(cfg);
 
 	return k >= 0 ? (size_t)k : i;

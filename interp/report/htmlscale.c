@@ -105,7 +105,7 @@ static void add(struct scale *c, const char *config, double x, double y)
 		return;
 	if (i == c->n)
 		c->s[c->n++] = (struct html_series){ config, c->x[i], c->y[i],
-						     0, NULL };
+						     0 };
 	for (j = 0; j < c->s[i].n && c->x[i][j] < x; j++)
 		;
 	if (j < c->s[i].n && c->x[i][j] == x) {
