@@ -53,16 +53,16 @@ Test(htmlrun, only_the_tools_the_run_used)
 		NULL);
 
 	cr_assert_not_null(m);
-	cr_expect(htmlused_tool(m, "mount"));
-	cr_expect(htmlused_tool(m, "mkfs.ext4"), "mke2fs makes ext3");
-	cr_expect(htmlused_tool(m, "mkfs.xfs"));
-	cr_expect_not(htmlused_tool(m, "mkfs.btrfs"));
-	cr_expect(htmlused_tool(m, "bonnie++"), "use: a path to bonnie.lua");
-	cr_expect(htmlused_tool(m, "fio"), "an exec naming it");
-	cr_expect_not(htmlused_tool(m, "dbench"), "dbench-wrapper is not it");
+	cr_expect(htmlused_tool(m, NULL, "mount"));
+	cr_expect(htmlused_tool(m, NULL, "mkfs.ext4"), "mke2fs makes ext3");
+	cr_expect(htmlused_tool(m, NULL, "mkfs.xfs"));
+	cr_expect_not(htmlused_tool(m, NULL, "mkfs.btrfs"));
+	cr_expect(htmlused_tool(m, NULL, "bonnie++"), "use: a path to bonnie.lua");
+	cr_expect(htmlused_tool(m, NULL, "fio"), "an exec naming it");
+	cr_expect_not(htmlused_tool(m, NULL, "dbench"), "dbench-wrapper is not it");
 	/* oltp emulates InnoDB in Lua: no server, no sysbench */
-	cr_expect_not(htmlused_tool(m, "mariadbd"));
-	cr_expect_not(htmlused_tool(m, "sysbench"));
+	cr_expect_not(htmlused_tool(m, NULL, "mariadbd"));
+	cr_expect_not(htmlused_tool(m, NULL, "sysbench"));
 	json_decref(m);
 }
 

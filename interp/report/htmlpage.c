@@ -121,22 +121,29 @@ static void header(FILE *f, const char *rundir, const struct results *r,
 
 /* The version of each tool of the manifest's that the run used
  * (htmlused_tool): a page of an ext4 run has no mkfs.btrfs. */
-static void tools_used(FILE *f, json_t *m)
+static void tools_used(FILE *f, json_t *m, const struct results *r)
 {
 	json_t *v, *tools = manifestread_get(m, "system.tools");
 	const char *key;
 	char buf[64];
+	int rows = 0;
 
 	json_object_foreach(tools, key, v) {
 		const char *s = scalar(v, buf, sizeof(buf));
 
-		if (s && htmlused_tool(m, key))
-			keyed_fact(f, "", key, s);
+		if (!s || !htmlused_tool(m, r, key))
+			continue;
+		if (!rows++)
+			fputs("<h3>Versions of the tools the run used</h3>\n"
+			      "<table>\n", f);
+		keyed_fact(f, "", key, s);
 	}
+	if (rows)
+		fputs("</table>\n", f);
 }
 
 /* The machine's facts, the target's and the tools' versions. */
-static void machine(FILE *f, json_t *m)
+static void machine(FILE *f, json_t *m, const struct results *r)
 {
 	json_t *mem = manifestread_get(m, "system.mem_bytes");
 	struct strbuf target = { 0 };
@@ -156,10 +163,8 @@ static void machine(FILE *f, json_t *m)
 		fact(f, "target", target.p);
 	free(target.p);
 	facts_of(f, json_object_get(m, "target"), "target ");
-	fputs("</table>\n<h3>Versions of the tools the run used</h3>\n"
-	      "<table>\n", f);
-	tools_used(f, m);
 	fputs("</table>\n", f);
+	tools_used(f, m, r);
 }
 
 /* The configs as the manifest has them: options requested, and what the
@@ -473,7 +478,7 @@ int htmlpage_write(FILE *f, const char *rundir, const struct results *r,
 	html_begin(f, title.p);
 	header(f, rundir, r, m);
 	contents(f, m, names);
-	machine(f, m);
+	machine(f, m, r);
 	if (!r->n_runs)
 		fputs("<p>results.csv has no rows yet</p>\n", f);
 	if (configs(f, r, m))

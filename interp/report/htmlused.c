@@ -56,7 +56,14 @@ static int phase_uses(json_t *ph, const char *tool)
 	return 0;
 }
 
-int htmlused_tool(json_t *m, const char *tool)
+/* Whether mkfs.<type>, tool, makes type. */
+static int makes(const char *tool, const char *type)
+{
+	return !strcmp(type, tool + 5) ||
+	       (!strcmp(tool, "mkfs.ext4") && !strncmp(type, "ext", 3));
+}
+
+int htmlused_tool(json_t *m, const struct results *r, const char *tool)
 {
 	json_t *o;
 	size_t i;
@@ -64,14 +71,12 @@ int htmlused_tool(json_t *m, const char *tool)
 	if (!strcmp(tool, "mount"))
 		return 1;
 	if (!strncmp(tool, "mkfs.", 5)) {
-		json_array_foreach(json_object_get(m, "configs"), i, o) {
-			const char *t = manifestread_str(o, "type", "");
-
-			if (!strcmp(t, tool + 5) ||
-			    (!strcmp(tool, "mkfs.ext4") &&
-			     !strncmp(t, "ext", 3)))
+		json_array_foreach(json_object_get(m, "configs"), i, o)
+			if (makes(tool, manifestread_str(o, "type", "")))
 				return 1;
-		}
+		for (i = 0; r && i < r->n_runs; i++)
+			if (makes(tool, r->runs[i].fs_type))
+				return 1;
 		return 0;
 	}
 	json_array_foreach(json_object_get(m, "phases"), i, o)

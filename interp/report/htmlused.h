@@ -8,13 +8,14 @@
 #include "results/results.h"
 
 /*
- * Whether the run of manifest m used tool (a key of system.tools):
- * mount always; mkfs.<type> for a config of that type (mke2fs's
- * mkfs.ext4 for ext2 and ext3 too); a benchmark's when a phase uses its
+ * Whether the run of manifest m and results r (may be NULL) used tool (a
+ * key of system.tools): mount always; mkfs.<type> for a config or a run
+ * of that type (mke2fs's mkfs.ext4 for ext2 and ext3 too); a
+ * benchmark's when a phase uses its
  * module (bonnie: bonnie++; mariadb: mariadbd and sysbench) or an exec
  * phase's command names it as a word.
  */
-int htmlused_tool(json_t *m, const char *tool);
+int htmlused_tool(json_t *m, const struct results *r, const char *tool);
 /*
  * Config o's (manifest.json's configs[]) applied mount options as what
  * the kernel changed of those requested (mountopts_compare:
