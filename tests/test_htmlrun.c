@@ -284,6 +284,50 @@ static const char *two_shards_merged(const char *dir, char *shard0,
 	return merged;
 }
 
+/* The page in Chromium in a phone's width: it does not scroll sideways
+ * (a wide table or chart scrolls by itself), and every line of the CDF
+ * and scaling charts is drawn within the window. */
+static void phone(const char *page)
+{
+	const char *root = getenv("FSPLAN_ROOT"), *dom, *p;
+	char cmd[2048], out[700];
+	int rc, w = 0, sw = 0, charts = 0;
+
+	cr_assert_not_null(root, "FSPLAN_ROOT is not set (run through make)");
+	snprintf(out, sizeof(out), "%s.shot", page);
+	snprintf(cmd, sizeof(cmd), "FSPLAN_BROWSER_CHARTS=1 "
+		 "FSPLAN_BROWSER_WIDTH=400 bash '%s/tests/browser.sh' '%s' "
+		 "'%s'", root, page, out);
+	rc = system(cmd);
+	if (WIFEXITED(rc) && WEXITSTATUS(rc) == 77)
+		return;	/* no chromium: the rest of the test stands */
+	cr_assert_eq(rc, 0, "tests/browser.sh: %d", rc);
+	snprintf(out, sizeof(out), "%s.shot.charts", page);
+	dom = e2e_read(out);
+	p = strstr(dom, "data-page=\"");
+	cr_assert_not_null(p, "%.300s", dom);
+	cr_assert_eq(sscanf(p, "data-page=\"%d %d", &w, &sw), 2);
+	cr_expect_leq(sw, w, "the page is %d px wide in a %d px window", sw,
+		      w);
+	for (p = dom; (p = strstr(p, "<svg class=\"fsplan-chart fsplan-"));
+	     p++) {
+		const char *at = strstr(p, "data-drawn=\"");
+		int lines, drawn, cw, ch;
+
+		if (strncmp(p + 32, "cdf", 3) && strncmp(p + 32, "scale", 5))
+			continue;
+		cr_assert_not_null(at);
+		cr_assert_eq(sscanf(at, "data-drawn=\"%d %d %dx%d", &lines,
+				    &drawn, &cw, &ch), 4);
+		cr_expect_eq(drawn, lines, "%.80s", at);
+		cr_expect(lines == 2 && cw > 0 && cw <= w && ch > 0,
+			  "%.80s", at);
+		charts++;
+	}
+	cr_expect_eq(charts, 3, "two CDFs, a scaling chart");
+	cr_expect_eq(e2e_processes_with("fsplan-browser"), 0);
+}
+
 Test(htmlrun, histograms_kept_merged_and_drawn, .timeout = 300)
 {
 	const char *dir, *merged, *page, *ext, *xfs;
@@ -362,6 +406,7 @@ Test(htmlrun, histograms_kept_merged_and_drawn, .timeout = 300)
 		  !strstr(chart, "bonnie") && !strstr(chart, "sysbench"),
 		  "%s", chart);
 	free(chart);
+	phone(path);
 	cr_expect_eq(e2e_mounted_under(dir), 0);
 	cr_expect_eq(e2e_loops_under(dir), 0);
 }

@@ -44,13 +44,17 @@ static void axes(FILE *f, const struct tchart *c, const struct html_axis *ax,
 {
 	double base = TOP + PH;
 
-	for (double t = ay->lo; t <= ay->hi + ay->step / 2; t += ay->step)
+	for (double t = ay->lo; t <= ay->hi + ay->step / 2; t += ay->step) {
+		char tick[48];
+
+		html_fmt_num(tick, sizeof(tick), fabs(t) < ay->step / 1e6 ?
+			     0 : t);
 		fprintf(f, "<line class=\"fsplan-grid\" x1=\"%d\" y1=\"%.1f\" "
 			"x2=\"%d\" y2=\"%.1f\"/><text class=\"fsplan-tick\" "
-			"x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
+			"x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
 			LEFT, html_at(ay, t), W - RIGHT, html_at(ay, t),
-			LEFT - 6, html_at(ay, t) + 4,
-			fabs(t) < ay->step / 1e6 ? 0 : t);
+			LEFT - 6, html_at(ay, t) + 4, tick);
+	}
 	for (double t = ax->lo; t <= ax->hi + ax->step / 2; t += ax->step)
 		fprintf(f, "<text class=\"fsplan-tick\" x=\"%.1f\" y=\"%.1f\" "
 			"text-anchor=\"middle\">%g</text>\n", html_at(ax, t),
