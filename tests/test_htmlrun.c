@@ -126,6 +126,24 @@ Test(htmlrun, human_units_on_a_log_axis)
 	cr_expect_str_eq(buf, "12.5k");
 }
 
+Test(htmlrun, figures_in_a_larger_unit_when_they_are_large)
+{
+	const char *u;
+
+	cr_expect_eq(html_human_unit("KiB/s", 100000, &u), 1024);
+	cr_expect_str_eq(u, "MiB/s");
+	cr_expect_eq(html_human_unit("bytes", 3.0 * (1 << 30), &u),
+		     1 << 20, "3072 MiB: four digits stay");
+	cr_expect_str_eq(u, "MiB");
+	cr_expect_eq(html_human_unit("bytes", 30.0 * (1 << 30), &u),
+		     1 << 30);
+	cr_expect_str_eq(u, "GiB");
+	cr_expect_eq(html_human_unit("us", 2500, &u), 1, "2500 us stays");
+	cr_expect_str_eq(u, "us");
+	cr_expect_eq(html_human_unit("ops/s", 1e6, &u), 1, "no ladder");
+	cr_expect_str_eq(u, "ops/s");
+}
+
 Test(htmlrun, histograms_csv_rows_and_blocks)
 {
 	struct metrics m = { 0 };

@@ -75,6 +75,12 @@ void html_line_chart(FILE *f, const char *title, const char *xtitle,
 void html_fmt_bytes(char *buf, size_t len, double v);
 void html_fmt_us(char *buf, size_t len, double v);
 void html_fmt_num(char *buf, size_t len, double v);
+/* What to divide values in unit up to max by to show them in a larger
+ * unit of the same kind (bytes as MiB, KiB/s as MiB/s, us as ms) while
+ * the largest keeps four digits or more; the unit in *shown (unit
+ * itself, and 1, when there is none larger or unit is not one of
+ * those). */
+double html_human_unit(const char *unit, double max, const char **shown);
 
 /* The charts' common parts, for the charts of other files. An axis: the
  * values at its ends and its tick spacing, their pixels. */

@@ -57,6 +57,44 @@ void html_fmt_num(char *buf, size_t len, double v)
 	snprintf(buf, len, "%.3g%s", v, unit[k]);
 }
 
+/* The units a value may be shown in, each the one before times `by`. */
+static const struct ladder {
+	double by;
+	const char *unit[5];
+} ladders[] = {
+	{ 1024, { "bytes", "KiB", "MiB", "GiB", "TiB" } },
+	{ 1024, { "B", "KiB", "MiB", "GiB", "TiB" } },
+	{ 1024, { "KiB/s", "MiB/s", "GiB/s" } },
+	{ 1024, { "B/s", "KiB/s", "MiB/s", "GiB/s" } },
+	{ 1000, { "us", "ms", "s" } },
+	{ 1000, { "ns", "us", "ms", "s" } },
+};
+
+double html_human_unit(const char *unit, double max, const char **shown)
+{
+	*shown = unit;
+	for (size_t l = 0; unit && l < sizeof(ladders) / sizeof(ladders[0]);
+	     l++) {
+		const struct ladder *d = &ladders[l];
+		double scale = 1;
+		int k = 0;
+
+		for (k = 0; k < 5 && d->unit[k]; k++)
+			if (!strcmp(d->unit[k], unit))
+				break;
+		if (k == 5 || !d->unit[k])
+			continue;
+		/* up while the figures keep four digits or more */
+		while (k + 1 < 5 && d->unit[k + 1] && max / scale >= 10 * d->by) {
+			scale *= d->by;
+			k++;
+		}
+		*shown = d->unit[k];
+		return scale;
+	}
+	return 1;
+}
+
 /* ---- axes --------------------------------------------------------------- */
 
 static int cmp_double(const void *a, const void *b)
