@@ -18,8 +18,21 @@ struct tline {
 	double *v;
 	size_t color;
 	enum kind kind;
+	int set;		/* its config's n-th parameter set: a dash */
 	const char *label;
 };
+
+/* The dash of a line: the machine chart's second series, or a config's
+ * second, third.. parameter set (its colour is the config's). */
+static const char *dash_of(enum kind kind, int set)
+{
+	static const char *const dash[] = { "", " stroke-dasharray=\"2 3\"",
+		" stroke-dasharray=\"10 3 2 3\"", " stroke-dasharray=\"1 6\"" };
+
+	if (kind == DASHED)
+		return " stroke-dasharray=\"6 4\"";
+	return dash[set % 4];
+}
 
 struct tshade {
 	double from, to;
@@ -78,8 +91,7 @@ static void line(FILE *f, const struct tchart *c, const struct tline *l,
 	int pen = 0;
 
 	fprintf(f, "<path class=\"%s\" stroke=\"%s\"%s d=\"", cls[l->kind],
-		html_color(l->color), l->kind == DASHED ?
-		" stroke-dasharray=\"6 4\"" : "");
+		html_color(l->color), dash_of(l->kind, l->set));
 	for (size_t i = 0; i < c->nb; i++) {
 		double t = overtime_bin_end(c->g, i, c->tmax);
 
@@ -98,7 +110,7 @@ static void line(FILE *f, const struct tchart *c, const struct tline *l,
 
 /* A legend row: a line in the colour (dashed or faint as kind), text. */
 static void legend(FILE *f, int row, size_t color, enum kind kind,
-		   const char *text)
+		   int set, const char *text)
 {
 	double y = TOP + PH + AXIS + LEGEND * (double)row;
 
@@ -106,8 +118,8 @@ static void legend(FILE *f, int row, size_t color, enum kind kind,
 		"stroke=\"%s\" stroke-width=\"%d\"%s%s/><text x=\"%d\" "
 		"y=\"%.1f\">", LEFT, y, LEFT + 28, y, html_color(color),
 		kind == FAINT ? 1 : 3, kind == FAINT ?
-		" stroke-opacity=\".4\"" : "", kind == DASHED ?
-		" stroke-dasharray=\"6 4\"" : "", LEFT + 36, y + 4);
+		" stroke-opacity=\".4\"" : "", dash_of(kind, set), LEFT + 36,
+		y + 4);
 	html_text(f, text);
 	fputs("</text>\n", f);
 }
@@ -148,16 +160,17 @@ static void time_chart(FILE *f, const struct tchart *c)
 	rows = 0;
 	for (size_t i = 0; i < c->n; i++)
 		if (c->l[i].kind == MAIN)
-			legend(f, rows++, c->l[i].color, MAIN, c->l[i].label);
+			legend(f, rows++, c->l[i].color, MAIN, c->l[i].set,
+			       c->l[i].label);
 	if (c->dashed)
-		legend(f, rows++, 7, DASHED, c->dashed);
+		legend(f, rows++, 7, DASHED, 0, c->dashed);
 	if (c->n_sh) {
 		fprintf(f, "<rect class=\"fsplan-steady fsplan-swatch\" "
 			"fill=\"%s\" x=\"%d\" y=\"%.1f\" width=\"28\" "
 			"height=\"12\"/>\n",
 			html_color(7), LEFT, TOP + PH + AXIS +
 			LEGEND * (double)rows - 6);
-		legend(f, rows++, 7, FAINT, "shaded: the window the steady "
+		legend(f, rows++, 7, FAINT, 0, "shaded: the window the steady "
 		       "test held over; faint: each run");
 	}
 	html_svg_end(f);
@@ -250,6 +263,17 @@ static size_t color_of(const struct overtime_phase *p, size_t i)
 	return k >= 0 ? (size_t)k : i;
 }
 
+/* Which parameter set of its config group i is: 0 the first. */
+static int set_of(const struct overtime_phase *p, size_t i)
+{
+	int k = 0;
+
+	for (size_t j = 0; j < i; j++)
+		k += !strcmp(p->g[j].runs[0]->fs_label,
+			     p->g[i].runs[0]->fs_label);
+	return k;
+}
+
 /* The line whose bins were just filled: its colour, kind, label. */
 static void take(struct tchart *c, size_t color, enum kind kind,
 		 const char *label)
@@ -300,6 +324,7 @@ static int key_chart(const struct draw *d)
 			shade(&c, d, g->runs[j], color_of(p, i));
 		overtime_bins(d->o, g->runs, g->n, p->key, &d->grid,
 			      c.l[c.n].v);
+		c.l[c.n].set = set_of(p, i);
 		take(&c, color_of(p, i), MAIN, d->label[i]);
 	}
 	strbuf_printf(&title, "%s over time, a line per config (the runs' "
