@@ -239,7 +239,8 @@ void html_bar_chart(FILE *f, const struct html_bars *b)
 		if (kind_known(b->kind ? b->kind[i] : NULL))
 			fprintf(f, " fsplan-%s", b->kind[i]);
 		else if ((cfg = html_config_known(b->label[i])) >= 0)
-			fprintf(f, "\" style=\"fill:%s", html_color((size_t)cfg));
+			fprintf(f, "\" style=\"fill:%s",
+				html_color((size_t)cfg));
 		fprintf(f, "\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
 			"height=\"%d\"><title>", x0, y, x1 - x0, BAR);
 		html_text(f, b->label[i]);

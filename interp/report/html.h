@@ -56,11 +56,13 @@ struct html_series {
 	size_t n;
 };
 struct html_lines {
-	const char *cls;		/* the svg's class; NULL: fsplan-lines */
+	const char *cls;		/* the svg's class (NULL:
+					 * fsplan-lines) */
 	const char *title, *note, *xtitle, *ytitle;
 	const struct html_series *s;
 	size_t n;
-	const char *const *config;	/* each series' config; NULL: labels */
+	const char *const *config;	/* each series' config (NULL:
+					 * their labels) */
 	int logx, decades, marks;
 	void (*xfmt)(char *buf, size_t len, double v);
 	double ymax;

@@ -157,7 +157,8 @@ static double cdf(const struct htmlcdf *h, const struct res_run *const *runs,
 			y[m - 1] = cum / total;
 			continue;
 		}
-		if (!m) {	/* the line starts at the first bucket's foot */
+		/* the line starts at the first bucket's foot */
+		if (!m) {
 			x[m] = tmp[i]->lo > 0 ? tmp[i]->lo : tmp[i]->hi / 2;
 			y[m++] = 0;
 		}

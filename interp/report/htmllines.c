@@ -85,7 +85,8 @@ double html_human_unit(const char *unit, double max, const char **shown)
 		if (k == 5 || !d->unit[k])
 			continue;
 		/* up while the figures keep four digits or more */
-		while (k + 1 < 5 && d->unit[k + 1] && max / scale >= 10 * d->by) {
+		while (k + 1 < 5 && d->unit[k + 1] &&
+		       max / scale >= 10 * d->by) {
 			scale *= d->by;
 			k++;
 		}
@@ -308,8 +309,8 @@ void html_lines_chart(FILE *f, const struct html_lines *in)
 			if (drawn(&l, i, j))
 				hi = fmax(hi, l.s[i].y[j]);
 	html_axis_fit(&ay, 0, hi, ybase, LTOP);
-	html_svg_begin(f, l.cls ? l.cls : "fsplan-lines", LW, LH + LEGEND * (double)l.n,
-		       l.title, l.note);
+	html_svg_begin(f, l.cls ? l.cls : "fsplan-lines", LW,
+		       LH + LEGEND * (double)l.n, l.title, l.note);
 	y_axis(f, &l, &ay);
 	x_axis(f, &l, &ax, ybase);
 	titles(f, &l, ybase);

@@ -139,9 +139,9 @@ static int by_index(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-static int write_blocks(const struct kind *kd, const char *path, const char *run_id,
-			const struct reading *rd, const struct block *b,
-			size_t n, struct diag *d)
+static int write_blocks(const struct kind *kd, const char *path,
+			const char *run_id, const struct reading *rd,
+			const struct block *b, size_t n, struct diag *d)
 {
 	struct seriescsv *w;
 	int rc = 0;

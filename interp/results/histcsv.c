@@ -8,7 +8,8 @@
 
 /* merge and the writer take both files' rows as six fields, cell second */
 _Static_assert((int)HISTCSV_FIELDS == (int)SERIESCSV_FIELDS &&
-	       (int)HISTCSV_CELL == (int)SERIESCSV_CELL, "histograms.csv's columns");
+	       (int)HISTCSV_CELL == (int)SERIESCSV_CELL,
+	       "histograms.csv's columns");
 
 static const struct csv_kind kind = { "histograms.csv", HISTCSV_HEADER,
 					HISTCSV_FIELDS };
