@@ -66,7 +66,16 @@ static void facts_of(FILE *f, json_t *o, const char *prefix)
 
 	json_object_foreach(o, key, v) {
 		const char *s = scalar(v, buf, sizeof(buf));
+		size_t n = strlen(key);
+		char human[96];
 
+		/* a size as one reads it: "512 MiB (536870912)" */
+		if (s && json_is_integer(v) && n > 6 &&
+		    !strcmp(key + n - 6, "_bytes")) {
+			html_fmt_bytes(human, 48, (double)json_integer_value(v));
+			snprintf(human + strlen(human), 48, " (%s)", s);
+			s = human;
+		}
 		if (s)
 			keyed_fact(f, prefix, key, s);
 	}
