@@ -7,7 +7,10 @@
 # also OUT.charts: the DOM of a copy of the page with a script that gives
 # every chart (svg.fsplan-chart) an attribute data-drawn="L D WxH": its
 # lines (path.fsplan-series, polyline.fsplan-line), how many of them the
-# browser laid out with a length and a box, the chart's size on screen.
+# browser laid out with a length and a box, the chart's size on screen;
+# and <body> data-page="W S": the window's width and the page's (wider:
+# the page scrolls sideways, a table or chart did not fit), in a window
+# FSPLAN_BROWSER_WIDTH pixels wide (1200 unless set; 400 is a phone).
 # Exit 0 rendered, 77 no chromium here, 1 it did not render. Every process it starts is gone
 # when it returns, whatever happened.
 set -u
@@ -101,11 +104,14 @@ for (const s of document.querySelectorAll("svg.fsplan-chart")) {
 	s.setAttribute("data-drawn", lines + " " + drawn + " " +
 		Math.round(r.width) + "x" + Math.round(r.height));
 }
+document.body.setAttribute("data-page", window.innerWidth + " " +
+	document.documentElement.scrollWidth);
 </script>'
 awk -v m="$measure" '/<\/body>/ { print m } { print }' "$prof/page.html" \
 	> "$prof/charts.html" || exit 1
 chmod 644 "$prof/charts.html"
-chromium_run --dump-dom "file://$prof/charts.html" > "$out.charts"
+chromium_run --window-size="${FSPLAN_BROWSER_WIDTH:-1200},2400" \
+	--dump-dom "file://$prof/charts.html" > "$out.charts"
 rc=$?
 if [ $rc != 0 ] || ! grep -q '</html>' "$out.charts"; then
 	echo "browser.sh: chromium --dump-dom of the charts failed" >&2

@@ -630,8 +630,8 @@ Test(run, ten_cells_leave_the_system_as_found, .fini = fini, .timeout = 120)
 	f = popen(cmd, "r");
 	after[fread(after, 1, sizeof(after) - 1, f)] = '\0';
 	pclose(f);
-	cr_expect_str_eq(after, "exec log.txt manifest.json results.csv "
-			 "timeseries.csv ");
+	cr_expect_str_eq(after, "exec histograms.csv log.txt manifest.json "
+			 "results.csv timeseries.csv ");
 }
 
 Test(run, target_dir_runs_in_a_fresh_subdirectory, .fini = fini,

@@ -74,11 +74,17 @@ static const char style[] =
 "body{font:14px/1.4 sans-serif;margin:1em 2em;color:#222;max-width:100em}\n"
 "h1{font-size:1.5em}h2{font-size:1.25em;border-bottom:1px solid #ccc;"
 "margin-top:2em}h3{font-size:1.05em;margin-bottom:.3em}\n"
-"table{border-collapse:collapse;margin:.5em 0}\n"
+/* a wide table scrolls by itself on a narrow screen, not the page */
+"table{border-collapse:collapse;margin:.5em 0;display:block;"
+"max-width:100%;overflow-x:auto}\n"
+"@media (max-width:40em){body{margin:.5em}}\n"
 "th,td{border:1px solid #ccc;padding:.15em .5em;vertical-align:top}\n"
 "th{background:#f0f0f0;text-align:left}td.num{text-align:right;"
 "font-variant-numeric:tabular-nums}\n"
-"figure{display:inline-block;vertical-align:top;margin:1em 2em 1em 0}\n"
+/* a chart takes the page's width up to its own; on a phone it keeps
+ * 30em, so its text stays readable, and scrolls sideways */
+"figure{display:block;margin:1em 0;overflow-x:auto}\n"
+"svg.fsplan-chart{display:block;width:100%;height:auto;min-width:30em}\n"
 "figcaption{font-weight:bold;margin-bottom:.2em}\n"
 ".fsplan-chart text{font:12px sans-serif;fill:#222}\n"
 ".fsplan-chart .fsplan-tick{fill:#666;font-size:11px}\n"
@@ -146,7 +152,8 @@ double html_at(const struct html_axis *a, double v)
 void html_svg_begin(FILE *f, const char *cls, double w, double h,
 		      const char *title, const char *note)
 {
-	fputs("<figure>\n<figcaption>", f);
+	fprintf(f, "<figure style=\"max-width:%.0fpx\">\n<figcaption>",
+		w);
 	html_text(f, title);
 	if (note) {
 		fputs(" <span class=\"note\">(", f);
@@ -154,9 +161,10 @@ void html_svg_begin(FILE *f, const char *cls, double w, double h,
 		fputs(")</span>", f);
 	}
 	fprintf(f, "</figcaption>\n<svg class=\"fsplan-chart %s\" "
-		"xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
-		"height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
-		"aria-label=\"", cls, w, h, w, h);
+		"xmlns=\"http://www.w3.org/2000/svg\" width=\"100%%\" "
+		"viewBox=\"0 0 %.0f %.0f\" style=\"max-width:%.0fpx\" "
+		"preserveAspectRatio=\"xMinYMin meet\" role=\"img\" "
+		"aria-label=\"", cls, w, h, w);
 	html_text(f, title);
 	fputs("\">\n<title>", f);
 	html_text(f, title);
@@ -189,7 +197,7 @@ void html_bar_chart(FILE *f, const struct html_bars *b)
 {
 	double lo = 0, hi = 0, w, h, lw;
 	struct html_axis ax;
-	int chars = 6;
+	int chars = 6, cfg;
 
 	/* the axis spans the means and the upper whiskers: a CI that
 	 * reaches below zero (n = 2 has t = 12.7) is cut at the axis, its
@@ -208,12 +216,15 @@ void html_bar_chart(FILE *f, const struct html_bars *b)
 	for (double t = ax.lo; t <= ax.hi + ax.step / 2; t += ax.step) {
 		double x = html_at(&ax, t);
 
+		char tick[48];
+
+		html_fmt_num(tick, sizeof(tick), fabs(t) < ax.step / 1e6 ?
+			     0 : t);
 		fprintf(f, "<line class=\"fsplan-grid\" x1=\"%.1f\" y1=\"%d\" "
 			"x2=\"%.1f\" y2=\"%.0f\"/>"
 			"<text class=\"fsplan-tick\" x=\"%.1f\" y=\"%.0f\" "
-			"text-anchor=\"middle\">%g</text>\n", x, TOP, x,
-			h - BOTTOM, x, h - BOTTOM + 16,
-			fabs(t) < ax.step / 1e6 ? 0 : t);
+			"text-anchor=\"middle\">%s</text>\n", x, TOP, x,
+			h - BOTTOM, x, h - BOTTOM + 16, tick);
 	}
 	for (size_t i = 0; i < b->n; i++) {
 		double y = TOP + ROW * (double)i + (ROW - BAR) / 2.0;
@@ -227,6 +238,9 @@ void html_bar_chart(FILE *f, const struct html_bars *b)
 		fputs("</text>\n<rect class=\"fsplan-bar", f);
 		if (kind_known(b->kind ? b->kind[i] : NULL))
 			fprintf(f, " fsplan-%s", b->kind[i]);
+		else if ((cfg = html_config_known(b->label[i])) >= 0)
+			fprintf(f, "\" style=\"fill:%s",
+				html_color((size_t)cfg));
 		fprintf(f, "\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
 			"height=\"%d\"><title>", x0, y, x1 - x0, BAR);
 		html_text(f, b->label[i]);
@@ -260,9 +274,16 @@ void html_bar_chart(FILE *f, const struct html_bars *b)
 
 /* ---- lines -------------------------------------------------------------- */
 
-static const char *const palette[] = { "#1f77b4", "#d62728", "#2ca02c",
-	"#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f",
-	"#bcbd22" };
+/*
+ * The charts' palette: Okabe and Ito's eight colour-blind-safe colours
+ * (the black last: it reads as an axis), then Paul Tol's bright and
+ * muted ones that differ from them; past those the colours repeat, each
+ * round with a dash pattern of its own (html_dash).
+ */
+static const char *const palette[] = { "#0072B2", "#E69F00", "#009E73",
+	"#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000",
+	"#4477AA", "#EE6677", "#228833", "#CCBB44", "#AA3377", "#BBBBBB",
+	"#332288", "#882255" };
 #define N_PALETTE (sizeof(palette) / sizeof(palette[0]))
 
 const char *html_color(size_t i)
@@ -270,100 +291,52 @@ const char *html_color(size_t i)
 	return palette[i % N_PALETTE];
 }
 
-enum { LW = 540, LH = 300, LLEFT = 64, LRIGHT = 16, LTOP = 12, LBOTTOM = 44,
-       LEGEND = 22 };
-
-static int cmp_double(const void *a, const void *b)
+const char *html_dash(size_t i)
 {
-	double x = *(const double *)a, y = *(const double *)b;
+	static const char *const dash[] = { "", " stroke-dasharray=\"6 3\"",
+		" stroke-dasharray=\"2 2\"", " stroke-dasharray=\"8 3 2 3\"" };
 
-	return (x > y) - (x < y);
+	return dash[(i / N_PALETTE) % 4];
 }
 
-/* The distinct x values of every series, sorted; how many. */
-static size_t xs_of(const struct html_series *s, size_t n, double *xs,
-		    size_t max)
-{
-	size_t k = 0, m = 0;
+/*
+ * The page's configs, in the order first named: a config keeps its
+ * colour on every chart of the page. A page is one process's output, so
+ * the list is the page's, kept here rather than passed to every chart.
+ */
+static char **config_names;
+static size_t n_config;
 
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = 0; j < s[i].n && k < max; j++)
-			if (isfinite(s[i].x[j]))
-				xs[k++] = s[i].x[j];
-	qsort(xs, k, sizeof(*xs), cmp_double);
-	for (size_t i = 0; i < k; i++)
-		if (!m || xs[m - 1] != xs[i])
-			xs[m++] = xs[i];
-	return m;
+int html_config_index(const char *label)
+{
+	char **grown;
+
+	if (!label)
+		return -1;
+	for (size_t i = 0; i < n_config; i++)
+		if (!strcmp(config_names[i], label))
+			return (int)i;
+	if (!(grown = realloc(config_names, (n_config + 1) * sizeof(*grown))))
+		return -1;
+	config_names = grown;
+	if (!(config_names[n_config] = strdup(label)))
+		return -1;
+	return (int)n_config++;
 }
 
-void html_line_chart(FILE *f, const char *title, const char *xtitle,
-		     const char *ytitle, const struct html_series *s,
-		     size_t n)
+int html_config_known(const char *label)
 {
-	double xs[64], hi = 0, h = LH + LEGEND * (double)n;
-	double ybase = LH - LBOTTOM;
-	size_t nx = xs_of(s, n, xs, 64);
-	struct html_axis ax, ay;
+	for (size_t i = 0; label && i < n_config; i++)
+		if (!strcmp(config_names[i], label))
+			return (int)i;
+	return -1;
+}
 
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = 0; j < s[i].n; j++)
-			if (isfinite(s[i].y[j]))
-				hi = fmax(hi, s[i].y[j]);
-	html_axis_fit(&ay, 0, hi, ybase, LTOP);
-	ax.lo = nx ? xs[0] : 0;
-	ax.hi = nx > 1 ? xs[nx - 1] : ax.lo + 1;
-	ax.p0 = LLEFT + (nx > 1 ? 10 : (LW - LLEFT - LRIGHT) / 2.0);
-	ax.p1 = LW - LRIGHT - 10;
-	ax.step = 1;
-	html_svg_begin(f, "fsplan-lines", LW, h, title, NULL);
-	for (double t = ay.lo; t <= ay.hi + ay.step / 2; t += ay.step)
-		fprintf(f, "<line class=\"fsplan-grid\" x1=\"%d\" y1=\"%.1f\" "
-			"x2=\"%d\" y2=\"%.1f\"/><text class=\"fsplan-tick\" "
-			"x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
-			LLEFT, html_at(&ay, t), LW - LRIGHT, html_at(&ay, t), LLEFT - 6,
-			html_at(&ay, t) + 4, t);
-	for (size_t i = 0; i < nx; i++)
-		fprintf(f, "<text class=\"fsplan-tick\" x=\"%.1f\" y=\"%.1f\" "
-			"text-anchor=\"middle\">%g</text>\n", html_at(&ax, xs[i]),
-			ybase + 16, xs[i]);
-	fprintf(f, "<line class=\"fsplan-axis\" x1=\"%d\" y1=\"%.1f\" "
-		"x2=\"%d\" y2=\"%.1f\"/>\n<text x=\"%.1f\" y=\"%.1f\" "
-		"text-anchor=\"middle\">", LLEFT, ybase, LW - LRIGHT, ybase,
-		(LLEFT + LW - LRIGHT) / 2.0, ybase + 34);
-	html_text(f, xtitle);
-	fprintf(f, "</text>\n<text x=\"14\" y=\"%.1f\" text-anchor=\"middle\" "
-		"transform=\"rotate(-90 14 %.1f)\">", (LTOP + ybase) / 2,
-		(LTOP + ybase) / 2);
-	html_text(f, ytitle);
-	fputs("</text>\n", f);
-	for (size_t i = 0; i < n; i++) {
-		const char *color = palette[i % N_PALETTE];
-		double ly = LH + LEGEND * (double)i;
-
-		fprintf(f, "<polyline class=\"fsplan-line\" stroke=\"%s\" "
-			"points=\"", color);
-		for (size_t j = 0; j < s[i].n; j++)
-			if (isfinite(s[i].x[j]) && isfinite(s[i].y[j]))
-				fprintf(f, "%s%.1f,%.1f", j ? " " : "",
-					html_at(&ax, s[i].x[j]), html_at(&ay, s[i].y[j]));
-		fputs("\"/>\n", f);
-		for (size_t j = 0; j < s[i].n; j++) {
-			if (!isfinite(s[i].x[j]) || !isfinite(s[i].y[j]))
-				continue;
-			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" "
-				"fill=\"%s\"><title>", html_at(&ax, s[i].x[j]),
-				html_at(&ay, s[i].y[j]), color);
-			html_text(f, s[i].label);
-			fprintf(f, ": %g, %g</title></circle>\n", s[i].x[j],
-				s[i].y[j]);
-		}
-		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
-			"stroke=\"%s\" stroke-width=\"3\"/><text x=\"%d\" "
-			"y=\"%.1f\">", LLEFT, ly, LLEFT + 24, ly, color,
-			LLEFT + 30, ly + 4);
-		text_cut(f, s[i].label, 70);
-		fputs("</text>\n", f);
-	}
-	html_svg_end(f);
+void html_configs_reset(void)
+{
+	for (size_t i = 0; i < n_config; i++)
+		free(config_names[i]);
+	free(config_names);
+	config_names = NULL;
+	n_config = 0;
 }

@@ -42,17 +42,47 @@ struct html_bars {
 void html_bar_chart(FILE *f, const struct html_bars *b);
 
 /*
- * A line chart of y over x, a line per series with its points marked
- * (<polyline class="fsplan-line">), a legend, and the axes' titles.
+ * A line chart of y over x, a line per series (<polyline
+ * class="fsplan-line">), its points marked when marks, a legend, and
+ * the axes' titles. A series is coloured as its config (config[i], or
+ * its label, as html_config_known finds it), else by its place. logx: x on
+ * a log scale (x <= 0 left out), its ticks at 1-2-5 steps of the
+ * decades when decades, else at the series' x values; xfmt writes an x
+ * value (NULL: html_fmt_num); ymax: the y axis's top (0: the data's).
  */
 struct html_series {
 	const char *label;
 	const double *x, *y;		/* n points, x ascending */
 	size_t n;
 };
+struct html_lines {
+	const char *cls;		/* the svg's class (NULL:
+					 * fsplan-lines) */
+	const char *title, *note, *xtitle, *ytitle;
+	const struct html_series *s;
+	size_t n;
+	const char *const *config;	/* each series' config (NULL:
+					 * their labels) */
+	int logx, decades, marks;
+	void (*xfmt)(char *buf, size_t len, double v);
+	double ymax;
+};
+void html_lines_chart(FILE *f, const struct html_lines *l);
+/* The chart with linear x, its points marked. */
 void html_line_chart(FILE *f, const char *title, const char *xtitle,
 		     const char *ytitle, const struct html_series *s,
 		     size_t n);
+/* Values in human units, to 3 significant figures: bytes as B, KiB,
+ * MiB..; microseconds as us, ms, s; a plain number as 950, 12.5k, 3.2M. */
+void html_fmt_bytes(char *buf, size_t len, double v);
+void html_fmt_us(char *buf, size_t len, double v);
+void html_fmt_num(char *buf, size_t len, double v);
+/* What to divide values in unit up to max by to show them in a larger
+ * unit of the same kind (bytes as MiB, KiB/s as MiB/s, us as ms) while
+ * the largest keeps four digits or more; the unit in *shown (unit
+ * itself, and 1, when there is none larger or unit is not one of
+ * those). */
+double html_human_unit(const char *unit, double max, const char **shown);
 
 /* The charts' common parts, for the charts of other files. An axis: the
  * values at its ends and its tick spacing, their pixels. */
@@ -70,7 +100,17 @@ double html_at(const struct html_axis *a, double v);
 void html_svg_begin(FILE *f, const char *cls, double w, double h,
 		    const char *title, const char *note);
 void html_svg_end(FILE *f);
-/* The i-th colour of the charts' palette. */
+/* The i-th colour of the charts' palette (Okabe-Ito's, then Paul
+ * Tol's), and the dash pattern (an attribute, "" for none) that tells
+ * the i-th from an earlier one of the same colour. */
 const char *html_color(size_t i);
+const char *html_dash(size_t i);
+/* A config's place on the page, which gives its colour on every chart:
+ * html_config_index makes it on first use (-1 out of memory),
+ * html_config_known only finds it (-1: not a config of the page);
+ * html_configs_reset forgets them all (a page's end). */
+int html_config_index(const char *label);
+int html_config_known(const char *label);
+void html_configs_reset(void);
 
 #endif

@@ -71,6 +71,41 @@ static void bar_title(const struct rank_table *t, const char *params,
 		title->p[i] = title->p[i] == ';' ? ' ' : title->p[i];
 }
 
+/* Figures of a large unit in a larger one (100000 KiB/s as 97.7 MiB/s,
+ * bytes as GiB): the n means and CIs scaled, their decimals, the unit
+ * in title replaced. */
+static void human(const struct rank_table *t, double *mean, double *ci,
+		  size_t n, int *decimals, struct strbuf *title)
+{
+	const struct res_metric *m = t->n ? results_metric(t->row[0].first,
+							   t->name) : NULL;
+	struct strbuf was = { 0 }, now = { 0 };
+	const char *shown, *at = NULL;
+	double max = 0, scale;
+
+	if (!m || !m->unit || !*m->unit || !title->p)
+		return;
+	for (size_t i = 0; i < n; i++)
+		max = fmax(max, fabs(mean[i]));
+	scale = html_human_unit(m->unit, max, &shown);
+	strbuf_printf(&was, "(%s)", m->unit);
+	if (scale != 1 && !was.oom)
+		at = strstr(title->p, was.p);
+	if (at && !strbuf_printf(&now, "%.*s(%s)%s", (int)(at - title->p),
+				 title->p, shown, at + was.len)) {
+		for (size_t i = 0; i < n; i++) {
+			mean[i] /= scale;
+			ci[i] /= scale;
+		}
+		*decimals = max / scale >= 100 ? 1 : 2;
+		free(title->p);
+		*title = now;
+		now.p = NULL;
+	}
+	free(was.p);
+	free(now.p);
+}
+
 /* The rows of t with params, as a bar chart; rows in t's (best) order. */
 static int bar_group(const struct charts *c, const struct rank_table *t,
 		     const char *params)
@@ -97,6 +132,7 @@ static int bar_group(const struct charts *c, const struct rank_table *t,
 		count[b.n++] = x->s.n;
 	}
 	bar_title(t, params, &title);
+	human(t, mean, ci, b.n, &b.decimals, &title);
 	strbuf_printf(&note, "%s is better; whiskers: 95%% CI",
 		      t->lower ? "lower" : "higher");
 	no_value(c, params, label, b.n, &note);

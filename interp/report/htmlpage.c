@@ -10,9 +10,12 @@
 #include "report/configs.h"
 #include "report/effects.h"
 #include "report/html.h"
+#include "report/htmlcdf.h"
 #include "report/htmlchart.h"
 #include "report/htmlpage.h"
+#include "report/htmlscale.h"
 #include "report/htmltime.h"
+#include "report/htmlused.h"
 #include "report/manifestread.h"
 #include "results/manifest.h"
 #include "report/rank.h"
@@ -63,7 +66,16 @@ static void facts_of(FILE *f, json_t *o, const char *prefix)
 
 	json_object_foreach(o, key, v) {
 		const char *s = scalar(v, buf, sizeof(buf));
+		size_t n = strlen(key);
+		char human[96];
 
+		/* a size as one reads it: "512 MiB (536870912)" */
+		if (s && json_is_integer(v) && n > 6 &&
+		    !strcmp(key + n - 6, "_bytes")) {
+			html_fmt_bytes(human, 48, (double)json_integer_value(v));
+			snprintf(human + strlen(human), 48, " (%s)", s);
+			s = human;
+		}
 		if (s)
 			keyed_fact(f, prefix, key, s);
 	}
@@ -116,8 +128,31 @@ static void header(FILE *f, const char *rundir, const struct results *r,
 	fputs("</table>\n", f);
 }
 
+/* The version of each tool of the manifest's that the run used
+ * (htmlused_tool): a page of an ext4 run has no mkfs.btrfs. */
+static void tools_used(FILE *f, json_t *m, const struct results *r)
+{
+	json_t *v, *tools = manifestread_get(m, "system.tools");
+	const char *key;
+	char buf[64];
+	int rows = 0;
+
+	json_object_foreach(tools, key, v) {
+		const char *s = scalar(v, buf, sizeof(buf));
+
+		if (!s || !htmlused_tool(m, r, key))
+			continue;
+		if (!rows++)
+			fputs("<h3>Versions of the tools the run used</h3>\n"
+			      "<table>\n", f);
+		keyed_fact(f, "", key, s);
+	}
+	if (rows)
+		fputs("</table>\n", f);
+}
+
 /* The machine's facts, the target's and the tools' versions. */
-static void machine(FILE *f, json_t *m)
+static void machine(FILE *f, json_t *m, const struct results *r)
 {
 	json_t *mem = manifestread_get(m, "system.mem_bytes");
 	struct strbuf target = { 0 };
@@ -137,25 +172,25 @@ static void machine(FILE *f, json_t *m)
 		fact(f, "target", target.p);
 	free(target.p);
 	facts_of(f, json_object_get(m, "target"), "target ");
-	fputs("</table>\n<h3>Tool versions</h3>\n<table>\n", f);
-	facts_of(f, manifestread_get(m, "system.tools"), "");
 	fputs("</table>\n", f);
+	tools_used(f, m, r);
 }
 
-/* The configs as the manifest has them: options requested and applied. */
-static void manifest_configs(FILE *f, json_t *m)
+/* The configs as the manifest has them: options requested, and what the
+ * kernel made of them. 0, or -1 out of memory. */
+static int manifest_configs(FILE *f, json_t *m)
 {
 	static const char *const col[][2] = { { "label", "config" },
 		{ "type", "type" }, { "mkfs", "mkfs options" },
 		{ "mkfs_cmd", "mkfs command" },
 		{ "mount_requested", "mount options requested" },
-		{ "mount_applied", "mount options applied" },
+		{ "mount_applied", "what the kernel changed" },
 		{ "loop_io", "loop image I/O" }, { "status", "status" } };
 	json_t *o, *configs = json_object_get(m, "configs");
 	size_t i;
 
 	if (!json_array_size(configs))
-		return;
+		return 0;
 	fputs("<table>\n<thead><tr>", f);
 	for (size_t c = 0; c < sizeof(col) / sizeof(col[0]); c++)
 		fprintf(f, "<th>%s</th>", col[c][1]);
@@ -170,7 +205,12 @@ static void manifest_configs(FILE *f, json_t *m)
 			fputs(strncmp(col[c][0], "mount_", 6) &&
 			      strcmp(col[c][0], "mkfs_cmd") ? "<td>" :
 			      "<td class=\"opts\">", f);
-			html_text(f, *s ? s : "-");
+			if (!strcmp(col[c][0], "mount_applied")) {
+				if (htmlused_mount_change(f, o))
+					return -1;
+			} else {
+				html_text(f, *s ? s : "-");
+			}
 			if (!strcmp(col[c][0], "status") &&
 			    json_is_string(json_object_get(o, "reason"))) {
 				fputs(": ", f);
@@ -181,6 +221,7 @@ static void manifest_configs(FILE *f, json_t *m)
 		fputs("</tr>\n", f);
 	}
 	fputs("</tbody>\n</table>\n", f);
+	return 0;
 }
 
 static int configs(FILE *f, const struct results *r, json_t *m)
@@ -192,7 +233,10 @@ static int configs(FILE *f, const struct results *r, json_t *m)
 	if (!runs)
 		return -1;
 	fputs("<h2 id=\"configs\">Filesystem configs</h2>\n", f);
-	manifest_configs(f, m);
+	if (manifest_configs(f, m)) {
+		free(runs);
+		return -1;
+	}
 	rc = configs_table(&g, runs, r->n_runs, json_object_get(m, "configs"));
 	if (!rc && r->n_runs) {
 		fputs(g.ncol > 3 && !strcmp(g.col[3].name, "mkfs made") ?
@@ -236,7 +280,8 @@ static int metric_table(void *ctx, const struct rank_table *t,
 /* The metrics to chart: the key's (but what tiobench's charts show),
  * or the tables' when there is no key or the view is not the key's. */
 static const char *const *chart_globs(const struct pick *pick,
-				      const char *phase, int tio,
+				      const struct res_run *const *runs,
+				      size_t n, const char *phase, int tio,
 				      const char *const *tables,
 				      int fallback, const char **buf)
 {
@@ -245,18 +290,26 @@ static const char *const *chart_globs(const struct pick *pick,
 
 	if (pick->view != VIEW_KEY || fallback)
 		return tables;
-	n_key = manifestread_key(pick->phases, phase, key, VIEW_MAX_KEY);
+	/* room for write_amp */
+	n_key = manifestread_key(pick->phases, phase, key, VIEW_MAX_KEY - 1);
 	if (!n_key)
 		return tables;
 	for (int i = 0; i < n_key; i++)
 		if (!tio || !classic_tio_shows(key[i]))
 			buf[k++] = key[i];
+	/* what the device wrote per byte the phase wrote, charted too */
+	for (size_t i = 0; i < n; i++)
+		if (results_measured(runs[i], "write_amp")) {
+			buf[k++] = "write_amp";
+			break;
+		}
 	buf[k] = NULL;
 	return buf;
 }
 
 static int phase_section(FILE *f, const struct results *r, size_t index,
-			 const char *phase, const struct pick *pick)
+			 const char *phase, const struct pick *pick,
+			 const struct htmlcdf *hist)
 {
 	const char *buf[VIEW_MAX_KEY + 1], *cbuf[VIEW_MAX_KEY + 1];
 	const char *const *tables, *const *charts;
@@ -296,7 +349,8 @@ static int phase_section(FILE *f, const struct results *r, size_t index,
 	tio = (shown & study_bit("tiobench")) != 0;
 	tables = view_tables(pick, runs, n, phase, (unsigned)shown, buf,
 			     &fallback);
-	charts = chart_globs(pick, phase, tio, tables, fallback, cbuf);
+	charts = chart_globs(pick, runs, n, phase, tio, tables, fallback,
+			     cbuf);
 	if ((line = view_unreported(pick, runs, n, phase, (unsigned)shown))) {
 		fputs("<p class=\"warn\">", f);
 		html_text(f, line);
@@ -307,7 +361,10 @@ static int phase_section(FILE *f, const struct results *r, size_t index,
 		fputs("<p class=\"note\">no run reported its key metrics: "
 		      "its seconds, _mbs and _iops figures instead</p>\n", f);
 	if ((tio && htmlchart_tio(f, runs, n, mode)) ||
+	    (!tio && *phase && *charts && htmlscale_phase(f, runs, n,
+							  charts)) ||
 	    (*charts && htmlchart_bars(f, runs, n, charts)) ||
+	    (*phase && hist && htmlcdf_phase(f, hist, runs, n)) ||
 	    (*phase && pick->series && htmltime_phase(f, pick->series, runs,
 						      n, pick->phases, phase)))
 		goto out;
@@ -409,33 +466,40 @@ int htmlpage_write(FILE *f, const char *rundir, const struct results *r,
 {
 	const char **names = view_phases(r);
 	struct strbuf title = { 0 };
+	struct htmlcdf hist;
 	json_t *m;
 	int rc = -1, configs_rows = 0;
 
 	if (!names)
 		return -1;
+	if (htmlcdf_load(&hist, rundir)) {
+		free(names);
+		return -1;
+	}
 	m = manifest_load(rundir, NULL);
 	pick->phases = json_object_get(m, "phases");
 	pick->all = r;
 	if (strbuf_printf(&title, "fsplan report: %s",
 			  manifestread_str(m, "plan.name", rundir)))
 		goto out;
+	if (htmlused_configs(m, r))
+		goto out;
 	html_begin(f, title.p);
 	header(f, rundir, r, m);
 	contents(f, m, names);
-	machine(f, m);
+	machine(f, m, r);
 	if (!r->n_runs)
 		fputs("<p>results.csv has no rows yet</p>\n", f);
 	if (configs(f, r, m))
 		goto out;
 	for (size_t i = 0; names[i]; i++)
-		if (phase_section(f, r, i, names[i], pick))
+		if (phase_section(f, r, i, names[i], pick, &hist))
 			goto out;
 	/* with --metric or --all, the configs' own figures too, as text */
 	for (size_t i = 0; i < r->n_runs; i++)
 		configs_rows |= !*r->runs[i].phase;
 	if (configs_rows && pick->view != VIEW_KEY &&
-	    phase_section(f, r, 0, "", pick))
+	    phase_section(f, r, 0, "", pick, NULL))
 		goto out;
 	if (effects_report(f, r, m, rundir, pick->view == VIEW_METRIC ?
 			   pick->only : NULL, 1))
@@ -446,6 +510,8 @@ int htmlpage_write(FILE *f, const char *rundir, const struct results *r,
 	html_end(f);
 	rc = 0;
 out:
+	htmlcdf_free(&hist);
+	html_configs_reset();
 	pick->phases = NULL;
 	pick->all = NULL;
 	free(title.p);

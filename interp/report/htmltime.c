@@ -18,8 +18,21 @@ struct tline {
 	double *v;
 	size_t color;
 	enum kind kind;
+	int set;		/* its config's n-th parameter set: a dash */
 	const char *label;
 };
+
+/* The dash of a line: the machine chart's second series, or a config's
+ * second, third.. parameter set (its colour is the config's). */
+static const char *dash_of(enum kind kind, int set)
+{
+	static const char *const dash[] = { "", " stroke-dasharray=\"2 3\"",
+		" stroke-dasharray=\"10 3 2 3\"", " stroke-dasharray=\"1 6\"" };
+
+	if (kind == DASHED)
+		return " stroke-dasharray=\"6 4\"";
+	return dash[set % 4];
+}
 
 struct tshade {
 	double from, to;
@@ -44,13 +57,17 @@ static void axes(FILE *f, const struct tchart *c, const struct html_axis *ax,
 {
 	double base = TOP + PH;
 
-	for (double t = ay->lo; t <= ay->hi + ay->step / 2; t += ay->step)
+	for (double t = ay->lo; t <= ay->hi + ay->step / 2; t += ay->step) {
+		char tick[48];
+
+		html_fmt_num(tick, sizeof(tick), fabs(t) < ay->step / 1e6 ?
+			     0 : t);
 		fprintf(f, "<line class=\"fsplan-grid\" x1=\"%d\" y1=\"%.1f\" "
 			"x2=\"%d\" y2=\"%.1f\"/><text class=\"fsplan-tick\" "
-			"x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
+			"x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
 			LEFT, html_at(ay, t), W - RIGHT, html_at(ay, t),
-			LEFT - 6, html_at(ay, t) + 4,
-			fabs(t) < ay->step / 1e6 ? 0 : t);
+			LEFT - 6, html_at(ay, t) + 4, tick);
+	}
 	for (double t = ax->lo; t <= ax->hi + ax->step / 2; t += ax->step)
 		fprintf(f, "<text class=\"fsplan-tick\" x=\"%.1f\" y=\"%.1f\" "
 			"text-anchor=\"middle\">%g</text>\n", html_at(ax, t),
@@ -74,8 +91,7 @@ static void line(FILE *f, const struct tchart *c, const struct tline *l,
 	int pen = 0;
 
 	fprintf(f, "<path class=\"%s\" stroke=\"%s\"%s d=\"", cls[l->kind],
-		html_color(l->color), l->kind == DASHED ?
-		" stroke-dasharray=\"6 4\"" : "");
+		html_color(l->color), dash_of(l->kind, l->set));
 	for (size_t i = 0; i < c->nb; i++) {
 		double t = overtime_bin_end(c->g, i, c->tmax);
 
@@ -94,7 +110,7 @@ static void line(FILE *f, const struct tchart *c, const struct tline *l,
 
 /* A legend row: a line in the colour (dashed or faint as kind), text. */
 static void legend(FILE *f, int row, size_t color, enum kind kind,
-		   const char *text)
+		   int set, const char *text)
 {
 	double y = TOP + PH + AXIS + LEGEND * (double)row;
 
@@ -102,8 +118,8 @@ static void legend(FILE *f, int row, size_t color, enum kind kind,
 		"stroke=\"%s\" stroke-width=\"%d\"%s%s/><text x=\"%d\" "
 		"y=\"%.1f\">", LEFT, y, LEFT + 28, y, html_color(color),
 		kind == FAINT ? 1 : 3, kind == FAINT ?
-		" stroke-opacity=\".4\"" : "", kind == DASHED ?
-		" stroke-dasharray=\"6 4\"" : "", LEFT + 36, y + 4);
+		" stroke-opacity=\".4\"" : "", dash_of(kind, set), LEFT + 36,
+		y + 4);
 	html_text(f, text);
 	fputs("</text>\n", f);
 }
@@ -144,16 +160,17 @@ static void time_chart(FILE *f, const struct tchart *c)
 	rows = 0;
 	for (size_t i = 0; i < c->n; i++)
 		if (c->l[i].kind == MAIN)
-			legend(f, rows++, c->l[i].color, MAIN, c->l[i].label);
+			legend(f, rows++, c->l[i].color, MAIN, c->l[i].set,
+			       c->l[i].label);
 	if (c->dashed)
-		legend(f, rows++, 8, DASHED, c->dashed);
+		legend(f, rows++, 7, DASHED, 0, c->dashed);
 	if (c->n_sh) {
 		fprintf(f, "<rect class=\"fsplan-steady fsplan-swatch\" "
 			"fill=\"%s\" x=\"%d\" y=\"%.1f\" width=\"28\" "
 			"height=\"12\"/>\n",
-			html_color(8), LEFT, TOP + PH + AXIS +
+			html_color(7), LEFT, TOP + PH + AXIS +
 			LEGEND * (double)rows - 6);
-		legend(f, rows++, 8, FAINT, "shaded: the window the steady "
+		legend(f, rows++, 7, FAINT, 0, "shaded: the window the steady "
 		       "test held over; faint: each run");
 	}
 	html_svg_end(f);
@@ -238,6 +255,25 @@ static void lines_free(struct tchart *c, size_t n)
 	free(c->sh);
 }
 
+/* Group i's colour: its config's on the page, else its place. */
+static size_t color_of(const struct overtime_phase *p, size_t i)
+{
+	int k = html_config_known(p->g[i].runs[0]->fs_label);
+
+	return k >= 0 ? (size_t)k : i;
+}
+
+/* Which parameter set of its config group i is: 0 the first. */
+static int set_of(const struct overtime_phase *p, size_t i)
+{
+	int k = 0;
+
+	for (size_t j = 0; j < i; j++)
+		k += !strcmp(p->g[j].runs[0]->fs_label,
+			     p->g[i].runs[0]->fs_label);
+	return k;
+}
+
 /* The line whose bins were just filled: its colour, kind, label. */
 static void take(struct tchart *c, size_t color, enum kind kind,
 		 const char *label)
@@ -282,13 +318,14 @@ static int key_chart(const struct draw *d)
 		for (size_t j = 0; g->n > 1 && j < g->n; j++) {
 			overtime_bins(d->o, &g->runs[j], 1, p->key, &d->grid,
 				      c.l[c.n].v);
-			take(&c, i, FAINT, g->runs[j]->cell);
+			take(&c, color_of(p, i), FAINT, g->runs[j]->cell);
 		}
 		for (size_t j = 0; j < g->n; j++)
-			shade(&c, d, g->runs[j], i);
+			shade(&c, d, g->runs[j], color_of(p, i));
 		overtime_bins(d->o, g->runs, g->n, p->key, &d->grid,
 			      c.l[c.n].v);
-		take(&c, i, MAIN, d->label[i]);
+		c.l[c.n].set = set_of(p, i);
+		take(&c, color_of(p, i), MAIN, d->label[i]);
 	}
 	strbuf_printf(&title, "%s over time, a line per config (the runs' "
 		      "mean)", p->key);
@@ -330,7 +367,8 @@ static int machine_chart(const struct draw *d, const char *const *metric,
 		for (int k = 0; k < 2; k++) {
 			overtime_bins(d->o, p->g[i].runs, p->g[i].n, metric[k],
 				      &d->grid, c.l[c.n].v);
-			take(&c, i, k ? DASHED : MAIN, d->label[i]);
+			take(&c, color_of(p, i), k ? DASHED : MAIN,
+			     d->label[i]);
 		}
 	snprintf(dashed, sizeof(dashed), "solid: %s, dashed: %s", metric[0],
 		 metric[1]);

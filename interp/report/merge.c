@@ -365,6 +365,10 @@ int merge_run(const struct merge_opts *o, int argc, char **argv,
 	if (mergefile_record(&w, path) ||
 	    mergeseries_join(sh, n, &ix, path, run_id, d))
 		goto fail;
+	snprintf(path, sizeof(path), "%s/histograms.csv", o->out);
+	if (mergefile_record(&w, path) ||
+	    mergeseries_hist(sh, n, &ix, path, run_id, d))
+		goto fail;
 	if ((bon.len &&
 	     mergefile_write(&w, "bonnie.csv", bon.p, bon.len, 0644)) ||
 	    mergefile_write(&w, "log.txt", log.p ? log.p : "", log.len, 0644) ||

@@ -1,12 +1,30 @@
-/* mergeseries: the shards' timeseries.csv joined into the merge's. */
+/* mergeseries: the shards' timeseries.csv and histograms.csv joined into
+ * the merge's. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report/mergeseries.h"
+#include "results/histcsv.h"
 #include "results/seriescsv.h"
 #include "util/grow.h"
+
+/* A file of blocks of six columns, run_id and cell first. */
+struct kind {
+	const char *file;
+	int (*read)(const char *path,
+		    int (*fn)(void *ctx, const char *const *f, int line),
+		    void *ctx, struct csv_read *info, struct diag *d);
+	int (*block_starts)(const char *const *prev, const char *const *f);
+	int (*open)(struct seriescsv **out, const char *path,
+		    struct diag *d);
+};
+
+static const struct kind series_kind = { "timeseries.csv", seriescsv_read,
+	seriescsv_block_starts, seriescsv_open };
+static const struct kind hist_kind = { "histograms.csv", histcsv_read,
+	histcsv_block_starts, histcsv_open };
 
 /* One row read: its fields but run_id, in one allocation. */
 struct srow {
@@ -71,7 +89,8 @@ static void reading_free(struct reading *rd)
 
 /* Shard s's blocks onto *b: each cell's last, unless an earlier shard
  * had the cell. 0, or -1 out of memory. */
-static int blocks_of(const struct reading *rd, size_t s,
+static int blocks_of(const struct kind *kd, const struct reading *rd,
+		     size_t s,
 		     const struct merge_index *ix, struct block **b,
 		     size_t *n, size_t *cap)
 {
@@ -83,10 +102,9 @@ static int blocks_of(const struct reading *rd, size_t s,
 		struct block *nb;
 
 		while (++j < rd->n &&
-		       !seriescsv_block_starts((const char *const *)
-					       rd->rows[j - 1].f,
-					       (const char *const *)
-					       rd->rows[j].f))
+		       !kd->block_starts((const char *const *)
+					 rd->rows[j - 1].f,
+					 (const char *const *)rd->rows[j].f))
 			;
 		for (k = 0; k < *n && strcmp((*b)[k].cell, cell); k++)
 			;
@@ -121,14 +139,14 @@ static int by_index(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-static int write_blocks(const char *path, const char *run_id,
-			const struct reading *rd, const struct block *b,
-			size_t n, struct diag *d)
+static int write_blocks(const struct kind *kd, const char *path,
+			const char *run_id, const struct reading *rd,
+			const struct block *b, size_t n, struct diag *d)
 {
 	struct seriescsv *w;
 	int rc = 0;
 
-	if (seriescsv_open(&w, path, d))
+	if (kd->open(&w, path, d))
 		return -1;
 	for (size_t i = 0; i < n && !rc; i++)
 		for (size_t r = b[i].from; r < b[i].to && !rc; r++) {
@@ -144,9 +162,9 @@ static int write_blocks(const char *path, const char *run_id,
 	return rc ? diag_fail(d, DIAG_SYSTEM, -rc, "%s", path) : 0;
 }
 
-int mergeseries_join(const struct merge_shard *sh, size_t n,
-		     const struct merge_index *ix, const char *path,
-		     const char *run_id, struct diag *d)
+static int join(const struct kind *kd, const struct merge_shard *sh,
+		size_t n, const struct merge_index *ix, const char *path,
+		const char *run_id, struct diag *d)
 {
 	struct reading *rd = calloc(n + 1, sizeof(*rd));
 	struct block *b = NULL;
@@ -158,8 +176,8 @@ int mergeseries_join(const struct merge_shard *sh, size_t n,
 	if (!rd)
 		return diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
 	for (size_t s = 0; s < n; s++) {
-		snprintf(in, sizeof(in), "%s/timeseries.csv", sh[s].dir);
-		if (seriescsv_read(in, take_row, &rd[s], &seen, d)) {
+		snprintf(in, sizeof(in), "%s/%s", sh[s].dir, kd->file);
+		if (kd->read(in, take_row, &rd[s], &seen, d)) {
 			if (rd[s].oom)
 				diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
 			else if (rd[s].bad_line)
@@ -169,18 +187,32 @@ int mergeseries_join(const struct merge_shard *sh, size_t n,
 					 SERIESCSV_FIELDS);
 			goto out;
 		}
-		if (blocks_of(&rd[s], s, ix, &b, &n_b, &cap)) {
+		if (blocks_of(kd, &rd[s], s, ix, &b, &n_b, &cap)) {
 			diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
 			goto out;
 		}
 	}
 	if (n_b)
 		qsort(b, n_b, sizeof(*b), by_index);
-	rc = write_blocks(path, run_id, rd, b, n_b, d);
+	rc = write_blocks(kd, path, run_id, rd, b, n_b, d);
 out:
 	for (size_t s = 0; s < n; s++)
 		reading_free(&rd[s]);
 	free(rd);
 	free(b);
 	return rc;
+}
+
+int mergeseries_join(const struct merge_shard *sh, size_t n,
+		     const struct merge_index *ix, const char *path,
+		     const char *run_id, struct diag *d)
+{
+	return join(&series_kind, sh, n, ix, path, run_id, d);
+}
+
+int mergeseries_hist(const struct merge_shard *sh, size_t n,
+		     const struct merge_index *ix, const char *path,
+		     const char *run_id, struct diag *d)
+{
+	return join(&hist_kind, sh, n, ix, path, run_id, d);
 }

@@ -17,5 +17,9 @@
 int mergeseries_join(const struct merge_shard *sh, size_t n,
 		     const struct merge_index *ix, const char *path,
 		     const char *run_id, struct diag *d);
+/* The same of histograms.csv (a cell's block: its ops' buckets). */
+int mergeseries_hist(const struct merge_shard *sh, size_t n,
+		     const struct merge_index *ix, const char *path,
+		     const char *run_id, struct diag *d);
 
 #endif

@@ -67,7 +67,7 @@ int outfmt_close(struct outfile *o, int keep)
 int outfmt_clobbers(const char *out, const char *rundir)
 {
 	static const char *const own[] = { "results.csv", "manifest.json",
-		"bonnie.csv", "log.txt", "timeseries.csv" };
+		"bonnie.csv", "log.txt", "timeseries.csv", "histograms.csv" };
 	struct stat a, b;
 	char path[PATH_MAX + 16];
 

@@ -27,13 +27,19 @@ static const struct csv_kind kind = { "timeseries.csv", SERIESCSV_HEADER,
 int seriescsv_open(struct seriescsv **out, const char *path,
 		   struct diag *d)
 {
+	return seriescsv_open_kind(out, &kind, path, d);
+}
+
+int seriescsv_open_kind(struct seriescsv **out, const struct csv_kind *k,
+			const char *path, struct diag *d)
+{
 	struct seriescsv *w;
 
 	*out = NULL;
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return diag_set(d, path, NULL, NOPOS, "out of memory");
-	if (csv_open_file(&kind, path, &w->fd, d)) {
+	if (csv_open_file(k, path, &w->fd, d)) {
 		free(w);
 		return -1;
 	}

@@ -21,6 +21,10 @@ struct seriescsv;
  */
 int seriescsv_open(struct seriescsv **out, const char *path,
 		   struct diag *d);
+/* The same writer for another file of SERIESCSV_FIELDS columns whose
+ * rows come in a block per phase run (histograms.csv): k's header. */
+int seriescsv_open_kind(struct seriescsv **out, const struct csv_kind *k,
+			const char *path, struct diag *d);
 /*
  * A phase run's block: its points interval by interval (by t_s, in the
  * order added within one), each row run_id, cell, t_s, metric, value,

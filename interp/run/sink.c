@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "phase/lparse.h"
+#include "results/histcsv.h"
 #include "results/metrics.h"
 #include "run/runlog.h"
 #include "run/sink.h"
@@ -47,6 +48,8 @@ void sink_free(struct sink *s)
 	s->bonnie_fd = -1;
 	seriescsv_close(s->series);
 	s->series = NULL;
+	seriescsv_close(s->hist);
+	s->hist = NULL;
 }
 
 int sink_open_series(struct sink *s, struct diag *d)
@@ -54,7 +57,10 @@ int sink_open_series(struct sink *s, struct diag *d)
 	char path[PATH_MAX + 16];
 
 	snprintf(path, sizeof(path), "%s/timeseries.csv", s->dir);
-	return seriescsv_open(&s->series, path, d);
+	if (seriescsv_open(&s->series, path, d))
+		return -1;
+	snprintf(path, sizeof(path), "%s/histograms.csv", s->dir);
+	return histcsv_open(&s->hist, path, d);
 }
 
 /* A row or line that did not reach the disk: logged, and counted so the
@@ -220,6 +226,22 @@ static int kept_has(const struct sink *s, size_t from, size_t to,
 	return 0;
 }
 
+/* A Lua phase run's op histograms, a block of histograms.csv synced
+ * before its status row, so the report can draw their distributions. */
+static void hist_rows(struct sink *s, const struct csv_key *k,
+		      const struct metrics *m)
+{
+	int rc;
+
+	if (!s->hist)
+		return;
+	rc = histcsv_block(s->hist, k->run_id, k->cell, m);
+	if (!rc)
+		rc = seriescsv_sync(s->hist);
+	if (rc)
+		lost_write(s, "histograms.csv", -rc);
+}
+
 /* A Lua phase's report: report()'s values, then the workers' metrics
  * but those report() gave anew (a counter with its unit, say). -1 if
  * it is malformed. */
@@ -247,6 +269,8 @@ static int lua_rows(struct sink *s, const struct csv_key *k,
 		rc = -1;	/* what decoded is not what it can carry */
 	if (rows && forged(s, &m))
 		n = 0;
+	else if (rows)
+		hist_rows(s, k, &m);
 	for (int i = 0; rows && i < n; i++)
 		if (!kept_has(s, first, last, rows[i].name))
 			row(s, k, rows[i].name, rows[i].unit, NULL,

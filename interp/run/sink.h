@@ -28,6 +28,7 @@ struct sink {
 					 * -1 */
 	int bonnie_fd;			/* bonnie.csv, or -1 until used */
 	struct seriescsv *series;	/* timeseries.csv, or NULL */
+	struct seriescsv *hist;		/* histograms.csv, or NULL */
 	int write_errors;		/* writes that are not on disk */
 	int first_error;		/* the errno of the first of them */
 	double saved_at;		/* when manifest.json was written */
@@ -91,12 +92,12 @@ struct sink_outcome {
 
 void sink_init(struct sink *s, struct csv *csv, struct manifest *man,
 	       const char *dir);
-/* timeseries.csv in the run directory, opened for appending (made with
- * its header: a run without series has it empty of rows). 0, or -1
- * with d. */
+/* timeseries.csv and histograms.csv in the run directory, opened for
+ * appending (made with their headers: a run without series or op
+ * histograms has them empty of rows). 0, or -1 with d. */
 int sink_open_series(struct sink *s, struct diag *d);
-/* The kept values, bonnie.csv's fd, timeseries.csv; csv and man stay
- * the caller's. */
+/* The kept values, bonnie.csv's fd, timeseries.csv, histograms.csv;
+ * csv and man stay the caller's. */
 void sink_free(struct sink *s);
 
 /* A config's own figure (mkfs_s, mount_s, umount_s), in seconds: a row,
