@@ -192,7 +192,6 @@ static void near(const char *got, double want, const char *what)
 Test(compare, p_and_ci_against_mpmath, .fini = fini)
 {
 	char *a, *b, f[32][64];
-	double ma = (100.0 + 102.5 + 98.7 + 101.2 + 99.9) / 5;
 
 	two_runs(&a, &b);
 	cr_assert_eq(e2e_fsplan((const char *[]){ "compare", a, b, "--format",
@@ -204,8 +203,9 @@ Test(compare, p_and_ci_against_mpmath, .fini = fini)
 	near(f[13], 5.82, "diff");
 	near(f[14], 3.7115463010548353, "95% lo");
 	near(f[15], 7.9284536989451647, "95% hi");
-	near(f[16], 100 * 3.7115463010548353 / ma, "lo %");
-	near(f[17], 100 * 7.9284536989451647 / ma, "hi %");
+	/* a rate: the interval of B/A, Welch on the logarithms */
+	near(f[16], 3.658546703162433, "lo %");
+	near(f[17], 7.9739067451761074, "hi %");
 	near(f[18], 7.9999102594714603, "df");
 	near(f[19], 6.3653142012301934, "t");
 	near(f[20], 0.00021703304460660241, "p");
@@ -259,8 +259,8 @@ Test(compare, text_and_fail_on_regression, .fini = fini)
 	cr_expect(strstr(e2e_out, "plan t (sha256 111111111111) in both"),
 		  "%s", e2e_out);
 	cr_expect(strstr(e2e_out, "95% CI"), "%s", e2e_out);
-	cr_expect(strstr(e2e_out, "[+3.7%, +7.9%]"), "rate_mbs CI in %% of "
-		  "A's mean:\n%s", e2e_out);
+	cr_expect(strstr(e2e_out, "[+3.66%, +7.97%]"), "rate_mbs CI of B/A "
+		  "in %%:\n%s", e2e_out);
 	cr_expect(strstr(e2e_out, "4 comparisons: 1 better, 1 worse, 1 no "
 			 "significant difference, 1 cannot tell"), "%s",
 		  e2e_out);
@@ -573,4 +573,41 @@ Test(compare, other_with_values_are_noted, .fini = fini)
 	cr_assert_eq(e2e_fsplan((const char *[]){ "compare", a, c, NULL }), 0,
 		     "%s", e2e_err);
 	cr_expect_null(strstr(e2e_out, "with: values differ"), "%s", e2e_out);
+}
+
+/* A change of a positive figure is a ratio: its interval never passes
+ * -100% where the difference's would (A spread wide, B far smaller); a
+ * figure that can be negative keeps the difference's interval. */
+Test(compare, a_ratio_never_below_minus_100_percent, .fini = fini)
+{
+	static struct buf x, y;
+	static const double wide[] = { 100, 300, 500 }, small[] = { 10, 20, 40 },
+			    neg_a[] = { -1, 1, 0.5 }, neg_b[] = { 2, 3, 2.5 };
+	char *a, *b, f[32][64];
+
+	x.n = y.n = 0;
+	add(&x, HEAD);
+	add(&y, HEAD);
+	runs(&x, "ext4", "write", "seconds", "s", wide, 3);
+	runs(&y, "ext4", "write", "seconds", "s", small, 3);
+	runs(&x, "xfs", "write", "seconds", "s", neg_a, 3);
+	runs(&y, "xfs", "write", "seconds", "s", neg_b, 3);
+	a = rundir("A", SHA1, "read", "", x.s);
+	b = rundir("B", SHA1, "read", "", y.s);
+	cr_assert_eq(e2e_fsplan((const char *[]){ "compare", a, b, "--format",
+				"csv", NULL }), 0, "%s", e2e_err);
+	csv_row(e2e_out, "write", "ext4", "seconds", f);
+	/* the difference's interval would be below -100% of A's mean */
+	cr_assert_lt(strtod(f[13], NULL), 0);
+	cr_expect_lt(100 * strtod(f[14], NULL) / 300, -100, "diff lo %s",
+		     f[14]);
+	cr_expect_gt(strtod(f[16], NULL), -100, "lo %s", f[16]);
+	cr_expect_lt(strtod(f[16], NULL), strtod(f[17], NULL));
+	cr_expect_lt(strtod(f[17], NULL), 0, "B is smaller: hi %s", f[17]);
+	/* -1 in A: the difference, in % of |A's mean| */
+	csv_row(e2e_out, "write", "xfs", "seconds", f);
+	near(f[16], 100 * strtod(f[14], NULL) / (0.5 / 3), "lo % of a diff");
+	cr_assert_eq(e2e_fsplan((const char *[]){ "compare", a, b, NULL }), 0);
+	cr_expect(strstr(e2e_out, "B / A"), "the head says which:\n%s",
+		  e2e_out);
 }
