@@ -33,9 +33,11 @@ static int values(const struct res_run *const *runs, size_t n,
 
 /*
  * A quantity that was positive in every run on both sides (a rate, a
- * time) changes by a ratio: Welch's test on the logarithms, its interval
- * of log(B/A) taken back as a change in percent of A, which cannot pass
- * -100%. Else (a zero or a negative value) the difference B - A.
+ * time) changes by a ratio: Welch's test on the logarithms gives the
+ * verdict, and its interval of log(B/A), taken back as a change in
+ * percent of A, cannot pass -100% and leaves out 0 exactly when the
+ * verdict is better or worse. Else (a zero or a negative value) Welch's
+ * test of the difference B - A.
  */
 static void verdict_of(struct cmprow *r, double *v, int ka, int kb,
 		       double alpha)
@@ -58,10 +60,11 @@ static void verdict_of(struct cmprow *r, double *v, int ka, int kb,
 		results_stats(v + ka, kb, &lb);
 		r->ratio = !stats_welch(la.n, la.mean, la.sd, lb.n, lb.mean,
 					lb.sd, 1 - alpha, &r->lw);
+		r->tested &= r->ratio;
 	}
 	if (!r->tested)
 		r->v = V_UNKNOWN;
-	else if (!(r->w.p < alpha))
+	else if (!((r->ratio ? r->lw.p : r->w.p) < alpha))
 		r->v = V_SAME;
 	else
 		r->v = (r->w.diff < 0) == r->lower ? V_BETTER : V_WORSE;

@@ -75,10 +75,10 @@ static void text_head(FILE *f, const struct pairing *pg,
 	fprintf(f, "%s\n", pg->plans.p ? pg->plans.p : "");
 	for (size_t i = 0; i < pg->n_notes; i++)
 		fprintf(f, "note: %s\n", pg->notes[i]);
-	fprintf(f, "change: (B - A) / A; %g%% CI: of B / A for a figure "
-		"positive in every run (Welch on the logarithms, never below "
-		"-100%%), else of B - A (Welch-Satterthwaite df, Student's "
-		"t); Welch's t-test, alpha %g\n", 100 * (1 - o->alpha),
+	fprintf(f, "change: (B - A) / A; %g%% CI and Welch's t-test "
+		"(Welch-Satterthwaite df, Student's t, alpha %g): of B / A "
+		"on the logarithms for a figure positive in every run (never "
+		"below -100%%), else of B - A\n", 100 * (1 - o->alpha),
 		o->alpha);
 	fputs(o->metric.n ? "(the metrics --metric names)\n" :
 	      "(each phase's key metrics: --metric GLOB for others)\n", f);
@@ -129,7 +129,8 @@ static int phase_table(struct table *g, const struct cmprows *t,
 		fig_text(cell[5], sizeof(cell[0]), r->b.sd, 0, NULL, NULL);
 		fig_text(cell[6], sizeof(cell[0]), r->change, 1, NULL, "%");
 		interval(cell[7], sizeof(cell[0]), r);
-		num(cell[8], sizeof(cell[0]), "%.2g", r->tested ? r->w.p : NAN);
+		num(cell[8], sizeof(cell[0]), "%.2g", r->tested ? r->ratio ?
+		    r->lw.p : r->w.p : NAN);
 		for (int k = 0; k < 9; k++)
 			row[c++] = cell[k];
 		/* a side never steady: its mean is of a moving figure */
@@ -363,6 +364,7 @@ static int write_csv(FILE *f, const struct cmprows *t)
 		rc |= fnum(f, r->tested ? w->hi : nan, 0);
 		rc |= fnum(f, r->lo_pct, 0);
 		rc |= fnum(f, r->hi_pct, 0);
+		w = r->ratio ? &r->lw : w;	/* the test of the verdict */
 		rc |= fnum(f, r->tested ? w->df : nan, 0);
 		rc |= fnum(f, r->tested ? w->t : nan, 0);
 		rc |= fnum(f, r->tested ? w->p : nan, 0);
