@@ -64,16 +64,18 @@ static const char report_help[] =
 "                  the tiobench and bonnie++ tables always show)\n"
 "  --all           every metric of every phase, and the configs' own\n"
 "                  metrics as tables\n"
-"  --where K=V     only the runs whose coordinate K is V (repeat: all of\n"
-"                  them); K is type, label, mkfs, mount, phase, a phase\n"
-"                  parameter, a matrix axis or a design factor (+ or -)\n"
+"  --where KEY=VALUE\n"
+"                  only the runs whose coordinate KEY is VALUE (repeat:\n"
+"                  all of them); KEY is type, label, mkfs, mount, phase,\n"
+"                  a phase parameter, a matrix axis or a design factor\n"
+"                  (+ or -)\n"
 "  --by AXIS       instead, per phase a pivot of its first key metric:\n"
 "                  a row per config (and its other parameters), a column\n"
 "                  per value of AXIS, each cell the mean (text, csv, html)\n"
 "\n"
 "Exit 0, or 2 on a usage error (a --metric that matches no metric of\n"
-"the run among them) or when RUNDIR/results.csv cannot be read or the\n"
-"output cannot be written.\n";
+"the run among them, a --where or --by key no run has) or when\n"
+"RUNDIR/results.csv cannot be read or the output cannot be written.\n";
 static const struct opt report_opts_table[] = {
 	OPT_CALL_OF("format", 0, struct report_opts, fmt, outfmt_take),
 	OPT_STRING_OF("output", 'o', struct report_opts, out),
@@ -87,7 +89,7 @@ static const struct opt report_opts_table[] = {
 const struct opts_cmd report_cmd = {
 	"report",
 	"report RUNDIR [--format text|csv|html] [-o FILE]\n"
-	"[--metric GLOB]... [--all] [--where K=V]... [--by AXIS]",
+	"[--metric GLOB]... [--all] [--where KEY=VALUE]... [--by AXIS]",
 	report_help, report_opts_table, "RUNDIR", 0,
 	offsetof(struct report_opts, rundir),
 	"each phase's key metrics: mean, spread, best first (--all: all)"

@@ -75,7 +75,8 @@ struct grid {
 };
 
 static int grid_fill(struct table *t, const struct grid *g,
-		     const struct res_run *const *runs, const char *metric)
+		     const struct res_run *const *runs, const char *metric,
+		     int exact)
 {
 	const char **cell = calloc(g->n_cols + 2, sizeof(*cell));
 	char (*num)[FIG_LEN] = calloc(g->n_cols + 1, sizeof(*num));
@@ -97,8 +98,12 @@ static int grid_fill(struct table *t, const struct grid *g,
 				sum += x->v;
 				k++;
 			}
-			cell[c + 1] = k ? fig_text(num[c], FIG_LEN, sum / k, 0,
-						   NULL, NULL) : "-";
+			if (k && exact)
+				snprintf(num[c], FIG_LEN, "%.10g", sum / k);
+			else if (k)
+				fig_text(num[c], FIG_LEN, sum / k, 0, NULL,
+					 NULL);
+			cell[c + 1] = k ? num[c] : "-";
 		}
 		rc = table_row(t, cell, 0);
 	}
@@ -110,7 +115,7 @@ static int grid_fill(struct table *t, const struct grid *g,
 /* The table of phase's runs by axis, when they have it. */
 static int phase_pivot(const struct res_run *const *runs, size_t n,
 		       const char *phase, json_t *m, const char *axis,
-		       struct tables *ts)
+		       int exact, struct tables *ts)
 {
 	struct grid g = { calloc(n + 1, sizeof(char *)),
 			  calloc(n + 1, sizeof(char *)),
@@ -146,7 +151,7 @@ static int phase_pivot(const struct res_run *const *runs, size_t n,
 		    !table_section(t, title.p, NULL))
 			rc = grid_fill(t, &(struct grid){ g.row, g.col, g.rows,
 				       g.cols + 1, n, g.n_rows, g.n_cols },
-				       runs, metric);
+				       runs, metric, exact);
 	}
 	for (size_t i = 0; i < n; i++) {
 		free(g.row ? g.row[i] : NULL);
@@ -161,7 +166,7 @@ static int phase_pivot(const struct res_run *const *runs, size_t n,
 }
 
 int pivot_tables(const struct results *r, json_t *m, const char *axis,
-		 struct tables *ts)
+		 int exact, struct tables *ts)
 {
 	const char **phases = view_phases(r);
 	int rc = phases ? 0 : -1;
@@ -171,7 +176,8 @@ int pivot_tables(const struct results *r, json_t *m, const char *axis,
 		const struct res_run **runs = view_ok_runs(r, phases[p], &n,
 							   count);
 
-		rc = runs ? phase_pivot(runs, n, phases[p], m, axis, ts) : -1;
+		rc = runs ? phase_pivot(runs, n, phases[p], m, axis,
+						  exact, ts) : -1;
 		free(runs);
 	}
 	free(phases);

@@ -13,10 +13,10 @@
  * manifest's key, else seconds, *_mbs, *_iops) — a row per config and
  * the rest of its parameters, a column per value of axis in the order
  * they come, each cell the mean over the ok runs (3 significant
- * figures, "-" for none). Its section title says the phase, the metric
+ * figures, with exact every digit as csv keeps them; "-" for none). Its section title says the phase, the metric
  * and its unit. Into ts; 0, or -1 out of memory.
  */
 int pivot_tables(const struct results *r, json_t *m, const char *axis,
-		 struct tables *ts);
+		 int exact, struct tables *ts);
 
 #endif

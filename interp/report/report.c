@@ -414,7 +414,8 @@ static int write_by(FILE *f, const struct report_opts *o,
 {
 	json_t *m = manifest_load(o->rundir, NULL);
 	struct tables ts = { 0 };
-	int rc = pivot_tables(r, m, o->by, &ts) || tables_failed(&ts);
+	int rc = pivot_tables(r, m, o->by, o->fmt == FMT_CSV, &ts) ||
+		 tables_failed(&ts);
 
 	if (!rc && o->fmt == FMT_TEXT)
 		text_header(f, o->rundir, r, m);
@@ -549,6 +550,9 @@ int report_run(const struct report_opts *o, struct strbuf *notes,
 		diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
 		goto out;
 	}
+	/* the series of the runs --where left out are not a loss to say */
+	if (o->where.n && series.note.len)
+		series.note.p[series.note.len = 0] = '\0';
 	if (series.note.len)
 		strbuf_printf(notes, "%s\n", series.note.p);
 	rc = put(o, &r, &series, d);
