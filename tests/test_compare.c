@@ -192,7 +192,6 @@ static void near(const char *got, double want, const char *what)
 Test(compare, p_and_ci_against_mpmath, .fini = fini)
 {
 	char *a, *b, f[32][64];
-	double ma = (100.0 + 102.5 + 98.7 + 101.2 + 99.9) / 5;
 
 	two_runs(&a, &b);
 	cr_assert_eq(e2e_fsplan((const char *[]){ "compare", a, b, "--format",
@@ -204,24 +203,26 @@ Test(compare, p_and_ci_against_mpmath, .fini = fini)
 	near(f[13], 5.82, "diff");
 	near(f[14], 3.7115463010548353, "95% lo");
 	near(f[15], 7.9284536989451647, "95% hi");
-	near(f[16], 100 * 3.7115463010548353 / ma, "lo %");
-	near(f[17], 100 * 7.9284536989451647 / ma, "hi %");
-	near(f[18], 7.9999102594714603, "df");
-	near(f[19], 6.3653142012301934, "t");
-	near(f[20], 0.00021703304460660241, "p");
+	/* a rate: the interval of B/A, Welch on the logarithms */
+	near(f[16], 3.658546703162433, "lo %");
+	near(f[17], 7.9739067451761074, "hi %");
+	/* the test of the logarithms, as the interval */
+	near(f[18], 7.9776910211119885, "df");
+	near(f[19], 6.3721146928856152, "t");
+	near(f[20], 0.00021803112356822582, "p");
 	cr_expect_str_eq(f[21], "better");
 
 	csv_row(e2e_out, "write", "ext3", "avg_lat_ms", f);
 	cr_expect_str_eq(f[5], "lower");
 	near(f[14], -1.9783465181634379, "95% lo");
 	near(f[15], 2.1783465181634379, "95% hi");
-	near(f[20], 0.90462297628587983, "p");
+	near(f[20], 0.91364519796978571, "p");
 	cr_expect_str_eq(f[21], "no significant difference");
 
 	csv_row(e2e_out, "write", "xfs", "seconds", f);
 	near(f[14], 0.10045002783217159, "95% lo");
 	near(f[15], 1.8412166388344951, "95% hi");
-	near(f[20], 0.034948646477998111, "p");
+	near(f[20], 0.042098894518520314, "p");
 	cr_expect_str_eq(f[21], "worse", "longer is worse for seconds");
 
 	csv_row(e2e_out, "read", "xfs", "seconds", f);
@@ -240,9 +241,12 @@ Test(compare, alpha_sets_the_verdict_and_the_interval, .fini = fini)
 	/* the 99% interval takes in 0: not significant at 0.01 */
 	near(f[14], -0.38557269206502246, "99% lo");
 	near(f[15], 2.3272393587316891, "99% hi");
+	near(f[16], -23.582483334369711, "99% lo % of B/A");
+	near(f[17], 315.86329850222061, "99% hi % of B/A");
 	cr_expect_str_eq(f[21], "no significant difference");
 	csv_row(e2e_out, "write", "ext4", "rate_mbs", f);
 	near(f[14], 2.7520575060109343, "99% lo");
+	near(f[16], 2.7000053852150115, "99% lo % of B/A");
 	cr_expect_str_eq(f[21], "better");
 }
 
@@ -259,8 +263,8 @@ Test(compare, text_and_fail_on_regression, .fini = fini)
 	cr_expect(strstr(e2e_out, "plan t (sha256 111111111111) in both"),
 		  "%s", e2e_out);
 	cr_expect(strstr(e2e_out, "95% CI"), "%s", e2e_out);
-	cr_expect(strstr(e2e_out, "[+3.7%, +7.9%]"), "rate_mbs CI in %% of "
-		  "A's mean:\n%s", e2e_out);
+	cr_expect(strstr(e2e_out, "[+3.66%, +7.97%]"), "rate_mbs CI of B/A "
+		  "in %%:\n%s", e2e_out);
 	cr_expect(strstr(e2e_out, "4 comparisons: 1 better, 1 worse, 1 no "
 			 "significant difference, 1 cannot tell"), "%s",
 		  e2e_out);
@@ -307,7 +311,7 @@ Test(compare, two_configs_of_one_run, .fini = fini)
 	cr_expect(strstr(e2e_out, "write,ext4:-:data=ordered,"
 			 "ext4:-:data=writeback,,seconds,s,lower,4,"), "%s",
 		  e2e_out);
-	cr_expect(strstr(e2e_out, ",0.03494864648,worse\n"), "%s", e2e_out);
+	cr_expect(strstr(e2e_out, ",0.04209889452,worse\n"), "%s", e2e_out);
 	/* repetitions that ran config by config: the note says what that
 	 * puts in the difference; in rounds, nothing to say */
 	cr_assert_eq(e2e_fsplan((const char *[]){ "compare", a, "--label",
@@ -467,7 +471,7 @@ Test(compare, labels_pair_across_the_configs_own_axes, .fini = fini)
 		     "%s", e2e_err);
 	cr_expect(strstr(e2e_out, "1 comparison: 0 better, 1 worse"), "%s",
 		  e2e_out);
-	cr_expect(strstr(e2e_out, "0.035"), "p as test_stats has it:\n%s",
+	cr_expect(strstr(e2e_out, "0.042"), "p of the logarithms:\n%s",
 		  e2e_out);
 
 	/* an output inside a run directory is refused */
@@ -517,7 +521,7 @@ Test(compare, a_value_too_fast_to_time_does_not_count, .fini = fini)
 				"csv", NULL }), 0, "%s", e2e_err);
 	csv_row(e2e_out, "write", "ext4", "rate_mbs", f);
 	cr_expect_str_eq(f[9], "5", "B's two +++++ runs left out");
-	near(f[20], 0.00021703304460660241, "p as without them");
+	near(f[20], 0.00021803112356822582, "p as without them");
 	cr_expect_null(strstr(e2e_out, "write,xfs,"), "%s", e2e_out);
 	cr_assert_eq(e2e_fsplan((const char *[]){ "compare", a, b, NULL }), 0,
 		     "%s", e2e_err);
@@ -573,4 +577,41 @@ Test(compare, other_with_values_are_noted, .fini = fini)
 	cr_assert_eq(e2e_fsplan((const char *[]){ "compare", a, c, NULL }), 0,
 		     "%s", e2e_err);
 	cr_expect_null(strstr(e2e_out, "with: values differ"), "%s", e2e_out);
+}
+
+/* A change of a positive figure is a ratio: its interval never passes
+ * -100% where the difference's would (A spread wide, B far smaller); a
+ * figure that can be negative keeps the difference's interval. */
+Test(compare, a_ratio_never_below_minus_100_percent, .fini = fini)
+{
+	static struct buf x, y;
+	static const double wide[] = { 100, 300, 500 }, small[] = { 10, 20, 40 },
+			    neg_a[] = { -1, 1, 0.5 }, neg_b[] = { 2, 3, 2.5 };
+	char *a, *b, f[32][64];
+
+	x.n = y.n = 0;
+	add(&x, HEAD);
+	add(&y, HEAD);
+	runs(&x, "ext4", "write", "seconds", "s", wide, 3);
+	runs(&y, "ext4", "write", "seconds", "s", small, 3);
+	runs(&x, "xfs", "write", "seconds", "s", neg_a, 3);
+	runs(&y, "xfs", "write", "seconds", "s", neg_b, 3);
+	a = rundir("A", SHA1, "read", "", x.s);
+	b = rundir("B", SHA1, "read", "", y.s);
+	cr_assert_eq(e2e_fsplan((const char *[]){ "compare", a, b, "--format",
+				"csv", NULL }), 0, "%s", e2e_err);
+	csv_row(e2e_out, "write", "ext4", "seconds", f);
+	/* the difference's interval would be below -100% of A's mean */
+	cr_assert_lt(strtod(f[13], NULL), 0);
+	cr_expect_lt(100 * strtod(f[14], NULL) / 300, -100, "diff lo %s",
+		     f[14]);
+	cr_expect_gt(strtod(f[16], NULL), -100, "lo %s", f[16]);
+	cr_expect_lt(strtod(f[16], NULL), strtod(f[17], NULL));
+	cr_expect_lt(strtod(f[17], NULL), 0, "B is smaller: hi %s", f[17]);
+	/* -1 in A: the difference, in % of |A's mean| */
+	csv_row(e2e_out, "write", "xfs", "seconds", f);
+	near(f[16], 100 * strtod(f[14], NULL) / (0.5 / 3), "lo % of a diff");
+	cr_assert_eq(e2e_fsplan((const char *[]){ "compare", a, b, NULL }), 0);
+	cr_expect(strstr(e2e_out, "B / A"), "the head says which:\n%s",
+		  e2e_out);
 }

@@ -223,19 +223,6 @@ static void expect_line(const char *from, const char *words)
 			   words, from);
 }
 
-/* The four lines come in this order, the first right under the head. */
-static void expect_order(const char *t, const char *a, const char *b,
-			 const char *c, const char *d)
-{
-	const char *pa = line_with(t, a), *pb = line_with(t, b);
-	const char *pc = line_with(t, c), *pd = line_with(t, d);
-	const char *rule = strstr(t, "\n--");
-
-	cr_assert(pa && pb && pc && pd, "rows missing in:\n%s", t);
-	cr_expect_eq(pa, strchr(rule + 1, '\n') + 1, "'%s' is not first", a);
-	cr_expect(pa < pb && pb < pc && pc < pd, "order wrong:\n%s", t);
-}
-
 /* ---- statistics --------------------------------------------------------- */
 
 Test(report, stats_of_three_repetitions)
@@ -417,26 +404,25 @@ Test(report, metric_table_rows_best_first_with_stats)
 	fixture();
 	write_results();
 	cr_assert_eq(report("--all", NULL), 0);
-	t = section("rate_mbs: rate (MiB/s), higher is better");
-	expect_line(t, "config params n mean stdev 95% CI high low");
+	/* a table per parameter set, best first in each */
+	t = section("rate_mbs: rate (MiB/s), for mode=seq_read threads=1, "
+		    "higher is better");
+	expect_line(t, "config n mean stdev 95% CI high low group");
 	/* three ok repetitions; the failed fourth (1000) does not count */
-	expect_line(t, "ext4::defaults mode=seq_read threads=1 3 12.00 2.00 "
-		    "±4.97 14.00 10.00");
-	expect_line(t, "xfs::defaults mode=seq_read threads=1 3 20.00 1.00 "
-		    "±2.48 21.00 19.00");
-	expect_line(t, "ext4::defaults mode=rand_write threads=1 1 5.00 - - "
-		    "5.00 5.00");
-	/* best first: 30, 20, 12, 5 */
-	expect_order(t, "ext4::defaults mode=seq_read threads=2",
-		     "xfs::defaults mode=seq_read threads=1",
-		     "ext4::defaults mode=seq_read threads=1",
-		     "ext4::defaults mode=rand_write threads=1");
-	/* lower is better: CPU 25% first, 60% last */
-	t = section("cpu_pct: CPU (%), lower is better");
-	expect_order(t, "ext4::defaults mode=rand_write threads=1 1 25.00",
-		     "ext4::defaults mode=seq_read threads=1 3 50.00",
-		     "ext4::defaults mode=seq_read threads=2 2 60.00",
-		     "xfs::defaults mode=seq_read threads=1 3 90.00");
+	cr_expect_eq(line_with(t, "xfs::defaults 3 20.0 1.00 ±2.48 21.0 19.0 "
+			       "a"), strstr(t, "\n--") + 1 + strcspn(
+			       strstr(t, "\n--") + 1, "\n") + 1, "%s", t);
+	expect_line(t, "ext4::defaults 3 12.0 2.00 ±4.97 14.0 10.0 b");
+	t = section("rate_mbs: rate (MiB/s), for mode=seq_read threads=2, ");
+	expect_line(t, "ext4::defaults 2 30.0 1.41 ±12.7 31.0 29.0 a");
+	t = section("rate_mbs: rate (MiB/s), for mode=rand_write threads=1, ");
+	expect_line(t, "ext4::defaults 1 5.00 - - 5.00 5.00 -");
+	expect_line(t, "-: n < 2, no group");
+	/* lower is better: CPU 50% first */
+	t = section("cpu_pct: CPU (%), for mode=seq_read threads=1, lower is "
+		    "better");
+	cr_expect_lt(line_with(t, "ext4::defaults 3 50.0 0 ±0 50.0 50.0 a"),
+		     line_with(t, "xfs::defaults 3 90.0 0 ±0 90.0 90.0 b"));
 	/* shape figures get no table */
 	cr_expect_null(strstr(output(), "\nthreads"));
 	cr_expect_null(strstr(output(), "\nfile_size_mib"));
@@ -448,10 +434,10 @@ Test(report, metric_globs_pick_the_tables)
 	fixture();
 	write_results();
 	cr_assert_eq(report("--metric", "*_lat_ms"), 0);
-	cr_expect(strstr(output(), "\navg_lat_ms: average latency (ms), lower "
-			 "is better\n"));
-	cr_expect(strstr(output(), "\nmax_lat_ms: max latency (ms), lower is "
-			 "better\n"));
+	cr_expect(strstr(output(), "\navg_lat_ms: average latency (ms), for "
+			 "mode=seq_read threads=1, lower is better\n"));
+	cr_expect(strstr(output(), "\nmax_lat_ms: max latency (ms), for "
+			 "mode=seq_read threads=1, lower is better\n"));
 	cr_expect_null(strstr(output(), "\nrate_mbs"));
 	cr_expect_null(strstr(output(), "\nseconds"));
 	cr_expect(strstr(output(), "\nSequential Reads\n"), "the seeds' "
@@ -587,7 +573,7 @@ Test(report, footer_counts_what_did_not_count)
 	/* --all: the configs' own metrics as tables too, at the end */
 	cr_assert_eq(report("--all", NULL), 0);
 	t = section("== filesystem configs: mkfs, mount, umount ==");
-	expect_line(t, "ext4::defaults 1 0.5000 - - 0.5000 0.5000");
+	expect_line(t, "ext4::defaults 1 0.500 - - 0.500 0.500 -");
 }
 
 /* An interrupted run: the cells the manifest still lists as pending,
@@ -672,8 +658,9 @@ Test(report, key_metrics_from_the_manifest)
 			 "\"seconds\"]}, {\"name\": \"bon\", \"key\": "
 			 "[\"put_block\", \"get_block\"]}]");
 	cr_expect(strstr(t, "\nSequential Reads\n"));
-	t = section("\nseconds: seconds (s), lower is better\n");
-	expect_line(t, "ext4::defaults mode=seq_read threads=1 3 1.500");
+	t = section("\nseconds: seconds (s), for mode=seq_read threads=1, "
+		    "lower is better\n");
+	expect_line(t, "ext4::defaults 3 1.50");
 	cr_expect_null(strstr(output(), "\nrate_mbs"), "shown in the "
 		       "sections, not again:\n%s", output());
 	cr_expect_null(strstr(output(), "\ncpu_pct"));
@@ -696,8 +683,8 @@ Test(report, key_metrics_from_the_manifest)
 	cr_assert_eq(report(NULL, NULL), 0);
 	cr_expect(strstr(output(), "\n(no run reported its key metrics: its "
 			 "seconds, _mbs and _iops figures instead)\n"));
-	cr_expect(strstr(output(), "\nseconds: seconds (s), lower is "
-			 "better\n"));
+	cr_expect(strstr(output(), "\nseconds: seconds (s), for "
+			 "mode=seq_read threads=1, lower is better\n"));
 
 	/* --metric: those instead of the key, in the order asked */
 	cr_assert_eq(report("--metric", "seconds"), 0);
@@ -829,12 +816,13 @@ Test(report, key_metrics_of_a_real_run, .timeout = 180)
 						     "lower is better\n"));
 	expect_line(strstr(t, "\nio_mbs: "), "ext4::noatime 2 ");
 	t = section("== phase sh: 4 of 8 phase runs ok ==");
-	cr_expect(strstr(t, "\nseconds: seconds (s), lower is better\n"));
-	expect_line(t, "ext4::defaults n=1 2 ");
+	cr_expect(strstr(t, "\nseconds: seconds (s), for n=1, lower is "
+			 "better\n"));
+	expect_line(t, "ext4::defaults 2 ");
 	t = section("== phase sb: 4 of 4 phase runs ok ==");
 	cr_assert(strstr(t, "\nlat_avg_ms: average latency (ms), lower is "
 			 "better\n"), "%s", t);
-	expect_line(strstr(t, "\nlat_avg_ms: "), "ext4::defaults 2 2.500");
+	expect_line(strstr(t, "\nlat_avg_ms: "), "ext4::defaults 2 2.50");
 	cr_expect(strstr(t, "\nseconds: seconds (s), lower is better\n"));
 	cr_expect_lt(strstr(t, "\nlat_avg_ms: "), strstr(t, "\nseconds: "));
 	t = section("== phase runs: 12 ok, 4 failed, 0 skipped ==");
@@ -1043,8 +1031,9 @@ Test(report, a_real_run_with_repetitions, .timeout = 180)
 	cr_expect_null(strstr(output(), "\nrate_mbs"), "%s", output());
 	/* --all: every metric's table, the configs' at the end */
 	cr_assert_eq(report("--all", NULL), 0);
-	t = section("\nrate_mbs: rate (MB/s), higher is better");
-	expect_line(t, "ext4::defaults mode=seq_read threads=1 2 ");
+	t = section("\nrate_mbs: rate (MB/s), for mode=seq_read threads=1, "
+		    "higher is better");
+	expect_line(t, "ext4::defaults 2 ");
 	cr_expect(strstr(output(), "\nmkfs_s: mkfs (s), lower is better\n"));
 	/* the wide CSV: a header and 16 phase runs + 2 config rows */
 	snprintf(out, sizeof(out), "%s/wide.csv", tmp);

@@ -27,7 +27,8 @@ static const char report_help[] =
 "    and how many cells did not run (an interrupted run's rest; those a\n"
 "    stop rule made unneeded apart).\n"
 "\n"
-"A metric's table has a row per filesystem config and parameters: n,\n"
+"A metric's table is per parameter set (workers=1 and workers=4 apart),\n"
+"a row per filesystem config: n,\n"
 "mean, stdev, 95% confidence interval (mean +- t(0.975, n-1) s/sqrt(n);\n"
 "'-' for n < 2), high and low over the repetitions, best first, under\n"
 "its unit (rate (MB/s), latency (ms), seconds (s); bytes in KiB, MiB or\n"
@@ -36,7 +37,10 @@ static const char report_help[] =
 "_cpu, _peak_bytes or _peak_kib, a unit s, ms or us, fs_used_bytes and\n"
 "write_amp; higher is better for the rest and for\n"
 "rates (a name ending in per_s, per_sec, _iops, _mbs; a unit .../s). Only\n"
-"phase runs whose status is ok count.\n"
+"phase runs whose status is ok count. The group column: configs that\n"
+"share a letter do not differ significantly (pairwise Welch t-tests,\n"
+"Holm's correction at 0.05; the best's group is 'a'; '-' for n < 2).\n"
+"Figures have 3 significant figures.\n"
 "\n"
 "  --format text   the tables (default)\n"
 "  --format csv    wide CSV, one row per phase run: cell, rep, fs_label,\n"
@@ -60,22 +64,32 @@ static const char report_help[] =
 "                  the tiobench and bonnie++ tables always show)\n"
 "  --all           every metric of every phase, and the configs' own\n"
 "                  metrics as tables\n"
+"  --where KEY=VALUE\n"
+"                  only the runs whose coordinate KEY is VALUE (repeat:\n"
+"                  all of them); KEY is type, label, mkfs, mount, phase,\n"
+"                  a phase parameter, a matrix axis or a design factor\n"
+"                  (+ or -)\n"
+"  --by AXIS       instead, per phase a pivot of its first key metric:\n"
+"                  a row per config (and its other parameters), a column\n"
+"                  per value of AXIS, each cell the mean (text, csv, html)\n"
 "\n"
 "Exit 0, or 2 on a usage error (a --metric that matches no metric of\n"
-"the run among them) or when RUNDIR/results.csv cannot be read or the\n"
-"output cannot be written.\n";
+"the run among them, a --where or --by key no run has) or when\n"
+"RUNDIR/results.csv cannot be read or the output cannot be written.\n";
 static const struct opt report_opts_table[] = {
 	OPT_CALL_OF("format", 0, struct report_opts, fmt, outfmt_take),
 	OPT_STRING_OF("output", 'o', struct report_opts, out),
 	OPT_LIST_OF("metric", 0, struct report_opts, metric),
 	OPT_FLAG_OF("all", 0, struct report_opts, all),
+	OPT_LIST_OF("where", 0, struct report_opts, where),
+	OPT_STRING_OF("by", 0, struct report_opts, by),
 	OPT_END
 };
 
 const struct opts_cmd report_cmd = {
 	"report",
 	"report RUNDIR [--format text|csv|html] [-o FILE]\n"
-	"[--metric GLOB]... [--all]",
+	"[--metric GLOB]... [--all] [--where KEY=VALUE]... [--by AXIS]",
 	report_help, report_opts_table, "RUNDIR", 0,
 	offsetof(struct report_opts, rundir),
 	"each phase's key metrics: mean, spread, best first (--all: all)"
@@ -83,7 +97,8 @@ const struct opts_cmd report_cmd = {
 
 int cmd_report(int argc, char **argv)
 {
-	struct report_opts o = { FMT_TEXT, NULL, NULL, { NULL, 0 }, 0 };
+	struct report_opts o = { FMT_TEXT, NULL, NULL, { NULL, 0 }, 0,
+				 { NULL, 0 }, NULL };
 	struct strbuf notes = { 0 };
 	struct diag d = { 0 };
 	int rc = opts_parse(&report_cmd, argc, argv, &o);

@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/cmprows.h"
 #include "report/compare.h"
+#include "report/fig.h"
 #include "report/html.h"
 #include "report/leftout.h"
 #include "report/outfmt.h"
@@ -24,144 +26,10 @@
 #include "util/grow.h"
 #include "util/opts.h"
 
-/* A side's key metrics when its manifest names none for a phase. */
-static const char *const fallback_key[] = { "seconds", "*_mbs", "*_iops",
-					    NULL };
-
-enum verdict { V_BETTER, V_WORSE, V_SAME, V_UNKNOWN };
-
 static const char *const verdict_name[] = {
 	[V_BETTER] = "better", [V_WORSE] = "worse",
 	[V_SAME] = "no significant difference", [V_UNKNOWN] = "cannot tell",
 };
-
-/* One metric of one pair. */
-struct row {
-	const struct pair *pr;
-	const char *metric, *unit;
-	int lower;			/* lower is better */
-	struct res_stats a, b;
-	struct stats_welch w;
-	int tested;			/* w is filled */
-	double change, lo_pct, hi_pct;	/* NAN when A's mean is 0 */
-	enum verdict v;
-};
-
-struct cmp_table {
-	struct row *row;
-	size_t n, cap;
-	size_t count[4];		/* by verdict */
-	size_t n_fast;			/* metrics too fast to time on both
-					 * sides, left out */
-};
-
-/* ---- the figures -------------------------------------------------------- */
-
-/* The values of name over runs that count (not bonnie++'s "+++++",
- * as report leaves them out), into v; how many. */
-static int values(const struct res_run *const *runs, size_t n,
-		  const char *name, double *v, const char **unit)
-{
-	int k = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		const struct res_metric *m = results_measured(runs[i], name);
-
-		if (!m)
-			continue;
-		v[k++] = m->v;
-		if (!*unit || !**unit)
-			*unit = m->unit;
-	}
-	return k;
-}
-
-static int add_row(struct cmp_table *t, const struct pair *pr, const char *name,
-		   double alpha)
-{
-	double *v = calloc(pr->n_a + pr->n_b + 1, sizeof(*v));
-	const char *unit = NULL;
-	struct row *r;
-	double base;
-
-	if (!v)
-		return -1;
-	r = grow_array(t->row, &t->cap, t->n + 1, sizeof(*r), 64);
-	if (!r) {
-		free(v);
-		return -1;
-	}
-	t->row = r;
-	r = &t->row[t->n];
-	memset(r, 0, sizeof(*r));
-	r->pr = pr;
-	r->metric = name;
-	results_stats(v, values(pr->a, pr->n_a, name, v, &unit), &r->a);
-	results_stats(v, values(pr->b, pr->n_b, name, v, &unit), &r->b);
-	free(v);
-	if (!r->a.n && !r->b.n) {
-		t->n_fast++;	/* every value was "+++++": nothing to compare */
-		return 0;
-	}
-	t->n++;
-	r->unit = unit ? unit : "";
-	r->lower = rank_lower_is_better(name, r->unit);
-	base = fabs(r->a.mean);
-	r->change = r->lo_pct = r->hi_pct = NAN;
-	if (r->a.n && r->b.n && base > 0)
-		r->change = 100 * (r->b.mean - r->a.mean) / base;
-	r->tested = !stats_welch(r->a.n, r->a.mean, r->a.sd, r->b.n, r->b.mean,
-				 r->b.sd, 1 - alpha, &r->w);
-	if (!r->tested)
-		r->v = V_UNKNOWN;
-	else if (!(r->w.p < alpha))
-		r->v = V_SAME;
-	else
-		r->v = (r->w.diff < 0) == r->lower ? V_BETTER : V_WORSE;
-	if (r->tested && base > 0) {
-		r->lo_pct = 100 * r->w.lo / base;
-		r->hi_pct = 100 * r->w.hi / base;
-	}
-	t->count[r->v]++;
-	return 0;
-}
-
-/* The names to compare in pr: --metric's globs, or the phase's key. */
-static int pair_rows(struct cmp_table *t, const struct pair *pr,
-		     const struct pairing *pg, const struct compare_opts *o)
-{
-	const char *key[PAIRING_MAX_KEY + 1];
-	const char *const *globs = o->metric.v;
-	const struct res_run **both;
-	const char **names;
-	size_t n_names = 0;
-	char *done;
-	int rc = 0;
-
-	if (!o->metric.n)
-		globs = pairing_key(pg, pr->phase, key) ? key : fallback_key;
-	both = calloc(pr->n_a + pr->n_b + 1, sizeof(*both));
-	if (!both)
-		return -1;
-	for (size_t i = 0; i < pr->n_a; i++)
-		both[i] = pr->a[i];
-	for (size_t i = 0; i < pr->n_b; i++)
-		both[pr->n_a + i] = pr->b[i];
-	names = rank_metric_names(both, pr->n_a + pr->n_b, 1, &n_names);
-	done = calloc(n_names + 1, 1);
-	for (; names && done && *globs && !rc; globs++)
-		for (size_t i = 0; i < n_names && !rc; i++)
-			if (!done[i] && !fnmatch(*globs, names[i], 0)) {
-				done[i] = 1;
-				rc = add_row(t, pr, names[i], o->alpha);
-			}
-	if (!names || !done)
-		rc = -1;
-	free(done);
-	free(names);
-	free(both);
-	return rc;
-}
 
 /* ---- text --------------------------------------------------------------- */
 
@@ -174,14 +42,20 @@ static void num(char *buf, size_t len, const char *fmt, double v)
 }
 
 /* The interval of a row: in percent of A's mean, or in its unit. */
-static void interval(char *buf, size_t len, const struct row *r)
+static void interval(char *buf, size_t len, const struct cmprow *r)
 {
-	if (!r->tested)
+	char lo[FIG_LEN], hi[FIG_LEN];
+	int pct = !isnan(r->lo_pct);
+
+	if (!r->tested) {
 		snprintf(buf, len, "-");
-	else if (!isnan(r->lo_pct))
-		snprintf(buf, len, "[%+.1f%%, %+.1f%%]", r->lo_pct, r->hi_pct);
-	else
-		snprintf(buf, len, "[%+.4g, %+.4g]", r->w.lo, r->w.hi);
+		return;
+	}
+	fig_text(lo, sizeof(lo), pct ? r->lo_pct : r->w.lo, 1, NULL,
+		 pct ? "%" : NULL);
+	fig_text(hi, sizeof(hi), pct ? r->hi_pct : r->w.hi, 1, NULL,
+		 pct ? "%" : NULL);
+	snprintf(buf, len, "[%s, %s]", lo, hi);
 }
 
 static void text_head(FILE *f, const struct pairing *pg,
@@ -201,15 +75,17 @@ static void text_head(FILE *f, const struct pairing *pg,
 	fprintf(f, "%s\n", pg->plans.p ? pg->plans.p : "");
 	for (size_t i = 0; i < pg->n_notes; i++)
 		fprintf(f, "note: %s\n", pg->notes[i]);
-	fprintf(f, "change: (B - A) / A; %g%% CI of B - A (Welch-"
-		"Satterthwaite df, Student's t); Welch's t-test, alpha %g\n",
-		100 * (1 - o->alpha), o->alpha);
+	fprintf(f, "change: (B - A) / A; %g%% CI and Welch's t-test "
+		"(Welch-Satterthwaite df, Student's t, alpha %g): of B / A "
+		"on the logarithms for a figure positive in every run (never "
+		"below -100%%), else of B - A\n", 100 * (1 - o->alpha),
+		o->alpha);
 	fputs(o->metric.n ? "(the metrics --metric names)\n" :
 	      "(each phase's key metrics: --metric GLOB for others)\n", f);
 }
 
 /* The table of phase's rows into g (empty when it has none): 0 or -1. */
-static int phase_table(struct table *g, const struct cmp_table *t,
+static int phase_table(struct table *g, const struct cmprows *t,
 		      const char *phase, const struct pairing *pg,
 		      double alpha)
 {
@@ -235,7 +111,7 @@ static int phase_table(struct table *g, const struct cmp_table *t,
 	if (table_init(g, ncol, left, row, NULL))
 		return -1;
 	for (size_t i = 0; i < t->n; i++) {
-		const struct row *r = &t->row[i];
+		const struct cmprow *r = &t->row[i];
 		int c = 0;
 
 		if (strcmp(r->pr->phase, phase))
@@ -246,14 +122,15 @@ static int phase_table(struct table *g, const struct cmp_table *t,
 			row[c++] = *r->pr->params ? r->pr->params : "-";
 		row[c++] = r->metric;
 		snprintf(cell[0], sizeof(cell[0]), "%d", r->a.n);
-		num(cell[1], sizeof(cell[0]), "%.4g", r->a.mean);
-		num(cell[2], sizeof(cell[0]), "%.3g", r->a.sd);
+		fig_text(cell[1], sizeof(cell[0]), r->a.mean, 0, NULL, NULL);
+		fig_text(cell[2], sizeof(cell[0]), r->a.sd, 0, NULL, NULL);
 		snprintf(cell[3], sizeof(cell[0]), "%d", r->b.n);
-		num(cell[4], sizeof(cell[0]), "%.4g", r->b.mean);
-		num(cell[5], sizeof(cell[0]), "%.3g", r->b.sd);
-		num(cell[6], sizeof(cell[0]), "%+.1f%%", r->change);
+		fig_text(cell[4], sizeof(cell[0]), r->b.mean, 0, NULL, NULL);
+		fig_text(cell[5], sizeof(cell[0]), r->b.sd, 0, NULL, NULL);
+		fig_text(cell[6], sizeof(cell[0]), r->change, 1, NULL, "%");
 		interval(cell[7], sizeof(cell[0]), r);
-		num(cell[8], sizeof(cell[0]), "%.2g", r->tested ? r->w.p : NAN);
+		num(cell[8], sizeof(cell[0]), "%.2g", r->tested ? r->ratio ?
+		    r->lw.p : r->w.p : NAN);
 		for (int k = 0; k < 9; k++)
 			row[c++] = cell[k];
 		/* a side never steady: its mean is of a moving figure */
@@ -268,7 +145,7 @@ static int phase_table(struct table *g, const struct cmp_table *t,
 	return 0;
 }
 
-static int text_phase(FILE *f, const struct cmp_table *t, const char *phase,
+static int text_phase(FILE *f, const struct cmprows *t, const char *phase,
 		      const struct pairing *pg, double alpha)
 {
 	struct table g;
@@ -283,7 +160,7 @@ static int text_phase(FILE *f, const struct cmp_table *t, const char *phase,
 }
 
 /* Whether phase has a row in t. */
-static int has_rows(const struct cmp_table *t, const char *phase)
+static int has_rows(const struct cmprows *t, const char *phase)
 {
 	for (size_t k = 0; k < t->n; k++)
 		if (!strcmp(t->row[k].pr->phase, phase))
@@ -293,7 +170,7 @@ static int has_rows(const struct cmp_table *t, const char *phase)
 
 /* The metrics left out because bonnie++ timed them too fast ("+++++"),
  * on a line of its own; nothing when none were. */
-static void fast_note(FILE *f, const struct cmp_table *t)
+static void fast_note(FILE *f, const struct cmprows *t)
 {
 	if (t->n_fast)
 		fprintf(f, "(%zu metric%s of a cell not compared: every run "
@@ -302,7 +179,7 @@ static void fast_note(FILE *f, const struct cmp_table *t)
 			t->n_fast == 1 ? "it" : "them");
 }
 
-static int write_text(FILE *f, const struct cmp_table *t,
+static int write_text(FILE *f, const struct cmprows *t,
 		      const struct pairing *pg, const struct compare_opts *o)
 {
 	text_head(f, pg, o);
@@ -366,7 +243,7 @@ static void footer_of(FILE *f, const void *pg, const void *t)
 }
 
 /* A row's two means as bars, A then B, B coloured by the verdict. */
-static void html_pair_chart(FILE *f, const struct row *r)
+static void html_pair_chart(FILE *f, const struct cmprow *r)
 {
 	static const char *const kind[] = { [V_BETTER] = "better",
 		[V_WORSE] = "worse", [V_SAME] = "same", [V_UNKNOWN] = NULL };
@@ -393,7 +270,7 @@ static void html_pair_chart(FILE *f, const struct row *r)
 	free(lb.p);
 }
 
-static int write_html(FILE *f, const struct cmp_table *t,
+static int write_html(FILE *f, const struct cmprows *t,
 		      const struct pairing *pg, const struct compare_opts *o)
 {
 	html_begin(f, "fsplan compare");
@@ -448,7 +325,7 @@ static int fnum(FILE *f, double v, int last)
 	return field(f, isinf(v) ? (v > 0 ? "inf" : "-inf") : buf, last);
 }
 
-static int write_csv(FILE *f, const struct cmp_table *t)
+static int write_csv(FILE *f, const struct cmprows *t)
 {
 	static const char *const head[] = { "phase", "config_a", "config_b",
 		"params", "metric", "unit", "better", "a_n", "a_mean",
@@ -461,7 +338,7 @@ static int write_csv(FILE *f, const struct cmp_table *t)
 	for (size_t k = 0; k < nh; k++)
 		rc |= field(f, head[k], k + 1 == nh);
 	for (size_t i = 0; i < t->n; i++) {
-		const struct row *r = &t->row[i];
+		const struct cmprow *r = &t->row[i];
 		const double nan = NAN;
 		const struct stats_welch *w = &r->w;
 		char na[16], nb[16];
@@ -487,6 +364,7 @@ static int write_csv(FILE *f, const struct cmp_table *t)
 		rc |= fnum(f, r->tested ? w->hi : nan, 0);
 		rc |= fnum(f, r->lo_pct, 0);
 		rc |= fnum(f, r->hi_pct, 0);
+		w = r->ratio ? &r->lw : w;	/* the test of the verdict */
 		rc |= fnum(f, r->tested ? w->df : nan, 0);
 		rc |= fnum(f, r->tested ? w->t : nan, 0);
 		rc |= fnum(f, r->tested ? w->p : nan, 0);
@@ -526,7 +404,7 @@ static size_t missing_in_b(const struct pairing *pg)
 
 /* The regressions --fail-on-regression counts, as lines in notes; how
  * many kinds there were. */
-static int regressions(const struct compare_opts *o, const struct cmp_table *t,
+static int regressions(const struct compare_opts *o, const struct cmprows *t,
 		       const struct pairing *pg, struct strbuf *notes)
 {
 	size_t lost, worse = t->count[V_WORSE];
@@ -556,7 +434,7 @@ int compare_run(const struct compare_opts *o, struct strbuf *notes,
 {
 	struct outfile of;
 	struct pairing pg;
-	struct cmp_table t = { 0 };
+	struct cmprows t = { 0 };
 	FILE *f = NULL;
 	int rc = -1, bad = 0;
 
@@ -570,7 +448,8 @@ int compare_run(const struct compare_opts *o, struct strbuf *notes,
 		goto out;
 	for (size_t i = 0; i < pg.n_pairs; i++)
 		if (pairing_both(&pg.pairs[i]))
-			bad |= pair_rows(&t, &pg.pairs[i], &pg, o);
+			bad |= cmprows_pair(&t, &pg.pairs[i], &pg,
+						    o->metric.n ? o->metric.v : NULL, o->alpha);
 	if (bad) {
 		diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
 		goto out;

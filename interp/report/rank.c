@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/fig.h"
+#include "report/groups.h"
 #include "report/metricname.h"
 #include "report/rank.h"
 
@@ -106,6 +108,8 @@ static void view_free(struct view *v)
 	free(v->first);
 }
 
+#define RANK_ALPHA 0.05	/* the groups' family-wise error */
+
 /* ---- a metric's table --------------------------------------------------- */
 
 struct ranked {
@@ -133,46 +137,45 @@ static int decimals(const struct ranked *rk, size_t n)
 }
 
 static int metric_cells(struct table *g, const struct view *v,
-		      const struct ranked *rk, size_t n, int params)
+			const struct ranked *rk, size_t n)
 {
-	int d = decimals(rk, n);
+	char (*group)[GROUPS_LEN] = calloc(n + 1, sizeof(*group));
+	struct res_stats *s = calloc(n + 1, sizeof(*s));
+	int none = group && s ? 0 : -1;
 
-	for (size_t i = 0; i < n; i++) {
-		const struct res_stats *s = &rk[i].s;
-		const struct res_run *first = v->first[rk[i].key];
-		char num[6][TABLE_NUM], *p = strdup(first->params);
-		const char *row[8];
-		int c = 0, rc;
+	for (size_t i = 0; !none && i < n; i++)
+		s[i] = rk[i].s;
+	if (!none)
+		none = groups_letters(s, n, RANK_ALPHA, group);
+	for (size_t i = 0; none >= 0 && i < n; i++) {
+		char num[6][FIG_LEN];
+		const char *row[8] = { v->first[rk[i].key]->fs_label, num[0],
+			num[1], num[2], num[3], num[4], num[5], group[i] };
 
-		if (!p)
-			return -1;
-		for (char *q = p; *q; q++)
-			*q = *q == ';' ? ' ' : *q;
-		snprintf(num[0], sizeof(num[0]), "%d", s->n);
-		snprintf(num[1], sizeof(num[1]), "%.*f", d, s->mean);
-		snprintf(num[2], sizeof(num[2]), s->n < 2 ? "-" : "%.*f", d,
-			 s->sd);
-		snprintf(num[3], sizeof(num[3]), s->n < 2 ? "-" : "±%.*f", d,
-			 s->ci);
-		snprintf(num[4], sizeof(num[4]), "%.*f", d, s->hi);
-		snprintf(num[5], sizeof(num[5]), "%.*f", d, s->lo);
-		row[c++] = first->fs_label;
-		if (params)
-			row[c++] = p;
-		for (int k = 0; k < 6; k++)
-			row[c++] = num[k];
-		rc = table_row(g, row, 0);
-		free(p);
-		if (rc)
-			return -1;
+		snprintf(num[0], sizeof(num[0]), "%d", s[i].n);
+		fig_text(num[1], FIG_LEN, s[i].mean, 0, NULL, NULL);
+		fig_text(num[2], FIG_LEN, s[i].n < 2 ? NAN : s[i].sd, 0, NULL,
+			 NULL);
+		fig_text(num[3], FIG_LEN, s[i].n < 2 ? NAN : s[i].ci, 0, "±",
+			 NULL);
+		fig_text(num[4], FIG_LEN, s[i].hi, 0, NULL, NULL);
+		fig_text(num[5], FIG_LEN, s[i].lo, 0, NULL, NULL);
+		if (table_row(g, row, 0))
+			none = -1;
 	}
-	return 0;
+	if (none > 0 && table_note(g, "-: n < 2, no group (a config "
+				   "needs two repetitions to be tested)"))
+		none = -1;
+	free(group);
+	free(s);
+	return none < 0 ? -1 : 0;
 }
 
 /* The table of name over v into t (its rows best first); 0 when no run
  * has a value of it, -1 out of memory. */
 static int metric_rows(const struct view *v, const char *name,
-		       struct rank_table *t, struct ranked **out)
+		       const char *set, struct rank_table *t,
+		       struct ranked **out)
 {
 	double *vals = calloc(v->n + 1, sizeof(*vals));
 	struct ranked *rk = calloc(v->n_keys + 1, sizeof(*rk));
@@ -191,6 +194,8 @@ static int metric_rows(const struct view *v, const char *name,
 	for (size_t k = 0; k < v->n_keys; k++) {
 		int m = 0;
 
+		if (strcmp(v->first[k]->params, set))
+			continue;
 		for (size_t i = 0; i < v->n; i++) {
 			const struct res_metric *x;
 
@@ -213,6 +218,7 @@ static int metric_rows(const struct view *v, const char *name,
 		return 0;
 	}
 	t->name = name;
+	t->set = set;
 	t->lower = rank_lower_is_better(name, unit);
 	for (size_t i = 0; i < nr; i++) {
 		rk[i].order = t->lower ? rk[i].s.mean : -rk[i].s.mean;
@@ -239,17 +245,27 @@ static int metric_rows(const struct view *v, const char *name,
 	return 1;
 }
 
-/* The table t of name over v: its rows, and them as a table. */
-static int metric_table(const struct view *v, const char *name,
-			rank_fn fn, void *ctx)
+/* The parameters "a=1;b=2" as a title's "a=1 b=2", into buf. */
+static void set_words(char *buf, size_t len, const char *set)
 {
-	static const char *const head[] = { "config", "params", "n", "mean",
-		"stdev", "95% CI", "high", "low" };
+	snprintf(buf, len, "%s", set);
+	for (char *q = buf; *q; q++)
+		*q = *q == ';' ? ' ' : *q;
+}
+
+/* The table t of name over v's rows of parameter set: its rows, and
+ * them as a table (a section titled with the set, for html and csv). */
+static int metric_table(const struct view *v, const char *name,
+			const char *set, rank_fn fn, void *ctx)
+{
+	static const char *const head[] = { "config", "n", "mean", "stdev",
+		"95% CI", "high", "low", "group" };
 	struct rank_table t;
 	struct rank_row *row = NULL;
 	struct ranked *rk;
 	struct table g = { 0 };
-	int rc = metric_rows(v, name, &t, &rk);
+	char words[512];
+	int rc = metric_rows(v, name, set, &t, &rk);
 
 	if (rc <= 0)
 		return rc;
@@ -262,10 +278,10 @@ static int metric_table(const struct view *v, const char *name,
 		row[i].s = rk[i].s;
 	}
 	t.row = row;
-	if (table_init(&g, t.params ? 8 : 7, t.params ? 2 : 1, t.params ?
-		       head : (const char *[]){ head[0], head[2], head[3],
-		       head[4], head[5], head[6], head[7] }, NULL) ||
-	    metric_cells(&g, v, rk, t.n, t.params))
+	set_words(words, sizeof(words), set);
+	if (table_init(&g, 8, 1, head, NULL) ||
+	    (*set && table_section(&g, words, NULL)) ||
+	    metric_cells(&g, v, rk, t.n))
 		goto out;
 	rc = fn(ctx, &t, &g);
 out:
@@ -281,13 +297,15 @@ static int print_table(void *ctx, const struct rank_table *t,
 		       const struct table *g)
 {
 	FILE *f = ctx;
+	char words[512];
 
+	fprintf(f, "\n%s", t->name);
 	if (strcmp(t->title, t->name))
-		fprintf(f, "\n%s: %s, %s is better\n", t->name, t->title,
-			t->lower ? "lower" : "higher");
-	else
-		fprintf(f, "\n%s, %s is better\n", t->name,
-			t->lower ? "lower" : "higher");
+		fprintf(f, ": %s", t->title);
+	set_words(words, sizeof(words), t->set);
+	if (*words)
+		fprintf(f, ", for %s", words);
+	fprintf(f, ", %s is better\n", t->lower ? "lower" : "higher");
 	table_text(f, g);
 	return 0;
 }
@@ -327,6 +345,24 @@ const char **rank_metric_names(const struct res_run *const *runs,
 	return names;
 }
 
+/* A table of name per parameter set of v, the sets in the order they
+ * first appear (workers=1 and workers=4 are not ranked together). */
+static int metric_sets(const struct view *v, const char *name, rank_fn fn,
+		       void *ctx)
+{
+	for (size_t k = 0; k < v->n_keys; k++) {
+		size_t j;
+
+		for (j = 0; j < k; j++)
+			if (!strcmp(v->first[j]->params, v->first[k]->params))
+				break;
+		if (j == k && metric_table(v, name, v->first[k]->params, fn,
+					   ctx) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int rank_each(const struct res_run *const *runs, size_t n,
 	      const char *const *only, rank_fn fn, void *ctx)
 {
@@ -350,8 +386,7 @@ int rank_each(const struct res_run *const *runs, size_t n,
 		for (size_t i = 0; i < n_names && !rc; i++)
 			if (!done[i] && !fnmatch(*only, names[i], 0)) {
 				done[i] = 1;
-				rc = metric_table(&v, names[i], fn,
-						  ctx) < 0 ? -1 : 0;
+				rc = metric_sets(&v, names[i], fn, ctx);
 			}
 out:
 	free(done);

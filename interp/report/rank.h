@@ -33,6 +33,7 @@ struct rank_table {
 	int lower;			/* lower is better */
 	int decimals;			/* the table's figures have these */
 	int params;			/* some row has parameters */
+	const char *set;		/* the rows' parameters, "a=1;b=2" */
 	const struct rank_row *row;	/* best first */
 	size_t n;
 };

@@ -10,14 +10,17 @@
 
 #include "report/configs.h"
 #include "report/effects.h"
+#include "report/html.h"
 #include "report/htmlpage.h"
 #include "report/manifestread.h"
 #include "report/outfmt.h"
 #include "report/overtime.h"
+#include "report/pivot.h"
 #include "report/rank.h"
 #include "report/report.h"
 #include "report/study.h"
 #include "report/view.h"
+#include "report/where.h"
 #include "results/manifest.h"
 #include "results/csv.h"
 #include "results/results.h"
@@ -63,6 +66,33 @@ static void system_lines(FILE *f, json_t *m)
 	}
 }
 
+/* A merged run: how many shards it joins, from how many hosts. */
+static void merged_line(FILE *f, json_t *m)
+{
+	json_t *merged = json_object_get(m, "merged"), *sh, *o;
+	size_t i, hosts = 0;
+	struct strbuf names = { 0 };
+
+	if (!json_array_size(merged))
+		return;
+	json_array_foreach(merged, i, sh) {
+		const char *h = manifestread_str(sh, "host", "?");
+		size_t j;
+
+		json_array_foreach(merged, j, o)
+			if (j >= i || !strcmp(manifestread_str(o, "host",
+							       "?"), h))
+				break;
+		if (j < i)
+			continue;	/* a host named before */
+		strbuf_printf(&names, "%s%s", hosts++ ? ", " : "", h);
+	}
+	fprintf(f, "merged: %zu shard%s from %zu host%s (%s)\n",
+		json_array_size(merged), json_array_size(merged) == 1 ? "" :
+		"s", hosts, hosts == 1 ? "" : "s", names.p ? names.p : "");
+	free(names.p);
+}
+
 /* Who ran what where, from manifest.json (m) when there is one. */
 static void text_header(FILE *f, const char *rundir, const struct results *r,
 			json_t *m)
@@ -89,6 +119,7 @@ static void text_header(FILE *f, const char *rundir, const struct results *r,
 	fprintf(f, ", started %s, ended %s\n", manifestread_str(m, "started", "?"),
 		manifestread_str(m, "ended", "-"));
 	system_lines(f, m);
+	merged_line(f, m);
 	manifestread_target(m, &target);
 	if (target.len)
 		fprintf(f, "target: %s\n", target.p);
@@ -376,6 +407,43 @@ static int unmatched(const struct results *r, const struct opt_list *globs,
 	return bad;
 }
 
+/* --by: a pivot table per phase, as text (under the header), csv or
+ * a page. */
+static int write_by(FILE *f, const struct report_opts *o,
+		    const struct results *r)
+{
+	json_t *m = manifest_load(o->rundir, NULL);
+	struct tables ts = { 0 };
+	int rc = pivot_tables(r, m, o->by, o->fmt == FMT_CSV, &ts) ||
+		 tables_failed(&ts);
+
+	if (!rc && o->fmt == FMT_TEXT)
+		text_header(f, o->rundir, r, m);
+	if (!rc && o->fmt == FMT_HTML)
+		html_begin(f, "fsplan report");
+	if (!rc && !ts.n && o->fmt == FMT_TEXT)
+		fprintf(f, "\nno phase's key metric has runs with %s\n", o->by);
+	for (size_t i = 0; !rc && i < ts.n; i++) {
+		const struct table *t = ts.t[i];
+
+		if (o->fmt == FMT_CSV) {
+			rc = (i && fputc('\n', f) == EOF) || table_csv(f, t);
+			continue;
+		}
+		if (o->fmt == FMT_TEXT) {
+			fprintf(f, "\n== %s ==\n", t->sect[0].title);
+			table_text(f, t);
+		} else {
+			table_html(f, t);
+		}
+	}
+	if (!rc && o->fmt == FMT_HTML)
+		html_end(f);
+	tables_free(&ts);
+	json_decref(m);
+	return rc ? -1 : 0;
+}
+
 /* The page or text or CSV of r as o asks, to f. 0, or -1 out of memory. */
 static int write_as(FILE *f, const struct report_opts *o,
 		    const struct results *r, const struct overtime *series)
@@ -383,6 +451,8 @@ static int write_as(FILE *f, const struct report_opts *o,
 	struct pick pick = { VIEW_KEY, o->metric.v, NULL, NULL, series };
 
 	pick.view = o->all ? VIEW_ALL : o->metric.n ? VIEW_METRIC : VIEW_KEY;
+	if (o->by)
+		return write_by(f, o, r);
 	return o->fmt == FMT_CSV ? write_csv(f, r) :
 	       o->fmt == FMT_HTML ? htmlpage_write(f, o->rundir, r, &pick) :
 	       write_text(f, o->rundir, r, &pick);
@@ -431,6 +501,19 @@ static int put(const struct report_opts *o, const struct results *r,
 	return rc ? -1 : 0;
 }
 
+/* --where's runs of r, and a --by that names a coordinate. */
+static int coords(const struct report_opts *o, struct results *r,
+		  struct diag *d)
+{
+	json_t *m = manifest_load(o->rundir, NULL);
+	int rc = o->where.n ? where_apply(r, m, &o->where, d) : 0;
+
+	if (!rc && o->by)
+		rc = where_known(r, m, o->by, "--by", d);
+	json_decref(m);
+	return rc;
+}
+
 int report_run(const struct report_opts *o, struct strbuf *notes,
 	       struct diag *d)
 {
@@ -456,6 +539,8 @@ int report_run(const struct report_opts *o, struct strbuf *notes,
 		strbuf_printf(notes, "%s: %s\n", path, msg);
 	if (o->metric.n && unmatched(&r, &o->metric, d))
 		goto out;
+	if ((o->where.n || o->by) && coords(o, &r, d))
+		goto out;
 	if (o->out && outfmt_clobbers(o->out, o->rundir)) {
 		diag_fail(d, DIAG_INPUT, 0, "-o %s would overwrite the run's "
 			  "own record", o->out);
@@ -465,6 +550,9 @@ int report_run(const struct report_opts *o, struct strbuf *notes,
 		diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
 		goto out;
 	}
+	/* the series of the runs --where left out are not a loss to say */
+	if (o->where.n && series.note.len)
+		series.note.p[series.note.len = 0] = '\0';
 	if (series.note.len)
 		strbuf_printf(notes, "%s\n", series.note.p);
 	rc = put(o, &r, &series, d);

@@ -13,12 +13,15 @@ struct report_opts {
 	const char *out, *rundir;
 	struct opt_list metric;		/* --metric GLOB, in order */
 	int all;			/* not with metric */
+	struct opt_list where;		/* --where k=v: the runs kept */
+	const char *by;			/* --by AXIS: the pivot, or NULL */
 };
 
 /*
  * The report of o->rundir as o asks, to standard output or o->out.
  * Returns 0, or -1 with d filled (no readable RUNDIR/results.csv, a
- * --metric that matches no metric of the run, -o over the run's own
+ * --metric that matches no metric of the run, a --where or --by key
+ * that is no run's coordinate, -o over the run's own
  * record, an output that cannot be written, out of memory; d's detail
  * holds more lines to print under its message). notes gets lines the
  * user must see either way (results.csv rows left out).

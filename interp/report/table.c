@@ -423,6 +423,8 @@ static void text_fitted(FILE *f, const struct table *t)
 		for (size_t r = 0; r < t->n; r++)
 			fitted_row(f, t, w,
 				   (const char *const *)t->row[r].cell, at);
+		if (t->note)
+			fprintf(f, "%s\n", t->note);
 	}
 	free(head);
 	free(at);
@@ -522,6 +524,11 @@ void table_html(FILE *f, const struct table *t)
 	}
 	if (t->n)
 		fputs("</tbody>\n</table>\n", f);
+	if (t->note) {
+		fputs("<p class=\"note\">", f);
+		html_text(f, t->note);
+		fputs("</p>\n", f);
+	}
 }
 
 static int csv_line(FILE *f, const char *const *cell, int n)
@@ -561,38 +568,4 @@ int table_csv(FILE *f, const struct table *t)
 	free(head);
 	free(buf);
 	return rc ? -1 : 0;
-}
-
-/* ---- a study's tables --------------------------------------------------- */
-
-struct table *tables_add(struct tables *ts)
-{
-	struct table **t = realloc(ts->t, (ts->n + 1) * sizeof(*t));
-
-	if (!t || !(t[ts->n] = calloc(1, sizeof(**t)))) {
-		ts->failed = 1;
-		if (t)
-			ts->t = t;
-		return NULL;
-	}
-	ts->t = t;
-	return t[ts->n++];
-}
-
-int tables_failed(const struct tables *ts)
-{
-	for (size_t i = 0; i < ts->n; i++)
-		if (ts->t[i]->failed)
-			return -1;
-	return ts->failed ? -1 : 0;
-}
-
-void tables_free(struct tables *ts)
-{
-	for (size_t i = 0; i < ts->n; i++) {
-		table_free(ts->t[i]);
-		free(ts->t[i]);
-	}
-	free(ts->t);
-	memset(ts, 0, sizeof(*ts));
 }

@@ -452,3 +452,26 @@ void results_stats(const double *v, int n, struct res_stats *s)
 	s->sd = sqrt(ss / (n - 1));
 	s->ci = results_t975(n - 1) * s->sd / sqrt(n);
 }
+
+int results_keep(struct results *r, const char *keep)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < r->n_runs; i++) {
+		if (!keep[i]) {
+			free_run(&r->runs[i]);
+			continue;
+		}
+		if (k != i)
+			r->runs[k] = r->runs[i];
+		k++;
+	}
+	r->n_runs = k;
+	/* the index points at places that moved: made anew */
+	strhash_free(&r->index);
+	if (strhash_reserve(&r->index, k + 1, cell_of, r))
+		return -1;
+	for (size_t i = 0; i < k; i++)
+		*strhash_slot(&r->index, r->runs[i].cell, cell_of, r) = i + 1;
+	return 0;
+}

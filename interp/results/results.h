@@ -65,6 +65,10 @@ struct results {
  * filled.
  */
 int results_load(struct results *r, const char *path, struct diag *d);
+/* Keep the runs i of r with keep[i] set (in order), free the others.
+ * 0, or -1 out of memory (r then has no index: free it). */
+int results_keep(struct results *r, const char *keep);
+
 void results_free(struct results *r);
 
 /* The value a resume writes for a figure a killed run lost (a config's
