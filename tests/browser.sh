@@ -20,7 +20,9 @@ if ! command -v chromium > /dev/null; then
 	echo "browser.sh: no chromium (make deps installs it)" >&2
 	exit 77
 fi
-prof=$(mktemp -d /tmp/fsplan-browser.XXXXXX) || exit 1
+# FSPLAN_BROWSER_TAG names the profile (fsplan-browser-TAG.XXXXXX), so a
+# test can look for its own browser's processes beside another test's
+prof=$(mktemp -d "/tmp/fsplan-browser${FSPLAN_BROWSER_TAG:+-$FSPLAN_BROWSER_TAG}.XXXXXX") || exit 1
 pids=()
 
 # The browser's processes: its process group, then anything left that

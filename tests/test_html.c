@@ -280,7 +280,8 @@ static int browse(const char *page, const char *out)
 	int rc;
 
 	cr_assert_not_null(root, "FSPLAN_ROOT is not set (run through make)");
-	snprintf(cmd, sizeof(cmd), "bash '%s/tests/browser.sh' '%s' '%s'",
+	snprintf(cmd, sizeof(cmd), "FSPLAN_BROWSER_TAG=html%ld "
+		 "bash '%s/tests/browser.sh' '%s' '%s'", (long)getpid(),
 		 root, page, out);
 	rc = system(cmd);
 	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
@@ -400,7 +401,9 @@ Test(html, a_real_run_renders_in_chromium, .timeout = 300)
 			 getenv("FSPLAN_HTML_SHOT"));
 		cr_expect_eq(system(cmd), 0);
 	}
-	cr_expect_eq(e2e_processes_with("fsplan-browser"), 0,
+	/* this test's browser, not another test's running beside it */
+	snprintf(cmd, sizeof(cmd), "fsplan-browser-html%ld.", (long)getpid());
+	cr_expect_eq(e2e_processes_with(cmd), 0,
 		     "a chromium process outlived the test");
 	cr_expect_eq(e2e_mounted_under(tmp), 0);
 	cr_expect_eq(e2e_loops_under(tmp), 0);
