@@ -108,14 +108,16 @@ static int split(struct cols *c, size_t i, size_t j)
 	return 0;
 }
 
-/* The column's first (best) config. */
-static size_t first_of(const struct cols *c, size_t a)
+/* Whether column a comes before column b: the first config (best first)
+ * that is in one and not the other is in a. So 'a' is the column of the
+ * best config, and between two that share it, the one with the better
+ * configs after it. */
+static int before(const struct cols *c, size_t a, size_t b)
 {
-	size_t i = 0;
-
-	while (i < c->n && !c->in[a * c->n + i])
-		i++;
-	return i;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->in[a * c->n + i] != c->in[b * c->n + i])
+			return c->in[a * c->n + i];
+	return a < b;
 }
 
 static void name_letters(struct cols *c, const char *ok,
@@ -128,15 +130,13 @@ static void name_letters(struct cols *c, const char *ok,
 
 	for (size_t i = 0; i < c->n; i++)
 		strcpy(letters[i], ok[i] ? "" : "-");
-	/* letters in the order of each column's best config */
+	/* letters in the columns' order (before) */
 	for (size_t done = 0; used && done < c->k; done++, l++) {
-		size_t best = 0, at = c->n + 1;
+		size_t best = c->k;
 
 		for (size_t a = 0; a < c->k; a++)
-			if (!used[a] && first_of(c, a) < at) {
-				at = first_of(c, a);
+			if (!used[a] && (best == c->k || before(c, a, best)))
 				best = a;
-			}
 		used[best] = 1;
 		for (size_t i = 0; i < c->n; i++) {
 			size_t len = strlen(letters[i]);
