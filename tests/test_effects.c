@@ -8,22 +8,19 @@
 #include "e2e.h"
 #include "report/effectsmath.h"
 
-static char home[64], out[512];
+static char home[256], out[512];
 static FILE *res, *man;
 
+/* home: the test's private directory (e2e_tmpdir, removed by
+ * e2e_cleanup) */
 static void setup(void)
 {
-	snprintf(home, sizeof(home), "/tmp/fsplan-effects-XXXXXX");
-	cr_assert_not_null(mkdtemp(home));
+	snprintf(home, sizeof(home), "%s", e2e_tmpdir());
 	snprintf(out, sizeof(out), "%s/out", home);
 }
 
 static void teardown(void)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", home);
-	cr_expect_eq(system(cmd), 0);
 	e2e_cleanup();
 }
 

@@ -135,3 +135,37 @@ Test(oltp, exec_module_beside_the_plan_brings_its_script, .fini = fini)
 	cr_expect(strstr(man, body), "no %s in %s", body, man);
 	cr_expect(strstr(man, path), "the code list misses %s", path);
 }
+
+/* A script of a name the library lacks, beside a module in a directory
+ * only root reaches (mkdtemp's 0700): the checking child, which holds no
+ * privileges, cannot look; root finds it, and the phase runs its text. */
+Test(oltp, exec_module_in_a_private_directory_runs_its_script, .fini = fini)
+{
+	const char *dir = e2e_tmpdir();
+	const char *cell = "dir/mine#1";
+	char rd[300], path[600], body[600];
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/exec", dir);
+	cr_assert_eq(mkdir(path, 0700), 0);
+	e2e_write(dir, "mine.lua", "return { exec = 'only-mine.sh', "
+		  "parse = 'sysbench' }\n");
+	e2e_write(path, "only-mine.sh", "echo 'General statistics:'\n"
+		  "echo \"    total time: 2.5s\"\n"
+		  "echo \"    total number of events: $(id -u)\"\n");
+	snprintf(body, sizeof(body), "target: {dir: %s}\n"
+		 "phases:\n  - {use: ./mine.lua, name: mine}\n", dir);
+	rc = e2e_run_plan(dir, "private", body, rd, sizeof(rd));
+	cr_expect_eq(rc, 0, "exit %d: %s", rc, e2e_err);
+	cr_assert_str_eq(e2e_metric(rd, cell, "status"), "ok", "%s",
+			 e2e_reason(rd, cell));
+	cr_expect_eq(e2e_num(rd, cell, "total_time_s"), 2.5);
+	/* not root's: the script ran as the plan's runas */
+	cr_expect_gt(e2e_num(rd, cell, "events"), 0);
+
+	/* and one that is not there is still refused, by root */
+	rc = check_module(dir, "return { exec = 'not-there.sh', "
+			  "parse = 'sysbench' }\n");
+	cr_expect_eq(rc, 2, "exit %d: %s", rc, e2e_err);
+	cr_expect(strstr(e2e_err, "no script 'not-there.sh'"), "%s", e2e_err);
+}

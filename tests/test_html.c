@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "e2e.h"
+#include "pagepart.h"
 #include "report/html.h"
 
 static char *buf;
@@ -37,27 +38,6 @@ static void fini(void)
 
 TestSuite(html, .fini = fini);
 
-static int count(const char *s, const char *what)
-{
-	int n = 0;
-
-	for (; (s = strstr(s, what)); s += strlen(what))
-		n++;
-	return n;
-}
-
-/* The part of page from the n-th (0-based) from to the next to. */
-static char *part(const char *page, const char *from, const char *to, int n)
-{
-	const char *a = page, *b;
-
-	for (int i = 0; a && i <= n; i++)
-		a = strstr(i ? a + 1 : a, from);
-	if (!a || !(b = strstr(a, to)))
-		return NULL;
-	return strndup(a, b - a);
-}
-
 /* ---- the pieces --------------------------------------------------------- */
 
 Test(html, text_is_escaped_for_text_and_attributes)
@@ -81,8 +61,8 @@ Test(html, a_bar_per_entry_in_the_given_order_with_whiskers_and_n)
 
 	html_bar_chart(f, &b);
 	s = done(f);
-	cr_expect_eq(count(s, "<rect class=\"fsplan-bar\""), 3, "%s", s);
-	cr_expect_eq(count(s, "class=\"fsplan-ci\""), 2,
+	cr_expect_eq(page_count(s, "<rect class=\"fsplan-bar\""), 3, "%s", s);
+	cr_expect_eq(page_count(s, "class=\"fsplan-ci\""), 2,
 		     "no whisker for n=1:\n%s", s);
 	x = strstr(s, "<title>xfs &lt;1&gt;: 30.0 \xc2\xb1" "2.0, n=3</title>");
 	e = strstr(s, "<title>ext4 &amp; co: 20.5, n=1</title>");
@@ -107,9 +87,9 @@ Test(html, bars_coloured_by_verdict)
 
 	html_bar_chart(f, &b);
 	s = done(f);
-	cr_expect_eq(count(s, "<rect class=\"fsplan-bar"), 3, "%s", s);
-	cr_expect_eq(count(s, "<rect class=\"fsplan-bar fsplan-better\""), 1);
-	cr_expect_eq(count(s, "<rect class=\"fsplan-bar\""), 2, "%s", s);
+	cr_expect_eq(page_count(s, "<rect class=\"fsplan-bar"), 3, "%s", s);
+	cr_expect_eq(page_count(s, "<rect class=\"fsplan-bar fsplan-better\""), 1);
+	cr_expect_eq(page_count(s, "<rect class=\"fsplan-bar\""), 2, "%s", s);
 	cr_expect_null(strstr(s, "onload"));
 }
 
@@ -125,8 +105,8 @@ Test(html, a_line_per_series)
 	html_line_chart(f, "tiobench Sequential Reads", "threads",
 			"rate (MiB/s)", s, 2);
 	t = done(f);
-	cr_expect_eq(count(t, "<polyline class=\"fsplan-line\""), 2, "%s", t);
-	cr_expect_eq(count(t, "<circle "), 6);
+	cr_expect_eq(page_count(t, "<polyline class=\"fsplan-line\""), 2, "%s", t);
+	cr_expect_eq(page_count(t, "<circle "), 6);
 	cr_expect(strstr(t, ">ext4 &lt;a&gt;</text>"), "the legend: %s", t);
 	cr_expect(strstr(t, ">4</text>"), "a tick at each thread count");
 }
@@ -196,16 +176,16 @@ Test(html, a_page_escapes_what_comes_from_the_plan_and_the_results)
 	}
 	cr_expect(strstr(page, "href=\"#phase-1\">w</a>"), "%s", page);
 	/* self-contained: nothing fetched, nothing run */
-	cr_expect_eq(count(page, "http"), count(page,
+	cr_expect_eq(page_count(page, "http"), page_count(page,
 		     "xmlns=\"http://www.w3.org/2000/svg\""), "a link: %s",
 		     page);
 	cr_expect_null(strstr(page, " src="));
 	cr_expect_null(strstr(page, "<link"));
 	/* the key's chart: a bar per config, best (lower) first */
-	chart = part(page, "<svg class=\"fsplan-chart fsplan-bars\"", "</svg>",
+	chart = page_part(page, "<svg class=\"fsplan-chart fsplan-bars\"", "</svg>",
 		     0);
 	cr_assert_not_null(chart, "%s", page);
-	cr_expect_eq(count(chart, "<rect class=\"fsplan-bar\""), 2, "%s",
+	cr_expect_eq(page_count(chart, "<rect class=\"fsplan-bar\""), 2, "%s",
 		     chart);
 	cr_expect_lt(strstr(chart, "<title>xfs: 1.000, n=1</title>"),
 		     strstr(chart, "<title>a&lt;b&amp;c: 2.250 \xc2\xb1"),
@@ -234,11 +214,11 @@ Test(html, all_charts_every_metric_and_the_configs)
 		"-o", out, NULL }), 0);
 	page = e2e_read(out);
 	/* the last section before the runs that did not count */
-	part_of = part(page, "<h2 id=\"config-metrics\">", "id=\"not-ok\"",
+	part_of = page_part(page, "<h2 id=\"config-metrics\">", "id=\"not-ok\"",
 		       0);
 	cr_assert_not_null(part_of, "%s", page);
 	cr_expect(strstr(part_of, "mkfs_s: mkfs (s)"), "%s", part_of);
-	cr_expect_eq(count(part_of, "<rect class=\"fsplan-bar\""), 1,
+	cr_expect_eq(page_count(part_of, "<rect class=\"fsplan-bar\""), 1,
 		     "xfs alone has a mkfs time: %s", part_of);
 	free(part_of);
 }
@@ -350,16 +330,16 @@ Test(html, a_real_run_renders_in_chromium, .timeout = 300)
 	dom = e2e_read(path);
 	cr_assert(strstr(dom, "</html>"), "%s", dom);
 	/* every bar chart the browser built has a bar per config */
-	while ((chart = part(dom, "<svg class=\"fsplan-chart fsplan-bars\"",
+	while ((chart = page_part(dom, "<svg class=\"fsplan-chart fsplan-bars\"",
 			     "</svg>", charts))) {
-		cr_expect_eq(count(chart, "<rect class=\"fsplan-bar\""), 3,
+		cr_expect_eq(page_count(chart, "<rect class=\"fsplan-bar\""), 3,
 			     "%s", chart);
 		free(chart);
 		charts++;
 	}
 	cr_expect_geq(charts, 1, "no bar chart in:\n%s", dom);
 	/* dd's seconds: the first chart; lower is better, so ascending */
-	chart = part(dom, "<svg class=\"fsplan-chart fsplan-bars\"", "</svg>",
+	chart = page_part(dom, "<svg class=\"fsplan-chart fsplan-bars\"", "</svg>",
 		     0);
 	cr_assert(chart && strstr(chart, "seconds"), "%s", chart);
 	for (p = chart; (p = strstr(p, "<rect class=\"fsplan-bar\""));
@@ -372,18 +352,18 @@ Test(html, a_real_run_renders_in_chromium, .timeout = 300)
 	}
 	free(chart);
 	/* tiobench's seq_write: a line per config */
-	while ((chart = part(dom, "<svg class=\"fsplan-chart fsplan-lines\"",
+	while ((chart = page_part(dom, "<svg class=\"fsplan-chart fsplan-lines\"",
 			     "</svg>", lines))) {
-		cr_expect_eq(count(chart, "<polyline class=\"fsplan-line\""),
+		cr_expect_eq(page_count(chart, "<polyline class=\"fsplan-line\""),
 			     3, "%s", chart);
 		free(chart);
 		lines++;
 	}
 	cr_expect_eq(lines, 1, "one mode, one chart:\n%s", dom);
 	/* and its table: a row per config and thread count */
-	chart = part(dom, "<h3>Sequential Writes</h3>", "</table>", 0);
+	chart = page_part(dom, "<h3>Sequential Writes</h3>", "</table>", 0);
 	cr_assert_not_null(chart, "no tiobench table in:\n%s", dom);
-	cr_expect_eq(count(chart, "<tr>"), 1 + 3 * 2, "%s", chart);
+	cr_expect_eq(page_count(chart, "<tr>"), 1 + 3 * 2, "%s", chart);
 	free(chart);
 	cr_expect(strstr(dom, "ext4 &lt;&amp;&gt;"), "the label, escaped");
 	cr_expect_null(strstr(dom, "ext4 <&>"));

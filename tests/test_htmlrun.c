@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "e2e.h"
+#include "pagepart.h"
 #include "report/html.h"
 #include "report/htmlused.h"
 #include "results/histcsv.h"
@@ -20,27 +21,6 @@ static void fini(void)
 }
 
 TestSuite(htmlrun, .fini = fini);
-
-static int count(const char *s, const char *what)
-{
-	int n = 0;
-
-	for (; (s = strstr(s, what)); s += strlen(what))
-		n++;
-	return n;
-}
-
-/* The n-th (0-based) stretch of page from `from` to the next `to`. */
-static char *part(const char *page, const char *from, const char *to, int n)
-{
-	const char *a = page, *b;
-
-	for (int i = 0; a && i <= n; i++)
-		a = strstr(i ? a + 1 : a, from);
-	if (!a || !(b = strstr(a, to)))
-		return NULL;
-	return strndup(a, b - a);
-}
 
 /* ---- without a run ------------------------------------------------------ */
 
@@ -178,7 +158,7 @@ Test(htmlrun, histograms_csv_rows_and_blocks)
 	cr_expect(at_fsync && at_read && at_fsync < at_read, "%s", text);
 	cr_expect(strstr(text, "\nr,c#1,read,249.856,251.903,1\n"), "%s",
 		  text);
-	cr_expect_eq(count(text, "\n"), 4, "%s", text);
+	cr_expect_eq(page_count(text, "\n"), 4, "%s", text);
 	cr_expect(histcsv_block_starts(NULL, a));
 	cr_expect_not(histcsv_block_starts(a, b), "the next bucket");
 	cr_expect(histcsv_block_starts(b, c), "an op before: written again");
@@ -376,7 +356,7 @@ Test(htmlrun, histograms_kept_merged_and_drawn, .timeout = 300)
 	snprintf(s2, sizeof(s2), "%s/s2/histograms.csv", dir);
 	h1 = e2e_slurp(s1, NULL);
 	h2 = e2e_slurp(s2, NULL);
-	cr_expect_eq(count(hist, "\n"), count(h1, "\n") + count(h2, "\n") - 1,
+	cr_expect_eq(page_count(hist, "\n"), page_count(h1, "\n") + page_count(h2, "\n") - 1,
 		     "one header");
 	free(h1);
 	free(h2);
@@ -389,21 +369,21 @@ Test(htmlrun, histograms_kept_merged_and_drawn, .timeout = 300)
 
 	/* a CDF of the reads per worker count, a line per config; open and
 	 * close (an op a worker) have none */
-	cr_expect_eq(count(page, "<svg class=\"fsplan-chart fsplan-cdf\""), 2,
+	cr_expect_eq(page_count(page, "<svg class=\"fsplan-chart fsplan-cdf\""), 2,
 		     "%s", page);
-	for (n = 0; (chart = part(page, "fsplan-chart fsplan-cdf", "</svg>",
+	for (n = 0; (chart = page_part(page, "fsplan-chart fsplan-cdf", "</svg>",
 				  n)); n++) {
 		cr_expect(strstr(chart, "read latency"), "%s", chart);
-		cr_expect_eq(count(chart, "<polyline class=\"fsplan-line\""),
+		cr_expect_eq(page_count(chart, "<polyline class=\"fsplan-line\""),
 			     2, "%s", chart);
 		free(chart);
 	}
 	/* read_iops against workers, a line per config */
-	chart = part(page, "fsplan-chart fsplan-scale", "</svg>", 0);
+	chart = page_part(page, "fsplan-chart fsplan-scale", "</svg>", 0);
 	cr_assert_not_null(chart, "no scaling chart: %s", page);
 	cr_expect(strstr(chart, "read_iops against workers"), "%s", chart);
-	cr_expect_eq(count(chart, "<polyline class=\"fsplan-line\""), 2);
-	cr_expect_eq(count(chart, "<circle "), 4, "two points a line");
+	cr_expect_eq(page_count(chart, "<polyline class=\"fsplan-line\""), 2);
+	cr_expect_eq(page_count(chart, "<circle "), 4, "two points a line");
 	free(chart);
 
 	/* one colour per config, on bars, scaling lines and CDFs alike */
@@ -415,7 +395,7 @@ Test(htmlrun, histograms_kept_merged_and_drawn, .timeout = 300)
 	free((char *)ext);
 
 	/* the tools: mkfs of its two types and mount, nothing else */
-	chart = part(page, "Versions of the tools", "</table>", 0);
+	chart = page_part(page, "Versions of the tools", "</table>", 0);
 	cr_assert_not_null(chart);
 	cr_expect(strstr(chart, "mkfs.ext4") && strstr(chart, "mkfs.xfs") &&
 		  strstr(chart, ">mount<"), "%s", chart);

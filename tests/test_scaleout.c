@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 
 #include "e2e.h"
+#include "scaleoutrun.h"
 #include "runcmp.h"
 
 /* tests/fixtures/shards.yaml: three tmpfs configs, ok and failed cells */
@@ -22,27 +23,6 @@ static void fini(void)
 	if (system(cmd))
 		fprintf(stderr, "scaleout.sh stop failed\n");
 	e2e_cleanup();
-}
-
-static char log_text[1 << 16];
-
-/* tests/scaleout.sh how: its exit status, its output in log_text. */
-static int scaleout(const char *how)
-{
-	char cmd[1024];
-	size_t n = 0;
-	FILE *p;
-	int st;
-
-	snprintf(cmd, sizeof(cmd), "bash scaleout.sh %s %s '%s' 2>&1", how,
-		 plan, e2e_tmpdir());
-	p = popen(cmd, "r");
-	cr_assert_not_null(p);
-	while (n + 1 < sizeof(log_text) &&
-	       fgets(log_text + n, (int)(sizeof(log_text) - n), p))
-		n += strlen(log_text + n);
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
 /* The one-machine run of the plan, dir/full. */
@@ -81,7 +61,7 @@ Test(scaleout, slurm_job_array_then_merge, .fini = fini, .timeout = 100)
 			cr_skip_test("a %s runs here already: not ours to use "
 				     "or to stop", daemons[i]);
 	full = full_run();
-	rc = scaleout("slurm");
+	rc = scaleout("slurm", plan);
 	if (rc == 77)
 		cr_skip_test("%s", strstr(log_text, "skipped: ") ?
 			     strstr(log_text, "skipped: ") : log_text);
@@ -102,7 +82,7 @@ Test(scaleout, gnu_parallel_local_jobs_then_merge, .fini = fini,
 
 	e2e_require_root();
 	full = full_run();
-	rc = scaleout("parallel");
+	rc = scaleout("parallel", plan);
 	if (rc == 77)
 		cr_skip_test("%s", log_text);
 	cr_assert_eq(rc, 0, "scaleout.sh parallel: exit %d:\n%s", rc,
@@ -113,7 +93,7 @@ Test(scaleout, gnu_parallel_local_jobs_then_merge, .fini = fini,
 
 Test(scaleout, kubernetes_indexed_job_holds_together, .fini = fini)
 {
-	int rc = scaleout("k8s");
+	int rc = scaleout("k8s", plan);
 
 	if (rc == 77)
 		cr_skip_test("%s", log_text);

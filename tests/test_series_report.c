@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 
 #include "e2e.h"
+#include "pagepart.h"
 #include "results/seriesread.h"
 
 static void fini(void)
@@ -344,27 +345,13 @@ Test(series_report, a_huge_file_is_read_within_bounds, .timeout = 240)
 
 /* ---- html --------------------------------------------------------------- */
 
-static int count(const char *s, const char *what)
-{
-	int n = 0;
-
-	for (; s && (s = strstr(s, what)); s += strlen(what))
-		n++;
-	return n;
-}
-
 /* The n-th svg of class cls in page (malloc'd), or NULL. */
 static char *chart(const char *page, const char *cls, int n)
 {
-	const char *a = page, *b;
 	char open[128];
 
 	snprintf(open, sizeof(open), "<svg class=\"fsplan-chart %s\"", cls);
-	for (int i = 0; a && i <= n; i++)
-		a = strstr(i ? a + 1 : a, open);
-	if (!a || !(b = strstr(a, "</svg>")))
-		return NULL;
-	return strndup(a, b - a);
+	return page_part(page, open, "</svg>", n);
 }
 
 static char *page_of(const char *dir)
@@ -385,11 +372,11 @@ Test(series_report, the_html_time_chart_has_a_line_per_config)
 	c = chart(page, "fsplan-time", 0);
 	cr_assert_not_null(c, "%s", page);
 	cr_expect(strstr(c, "write_mbs over time"), "%s", c);
-	cr_expect_eq(count(c, "<path class=\"fsplan-series\""), 2, "%s", c);
+	cr_expect_eq(page_count(c, "<path class=\"fsplan-series\""), 2, "%s", c);
 	/* ext4's two runs, faint; xfs's one is its line */
-	cr_expect_eq(count(c, "<path class=\"fsplan-rep\""), 2, "%s", c);
+	cr_expect_eq(page_count(c, "<path class=\"fsplan-rep\""), 2, "%s", c);
 	/* ext4's windows: half its run (the default), up to 15 s */
-	cr_expect_eq(count(c, "<rect class=\"fsplan-steady\""), 2, "%s", c);
+	cr_expect_eq(page_count(c, "<rect class=\"fsplan-steady\""), 2, "%s", c);
 	at = strstr(c, "<rect class=\"fsplan-steady\"");
 	cr_assert(at && (at = strstr(at, "x=\"")) &&
 		  sscanf(at, "x=\"%lf\" y=\"%*d\" width=\"%lf\"", &x,
@@ -407,7 +394,7 @@ Test(series_report, the_html_time_chart_has_a_line_per_config)
 	c = chart(page, "fsplan-time", 1);
 	cr_assert_not_null(c, "%s", page);
 	cr_expect(strstr(c, ">device (MiB/s)</text>"), "%s", c);
-	cr_expect_eq(count(c, "<path class=\"fsplan-series\""), 2, "%s", c);
+	cr_expect_eq(page_count(c, "<path class=\"fsplan-series\""), 2, "%s", c);
 	free(c);
 	c = chart(page, "fsplan-time", 2);
 	cr_assert_not_null(c, "%s", page);

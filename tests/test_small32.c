@@ -8,6 +8,7 @@
 
 #include "cells/select.h"
 #include "e2e.h"
+#include "scaleoutrun.h"
 #include "helpers.h"
 
 static void fini(void)
@@ -162,27 +163,6 @@ Test(small32, fio_write_only_says_what_is_missing, .fini = fini)
 
 /* ---- examples/scale-out/parallel.sh ------------------------------------ */
 
-static char log_text[1 << 16];
-
-/* tests/scaleout.sh how plan: its exit status, its output in log_text. */
-static int scaleout(const char *how, const char *plan)
-{
-	char cmd[1024];
-	size_t n = 0;
-	FILE *p;
-	int st;
-
-	snprintf(cmd, sizeof(cmd), "bash scaleout.sh %s '%s' '%s' 2>&1", how,
-		 plan, e2e_tmpdir());
-	p = popen(cmd, "r");
-	cr_assert_not_null(p);
-	while (n + 1 < sizeof(log_text) &&
-	       fgets(log_text + n, (int)(sizeof(log_text) - n), p))
-		n += strlen(log_text + n);
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
 /* -D and --only reach every shard: the merged run holds the bs=4k cells
  * only, each with count=2; three local jobs on two cores are warned of. */
 Test(small32, parallel_passes_defines_and_filters, .fini = fini,
@@ -233,9 +213,6 @@ Test(small32, parallel_ssh_ships_the_modules, .fini = fini, .timeout = 100)
 
 	e2e_require_root();
 	dir = e2e_tmpdir();
-	/* the hosts' homes are under it: fsplan check looks for a module's
-	 * exec/ script as the runas user, who must pass a 0700 home */
-	cr_assert_eq(chmod(dir, 0711), 0);
 	snprintf(path, sizeof(path), "%s/mods", dir);
 	cr_assert_eq(mkdir(path, 0755), 0);
 	strcat(path, "/exec");

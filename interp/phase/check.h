@@ -26,6 +26,17 @@ int check_phases(const struct expansion *e, char **text, size_t *tlen,
 		 struct diag *d);
 
 /*
+ * That phase ph's exec script (an exec module's exec, which names it) is
+ * there: exec/NAME beside the module or in the library. A process that is
+ * not root and cannot look into the module's exec/ (a dropped child, a
+ * directory of mode 0700 on the way) passes it: root looks again after
+ * the child (run/phasecheck.c), and keeps its text for the runs. 0, or -1
+ * with d at the phase's use of the module.
+ */
+int check_exec_script(const struct plan *p, int ph, const char *exec,
+		      struct diag *d);
+
+/*
  * Whether what a checking child sent is, per phase (n of them), a key of
  * 0 to PHASE_KEY_MAX + 1 metric names and library names,
  * every string NUL-ended: the parent trusts nothing else.

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "report/html.h"
+#include "results/stats.h"
 
 enum { LW = 640, LH = 300, LLEFT = 72, LRIGHT = 20, LTOP = 12, LBOTTOM = 44,
        LEGEND = 22, MAX_X = 64 };
@@ -98,13 +99,6 @@ double html_human_unit(const char *unit, double max, const char **shown)
 
 /* ---- axes --------------------------------------------------------------- */
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* The distinct finite x values of every series, sorted; how many. */
 static size_t xs_of(const struct html_series *s, size_t n, double *xs,
 		    size_t max, int logx)
@@ -115,7 +109,7 @@ static size_t xs_of(const struct html_series *s, size_t n, double *xs,
 		for (size_t j = 0; j < s[i].n && k < max; j++)
 			if (isfinite(s[i].x[j]) && (!logx || s[i].x[j] > 0))
 				xs[k++] = s[i].x[j];
-	qsort(xs, k, sizeof(*xs), cmp_double);
+	qsort(xs, k, sizeof(*xs), stats_cmp_double);
 	for (size_t i = 0; i < k; i++)
 		if (!m || xs[m - 1] != xs[i])
 			xs[m++] = xs[i];

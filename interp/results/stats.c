@@ -123,3 +123,10 @@ int stats_welch(int n_a, double mean_a, double sd_a, int n_b, double mean_b,
 	w->hi = w->diff + half;
 	return isnan(w->p) || isnan(w->lo) || isnan(w->hi) ? -1 : 0;
 }
+
+int stats_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}

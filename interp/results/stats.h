@@ -3,6 +3,10 @@
 #ifndef FSPLAN_STATS_H
 #define FSPLAN_STATS_H
 
+/* qsort's comparison of two doubles, ascending (NaNs are the caller's to
+ * leave out). */
+int stats_cmp_double(const void *a, const void *b);
+
 /*
  * The regularized incomplete beta function I_x(a, b), a, b > 0,
  * 0 <= x <= 1 (a continued fraction, about 1e-14 relative). NAN outside.

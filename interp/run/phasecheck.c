@@ -150,18 +150,22 @@ out:
 }
 
 /* An exec module's script beside it, read now as its module was (the
- * library's were, all of them): the runs run the text checked. */
-static void keep_script(const struct expansion *e, int i)
+ * library's were, all of them): the runs run the text checked. Root
+ * looks for it here when the child could not (check_exec_script). */
+static int keep_script(const struct expansion *e, int i, struct diag *d)
 {
 	const struct phase_checked *chk = &e->checked[i];
 	char *path;
 
 	if (!chk->exec[0])
-		return;
+		return 0;
+	if (check_exec_script(e->plan, i, chk->exec, d))
+		return -1;
 	path = libsrc_exec_path(e->plan->phases[i].module_path, chk->exec);
 	if (path)
 		(void)libsrc_keep(path);
 	free(path);
+	return 0;
 }
 
 int phasecheck_all(struct expansion *e, const char *runas,
@@ -189,6 +193,6 @@ int phasecheck_all(struct expansion *e, const char *runas,
 	else
 		rc = check_dropped(e, runas, stop, d);
 	for (int i = 0; !rc && e->checked && i < e->plan->n_phases; i++)
-		keep_script(e, i);
+		rc = keep_script(e, i, d);
 	return rc;
 }
