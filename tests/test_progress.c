@@ -185,4 +185,6 @@ Test(progress, pty_80_columns, .fini = fini, .timeout = 120)
 	cr_expect_geq(draws, 3, "%d draws:\n%s", draws, out);
 	cr_expect(strstr(out, "ETA"), "no ETA after the first cell:\n%s", out);
 	cr_expect(strstr(out, "..."), "the long id not cut:\n%s", out);
+	/* mkfs and mount are no phase: the line says the config is made */
+	cr_expect(strstr(out, "] making tmpfs"), "%s", out);
 }

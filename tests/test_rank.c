@@ -389,7 +389,7 @@ Test(rank, configs_count_their_own_rounds)
 	rs_expect_line(out, "config type mkfs options mount options rounds "
 		       "mkfs (s)");
 	rs_expect_line(out, "ext4 ext4 - - 3 0.500");
-	rs_expect_line(out, "xfs ext4 - - 2 1.500");
+	rs_expect_line(out, "xfs ext4 - - 2 1.50");
 	cr_expect_eq(configs_rounds(rs.run, rs.n, "ext4"), 3);
 	cr_expect_eq(configs_rounds(rs.run, rs.n, "xfs"), 2);
 	/* made once (rep 0): no rounds column */
@@ -417,8 +417,8 @@ Test(rank, configs_in_order_with_their_own_times)
 	out = configs();
 	head = rs_expect_line(out, "config type mkfs options mount options "
 			      "mkfs (s) umount (s)");
-	a = rs_expect_line(out, "ext4 ext4 -O x noatime 0.5000 0.2500");
-	b = rs_expect_line(out, "xfs xfs -O x noatime 0.7500 -");
+	a = rs_expect_line(out, "ext4 ext4 -O x noatime 0.500 0.250");
+	b = rs_expect_line(out, "xfs xfs -O x noatime 0.750 -");
 	c = rs_expect_line(out, "jfs jfs -O x noatime - -");
 	cr_expect_eq(head, out, "the head first:\n%s", out);
 	cr_expect(a && b && c && a < b && b < c, "first appearance:\n%s", out);
@@ -440,7 +440,7 @@ Test(rank, configs_show_the_volumes_totals)
 	rs_load(NULL);
 	out = configs();
 	rs_expect_line(out, "config type mkfs options mount options mkfs (s)");
-	rs_expect_line(out, "ext4 ext4 -O x noatime 0.5000");
+	rs_expect_line(out, "ext4 ext4 -O x noatime 0.500");
 	cr_expect_null(strstr(out, "source"), "%s", out);
 }
 

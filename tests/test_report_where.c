@@ -135,6 +135,25 @@ Test(report_where, by_pivots_an_axis, .fini = fini)
 	cr_expect(strstr(e2e_err, "--by"), "%s", e2e_err);
 }
 
+/* A phase whose module names no key: --by pivots its rate, not the
+ * seconds every run has. */
+Test(report_where, by_a_phase_without_a_key_pivots_its_rate, .fini = fini)
+{
+	const char *d = rundir();
+
+	for (int w = 1; w <= 4; w *= 4)
+		add("R,\"ext4-j16/w/workers=%d;journal=16#1\",ext4-j16,ext4,,,"
+		    "w,workers=%d;journal=16,1,seconds,30,s\n", w, w);
+	e2e_write(d, "results.csv", csv);
+	e2e_write(d, "manifest.json",
+		  "{\"run_id\": \"R\", \"plan\": {\"name\": \"t\"},"
+		  " \"status\": \"done\", \"phases\": [{\"name\": \"w\"}]}\n");
+	cr_assert_eq(e2e_fsplan((const char *[]){ "report", d, "--by",
+				"workers", NULL }), 0, "%s", e2e_err);
+	cr_expect(strstr(e2e_out, "== phase w: rate_mbs (MiB/s), mean by "
+			 "workers =="), "%s", e2e_out);
+}
+
 Test(report_where, a_merged_run_says_its_shards_and_hosts, .fini = fini)
 {
 	const char *d = rundir();

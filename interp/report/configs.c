@@ -6,6 +6,7 @@
 
 #include "util/mountopts.h"
 #include "report/configs.h"
+#include "report/fig.h"
 #include "report/manifestread.h"
 #include "report/metricname.h"
 #include "report/rank.h"
@@ -99,7 +100,6 @@ struct configs {
 	const char **names;
 	size_t n_names;
 	struct metricname t[MAX_M];
-	int dec[MAX_M];
 	size_t c0;		/* the first metric's column */
 };
 
@@ -114,6 +114,99 @@ static void made_of(json_t *mconf, const char *label, struct strbuf *out)
 			manifestread_mkfs_applied(o, out);
 			return;
 		}
+}
+
+/* In text's words (space-separated), the one of n bytes at word, or with
+ * word's key ("key=" of it, n bytes) when key: where it starts, NULL. */
+static const char *word_in(const char *text, const char *word, size_t n,
+			   int key)
+{
+	for (const char *w = text; *w;) {
+		size_t len = strcspn(w, " ");
+
+		if (key ? len > n && !strncmp(w, word, n)
+			: len == n && !strncmp(w, word, n))
+			return w;
+		w += len + (w[len] == ' ');
+	}
+	return NULL;
+}
+
+/* The items of list a (a comma list of n bytes) that list b (m bytes)
+ * lacks, each as " SIGNitem", into out. */
+static void items_not_in(const char *a, size_t n, const char *b, size_t m,
+			 char sign, struct strbuf *out)
+{
+	for (size_t i = 0; i < n;) {
+		size_t len = strcspn(a + i, ",");
+		int found = 0;
+
+		len = len > n - i ? n - i : len;
+		for (size_t j = 0; j < m && !found;) {
+			size_t l = strcspn(b + j, ",");
+
+			l = l > m - j ? m - j : l;
+			found = l == len && !strncmp(a + i, b + j, len);
+			j += l + 1;
+		}
+		if (!found && len)
+			strbuf_printf(out, " %c%.*s", sign, (int)len, a + i);
+		i += len + 1;
+	}
+}
+
+/* A word of what mkfs made (w, len bytes) that the base's made lacks, as
+ * it differs: a list (features=a,b) by the items added and removed. */
+static void word_diff(const char *base, const char *w, size_t len,
+		      struct strbuf *out)
+{
+	size_t key = strcspn(w, "=");
+	const char *b = key < len ? word_in(base, w, key + 1, 1) : NULL;
+
+	if (b && memchr(w, ',', len)) {
+		size_t blen = strcspn(b, " ");
+
+		strbuf_printf(out, "%.*s", (int)key, w);
+		items_not_in(w + key + 1, len - key - 1, b + key + 1,
+			     blen - key - 1, '+', out);
+		items_not_in(b + key + 1, blen - key - 1, w + key + 1,
+			     len - key - 1, '-', out);
+		return;
+	}
+	strbuf_printf(out, "%.*s", (int)len, w);
+}
+
+/*
+ * What mkfs made of config k, as the report shows it: whole for the
+ * first config of its type, then against that one ("as ext4::defaults",
+ * "as ext4::defaults but features +metadata_csum inode_size=256"): a
+ * type's long list of features once, and what differs where it differs.
+ */
+static void made_shown(const struct configs *c, size_t k, struct strbuf *out)
+{
+	const char *mine = c->made[k].p, *base, *sep = " but ";
+	size_t j;
+
+	for (j = 0; j < k; j++)
+		if (c->made[j].len &&
+		    !strcmp(c->first[j]->fs_type, c->first[k]->fs_type))
+			break;
+	if (j == k || !c->made[k].len) {
+		strbuf_str(out, c->made[k].len ? mine : "-");
+		return;
+	}
+	base = c->made[j].p;
+	strbuf_printf(out, "as %s", c->first[j]->fs_label);
+	for (const char *w = mine; *w;) {
+		size_t len = strcspn(w, " ");
+
+		if (len && !word_in(base, w, len, 0)) {
+			strbuf_str(out, sep);
+			word_diff(base, w, len, out);
+			sep = " ";
+		}
+		w += len + (w[len] == ' ');
+	}
 }
 
 /* The words after "... as APPLIED: " of the probe's warning w. */
@@ -235,7 +328,6 @@ static int configs_head(struct table *g, struct configs *c)
 		if (metricname_of(c->names[m], unit_of(c->conf, c->n_conf,
 			c->names[m]), top, &c->t[m]))
 			return -1;
-		c->dec[m] = metricname_digits(top / c->t[m].scale);
 		row[c->c0 + m] = c->t[m].label.p;
 	}
 	if (table_init(g, (int)(c->c0 + c->n_names),
@@ -250,17 +342,22 @@ static int configs_head(struct table *g, struct configs *c)
 static int configs_rows(struct table *g, const struct configs *c)
 {
 	const char *row[FACTS + 3 + MAX_M];
-	char num[MAX_M][TABLE_NUM], rounds[16];
+	char num[MAX_M][FIG_LEN], rounds[16];
+	struct strbuf made = { 0 };
+	int rc = 0;
 
-	for (size_t i = 0; i < c->n_first; i++) {
+	for (size_t i = 0; !rc && i < c->n_first; i++) {
 		const struct res_run *x = c->first[i];
 		size_t k = 0;
 
 		row[k++] = x->fs_label;
 		row[k++] = x->fs_type;
 		row[k++] = *x->mkfs_opts ? x->mkfs_opts : "-";
-		if (c->any_made)
-			row[k++] = c->made[i].len ? c->made[i].p : "-";
+		made.len = 0;
+		if (c->any_made) {
+			made_shown(c, i, &made);
+			row[k++] = made.oom ? "-" : made.p;
+		}
 		row[k++] = *x->mount_opts ? x->mount_opts : "-";
 		if (c->any_applied)
 			row[k++] = c->applied[i].len ? c->applied[i].p : "-";
@@ -273,16 +370,16 @@ static int configs_rows(struct table *g, const struct configs *c)
 
 			if (mean_of(c->conf, c->n_conf, x->fs_label,
 				    c->names[m], &v))
-				snprintf(num[m], sizeof(num[m]), "%.*f",
-					 c->dec[m], v / c->t[m].scale);
+				fig_text(num[m], sizeof(num[m]),
+					 v / c->t[m].scale, 0, NULL, NULL);
 			else
 				snprintf(num[m], sizeof(num[m]), "-");
 			row[c->c0 + m] = num[m];
 		}
-		if (table_row(g, row, 0))
-			return -1;
+		rc = table_row(g, row, 0);
 	}
-	return 0;
+	free(made.p);
+	return rc ? -1 : 0;
 }
 
 int configs_table(struct table *g, const struct res_run *const *runs,

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "report/effects.h"
+#include "report/fig.h"
 #include "report/manifestread.h"
 #include "report/metricname.h"
 #include "report/table.h"
@@ -198,15 +199,17 @@ const struct effm_term **effects_sorted(const struct eff_block *bk,
 static void how_line(const struct eff_block *bk, struct strbuf *b)
 {
 	const struct effm_out *e = &bk->e;
+	char se[FIG_LEN];
 
+	fig_text(se, sizeof(se), e->se_scale, 0, NULL, NULL);
 	if (e->how == EFFM_REPS)
 		strbuf_printf(b, "95%% CI: effect +- t(0.975, %g) * s * "
-			      "sqrt(1/N+ + 1/N-), s = %.4g pooled over the "
-			      "repetitions", e->df, e->se_scale);
+			      "sqrt(1/N+ + 1/N-), s = %s pooled over the "
+			      "repetitions", e->df, se);
 	else if (e->how == EFFM_LENTH)
 		strbuf_printf(b, "unreplicated: 95%% CI from Lenth's pseudo "
-			      "standard error, PSE = %.4g over %d contrasts, "
-			      "t(0.975, %.2f)", e->se_scale, e->m, e->df);
+			      "standard error, PSE = %s over %d contrasts, "
+			      "t(0.975, %.2f)", se, e->m, e->df);
 	else if (!strcmp(bk->type, "oat"))
 		strbuf_str(b, "no CI: one at a time, unreplicated (repeat: "
 			   "2 or more gives one)");
@@ -223,28 +226,26 @@ int effects_table(const struct eff_block *bk, struct table *t)
 	const char *unit[] = { NULL, bk->unit, NULL, bk->unit, NULL };
 	const struct effm_term **v;
 	size_t n;
-	int dec;
-	char fmt[16], cell[4][TABLE_NUM * 2 + 8];
+	char cell[4][FIG_LEN * 2 + 8];
 
 	if (table_init(t, 5, 1, name, unit) || !(v = effects_sorted(bk, &n)))
 		return -1;
-	dec = metricname_digits(n ? fabs(v[0]->effect) : 0);
-	snprintf(fmt, sizeof(fmt), "%%.%df", dec);
 	for (size_t i = 0; i < n; i++) {
 		struct strbuf term = { 0 };
-		char lo[TABLE_NUM], hi[TABLE_NUM];
+		char lo[FIG_LEN], hi[FIG_LEN];
 		double pct = v[i]->effect / bk->e.grand * 100;
 		const char *row[5];
 
 		effects_term_name(bk, v[i], &term);
-		table_num(cell[0], TABLE_NUM, fmt, v[i]->effect);
+		fig_text(cell[0], FIG_LEN, v[i]->effect, 0, NULL, NULL);
 		table_num(cell[1], TABLE_NUM, "%.1f%%",
 			  isfinite(pct) ? pct : NAN);
 		snprintf(cell[2], sizeof(cell[2]), "-");
 		if (v[i]->ci)
 			snprintf(cell[2], sizeof(cell[2]), "[%s, %s]",
-				 table_num(lo, sizeof(lo), fmt, v[i]->lo),
-				 table_num(hi, sizeof(hi), fmt, v[i]->hi));
+				 fig_text(lo, sizeof(lo), v[i]->lo, 0, NULL, NULL),
+				 fig_text(hi, sizeof(hi), v[i]->hi, 0, NULL,
+					  NULL));
 		row[0] = term.p ? term.p : "?";
 		row[1] = cell[0];
 		row[2] = cell[1];
@@ -271,6 +272,7 @@ void effects_title(const struct eff_block *bk, struct strbuf *b)
 
 static int text_block(FILE *f, const struct eff_block *bk)
 {
+	char mean[FIG_LEN], pred[FIG_LEN];
 	struct strbuf b = { 0 };
 	struct table t = { 0 };
 	int rc = 0;
@@ -291,10 +293,12 @@ static int text_block(FILE *f, const struct eff_block *bk)
 	table_free(&t);
 	if (bk->aliases.len)
 		fputs(bk->aliases.p, f);
-	fprintf(f, "mean %.4g %s; %s is better\nbest: %s, predicted %.4g "
+	fprintf(f, "mean %s %s; %s is better\nbest: %s, predicted %s "
 		"%s (significant effects only; the others at -)\n",
-		bk->e.grand, bk->unit, bk->lower ? "lower" : "higher",
-		bk->best.p, bk->predicted, bk->unit);
+		fig_text(mean, sizeof(mean), bk->e.grand, 0, NULL, NULL),
+		bk->unit, bk->lower ? "lower" : "higher", bk->best.p,
+		fig_text(pred, sizeof(pred), bk->predicted, 0, NULL, NULL),
+		bk->unit);
 	if (bk->note.len)
 		fprintf(f, "note: %s\n", bk->note.p);
 	fprintf(f, "confirm: %s\n", bk->command.p);

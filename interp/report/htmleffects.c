@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "report/effects.h"
+#include "report/fig.h"
 #include "report/html.h"
 #include "report/table.h"
 
@@ -74,6 +75,7 @@ static int main_plot(FILE *f, const struct eff_block *bk, const char *title)
 
 static int html_block(FILE *f, const struct eff_block *bk)
 {
+	char pred[FIG_LEN];
 	struct strbuf title = { 0 }, t2 = { 0 };
 	struct table t = { 0 };
 	int rc = -1;
@@ -111,8 +113,9 @@ static int html_block(FILE *f, const struct eff_block *bk)
 		fputs("<br>\n", f);
 		p += n + (p[n] == '\n');
 	}
-	html_textf(f, "Best: %s, predicted %.4g %s (%s is better; "
-		   "significant effects only). ", bk->best.p, bk->predicted,
+	html_textf(f, "Best: %s, predicted %s %s (%s is better; "
+		   "significant effects only). ", bk->best.p,
+		   fig_text(pred, sizeof(pred), bk->predicted, 0, NULL, NULL),
 		   bk->unit, bk->lower ? "lower" : "higher");
 	if (bk->note.len)
 		html_textf(f, "Note: %s. ", bk->note.p);

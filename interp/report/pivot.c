@@ -47,7 +47,9 @@ static char *row_of(const struct res_run *x, const char *axis)
 	return b.oom ? (free(b.p), NULL) : b.p;
 }
 
-/* The phase's first key metric that its runs report, or NULL. */
+/* The phase's first key metric that its runs report, or NULL. A phase
+ * without a key (or whose key no run reported) pivots its first rate,
+ * its seconds only when it reports none: every run has seconds. */
 static const char *key_metric(const struct res_run *const *runs, size_t n,
 			      const char *phase, json_t *m)
 {
@@ -56,14 +58,19 @@ static const char *key_metric(const struct res_run *const *runs, size_t n,
 	const char *buf[VIEW_MAX_KEY + 1], **names, *found = NULL;
 	const char *const *globs;
 	size_t n_names = 0;
-	int fallback;
+	int fallback, own;
 
 	globs = view_tables(&pick, runs, n, phase, 0, buf, &fallback);
+	own = globs == buf;
 	names = rank_metric_names(runs, n, 1, &n_names);
-	for (; names && *globs && !found; globs++)
+	for (const char *const *g = globs; names && *g && !found; g++)
 		for (size_t i = 0; i < n_names && !found; i++)
-			if (!fnmatch(*globs, names[i], 0))
+			if ((own || strcmp(*g, "seconds")) &&
+			    !fnmatch(*g, names[i], 0))
 				found = names[i];
+	for (size_t i = 0; names && !found && i < n_names; i++)
+		if (!strcmp(names[i], "seconds"))
+			found = names[i];
 	free(names);
 	return found;
 }

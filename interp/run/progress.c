@@ -90,7 +90,9 @@ void progress_format(char *buf, size_t len, int cols, size_t n, size_t of,
 	buf[whole_chars(buf, room < len ? room : len - 1)] = '\0';
 }
 
-void progress_show(struct run *r, const struct cell *c, int tick)
+/* The line of c, naming what (c's id when NULL). */
+static void show(struct run *r, const struct cell *c, int tick,
+		 const char *what)
 {
 	int tty = isatty(STDERR_FILENO);
 	double now = clock_now(), eta;
@@ -102,13 +104,27 @@ void progress_show(struct run *r, const struct cell *c, int tick)
 	eta = eta_left(&r->eta, r->e, r->done, c, now,
 		       &unknown);
 	progress_format(line, sizeof(line), tty ? progress_columns() : 1000,
-			r->n_run + 1, r->n_todo, c->id, now - r->t_start, eta,
-			unknown);
+			r->n_run + 1, r->n_todo, what ? what : c->id,
+			now - r->t_start, eta, unknown);
 	if (tty)
 		fprintf(stderr, "\r%s\033[K", line);
 	else
 		fprintf(stderr, "%s\n", line);
 	fflush(stderr);
+}
+
+void progress_show(struct run *r, const struct cell *c, int tick)
+{
+	show(r, c, tick, NULL);
+}
+
+void progress_making(struct run *r, const struct cell *c,
+		     const char *config)
+{
+	char what[256];
+
+	snprintf(what, sizeof(what), "making %s", config);
+	show(r, c, 0, what);
 }
 
 void progress_clear(const struct run *r)

@@ -26,6 +26,14 @@ void progress_format(char *buf, size_t len, int cols, size_t n, size_t of,
  */
 void progress_show(struct run *r, const struct cell *c, int tick);
 
+/*
+ * The line before c's config is made: "making CONFIG" in place of c's id
+ * (mkfs, its mount and what the config does before its first phase
+ * take their time too); drawn once, as at a cell's start.
+ */
+void progress_making(struct run *r, const struct cell *c,
+		     const char *config);
+
 /* The line erased at the end of the run (on a terminal). */
 void progress_clear(const struct run *r);
 

@@ -420,6 +420,14 @@ static void run_conf(struct run *r, struct fsconf *fc, int round)
 		settle_conf(r, &l, RES_SKIPPED, d.msg);
 		goto out;
 	}
+	for (size_t i = 0; i < fc->n_cells; i++) {
+		struct cell *c = &r->e->cells[fc->first_cell + i];
+
+		if (todo(r, c) && in_round(c, round)) {
+			progress_making(r, c, l.cid);
+			break;
+		}
+	}
 	if (conf_up(r, &l, &d))
 		goto fail;
 	manifest_conf_state(r->man, fc->index - 1, MANIFEST_RUNNING);
