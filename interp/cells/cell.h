@@ -23,6 +23,8 @@ struct fsconf {
 	int design_row;		/* 1-based row of its entry's design (the
 				 * design's own order); 0: no design */
 	char *levels;		/* "+-+..." per factor; NULL: no design */
+	int age_alt;		/* index into fs->age */
+	const struct plan_age *age;	/* NULL: fresh (age none) */
 	size_t first_cell;	/* its cells are contiguous */
 	size_t n_cells;
 };

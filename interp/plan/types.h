@@ -66,6 +66,33 @@ struct plan_design {
 				 * smallest that holds k factors */
 };
 
+/* One bucket of an aging size distribution: files of (the previous
+ * bucket's upto, upto] bytes, log-uniform within, weight relative. */
+struct plan_age_size {
+	uint64_t upto;
+	double weight;
+};
+
+/*
+ * An age: alternative (DESIGN.md section 10). none is fill 0: the fresh
+ * filesystem. Otherwise, after mkfs and mount, the filesystem is filled
+ * to fill of its size with files of sizes, in dirs directories, then
+ * churned until churn times the filled bytes have been rewritten.
+ */
+struct plan_age {
+	struct pos pos;
+	char *name;		/* "none", the given name:, or made: "80%x4",
+				 * with the seed when given: "80%x4s7" */
+	double fill;		/* 0 (none), or 0.01 to 0.95 */
+	double churn;		/* >= 0; 0: fill only */
+	uint64_t seed;		/* the given one, else the plan's */
+	int seed_given;
+	struct plan_age_size *sizes;	/* NULL: the documented default */
+	int n_sizes;
+	int dirs;		/* 0: one per 32 files the fill makes */
+	int reuse;		/* 1 (default): age once, copy per repetition */
+};
+
 struct plan_fs {
 	struct pos pos;
 	struct pstr type;	/* expanded at load: parameters only */
@@ -85,6 +112,10 @@ struct plan_fs {
 	struct plan_factor *factors;
 	int n_factors;
 	struct plan_design design;
+	/* Section 10: the age alternatives, at least one after load (the
+	 * entry's own, else the top level's, else none). */
+	struct plan_age *age;
+	int n_age;
 };
 
 /* The refusal of mkfs for a nodev type (%s): the loader's, by the type's
@@ -186,6 +217,9 @@ struct plan {
 	struct pos order_pos;
 	struct plan_fs *fs;
 	int n_fs;
+	struct plan_age *age;	/* top-level age: (entries without their
+				 * own take these); NULL: none given */
+	int n_age;
 	struct plan_axis *matrix;
 	int n_matrix;
 	struct plan_exclude *exclude;
