@@ -7,13 +7,6 @@
 
 #include "util/sha256.h"
 
-struct sha {
-	uint32_t h[8];
-	uint64_t bytes;
-	unsigned char blk[64];
-	size_t used;
-};
-
 static const uint32_t K[64] = {
 	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
 	0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
@@ -33,7 +26,7 @@ static uint32_t ror(uint32_t x, int n)
 	return (x >> n) | (x << (32 - n));
 }
 
-static void block(struct sha *s, const unsigned char *p)
+static void block(struct sha256_ctx *s, const unsigned char *p)
 {
 	uint32_t w[64], v[8], t1, t2;
 
@@ -62,7 +55,7 @@ static void block(struct sha *s, const unsigned char *p)
 		s->h[i] += v[i];
 }
 
-static void init(struct sha *s)
+void sha256_init(struct sha256_ctx *s)
 {
 	static const uint32_t h0[8] = {
 		0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
@@ -74,8 +67,10 @@ static void init(struct sha *s)
 	s->used = 0;
 }
 
-static void update(struct sha *s, const unsigned char *p, size_t len)
+void sha256_update(struct sha256_ctx *s, const void *data, size_t len)
 {
+	const unsigned char *p = data;
+
 	s->bytes += len;
 	while (len) {
 		size_t n = 64 - s->used < len ? 64 - s->used : len;
@@ -91,7 +86,7 @@ static void update(struct sha *s, const unsigned char *p, size_t len)
 	}
 }
 
-static void final(struct sha *s, char hex[65])
+void sha256_final(struct sha256_ctx *s, char hex[65])
 {
 	uint64_t bits = s->bytes * 8;
 	unsigned char pad[72] = { 0x80 };
@@ -99,35 +94,35 @@ static void final(struct sha *s, char hex[65])
 
 	for (int i = 0; i < 8; i++)
 		pad[n + i] = (unsigned char)(bits >> (56 - 8 * i));
-	update(s, pad, n + 8);
+	sha256_update(s, pad, n + 8);
 	for (int i = 0; i < 8; i++)
 		snprintf(hex + 8 * i, 9, "%08x", s->h[i]);
 }
 
 void sha256_hex(const void *data, size_t len, char hex[65])
 {
-	struct sha s;
+	struct sha256_ctx s;
 
-	init(&s);
-	update(&s, data, len);
-	final(&s, hex);
+	sha256_init(&s);
+	sha256_update(&s, data, len);
+	sha256_final(&s, hex);
 }
 
 int sha256_file(const char *path, char hex[65])
 {
 	unsigned char buf[65536];
-	struct sha s;
+	struct sha256_ctx s;
 	ssize_t r;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return -1;
-	init(&s);
+	sha256_init(&s);
 	while ((r = read(fd, buf, sizeof(buf))) > 0)
-		update(&s, buf, r);
+		sha256_update(&s, buf, r);
 	close(fd);
 	if (r < 0)
 		return -1;
-	final(&s, hex);
+	sha256_final(&s, hex);
 	return 0;
 }
