@@ -154,6 +154,46 @@ Test(report_where, by_a_phase_without_a_key_pivots_its_rate, .fini = fini)
 			 "workers =="), "%s", e2e_out);
 }
 
+/* --by mount: the configs by their type, the mount options as columns
+ * (not a config per row with one column filled). */
+Test(report_where, by_mount_rows_are_the_types, .fini = fini)
+{
+	static const char *const type[] = { "ext4", "xfs" };
+	static const char *const mount[] = { "defaults", "noatime" };
+	const char *d = e2e_tmpdir();
+
+	len = 0;
+	add("run_id,cell,fs_label,fs_type,mkfs_opts,mount_opts,phase,"
+	    "phase_params,rep,metric,value,unit\n");
+	for (int t = 0; t < 2; t++)
+		for (int m = 0; m < 2; m++)
+			for (int rep = 1; rep <= 2; rep++) {
+				add("R,%s::%s/w#%d,%s::%s,%s,,%s,w,,%d,rate_mbs,"
+				    "%d,MiB/s\n", type[t], mount[m], rep,
+				    type[t], mount[m], type[t], mount[m], rep,
+				    100 * (t + 1) + 10 * m);
+				add("R,%s::%s/w#%d,%s::%s,%s,,%s,w,,%d,status,"
+				    "ok,\n", type[t], mount[m], rep, type[t],
+				    mount[m], type[t], mount[m], rep);
+			}
+	e2e_write(d, "results.csv", csv);
+	e2e_write(d, "manifest.json", "{\"run_id\": \"R\", \"plan\": "
+		  "{\"name\": \"t\"}, \"status\": \"done\", \"phases\": "
+		  "[{\"name\": \"w\", \"key\": [\"rate_mbs\"]}]}\n");
+	cr_assert_eq(e2e_fsplan((const char *[]){ "report", d, "--by",
+				"mount", NULL }), 0, "%s", e2e_err);
+	cr_expect(strstr(e2e_out, "config  defaults  noatime\n"), "%s",
+		  e2e_out);
+	cr_expect(strstr(e2e_out, "ext4         100      110\n"), "%s",
+		  e2e_out);
+	cr_expect(strstr(e2e_out, "xfs          200      210\n"), "%s",
+		  e2e_out);
+	cr_assert_eq(e2e_fsplan((const char *[]){ "report", d, "--by",
+				"type", NULL }), 0, "%s", e2e_err);
+	cr_expect(strstr(e2e_out, "mount=noatime    110  210\n"), "%s",
+		  e2e_out);
+}
+
 Test(report_where, a_merged_run_says_its_shards_and_hosts, .fini = fini)
 {
 	const char *d = rundir();

@@ -30,13 +30,39 @@ static size_t distinct(char **v, size_t n, const char **out)
 	return k;
 }
 
-/* A run's row: its config and its parameters but axis, "ext4 mode=x". */
+/* A config by its facts but axis (type, mkfs or mount, the one the
+ * columns show), its age kept ("ext4 mkfs=-I 128@age=80%x4"), into b. */
+static void config_but(const struct res_run *x, const char *axis,
+		       struct strbuf *b)
+{
+	const char *age = strstr(x->fs_label, "@age=");
+
+	if (strcmp(axis, "type"))
+		strbuf_str(b, x->fs_type);
+	if (strcmp(axis, "mkfs") && *x->mkfs_opts)
+		strbuf_printf(b, "%smkfs=%s", b->len ? " " : "",
+			      x->mkfs_opts);
+	if (strcmp(axis, "mount") && *x->mount_opts)
+		strbuf_printf(b, "%smount=%s", b->len ? " " : "",
+			      x->mount_opts);
+	if (!b->len)
+		strbuf_str(b, "-");
+	if (age)
+		strbuf_str(b, age);
+}
+
+/* A run's row: its config and its parameters but axis, "ext4 mode=x";
+ * by a fact of the config, the config by its other facts. */
 static char *row_of(const struct res_run *x, const char *axis)
 {
 	struct strbuf b = { 0 };
 	size_t k = strlen(axis);
 
-	strbuf_str(&b, x->fs_label);
+	if (!strcmp(axis, "type") || !strcmp(axis, "mkfs") ||
+	    !strcmp(axis, "mount"))
+		config_but(x, axis, &b);
+	else
+		strbuf_str(&b, x->fs_label);
 	for (const char *p = x->params; *p;) {
 		size_t n = strcspn(p, ";");
 
