@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/fig.h"
 #include "report/html.h"
 
 /* ---- text --------------------------------------------------------------- */
@@ -231,6 +232,7 @@ void html_bar_chart(FILE *f, const struct html_bars *b)
 		double x0 = html_at(&ax, fmin(0, b->mean[i]));
 		double x1 = html_at(&ax, fmax(0, b->mean[i]));
 		double c = half(b, i), mid = y + BAR / 2.0;
+		char mv[FIG_LEN], cv[FIG_LEN];
 
 		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">",
 			lw - 6, mid + 4);
@@ -244,9 +246,11 @@ void html_bar_chart(FILE *f, const struct html_bars *b)
 		fprintf(f, "\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
 			"height=\"%d\"><title>", x0, y, x1 - x0, BAR);
 		html_text(f, b->label[i]);
-		fprintf(f, ": %.*f", b->decimals, b->mean[i]);
+		fprintf(f, ": %s", fig_text(mv, sizeof(mv), b->mean[i], 0,
+					     NULL, NULL));
 		if (c > 0)
-			fprintf(f, " \xc2\xb1%.*f", b->decimals, c);
+			fprintf(f, " %s", fig_text(cv, sizeof(cv), c, 0,
+						   "\xc2\xb1", NULL));
 		fprintf(f, ", n=%d</title></rect>\n", b->count[i]);
 		if (c > 0) {
 			double l = html_at(&ax, fmax(ax.lo, b->mean[i] - c));
@@ -260,10 +264,10 @@ void html_bar_chart(FILE *f, const struct html_bars *b)
 					mid + 5);
 			fputs("\"/>\n", f);
 		}
-		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%.*f", lw + PLOT + 8,
-			mid + 4, b->decimals, b->mean[i]);
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s", lw + PLOT + 8,
+			mid + 4, mv);
 		if (c > 0)
-			fprintf(f, " \xc2\xb1%.*f", b->decimals, c);
+			fprintf(f, " %s", cv);
 		fprintf(f, " (n=%d)</text>\n", b->count[i]);
 	}
 	fprintf(f, "<line class=\"fsplan-axis\" x1=\"%.1f\" y1=\"%d\" "
