@@ -64,6 +64,7 @@ fs_gone() {
 	if [ -n "$dev" ]; then losetup -d "$dev"; dev=; fi
 }
 trap 'fs_gone; bench_tmpdir_cleanup' EXIT
+trap 'KEEP=1' ERR	# any failed step keeps the directory
 
 as_nobody() {
 	setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"
