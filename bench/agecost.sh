@@ -17,7 +17,7 @@
 # The image is in /dev/shm when that is a tmpfs with 2 GiB free (the
 # shared machine's disk out of the figures), else in the bench's tmpdir.
 # Environment: ROUNDS (3), AGEBENCH, KEEP=1 keeps the directory.
-set -euo pipefail
+set -Eeuo pipefail	# -E: the ERR trap in functions too
 cd "$(dirname "$0")/.."
 root=$PWD
 agebench=${AGEBENCH:-$root/build/agebench}
