@@ -19,7 +19,7 @@
 # Last figures (ROUNDS=3, 2026-12-04, a shared machine: load 2.2 -> 3.4
 # on 2 cores; image on /dev/shm): 1168 MiB written, 1049 files left;
 # age 1.75 s median (669 MiB/s), dd 7.36 s, age/dd 0.22 [0.19-0.26];
-# age/one 1.22 [0.50-2.27] (the end's syncfs dominates both).
+# age/one 1.22 [0.50-2.27], for information.
 # Environment: ROUNDS (3), AGEBENCH, KEEP=1 keeps the directory.
 set -Eeuo pipefail	# -E: the ERR trap in functions too
 cd "$(dirname "$0")/.."
