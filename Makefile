@@ -211,9 +211,17 @@ $(BUILD)/lualimit: bench/lualimit.c bench/timing.h
 	$(Q)$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -o $@ $< \
 		$(shell pkg-config --cflags --libs lua5.4 liburing 2>/dev/null)
 
+# bench/agebench: age_run on a directory, for bench/agecost.sh
+AGE_OBJS := $(addprefix $(BUILD)/interp/,host/age.o util/diag.o \
+              util/strbuf.o util/sha256.o util/grow.o util/file.o)
+$(BUILD)/agebench: bench/agebench.c $(AGE_OBJS)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(CPPFLAGS) $(WARN) -O2 -o $@ $^ -lm
+
 # each bench prints its own figures and notes its ratios (bench/note.awk);
 # the one table of them all comes last (bench/summary.awk)
-bench: fsplan $(BUILD)/limit $(BUILD)/lualimit
+bench: fsplan $(BUILD)/limit $(BUILD)/lualimit $(BUILD)/agebench
 	$(Q)s=$$(mktemp); for b in bench/*.sh; do \
 		BENCH_SUMMARY=$$s BENCH_NAME=$$(basename $$b .sh) bash $$b || \
 			{ rm -f $$s; exit 1; }; \

@@ -22,6 +22,14 @@ struct age_size {
  */
 const struct age_size *age_default_sizes(int *n_out);
 
+/*
+ * A size from sizes (n buckets): w (in [0, 1)) picks the bucket by
+ * weight, u (in [0, 1)) the size within it, log-uniform and whole, at
+ * least 1. What age_run draws with its seeded generator.
+ */
+uint64_t age_size_pick(const struct age_size *sizes, int n, double w,
+		       double u);
+
 struct age_spec {
 	double fill;		/* the share of the filesystem's size to
 				 * fill with file data, 0.01 to 0.95 */
