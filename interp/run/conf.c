@@ -14,6 +14,7 @@
 #include "host/fs.h"
 #include "host/mkfsinfo.h"
 #include "run/conf.h"
+#include "run/confage.h"
 #include "run/runlog.h"
 #include "util/clock.h"
 
@@ -74,6 +75,17 @@ void conf_metric(struct run *r, const struct live *l,
 
 	conf_key(r, l, NULL, &params, &k);
 	sink_conf_metric(&r->sink, &k, l->fc->index - 1, metric, secs);
+	free(params.p);
+}
+
+void conf_value(struct run *r, const struct live *l, const char *metric,
+		const char *unit, double v)
+{
+	struct strbuf params = { 0 };
+	struct csv_key k;
+
+	conf_key(r, l, NULL, &params, &k);
+	sink_conf_value(&r->sink, &k, l->fc->index - 1, metric, unit, v);
 	free(params.p);
 }
 
@@ -380,8 +392,10 @@ static void mkfs_applied(struct run *r, struct live *l, int i, json_t *made)
 }
 
 /* The config's filesystems made on their devices (attached first, then
- * the setup hook, which may change them), timed. 0, or -1 with d. */
-static int make_fs(struct run *r, struct live *l, struct diag *d)
+ * the setup hook, which may change them), timed; restore: written from
+ * the config's kept aged image instead (confage.h). 0, or -1 with d. */
+static int make_fs(struct run *r, struct live *l, int restore,
+		   struct diag *d)
 {
 	const struct plan *p = r->plan;
 	const struct fsconf *fc = l->fc;
@@ -412,6 +426,11 @@ static int make_fs(struct run *r, struct live *l, struct diag *d)
 			r->dev.ours = 1;
 			device_fs(r, fc->fs->type.s, 0);
 		}
+		if (restore) {
+			if (confage_restore(r, l, d))
+				return -1;
+			continue;
+		}
 		t = clock_now();
 		if (fs_mkfs(fc->fs->type.s, fc->mkfs, l->vol[i].dev, force,
 			    &r->stop, runlog_fd(), d)) {
@@ -429,7 +448,7 @@ static int make_fs(struct run *r, struct live *l, struct diag *d)
 		manifest_conf(r->man, fc->index - 1, "mkfs_applied_volumes",
 			      json_incref(made));
 	json_decref(made);
-	if (!fc->fs->nodev)
+	if (!fc->fs->nodev && !restore)
 		conf_metric(r, l, "mkfs_s", total);
 	return 0;
 }
@@ -461,8 +480,9 @@ int conf_up(struct run *r, struct live *l, struct diag *d)
 {
 	const struct plan *p = r->plan;
 	int is_dir = p->target.kind == TARGET_DIR;
+	int kept = !is_dir && confage_kept(r, l);
 
-	if (!is_dir && make_fs(r, l, d))
+	if (!is_dir && make_fs(r, l, kept, d))
 		return -1;
 	if (is_dir && l->fc->setup && hook(r, l, "setup", l->fc->setup, 1))
 		return diag_fail(d, DIAG_SYSTEM, 0, "setup hook failed");
@@ -470,7 +490,7 @@ int conf_up(struct run *r, struct live *l, struct diag *d)
 	 * holds their mount points; else it is on the one filesystem */
 	if (l->volumes && make_work(r, l, r->mnt, d))
 		return -1;
-	if (!is_dir && mount_all(r, l, d))
+	if (!is_dir && (mount_all(r, l, d) || confage_up(r, l, kept, d)))
 		return -1;
 	if (l->volumes) {
 		probe_engine(r, l, l->vol[0].mnt);

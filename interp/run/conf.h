@@ -55,6 +55,9 @@ void conf_key(struct run *r, const struct live *l, const struct cell *c,
 /* A config's own figure (mkfs_s, ...). */
 void conf_metric(struct run *r, const struct live *l, const char *metric,
 		 double secs);
+/* One of another unit (age_fill_pct in "%"). */
+void conf_value(struct run *r, const struct live *l, const char *metric,
+		const char *unit, double v);
 /* Every process a phase left behind killed and reaped (we are init). */
 void conf_sweep(void);
 /* The filesystems made and mounted (or target.dir entered), and a fresh

@@ -21,6 +21,7 @@
 #include "host/sampler.h"
 #include "run/between.h"
 #include "run/conf.h"
+#include "run/confage.h"
 #include "run/job.h"
 #include "run/lostrows.h"
 #include "run/measure.h"
@@ -532,6 +533,7 @@ static int run_all(struct run *r)
 	manifest_set(r->man, "ended", manifest_now());
 	manifest_run_state(r->man, r->stop ? MANIFEST_INTERRUPTED :
 			   MANIFEST_COMPLETE);
+	confage_forget(r);
 	sink_save(&r->sink);
 	n = 0;
 	if (r->n_replayed)

@@ -126,21 +126,35 @@ static void row(struct sink *s, const struct csv_key *k, const char *metric,
 	put(s, k, metric, unit, fmt, v);
 }
 
-void sink_conf_metric(struct sink *s, const struct csv_key *k, int conf,
-		      const char *metric, double secs)
+/* A config's figure, kept for no phase run's line: fmt NULL writes it
+ * as csv_number does. */
+static void conf_row(struct sink *s, const struct csv_key *k, int conf,
+		     const char *metric, const char *unit, const char *fmt,
+		     double v)
 {
 	int rc;
 
-	/* a config's figure, kept for no phase run's line */
-	put(s, k, metric, "s", "%.6f", secs);
+	put(s, k, metric, unit, fmt, v);
 	rc = csv_sync(s->csv);
 	if (rc)
 		lost_write(s, "results.csv", -rc);
 	if (k->rep)	/* order: rounds: each round's own */
 		manifest_conf_round(s->man, conf, k->rep, metric,
-				    json_real(secs));
+				    json_real(v));
 	else
-		manifest_conf(s->man, conf, metric, json_real(secs));
+		manifest_conf(s->man, conf, metric, json_real(v));
+}
+
+void sink_conf_metric(struct sink *s, const struct csv_key *k, int conf,
+		      const char *metric, double secs)
+{
+	conf_row(s, k, conf, metric, "s", "%.6f", secs);
+}
+
+void sink_conf_value(struct sink *s, const struct csv_key *k, int conf,
+		     const char *metric, const char *unit, double v)
+{
+	conf_row(s, k, conf, metric, unit, NULL, v);
 }
 
 void sink_lost(struct sink *s, const struct csv_key *k, const char *metric,

@@ -104,6 +104,10 @@ void sink_free(struct sink *s);
  * synced, and the config's entry in the manifest (conf counts from 0). */
 void sink_conf_metric(struct sink *s, const struct csv_key *k, int conf,
 		      const char *metric, double secs);
+/* The same of another unit ("%", "B", "" for a count), written as
+ * csv_number writes a value. */
+void sink_conf_value(struct sink *s, const struct csv_key *k, int conf,
+		     const char *metric, const char *unit, double v);
 
 /*
  * The value of a row that supersedes an earlier row of its key (cell,
