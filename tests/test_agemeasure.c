@@ -164,6 +164,71 @@ Test(agemeasure, empty_filesystem_has_no_layout)
 	cr_expect_gt(m.free_extents, 0);
 }
 
+/* Neither a mount inside it nor a symbolic link leads the walk out. */
+Test(agemeasure, stays_on_its_filesystem)
+{
+	struct age_measure m;
+	char sub[600], link[600];
+	int fd;
+
+	make_fs("ext4", "", 64);
+	fd = open_file("own");
+	append(fd, 8192);
+	close(fd);
+	snprintf(sub, sizeof(sub), "%s/sub", mnt);
+	snprintf(link, sizeof(link), "%s/usr", mnt);
+	cr_assert_eq(mkdir(sub, 0755), 0);
+	cr_assert_eq(symlink("/usr/bin", link), 0);
+	cr_assert_eq(mount("tmpfs", sub, "tmpfs", 0, "size=4m"), 0);
+	for (int i = 0; i < 5; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "sub/t%d", i);
+		fd = open_file(name);
+		append(fd, 4096);
+		close(fd);
+	}
+	measure("ext4", &m);
+	umount2(sub, MNT_DETACH);
+	cr_expect_eq(m.files, 1, "files %llu", (unsigned long long)m.files);
+	cr_expect_eq(m.sampled, 1);
+}
+
+/* Past the cap, every k-th file in directory order: 60 files, a cap of
+ * 10, every 6th. */
+Test(agemeasure, past_the_cap_a_sample)
+{
+	struct age_measure all, some;
+	char name[32];
+
+	make_fs("ext4", "", 64);
+	for (int i = 0; i < 60; i++) {
+		int fd;
+
+		snprintf(name, sizeof(name), "d%d", i % 3);
+		if (i < 3) {
+			char path[600];
+
+			snprintf(path, sizeof(path), "%s/%s", mnt, name);
+			cr_assert_eq(mkdir(path, 0755), 0);
+		}
+		snprintf(name, sizeof(name), "d%d/f%d", i % 3, i);
+		fd = open_file(name);
+		append(fd, 8192);
+		close(fd);
+	}
+	measure("ext4", &all);
+	cr_expect_eq(all.files, 60);
+	cr_expect_eq(all.sampled, 60);
+	cr_assert_eq(setenv("FSPLAN_AGEMEASURE_MAX_FILES", "10", 1), 0);
+	measure("ext4", &some);
+	unsetenv("FSPLAN_AGEMEASURE_MAX_FILES");
+	cr_expect_eq(some.files, 60);
+	cr_expect_eq(some.sampled, 10);
+	cr_expect_geq(some.extents_mean, 1);
+	cr_expect_leq(some.extents_p99, all.extents_p99);
+}
+
 /* The free extents by the tool against GETFSMAP's, on the same state. */
 static void tool_path(const char *type, const char *tool, unsigned mib)
 {

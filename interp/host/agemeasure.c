@@ -26,9 +26,10 @@
  * AGEMEASURE_DEPTH levels are left out: the aging workload makes shallow
  * trees, and each level holds a descriptor.
  *
- * FSPLAN_AGEMEASURE_NO_GETFSMAP=1 in the environment skips GETFSMAP, so
- * that a test reaches the tools' path (e2freefrag, xfs_db) on a kernel
- * that has it.
+ * For the tests, in the environment: FSPLAN_AGEMEASURE_NO_GETFSMAP=1
+ * skips GETFSMAP, so that they reach the tools' path (e2freefrag,
+ * xfs_db) on a kernel that has it; FSPLAN_AGEMEASURE_MAX_FILES=N lowers
+ * AGEMEASURE_MAX_FILES to N, so that they reach the sample.
  */
 #define AGEMEASURE_DEPTH 200
 #define AGEMEASURE_BATCH 128		/* extents asked for by one FIEMAP */
@@ -52,11 +53,13 @@ struct walk {
 	struct diag *d;
 };
 
-/* An entry that went away while walked is passed over: 0; any other
- * failure is -1 with d. */
+/* An entry that went away or changed while walked (a file now a link
+ * or a directory now a file), or a file that another holds a lease on,
+ * is passed over: 0; any other failure is -1 with d. */
 static int gone(struct walk *w, int err, const char *what)
 {
-	if (err == ENOENT || err == ESTALE)
+	if (err == ENOENT || err == ESTALE || err == ELOOP ||
+	    err == ENOTDIR || err == EWOULDBLOCK)
 		return 0;
 	return diag_fail(w->d, DIAG_SYSTEM, err, "cannot %s under the mount",
 			 what);
@@ -173,6 +176,7 @@ static int dir_seen(struct walk *w, int dfd, const char *name, int depth)
 	return dir_walk(w, fd, depth);
 }
 
+/* One entry of the directory dfd: a file, a directory, or nothing. */
 static int entry(struct walk *w, int dfd, const struct dirent *e, int depth)
 {
 	unsigned char type = e->d_type;
@@ -231,22 +235,34 @@ static int walk_root(struct walk *w, int root)
 	return dir_walk(w, fd, 0);
 }
 
+/* AGEMEASURE_MAX_FILES, or the lower cap a test sets. */
+static uint64_t max_files(void)
+{
+	const char *s = getenv("FSPLAN_AGEMEASURE_MAX_FILES");
+	char *end;
+	unsigned long long v = s ? strtoull(s, &end, 10) : 0;
+
+	if (s && *s >= '0' && *s <= '9' && !*end && v > 0 &&
+	    v < AGEMEASURE_MAX_FILES)
+		return v;
+	return AGEMEASURE_MAX_FILES;
+}
+
 /* Files, layout and extents into out. */
 static int measure_files(struct walk *w, int root, const struct statvfs *sv,
 			 struct age_measure *out)
 {
 	uint64_t used = sv->f_files > sv->f_ffree ? sv->f_files - sv->f_ffree
-						  : 0;
+						  : 0, most = max_files();
 
 	/* more inodes than files to map (or none said, btrfs): count them
 	 * first, then map every k-th */
 	w->every = 1;
-	if (!sv->f_files || used > AGEMEASURE_MAX_FILES) {
+	if (!sv->f_files || used > most) {
 		w->every = 0;
 		if (walk_root(w, root))
 			return -1;
-		w->every = (w->files + AGEMEASURE_MAX_FILES - 1) /
-			   AGEMEASURE_MAX_FILES;
+		w->every = (w->files + most - 1) / most;
 		w->every += !w->every;
 	}
 	w->fm = malloc(sizeof(*w->fm) +
