@@ -82,8 +82,10 @@ Test(agereport, text_has_the_means_and_a_dash_for_fresh)
 	t = strstr(e2e_out, "== aging (measured after aging; fresh "
 		   "configs: -) ==\n");
 	cr_assert_not_null(t, "%s", e2e_out);
-	/* after the configs' table */
+	/* after the configs' table, which leaves the age_* figures to it */
 	cr_expect_lt(strstr(e2e_out, "== filesystem configs"), t);
+	cr_expect(strstr(e2e_out, "mkfs (s)"), "%s", e2e_out);
+	cr_expect_null(strstr(e2e_out, "age fill"), "%s", e2e_out);
 	rs_expect_line(t, "config age fill (%) files layout score "
 		       "extents/file p99 free extents free p50 (KiB) "
 		       "aging (s) written (GiB)");
