@@ -256,9 +256,8 @@ json_t *mkfsinfo_btrfs(const char *text)
 	return o;
 }
 
-/* argv run as the tool of what mkfs made: its output, or NULL with d. */
-static char *run_tool(const char *const argv[], const char *dev,
-		      struct diag *d)
+char *mkfsinfo_tool(const char *const argv[], const char *dev,
+		    struct diag *d)
 {
 	char last[256] = "";
 	struct proc_job job = {
@@ -312,7 +311,7 @@ int mkfsinfo_read(const char *type, const char *dev, json_t **out,
 		argv = btrfs, parse = mkfsinfo_btrfs;
 	else
 		return 1;
-	if (!(text = run_tool(argv, dev, d)))
+	if (!(text = mkfsinfo_tool(argv, dev, d)))
 		return -1;
 	*out = parse(text);
 	free(text);

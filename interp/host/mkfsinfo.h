@@ -31,4 +31,10 @@ json_t *mkfsinfo_btrfs(const char *text);
 int mkfsinfo_read(const char *type, const char *dev, json_t **out,
 		  struct diag *d);
 
+/* argv run as a filesystem's tool on dev, as mkfsinfo_read runs it
+ * (LC_ALL=C, at most 10 seconds and 64 KiB): what it printed (free it),
+ * or NULL with d when it cannot start, fails or prints nothing. */
+char *mkfsinfo_tool(const char *const argv[], const char *dev,
+		    struct diag *d);
+
 #endif

@@ -46,7 +46,8 @@ static const char *unit_of(const struct res_run *const *runs, size_t n,
 
 /* A volume's own times (mkfs_s_source, ...) left out of names: the
  * totals are in the config table, the rest behind --metric and in the
- * study's table. The count kept. */
+ * study's table; and how aged a config was (age_*), which the aging
+ * table shows (report/agetable.h). The count kept. */
 static size_t totals_only(const char **names, size_t n)
 {
 	size_t k = 0;
@@ -54,7 +55,7 @@ static size_t totals_only(const char **names, size_t n)
 	for (size_t m = 0; m < n; m++) {
 		const char *u = strstr(names[m], "_s_");
 
-		if (!u || u[3] == '\0')
+		if ((!u || u[3] == '\0') && strncmp(names[m], "age_", 4))
 			names[k++] = names[m];
 	}
 	return k;

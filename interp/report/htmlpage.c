@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "report/classic.h"
+#include "report/agetable.h"
 #include "report/configs.h"
 #include "report/effects.h"
 #include "report/html.h"
@@ -251,6 +252,8 @@ static int configs(FILE *f, const struct results *r, json_t *m)
 		fputs(")</h3>\n", f);
 		table_html(f, &g);
 	}
+	if (!rc)
+		rc = agetable_html(f, r, json_object_get(m, "configs"));
 	table_free(&g);
 	free(runs);
 	return rc;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/agetable.h"
 #include "report/configs.h"
 #include "report/effects.h"
 #include "report/html.h"
@@ -214,6 +215,8 @@ static int text_configs(FILE *f, const struct results *r, json_t *m)
 	else
 		fputs("\n== filesystem configs ==\n", f);
 	rc = configs_text(f, runs, r->n_runs, json_object_get(m, "configs"));
+	if (!rc)
+		rc = agetable_text(f, r, json_object_get(m, "configs"));
 	free(runs);
 	return rc;
 }
