@@ -427,3 +427,33 @@ Test(ageplan, manifest_age_object)
 	manifest_free(m);
 	free_expanded(e);
 }
+
+/* The cell limit counts the age alternatives: 50 mkfs x 50 mount x 40
+ * axis values are 100000 configs, times 101 ages over 10000000. */
+Test(ageplan, cell_limit_counts_ages)
+{
+	static char text[16384];
+	int n = snprintf(text, sizeof(text), "fsplan: 1\nmatrix: {x: [");
+
+	for (int i = 0; i < 40; i++)
+		n += snprintf(text + n, sizeof(text) - n, "%s%d", i ? "," : "",
+			      i);
+	n += snprintf(text + n, sizeof(text) - n, "]}\nfilesystems:\n"
+		      "  - type: ext4\n    mkfs: [");
+	for (int i = 0; i < 50; i++)
+		n += snprintf(text + n, sizeof(text) - n, "%s-N %d",
+			      i ? "," : "", 1000 + i);
+	n += snprintf(text + n, sizeof(text) - n, "]\n    mount: [");
+	for (int i = 0; i < 50; i++)
+		n += snprintf(text + n, sizeof(text) - n, "%scommit=%d",
+			      i ? "," : "", i + 1);
+	n += snprintf(text + n, sizeof(text) - n, "]\n    age: [");
+	for (int i = 0; i <= 100; i++)
+		n += snprintf(text + n, sizeof(text) - n, "%s{fill: 50%%, "
+			      "churn: %d}", i ? "," : "", i);
+	snprintf(text + n, sizeof(text) - n,
+		 "]\nphases: [{name: p, exec: 'true'}]\n");
+	cr_assert_lt(strlen(text), sizeof(text) - 1);
+	expect_error(text, 0, 0, "the plan expands to more than 10000000 "
+		     "cells");
+}

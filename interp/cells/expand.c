@@ -278,10 +278,11 @@ static void free_conf(struct fsconf *fc)
 static uint64_t fs_confs(const struct expansion *e, int f)
 {
 	const struct plan_fs *fs = &e->plan->fs[f];
+	uint64_t n = fs->n_factors ? (uint64_t)e->designs[f].d.n :
+		     (uint64_t)fs->n_mkfs * fs->n_mount;
 
-	if (fs->n_factors)
-		return (uint64_t)e->designs[f].d.n * n_ages(fs);
-	return (uint64_t)fs->n_mkfs * fs->n_mount * n_ages(fs);
+	/* no overflow: past MAX_CELLS it is too many anyway */
+	return n > MAX_CELLS ? MAX_CELLS + 1 : n * n_ages(fs);
 }
 
 static int total_confs(const struct expansion *e, size_t *out)
@@ -294,8 +295,11 @@ static int total_confs(const struct expansion *e, size_t *out)
 		if (top > MAX_CELLS)
 			return -1;
 	}
-	for (int i = 0; i < p->n_fs; i++)
-		n += fs_confs(e, i) * top;
+	for (int i = 0; i < p->n_fs && n <= MAX_CELLS; i++) {
+		uint64_t c = fs_confs(e, i);
+
+		n += c > MAX_CELLS ? c : c * top;
+	}
 	for (int i = 0; i < p->n_phases; i++) {
 		uint64_t c = 1;
 
