@@ -123,6 +123,8 @@ Test(ageplan, refused_values)
 		{ "{fill: 50%, sizes: {64K: 1, 4K: 1}}", 38,
 		  "'sizes' must increase in the order written: 4K is not "
 		  "above the size before it" },
+		{ "{fill: 50%, sizes: {0: 1}}", 30, "a file size in 'sizes' "
+						    "is above 0, not '0'" },
 		{ "{fill: 50%, sizes: {4Q: 1}}", 30, "'4Q' in 'sizes' is not "
 						     "a file size" },
 		{ "{fill: 50%, sizes: {4K: 0}}", 34, "the weight of 4K in "

@@ -85,6 +85,9 @@ static int bucket(struct loader *L, yaml_node_t *k, yaml_node_t *v,
 	if (units_size(ks.s, &b->upto))
 		rc = field_error(L, ks.pos, "'%s' in 'sizes' is not a file "
 				 "size (e.g. 4K, 64K, 1M, 64M)", ks.s);
+	else if (!b->upto)
+		rc = field_error(L, ks.pos, "a file size in 'sizes' is above "
+				 "0, not '%s'", ks.s);
 	else if (b->upto <= prev)
 		rc = field_error(L, ks.pos, "'sizes' must increase in the "
 				 "order written: %s is not above the size "
