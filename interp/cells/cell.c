@@ -65,6 +65,8 @@ const char *cell_at_coord(const struct cell_at *at, const char *key)
 		return at->fc->mkfs;
 	if (!strcmp(key, "mount"))
 		return at->fc->mount;
+	if (!strcmp(key, "age"))
+		return at->fc->age ? at->fc->age->name : "none";
 	if (!strcmp(key, "phase"))
 		return at->phase >= 0 ? p->phases[at->phase].name : NULL;
 	for (int i = 0; i < p->n_matrix; i++)

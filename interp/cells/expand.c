@@ -109,11 +109,38 @@ static int make_label(struct fsconf *fc, const struct cell_at *at)
 	return 0;
 }
 
+/* An entry's age alternatives: at least one (an entry not made by the
+ * loader may have none, which is the one alternative none). */
+static int n_ages(const struct plan_fs *fs)
+{
+	return fs->n_age > 0 ? fs->n_age : 1;
+}
+
+/* "@age=NAME" after the label of an aged config (none adds nothing),
+ * unless its entry has a label: of its own and this one alternative. */
+static int age_label(struct fsconf *fc)
+{
+	const struct plan_fs *fs = fc->fs;
+	struct strbuf b = { 0 };
+
+	if (!fc->age || (fs->n_age < 2 && fs->label.s))
+		return 0;
+	if (strbuf_str(&b, fc->label) || strbuf_str(&b, "@age=") ||
+	    strbuf_str(&b, fc->age->name)) {
+		free(b.p);
+		return -1;
+	}
+	free(fc->label);
+	fc->label = b.p;
+	return 0;
+}
+
 /* A config of fs: its mkfs alternative mk and mount alternative mo, or
- * (row >= 0) row of the entry's design, at the top-level axis values. */
+ * (row >= 0) row of the entry's design, at the top-level axis values,
+ * aged by its age alternative ag. */
 static int build_conf(struct expansion *e, struct fsconf *fc,
 		      const struct plan_fs *fs, int mk, int mo, int row,
-		      int *axis)
+		      int ag, int *axis)
 {
 	struct cell_at at = { e, NULL, axis, -1, 0 };
 
@@ -121,6 +148,8 @@ static int build_conf(struct expansion *e, struct fsconf *fc,
 	fc->mkfs_alt = mk;
 	fc->mount_alt = mo;
 	fc->axis = axis;
+	fc->age_alt = ag;
+	fc->age = fs->n_age && fs->age[ag].fill > 0 ? &fs->age[ag] : NULL;
 	if (row >= 0) {
 		if (expdesign_conf(&at, fc, &e->designs[fs - e->plan->fs],
 				   row))
@@ -131,6 +160,8 @@ static int build_conf(struct expansion *e, struct fsconf *fc,
 		if (!fc->mkfs || !fc->mount || make_label(fc, &at))
 			return -1;
 	}
+	if (age_label(fc))
+		return -1;
 	if (fs->setup.s && !(fc->setup = cell_at_expand(&at, &fs->setup)))
 		return -1;
 	if (fs->teardown.s && !(fc->teardown = cell_at_expand(&at, &fs->teardown)))
@@ -243,14 +274,15 @@ static void free_conf(struct fsconf *fc)
 }
 
 /* An entry's configs before the top-level matrix: its design's rows,
- * or its mkfs times its mount alternatives. */
+ * or its mkfs times its mount alternatives, times its age ones. */
 static uint64_t fs_confs(const struct expansion *e, int f)
 {
 	const struct plan_fs *fs = &e->plan->fs[f];
+	uint64_t n = fs->n_factors ? (uint64_t)e->designs[f].d.n :
+		     (uint64_t)fs->n_mkfs * fs->n_mount;
 
-	if (fs->n_factors)
-		return (uint64_t)e->designs[f].d.n;
-	return (uint64_t)fs->n_mkfs * fs->n_mount;
+	/* no overflow: past MAX_CELLS it is too many anyway */
+	return n > MAX_CELLS ? MAX_CELLS + 1 : n * n_ages(fs);
 }
 
 static int total_confs(const struct expansion *e, size_t *out)
@@ -263,8 +295,11 @@ static int total_confs(const struct expansion *e, size_t *out)
 		if (top > MAX_CELLS)
 			return -1;
 	}
-	for (int i = 0; i < p->n_fs; i++)
-		n += fs_confs(e, i) * top;
+	for (int i = 0; i < p->n_fs && n <= MAX_CELLS; i++) {
+		uint64_t c = fs_confs(e, i);
+
+		n += c > MAX_CELLS ? c : c * top;
+	}
 	for (int i = 0; i < p->n_phases; i++) {
 		uint64_t c = 1;
 
@@ -311,7 +346,8 @@ oom:
 
 /* Every config of filesystem fs (its mkfs and mount alternatives, or
  * its design's rows in their run order, times the top-level matrix, top
- * combinations) and its cells. 0, or -1 with d. */
+ * combinations; all that for each age alternative in turn: the age
+ * varies slowest) and its cells. 0, or -1 with d. */
 static int expand_fs(struct expansion *e, const struct plan_fs *fs,
 		     size_t top, size_t *cap, struct diag *d)
 {
@@ -319,8 +355,9 @@ static int expand_fs(struct expansion *e, const struct plan_fs *fs,
 	const struct expdesign *ed = &e->designs[fs - p->fs];
 	int rows = fs->n_factors ? ed->d.n : fs->n_mkfs * fs->n_mount;
 
-	for (int r = 0; r < rows; r++)
+	for (int ar = 0; ar < rows * n_ages(fs); ar++)
 	for (size_t t = 0; t < top; t++) {
+		int r = ar % rows, ag = ar / rows;
 		int mk = fs->n_factors ? 0 : r / fs->n_mount;
 		int mo = fs->n_factors ? 0 : r % fs->n_mount;
 		int row = fs->n_factors ? ed->order[r] : -1;
@@ -337,7 +374,7 @@ static int expand_fs(struct expansion *e, const struct plan_fs *fs,
 			rest /= p->matrix[i].n;
 		}
 		e->n_confs++;
-		if (build_conf(e, fc, fs, mk, mo, row, axis))
+		if (build_conf(e, fc, fs, mk, mo, row, ag, axis))
 			return diag_set(d, p->file, NULL, (struct pos){ 0, 0 },
 					"out of memory");
 		if (add_cells(e, fc, cap, d))

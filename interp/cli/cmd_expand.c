@@ -13,6 +13,7 @@
 #include "plan/plan.h"
 #include "plan/secfactors.h"
 #include "util/exitcode.h"
+#include "util/units.h"
 
 static const struct opt expand_opts[] = {
 	CELLOPTS(struct plan_opts, cells),
@@ -26,14 +27,15 @@ const struct opts_cmd expand_cmd = {
 	"Print every cell the plan runs, one per line, in the order a run\n"
 	"takes them (order: rounds: round by round), tab-separated: index,\n"
 	"id, the mkfs command and the mount command (plus setup and\n"
-	"teardown hooks). LOOPDEV and MOUNTPOINT stand for what a run\n"
-	"attaches and mounts. Before them, each filesystem with factors\n"
-	"shows its design: the factors, the -/+ matrix in run order, the\n"
-	"generators and the aliases.\n"
+	"teardown hooks, and an aged config's age). LOOPDEV and\n"
+	"MOUNTPOINT stand for what a run attaches and mounts. Before them,\n"
+	"each filesystem with factors shows its design: the factors, the\n"
+	"-/+ matrix in run order, the generators and the aliases.\n"
 	"\n"
 	"  -D name=value     override a parameter (each name once)\n"
 	"  --only FILTER     keep cells whose coordinates match, e.g.\n"
-	"                    type=xfs,threads=8 (comma = and; repeat = or)\n"
+	"                    type=xfs,threads=8 or age=80%x4 (comma = and;\n"
+	"                    repeat = or)\n"
 	"  --shard K/N       keep the filesystem configs whose index mod N\n"
 	"                    is K-1 (a config's cells stay together)\n",
 	expand_opts, "PLAN file", 0, offsetof(struct plan_opts, plan),
@@ -127,6 +129,28 @@ static void expand_design(const struct expansion *e, int f)
 	putchar('\n');
 }
 
+/* An aged config's age: "age: 80%x4 (fill 80%, churn 4, seed 1)", the
+ * sizes, dirs and reuse when not the defaults. */
+static void expand_age(const struct plan_age *a)
+{
+	printf("\tage: %s (fill %.4g%%, churn %.4g, seed %llu", a->name,
+	       a->fill * 100, a->churn, (unsigned long long)a->seed);
+	for (int i = 0; i < a->n_sizes; i++) {
+		char sz[32];
+
+		units_fmt_size(a->sizes[i].upto, sz, sizeof(sz));
+		printf("%s%s: %g", i ? ", " : ", sizes {", sz,
+		       a->sizes[i].weight);
+	}
+	if (a->n_sizes)
+		putchar('}');
+	if (a->dirs)
+		printf(", dirs %d", a->dirs);
+	if (!a->reuse)
+		printf(", reuse false");
+	putchar(')');
+}
+
 /* One line of expand: the cell, its config's commands. */
 static void expand_line(const struct plan *p, const struct expansion *e,
 			const struct cell *c)
@@ -145,6 +169,8 @@ static void expand_line(const struct plan *p, const struct expansion *e,
 		printf("\tsetup: %s", fc->setup);
 	if (fc->teardown)
 		printf("\tteardown: %s", fc->teardown);
+	if (fc->age)
+		expand_age(fc->age);
 	putchar('\n');
 }
 

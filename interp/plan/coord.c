@@ -6,7 +6,8 @@
 int coord_reserved(const char *name)
 {
 	static const char *const reserved[] = {
-		"type", "label", "mkfs", "mount", "phase", "rep", NULL
+		"type", "label", "mkfs", "mount", "age", "phase", "rep",
+		NULL
 	};
 
 	for (int i = 0; reserved[i]; i++)
@@ -18,7 +19,7 @@ int coord_reserved(const char *name)
 int coord_names(const struct plan *p, const char **names, int max)
 {
 	static const char *const fixed[] = { "type", "label", "mkfs",
-					     "mount", "phase", NULL };
+					     "mount", "age", "phase", NULL };
 	int n = 0;
 
 	for (int i = 0; fixed[i] && n < max; i++)

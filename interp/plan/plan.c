@@ -10,6 +10,7 @@
 #include "plan/coord.h"
 #include "plan/field.h"
 #include "plan/plan.h"
+#include "plan/secage.h"
 #include "plan/secfactors.h"
 #include "plan/secfs.h"
 #include "plan/secmatrix.h"
@@ -217,6 +218,8 @@ static const struct field plan_fields[] = {
 	{ "order", h_order, 0 },
 	{ "matrix", h_plan_matrix, 0 },
 	{ "interval", sectime_plan_interval, 0 },	/* before phases */
+	{ "age", secage_plan, 0 },	/* after seed and target, before
+					 * the entries that take it */
 	{ "filesystems", secfs_filesystems, 0 },
 	{ "phases", secphase_phases, 1 },
 	{ "exclude", secmatrix_excludes, 0 },
@@ -433,8 +436,10 @@ void plan_free(struct plan *p)
 			}
 		}
 		free(fs->factors);
+		secage_free(fs->age, fs->n_age);
 	}
 	free(p->fs);
+	secage_free(p->age, p->n_age);
 	free_axes(p->matrix, p->n_matrix);
 	for (int i = 0; i < p->n_exclude; i++) {
 		for (int j = 0; j < p->exclude[i].n; j++) {

@@ -5,6 +5,7 @@
 
 #include "plan/field.h"
 #include "plan/optcheck.h"
+#include "plan/secage.h"
 #include "plan/secfactors.h"
 #include "plan/secfs.h"
 #include "util/units.h"
@@ -259,6 +260,7 @@ static const struct field fs_fields[] = {
 	{ "teardown", h_fs_teardown, 0 },
 	{ "factors", secfactors_factors, 0 },	/* after type: nodev */
 	{ "design", secfactors_design, 0 },
+	{ "age", secage_fs, 0 },	/* after type: nodev */
 	{ NULL, NULL, 0 }
 };
 
@@ -308,7 +310,7 @@ int secfs_filesystems(struct loader *L, yaml_node_t *n, void *obj)
 		p->n_fs = i + 1;
 		if (default_alt(L, &fs->mkfs, &fs->n_mkfs) ||
 		    default_alt(L, &fs->mount, &fs->n_mount) ||
-		    secfactors_check(L, fs))
+		    secfactors_check(L, fs) || secage_take(L, fs))
 			return -1;
 	}
 	return 0;
@@ -328,5 +330,6 @@ int secfs_dir_fs(struct loader *L)
 	if (!p->fs[0].type.s)
 		return -1;
 	return default_alt(L, &p->fs[0].mkfs, &p->fs[0].n_mkfs) ||
-	       default_alt(L, &p->fs[0].mount, &p->fs[0].n_mount);
+	       default_alt(L, &p->fs[0].mount, &p->fs[0].n_mount) ||
+	       secage_take(L, &p->fs[0]);
 }

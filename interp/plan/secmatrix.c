@@ -119,6 +119,10 @@ static int check_value(struct loader *L, const struct plan_cond *c,
 	} else if (!strcmp(c->key, "phase")) {
 		for (int i = 0; i < L->p->n_phases && n < 256; i++)
 			known[n++] = L->p->phases[i].name;
+	} else if (!strcmp(c->key, "age")) {
+		for (int i = 0; i < L->p->n_fs; i++)
+			for (int j = 0; j < L->p->fs[i].n_age && n < 256; j++)
+				known[n++] = L->p->fs[i].age[j].name;
 	} else if (coord_factor(L->p, c->key, L->p->n_fs)) {
 		known[n++] = "+";
 		known[n++] = "-";

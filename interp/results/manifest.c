@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "cells/fsconf.h"
+#include "results/mfage.h"
 #include "results/mfdesign.h"
 #include "results/manifest.h"
 #include "util/strbuf.h"
@@ -157,6 +158,8 @@ static json_t *conf_json(const struct expansion *e, const struct fsconf *fc)
 	json_object_set_new(o, "axes", axes);
 	if (fc->levels)
 		json_object_set_new(o, "design", mfdesign_conf(e, fc));
+	if (fc->age)
+		json_object_set_new(o, "age", mfage_conf(fc));
 	/* out of memory, jansson leaves a value out: so does this */
 	if (!fsconf_mkfs_cmd(p, fc, NULL, &cmd))
 		json_object_set_new(o, "mkfs_cmd", json_string(cmd.p));
