@@ -26,9 +26,23 @@ static uint32_t ror(uint32_t x, int n)
 	return (x >> n) | (x << (32 - n));
 }
 
+#define CH(x, y, z)	(((x) & (y)) ^ (~(x) & (z)))
+#define MAJ(x, y, z)	(((x) & (y)) ^ ((x) & (z)) ^ ((y) & (z)))
+#define S0(x)		(ror(x, 2) ^ ror(x, 13) ^ ror(x, 22))
+#define S1(x)		(ror(x, 6) ^ ror(x, 11) ^ ror(x, 25))
+
+/* One round, the eight words named where they are this round: no word
+ * moves (a round's rotation is the next round's naming). */
+#define ROUND(a, b, c, d, e, f, g, h, i)				\
+	do {								\
+		uint32_t t1 = h + S1(e) + CH(e, f, g) + K[i] + w[i];	\
+		d += t1;						\
+		h = t1 + S0(a) + MAJ(a, b, c);				\
+	} while (0)
+
 static void block(struct sha256_ctx *s, const unsigned char *p)
 {
-	uint32_t w[64], v[8], t1, t2;
+	uint32_t w[64], a, b, c, d, e, f, g, h;
 
 	for (int i = 0; i < 16; i++)
 		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
@@ -41,18 +55,20 @@ static void block(struct sha256_ctx *s, const unsigned char *p)
 
 		w[i] = w[i - 16] + s0 + w[i - 7] + s1;
 	}
-	memcpy(v, s->h, sizeof(v));
-	for (int i = 0; i < 64; i++) {
-		t1 = v[7] + (ror(v[4], 6) ^ ror(v[4], 11) ^ ror(v[4], 25)) +
-		     ((v[4] & v[5]) ^ (~v[4] & v[6])) + K[i] + w[i];
-		t2 = (ror(v[0], 2) ^ ror(v[0], 13) ^ ror(v[0], 22)) +
-		     ((v[0] & v[1]) ^ (v[0] & v[2]) ^ (v[1] & v[2]));
-		memmove(v + 1, v, 7 * sizeof(v[0]));
-		v[4] += t1;
-		v[0] = t1 + t2;
+	a = s->h[0], b = s->h[1], c = s->h[2], d = s->h[3];
+	e = s->h[4], f = s->h[5], g = s->h[6], h = s->h[7];
+	for (int i = 0; i < 64; i += 8) {
+		ROUND(a, b, c, d, e, f, g, h, i);
+		ROUND(h, a, b, c, d, e, f, g, i + 1);
+		ROUND(g, h, a, b, c, d, e, f, i + 2);
+		ROUND(f, g, h, a, b, c, d, e, i + 3);
+		ROUND(e, f, g, h, a, b, c, d, i + 4);
+		ROUND(d, e, f, g, h, a, b, c, i + 5);
+		ROUND(c, d, e, f, g, h, a, b, i + 6);
+		ROUND(b, c, d, e, f, g, h, a, i + 7);
 	}
-	for (int i = 0; i < 8; i++)
-		s->h[i] += v[i];
+	s->h[0] += a, s->h[1] += b, s->h[2] += c, s->h[3] += d;
+	s->h[4] += e, s->h[5] += f, s->h[6] += g, s->h[7] += h;
 }
 
 void sha256_init(struct sha256_ctx *s)
@@ -72,18 +88,22 @@ void sha256_update(struct sha256_ctx *s, const void *data, size_t len)
 	const unsigned char *p = data;
 
 	s->bytes += len;
-	while (len) {
+	if (s->used) {
 		size_t n = 64 - s->used < len ? 64 - s->used : len;
 
 		memcpy(s->blk + s->used, p, n);
 		s->used += n;
 		p += n;
 		len -= n;
-		if (s->used == 64) {
-			block(s, s->blk);
-			s->used = 0;
-		}
+		if (s->used < 64)
+			return;
+		block(s, s->blk);
+		s->used = 0;
 	}
+	for (; len >= 64; p += 64, len -= 64)
+		block(s, p);
+	memcpy(s->blk, p, len);
+	s->used = len;
 }
 
 void sha256_final(struct sha256_ctx *s, char hex[65])
