@@ -11,6 +11,7 @@
 #include "host/privdrop.h"
 #include "phase/libsrc.h"
 #include "plan/field.h"
+#include "plan/secage.h"
 #include "run/phfiles.h"
 #include "run/resolve.h"
 #include "util/strbuf.h"
@@ -62,6 +63,23 @@ static int kernel_nodev(const struct plan *p, struct plan_fs *fs,
 	if (fs->mkfs_pos.line)
 		return diag_set(d, p->file, p->text, fs->mkfs_pos,
 				PLAN_NODEV_MKFS, fs->type.s);
+	for (int i = 0; i < fs->n_age; i++)
+		if (fs->age[i].fill > 0)
+			return diag_set(d, p->file, p->text, fs->age[i].pos,
+					SECAGE_NODEV, fs->type.s);
+	return 0;
+}
+
+/* An entry that ages on target.volumes: which volume would it age? */
+static int aged_volumes(const struct plan *p, const struct plan_fs *fs,
+			struct diag *d)
+{
+	for (int i = 0; p->target.n_volumes && i < fs->n_age; i++)
+		if (fs->age[i].fill > 0)
+			return diag_set(d, p->file, p->text, fs->age[i].pos,
+					"age: with target.volumes is not "
+					"supported yet: age a plan of one "
+					"filesystem");
 	return 0;
 }
 
@@ -119,7 +137,8 @@ int resolve_plan(struct plan *p, struct diag *d)
 	if (absolute_dir(p, d) || runas(p, d) || phfiles_check(p, d))
 		return -1;
 	for (int i = 0; i < p->n_fs; i++)
-		if (kernel_nodev(p, &p->fs[i], d))
+		if (kernel_nodev(p, &p->fs[i], d) ||
+		    aged_volumes(p, &p->fs[i], d))
 			return -1;
 	for (int i = 0; i < p->n_phases; i++) {
 		struct plan_phase *ph = &p->phases[i];
