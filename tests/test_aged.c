@@ -202,3 +202,44 @@ Test(aged, killed_while_aging_resumes_and_ages_again, .fini = fini,
 			 "ok");
 	expect_clean(dir);
 }
+
+/* Churn ages: on ext4 and xfs filled to 70%, the churned config's files
+ * lie in more pieces than those of the fill alone (layout score lower,
+ * more extents a file) and its free space is cut in more extents. */
+Test(aged, churn_fragments_files_and_free_space, .fini = fini,
+     .timeout = 240)
+{
+	static const char *const type[] = { "ext4", "xfs" };
+	const char *dir;
+	char *plan, rd[300], fill[64], churn[64];
+	int rc;
+
+	e2e_require_root();
+	dir = e2e_tmpdir();
+	plan = e2e_write(dir, "plan.yaml", "fsplan: 1\nname: churn\n"
+			 "target: {image: 512M}\n"
+			 "filesystems: [{type: ext4}, {type: xfs}]\n"
+			 "age: [{fill: 70%, churn: 0}, {fill: 70%, churn: 4}]\n"
+			 "phases:\n  - {name: p, exec: 'true'}\n");
+	snprintf(rd, sizeof(rd), "%s/run", dir);
+	rc = e2e_fsplan((const char *[]){ "run", plan, "-o", rd, "-q",
+					  "--workdir", dir, NULL });
+	cr_assert_eq(rc, 0, "exit %d: %s\n%s", rc, e2e_err, e2e_failed(rd));
+	for (int t = 0; t < 2; t++) {
+		snprintf(fill, sizeof(fill), "%s@age=70%%x0", type[t]);
+		snprintf(churn, sizeof(churn), "%s@age=70%%x4", type[t]);
+		cr_expect_lt(e2e_num(rd, churn, "age_layout_score"),
+			     e2e_num(rd, fill, "age_layout_score"), "%s",
+			     type[t]);
+		cr_expect_gt(e2e_num(rd, churn, "age_extents_per_file"),
+			     e2e_num(rd, fill, "age_extents_per_file"), "%s",
+			     type[t]);
+		cr_expect_gt(e2e_num(rd, churn, "age_free_extents"),
+			     2 * e2e_num(rd, fill, "age_free_extents"), "%s",
+			     type[t]);
+		cr_expect_gt(e2e_num(rd, churn, "age_bytes_written"),
+			     4 * e2e_num(rd, fill, "age_bytes_written"), "%s",
+			     type[t]);
+	}
+	expect_clean(dir);
+}

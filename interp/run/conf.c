@@ -32,70 +32,13 @@ int conf_mounted(const struct live *l)
 	return 1;
 }
 
-int conf_axes(const struct expansion *e, const struct cell *c,
-	      const struct fsconf *fc, struct strbuf *b)
-{
-	const struct plan *p = e->plan;
-	int n = 0;
-
-	strbuf_str(b, "");
-	for (int i = 0; i < p->n_matrix; i++)
-		strbuf_printf(b, "%s%s=%s", n++ ? ";" : "", p->matrix[i].name,
-			      p->matrix[i].values[fc->axis[i]].s);
-	for (int i = 0; c && i < p->phases[c->phase].n_matrix; i++) {
-		const struct plan_axis *ax = &p->phases[c->phase].matrix[i];
-
-		strbuf_printf(b, "%s%s=%s", n++ ? ";" : "", ax->name,
-			      cell_coord(e, c, ax->name));
-	}
-	return b->oom ? -1 : 0;
-}
-
-void conf_key(struct run *r, const struct live *l, const struct cell *c,
-	      struct strbuf *params, struct csv_key *k)
-{
-	conf_axes(r->e, c, l->fc, params);
-	k->run_id = r->run_id;
-	k->cell = c ? c->id : l->cell;
-	k->fs_label = l->fc->label;
-	k->fs_type = l->fc->fs->type.s;
-	k->mkfs_opts = l->fc->mkfs;
-	k->mount_opts = l->fc->mount;
-	k->phase = c ? r->plan->phases[c->phase].name : "";
-	k->phase_params = params->oom ? "" : params->p;
-	/* a config made anew each round has figures of each round */
-	k->rep = c ? c->rep : l->round;
-}
-
-void conf_metric(struct run *r, const struct live *l,
-		 const char *metric, double secs)
-{
-	struct strbuf params = { 0 };
-	struct csv_key k;
-
-	conf_key(r, l, NULL, &params, &k);
-	sink_conf_metric(&r->sink, &k, l->fc->index - 1, metric, secs);
-	free(params.p);
-}
-
-void conf_value(struct run *r, const struct live *l, const char *metric,
-		const char *unit, double v)
-{
-	struct strbuf params = { 0 };
-	struct csv_key k;
-
-	conf_key(r, l, NULL, &params, &k);
-	sink_conf_value(&r->sink, &k, l->fc->index - 1, metric, unit, v);
-	free(params.p);
-}
-
 /* A figure that failed: an earlier make's must not stand for it. */
 static void conf_lost(struct run *r, const struct live *l, const char *metric)
 {
 	struct strbuf params = { 0 };
 	struct csv_key k;
 
-	conf_key(r, l, NULL, &params, &k);
+	live_key(r, l, NULL, &params, &k);
 	sink_lost(&r->sink, &k, metric, "s");
 	free(params.p);
 }
@@ -109,7 +52,7 @@ static void vol_metric(struct run *r, const struct live *l, int i,
 	if (!l->volumes)
 		return;
 	snprintf(name, sizeof(name), "%s_%s", metric, l->vol[i].name);
-	conf_metric(r, l, name, secs);
+	live_metric(r, l, name, secs);
 }
 
 /* Run a root hook (setup/teardown) through the shell, output to log;
@@ -449,7 +392,7 @@ static int make_fs(struct run *r, struct live *l, int restore,
 			      json_incref(made));
 	json_decref(made);
 	if (!fc->fs->nodev && !restore)
-		conf_metric(r, l, "mkfs_s", total);
+		live_metric(r, l, "mkfs_s", total);
 	return 0;
 }
 
@@ -470,7 +413,7 @@ static int mount_all(struct run *r, struct live *l, struct diag *d)
 			      "mount_applied_volumes", applied);
 	if (rc)
 		return -1;
-	conf_metric(r, l, "mount_s", total);
+	live_metric(r, l, "mount_s", total);
 	return 0;
 }
 
@@ -597,7 +540,7 @@ void conf_down(struct run *r, struct live *l)
 		vol_metric(r, l, i, "umount_s", t);
 	}
 	if (n && !failed)
-		conf_metric(r, l, "umount_s", total);
+		live_metric(r, l, "umount_s", total);
 	else if (failed)
 		conf_lost(r, l, "umount_s");
 	/* what phases left in the work directory itself is on our

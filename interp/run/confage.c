@@ -106,7 +106,7 @@ int confage_restore(struct run *r, struct live *l, struct diag *d)
 	}
 	runlog("%s: made from the kept aged image %s (sha256 %s)", l->cid,
 	       path, sha);
-	conf_metric(r, l, "age_restore_s", clock_now() - t);
+	live_metric(r, l, "age_restore_s", clock_now() - t);
 	rc = 0;
 out:
 	if (from >= 0)
@@ -248,7 +248,6 @@ static int age_child(struct run *r, struct live *l, struct aged *a,
 	else
 		rc = 0;
 	child_result_free(&res);
-	conf_sweep();
 	return rc;
 }
 
@@ -258,7 +257,7 @@ static void value(struct run *r, struct live *l, const char *metric,
 		  const char *unit, double v)
 {
 	if (isfinite(v))
-		conf_value(r, l, metric, unit, v);
+		live_value(r, l, metric, unit, v);
 }
 
 /* The measured rows, and the aging's own (a's: NULL, the kept record's). */

@@ -2,7 +2,8 @@
 #ifndef FSPLAN_CONFAGE_H
 #define FSPLAN_CONFAGE_H
 
-#include "run/conf.h"
+#include "run/live.h"
+#include "util/diag.h"
 
 /*
  * Whether config l's filesystem comes from its kept aged image instead

@@ -69,7 +69,7 @@ static void finish_cell(struct run *r, const struct live *l, struct cell *c,
 		.status = status, .reason = reason,
 	};
 
-	conf_key(r, l, c, &params, &k);
+	live_key(r, l, c, &params, &k);
 	if (status == RES_FAILED)
 		o.reason = conf_workdir_full(r, l, reason, full, sizeof(full));
 	o.watch = stoprule_watch(r, c);
@@ -372,7 +372,7 @@ static int conf_names(const struct run *r, struct live *l)
 	const struct fsconf *fc = l->fc;
 	int rc;
 
-	conf_axes(r->e, NULL, fc, &axes);
+	live_axes(r->e, NULL, fc, &axes);
 	strbuf_printf(&cid, "%s%s%s", fc->label, axes.len ? "/" : "",
 		      axes.oom ? "" : axes.p);
 	strbuf_printf(&cell, "%s", cid.oom ? "" : cid.p);
