@@ -1,5 +1,6 @@
 /* test_aged: configs aged after their mount, as a run does it, end to end. */
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -241,5 +242,49 @@ Test(aged, churn_fragments_files_and_free_space, .fini = fini,
 			     4 * e2e_num(rd, fill, "age_bytes_written"), "%s",
 			     type[t]);
 	}
+	expect_clean(dir);
+}
+
+/* A kept aged image that changed between its keeping and its use (a
+ * byte flipped while the run was down) is refused with the reason, not
+ * measured as the aged state. */
+Test(aged, a_kept_image_that_changed_is_refused, .fini = fini,
+     .timeout = 240)
+{
+	const char *dir;
+	char *plan, rd[300], path[400], img[400];
+	int status, rc, fd;
+	pid_t pid;
+
+	e2e_require_root();
+	dir = e2e_tmpdir();
+	plan = e2e_write(dir, "plan.yaml", "fsplan: 1\nname: tamper\n"
+			 "target: {image: 256M}\norder: rounds\nrepeat: 2\n"
+			 "filesystems:\n  - {type: ext4, age: {fill: 30%}}\n"
+			 "phases:\n  - {name: p, exec: 'sleep 30'}\n");
+	snprintf(rd, sizeof(rd), "%s/run", dir);
+	snprintf(path, sizeof(path), "%s/log.txt", rd);
+	pid = e2e_fsplan_bg((const char *[]){ "run", plan, "-o", rd, "-q",
+					      "--workdir", dir, NULL });
+	for (int i = 0; i < 600 && !strstr(e2e_read(path), "image kept as");
+	     i++)
+		usleep(50000);
+	cr_assert(strstr(e2e_read(path), "image kept as"), "%s",
+		  e2e_read(path));
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	for (int i = 0; i < 40 && (e2e_mounted_under(dir) ||
+				   e2e_loops_under(dir)); i++)
+		usleep(100000);
+	snprintf(img, sizeof(img), "%s/aged/1.img", rd);
+	fd = open(img, O_WRONLY);
+	cr_assert_geq(fd, 0, "no kept image %s", img);
+	cr_assert_eq(pwrite(fd, "x", 1, 4 << 20), 1);
+	close(fd);
+	rc = e2e_fsplan((const char *[]){ "run", plan, "--resume", rd, "-q",
+					  "--workdir", dir, NULL });
+	cr_expect_neq(rc, 0, "a changed aged image was used");
+	cr_expect(strstr(e2e_failed(rd), "changed since it was made"), "%s",
+		  e2e_failed(rd));
 	expect_clean(dir);
 }

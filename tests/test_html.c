@@ -64,9 +64,9 @@ Test(html, a_bar_per_entry_in_the_given_order_with_whiskers_and_n)
 	cr_expect_eq(page_count(s, "<rect class=\"fsplan-bar\""), 3, "%s", s);
 	cr_expect_eq(page_count(s, "class=\"fsplan-ci\""), 2,
 		     "no whisker for n=1:\n%s", s);
-	x = strstr(s, "<title>xfs &lt;1&gt;: 30.0 \xc2\xb1" "2.0, n=3</title>");
+	x = strstr(s, "<title>xfs &lt;1&gt;: 30.0 \xc2\xb1" "2.00, n=3</title>");
 	e = strstr(s, "<title>ext4 &amp; co: 20.5, n=1</title>");
-	bt = strstr(s, "<title>btrfs: 10.0 \xc2\xb1" "0.5, n=2</title>");
+	bt = strstr(s, "<title>btrfs: 10.0 \xc2\xb1" "0.500, n=2</title>");
 	cr_assert(x && e && bt, "%s", s);
 	cr_expect(x < e && e < bt, "the order given is the order drawn");
 	cr_expect(strstr(s, "(n=3)</text>"));
@@ -187,8 +187,8 @@ Test(html, a_page_escapes_what_comes_from_the_plan_and_the_results)
 	cr_assert_not_null(chart, "%s", page);
 	cr_expect_eq(page_count(chart, "<rect class=\"fsplan-bar\""), 2, "%s",
 		     chart);
-	cr_expect_lt(strstr(chart, "<title>xfs: 1.000, n=1</title>"),
-		     strstr(chart, "<title>a&lt;b&amp;c: 2.250 \xc2\xb1"),
+	cr_expect_lt(strstr(chart, "<title>xfs: 1.00, n=1</title>"),
+		     strstr(chart, "<title>a&lt;b&amp;c: 2.25 \xc2\xb1"),
 		     "%s", chart);
 	free(chart);
 	cr_expect_null(strstr(page, "config-metrics"), "only with --all");
