@@ -485,9 +485,7 @@ int overtime_text(FILE *f, const struct overtime *o,
 	if (rc <= 0)
 		return rc;
 	fprintf(f, "\n%s\n", v.title);
-	table_text(f, &v.t);
-	if (v.t.note)
-		fprintf(f, "(%s)\n", v.t.note);
+	table_text(f, &v.t);	/* its note under it */
 	overtime_view_free(&v);
 	return 0;
 }
