@@ -104,6 +104,9 @@ Test(aged, aged_once_and_every_round_from_the_kept_image, .fini = fini,
 	}
 	cr_expect_null(e2e_metric(rd, "ext4#1", "age_fill_pct"),
 		       "the fresh config aged");
+	/* measured again after the phases: their file "seen" is one more */
+	cr_expect_eq(e2e_num(rd, cell[1], "age_end_files"),
+		     e2e_num(rd, cell[1], "age_files") + 1);
 	/* the sha256 kept is the one round 2 was made from */
 	snprintf(path, sizeof(path), "%s/manifest.json", rd);
 	man = e2e_read(path);

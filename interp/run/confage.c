@@ -406,6 +406,28 @@ int confage_up(struct run *r, struct live *l, int restored, struct diag *d)
 	return measure_rows(r, l, &a, d);
 }
 
+void confage_end(struct run *r, struct live *l)
+{
+	struct age_measure m;
+	struct diag d = { 0 };
+
+	if (!l->fc->age || l->volumes || !l->vol[0].mounted)
+		return;
+	if (age_measure(r->mnt, l->vol[0].dev, l->fc->fs->type.s, &m, &d)) {
+		runlog("%s: how aged after the phases: %s", l->cid, d.msg);
+		return;
+	}
+	value(r, l, "age_end_fill_pct", "%", m.fill_pct);
+	value(r, l, "age_end_files", "", (double)m.files);
+	value(r, l, "age_end_layout_score", "", m.layout_score);
+	value(r, l, "age_end_extents_per_file", "", m.extents_mean);
+	value(r, l, "age_end_free_extents", "", m.free_extents);
+	runlog("%s: after the phases: %.1f%% full, %llu files, layout score "
+	       "%.3f, %.2f extents a file, %.0f free extents", l->cid,
+	       m.fill_pct, (unsigned long long)m.files, m.layout_score,
+	       m.extents_mean, m.free_extents);
+}
+
 void confage_forget(struct run *r)
 {
 	char path[PATH_MAX + 32];

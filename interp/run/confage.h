@@ -31,6 +31,11 @@ int confage_restore(struct run *r, struct live *l, struct diag *d);
  */
 int confage_up(struct run *r, struct live *l, int restored, struct diag *d);
 
+/* After the config's last phase run, before its unmount: an aged
+ * config measured again, as the phases left it (age_end_* rows:
+ * fill_pct, files, layout_score, extents_per_file, free_extents). */
+void confage_end(struct run *r, struct live *l);
+
 /* At the run's end: a run that completed with no failed phase run has
  * nothing to resume, and its kept images go (the manifest keeps their
  * sha256s). */

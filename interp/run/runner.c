@@ -454,6 +454,8 @@ static void run_conf(struct run *r, struct fsconf *fc, int round)
 	manifest_conf_state(r->man, fc->index - 1, r->stop ?
 			    MANIFEST_INTERRUPTED : left ? MANIFEST_RUNNING :
 			    MANIFEST_DONE);
+	if (!r->stop)
+		confage_end(r, &l);
 	conf_down(r, &l);
 	goto out;
 fail:
