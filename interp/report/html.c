@@ -209,7 +209,7 @@ void html_bar_chart(FILE *f, const struct html_bars *b)
 		chars = chars_of(b->label[i]) > chars ?
 			chars_of(b->label[i]) : chars;
 	}
-	lw = 12 + 7 * (chars > MAX_LABEL ? MAX_LABEL + 1 : chars);
+	lw = 12 + 8 * (chars > MAX_LABEL ? MAX_LABEL + 1 : chars);
 	w = lw + PLOT + VALUE;
 	h = TOP + ROW * (double)b->n + BOTTOM;
 	html_axis_fit(&ax, lo, hi, lw, lw + PLOT);
