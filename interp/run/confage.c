@@ -282,6 +282,20 @@ static int measure_rows(struct run *r, struct live *l, const struct aged *a,
 	      json_number_value(json_object_get(k, "bytes_written")));
 	value(r, l, "age_churn_rounds", "", a ? a->rounds :
 	      json_number_value(json_object_get(k, "churn_rounds")));
+	if (a && a->full) {
+		runlog("%s: warning: the aging ran out of room (a full "
+		       "filesystem, or no inode left) at %.1f%% full, %llu "
+		       "files, asked %.0f%%", l->cid, m.fill_pct,
+		       (unsigned long long)m.files, l->fc->age->fill * 100);
+		if (!r->quiet)
+			fprintf(stderr, "fsplan: %s: warning: the aging ran "
+				"out of room at %.1f%% full (%llu files; asked "
+				"%.0f%%): ext4 keeps 5%% for root, and a small "
+				"filesystem has few inodes for many dirs\n",
+				l->cid, m.fill_pct,
+				(unsigned long long)m.files,
+				l->fc->age->fill * 100);
+	}
 	runlog("%s: aged: %.1f%% full, %llu files, layout score %.3f, "
 	       "%.2f extents a file (p99 %.0f), %.0f free extents (%s)",
 	       l->cid, m.fill_pct, (unsigned long long)m.files,
