@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "util/sha256.h"
+#include "util/sha256ni.h"
 
 static const uint32_t K[64] = {
 	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
@@ -99,6 +100,11 @@ void sha256_update(struct sha256_ctx *s, const void *data, size_t len)
 			return;
 		block(s, s->blk);
 		s->used = 0;
+	}
+	if (len >= 64 && sha256ni_have()) {
+		sha256ni_blocks(s->h, p, len / 64);
+		p += len / 64 * 64;
+		len %= 64;
 	}
 	for (; len >= 64; p += 64, len -= 64)
 		block(s, p);

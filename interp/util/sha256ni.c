@@ -1,0 +1,90 @@
+/* sha256ni: SHA-256's compression with the x86 SHA extensions, where the CPU has them. */
+#include "util/sha256ni.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+/* The round constants, four a group, as sha256.c's K. */
+static const uint32_t K4[64] __attribute__((aligned(16))) = {
+	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
+	0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
+	0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
+	0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+	0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147,
+	0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
+	0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
+	0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+	0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
+	0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
+	0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+};
+
+int sha256ni_have(void)
+{
+	static int have = -1;
+
+	if (have < 0) {
+		__builtin_cpu_init();
+		have = __builtin_cpu_supports("sha") &&
+		       __builtin_cpu_supports("sse4.1");
+	}
+	return have;
+}
+
+__attribute__((target("sha,sse4.1")))
+void sha256ni_blocks(uint32_t h[8], const unsigned char *p, size_t n)
+{
+	const __m128i swap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL,
+					    0x0405060700010203ULL);
+	__m128i s0, s1, t, w[16], m, abef, cdgh;
+
+	/* h as the instructions take it: ABEF and CDGH */
+	t = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&h[0]), 0xB1);
+	s1 = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&h[4]), 0x1B);
+	s0 = _mm_alignr_epi8(t, s1, 8);
+	s1 = _mm_blend_epi16(s1, t, 0xF0);
+	for (; n; n--, p += 64) {
+		abef = s0;
+		cdgh = s1;
+		for (int i = 0; i < 16; i++) {
+			if (i < 4) {
+				w[i] = _mm_shuffle_epi8(_mm_loadu_si128(
+					(const __m128i *)(p + 16 * i)), swap);
+			} else {
+				m = _mm_sha256msg1_epu32(w[i - 4], w[i - 3]);
+				m = _mm_add_epi32(m, _mm_alignr_epi8(
+					w[i - 1], w[i - 2], 4));
+				w[i] = _mm_sha256msg2_epu32(m, w[i - 1]);
+			}
+			m = _mm_add_epi32(w[i], _mm_load_si128(
+				(const __m128i *)&K4[4 * i]));
+			s1 = _mm_sha256rnds2_epu32(s1, s0, m);
+			s0 = _mm_sha256rnds2_epu32(s0, s1,
+						   _mm_shuffle_epi32(m, 0x0E));
+		}
+		s0 = _mm_add_epi32(s0, abef);
+		s1 = _mm_add_epi32(s1, cdgh);
+	}
+	t = _mm_shuffle_epi32(s0, 0x1B);
+	s1 = _mm_shuffle_epi32(s1, 0xB1);
+	s0 = _mm_blend_epi16(t, s1, 0xF0);
+	s1 = _mm_alignr_epi8(s1, t, 8);
+	_mm_storeu_si128((__m128i *)&h[0], s0);
+	_mm_storeu_si128((__m128i *)&h[4], s1);
+}
+
+#else
+
+int sha256ni_have(void)
+{
+	return 0;
+}
+
+void sha256ni_blocks(uint32_t h[8], const unsigned char *p, size_t n)
+{
+	(void)h;
+	(void)p;
+	(void)n;
+}
+
+#endif
