@@ -102,7 +102,7 @@ void sha256_update(struct sha256_ctx *s, const void *data, size_t len)
 		s->used = 0;
 	}
 	if (len >= 64 && sha256ni_have()) {
-		sha256ni_blocks(s->h, p, len / 64);
+		sha256ni_blocks(s->h, K, p, len / 64);
 		p += len / 64 * 64;
 		len %= 64;
 	}
