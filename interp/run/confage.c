@@ -1,4 +1,4 @@
-/* confage: a config aged after its mount (DESIGN.md section 10), its image kept. */
+/* confage: a config aged after its mount (DESIGN.md §10), its image kept. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

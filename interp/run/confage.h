@@ -1,4 +1,4 @@
-/* confage: a config aged after its mount (DESIGN.md section 10), its image kept. */
+/* confage: a config aged after its mount (DESIGN.md §10), its image kept. */
 #ifndef FSPLAN_CONFAGE_H
 #define FSPLAN_CONFAGE_H
 

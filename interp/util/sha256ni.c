@@ -1,4 +1,4 @@
-/* sha256ni: SHA-256's compression with the x86 SHA extensions, where the CPU has them. */
+/* sha256ni: SHA-256's rounds on the CPU's SHA extensions, where it has them. */
 #include "util/sha256ni.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)

@@ -1,4 +1,4 @@
-/* sha256ni: SHA-256's compression with the x86 SHA extensions, where the CPU has them. */
+/* sha256ni: SHA-256's rounds on the CPU's SHA extensions, where it has them. */
 #ifndef FSPLAN_SHA256NI_H
 #define FSPLAN_SHA256NI_H
 
