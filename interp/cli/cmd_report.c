@@ -72,8 +72,18 @@ static const char report_help[] =
 "  --by AXIS       instead, per phase a pivot of its first key metric:\n"
 "                  a row per config (and its other parameters), a column\n"
 "                  per value of AXIS, each cell the mean (text, csv, html)\n"
+"  --audit         only the audit, for CI: exit 1 when a check fails\n"
 "\n"
-"Exit 0, or 2 on a usage error (a --metric that matches no metric of\n"
+"Text and html begin with an audit of the method, a line per check:\n"
+"pass, warn or fail, its name, the figure behind it. repetitions: the\n"
+"fewest ok runs of a cell (fail under 2) and the widest 95% CI of its\n"
+"first key metric (warn over 10% of the mean); cache: phase runs with\n"
+"neither a memory limit nor direct loop I/O (warn); aged: how many\n"
+"configs were aged (warn when none); steady: runs never steady (warn);\n"
+"disturbed: runs with others_cores or steal_cores over 0.25 (warn;\n"
+"fail over a third); cpu-bound: runs whose cpu_pct is 90 or more\n"
+"(warn); tools: mkfs versions missing from the manifest (warn).\n""\n"
+"Exit 0, 1 when --audit finds a failed check, or 2 on a usage error (a --metric that matches no metric of\n"
 "the run among them, a --where or --by key no run has) or when\n"
 "RUNDIR/results.csv cannot be read or the output cannot be written.\n";
 static const struct opt report_opts_table[] = {
@@ -83,13 +93,15 @@ static const struct opt report_opts_table[] = {
 	OPT_FLAG_OF("all", 0, struct report_opts, all),
 	OPT_LIST_OF("where", 0, struct report_opts, where),
 	OPT_STRING_OF("by", 0, struct report_opts, by),
+	OPT_FLAG_OF("audit", 0, struct report_opts, audit),
 	OPT_END
 };
 
 const struct opts_cmd report_cmd = {
 	"report",
 	"report RUNDIR [--format text|csv|html] [-o FILE]\n"
-	"[--metric GLOB]... [--all] [--where KEY=VALUE]... [--by AXIS]",
+	"[--metric GLOB]... [--all] [--where KEY=VALUE]... [--by AXIS]\n"
+	"[--audit]",
 	report_help, report_opts_table, "RUNDIR", 0,
 	offsetof(struct report_opts, rundir),
 	"each phase's key metrics: mean, spread, best first (--all: all)"
@@ -98,16 +110,18 @@ const struct opts_cmd report_cmd = {
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = { FMT_TEXT, NULL, NULL, { NULL, 0 }, 0,
-				 { NULL, 0 }, NULL };
+				 { NULL, 0 }, NULL, 0, NULL };
 	struct strbuf notes = { 0 };
 	struct diag d = { 0 };
-	int rc = opts_parse(&report_cmd, argc, argv, &o);
+	int rc = opts_parse(&report_cmd, argc, argv, &o), failed = 0;
 
 	if (rc == OPTS_GO && o.metric.n && o.all)
 		rc = opts_usage("report", "%s", "--all shows every metric: "
 				"it does not go with --metric");
 	if (rc == OPTS_GO) {
-		rc = report_run(&o, &notes, &d) ? EXIT_USAGE : EXIT_OK;
+		o.audit_failed = &failed;
+		rc = report_run(&o, &notes, &d) ? EXIT_USAGE :
+		     failed ? EXIT_FAILED : EXIT_OK;
 		cmd_notes(stderr, "report", &notes);
 		if (rc)
 			cmd_fail_named(stderr, "report", &d);

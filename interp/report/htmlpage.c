@@ -10,6 +10,7 @@
 #include "report/agetable.h"
 #include "report/configs.h"
 #include "report/effects.h"
+#include "report/audit.h"
 #include "report/html.h"
 #include "report/htmlcdf.h"
 #include "report/htmlchart.h"
@@ -470,6 +471,7 @@ int htmlpage_write(FILE *f, const char *rundir, const struct results *r,
 	const char **names = view_phases(r);
 	struct strbuf title = { 0 };
 	struct htmlcdf hist;
+	struct audit audit;
 	json_t *m;
 	int rc = -1, configs_rows = 0;
 
@@ -489,6 +491,8 @@ int htmlpage_write(FILE *f, const char *rundir, const struct results *r,
 		goto out;
 	html_begin(f, title.p);
 	header(f, rundir, r, m);
+	audit_run(r, m, &audit);
+	audit_html(f, &audit);
 	contents(f, m, names);
 	machine(f, m, r);
 	if (!r->n_runs)

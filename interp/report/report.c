@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "report/agetable.h"
+#include "report/audit.h"
 #include "report/configs.h"
 #include "report/effects.h"
 #include "report/html.h"
@@ -272,6 +273,7 @@ static int write_text(FILE *f, const char *rundir, const struct results *r,
 {
 	const char **names = view_phases(r);
 	struct table_src in = { 0 };
+	struct audit audit;
 	json_t *m;
 	int configs = 0, rc = -1;
 
@@ -281,6 +283,8 @@ static int write_text(FILE *f, const char *rundir, const struct results *r,
 	pick->phases = json_object_get(m, "phases");
 	pick->all = r;
 	text_header(f, rundir, r, m);
+	audit_run(r, m, &audit);
+	audit_text(f, &audit);
 	if (pick->view == VIEW_KEY)
 		fputs("(each phase's key metrics: --metric GLOB for others, "
 		      "--all for every one)\n", f);
@@ -447,6 +451,22 @@ static int write_by(FILE *f, const struct report_opts *o,
 	return rc ? -1 : 0;
 }
 
+/* --audit: the audit alone; *o->audit_failed set when a check fails. */
+static int write_audit(FILE *f, const struct report_opts *o,
+		       const struct results *r)
+{
+	json_t *m = manifest_load(o->rundir, NULL);
+	struct audit a;
+
+	audit_run(r, m, &a);
+	fprintf(f, "fsplan audit: %s\n", o->rundir);
+	audit_text(f, &a);
+	if (a.worst == AUDIT_FAIL && o->audit_failed)
+		*o->audit_failed = 1;
+	json_decref(m);
+	return 0;
+}
+
 /* The page or text or CSV of r as o asks, to f. 0, or -1 out of memory. */
 static int write_as(FILE *f, const struct report_opts *o,
 		    const struct results *r, const struct overtime *series)
@@ -454,6 +474,8 @@ static int write_as(FILE *f, const struct report_opts *o,
 	struct pick pick = { VIEW_KEY, o->metric.v, NULL, NULL, series };
 
 	pick.view = o->all ? VIEW_ALL : o->metric.n ? VIEW_METRIC : VIEW_KEY;
+	if (o->audit)
+		return write_audit(f, o, r);
 	if (o->by)
 		return write_by(f, o, r);
 	return o->fmt == FMT_CSV ? write_csv(f, r) :

@@ -15,6 +15,8 @@ struct report_opts {
 	int all;			/* not with metric */
 	struct opt_list where;		/* --where k=v: the runs kept */
 	const char *by;			/* --by AXIS: the pivot, or NULL */
+	int audit;			/* --audit: only the audit */
+	int *audit_failed;		/* set to 1 when a check fails */
 };
 
 /*
