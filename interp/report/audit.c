@@ -107,7 +107,7 @@ static void check_repetitions(const struct audit_in *in,
 		say(l, AUDIT_FAIL, "n=0: no phase run counted");
 	else if (least < 2)
 		say(l, AUDIT_FAIL, "n=%d: some of the %d cells have fewer "
-		    "than 2 ok runs of their key metric, no 95%% CI", least,
+		    "than 2 ok runs: no 95%% CI", least,
 		    cells);
 	else
 		say(l, widest > 10 ? AUDIT_WARN : AUDIT_PASS, "n>=%d, widest "
