@@ -82,10 +82,13 @@ static const char report_help[] =
 "configs were aged (warn when none); steady: runs never steady (warn);\n"
 "disturbed: runs with others_cores or steal_cores over 0.25 (warn;\n"
 "fail over a third); cpu-bound: runs whose cpu_pct is 90 or more\n"
-"(warn); tools: mkfs versions missing from the manifest (warn).\n""\n"
-"Exit 0, 1 when --audit finds a failed check, or 2 on a usage error (a --metric that matches no metric of\n"
-"the run among them, a --where or --by key no run has) or when\n"
-"RUNDIR/results.csv cannot be read or the output cannot be written.\n";
+"(warn); tools: mkfs versions missing from the manifest (warn). steady\n"
+"has no line when no phase has a steady rule.\n"
+"\n"
+"Exit 0, 1 when --audit finds a failed check, or 2 on a usage error (a\n"
+"--metric that matches no metric of the run among them, a --where or\n"
+"--by key no run has) or when RUNDIR/results.csv cannot be read or the\n"
+"output cannot be written.\n";
 static const struct opt report_opts_table[] = {
 	OPT_CALL_OF("format", 0, struct report_opts, fmt, outfmt_take),
 	OPT_STRING_OF("output", 'o', struct report_opts, out),

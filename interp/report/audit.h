@@ -25,8 +25,8 @@ struct audit {
 
 /*
  * The checks over r and its manifest m (NULL when none): repetitions,
- * cache, aged, steady, disturbed, cpu-bound, tools, in a. 0, or -1 out
- * of memory.
+ * cache, aged, steady, disturbed, cpu-bound, tools, in a (steady only
+ * when some phase run had a steady rule). 0, or -1 out of memory.
  */
 int audit_run(const struct results *r, json_t *m, struct audit *a);
 
