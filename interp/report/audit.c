@@ -337,9 +337,13 @@ void audit_html(FILE *f, const struct audit *a)
 {
 	fputs("<h2 id=\"audit\">audit</h2>\n<table class=\"audit\">\n", f);
 	for (int i = 0; i < a->n; i++) {
-		fprintf(f, "<tr class=\"%s\"><td>%s</td><td>%s</td><td>",
-			verdict_name[a->line[i].verdict],
-			verdict_name[a->line[i].verdict], a->line[i].name);
+		enum audit_verdict v = a->line[i].verdict;
+
+		/* the page's style has .warn; a failure is bolder */
+		fprintf(f, "<tr class=\"%s\"%s><td>%s</td><td>%s</td><td>",
+			verdict_name[v], v == AUDIT_FAIL ?
+			" style=\"color:#b00000;font-weight:bold\"" : "",
+			verdict_name[v], a->line[i].name);
 		html_text(f, a->line[i].text);
 		fputs("</td></tr>\n", f);
 	}
