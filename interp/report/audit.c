@@ -147,8 +147,9 @@ static void check_cache(const struct audit_in *in, struct audit_line *l)
 		    "and no direct loop I/O: the page cache may be what is "
 		    "measured", open, runs);
 	else
-		say(l, AUDIT_PASS, "%zu phase runs: %zu without a memory "
-		    "limit, %zu without direct loop I/O, none without both",
+		say(l, AUDIT_PASS, "%zu phase runs (tmpfs aside): %zu "
+		    "without a memory limit, %zu without direct loop I/O, "
+		    "none without both",
 		    runs, unlimited, buffered);
 }
 
