@@ -198,3 +198,25 @@ Test(history, sigkill_mid_insert_leaves_a_readable_db, .fini = fini)
 	cr_expect(strstr(e2e_out, "added run BIG (180600 values)"), "%s",
 		  e2e_out);
 }
+
+/* Without --db: $XDG_DATA_HOME/fsplan/history.db, its directory 0700. */
+Test(history, default_db_under_xdg_data_home, .fini = fini)
+{
+	const char *dir = e2e_tmpdir();
+	char xdg[512], db[600];
+	struct stat st;
+
+	snprintf(xdg, sizeof(xdg), "%s/xdg", dir);
+	cr_assert_eq(mkdir(xdg, 0700), 0);
+	cr_assert_eq(setenv("XDG_DATA_HOME", xdg, 1), 0);
+	cr_assert_eq(e2e_fsplan((const char *[]){ "history", "add",
+				run(dir, "R1", 1, "6.1", 100, 1, 0), NULL }),
+		     0, "%s", e2e_err);
+	unsetenv("XDG_DATA_HOME");
+	snprintf(db, sizeof(db), "%s/fsplan", xdg);
+	cr_assert_eq(stat(db, &st), 0);
+	cr_expect_eq(st.st_mode & 0777, 0700);
+	snprintf(db, sizeof(db), "%s/fsplan/history.db", xdg);
+	cr_assert_eq(hist(db, "list", NULL, NULL, NULL), 0, "%s", e2e_err);
+	cr_expect(strstr(e2e_out, "R1  t  "), "%s", e2e_out);
+}
