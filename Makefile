@@ -11,7 +11,7 @@ VERSION  := 0.1.0
 PREFIX   ?= /usr/local
 DATADIR  ?= $(PREFIX)/share/fsplan
 BUILD    ?= build
-PKGS     := yaml-0.1 lua5.4 liburing libcap jansson blkid
+PKGS     := yaml-0.1 lua5.4 liburing libcap jansson blkid sqlite3
 
 CC       ?= cc
 WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -85,7 +85,7 @@ DEB_PKGS := build-essential pkg-config libyaml-dev liblua5.4-dev \
             bonnie++ dbench fio time clang libclang-rt-14-dev \
             groff-base mandoc mariadb-server sysbench chromium \
             fonts-dejavu-core tidy slurm-wlm munge parallel python3-yaml \
-            procps
+            procps libsqlite3-dev
 
 # Service packages (mariadb-server; munge, slurmctld, slurmd, which the
 # scale-out test starts itself) must leave no daemon running or enabled:

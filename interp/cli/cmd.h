@@ -72,7 +72,8 @@ void cmd_fail_named(FILE *f, const char *name, const struct diag *d);
 
 /* The commands of this folder: options and help, and the function. */
 extern const struct opts_cmd check_cmd, expand_cmd, run_cmd, report_cmd,
-	effects_cmd, compare_cmd, merge_cmd, version_cmd, help_cmd;
+	effects_cmd, compare_cmd, merge_cmd, version_cmd, help_cmd,
+	history_cmd;
 int cmd_check(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_expand(int argc, char **argv);
@@ -80,6 +81,7 @@ int cmd_report(int argc, char **argv);
 int cmd_effects(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_history(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 

@@ -31,6 +31,7 @@ static const struct command commands[] = {
 	{ &effects_cmd, cmd_effects },
 	{ &compare_cmd, cmd_compare },
 	{ &merge_cmd, cmd_merge },
+	{ &history_cmd, cmd_history },
 	{ &version_cmd, cmd_version },
 	{ &help_cmd, cmd_help },
 	{ NULL, NULL }
