@@ -150,7 +150,7 @@ Test(history, check_flags_a_slower_run, .fini = fini)
 	cr_expect_eq(hist(db, "check", run(dir, "R4", 4, "6.18", 60, 2, 0),
 			  NULL, NULL), 1, "%s%s", e2e_out, e2e_err);
 	cr_expect(strstr(e2e_out, "ext4/w/n=1 rate_mbs: history n=9 mean "
-			 "102, this run n=3 mean 62 (-39.2%)"), "%s", e2e_out);
+			 "102, this run n=3 mean 62.0 (-39.2%)"), "%s", e2e_out);
 	cr_expect(strstr(e2e_out, ": worse (kernel differs from the "
 			 "history's)\n"), "%s", e2e_out);
 	cr_expect(strstr(e2e_out, "2 metrics: 0 better, 2 worse"), "%s",

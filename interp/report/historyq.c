@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/fig.h"
 #include "report/history.h"
 #include "report/historydb.h"
 #include "report/manifestread.h"
@@ -51,6 +52,7 @@ static void show_row(sqlite3_stmt *st, const struct history_show *o,
 {
 	double mean = sqlite3_column_double(st, 8);
 	int n = sqlite3_column_int(st, 7);
+	char fig[FIG_LEN];
 
 	if (o->csv) {
 		csv_field(f, o->plan, ',');
@@ -67,8 +69,9 @@ static void show_row(sqlite3_stmt *st, const struct history_show *o,
 		fputs(" ==\n", f);
 		*first = mean;
 	}
-	fprintf(f, "%-20s  %-24s  %-16s  n=%-3d %12.6g", historydb_col(st, 5),
-		historydb_col(st, 4), historydb_col(st, 6), n, mean);
+	fprintf(f, "%-20s  %-24s  %-16s  n=%-3d %12s", historydb_col(st, 5),
+		historydb_col(st, 4), historydb_col(st, 6), n,
+		fig_text(fig, sizeof(fig), mean, 0, NULL, NULL));
 	if (!new_group && *first != 0)
 		fprintf(f, "  %+.1f%%", 100 * (mean - *first) / fabs(*first));
 	fputc('\n', f);
@@ -222,6 +225,7 @@ static int check_metric(struct check *c, const struct res_run *const *runs,
 	struct stats_welch w = { 0 };
 	const char *unit = "";
 	double *v = calloc(n ? n : 1, sizeof(*v));
+	char fa[FIG_LEN], fb[FIG_LEN];
 	enum verdict verdict;
 	int k = 0;
 
@@ -243,8 +247,10 @@ static int check_metric(struct check *c, const struct res_run *const *runs,
 		return -1;
 	verdict = judge(&a, &b, rank_lower_is_better(metric, unit), &w);
 	c->count[verdict]++;
-	fprintf(c->f, "%s %s: history n=%d mean %.6g, this run n=%d mean "
-		"%.6g", runs[0]->base, metric, a.n, a.mean, b.n, b.mean);
+	fprintf(c->f, "%s %s: history n=%d mean %s, this run n=%d mean %s",
+		runs[0]->base, metric, a.n, fig_text(fa, sizeof(fa), a.mean, 0,
+		NULL, NULL), b.n, fig_text(fb, sizeof(fb), b.mean, 0, NULL,
+		NULL));
 	if (a.n && a.mean != 0)
 		fprintf(c->f, " (%+.1f%%)", 100 * (b.mean - a.mean) /
 			fabs(a.mean));
