@@ -31,6 +31,8 @@ static const struct command commands[] = {
 	{ &effects_cmd, cmd_effects },
 	{ &compare_cmd, cmd_compare },
 	{ &merge_cmd, cmd_merge },
+	{ &pack_cmd, cmd_pack },
+	{ &rerun_cmd, cmd_rerun },
 	{ &version_cmd, cmd_version },
 	{ &help_cmd, cmd_help },
 	{ NULL, NULL }
