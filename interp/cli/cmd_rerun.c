@@ -136,7 +136,12 @@ static int lay_out(json_t *man, const char *files, const char *lib,
 	if (packfiles_list(man, lib, l, d))
 		return -1;
 	for (size_t i = 0; i < l->n; i++) {
-		snprintf(src, sizeof(src), "%s/%s", files ?: "", l->f[i].rel);
+		int n = snprintf(src, sizeof(src), "%s/%s", files ?: "",
+				 l->f[i].rel);
+
+		if (n < 0 || (size_t)n >= sizeof(src))
+			return diag_fail(d, DIAG_INPUT, ENAMETOOLONG, "%s",
+					 l->f[i].path);
 		if (packfiles_copy(&l->f[i], files ? src : l->f[i].path, work,
 				   d))
 			return -1;

@@ -94,7 +94,8 @@ int packfiles_libdir(json_t *man, char *buf, size_t len)
 	size_t i;
 
 	json_array_foreach(json_object_get(man, "code"), i, o) {
-		const char *p = str(o, "path") ?: "", *kind = str(o, "kind") ?: "";
+		const char *p = str(o, "path") ?: "";
+		const char *kind = str(o, "kind") ?: "";
 		const char *end = strrchr(p, '/');
 		size_t n = end ? (size_t)(end - p) : 0;
 
