@@ -51,7 +51,7 @@ static const struct opt rerun_opts_table[] = {
 
 const struct opts_cmd rerun_cmd = {
 	"rerun", "rerun RUNDIR|FILE.tar.gz [-o DIR] [-D name=value]...\n"
-	"  [--destroy DEV]", rerun_help, rerun_opts_table,
+	"[--destroy DEV]", rerun_help, rerun_opts_table,
 	"a RUNDIR or FILE.tar.gz", 0, offsetof(struct rerun_opts, src),
 	"run a packed or kept run again and compare it with the original"
 };
