@@ -92,6 +92,9 @@ Test(pack, rerun_of_a_pack_reproduces_it, .fini = fini, .timeout = 120)
 	cr_expect(strstr(e2e_out, "machines: the same"), "%s", e2e_out);
 	snprintf(path, sizeof(path), "%s/plan/mine.lua", again);
 	cr_expect_eq(stat(path, &st), 0, "%s", path);
+	snprintf(path, sizeof(path), "%s/packed/run/manifest.json", again);
+	cr_expect_eq(stat(path, &st), 0, "the original is not kept: %s",
+		     path);
 	snprintf(path, sizeof(path), "%s/run", again);
 	cr_expect_str_eq(e2e_metric(path, "dir/mine#3", "total_time_s"),
 			 "0.05");

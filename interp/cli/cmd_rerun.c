@@ -23,8 +23,8 @@ struct rerun_opts {
 
 static const char rerun_help[] =
 "Run a study again: SRC is a run directory, or an archive from fsplan\n"
-"pack (unpacked into a private directory; a member with an absolute\n"
-"path or .. is refused). Every file the manifest names by sha256 (the\n"
+"pack (unpacked into a private directory, kept as DIR/packed; a member\n"
+"with an absolute path or .., or a link, is refused). Every file the manifest names by sha256 (the\n"
 "plan, modules, exec scripts, parsers, input files) is checked and laid\n"
 "out in DIR at the same places (DIR/plan/, DIR/lib/, the phase library\n"
 "then being DIR/lib); a file whose sha256 differs from the manifest's\n"
@@ -386,6 +386,22 @@ static int rerun_in(json_t *man, const struct rerun_opts *o,
 	return rc;
 }
 
+/* The unpacked archive moved into work/packed, where it stays beside
+ * the new run (when both are on one filesystem; else it goes at the
+ * end): orig and files follow it, and tmp is no longer to remove. */
+static void keep_packed(char *tmp, const char *work, char *orig,
+			char *files)
+{
+	char to[PATH_MAX - 16];
+	int n = snprintf(to, sizeof(to), "%s/packed", work);
+
+	if (n < 0 || (size_t)n >= sizeof(to) || rename(tmp, to))
+		return;
+	snprintf(orig, PATH_MAX, "%s/run", to);
+	snprintf(files, PATH_MAX, "%s/files", to);
+	tmp[0] = 0;
+}
+
 static int rerun_go(const struct rerun_opts *o, struct diag *d)
 {
 	char tmp[] = "/tmp/fsplan-rerun.XXXXXX", orig[PATH_MAX];
@@ -404,9 +420,13 @@ static int rerun_go(const struct rerun_opts *o, struct diag *d)
 				 man, "run_id")) ?: "run");
 	if (!rc && mkdir(work, 0755))
 		rc = diag_fail(d, DIAG_INPUT, errno, "%s", work);
+	else if (!rc && files[0])
+		keep_packed(tmp, work, orig, files);
+	if (rc)
+		;
 	else if (!rc && (rc = rerun_in(man, o, orig, files, lib, work, d)) < 0)
 		packfiles_rmtree(work);
-	if (!strchr(tmp, 'X'))
+	if (tmp[0] && strcmp(tmp, "/tmp/fsplan-rerun.XXXXXX"))
 		packfiles_rmtree(tmp);
 	json_decref(man);
 	return rc;
