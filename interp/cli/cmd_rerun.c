@@ -202,31 +202,51 @@ static int run_again(json_t *man, const struct rerun_opts *o,
 	return packfiles_spawn(argv, env, -1);
 }
 
+/* Whether a row of compare's table (p, len bytes) has the verdict word:
+ * " word" at the end or before "; " (a note on steadiness). */
+static int has_verdict(const char *p, size_t len, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *q = p; (q = memmem(q, len - (size_t)(q - p), word,
+					   n)); q++)
+		if (q > p && q[-1] == ' ' && (q + n == p + len ||
+					      q[n] == ';'))
+			return 1;
+	return 0;
+}
+
 /* The metrics of compare's table whose verdict is better or worse, and
- * how many it compared, from its text; -1 when it has no summary. */
-static int verdicts(const char *text, struct strbuf *which, int *differ)
+ * how many it compared and could not tell, from its text; -1 when it
+ * has no summary. */
+static int verdicts(const char *text, struct strbuf *which, int *differ,
+		    int *untold)
 {
 	const char *sum = strstr(text, "\n== "), *p, *nl;
-	int total = -1;
+	int total = -1, better, worse, same;
 
 	*differ = 0;
 	while (sum && strstr(sum + 1, "\n== "))
 		sum = strstr(sum + 1, "\n== ");
-	if (!sum || sscanf(sum, "\n== %d comparison", &total) != 1)
+	if (!sum || sscanf(sum, "\n== %d comparison", &total) != 1 ||
+	    !(p = strchr(sum + 1, ':')) ||
+	    sscanf(p, ": %d better, %d worse, %d no significant difference, "
+		   "%d cannot", &better, &worse, &same, untold) != 4)
 		return -1;
 	for (p = text; *p; p = *nl ? nl + 1 : nl) {
-		size_t len;
 		char cfg[128], met[128];
+		int up;
 
 		nl = p + strcspn(p, "\n");
-		len = (size_t)(nl - p);
-		if (!((len > 7 && !strncmp(nl - 7, " better", 7)) ||
-		      (len > 6 && !strncmp(nl - 6, " worse", 6))) ||
+		up = has_verdict(p, (size_t)(nl - p), "better");
+		if ((!up && !has_verdict(p, (size_t)(nl - p), "worse")) ||
 		    sscanf(p, "%127s %127s", cfg, met) != 2)
 			continue;
 		strbuf_printf(which, "%s%s %s (%s)", (*differ)++ ? ", " : "",
-			      cfg, met, nl[-1] == 'r' ? "better" : "worse");
+			      cfg, met, up ? "better" : "worse");
 	}
+	if (*differ != better + worse)	/* the rows and the sum disagree */
+		*differ = better + worse;
 	return total;
 }
 
@@ -238,7 +258,7 @@ static int compare_runs(const char *orig, const char *newrun)
 	struct strbuf which = { 0 };
 	FILE *f = tmpfile();
 	size_t len = 0;
-	int more = 0, rc, differ, total;
+	int more = 0, rc, differ, total, untold = 0;
 	char *text, *nul;
 
 	if (!f)
@@ -257,15 +277,17 @@ static int compare_runs(const char *orig, const char *newrun)
 		free(text);
 		text = NULL;
 	}
-	total = rc || !text ? -1 : verdicts(text, &which, &differ);
+	total = rc || !text ? -1 : verdicts(text, &which, &differ,
+							&untold);
 	if (total < 0)
 		printf("cannot tell: compare gave no verdict (exit %d)\n", rc);
 	else if (!differ)
 		printf("reproduced: no key metric differs significantly "
-		       "(%d compared)\n", total);
+		       "(%d compared, %d of them cannot tell)\n", total,
+		       untold);
 	else
 		printf("differs on %d of %d metrics: %s\n", differ, total,
-		       which.p);
+		       which.p ?: "");
 	free(which.p);
 	free(text);
 	return total < 0 || differ;
@@ -313,8 +335,14 @@ static void machines(json_t *was, json_t *now)
 			snprintf(what, sizeof(what), "tool %s", k);
 			n += fact(what, NULL, v);
 		}
-	n += fact("target", json_object_get(was, "target"),
-		  json_object_get(now, "target"));
+	/* the target without its workdir: each run's own directory */
+	ta = json_deep_copy(json_object_get(was, "target"));
+	tb = json_deep_copy(json_object_get(now, "target"));
+	json_object_del(ta, "workdir");
+	json_object_del(tb, "workdir");
+	n += fact("target", ta, tb);
+	json_decref(ta);
+	json_decref(tb);
 	if (!n)
 		printf("machines: the same kernel, CPU, memory, tools and "
 		       "target\n");
