@@ -82,6 +82,9 @@ int cmd_effects(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_history(int argc, char **argv);
+extern const struct opts_cmd pack_cmd, rerun_cmd;
+int cmd_pack(int argc, char **argv);
+int cmd_rerun(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 

@@ -32,6 +32,8 @@ static const struct command commands[] = {
 	{ &compare_cmd, cmd_compare },
 	{ &merge_cmd, cmd_merge },
 	{ &history_cmd, cmd_history },
+	{ &pack_cmd, cmd_pack },
+	{ &rerun_cmd, cmd_rerun },
 	{ &version_cmd, cmd_version },
 	{ &help_cmd, cmd_help },
 	{ NULL, NULL }

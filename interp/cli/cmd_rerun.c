@@ -1,0 +1,480 @@
+/* cmd_rerun: fsplan rerun — a packed or kept run again, compared. */
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cmd.h"
+#include "cli/packfiles.h"
+#include "results/manifest.h"
+#include "util/exitcode.h"
+#include "util/file.h"
+
+struct rerun_opts {
+	const char *src;
+	const char *out;
+	const char *destroy;
+	struct opt_list defs;
+};
+
+static const char rerun_help[] =
+"Run a study again: SRC is a run directory, or an archive from fsplan\n"
+"pack (unpacked into a private directory, kept as DIR/packed; a member\n"
+"with an absolute path or .., or a link, is refused). Every file the manifest names by sha256 (the\n"
+"plan, modules, exec scripts, parsers, input files) is checked and laid\n"
+"out in DIR at the same places (DIR/plan/, DIR/lib/, the phase library\n"
+"then being DIR/lib); a file whose sha256 differs from the manifest's\n"
+"is refused with its name. Then the plan runs with the manifest's -D\n"
+"parameters, --only and --shard into DIR/run, fsplan compare shows the\n"
+"original against the new run, and one line gives the verdict:\n"
+"\"reproduced: no key metric differs significantly\" or \"differs on N of\n"
+"M metrics: ...\", with where the machines differ (kernel, CPU, tool\n"
+"versions, target).\n"
+"\n"
+"  -o, --output DIR   the work directory (new); rerun-RUNID by default\n"
+"  -D name=value      a parameter over the recorded one (a what-if)\n"
+"  --destroy DEV      as fsplan run's, for a plan on a device\n"
+"\n"
+"Exit 0 when reproduced, 1 when it differs or the run failed, 2 on a\n"
+"usage error, 3 when a file's sha256 differs from the manifest's.\n";
+
+static const struct opt rerun_opts_table[] = {
+	OPT_STRING_OF("output", 'o', struct rerun_opts, out),
+	OPT_STRING_OF("destroy", 0, struct rerun_opts, destroy),
+	OPT_LIST_OF("define", 'D', struct rerun_opts, defs),
+	OPT_END
+};
+
+const struct opts_cmd rerun_cmd = {
+	"rerun", "rerun RUNDIR|FILE.tar.gz [-o DIR] [-D name=value]...\n"
+	"[--destroy DEV]", rerun_help, rerun_opts_table,
+	"a RUNDIR or FILE.tar.gz", 0, offsetof(struct rerun_opts, src),
+	"run a packed or kept run again and compare it with the original"
+};
+
+/* Whether tar's member list (in the file at fd's path) is safe. */
+static int members_safe(FILE *f, struct diag *d)
+{
+	char line[PATH_MAX + 2];
+
+	rewind(f);
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (line[0] == '/' || !strcmp(line, "..") ||
+		    !strncmp(line, "../", 3) || strstr(line, "/../") ||
+		    (strlen(line) >= 3 &&
+		     !strcmp(line + strlen(line) - 3, "/..")))
+			return diag_fail(d, DIAG_REFUSED, 0, "the archive has "
+					 "a member outside it: %s", line);
+	}
+	return 0;
+}
+
+/* tar's listing (-tzf, or -tvzf when verbose) of file into a tmpfile. */
+static FILE *listing(const char *file, int verbose, struct diag *d)
+{
+	const char *list[] = { "tar", verbose ? "-tvzf" : "-tzf", file, NULL };
+	FILE *f = tmpfile();
+
+	if (!f) {
+		diag_fail(d, DIAG_SYSTEM, errno, "tmpfile");
+		return NULL;
+	}
+	if (packfiles_spawn(list, NULL, fileno(f))) {
+		fclose(f);
+		diag_fail(d, DIAG_INPUT, 0, "%s: not an archive tar reads",
+			  file);
+		return NULL;
+	}
+	return f;
+}
+
+/* Only regular files and folders: a link could lead a later member out. */
+static int members_plain(FILE *f, struct diag *d)
+{
+	char line[PATH_MAX + 128];
+
+	rewind(f);
+	while (fgets(line, sizeof(line), f))
+		if (line[0] != '-' && line[0] != 'd')
+			return diag_fail(d, DIAG_REFUSED, 0, "the archive has "
+					 "a member that is not a file or a "
+					 "folder: %.*s", (int)strcspn(line,
+					 "\n"), line);
+	return 0;
+}
+
+/* Unpack the archive into the fresh private directory dir. */
+static int unpack(const char *file, const char *dir, struct diag *d)
+{
+	const char *x[] = { "tar", "--no-same-owner", "--no-same-permissions",
+		"-xzf", file, "-C", dir, NULL };
+	FILE *f = listing(file, 0, d), *v = f ? listing(file, 1, d) : NULL;
+	int rc = !v ? -1 : members_safe(f, d) || members_plain(v, d);
+
+	if (f)
+		fclose(f);
+	if (v)
+		fclose(v);
+	if (!rc && packfiles_spawn(x, NULL, -1))
+		rc = diag_fail(d, DIAG_INPUT, 0, "%s: tar could not unpack it",
+			       file);
+	return rc ? -1 : 0;
+}
+
+/* Lay the plan and its files out in work: from the archive's files/
+ * (files not NULL; lib the packer's library) or from where they were. */
+static int lay_out(json_t *man, const char *files, const char *lib,
+		   const char *work, struct packlist *l, struct diag *d)
+{
+	char src[PATH_MAX];
+
+	if (packfiles_list(man, lib, l, d))
+		return -1;
+	for (size_t i = 0; i < l->n; i++) {
+		int n = snprintf(src, sizeof(src), "%s/%s", files ?: "",
+				 l->f[i].rel);
+
+		if (n < 0 || (size_t)n >= sizeof(src))
+			return diag_fail(d, DIAG_INPUT, ENAMETOOLONG, "%s",
+					 l->f[i].path);
+		if (packfiles_copy(&l->f[i], files ? src : l->f[i].path, work,
+				   d))
+			return -1;
+	}
+	return 0;
+}
+
+/* Whether def (name=value) names a parameter one of over sets. */
+static int overridden(const char *def, const struct opt_list *over)
+{
+	size_t n = strcspn(def, "=");
+
+	for (int i = 0; i < over->n; i++)
+		if (!strncmp(over->v[i], def, n) && over->v[i][n] == '=')
+			return 1;
+	return 0;
+}
+
+/* fsplan run of the laid-out plan with the recorded selection. */
+static int run_again(json_t *man, const struct rerun_opts *o,
+		     const char *plan, const char *newrun, const char *env)
+{
+	json_t *sel = json_object_get(man, "selection"), *v;
+	const char *argv[256];
+	int n = 0;
+	size_t i;
+
+	argv[n++] = "/proc/self/exe";
+	argv[n++] = "run";
+	argv[n++] = plan;
+	argv[n++] = "-o";
+	argv[n++] = newrun;
+	argv[n++] = "-q";
+	json_array_foreach(json_object_get(sel, "defines"), i, v)
+		if (n < 200 && json_is_string(v) &&
+		    !overridden(json_string_value(v), &o->defs)) {
+			argv[n++] = "-D";
+			argv[n++] = json_string_value(v);
+		}
+	for (int k = 0; k < o->defs.n && n < 220; k++) {
+		argv[n++] = "-D";
+		argv[n++] = o->defs.v[k];
+	}
+	json_array_foreach(json_object_get(sel, "only"), i, v)
+		if (n < 240 && json_is_string(v)) {
+			argv[n++] = "--only";
+			argv[n++] = json_string_value(v);
+		}
+	if (json_is_string(json_object_get(sel, "shard"))) {
+		argv[n++] = "--shard";
+		argv[n++] = json_string_value(json_object_get(sel, "shard"));
+	}
+	if (o->destroy) {
+		argv[n++] = "--destroy";
+		argv[n++] = o->destroy;
+	}
+	argv[n] = NULL;
+	return packfiles_spawn(argv, env, -1);
+}
+
+/* Whether a row of compare's table (p, len bytes) has the verdict word:
+ * " word" at the end or before "; " (a note on steadiness). */
+static int has_verdict(const char *p, size_t len, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *q = p; (q = memmem(q, len - (size_t)(q - p), word,
+					   n)); q++)
+		if (q > p && q[-1] == ' ' && (q + n == p + len ||
+					      q[n] == ';'))
+			return 1;
+	return 0;
+}
+
+/* The metrics of compare's table whose verdict is better or worse, and
+ * how many it compared and could not tell, from its text; -1 when it
+ * has no summary. */
+static int verdicts(const char *text, struct strbuf *which, int *differ,
+		    int *untold)
+{
+	const char *sum = strstr(text, "\n== "), *p, *nl;
+	int total = -1, better, worse, same;
+
+	*differ = 0;
+	while (sum && strstr(sum + 1, "\n== "))
+		sum = strstr(sum + 1, "\n== ");
+	if (!sum || sscanf(sum, "\n== %d comparison", &total) != 1 ||
+	    !(p = strchr(sum + 1, ':')) ||
+	    sscanf(p, ": %d better, %d worse, %d no significant difference, "
+		   "%d cannot", &better, &worse, &same, untold) != 4)
+		return -1;
+	for (p = text; *p; p = *nl ? nl + 1 : nl) {
+		char cfg[128], met[128];
+		int up;
+
+		nl = p + strcspn(p, "\n");
+		up = has_verdict(p, (size_t)(nl - p), "better");
+		if ((!up && !has_verdict(p, (size_t)(nl - p), "worse")) ||
+		    sscanf(p, "%127s %127s", cfg, met) != 2)
+			continue;
+		strbuf_printf(which, "%s%s %s (%s)", (*differ)++ ? ", " : "",
+			      cfg, met, up ? "better" : "worse");
+	}
+	if (*differ != better + worse)	/* the rows and the sum disagree */
+		*differ = better + worse;
+	return total;
+}
+
+/* compare ORIG NEW, shown, and the verdict line; 0 reproduced, 1 not. */
+static int compare_runs(const char *orig, const char *newrun)
+{
+	const char *argv[] = { "/proc/self/exe", "compare", orig, newrun,
+			       NULL };
+	struct strbuf which = { 0 };
+	FILE *f = tmpfile();
+	size_t len = 0;
+	int more = 0, rc, differ, total, untold = 0;
+	char *text, *nul;
+
+	if (!f)
+		return 1;
+	fflush(stdout);
+	rc = packfiles_spawn(argv, NULL, fileno(f));
+	fflush(f);
+	lseek(fileno(f), 0, SEEK_SET);
+	text = file_read_all(fileno(f), 16u << 20, &len, &more);
+	fclose(f);
+	if (text && (nul = realloc(text, len + 1))) {
+		text = nul;
+		text[len] = 0;
+		fputs(text, stdout);
+	} else {
+		free(text);
+		text = NULL;
+	}
+	total = rc || !text ? -1 : verdicts(text, &which, &differ,
+							&untold);
+	if (total < 0)
+		printf("cannot tell: compare gave no verdict (exit %d)\n", rc);
+	else if (!differ)
+		printf("reproduced: no key metric differs significantly "
+		       "(%d compared, %d of them cannot tell)\n", total,
+		       untold);
+	else
+		printf("differs on %d of %d metrics: %s\n", differ, total,
+		       which.p ?: "");
+	free(which.p);
+	free(text);
+	return total < 0 || differ;
+}
+
+/* One fact of the two manifests' machines, printed when it differs. */
+static int fact(const char *what, json_t *a, json_t *b)
+{
+	char *sa, *sb;
+
+	if (json_equal(a, b) || (!a && !b))
+		return 0;
+	sa = json_is_string(a) ? strdup(json_string_value(a)) :
+	     a ? json_dumps(a, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+	sb = json_is_string(b) ? strdup(json_string_value(b)) :
+	     b ? json_dumps(b, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+	printf("machines differ: %s: %s then, %s now\n", what,
+	       sa ?: "(none)", sb ?: "(none)");
+	free(sa);
+	free(sb);
+	return 1;
+}
+
+static void machines(json_t *was, json_t *now)
+{
+	static const char *const sys[] = { "kernel", "cpu_model", "cores",
+		"mem_bytes", "distribution", NULL };
+	json_t *a = json_object_get(was, "system"),
+	       *b = json_object_get(now, "system"), *v;
+	json_t *ta = json_object_get(a, "tools"), *tb = json_object_get(b,
+								  "tools");
+	const char *k;
+	char what[160];
+	int n = 0;
+
+	for (int i = 0; sys[i]; i++)
+		n += fact(sys[i], json_object_get(a, sys[i]),
+			  json_object_get(b, sys[i]));
+	json_object_foreach(ta, k, v) {
+		snprintf(what, sizeof(what), "tool %s", k);
+		n += fact(what, v, json_object_get(tb, k));
+	}
+	json_object_foreach(tb, k, v)
+		if (!json_object_get(ta, k)) {
+			snprintf(what, sizeof(what), "tool %s", k);
+			n += fact(what, NULL, v);
+		}
+	/* the target without its workdir: each run's own directory */
+	ta = json_deep_copy(json_object_get(was, "target"));
+	tb = json_deep_copy(json_object_get(now, "target"));
+	json_object_del(ta, "workdir");
+	json_object_del(tb, "workdir");
+	n += fact("target", ta, tb);
+	json_decref(ta);
+	json_decref(tb);
+	if (!n)
+		printf("machines: the same kernel, CPU, memory, tools and "
+		       "target\n");
+}
+
+/* Where the original run and its files are: SRC itself, or SRC unpacked
+ * into tmp. orig, files and lib are set (files NULL for a directory). */
+static int find_source(const char *src, char *tmp, char *orig, char *files,
+		       char *lib, struct diag *d)
+{
+	struct stat st;
+	json_t *idx;
+
+	if (stat(src, &st))
+		return diag_fail(d, DIAG_INPUT, errno, "%s", src);
+	if (S_ISDIR(st.st_mode)) {
+		snprintf(orig, PATH_MAX, "%s", src);
+		files[0] = 0;
+		lib[0] = 0;
+		return 0;
+	}
+	if (!mkdtemp(tmp))
+		return diag_fail(d, DIAG_SYSTEM, errno, "mkdtemp");
+	if (unpack(src, tmp, d))
+		return -1;
+	snprintf(orig, PATH_MAX, "%s/run", tmp);
+	snprintf(files, PATH_MAX, "%s/files", tmp);
+	snprintf(lib, PATH_MAX, "%s/pack.json", tmp);
+	idx = json_load_file(lib, 0, NULL);
+	if (!idx)
+		return diag_fail(d, DIAG_INPUT, 0, "%s: no pack.json: not "
+				 "made by fsplan pack", src);
+	snprintf(lib, PATH_MAX, "%s",
+		 json_string_value(json_object_get(idx, "lib")) ?: "");
+	json_decref(idx);
+	return 0;
+}
+
+/* Lay out, run and compare; 0 reproduced, 1 not, -1 with d. */
+static int rerun_in(json_t *man, const struct rerun_opts *o,
+		    const char *orig, const char *files, const char *lib,
+		    const char *work, struct diag *d)
+{
+	char plan[2 * PATH_MAX], newrun[2 * PATH_MAX], abs[PATH_MAX];
+	char env[2 * PATH_MAX];
+	struct packlist l;
+	json_t *now;
+	int rc, haslib = 0;
+
+	if (lay_out(man, *files ? files : NULL, lib, work, &l, d) ||
+	    !realpath(work, abs)) {
+		packfiles_free(&l);
+		return -1;
+	}
+	for (size_t i = 0; i < l.n; i++)
+		haslib |= !strncmp(l.f[i].rel, "lib/", 4);
+	snprintf(plan, sizeof(plan), "%s/%s", abs, l.plan_rel);
+	snprintf(newrun, sizeof(newrun), "%s/run", abs);
+	snprintf(env, sizeof(env), "FSPLAN_LIB=%s/lib", abs);
+	packfiles_free(&l);
+	rc = run_again(man, o, plan, newrun, haslib ? env : NULL);
+	if (rc && rc != EXIT_FAILED)
+		return diag_fail(d, DIAG_PHASE, 0, "the run again failed "
+				 "(exit %d)", rc);
+	rc = compare_runs(orig, newrun);
+	now = manifest_load(newrun, NULL);
+	machines(man, now);
+	json_decref(now);
+	return rc;
+}
+
+/* The unpacked archive moved into work/packed, where it stays beside
+ * the new run (when both are on one filesystem; else it goes at the
+ * end): orig and files follow it, and tmp is no longer to remove. */
+static void keep_packed(char *tmp, const char *work, char *orig,
+			char *files)
+{
+	char to[PATH_MAX - 16];
+	int n = snprintf(to, sizeof(to), "%s/packed", work);
+
+	if (n < 0 || (size_t)n >= sizeof(to) || rename(tmp, to))
+		return;
+	snprintf(orig, PATH_MAX, "%s/run", to);
+	snprintf(files, PATH_MAX, "%s/files", to);
+	tmp[0] = 0;
+}
+
+static int rerun_go(const struct rerun_opts *o, struct diag *d)
+{
+	char tmp[] = "/tmp/fsplan-rerun.XXXXXX", orig[PATH_MAX];
+	char files[PATH_MAX], lib[PATH_MAX], work[PATH_MAX];
+	json_t *man = NULL;
+	int rc = find_source(o->src, tmp, orig, files, lib, d);
+
+	if (!rc && !(man = manifest_load(orig, NULL)))
+		rc = diag_fail(d, DIAG_INPUT, 0, "%s: no manifest.json to read",
+			       orig);
+	if (!rc && !files[0])
+		packfiles_libdir(man, lib, PATH_MAX);
+	if (!rc)
+		snprintf(work, sizeof(work), o->out ? "%s" : "rerun-%s",
+			 o->out ?: json_string_value(json_object_get(
+				 man, "run_id")) ?: "run");
+	if (!rc && mkdir(work, 0755))
+		rc = diag_fail(d, DIAG_INPUT, errno, "%s", work);
+	else if (!rc && files[0])
+		keep_packed(tmp, work, orig, files);
+	if (rc)
+		;
+	else if (!rc && (rc = rerun_in(man, o, orig, files, lib, work, d)) < 0)
+		packfiles_rmtree(work);
+	if (tmp[0] && strcmp(tmp, "/tmp/fsplan-rerun.XXXXXX"))
+		packfiles_rmtree(tmp);
+	json_decref(man);
+	return rc;
+}
+
+int cmd_rerun(int argc, char **argv)
+{
+	struct rerun_opts o = { 0 };
+	struct diag d = { 0 };
+	int rc = opts_parse(&rerun_cmd, argc, argv, &o);
+
+	if (rc == OPTS_GO) {
+		rc = rerun_go(&o, &d);
+		if (rc < 0)
+			rc = d.kind == DIAG_REFUSED ? EXIT_REFUSED :
+			     d.kind == DIAG_INPUT ? EXIT_USAGE : EXIT_FAILED;
+	}
+	if (rc && d.msg[0])
+		cmd_fail_named(stderr, "rerun", &d);
+	diag_release(&d);
+	opts_free(&rerun_cmd, &o);
+	return rc;
+}
