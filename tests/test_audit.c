@@ -4,24 +4,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "csvtext.h"
 #include "e2e.h"
 
 static void fini(void)
 {
 	e2e_cleanup();
-}
-
-static char csv[1 << 16];
-static size_t len;
-
-static void add(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	len += vsnprintf(csv + len, sizeof(csv) - len, fmt, ap);
-	va_end(ap);
-	cr_assert_lt(len, sizeof(csv));
 }
 
 /* What each phase run of a synthetic run says. */

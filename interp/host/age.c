@@ -75,22 +75,9 @@ struct ager {
 	struct diag *d;
 };
 
-static uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
 static uint64_t rnd(struct ager *a)
 {
-	uint64_t *s = a->rng, r = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return r;
+	return mix_xoshiro(a->rng);
 }
 
 /* Uniform in [0, 1). */

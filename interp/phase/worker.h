@@ -11,6 +11,7 @@
 #include "phase/opseries.h"
 #include "results/metrics.h"
 #include "util/diag.h"
+#include "util/mix.h"
 
 /*
  * The I/O errors a worker met (DESIGN.md section 4): one "<op>_errors"
@@ -162,24 +163,10 @@ static inline void worker_record_stat(struct worker *w, struct op_stat *op,
 	hist_add(&op->lat, ns);
 }
 /* xoshiro256** seeded by splitmix64: fast, and the same for a seed.
- * Inline, as the two below: a phase's op loop calls them every op. */
-static inline uint64_t worker_rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
+ * Inline: a phase's op loop calls it every op. */
 static inline uint64_t worker_random(struct worker *w)
 {
-	uint64_t *s = w->rng, r = worker_rotl(s[1] * 5, 7) * 9,
-		 t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = worker_rotl(s[3], 45);
-	return r;
+	return mix_xoshiro(w->rng);
 }
 /* Whether the run must stop now (stop requested, deadline passed), and
  * whether w:done() is true at now (that, or `seconds` passed). */

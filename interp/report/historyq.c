@@ -11,6 +11,7 @@
 #include "report/historydb.h"
 #include "report/manifestread.h"
 #include "report/rank.h"
+#include "results/csv.h"
 #include "results/results.h"
 #include "results/stats.h"
 #include "util/strbuf.h"
@@ -30,23 +31,6 @@ static const char show_sql[] =
 	"GROUP BY c.base, m.metric, r.run_id "
 	"ORDER BY c.base, m.metric, r.started, r.run_id";
 
-/* s as a CSV field (RFC 4180) on f, then sep. */
-static void csv_field(FILE *f, const char *s, char sep)
-{
-	if (strpbrk(s, ",\"\r\n")) {
-		fputc('"', f);
-		for (; *s; s++) {
-			if (*s == '"')
-				fputc('"', f);
-			fputc(*s, f);
-		}
-		fputc('"', f);
-	} else {
-		fputs(s, f);
-	}
-	fputc(sep, f);
-}
-
 static void show_row(sqlite3_stmt *st, const struct history_show *o,
 		     FILE *f, double *first, int new_group)
 {
@@ -55,9 +39,12 @@ static void show_row(sqlite3_stmt *st, const struct history_show *o,
 	char fig[FIG_LEN];
 
 	if (o->csv) {
-		csv_field(f, o->plan, ',');
-		for (int i = 0; i < 7; i++)
-			csv_field(f, historydb_col(st, i), ',');
+		csv_fput(f, o->plan);
+		for (int i = 0; i < 7; i++) {
+			fputc(',', f);
+			csv_fput(f, historydb_col(st, i));
+		}
+		fputc(',', f);
 		fprintf(f, "%d,%.17g\n", n, mean);
 		return;
 	}
