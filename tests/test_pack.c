@@ -195,3 +195,32 @@ Test(pack, archive_with_a_member_outside_is_refused, .fini = fini)
 	cr_expect(strstr(e2e_err, "a member outside it: /etc/hostname"), "%s",
 		  e2e_err);
 }
+
+/* A run of one repetition gives compare nothing to test: rerun says it
+ * cannot tell, never "reproduced". */
+Test(pack, one_repetition_cannot_be_told_reproduced, .fini = fini,
+     .timeout = 120)
+{
+	const char *dir;
+	char text[512], rd[300], again[400], path[400];
+	char *plan;
+	int rc;
+
+	e2e_require_root();
+	dir = e2e_tmpdir();
+	snprintf(path, sizeof(path), "%s/t", dir);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	snprintf(text, sizeof(text), "fsplan: 1\nname: once\n"
+		 "target: {dir: %s/t}\nphases:\n  - {name: p, exec: 'true'}\n",
+		 dir);
+	plan = e2e_write(dir, "plan.yaml", text);
+	snprintf(rd, sizeof(rd), "%s/run", dir);
+	rc = e2e_fsplan((const char *[]){ "run", plan, "-o", rd, "-q", NULL });
+	cr_assert_eq(rc, 0, "exit %d: %s", rc, e2e_err);
+	snprintf(again, sizeof(again), "%s/again", dir);
+	rc = e2e_fsplan((const char *[]){ "rerun", rd, "-o", again, NULL });
+	cr_expect_eq(rc, 1, "exit %d: %s\n%s", rc, e2e_out, e2e_err);
+	cr_expect(strstr(e2e_out, "cannot tell: none of the 1 key metrics"),
+		  "%s", e2e_out);
+	cr_expect_null(strstr(e2e_out, "reproduced"), "%s", e2e_out);
+}

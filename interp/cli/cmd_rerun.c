@@ -32,15 +32,17 @@ static const char rerun_help[] =
 "parameters, --only and --shard into DIR/run, fsplan compare shows the\n"
 "original against the new run, and one line gives the verdict:\n"
 "\"reproduced: no key metric differs significantly\" or \"differs on N of\n"
-"M metrics: ...\", with where the machines differ (kernel, CPU, tool\n"
-"versions, target).\n"
+"M metrics: ...\", or \"cannot tell\" when no key metric has 2\n"
+"repetitions on both sides, with where the machines differ (kernel,\n"
+"CPU, tool versions, target).\n"
 "\n"
 "  -o, --output DIR   the work directory (new); rerun-RUNID by default\n"
 "  -D name=value      a parameter over the recorded one (a what-if)\n"
 "  --destroy DEV      as fsplan run's, for a plan on a device\n"
 "\n"
-"Exit 0 when reproduced, 1 when it differs or the run failed, 2 on a\n"
-"usage error, 3 when a file's sha256 differs from the manifest's.\n";
+"Exit 0 when reproduced, 1 when it differs, cannot tell or the run\n"
+"failed, 2 on a usage error, 3 when a file's sha256 differs from the\n"
+"manifest's.\n";
 
 static const struct opt rerun_opts_table[] = {
 	OPT_STRING_OF("output", 'o', struct rerun_opts, out),
@@ -250,7 +252,8 @@ static int verdicts(const char *text, struct strbuf *which, int *differ,
 	return total;
 }
 
-/* compare ORIG NEW, shown, and the verdict line; 0 reproduced, 1 not. */
+/* compare ORIG NEW, shown, and the verdict line; 0 reproduced, 1 not
+ * (a difference, or nothing that could be tested). */
 static int compare_runs(const char *orig, const char *newrun)
 {
 	const char *argv[] = { "/proc/self/exe", "compare", orig, newrun,
@@ -281,6 +284,10 @@ static int compare_runs(const char *orig, const char *newrun)
 							&untold);
 	if (total < 0)
 		printf("cannot tell: compare gave no verdict (exit %d)\n", rc);
+	else if (!differ && untold == total)
+		printf("cannot tell: none of the %d key metrics has 2 "
+		       "repetitions on both sides to test (repeat: 2 or "
+		       "more)\n", total);
 	else if (!differ)
 		printf("reproduced: no key metric differs significantly "
 		       "(%d compared, %d of them cannot tell)\n", total,
@@ -290,7 +297,7 @@ static int compare_runs(const char *orig, const char *newrun)
 		       which.p ?: "");
 	free(which.p);
 	free(text);
-	return total < 0 || differ;
+	return total < 0 || differ || untold == total;
 }
 
 /* One fact of the two manifests' machines, printed when it differs. */
