@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "e2e.h"
 
@@ -223,4 +224,40 @@ Test(pack, one_repetition_cannot_be_told_reproduced, .fini = fini,
 	cr_expect(strstr(e2e_out, "cannot tell: none of the 1 key metrics"),
 		  "%s", e2e_out);
 	cr_expect_null(strstr(e2e_out, "reproduced"), "%s", e2e_out);
+}
+
+/* The archive goes to a file and nowhere else: -o naming a device is
+ * refused before anything is written, and a name with a colon is a
+ * local file (not tar's host:path). */
+Test(pack, writes_only_a_regular_file, .fini = fini, .timeout = 120)
+{
+	const char *dir;
+	char text[512], rd[300], out[400], path[400];
+	struct stat st;
+	int rc;
+
+	e2e_require_root();
+	dir = e2e_tmpdir();
+	snprintf(path, sizeof(path), "%s/t", dir);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	snprintf(text, sizeof(text), "fsplan: 1\nname: out\n"
+		 "target: {dir: %s/t}\nphases:\n  - {name: p, exec: 'true'}\n",
+		 dir);
+	snprintf(rd, sizeof(rd), "%s/run", dir);
+	rc = e2e_fsplan((const char *[]){ "run", e2e_write(dir, "plan.yaml",
+					  text), "-o", rd, "-q", NULL });
+	cr_assert_eq(rc, 0, "exit %d: %s", rc, e2e_err);
+	rc = pack(rd, "/dev/null");
+	cr_expect_eq(rc, 3, "exit %d: %s", rc, e2e_err);
+	cr_expect(strstr(e2e_err, "/dev/null is not a regular file"), "%s",
+		  e2e_err);
+	cr_expect_eq(stat("/dev/null", &st), 0);
+	cr_expect(S_ISCHR(st.st_mode), "/dev/null replaced");
+	/* relative, so that only --force-local keeps tar from rsh */
+	cr_assert_eq(chdir(dir), 0);
+	snprintf(out, sizeof(out), "%s/host:study.tar.gz", dir);
+	rc = pack(rd, "host:study.tar.gz");
+	cr_expect_eq(rc, 0, "exit %d: %s", rc, e2e_err);
+	cr_expect_eq(stat(out, &st), 0, "no local %s", out);
+	cr_expect(S_ISREG(st.st_mode) && st.st_size > 0);
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cmd.h"
 #include "cli/packfiles.h"
@@ -134,27 +135,42 @@ static int copy_code(json_t *man, const char *stage, struct diag *d)
 
 static int pack_run(const struct pack_opts *o, struct diag *d)
 {
-	char stage[] = "/tmp/fsplan-pack.XXXXXX";
+	char stage[] = "/tmp/fsplan-pack.XXXXXX", part[PATH_MAX];
 	json_error_t err;
+	struct stat st;
 	json_t *man = manifest_load(o->rundir, &err);
 	int rc;
 
 	if (!man)
 		return diag_fail(d, DIAG_INPUT, 0, "%s: no manifest.json to "
 				 "read: %s", o->rundir, err.text);
+	if (!lstat(o->out, &st) && !S_ISREG(st.st_mode)) {
+		json_decref(man);
+		return diag_fail(d, DIAG_REFUSED, 0, "%s is not a regular "
+				 "file: pack writes a new archive or replaces "
+				 "one, nothing else", o->out);
+	}
+	if (snprintf(part, sizeof(part), "%s.part-%d", o->out,
+		     (int)getpid()) >= (int)sizeof(part)) {
+		json_decref(man);
+		return diag_fail(d, DIAG_INPUT, 0, "%s: too long", o->out);
+	}
 	if (!mkdtemp(stage)) {
 		json_decref(man);
 		return diag_fail(d, DIAG_SYSTEM, errno, "mkdtemp");
 	}
 	rc = copy_run(o->rundir, stage, d) || copy_code(man, stage, d);
 	if (!rc) {
-		const char *tar[] = { "tar", "--sort=name", "--owner=0",
-			"--group=0", "--numeric-owner", "-czf", o->out, "-C",
-			stage, "pack.json", "run", "files", NULL };
+		/* written aside and renamed: tar never opens o->out, and
+		 * --force-local keeps a name with a colon a local file */
+		const char *tar[] = { "tar", "--force-local", "--sort=name",
+			"--owner=0", "--group=0", "--numeric-owner", "-czf",
+			part, "-C", stage, "pack.json", "run", "files", NULL };
 
-		if (packfiles_spawn(tar, NULL, -1))
-			rc = diag_fail(d, DIAG_SYSTEM, 0, "tar could not "
+		if (packfiles_spawn(tar, NULL, -1) || rename(part, o->out))
+			rc = diag_fail(d, DIAG_SYSTEM, errno, "could not "
 				       "write %s", o->out);
+		unlink(part);
 	}
 	packfiles_rmtree(stage);
 	json_decref(man);

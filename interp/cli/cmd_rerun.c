@@ -79,7 +79,9 @@ static int members_safe(FILE *f, struct diag *d)
 /* tar's listing (-tzf, or -tvzf when verbose) of file into a tmpfile. */
 static FILE *listing(const char *file, int verbose, struct diag *d)
 {
-	const char *list[] = { "tar", verbose ? "-tvzf" : "-tzf", file, NULL };
+	/* --force-local: an archive named host:path is a file, not rsh's */
+	const char *list[] = { "tar", "--force-local", verbose ? "-tvzf" :
+			       "-tzf", file, NULL };
 	FILE *f = tmpfile();
 
 	if (!f) {
@@ -113,8 +115,8 @@ static int members_plain(FILE *f, struct diag *d)
 /* Unpack the archive into the fresh private directory dir. */
 static int unpack(const char *file, const char *dir, struct diag *d)
 {
-	const char *x[] = { "tar", "--no-same-owner", "--no-same-permissions",
-		"-xzf", file, "-C", dir, NULL };
+	const char *x[] = { "tar", "--force-local", "--no-same-owner",
+		"--no-same-permissions", "-xzf", file, "-C", dir, NULL };
 	FILE *f = listing(file, 0, d), *v = f ? listing(file, 1, d) : NULL;
 	int rc = !v ? -1 : members_safe(f, d) || members_plain(v, d);
 
