@@ -94,7 +94,9 @@ if [ "$how" = ssh ]; then
 	mkdir -p remote || exit 1
 	cat > ssh <<'EOF'
 #!/bin/bash
-# ssh to a host that is a directory: FAKE_REMOTE/HOST, its home
+# ssh to a host that is a directory: FAKE_REMOTE/HOST, its home; HOME
+# and SHELL set as sshd sets them (GNU parallel's worker runs the job
+# with $SHELL, and a CI job may have none)
 while [ $# -gt 0 ]; do
 	case $1 in
 	-l | -p | -o | -i | -S | -F) shift 2 ;;
@@ -107,7 +109,7 @@ host=$1
 shift
 [ "${1:-}" = -- ] && shift
 mkdir -p "$FAKE_REMOTE/$host" && cd "$FAKE_REMOTE/$host" &&
-	HOME=$PWD exec bash -c "$*"
+	HOME=$PWD SHELL=/bin/bash exec bash -c "$*"
 EOF
 	chmod 755 ssh || exit 1
 	FAKE_REMOTE=$work/remote PARALLEL_SSH=$work/ssh SSHLOGIN=h1,h2 \

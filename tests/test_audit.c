@@ -168,7 +168,7 @@ Test(audit, never_steady_warns, .fini = fini)
 
 	s.steady = 0;
 	audit(&s);
-	EXPECT("steady", "warn", "6 of 6 phase runs with a steady rule");
+	EXPECT("steady", "warn", "6 of 6 phase runs judged for a steady state");
 	s.steady = -1;	/* no rule: no line */
 	audit(&s);
 	cr_expect_null(strstr(e2e_out, "steady"), "%s", e2e_out);

@@ -7,6 +7,7 @@
 #include "report/audit.h"
 #include "report/html.h"
 #include "report/manifestread.h"
+#include "report/view.h"
 
 /* What a check reads: the run's rows and its manifest (or NULL). */
 struct audit_in {
@@ -185,7 +186,7 @@ static void check_aged(const struct audit_in *in, struct audit_line *l)
 
 static void check_steady(const struct audit_in *in, struct audit_line *l)
 {
-	size_t rule = 0, never = 0;
+	size_t judged = 0, never = 0;
 	double v;
 
 	for (size_t i = 0; i < in->r->n_runs; i++) {
@@ -193,17 +194,19 @@ static void check_steady(const struct audit_in *in, struct audit_line *l)
 
 		if (!*x->phase || !results_value(x, "steady", &v))
 			continue;
-		rule++;
+		judged++;
 		never += v == 0;
 	}
-	if (!rule)
+	if (!judged)
 		return;		/* no line: nothing to check */
+	/* a steady row is the judgment of the phase's key series, by its
+	 * steady: rule or section 8's default test */
 	if (never)
-		say(l, AUDIT_WARN, "%zu of %zu phase runs with a steady rule "
-		    "were never steady", never, rule);
+		say(l, AUDIT_WARN, "%zu of %zu phase runs judged for a steady "
+		    "state were never steady", never, judged);
 	else
-		say(l, AUDIT_PASS, "all %zu phase runs with a steady rule "
-		    "became steady", rule);
+		say(l, AUDIT_PASS, "all %zu phase runs judged for a steady "
+		    "state became steady", judged);
 }
 
 static void check_disturbed(const struct audit_in *in,
@@ -218,9 +221,7 @@ static void check_disturbed(const struct audit_in *in,
 		if (!*x->phase)
 			continue;
 		runs++;
-		results_value(x, "others_cores", &others);
-		results_value(x, "steal_cores", &steal);
-		busy += others > 0.25 || steal > 0.25;
+		busy += view_run_disturbed(x, &others, &steal);
 	}
 	say(l, !busy ? AUDIT_PASS : 3 * busy > runs ? AUDIT_FAIL : AUDIT_WARN,
 	    "%zu of %zu phase runs disturbed (others_cores or steal_cores "

@@ -411,8 +411,8 @@ const char *view_reason(const struct res_run *x)
 	       "no reason given";
 }
 
-/* Whether x was disturbed; its two figures (0 when not recorded). */
-static int disturbed(const struct res_run *x, double *others, double *steal)
+int view_run_disturbed(const struct res_run *x, double *others,
+		       double *steal)
 {
 	*others = *steal = 0;
 	results_value(x, "others_cores", others);
@@ -428,7 +428,7 @@ char *view_disturbed(const struct res_run *const *runs, size_t n)
 	FILE *f;
 
 	for (size_t i = 0; i < n; i++)
-		busy += disturbed(runs[i], &others, &steal);
+		busy += view_run_disturbed(runs[i], &others, &steal);
 	if (!busy || !(f = open_memstream(&line, &len)))
 		return NULL;
 	fprintf(f, "%zu of %zu phase runs were disturbed: other programs "
@@ -437,7 +437,7 @@ char *view_disturbed(const struct res_run *const *runs, size_t n)
 	for (size_t i = 0, k = 0; i < n && k < 8; i++) {
 		double load;
 
-		if (!disturbed(runs[i], &others, &steal))
+		if (!view_run_disturbed(runs[i], &others, &steal))
 			continue;
 		fprintf(f, "%s %s (others %.2f, steal %.2f", k++ ? "," : "",
 			runs[i]->cell, others, steal);

@@ -110,5 +110,10 @@ const char *view_reason(const struct res_run *x);
  * page's note; free it), or NULL when none did or out of memory.
  */
 char *view_disturbed(const struct res_run *const *runs, size_t n);
+/* Whether x was disturbed: others_cores or steal_cores above 0.25 (a
+ * quarter of a core); the two figures in *others and *steal (0 when not
+ * recorded). */
+int view_run_disturbed(const struct res_run *x, double *others,
+		       double *steal);
 
 #endif
