@@ -200,6 +200,15 @@ char *e2e_slurp(const char *path, size_t *len)
 	return text;
 }
 
+int e2e_occurrences(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
 const char *e2e_read(const char *path)
 {
 	static char buf[1 << 20];

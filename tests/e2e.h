@@ -55,6 +55,9 @@ int e2e_processes_with(const char *token);
 /* A process with token in its command line, or 0. */
 pid_t e2e_process_with(const char *token);
 
+/* How many times needle occurs in hay (overlaps counted). */
+int e2e_occurrences(const char *hay, const char *needle);
+
 /* Read a whole file (static buffer); "" if missing. */
 const char *e2e_read(const char *path);
 /* The whole file, malloc'd and NUL-terminated (its length in *len unless

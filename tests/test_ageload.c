@@ -224,15 +224,6 @@ static char *listing(void)
 	return s;
 }
 
-static int count_of(const char *list, const char *kind)
-{
-	int n = 0;
-
-	for (const char *l = list; (l = strstr(l, kind)); l++)
-		n++;
-	return n;
-}
-
 /* The share of the filesystem in use, in percent. */
 static double used_pct(void)
 {
@@ -279,8 +270,9 @@ static struct aged age_half(const char *type, const char *size,
 	cr_expect_gt(r.done.seconds, 0);
 	cr_expect_eq(strlen(r.done.trace_sha256), 64);
 	*list = listing();
-	cr_expect_eq(count_of(*list, " f "), (int)r.done.files, "%s", *list);
-	cr_expect_eq(count_of(*list, " d "), (int)r.done.dirs + 1);
+	cr_expect_eq(e2e_occurrences(*list, " f "), (int)r.done.files, "%s",
+		     *list);
+	cr_expect_eq(e2e_occurrences(*list, " d "), (int)r.done.dirs + 1);
 	cr_log_info("%s: %.1f%% used by the aging, %lu files in %lu dirs, %lu B written, "
 		    "%d rounds, %.2f s", type, used,
 		    (unsigned long)r.done.files, (unsigned long)r.done.dirs,

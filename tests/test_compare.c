@@ -113,15 +113,6 @@ static void two_runs(char **a, char **b)
 }
 
 /* How many times needle is in hay. */
-static int count_of(const char *hay, const char *needle)
-{
-	int n = 0;
-
-	for (; (hay = strstr(hay, needle)); hay += strlen(needle))
-		n++;
-	return n;
-}
-
 /* The page: the table per phase, two bars (A, B) per comparison, B
  * coloured by its verdict, everything from the runs escaped. */
 Test(compare, html_page_has_a_chart_per_comparison, .fini = fini)
@@ -136,9 +127,10 @@ Test(compare, html_page_has_a_chart_per_comparison, .fini = fini)
 	cr_expect(strstr(e2e_out, "4 comparisons: 1 better, 1 worse, 1 no "
 			 "significant difference, 1 cannot tell"), "%s",
 		  e2e_out);
-	cr_expect_eq(count_of(e2e_out, "class=\"fsplan-chart fsplan-bars\""),
+	cr_expect_eq(e2e_occurrences(e2e_out,
+				     "class=\"fsplan-chart fsplan-bars\""),
 		     4, "a chart per comparison: %s", e2e_out);
-	cr_expect_eq(count_of(e2e_out, "<rect class=\"fsplan-bar"), 8,
+	cr_expect_eq(e2e_occurrences(e2e_out, "<rect class=\"fsplan-bar"), 8,
 		     "two bars a chart: %s", e2e_out);
 	cr_expect(strstr(e2e_out, "fsplan-bar fsplan-worse"), "%s", e2e_out);
 	cr_expect(strstr(e2e_out, "fsplan-bar fsplan-better"), "%s", e2e_out);

@@ -115,15 +115,6 @@ static int report(const char *fmt)
 
 /* The csv row of term: effect, ci_low, ci_high, significant. */
 /* How many times needle is in hay. */
-static int count_of(const char *hay, const char *needle)
-{
-	int n = 0;
-
-	for (const char *p = hay; (p = strstr(p, needle)); p++)
-		n++;
-	return n;
-}
-
 static int csv_term(const char *term, double *eff, double *lo, double *hi,
 		    int *sig)
 {
@@ -346,7 +337,7 @@ Test(effects, oat_is_each_row_against_the_baseline)
 	/* no CI unreplicated: ci_low, ci_high and significant empty */
 	cr_assert(csv_term("commit", &e, &lo, &hi, &sig));
 	cr_expect_float_eq(e, -2, 1e-9);
-	cr_expect_eq(count_of(e2e_read(out), ",,,\n"), 3, "%s",
+	cr_expect_eq(e2e_occurrences(e2e_read(out), ",,,\n"), 3, "%s",
 		     e2e_read(out));
 	cr_expect_null(strstr(e2e_read(out), ":"), "no interactions");
 	cr_assert_eq(effects("text"), 0);

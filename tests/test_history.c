@@ -169,6 +169,51 @@ Test(history, check_flags_a_slower_run, .fini = fini)
 	cr_expect_null(strstr(e2e_out, "history's)"), "%s", e2e_out);
 }
 
+/* The html page: the runs numbered by start, a chart per cell and metric
+ * with a line per config and a point per run, a table under each; a
+ * changed kernel marked; what came from the runs escaped. */
+Test(history, show_html_charts_the_trend, .fini = fini)
+{
+	const char *dir = e2e_tmpdir(), *out;
+	char db[512];
+
+	three(dir, db, sizeof(db));
+	cr_assert_eq(hist(db, "add", run(dir, "R4<i>", 4, "<b>6.19", 90, 1,
+			  0), NULL, NULL), 0, "%s", e2e_err);
+	cr_assert_eq(e2e_fsplan((const char *[]){ "history", "show", "--db",
+				db, "--plan", "t", "--format", "html",
+				NULL }), 0, "%s", e2e_err);
+	out = e2e_out;
+	cr_expect(strstr(out, "<!DOCTYPE html>"), "%s", out);
+	cr_expect(strstr(out, "4 runs in "), "%s", out);
+	/* two cells of one metric: two charts, one config each */
+	cr_expect_eq(e2e_occurrences(out, "class=\"fsplan-chart "
+				     "fsplan-lines\""), 2, "%s", out);
+	cr_expect_eq(e2e_occurrences(out, "<polyline class=\"fsplan-line\""),
+		     2, "%s", out);
+	/* n=0 in all four runs, n=1 in the first three */
+	cr_expect_eq(e2e_occurrences(out, "<circle "), 7, "%s", out);
+	cr_expect(strstr(out, "w/n=0: rate_mbs"), "%s", out);
+	cr_expect(strstr(out, "<td>6.18 (changed)</td>"), "%s", out);
+	/* R4's mean 92 against R1's 102 */
+	cr_expect(strstr(out, "92.0 (-9.8%)"), "%s", out);
+	cr_expect(strstr(out, "R4&lt;i&gt;"), "%s", out);
+	cr_expect(strstr(out, "&lt;b&gt;6.19 (changed)"), "%s", out);
+	cr_expect_null(strstr(out, "<b>6.19"), "%s", out);
+	cr_expect_null(strstr(out, "R4<i>"), "%s", out);
+	/* nothing of the plan: an error, no page */
+	cr_expect_eq(e2e_fsplan((const char *[]){ "history", "show", "--db",
+				 db, "--plan", "none", "--format", "html",
+				 NULL }), 2);
+	cr_expect_null(strstr(e2e_out, "<!DOCTYPE"), "%s", e2e_out);
+	cr_expect(strstr(e2e_err, "no value of plan 'none'"), "%s", e2e_err);
+	cr_expect_eq(e2e_fsplan((const char *[]){ "history", "show", "--db",
+				 db, "--plan", "t", "--format", "pdf",
+				 NULL }), 2);
+	cr_expect(strstr(e2e_err, "text, csv or html, not 'pdf'"), "%s",
+		  e2e_err);
+}
+
 /* A big run's add killed: the DB still opens, lists and takes it again. */
 Test(history, sigkill_mid_insert_leaves_a_readable_db, .fini = fini)
 {

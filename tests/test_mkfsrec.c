@@ -221,15 +221,6 @@ static json_t *run_configs(const char *text, char *rd, size_t len,
 }
 
 /* How many times word is in text. */
-static int count_of(const char *text, const char *word)
-{
-	int n = 0;
-
-	for (const char *p = text; (p = strstr(p, word)); p++)
-		n++;
-	return n;
-}
-
 static json_t *made(json_t *configs, int i)
 {
 	json_t *o = json_object_get(json_array_get(configs, i),
@@ -269,7 +260,8 @@ Test(mkfsrec, ext4_and_xfs_as_made_in_manifest_and_report, .fini = fini,
 	cr_expect(strstr(page, "<td class=\"words\">isize=512 bsize=4096 "
 			 "agcount=4 log="),
 		  "xfs's short form");
-	cr_expect_eq(count_of(page, "<th>mkfs made</th>"), 1, "one table");
+	cr_expect_eq(e2e_occurrences(page, "<th>mkfs made</th>"), 1,
+		     "one table");
 	/* the text report: the same column, its words wrapped */
 	width = strcspn(table, "\n");
 	snprintf(head, sizeof(head), "%.*s", (int)width, table);
@@ -288,13 +280,13 @@ Test(mkfsrec, ext4_and_xfs_as_made_in_manifest_and_report, .fini = fini,
 	cr_expect(strstr(table, "\nxfs") &&
 		  strstr(strstr(table, "\nxfs"), "isize=512 bsize=4096 "),
 		  "xfs's row: %s", table);
-	cr_expect_eq(count_of(table, "metadata_csum") -
-		     count_of(table, "^metadata_csum"), 1,
+	cr_expect_eq(e2e_occurrences(table, "metadata_csum") -
+		     e2e_occurrences(table, "^metadata_csum"), 1,
 		     "made on the second ext4 only: %s", table);
-	cr_expect_eq(count_of(table, "inode_size=128"), 1, "%s", table);
-	cr_expect_eq(count_of(table, "inode_size=256"), 1, "%s", table);
+	cr_expect_eq(e2e_occurrences(table, "inode_size=128"), 1, "%s", table);
+	cr_expect_eq(e2e_occurrences(table, "inode_size=256"), 1, "%s", table);
 	/* the second ext4 against the first: what differs, not all again */
-	cr_expect_eq(count_of(table, "block_size="), 1, "%s", table);
+	cr_expect_eq(e2e_occurrences(table, "block_size="), 1, "%s", table);
 	cr_expect(strstr(table, " as ext4:-O ^metadata_csum -I 128 but"), "%s",
 		  table);
 	cr_expect(strstr(table, " features +metadata_csum inode_size=256"),

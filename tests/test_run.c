@@ -705,15 +705,6 @@ Test(run, setup_and_teardown_hooks_run_as_root, .fini = fini,
 }
 
 /* How many times needle is in hay. */
-static int count_of(const char *hay, const char *needle)
-{
-	int n = 0;
-
-	for (const char *p = hay; (p = strstr(p, needle)); p++)
-		n++;
-	return n;
-}
-
 /* The position of the first line of log holding s, or -1. */
 static long log_at(const char *log, const char *s)
 {
@@ -833,7 +824,7 @@ Test(run, order_rounds_rotates_and_makes_each_round_anew, .fini = fini,
 	snprintf(path, sizeof(path), "%s/manifest.json", rd);
 	cr_expect(strstr(e2e_read(path), "\"order\": \"rounds\""));
 	/* the config's entry keeps each round's figures */
-	cr_expect_eq(count_of(e2e_read(path), "\"mkfs_s\""), 6, "%s",
+	cr_expect_eq(e2e_occurrences(e2e_read(path), "\"mkfs_s\""), 6, "%s",
 		     e2e_read(path));
 	cr_assert_eq(e2e_fsplan((const char *[]){ "report", rd, NULL }), 0,
 		     "%s", e2e_err);

@@ -34,9 +34,10 @@ static const char history_help[] =
 "  --plan NAME     show: the plan\n"
 "  --metric GLOB   show: the metrics whose name matches GLOB instead\n"
 "  --config LABEL  show: only the config LABEL\n"
-"  --format text|csv\n"
-"                  show: a table per cell and metric (default), or one\n"
-"                  CSV row per run, cell and metric\n"
+"  --format text|csv|html\n"
+"                  show: a table per cell and metric (default), one CSV\n"
+"                  row per run, cell and metric, or a page with a trend\n"
+"                  chart per cell and metric (a line per config)\n"
 "  --last N        check: against the last N runs (default 5)\n"
 "\n"
 "Exit 0; 1 when check finds a metric significantly worse; 2 on a usage\n"
@@ -63,7 +64,7 @@ const struct opts_cmd history_cmd = {
 	"history add RUNDIR... [--db FILE]\n"
 	"history list [--db FILE]\n"
 	"history show --plan NAME [--metric GLOB] [--config LABEL]\n"
-	"[--format text|csv] [--db FILE]\n"
+	"[--format text|csv|html] [--db FILE]\n"
 	"history check RUNDIR [--last N] [--db FILE]",
 	history_help, history_opts_table, "add, list, show or check",
 	OPERANDS_MANY, offsetof(struct history_opts, args),
@@ -89,15 +90,19 @@ static int add(struct history *h, const struct history_opts *o,
 static int show(struct history *h, const struct history_opts *o,
 		struct diag *d)
 {
-	struct history_show s = { o->plan, o->metric, o->config, 0 };
+	struct history_show s = { o->plan, o->metric, o->config,
+				  HISTORY_TEXT };
 
 	if (o->args.n != 1 || !o->plan)
 		return opts_usage("history", "show takes --plan NAME and no "
 				  "operand");
-	if (o->format && strcmp(o->format, "text") &&
-	    !(s.csv = !strcmp(o->format, "csv")))
-		return opts_usage("history", "--format takes text or csv, not "
-				  "'%s'", o->format);
+	if (o->format && !strcmp(o->format, "csv"))
+		s.format = HISTORY_CSV;
+	else if (o->format && !strcmp(o->format, "html"))
+		s.format = HISTORY_HTML;
+	else if (o->format && strcmp(o->format, "text"))
+		return opts_usage("history", "--format takes text, csv or "
+				  "html, not '%s'", o->format);
 	return history_show(h, &s, stdout, d) ? -1 : EXIT_OK;
 }
 

@@ -27,15 +27,19 @@ int history_add(struct history *h, const char *rundir, char *id, size_t len,
 /* One line a run: run_id, plan, started, kernel, cells; in start order. */
 int history_list(struct history *h, FILE *f, struct diag *d);
 
+enum history_format { HISTORY_TEXT, HISTORY_CSV, HISTORY_HTML };
+
 struct history_show {
 	const char *plan;
 	const char *metric;	/* a glob, or NULL: each phase's first key */
 	const char *config;	/* a config label, or NULL: all */
-	int csv;
+	enum history_format format;
 };
 
-/* Per cell and metric, each run's mean over its reps, by start time.
- * 0, or -1 with d filled (also when nothing matched). */
+/* Per cell and metric, each run's mean over its reps, by start time: a
+ * table each (text), a row each (csv), or a page with a chart each and
+ * the runs numbered by start (html). 0, or -1 with d filled (also when
+ * nothing matched). */
 int history_show(struct history *h, const struct history_show *o, FILE *f,
 		 struct diag *d);
 

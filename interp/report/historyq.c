@@ -9,6 +9,7 @@
 #include "report/fig.h"
 #include "report/history.h"
 #include "report/historydb.h"
+#include "report/historyhtml.h"
 #include "report/manifestread.h"
 #include "report/rank.h"
 #include "results/csv.h"
@@ -38,7 +39,7 @@ static void show_row(sqlite3_stmt *st, const struct history_show *o,
 	int n = sqlite3_column_int(st, 7);
 	char fig[FIG_LEN];
 
-	if (o->csv) {
+	if (o->format == HISTORY_CSV) {
 		csv_fput(f, o->plan);
 		for (int i = 0; i < 7; i++) {
 			fputc(',', f);
@@ -64,22 +65,15 @@ static void show_row(sqlite3_stmt *st, const struct history_show *o,
 	fputc('\n', f);
 }
 
-int history_show(struct history *h, const struct history_show *o, FILE *f,
-		 struct diag *d)
+/* The trend as text or csv: how many rows, or -1 with d filled. */
+static int show_rows(struct history *h, sqlite3_stmt *st,
+		     const struct history_show *o, FILE *f, struct diag *d)
 {
 	struct strbuf last = { 0 };
 	double first = NAN;
-	sqlite3_stmt *st;
 	int rc, rows = 0;
 
-	if (historydb_prepare(h, show_sql, &st, d))
-		return -1;
-	sqlite3_bind_text(st, 1, o->plan, -1, SQLITE_STATIC);
-	if (o->config)
-		sqlite3_bind_text(st, 2, o->config, -1, SQLITE_STATIC);
-	if (o->metric)
-		sqlite3_bind_text(st, 3, o->metric, -1, SQLITE_STATIC);
-	if (o->csv)
+	if (o->format == HISTORY_CSV)
 		fputs("plan,cell,fs_label,metric,unit,run_id,started,kernel,"
 		      "n,mean\n", f);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -95,10 +89,30 @@ int history_show(struct history *h, const struct history_show *o, FILE *f,
 		show_row(st, o, f, &first, new_group);
 		rows++;
 	}
-	sqlite3_finalize(st);
 	free(last.p);
 	if (rc != SQLITE_DONE)
 		return historydb_fail(h, "cannot read the trend", d);
+	return rows;
+}
+
+int history_show(struct history *h, const struct history_show *o, FILE *f,
+		 struct diag *d)
+{
+	sqlite3_stmt *st;
+	int rows;
+
+	if (historydb_prepare(h, show_sql, &st, d))
+		return -1;
+	sqlite3_bind_text(st, 1, o->plan, -1, SQLITE_STATIC);
+	if (o->config)
+		sqlite3_bind_text(st, 2, o->config, -1, SQLITE_STATIC);
+	if (o->metric)
+		sqlite3_bind_text(st, 3, o->metric, -1, SQLITE_STATIC);
+	rows = o->format == HISTORY_HTML ? historyhtml_show(h, o, st, f, d) :
+		show_rows(h, st, o, f, d);
+	sqlite3_finalize(st);
+	if (rows < 0)
+		return -1;
 	if (!rows)
 		return diag_fail(d, DIAG_INPUT, 0, "%s has no value of plan "
 				 "'%s'%s%s%s", h->path, o->plan,
