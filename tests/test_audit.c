@@ -21,11 +21,14 @@ struct shape {
 	int steady;		/* -1: no steady row */
 	const char *age;	/* the configs' age json, or "" */
 	int tools;		/* the manifest records mkfs.ext4's version */
+	double used_mib;	/* fs_used_bytes in MiB (< 0: no row) */
+	double ram_mib;		/* the memory the run had */
 };
 
 static const struct shape good = {
 	3, 1, "cgroup-v2", "direct", 0, 20, 1,
-	", \"age\": {\"name\": \"80%\", \"fill\": 0.8}", 1
+	", \"age\": {\"name\": \"80%\", \"fill\": 0.8}", 1,
+	200, 64
 };
 
 /* One row of cell c (config l, rep k). */
@@ -46,6 +49,12 @@ static void phase_run(const char *l, int k, const struct shape *s)
 	ROW(l, k, "steal_cores", "0", "");
 	snprintf(v, sizeof(v), "%g", s->cpu_pct);
 	ROW(l, k, "cpu_pct", v, "%");
+	if (s->used_mib >= 0) {
+		snprintf(v, sizeof(v), "%.0f", s->used_mib * 1048576);
+		ROW(l, k, "fs_used_bytes", v, "B");
+	}
+	snprintf(v, sizeof(v), "%g", s->ram_mib);
+	ROW(l, k, "ram_mib", v, "MiB");
 	if (s->steady >= 0) {
 		snprintf(v, sizeof(v), "%d", s->steady);
 		ROW(l, k, "steady", v, "");
@@ -114,6 +123,8 @@ Test(audit, all_pass_exit_0, .fini = fini)
 	EXPECT("repetitions", "pass", "n>=3, widest 95% CI +-2.4%");
 	EXPECT("cache", "pass", "6 phase runs (tmpfs aside): 0 without a "
 	       "memory limit");
+	EXPECT("data size", "pass", "all 6 phase runs had at least twice "
+	       "their memory in data (least 3.1x, a/w/bs=4)");
 	EXPECT("aged", "pass", "1 of 2 configs aged (fill a 80%)");
 	EXPECT("steady", "pass", "all 6 phase runs");
 	EXPECT("disturbed", "pass", "0 of 6 phase runs disturbed");
@@ -151,6 +162,22 @@ Test(audit, cache_warns_without_limit_or_direct_io, .fini = fini)
 	s.loop_io = "direct";
 	audit(&s);
 	EXPECT("cache", "pass", "6 without a memory limit, 0 without direct");
+}
+
+/* 100 MiB used under a 64 MiB limit: under twice; no fs_used_bytes
+ * row (an older run): no line */
+Test(audit, data_under_twice_the_memory_warns, .fini = fini)
+{
+	struct shape s = good;
+
+	s.used_mib = 100;
+	cr_assert_eq(audit(&s), 0, "%s%s", e2e_out, e2e_err);
+	EXPECT("data size", "warn", "6 of 6 phase runs had less data than "
+	       "twice their memory (least: a/w/bs=4, 100 MiB against 64 "
+	       "MiB)");
+	s.used_mib = -1;
+	audit(&s);
+	cr_expect_null(strstr(e2e_out, "data size"), "%s", e2e_out);
 }
 
 Test(audit, fresh_configs_warn, .fini = fini)
@@ -240,6 +267,7 @@ Test(audit, real_tmpfs_run, .fini = fini)
 	/* tmpfs is memory: no page cache in between */
 	EXPECT("cache", "pass", "0 phase runs (tmpfs aside)");
 	EXPECT("tools", "pass", "all 0 configs");
+	cr_expect_null(strstr(e2e_out, "data size"), "tmpfs: %s", e2e_out);
 	line_of("disturbed");
 	line_of("cpu-bound");
 }

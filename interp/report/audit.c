@@ -1,6 +1,7 @@
 /* audit: the methodology checks at the top of a report, one line each. */
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -8,6 +9,7 @@
 #include "report/html.h"
 #include "report/manifestread.h"
 #include "report/view.h"
+#include "util/units.h"
 
 /* What a check reads: the run's rows and its manifest (or NULL). */
 struct audit_in {
@@ -184,6 +186,63 @@ static void check_aged(const struct audit_in *in, struct audit_line *l)
 		    json_array_size(confs), fills);
 }
 
+/* The data a phase run had to work on: the filesystem's used space
+ * after it, or its size parameter when larger (a phase that removes its
+ * files); -1 when neither is known. */
+static double data_bytes(const struct res_run *x)
+{
+	char buf[64];
+	double used = -1;
+	uint64_t size;
+
+	if (!results_value(x, "fs_used_bytes", &used))
+		used = -1;
+	if (results_param(x->params, "size", buf, sizeof(buf)) &&
+	    !units_size(buf, &size) && (double)size > used)
+		used = (double)size;
+	return used;
+}
+
+/* bonnie++'s rule: a file twice the memory, or the page cache can hold
+ * it and the reads are memory's. */
+static void check_data_size(const struct audit_in *in, struct audit_line *l)
+{
+	size_t runs = 0, small = 0;
+	double least = INFINITY, data = 0, mem = 0;
+	const char *cell = "";
+
+	for (size_t i = 0; i < in->r->n_runs; i++) {
+		const struct res_run *x = &in->r->runs[i];
+		double ram, bytes = data_bytes(x);
+
+		/* tmpfs is memory: there is no cache to outgrow */
+		if (!phase_ok(x) || !strcmp(x->fs_type, "tmpfs") ||
+		    bytes < 0 || !results_value(x, "ram_mib", &ram) ||
+		    !(ram > 0))
+			continue;
+		runs++;
+		ram *= 1048576;
+		small += bytes < 2 * ram;
+		if (bytes / ram < least) {
+			least = bytes / ram;
+			data = bytes;
+			mem = ram;
+			cell = x->base;
+		}
+	}
+	if (!runs)
+		return;		/* no line: nothing to check */
+	if (small)
+		say(l, AUDIT_WARN, "%zu of %zu phase runs had less data than "
+		    "twice their memory (least: %s, %.0f MiB against %.0f "
+		    "MiB): the page cache may hold it all", small, runs,
+		    cell, data / 1048576, mem / 1048576);
+	else
+		say(l, AUDIT_PASS, "all %zu phase runs had at least twice "
+		    "their memory in data (least %.1fx, %s)", runs, least,
+		    cell);
+}
+
 static void check_steady(const struct audit_in *in, struct audit_line *l)
 {
 	size_t judged = 0, never = 0;
@@ -299,6 +358,7 @@ static const struct check {
 } checks[] = {
 	{ "repetitions", check_repetitions },
 	{ "cache", check_cache },
+	{ "data size", check_data_size },
 	{ "aged", check_aged },
 	{ "steady", check_steady },
 	{ "disturbed", check_disturbed },
