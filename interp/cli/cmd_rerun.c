@@ -10,6 +10,7 @@
 
 #include "cli/cmd.h"
 #include "cli/packfiles.h"
+#include "report/compare.h"
 #include "results/manifest.h"
 #include "util/exitcode.h"
 #include "util/file.h"
@@ -206,100 +207,46 @@ static int run_again(json_t *man, const struct rerun_opts *o,
 	return packfiles_spawn(argv, env, -1);
 }
 
-/* Whether a row of compare's table (p, len bytes) has the verdict word:
- * " word" at the end or before "; " (a note on steadiness). */
-static int has_verdict(const char *p, size_t len, const char *word)
-{
-	size_t n = strlen(word);
-
-	for (const char *q = p; (q = memmem(q, len - (size_t)(q - p), word,
-					   n)); q++)
-		if (q > p && q[-1] == ' ' && (q + n == p + len ||
-					      q[n] == ';'))
-			return 1;
-	return 0;
-}
-
-/* The metrics of compare's table whose verdict is better or worse, and
- * how many it compared and could not tell, from its text; -1 when it
- * has no summary. */
-static int verdicts(const char *text, struct strbuf *which, int *differ,
-		    int *untold)
-{
-	const char *sum = strstr(text, "\n== "), *p, *nl;
-	int total = -1, better, worse, same;
-
-	*differ = 0;
-	while (sum && strstr(sum + 1, "\n== "))
-		sum = strstr(sum + 1, "\n== ");
-	if (!sum || sscanf(sum, "\n== %d comparison", &total) != 1 ||
-	    !(p = strchr(sum + 1, ':')) ||
-	    sscanf(p, ": %d better, %d worse, %d no significant difference, "
-		   "%d cannot", &better, &worse, &same, untold) != 4)
-		return -1;
-	for (p = text; *p; p = *nl ? nl + 1 : nl) {
-		char cfg[128], met[128];
-		int up;
-
-		nl = p + strcspn(p, "\n");
-		up = has_verdict(p, (size_t)(nl - p), "better");
-		if ((!up && !has_verdict(p, (size_t)(nl - p), "worse")) ||
-		    sscanf(p, "%127s %127s", cfg, met) != 2)
-			continue;
-		strbuf_printf(which, "%s%s %s (%s)", (*differ)++ ? ", " : "",
-			      cfg, met, up ? "better" : "worse");
-	}
-	if (*differ != better + worse)	/* the rows and the sum disagree */
-		*differ = better + worse;
-	return total;
-}
-
-/* compare ORIG NEW, shown, and the verdict line; 0 reproduced, 1 not
- * (a difference, or nothing that could be tested). */
+/* compare ORIG NEW, shown, and the verdict line: Holm's correction over
+ * the key metrics, so that "reproduced" is said at 0.05 for them all
+ * together. 0 reproduced, 1 not (a difference, or nothing that could be
+ * tested). */
 static int compare_runs(const char *orig, const char *newrun)
 {
-	const char *argv[] = { "/proc/self/exe", "compare", orig, newrun,
-			       NULL };
-	struct strbuf which = { 0 };
-	FILE *f = tmpfile();
-	size_t len = 0;
-	int more = 0, rc, differ, total, untold = 0;
-	char *text, *nul;
+	const char *dirs[] = { orig, newrun, NULL };
+	struct compare_opts o = { .dirs = { dirs, 2 },
+				  .alpha = 0.05, .fmt = FMT_TEXT };
+	struct compare_family fam;
+	struct strbuf notes = { 0 };
+	struct diag d = { 0 };
+	int rc = compare_run(&o, &notes, &d);
 
-	if (!f)
-		return 1;
+	cmd_notes(stderr, "compare", &notes);
+	free(notes.p);
 	fflush(stdout);
-	rc = packfiles_spawn(argv, NULL, fileno(f));
-	fflush(f);
-	lseek(fileno(f), 0, SEEK_SET);
-	text = file_read_all(fileno(f), 16u << 20, &len, &more);
-	fclose(f);
-	if (text && (nul = realloc(text, len + 1))) {
-		text = nul;
-		text[len] = 0;
-		fputs(text, stdout);
-	} else {
-		free(text);
-		text = NULL;
+	if (rc < 0 || compare_family(&o, &fam, &d)) {
+		cmd_fail_named(stderr, "compare", &d);
+		diag_release(&d);
+		printf("cannot tell: compare gave no verdict\n");
+		return 1;
 	}
-	total = rc || !text ? -1 : verdicts(text, &which, &differ,
-							&untold);
-	if (total < 0)
-		printf("cannot tell: compare gave no verdict (exit %d)\n", rc);
-	else if (!differ && untold == total)
-		printf("cannot tell: none of the %d key metrics has 2 "
+	if (!fam.differ && fam.untold == fam.compared)
+		printf("cannot tell: none of the %zu key metrics has 2 "
 		       "repetitions on both sides to test (repeat: 2 or "
-		       "more)\n", total);
-	else if (!differ)
+		       "more)\n", fam.compared);
+	else if (!fam.differ)
 		printf("reproduced: no key metric differs significantly "
-		       "(%d compared, %d of them cannot tell)\n", total,
-		       untold);
+		       "(%zu compared, %zu of them cannot tell; 0.05 for "
+		       "them all, Holm's correction%s)\n", fam.compared,
+		       fam.untold, fam.marked ? ", which keeps none of the "
+		       "differences compare marks at 0.05 each" : "");
 	else
-		printf("differs on %d of %d metrics: %s\n", differ, total,
-		       which.p ?: "");
-	free(which.p);
-	free(text);
-	return total < 0 || differ || untold == total;
+		printf("differs on %zu of %zu metrics (0.05 for them all, "
+		       "Holm's correction; compare marks %zu at 0.05 each): "
+		       "%s\n", fam.differ, fam.compared, fam.marked,
+		       fam.which.p ? fam.which.p : "");
+	free(fam.which.p);
+	return fam.differ || fam.untold == fam.compared;
 }
 
 /* One fact of the two manifests' machines, printed when it differs. */

@@ -153,3 +153,41 @@ int cmprows_pair(struct cmprows *t, const struct pair *pr,
 	return rc;
 }
 
+
+/* The p of row i's verdict: of the logarithms' test when it had one. */
+static double p_of(const struct cmprow *r)
+{
+	return r->ratio ? r->lw.p : r->w.p;
+}
+
+static int by_p(const void *a, const void *b, void *rows)
+{
+	const struct cmprows *t = rows;
+	double x = p_of(&t->row[*(const size_t *)a]);
+	double y = p_of(&t->row[*(const size_t *)b]);
+
+	return (x > y) - (x < y);
+}
+
+long cmprows_holm(const struct cmprows *t, double alpha, unsigned char *keep)
+{
+	size_t *ord = malloc((t->n ? t->n : 1) * sizeof(*ord)), m = 0;
+	long kept = 0;
+
+	if (!ord)
+		return -1;
+	for (size_t i = 0; i < t->n; i++) {
+		keep[i] = 0;
+		if (t->row[i].tested && p_of(&t->row[i]) >= 0)
+			ord[m++] = i;
+	}
+	qsort_r(ord, m, sizeof(*ord), by_p, (void *)t);
+	for (size_t k = 0; k < m; k++) {
+		if (!(p_of(&t->row[ord[k]]) <= alpha / (double)(m - k)))
+			break;
+		keep[ord[k]] = 1;
+		kept++;
+	}
+	free(ord);
+	return kept;
+}

@@ -45,4 +45,14 @@ int cmprows_pair(struct cmprows *t, const struct pair *pr,
 		 const struct pairing *pg, const char *const *metric,
 		 double alpha);
 
+/*
+ * Holm's step-down correction over the rows of t that were tested: with
+ * m of them, their p in ascending order, the k-th smallest (from 0)
+ * differs while p <= alpha / (m - k), and none after the first that
+ * does not; so the chance of any false difference among them stays
+ * alpha. keep[i] (t->n of them) says which rows differ; returns how
+ * many, or -1 out of memory.
+ */
+long cmprows_holm(const struct cmprows *t, double alpha, unsigned char *keep);
+
 #endif

@@ -429,6 +429,24 @@ static int regressions(const struct compare_opts *o, const struct cmprows *t,
 	return kinds;
 }
 
+/* Pair o's runs and test each pair's metrics into t; notes gets the
+ * pairing's warnings. 0, or -1 with d filled (pairing_free either way). */
+static int rows_of(const struct compare_opts *o, struct pairing *pg,
+		   struct cmprows *t, struct strbuf *notes, struct diag *d)
+{
+	int bad = pairing_build(pg, o->dirs.v, o->dirs.n, o->label.v, d);
+
+	strbuf_add(notes, pg->warn.p ? pg->warn.p : "", pg->warn.len);
+	if (bad)
+		return -1;
+	for (size_t i = 0; i < pg->n_pairs; i++)
+		if (pairing_both(&pg->pairs[i]))
+			bad |= cmprows_pair(t, &pg->pairs[i], pg,
+					    o->metric.n ? o->metric.v : NULL,
+					    o->alpha);
+	return bad ? diag_fail(d, DIAG_SYSTEM, 0, "out of memory") : 0;
+}
+
 int compare_run(const struct compare_opts *o, struct strbuf *notes,
 		struct diag *d)
 {
@@ -442,18 +460,8 @@ int compare_run(const struct compare_opts *o, struct strbuf *notes,
 		return diag_fail(d, DIAG_INPUT, 0, "-o %s is inside a run "
 				 "directory: its files are the run's record",
 				 o->out);
-	bad = pairing_build(&pg, o->dirs.v, o->dirs.n, o->label.v, d);
-	strbuf_add(notes, pg.warn.p ? pg.warn.p : "", pg.warn.len);
-	if (bad)
+	if (rows_of(o, &pg, &t, notes, d))
 		goto out;
-	for (size_t i = 0; i < pg.n_pairs; i++)
-		if (pairing_both(&pg.pairs[i]))
-			bad |= cmprows_pair(&t, &pg.pairs[i], &pg,
-						    o->metric.n ? o->metric.v : NULL, o->alpha);
-	if (bad) {
-		diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
-		goto out;
-	}
 	f = outfmt_open(&of, o->out);
 	if (!f) {
 		diag_fail(d, DIAG_SYSTEM, errno, "cannot write %s", o->out);
@@ -473,4 +481,42 @@ out:
 	free(t.row);
 	pairing_free(&pg);
 	return rc;
+}
+
+int compare_family(const struct compare_opts *o, struct compare_family *fam,
+		   struct diag *d)
+{
+	struct strbuf notes = { 0 };
+	struct pairing pg;
+	struct cmprows t = { 0 };
+	unsigned char *keep = NULL;
+	long kept = -1;
+
+	memset(fam, 0, sizeof(*fam));
+	if (rows_of(o, &pg, &t, &notes, d))
+		kept = -1;
+	else if (!(keep = malloc(t.n ? t.n : 1)) ||
+		 (kept = cmprows_holm(&t, o->alpha, keep)) < 0)
+		kept = diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
+	for (size_t i = 0; kept >= 0 && i < t.n; i++) {
+		const struct cmprow *r = &t.row[i];
+
+		fam->compared++;
+		fam->untold += r->v == V_UNKNOWN;
+		fam->marked += r->v == V_BETTER || r->v == V_WORSE;
+		if (!keep[i])
+			continue;
+		fam->differ++;
+		strbuf_printf(&fam->which, "%s%s/%s%s%s %s (%s)",
+			      fam->which.len ? ", " : "", r->pr->label_a,
+			      r->pr->phase, *r->pr->params ? " " : "",
+			      r->pr->params, r->metric, verdict_name[r->v]);
+	}
+	if (kept >= 0 && fam->which.oom)
+		kept = diag_fail(d, DIAG_SYSTEM, 0, "out of memory");
+	free(notes.p);
+	free(keep);
+	free(t.row);
+	pairing_free(&pg);
+	return kept < 0 ? -1 : 0;
 }

@@ -31,4 +31,21 @@ struct compare_opts {
 int compare_run(const struct compare_opts *o, struct strbuf *notes,
 		struct diag *d);
 
+/*
+ * What a rerun's verdict rests on: o's runs paired and tested as
+ * compare_run does, then Holm's correction (cmprows_holm) over every
+ * metric that could be tested, so that "no metric differs" holds at
+ * o->alpha for them all together, not for each alone. Returns 0, or -1
+ * with d filled (as compare_run); fam->which is freed by the caller.
+ */
+struct compare_family {
+	size_t compared;	/* metrics of pairs both sides ran */
+	size_t untold;		/* of them, not testable (n < 2 a side) */
+	size_t marked;		/* better or worse at alpha each */
+	size_t differ;		/* better or worse after the correction */
+	struct strbuf which;	/* "label/phase params metric (worse)", ... */
+};
+int compare_family(const struct compare_opts *o, struct compare_family *fam,
+		   struct diag *d);
+
 #endif
