@@ -199,6 +199,103 @@ Test(pack, archive_with_a_member_outside_is_refused, .fini = fini)
 		  e2e_err);
 }
 
+/* dir/study: plans/p.yaml using mods/mine.lua (and its exec/ script) as
+ * use (its words), run 3 times with nap 0.05 into dir/run. */
+static void study_tree(const char *dir, const char *use)
+{
+	char text[1024], path[600], rd[600];
+	char *plan;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/study", dir);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	strcat(path, "/plans");
+	cr_assert_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/study/mods", dir);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	e2e_write(path, "mine.lua", "return { params = { nap = '0.05' }, "
+		  "exec = 'nap.sh', parse = 'sysbench', "
+		  "key = { 'total_time_s' } }\n");
+	strcat(path, "/exec");
+	cr_assert_eq(mkdir(path, 0755), 0);
+	e2e_write(path, "nap.sh", "sleep \"$FSPLAN_P_nap\"\n"
+		  "echo 'General statistics:'\n"
+		  "echo \"    total time: ${FSPLAN_P_nap}s\"\n"
+		  "echo '    total number of events: 10'\n");
+	snprintf(path, sizeof(path), "%s/t", dir);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	snprintf(text, sizeof(text), "fsplan: 1\nname: tree\nrepeat: 3\n"
+		 "target: {dir: %s/t}\nphases:\n  - {use: %s, name: mine}\n",
+		 dir, use);
+	snprintf(path, sizeof(path), "%s/study/plans", dir);
+	plan = e2e_write(path, "p.yaml", text);
+	snprintf(rd, sizeof(rd), "%s/run", dir);
+	rc = e2e_fsplan((const char *[]){ "run", plan, "-o", rd, "-q",
+					  NULL });
+	cr_assert_eq(rc, 0, "exit %d: %s", rc, e2e_err);
+}
+
+/* A module beside the plans' folder (../mods/mine.lua) is packed in
+ * the tree that holds both, laid out where the plan finds it: the
+ * rerun reproduces with the study's own folder gone. */
+Test(pack, module_beside_the_plans_folder_stands_alone, .fini = fini,
+     .timeout = 120)
+{
+	const char *dir, *list;
+	char rd[300], tgz[400], again[400], from[400], to[400];
+	int rc;
+
+	e2e_require_root();
+	dir = e2e_tmpdir();
+	study_tree(dir, "../mods/mine.lua");
+	snprintf(rd, sizeof(rd), "%s/run", dir);
+	snprintf(tgz, sizeof(tgz), "%s/study.tar.gz", dir);
+	cr_assert_eq(pack(rd, tgz), 0, "%s", e2e_err);
+	list = members(dir, tgz);
+	cr_expect(strstr(list, "files/plan/plans/p.yaml\n"), "%s", list);
+	cr_expect(strstr(list, "files/plan/mods/mine.lua\n"), "%s", list);
+	cr_expect(strstr(list, "files/plan/mods/exec/nap.sh\n"), "%s", list);
+	snprintf(from, sizeof(from), "%s/study", dir);
+	snprintf(to, sizeof(to), "%s/gone", dir);
+	cr_assert_eq(rename(from, to), 0);
+	snprintf(again, sizeof(again), "%s/again", dir);
+	rc = e2e_fsplan((const char *[]){ "rerun", tgz, "-o", again, NULL });
+	cr_expect_eq(rc, 0, "exit %d: %s\n%s", rc, e2e_out, e2e_err);
+	cr_expect(strstr(e2e_out, "reproduced: no key metric differs"),
+		  "%s", e2e_out);
+}
+
+/* A module the plan names by its absolute path is read from there on
+ * the rerun: changed since, the rerun says so and gives no verdict. */
+Test(pack, module_by_absolute_path_changed_cannot_tell, .fini = fini,
+     .timeout = 120)
+{
+	const char *dir;
+	char rd[300], tgz[400], again[400], use[400];
+	FILE *f;
+	int rc;
+
+	e2e_require_root();
+	dir = e2e_tmpdir();
+	snprintf(use, sizeof(use), "%s/study/mods/mine.lua", dir);
+	study_tree(dir, use);
+	snprintf(rd, sizeof(rd), "%s/run", dir);
+	snprintf(tgz, sizeof(tgz), "%s/study.tar.gz", dir);
+	cr_assert_eq(pack(rd, tgz), 0, "%s", e2e_err);
+	cr_assert_not_null(f = fopen(use, "a"));
+	fputs("-- changed after the study\n", f);
+	fclose(f);
+	snprintf(again, sizeof(again), "%s/again", dir);
+	rc = e2e_fsplan((const char *[]){ "rerun", tgz, "-o", again, NULL });
+	cr_expect_eq(rc, 1, "exit %d: %s\n%s", rc, e2e_out, e2e_err);
+	cr_expect(strstr(e2e_out, "the new run read ") &&
+		  strstr(e2e_out, "/study/mods/mine.lua (sha256 "), "%s",
+		  e2e_out);
+	cr_expect(strstr(e2e_out, "cannot tell: the new run did not read "
+			 "the code the original did"), "%s", e2e_out);
+	cr_expect_null(strstr(e2e_out, "reproduced"), "%s", e2e_out);
+}
+
 /* A run of one repetition gives compare nothing to test: rerun says it
  * cannot tell, never "reproduced". */
 Test(pack, one_repetition_cannot_be_told_reproduced, .fini = fini,

@@ -120,7 +120,7 @@ static int copy_code(json_t *man, const char *stage, struct diag *d)
 			"path", l.f[i].path, "archive", in,
 			"sha256", l.f[i].sha, "kind", l.f[i].kind));
 	}
-	idx = json_pack("{s:s, s:s, s:s, s:s?, s:o}", "plan_dir", l.plan_dir,
+	idx = json_pack("{s:s, s:s, s:s, s:s?, s:o}", "root", l.root,
 			"lib", lib,
 			"plan", l.plan_rel ?: "", "run_id",
 			json_string_value(json_object_get(man, "run_id")),

@@ -249,6 +249,33 @@ static int compare_runs(const char *orig, const char *newrun)
 	return fam.differ || fam.untold == fam.compared;
 }
 
+/* Whether the new run (now) read a file the original (was) did not, by
+ * sha256: a module the plan names by its absolute path reads this
+ * machine's copy, not the packed one. Each such file said. */
+static int other_code(json_t *was, json_t *now)
+{
+	json_t *a, *b;
+	size_t i, j;
+	int other = 0;
+
+	json_array_foreach(json_object_get(now, "code"), i, a) {
+		const char *sha = json_string_value(json_object_get(a,
+							"sha256"));
+		int found = 0;
+
+		json_array_foreach(json_object_get(was, "code"), j, b)
+			found |= sha && json_equal(json_object_get(b, "sha256"),
+						   json_object_get(a, "sha256"));
+		if (found)
+			continue;
+		printf("the new run read %s (sha256 %.12s...), which the "
+		       "original did not read\n", json_string_value(
+		       json_object_get(a, "path")) ?: "?", sha ?: "none");
+		other++;
+	}
+	return other;
+}
+
 /* One fact of the two manifests' machines, printed when it differs. */
 static int fact(const char *what, json_t *a, json_t *b)
 {
@@ -363,8 +390,15 @@ static int rerun_in(json_t *man, const struct rerun_opts *o,
 	if (rc && rc != EXIT_FAILED)
 		return diag_fail(d, DIAG_PHASE, 0, "the run again failed "
 				 "(exit %d)", rc);
-	rc = compare_runs(orig, newrun);
 	now = manifest_load(newrun, NULL);
+	if (now && other_code(man, now)) {
+		printf("cannot tell: the new run did not read the code the "
+		       "original did (a file the plan names by its absolute "
+		       "path is this machine's, not the packed one)\n");
+		rc = 1;
+	} else {
+		rc = compare_runs(orig, newrun);
+	}
 	machines(man, now);
 	json_decref(now);
 	return rc;

@@ -48,7 +48,7 @@ static int place(struct packlist *l, const char *libdir, const char *path,
 		return diag_fail(d, DIAG_SYSTEM, ENOMEM, "the file list");
 	l->f = f;
 	f = &l->f[l->n];
-	if ((r = under(path, l->plan_dir)))
+	if ((r = under(path, l->root)))
 		n = asprintf(&f->rel, "plan/%s", r);
 	else if ((r = under(path, libdir)))
 		n = asprintf(&f->rel, "lib/%s", r);
@@ -63,6 +63,32 @@ static int place(struct packlist *l, const char *libdir, const char *path,
 	return 0;
 }
 
+/* The root of the plan's tree: from its directory up to the deepest
+ * that holds every file of the code list but the library's too, so a
+ * module named "../mods/x.lua" is laid out where the plan finds it; the
+ * plan's own directory when only / would hold them (those go under
+ * abs/). */
+static void tree_root(struct packlist *l, json_t *man, const char *libdir,
+		      const char *plan)
+{
+	char root[sizeof(l->root)];
+	json_t *o;
+	size_t i;
+
+	memcpy(root, l->root, sizeof(root));
+	json_array_foreach(json_object_get(man, "code"), i, o) {
+		const char *p = str(o, "path") ?: "";
+
+		if (!strcmp(p, plan) || under(p, libdir) || *p != '/')
+			continue;
+		while (*root && !under(p, root))
+			*strrchr(root, '/') = 0;	/* "/a/b" to "/a" */
+		if (!*root)
+			return;		/* only / holds them both */
+	}
+	memcpy(l->root, root, sizeof(root));
+}
+
 int packfiles_list(json_t *man, const char *libdir, struct packlist *l,
 		   struct diag *d)
 {
@@ -72,11 +98,12 @@ int packfiles_list(json_t *man, const char *libdir, struct packlist *l,
 
 	memset(l, 0, sizeof(*l));
 	if (!real || !(slash = strrchr(real, '/')) ||
-	    (size_t)(slash - real) >= sizeof(l->plan_dir))
+	    (size_t)(slash - real) >= sizeof(l->root))
 		return diag_fail(d, DIAG_INPUT, 0, "the manifest has no "
 				 "plan.realpath: not a run of this fsplan");
-	memcpy(l->plan_dir, real, (size_t)(slash - real));
-	l->plan_dir[slash - real] = 0;
+	memcpy(l->root, real, (size_t)(slash - real));
+	l->root[slash - real] = 0;
+	tree_root(l, man, libdir, real);
 	if (place(l, libdir, real, str(plan, "sha256"), "plan", d))
 		return -1;
 	l->plan_rel = l->f[0].rel;

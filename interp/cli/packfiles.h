@@ -19,13 +19,14 @@ struct packfile {
 struct packlist {
 	struct packfile *f;
 	size_t n;
-	char plan_dir[4096];	/* the directory of the plan's real path */
+	char root[4096];	/* the plan's tree: its directory, or the
+				 * one above that holds its modules too */
 	const char *plan_rel;	/* the plan's rel among f, or NULL */
 };
 
 /*
  * The plan and every file of man's code list, each given its place
- * (under plan/ when in plan_dir, under lib/ when in libdir, else abs/).
+ * (under plan/ when in root, under lib/ when in libdir, else abs/).
  * The strings point into man, which must outlive l. 0, or -1 with d.
  */
 int packfiles_list(json_t *man, const char *libdir, struct packlist *l,
