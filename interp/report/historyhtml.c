@@ -168,6 +168,69 @@ static int runs_table(FILE *f, const struct page *pg)
 	return rc;
 }
 
+/* Series s's mean in run r as "101 (+0.9%)", the change from the
+ * series' first run as the text gives it; NULL when it has none. p: the
+ * series' points. */
+static const char *mean_in(char *buf, size_t len, const struct point *p,
+			   const struct html_series *s, size_t r)
+{
+	char fig[FIG_LEN];
+
+	for (size_t j = 0; j < s->n; j++) {
+		if (p[j].run != r)
+			continue;
+		fig_text(fig, sizeof(fig), p[j].mean, 0, NULL, NULL);
+		if (j && s->y[0] != 0)
+			snprintf(buf, len, "%s (%+.1f%%)", fig,
+				 100 * (p[j].mean - s->y[0]) / fabs(s->y[0]));
+		else
+			snprintf(buf, len, "%s", fig);
+		return buf;
+	}
+	return NULL;
+}
+
+/* The chart's table: a row per run that has a point, a column per
+ * series (s[k]'s points are p's from s[k].x - x on). */
+static int trend_table(FILE *f, const struct page *pg, const struct point *p,
+		       const struct html_series *s, const double *x,
+		       size_t ns)
+{
+	const char **cell = calloc(ns + 1, sizeof(*cell));
+	char (*figs)[FIG_LEN * 2] = calloc(ns + 1, sizeof(*figs));
+	struct table t = { 0 };
+	int rc = -1;
+
+	if (!cell || !figs)
+		goto out;
+	cell[0] = "#";
+	for (size_t k = 0; k < ns; k++)
+		cell[k + 1] = s[k].label;
+	table_init(&t, (int)ns + 1, 1, cell, NULL);
+	for (size_t r = 1; !t.failed && r <= pg->n_runs; r++) {
+		int any = 0;
+
+		for (size_t k = 0; k < ns; k++) {
+			cell[k + 1] = mean_in(figs[k + 1], sizeof(figs[0]),
+					      p + (s[k].x - x), &s[k], r);
+			any |= cell[k + 1] != NULL;
+		}
+		snprintf(figs[0], sizeof(figs[0]), "%zu", r);
+		cell[0] = figs[0];
+		if (any)
+			table_row(&t, cell, 0);
+	}
+	if (!t.failed) {
+		table_html(f, &t);
+		rc = 0;
+	}
+out:
+	table_free(&t);
+	free(cell);
+	free(figs);
+	return rc;
+}
+
 /* Points p[0..n) (one chart, in by_chart order): a line per config
  * over the runs, then a table of each run's mean per config, with the
  * change from the config's first run. */
@@ -176,22 +239,17 @@ static int chart(FILE *f, const struct page *pg, const struct point *p,
 {
 	struct html_series *s = calloc(n, sizeof(*s));
 	double *x = malloc(n * sizeof(*x)), *y = malloc(n * sizeof(*y));
-	const char **label = calloc(n + 1, sizeof(*label));
-	const char **cell = calloc(n + 1, sizeof(*cell));
-	char (*figs)[FIG_LEN * 2] = calloc(n, sizeof(*figs));
 	struct strbuf title = { 0 }, ytitle = { 0 };
 	size_t ns = 0;
-	struct table t = { 0 };
 	int rc = -1;
 
-	if (!s || !x || !y || !label || !cell || !figs)
+	if (!s || !x || !y)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		if (!ns || strcmp(p[i].label, s[ns - 1].label)) {
 			s[ns].label = p[i].label;
 			s[ns].x = x + i;
-			s[ns].y = y + i;
-			label[ns++] = p[i].label;
+			s[ns++].y = y + i;
 		}
 		x[i] = (double)p[i].run;
 		y[i] = p[i].mean;
@@ -209,57 +267,13 @@ static int chart(FILE *f, const struct page *pg, const struct point *p,
 			 "its number in the table of runs",
 			 .xtitle = "run", .ytitle = ytitle.p, .s = s,
 			 .n = ns, .marks = 1 });
-	/* the table: a row per run, a column per config */
-	memmove(label + 1, label, ns * sizeof(*label));
-	label[0] = "#";
-	if (table_init(&t, (int)ns + 1, 1, label, NULL))
-		goto out;
-	for (size_t r = 1; r <= pg->n_runs; r++) {
-		char num[32];
-		int any = 0;
-
-		for (size_t k = 0; k < ns; k++) {
-			cell[k + 1] = "";
-			/* series k's points are p's from s[k].x - x on */
-			for (size_t j = 0; j < s[k].n; j++) {
-				const struct point *q = &p[s[k].x - x + j];
-				char a[FIG_LEN], b[FIG_LEN];
-
-				if (q->run != r)
-					continue;
-				fig_text(a, sizeof(a), q->mean, 0, NULL, NULL);
-				*b = 0;
-				/* as the text's change from the first run */
-				if (j && s[k].y[0] != 0)
-					snprintf(b, sizeof(b), " (%+.1f%%)",
-						 100 * (q->mean - s[k].y[0]) /
-						 fabs(s[k].y[0]));
-				snprintf(figs[k], sizeof(figs[k]), "%s%s", a,
-					 b);
-				cell[k + 1] = figs[k];
-				any = 1;
-			}
-		}
-		if (!any)
-			continue;
-		snprintf(num, sizeof(num), "%zu", r);
-		cell[0] = num;
-		table_row(&t, cell, 0);
-	}
-	if (!t.failed) {
-		table_html(f, &t);
-		rc = 0;
-	}
+	rc = trend_table(f, pg, p, s, x, ns);
 out:
-	table_free(&t);
 	free(title.p);
 	free(ytitle.p);
 	free(s);
 	free(x);
 	free(y);
-	free(label);
-	free(cell);
-	free(figs);
 	return rc;
 }
 
