@@ -110,17 +110,16 @@ static int number_runs(struct page *pg)
 	for (size_t i = 0; i < pg->n; i++)
 		all[i] = &pg->p[i];
 	qsort(all, pg->n, sizeof(*all), by_start);
-	for (size_t i = 0; i < pg->n; i++)
-		if (!pg->n_runs || strcmp(all[i]->run_id,
+	/* a run's points are together in that order: one pass */
+	for (size_t i = 0; i < pg->n; i++) {
+		struct point *q = all[i];
+
+		if (!pg->n_runs || strcmp(q->run_id,
 					  all[pg->n_runs - 1]->run_id))
-			all[pg->n_runs++] = all[i];
+			all[pg->n_runs++] = q;
+		q->run = pg->n_runs;
+	}
 	pg->runs = all;
-	for (size_t i = 0; i < pg->n; i++)
-		for (size_t r = 0; r < pg->n_runs; r++)
-			if (!strcmp(pg->p[i].run_id, pg->runs[r]->run_id)) {
-				pg->p[i].run = r + 1;
-				break;
-			}
 	return 0;
 }
 
@@ -168,40 +167,35 @@ static int runs_table(FILE *f, const struct page *pg)
 	return rc;
 }
 
-/* Series s's mean in run r as "101 (+0.9%)", the change from the
- * series' first run as the text gives it; NULL when it has none. p: the
- * series' points. */
-static const char *mean_in(char *buf, size_t len, const struct point *p,
-			   const struct html_series *s, size_t r)
+/* The mean of point j of series s (p: its points) as "101 (+0.9%)",
+ * the change from the series' first point as the text gives it. */
+static const char *mean_of(char *buf, size_t len, const struct point *p,
+			   const struct html_series *s, size_t j)
 {
 	char fig[FIG_LEN];
 
-	for (size_t j = 0; j < s->n; j++) {
-		if (p[j].run != r)
-			continue;
-		fig_text(fig, sizeof(fig), p[j].mean, 0, NULL, NULL);
-		if (j && s->y[0] != 0)
-			snprintf(buf, len, "%s (%+.1f%%)", fig,
-				 100 * (p[j].mean - s->y[0]) / fabs(s->y[0]));
-		else
-			snprintf(buf, len, "%s", fig);
-		return buf;
-	}
-	return NULL;
+	fig_text(fig, sizeof(fig), p[j].mean, 0, NULL, NULL);
+	if (j && s->y[0] != 0)
+		snprintf(buf, len, "%s (%+.1f%%)", fig,
+			 100 * (p[j].mean - s->y[0]) / fabs(s->y[0]));
+	else
+		snprintf(buf, len, "%s", fig);
+	return buf;
 }
 
 /* The chart's table: a row per run that has a point, a column per
- * series (s[k]'s points are p's from s[k].x - x on). */
+ * series (s[k]'s points are p's from s[k].x - x on, by run). */
 static int trend_table(FILE *f, const struct page *pg, const struct point *p,
 		       const struct html_series *s, const double *x,
 		       size_t ns)
 {
 	const char **cell = calloc(ns + 1, sizeof(*cell));
 	char (*figs)[FIG_LEN * 2] = calloc(ns + 1, sizeof(*figs));
+	size_t *at = calloc(ns + 1, sizeof(*at));	/* each series' next */
 	struct table t = { 0 };
 	int rc = -1;
 
-	if (!cell || !figs)
+	if (!cell || !figs || !at)
 		goto out;
 	cell[0] = "#";
 	for (size_t k = 0; k < ns; k++)
@@ -211,8 +205,13 @@ static int trend_table(FILE *f, const struct page *pg, const struct point *p,
 		int any = 0;
 
 		for (size_t k = 0; k < ns; k++) {
-			cell[k + 1] = mean_in(figs[k + 1], sizeof(figs[0]),
-					      p + (s[k].x - x), &s[k], r);
+			const struct point *q = p + (s[k].x - x);
+
+			cell[k + 1] = NULL;
+			if (at[k] < s[k].n && q[at[k]].run == r)
+				cell[k + 1] = mean_of(figs[k + 1],
+						      sizeof(figs[0]), q,
+						      &s[k], at[k]++);
 			any |= cell[k + 1] != NULL;
 		}
 		snprintf(figs[0], sizeof(figs[0]), "%zu", r);
@@ -228,6 +227,7 @@ out:
 	table_free(&t);
 	free(cell);
 	free(figs);
+	free(at);
 	return rc;
 }
 
