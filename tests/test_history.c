@@ -141,6 +141,35 @@ Test(history, same_run_twice_is_refused, .fini = fini)
 		       e2e_out);
 }
 
+/* Another study's run of the same name (another -o run, another start)
+ * is not the same run: it goes in as NAME@START, and check leaves it,
+ * not its namesake, out of its own history. */
+Test(history, same_name_another_start_is_another_run, .fini = fini)
+{
+	const char *dir = e2e_tmpdir();
+	char db[512], other[512];
+
+	three(dir, db, sizeof(db));
+	snprintf(other, sizeof(other), "%s/other", dir);
+	cr_assert_eq(mkdir(other, 0700), 0);
+	cr_assert_eq(hist(db, "add", run(other, "R1", 5, "6.18", 100, 2, 0),
+			  NULL, NULL), 0, "%s", e2e_err);
+	cr_expect(strstr(e2e_out, "added run R1@2026-01-05T00:00:00Z (6 "
+			 "values)"), "%s", e2e_out);
+	cr_expect_eq(hist(db, "add", run(dir, "again", 5, "6.18", 100, 2, 0),
+			  NULL, NULL), 0);
+	/* the same one again is refused under its new name */
+	snprintf(other, sizeof(other), "%s/other/R1", dir);
+	cr_expect_eq(hist(db, "add", other, NULL, NULL), 3);
+	cr_expect(strstr(e2e_err, "run R1@2026-01-05T00:00:00Z is in"), "%s",
+		  e2e_err);
+	/* checked, R1@... is not its own history: R1..R3 and 'again' */
+	cr_expect_eq(hist(db, "check", other, "--last", "9"), 0, "%s%s",
+		     e2e_out, e2e_err);
+	cr_expect(strstr(e2e_out, "against the last 4 runs of plan t"), "%s",
+		  e2e_out);
+}
+
 Test(history, check_flags_a_slower_run, .fini = fini)
 {
 	const char *dir = e2e_tmpdir();

@@ -214,25 +214,39 @@ int historydb_load(const char *rundir, json_t **man, struct results *r,
 	return 0;
 }
 
-/* Whether run id is in the database already: 1, 0, or -1 with d. */
-static int known(struct history *h, const char *id, struct diag *d)
+/* The id run_id (started then) goes in as: run_id, or "run_id@started"
+ * when another run (another start: two studies' "-o run") has that
+ * run_id; the same run (id and start) is refused. 0, or -1 with d. */
+static int id_for(struct history *h, const char *run_id, const char *started,
+		  struct strbuf *id, struct diag *d)
 {
 	sqlite3_stmt *st;
-	int rc;
+	int rc, other = 0;
 
-	if (historydb_prepare(h, "SELECT rundir FROM runs WHERE run_id = ?1",
+	if (historydb_prepare(h, "SELECT run_id, started, rundir FROM runs "
+			      "WHERE run_id = ?1 OR run_id = ?1 || '@' || ?2",
 			      &st, d))
 		return -1;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
+	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, started, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (strcmp(historydb_col(st, 1), started)) {
+			other = 1;
+			continue;
+		}
 		diag_fail(d, DIAG_REFUSED, 0, "run %s is in %s already (added "
-			  "from %s): not added again", id, h->path,
-			  (const char *)sqlite3_column_text(st, 0));
-	else if (rc != SQLITE_DONE)
-		historydb_fail(h, "cannot read runs", d);
+			  "from %s): not added again", historydb_col(st, 0),
+			  h->path, historydb_col(st, 2));
+		break;
+	}
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : -1;
+	if (rc == SQLITE_ROW)
+		return -1;
+	if (rc != SQLITE_DONE)
+		return historydb_fail(h, "cannot read runs", d);
+	strbuf_printf(id, other ? "%s@%s" : "%s", run_id, started);
+	return id->oom ? diag_fail(d, DIAG_SYSTEM, ENOMEM, "out of memory")
+		       : 0;
 }
 
 /* The runs row of the manifest man and the rest, in the open transaction. */
@@ -274,26 +288,29 @@ int history_add(struct history *h, const char *rundir, char *id, size_t len,
 {
 	struct results r = { 0 };
 	struct add a = { .h = h };
+	struct strbuf idb = { 0 };
+	const char *run_id;
 	json_t *man;
 	int rc;
 
 	if (historydb_load(rundir, &man, &r, d))
 		return -1;
-	a.id = manifestread_str(man, "run_id", r.run_id);
-	if (!a.id || !*a.id) {
+	run_id = manifestread_str(man, "run_id", r.run_id);
+	if (!run_id || !*run_id) {
 		rc = diag_fail(d, DIAG_INPUT, 0, "%s names no run_id", rundir);
 		goto out;
 	}
-	snprintf(id, len, "%s", a.id);
 	rc = -1;
 	if (sqlite3_exec(h->db, "BEGIN IMMEDIATE", NULL, NULL, NULL)) {
 		historydb_fail(h, "cannot begin a transaction", d);
 		goto out;
 	}
-	if (known(h, a.id, d) || add_rows(&a, man, &r, rundir, d)) {
+	if (id_for(h, run_id, manifestread_str(man, "started", ""), &idb,
+		   d) || (a.id = idb.p, add_rows(&a, man, &r, rundir, d))) {
 		sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
 		goto out;
 	}
+	snprintf(id, len, "%s", a.id);
 	sqlite3_finalize(a.cell);
 	sqlite3_finalize(a.metric);
 	a.cell = a.metric = NULL;
@@ -305,6 +322,7 @@ int history_add(struct history *h, const char *rundir, char *id, size_t len,
 out:
 	sqlite3_finalize(a.cell);
 	sqlite3_finalize(a.metric);
+	free(idb.p);
 	results_free(&r);
 	json_decref(man);
 	return rc;

@@ -132,7 +132,7 @@ static const char *const verdict_name[] = {
 struct check {
 	struct history *h;
 	json_t *man;
-	const char *id, *plan;
+	const char *id, *plan, *started;
 	int last;
 	sqlite3_stmt *vals;
 	struct strbuf differs;	/* "plan sha256, kernel", or empty */
@@ -140,8 +140,12 @@ struct check {
 	FILE *f;
 };
 
+/* The last ?3 runs of plan ?1 but the one checked (run_id ?2, started
+ * ?7: in the database as ?2, or as ?2@?7 when history_add had to tell
+ * it from another run of that name). */
 #define HIST_RUNS "SELECT run_id FROM runs WHERE plan_name = ?1 AND " \
-	"run_id <> ?2 ORDER BY started DESC, run_id DESC LIMIT ?3"
+	"NOT (started = ?7 AND (run_id = ?2 OR run_id = ?2 || '@' || ?7)) " \
+	"ORDER BY started DESC, run_id DESC LIMIT ?3"
 
 /* What of the last runs differs from this one's: c->differs; how many
  * runs there are, or -1 with d. */
@@ -165,6 +169,7 @@ static int check_runs(struct check *c, struct diag *d)
 	sqlite3_bind_text(st, 1, c->plan, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, c->id, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 3, c->last);
+	sqlite3_bind_text(st, 7, c->started, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW && ++n)
 		for (int i = 0; i < 3; i++)
 			seen[i] |= strcmp(historydb_col(st, i), mine[i]) != 0;
@@ -324,6 +329,7 @@ static int check_all(struct check *c, const struct results *r,
 	sqlite3_bind_text(c->vals, 1, c->plan, -1, SQLITE_STATIC);
 	sqlite3_bind_text(c->vals, 2, c->id, -1, SQLITE_STATIC);
 	sqlite3_bind_int(c->vals, 3, c->last);
+	sqlite3_bind_text(c->vals, 7, c->started, -1, SQLITE_STATIC);
 	for (size_t i = 0; i < r->n_runs; i++)
 		if (first_of_base(r, i) && check_cell(c, r, i, d))
 			return -1;
@@ -346,6 +352,7 @@ int history_check(struct history *h, const char *rundir, int last, FILE *f,
 		return -1;
 	c.id = manifestread_str(c.man, "run_id", r.run_id);
 	c.plan = manifestread_str(c.man, "plan.name", NULL);
+	c.started = manifestread_str(c.man, "started", "");
 	if (!c.id || !c.plan)
 		rc = diag_fail(d, DIAG_INPUT, 0, "%s/manifest.json names no "
 			       "run_id or no plan name", rundir);
