@@ -23,12 +23,14 @@ struct shape {
 	int tools;		/* the manifest records mkfs.ext4's version */
 	double used_mib;	/* fs_used_bytes in MiB (< 0: no row) */
 	double ram_mib;		/* the memory the run had */
+	double read_mib, dev_read_mib;	/* read_bytes, dev_read_bytes
+					 * (< 0: no row) */
 };
 
 static const struct shape good = {
 	3, 1, "cgroup-v2", "direct", 0, 20, 1,
 	", \"age\": {\"name\": \"80%\", \"fill\": 0.8}", 1,
-	200, 64
+	200, 64, -1, -1
 };
 
 /* One row of cell c (config l, rep k). */
@@ -55,6 +57,14 @@ static void phase_run(const char *l, int k, const struct shape *s)
 	}
 	snprintf(v, sizeof(v), "%g", s->ram_mib);
 	ROW(l, k, "ram_mib", v, "MiB");
+	if (s->read_mib >= 0) {
+		snprintf(v, sizeof(v), "%.0f", s->read_mib * 1048576);
+		ROW(l, k, "read_bytes", v, "bytes");
+	}
+	if (s->dev_read_mib >= 0) {
+		snprintf(v, sizeof(v), "%.0f", s->dev_read_mib * 1048576);
+		ROW(l, k, "dev_read_bytes", v, "bytes");
+	}
 	if (s->steady >= 0) {
 		snprintf(v, sizeof(v), "%d", s->steady);
 		ROW(l, k, "steady", v, "");
@@ -173,8 +183,19 @@ Test(audit, data_under_twice_the_memory_warns, .fini = fini)
 	s.used_mib = 100;
 	cr_assert_eq(audit(&s), 0, "%s%s", e2e_out, e2e_err);
 	EXPECT("data size", "warn", "6 of 6 phase runs had less data than "
-	       "twice their memory (least: a/w/bs=4, 100 MiB against 64 "
-	       "MiB)");
+	       "twice their memory and the device did not see their I/O "
+	       "(least: a/w/bs=4, 100 MiB against 64 MiB)");
+	/* reads the cache served half of: still a warning */
+	s.read_mib = 1000;
+	s.dev_read_mib = 500;
+	audit(&s);
+	EXPECT("data size", "warn", "6 of 6 phase runs had less data");
+	/* the device saw them all (O_DIRECT, say): not the cache's */
+	s.dev_read_mib = 1000;
+	audit(&s);
+	EXPECT("data size", "pass", "the device saw the reads and writes of "
+	       "all 6 phase runs");
+	s.read_mib = s.dev_read_mib = -1;
 	s.used_mib = -1;
 	audit(&s);
 	cr_expect_null(strstr(e2e_out, "data size"), "%s", e2e_out);
