@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "report/cmprows.h"
+#include "report/compare.h"
 
 /* A table of rows with these p (NAN: a row that could not be tested);
  * the even rows' p from the test of the logarithms. */
@@ -57,4 +58,23 @@ Test(cmprows, holm_counts_the_tested_rows_only)
 	/* nothing tested: nothing differs */
 	rows(&t, row, (const double[]){ NAN, NAN }, 2);
 	cr_expect_eq(cmprows_holm(&t, 0.05, keep), 0);
+}
+
+/* rerun's caveat under "reproduced": 32 of 192 marked at 0.05 each is
+ * more than chance; 9 of 192 is chance; 2 of 4 is too few to say. */
+Test(cmprows, family_leans_past_chance)
+{
+	struct compare_family f = { .compared = 192, .marked = 32 };
+
+	cr_expect(compare_family_leans(&f));
+	f.marked = 9;
+	cr_expect_not(compare_family_leans(&f));
+	f.compared = 4;
+	f.marked = 2;
+	cr_expect_not(compare_family_leans(&f));
+	/* the untested do not count: 3 of 20 tested is 15% */
+	f.compared = 100;
+	f.untold = 80;
+	f.marked = 3;
+	cr_expect(compare_family_leans(&f));
 }

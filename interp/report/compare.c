@@ -504,6 +504,7 @@ int compare_family(const struct compare_opts *o, struct compare_family *fam,
 		fam->compared++;
 		fam->untold += r->v == V_UNKNOWN;
 		fam->marked += r->v == V_BETTER || r->v == V_WORSE;
+		fam->marked_better += r->v == V_BETTER;
 		if (!keep[i])
 			continue;
 		fam->differ++;
@@ -519,4 +520,11 @@ int compare_family(const struct compare_opts *o, struct compare_family *fam,
 	free(t.row);
 	pairing_free(&pg);
 	return kept < 0 ? -1 : 0;
+}
+
+int compare_family_leans(const struct compare_family *fam)
+{
+	size_t tested = fam->compared - fam->untold;
+
+	return fam->marked >= 3 && 10 * fam->marked >= tested;
 }

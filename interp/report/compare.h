@@ -42,10 +42,14 @@ struct compare_family {
 	size_t compared;	/* metrics of pairs both sides ran */
 	size_t untold;		/* of them, not testable (n < 2 a side) */
 	size_t marked;		/* better or worse at alpha each */
+	size_t marked_better;	/* of them, better */
 	size_t differ;		/* better or worse after the correction */
 	struct strbuf which;	/* "label/phase params metric (worse)", ... */
 };
 int compare_family(const struct compare_opts *o, struct compare_family *fam,
 		   struct diag *d);
+/* Whether fam's rows marked at alpha each are more than chance marks:
+ * 3 or more, and 10% or more of the rows tested (twice 0.05). */
+int compare_family_leans(const struct compare_family *fam);
 
 #endif
