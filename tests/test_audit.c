@@ -184,7 +184,7 @@ Test(audit, data_under_twice_the_memory_warns, .fini = fini)
 	cr_assert_eq(audit(&s), 0, "%s%s", e2e_out, e2e_err);
 	EXPECT("data size", "warn", "6 of 6 phase runs had less data than "
 	       "twice their memory and the device did not see their I/O "
-	       "(least: a/w/bs=4, 100 MiB against 64 MiB)");
+	       "(least: a/w/bs=4, 100 MiB against 64.0 MiB)");
 	/* reads the cache served half of: still a warning */
 	s.read_mib = 1000;
 	s.dev_read_mib = 500;

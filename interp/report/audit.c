@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "report/audit.h"
+#include "report/fig.h"
 #include "report/html.h"
 #include "report/manifestread.h"
 #include "report/view.h"
@@ -234,6 +235,7 @@ static void check_data_size(const struct audit_in *in, struct audit_line *l)
 {
 	size_t runs = 0, small = 0, device = 0;
 	double least = INFINITY, data = 0, mem = 0;
+	char fd[FIG_LEN], fm[FIG_LEN];
 	const char *cell = "";
 
 	for (size_t i = 0; i < in->r->n_runs; i++) {
@@ -261,12 +263,13 @@ static void check_data_size(const struct audit_in *in, struct audit_line *l)
 	}
 	if (!runs)
 		return;		/* no line: nothing to check */
+	fig_text(fd, sizeof(fd), data / 1048576, 0, NULL, " MiB");
+	fig_text(fm, sizeof(fm), mem / 1048576, 0, NULL, " MiB");
 	if (small)
 		say(l, AUDIT_WARN, "%zu of %zu phase runs had less data than "
 		    "twice their memory and the device did not see their I/O "
-		    "(least: %s, %.0f MiB against %.0f MiB): the page cache "
-		    "may hold it all", small, runs, cell, data / 1048576,
-		    mem / 1048576);
+		    "(least: %s, %s against %s): the page cache may hold it "
+		    "all", small, runs, cell, fd, fm);
 	else if (device == runs)
 		say(l, AUDIT_PASS, "the device saw the reads and writes of "
 		    "all %zu phase runs (90%% of their bytes or more)", runs);
