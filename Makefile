@@ -213,7 +213,8 @@ $(BUILD)/lualimit: bench/lualimit.c bench/timing.h
 
 # bench/agebench: age_run on a directory, for bench/agecost.sh
 AGE_OBJS := $(addprefix $(BUILD)/interp/,host/age.o util/diag.o \
-              util/strbuf.o util/sha256.o util/grow.o util/file.o)
+              util/strbuf.o util/sha256.o util/sha256ni.o util/grow.o \
+              util/file.o)
 $(BUILD)/agebench: bench/agebench.c $(AGE_OBJS)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
