@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -241,6 +242,28 @@ Test(history, show_html_charts_the_trend, .fini = fini)
 				 NULL }), 2);
 	cr_expect(strstr(e2e_err, "text, csv or html, not 'pdf'"), "%s",
 		  e2e_err);
+}
+
+/* --db at a FIFO or a device node (a twin of /dev/null): refused, never
+ * opened (SQLite writes its header onto a blank device). */
+Test(history, db_that_is_no_file_is_refused, .fini = fini)
+{
+	const char *dir = e2e_tmpdir();
+	char fifo[512], dev[512];
+	struct stat st;
+
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	cr_expect_eq(hist(fifo, "list", NULL, NULL, NULL), 3);
+	cr_expect(strstr(e2e_err, "fifo is not a regular file"), "%s",
+		  e2e_err);
+	cr_expect(!lstat(fifo, &st) && S_ISFIFO(st.st_mode));
+	snprintf(dev, sizeof(dev), "%s/null", dir);
+	if (mknod(dev, S_IFCHR | 0600, makedev(1, 3)))
+		return;		/* not root: the FIFO stands for it */
+	cr_expect_eq(hist(dev, "add", run(dir, "R1", 1, "6.1", 100, 1, 0),
+			  NULL, NULL), 3);
+	cr_expect(!lstat(dev, &st) && S_ISCHR(st.st_mode));
 }
 
 /* A big run's add killed: the DB still opens, lists and takes it again. */

@@ -42,7 +42,7 @@ static const char history_help[] =
 "\n"
 "Exit 0; 1 when check finds a metric significantly worse; 2 on a usage\n"
 "error, an unreadable run or database; 3 when add refuses a run that\n"
-"is there already.\n";
+"is there already, or --db is not a regular file (a device, a FIFO).\n";
 
 struct history_opts {
 	struct opt_list args;

@@ -12,6 +12,7 @@
 #include "report/manifestread.h"
 #include "results/manifest.h"
 #include "results/results.h"
+#include "util/file.h"
 #include "util/strbuf.h"
 
 #define KEYS_MAX 16
@@ -87,6 +88,14 @@ struct history *history_open(const char *path, struct diag *d)
 	if (!h || !(h->path = strdup(path))) {
 		free(h);
 		diag_fail(d, DIAG_SYSTEM, ENOMEM, "out of memory");
+		return NULL;
+	}
+	/* SQLite would write its header onto a blank device */
+	if (!file_replaceable(path)) {
+		diag_fail(d, DIAG_REFUSED, 0, "%s is not a regular file: the "
+			  "history database is one (a device, a fifo or a "
+			  "folder is never opened)", path);
+		history_close(h);
 		return NULL;
 	}
 	if (sqlite3_open_v2(path, &h->db, SQLITE_OPEN_READWRITE |

@@ -27,6 +27,11 @@ int outfmt_take(const char *arg, void *slot, struct diag *d)
 FILE *outfmt_open(struct outfile *o, const char *path)
 {
 	memset(o, 0, sizeof(*o));
+	/* found now, before a report is made for nothing */
+	if (path && !file_replaceable(path)) {
+		errno = EEXIST;
+		return NULL;
+	}
 	o->path = path;
 	o->f = path ? open_memstream(&o->buf, &o->len) : stdout;
 	return o->f;

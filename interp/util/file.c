@@ -112,6 +112,13 @@ int file_replace(const char *dir, const char *name, const char *text,
 	return file_replace_mode(dir, name, text, len, 0644);
 }
 
+int file_replaceable(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? errno == ENOENT : S_ISREG(st.st_mode);
+}
+
 int file_replace_mode(const char *dir, const char *name, const char *text,
 		      size_t len, mode_t mode)
 {
@@ -122,6 +129,8 @@ int file_replace_mode(const char *dir, const char *name, const char *text,
 
 	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, name);
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (!file_replaceable(path))
+		return -EEXIST;
 	fd = open(tmp, how, mode);
 	/* one left by a crash, or planted: removed (a link itself, not
 	 * what it names), and made anew */

@@ -40,10 +40,17 @@ ssize_t file_read_text(const char *path, char *buf, size_t len);
  * made anew (O_EXCL|O_NOFOLLOW: a link planted there is removed, never
  * written through), written and fsync'd, renamed over dir/name (a
  * symbolic link there is replaced, not followed), dir fsync'd. 0644, or
- * mode (less the umask). 0 or -errno (the temp file removed).
+ * mode (less the umask). 0 or -errno (the temp file removed); -EEXIST,
+ * nothing written, when dir/name is not file_replaceable.
  */
 int file_replace(const char *dir, const char *name, const char *text,
 		 size_t len);
+/* Whether file_replace may put a file at path: nothing is there (or a
+ * link to nothing), or a regular file, or a link to one. A device, a
+ * fifo, a socket or a folder, or a link to one, never is: file_replace
+ * refuses it with -EEXIST (an -o naming /dev/sdb would otherwise swap
+ * the device's node for a file). */
+int file_replaceable(const char *path);
 int file_replace_mode(const char *dir, const char *name, const char *text,
 		      size_t len, mode_t mode);
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -432,6 +433,39 @@ Test(readers, report_and_compare_o_never_write_through_a_link,
 			cr_expect_neq(lstat(planted, &st), 0);
 		}
 	}
+}
+
+/* -o of report and compare at a device node (a twin of /dev/null made
+ * here), a FIFO, or a link to the node: refused before anything is
+ * made, and the node is still there, not swapped for a file. */
+Test(readers, report_and_compare_o_refuse_a_device, .fini = fini)
+{
+	const char *tmp = e2e_tmpdir();
+	char rd[4096], dev[4096], fifo[4096], link[4096];
+	const char *outs[] = { dev, fifo, link };
+	struct stat st;
+
+	e2e_require_root();
+	tiny_run(tmp, rd, sizeof(rd));
+	snprintf(dev, sizeof(dev), "%s/null", tmp);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", tmp);
+	snprintf(link, sizeof(link), "%s/link", tmp);
+	cr_assert_eq(mknod(dev, S_IFCHR | 0600, makedev(1, 3)), 0);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	cr_assert_eq(symlink(dev, link), 0);
+	for (int i = 0; i < 3; i++) {
+		int rc = e2e_fsplan((const char *[]){ "report", rd, "-o",
+				    outs[i], NULL });
+
+		cr_expect_eq(rc, 2, "report -o %s: exit %d", outs[i], rc);
+		cr_expect(strstr(e2e_err, "cannot write"), "%s", e2e_err);
+		rc = e2e_fsplan((const char *[]){ "compare", rd, rd, "-o",
+			       outs[i], NULL });
+		cr_expect_eq(rc, 2, "compare -o %s: exit %d", outs[i], rc);
+	}
+	cr_expect(!lstat(dev, &st) && S_ISCHR(st.st_mode), "the node went");
+	cr_expect(!lstat(fifo, &st) && S_ISFIFO(st.st_mode), "the fifo went");
+	cr_expect(!lstat(link, &st) && S_ISLNK(st.st_mode), "the link went");
 }
 
 Test(readers, merge_o_refuses_a_link, .fini = fini)
