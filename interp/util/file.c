@@ -116,7 +116,9 @@ int file_replaceable(const char *path)
 {
 	struct stat st;
 
-	return stat(path, &st) ? errno == ENOENT : S_ISREG(st.st_mode);
+	/* nothing to stat (or a dangling link): the write's own errors
+	 * say what is wrong with the path */
+	return stat(path, &st) || S_ISREG(st.st_mode);
 }
 
 int file_replace_mode(const char *dir, const char *name, const char *text,
