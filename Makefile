@@ -211,6 +211,13 @@ $(BUILD)/lualimit: bench/lualimit.c bench/timing.h
 	$(Q)$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -o $@ $< \
 		$(shell pkg-config --cflags --libs lua5.4 liburing 2>/dev/null)
 
+# bench/fsyncloop: bench/fsyncloop.lua's loop in plain C (bench/fio.sh's
+# floor under fsplan's fsync loop)
+$(BUILD)/fsyncloop: bench/fsyncloop.c bench/timing.h
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	$(Q)$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -o $@ $<
+
 # bench/agebench: age_run on a directory, for bench/agecost.sh
 AGE_OBJS := $(addprefix $(BUILD)/interp/,host/age.o util/diag.o \
               util/strbuf.o util/sha256.o util/sha256ni.o util/grow.o \
@@ -222,7 +229,8 @@ $(BUILD)/agebench: bench/agebench.c $(AGE_OBJS)
 
 # each bench prints its own figures and notes its ratios (bench/note.awk);
 # the one table of them all comes last (bench/summary.awk)
-bench: fsplan $(BUILD)/limit $(BUILD)/lualimit $(BUILD)/agebench
+bench: fsplan $(BUILD)/limit $(BUILD)/lualimit $(BUILD)/agebench \
+		$(BUILD)/fsyncloop
 	$(Q)s=$$(mktemp); for b in bench/*.sh; do \
 		BENCH_SUMMARY=$$s BENCH_NAME=$$(basename $$b .sh) bash $$b || \
 			{ rm -f $$s; exit 1; }; \

@@ -11,12 +11,16 @@
 #   f:stream{op="write"} does): fio against the stream (bench/seqwrite.lua);
 #   8 KiB random writes each followed by fsync over a 64 MiB file, one op
 #   at a time (issue 29's fsync loop): fsplan's loop (bench/fsyncloop.lua,
-#   engine sync, over a file its setup wrote and synced) against fio like
-#   for like (--ioengine=psync --fsync=1 --overwrite=1 --norandommap, which
-#   lays the file out, written and synced, before the job), and, for
-#   information only, fio's defaults (--fallocate=native: every first write
-#   into an unwritten extent splits it; see fsplan-lua(7), "Comparing fsync
-#   loops with fio"); each run on a file made anew, after a syncfs;
+#   engine sync, over a file its setup wrote and synced) against the same
+#   loop in plain C (build/fsyncloop, bench/fsyncloop.c: the same calls,
+#   file and layout; the target is fsplan/C), and, for information, fio
+#   like for like (--ioengine=psync --fsync=1 --overwrite=1 --norandommap,
+#   which lays the file out, written and synced, before the job) and fio's
+#   defaults (--fallocate=native: every first write into an unwritten
+#   extent splits it); see fsplan-lua(7), "Comparing fsync loops with
+#   fio", for why fio like for like runs faster than both loops here (it
+#   is woken on the other CPU; the C loop prints its migrations); each run
+#   on a file made anew, after a syncfs, FSYNC_ROUNDS rounds;
 # then, in a second short run, 256 workers running bench/many.lua to
 # completion (each writes a 64 KiB file): the phase child's peak RSS.
 #
@@ -35,15 +39,19 @@
 # - besides IOPS, the CPU time per op (usr+sys over ops), which other load
 #   moves much less, is printed.
 # Prints raw figures and ratios against the targets (stream/fio >= 1.0,
-# aim 1.05; Lua/stream >= 0.8; fsync loop/fio like for like 0.9-1.1, the
-# median of the rounds' ratios; RSS beyond I/O buffers <= 64 MiB). A missed
+# aim 1.05; Lua/stream >= 0.8; fsync loop fsplan/C 0.9-1.1, the median of
+# the rounds' ratios; RSS beyond I/O buffers <= 64 MiB). A missed
 # target is printed, not a failure. Needs root (skipped otherwise) and fio.
 # With the image in /dev/shm a flush costs the device nothing: the fsync
 # case's figures say most about the device with BENCH_WORKDIR=run.
-# Environment: SECONDS_EACH (5), ROUNDS (3; also the fsync case's),
+# Last fsync figures (2026-12-04, 5 rounds of 3 s, image in tmpfs):
+# fsplan/C 1.06 [0.93-1.41]; fsplan/fio like for like 0.72 [0.53-0.80],
+# the C loop's migrations per op 0.03-0.96 by round and its rate with
+# them (4,017 at 0.03, 9,290 at 0.96).
+# Environment: SECONDS_EACH (5), ROUNDS (3), FSYNC_ROUNDS (7),
 # WRITE_ROUNDS (5), BENCH_NICE (-10), BENCH_WORKDIR (shm|run), CASES (the
 # cases to run, default all: c1 c32 d1 d32 w fsync many; e.g. CASES=fsync),
-# FSPLAN, KEEP=1 keeps the run directories.
+# FSPLAN, FSYNCLOOP (build/fsyncloop), KEEP=1 keeps the run directories.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -51,6 +59,8 @@ bin=${FSPLAN:-$root/fsplan}
 secs=${SECONDS_EACH:-5}
 rounds=${ROUNDS:-3}
 wrounds=${WRITE_ROUNDS:-5}
+frounds=${FSYNC_ROUNDS:-7}
+cloop=${FSYNCLOOP:-$root/build/fsyncloop}
 prio=${BENCH_NICE:--10}
 where=${BENCH_WORKDIR:-shm}
 cases=" ${CASES:-c1 c32 d1 d32 w fsync many} "
@@ -69,6 +79,10 @@ fi
 if ! command -v fio > /dev/null; then
 	echo "fio: skipped (fio is not installed: make deps)"
 	exit 0
+fi
+if want fsync && [ ! -x "$cloop" ]; then
+	echo "fio: $cloop is not built (make bench builds it)" >&2
+	exit 1
 fi
 # shellcheck source=bench/memcg.bash
 . "$root/bench/memcg.bash"	# bench_run
@@ -94,6 +108,7 @@ trap 'exit 143' TERM
 cp "$root"/bench/randread.lua "$root"/bench/randread_ops.lua \
    "$root"/bench/seqwrite.lua "$root"/bench/many.lua \
    "$root"/bench/fsyncloop.lua "$tmp/"
+if want fsync; then cp "$cloop" "$tmp/fsyncloop"; fi
 
 # The images: 4G sparse, of which ~2.1 GiB get written.
 workdir=()
@@ -117,7 +132,7 @@ case_phases() {	# case round: the phase entries of one case, tools rotating
 	local c=$1 r=$2 tools t i n
 	case $c in
 	c1) tools=(fio stream lua) ;;
-	fsync) tools=(fio stream fiodef) ;;
+	fsync) tools=(fio stream c fiodef) ;;
 	*) tools=(fio stream) ;;
 	esac
 	n=${#tools[@]}
@@ -143,6 +158,7 @@ case_phases() {	# case round: the phase entries of one case, tools rotating
 		# each on a file made anew (removed above), after a syncfs
 		fsync/fio) echo "  - {name: fsync_fio_$r, between: [sync], parse: fio, exec: 'fio --name=fsync --filename=fsync.dat $fs --overwrite=1 --norandommap'}" ;;
 		fsync/stream) echo "  - {name: fsync_stream_$r, between: [sync], use: fsyncloop.lua, with: {file: fsync.dat, seconds: ${secs}s}}" ;;
+		fsync/c) echo "  - {name: fsync_c_$r, between: [sync], exec: '$tmp/fsyncloop fsync.dat $secs'}" ;;
 		fsync/fiodef) echo "  - {name: fsync_fiodef_$r, between: [sync], parse: fio, exec: 'fio --name=fsync --filename=fsync.dat $fs'}" ;;
 		esac
 		if [ "$c" = w ]; then
@@ -164,10 +180,13 @@ PLAN
 		echo "  - {name: prep, use: seqwrite.lua, with: {file: data, fsync: true}}"
 	fi
 	for r in $(seq 1 "$rounds"); do
-		for c in c1 c32 d1 d32 fsync; do
+		for c in c1 c32 d1 d32; do
 			if want $c; then case_phases $c "$r"; fi
 		done
 	done
+	if want fsync; then
+		for r in $(seq 1 "$frounds"); do case_phases fsync "$r"; done
+	fi
 	if want w; then
 		for r in $(seq 1 "$wrounds"); do case_phases w "$r"; done
 	fi
@@ -272,7 +291,17 @@ fi
 
 # ---- the table --------------------------------------------------------------
 
-awk -v secs="$secs" -v rounds="$rounds" -v wrounds="$wrounds" -v prio="$prio" -v backing="$backing" \
+# the C loop's figures, from what each of its runs printed
+: > "$tmp/cloop.txt"
+for r in $(seq 1 "$frounds"); do
+	for o in "$tmp"/run/exec/*-ext4_fsync_c_"${r}"_1.out; do
+		[ -e "$o" ] || continue
+		awk -v p="fsync_c_$r" '{ print p, $1, $2 }' "$o" >> "$tmp/cloop.txt"
+	done
+done
+
+awk -v secs="$secs" -v rounds="$rounds" -v wrounds="$wrounds" -v frounds="$frounds" \
+    -v prio="$prio" -v backing="$backing" \
     -v wall="$wall" \
     -v fio="$(fio --version)" -v kernel="$(uname -r)" -v cores="$(nproc)" \
     -v load0="$load0" -v load1="$load1" -v hwm="$hwm_kb" -v thr="$threads" \
@@ -288,6 +317,7 @@ function phase(cell) {	# ext4/c1_fio_2#1 -> c1_fio_2
 	return cell
 }
 FILENAME ~ /drops$/ { nd++; d0[nd] = $1; d1[nd] = $2; next }
+FILENAME ~ /cloop.txt$/ { val[$1, $2] = $3 + 0; seen[$1] = 1; next }
 FILENAME ~ /log.txt$/ {
 	if ($4 == "run:") start[phase(substr($3, 1, length($3) - 1))] = epoch($1, $2)
 	else if ($4 == "ok") stop[phase(substr($3, 1, length($3) - 1))] = epoch($1, $2)
@@ -361,53 +391,57 @@ function median(a, n,    i, j, x) {
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
 # the fsync loop: write IOPS of each tool per round, ratios within a round
-function fsync_case(    r, p, n, nl, nd, L, F, D, RL, RD, ml, mf, md, q, qlo, qhi, u, ulo, uhi, line,
-		    es, eu) {
-	for (r = 1; r <= rounds; r++) {
-		if (!(("fsync_stream_" r) in seen) || !(("fsync_fio_" r) in seen))
+# (fsplan/C the target; fio like for like and fio defaults information)
+function fsync_case(    r, p, n, L, C, F, D, RC, RF, RD, line, mig, q, qlo, qhi, verdict,
+		    jc, jf, jd) {
+	for (r = 1; r <= frounds; r++) {
+		if (!(("fsync_stream_" r) in seen) || !(("fsync_c_" r) in seen))
 			continue
 		n++
 		L[n] = val["fsync_stream_" r, "write_iops"]
+		C[n] = val["fsync_c_" r, "write_iops"]
 		F[n] = val["fsync_fio_" r, "write_iops"]
-		RL[n] = F[n] ? L[n] / F[n] : 0
-		line = line sprintf(" %.0f/%.0f", L[n], F[n])
-		if (("fsync_fiodef_" r) in seen) {
-			nd++
-			D[nd] = val["fsync_fiodef_" r, "write_iops"]
-			RD[nd] = L[n] ? D[nd] / L[n] : 0
-			line = line sprintf("/%.0f", D[nd])
-		}
+		D[n] = val["fsync_fiodef_" r, "write_iops"]
+		RC[n] = C[n] ? L[n] / C[n] : 0
+		RF[n] = F[n] ? L[n] / F[n] : 0
+		RD[n] = L[n] ? D[n] / L[n] : 0
+		p = val["fsync_c_" r, "migrations"] / (C[n] * secs)
+		mig = mig sprintf(" %.2f", p)
+		line = line sprintf(" %.0f/%.0f/%.0f/%.0f", L[n], C[n], F[n], D[n])
 	}
 	printf "  8 KiB random writes + fsync, 64 MiB file, 1 worker, %ss a run " \
 	       "(write IOPS, medians of %d rounds):\n", secs, n
 	if (!n) {
-		printf "    no round ran both tools: no figures\n"
-		note("fsync loop/fio like for like", "", "", "", "0.9-1.1", "")
+		printf "    no round ran both loops: no figures\n"
+		note("fsync loop fsplan/C", "", "", "", "0.9-1.1", "")
 		return
 	}
-	es = joined(RL, n); eu = joined(RD, nd)
-	ml = median(L, n); mf = median(F, n)
-	q = median(RL, n); qlo = mlo; qhi = mhi
-	verdict = q >= 0.9 && q <= 1.1 ? "ok" : "MISS"
+	jc = joined(RC, n); jf = joined(RF, n); jd = joined(RD, n)	# by round
 	printf "    fsplan loop (fsyncloop.lua, engine sync, file written by " \
-	       "setup) %7.0f\n", ml
+	       "setup) %7.0f\n", median(L, n)
+	printf "    the same loop in C (build/fsyncloop)                       " \
+	       "%7.0f\n", median(C, n)
 	printf "    fio --overwrite=1 --norandommap --ioengine=psync --fsync=1 " \
-	       "  %7.0f\n", mf
-	printf "    loop/fio %.2f [%.2f-%.2f] (target 0.9-1.1): %s\n", q, qlo,
+	       "  %7.0f\n", median(F, n)
+	printf "    fio defaults (--fallocate=native, random map)              " \
+	       "%7.0f\n", median(D, n)
+	q = median(RC, n); qlo = mlo; qhi = mhi
+	verdict = q >= 0.9 && q <= 1.1 ? "ok" : "MISS"
+	printf "    fsplan/C %.2f [%.2f-%.2f] (target 0.9-1.1): %s\n", q, qlo,
 	       qhi, verdict
-	note("fsync loop/fio like for like", q, qlo, qhi, "0.9-1.1", verdict,
-	     es)
-	if (nd) {
-		md = median(D, nd); u = median(RD, nd); ulo = mlo; uhi = mhi
-		printf "    fio defaults (--fallocate=native, random map; " \
-		       "information, no target) %7.0f,\n", md
-		printf "      fio defaults/loop %.2f [%.2f-%.2f]: not like for " \
-		       "like (fsplan-lua(7))\n", u, ulo, uhi
-		note("fsync fio defaults/loop (unlike, info)", u, ulo, uhi, "-",
-		     "info", eu)
-	}
-	printf "    every round (loop/fio like%s):%s\n", nd ? "/fio defaults" : "",
-	       line
+	note("fsync loop fsplan/C", q, qlo, qhi, "0.9-1.1", verdict, jc)
+	q = median(RF, n); qlo = mlo; qhi = mhi
+	printf "    fsplan/fio like for like %.2f [%.2f-%.2f] (information: fio " \
+	       "is woken on the other CPU, fsplan-lua(7))\n", q, qlo, qhi
+	note("fsync loop fsplan/fio like for like (info)", q, qlo, qhi, "-",
+	     "info", jf)
+	q = median(RD, n); qlo = mlo; qhi = mhi
+	printf "    fio defaults/fsplan %.2f [%.2f-%.2f]: not like for like " \
+	       "(fsplan-lua(7))\n", q, qlo, qhi
+	note("fsync fio defaults/loop (unlike, info)", q, qlo, qhi, "-",
+	     "info", jd)
+	printf "    every round (fsplan/C/fio like/fio defaults):%s\n", line
+	printf "    CPU migrations per op of the C loop, by round:%s\n", mig
 }
 function want(c) { return index(cases, " " c " ") > 0 }
 END {
@@ -476,4 +510,4 @@ END {
 	       "phase child %.1f MiB,\n", cores, mib
 	printf "    %.1f MiB beyond the 3 MiB shared write source (target <= 64): " \
 	       "%s; up to %d threads at once\n", mib - 3, ok(64, mib - 3), thr
-}' "$tmp/drops" "$tmp/run/log.txt" "$tmp/run/results.csv"
+}' "$tmp/drops" "$tmp/cloop.txt" "$tmp/run/log.txt" "$tmp/run/results.csv"
