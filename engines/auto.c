@@ -219,7 +219,7 @@ static void auto_cleanup(struct engine *eng)
 const struct engine_ops engine_auto = {
 	.name = "auto",
 	.version = ENGINE_OPS_VERSION,
-	.flags = ENGINE_ASYNC | ENGINE_REAP_SUBMITS,
+	.flags = ENGINE_ASYNC | ENGINE_REAP_SUBMITS | ENGINE_LONE_PLAIN,
 	.init = auto_init,
 	.queue = auto_queue,
 	.commit = auto_commit,

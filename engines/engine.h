@@ -83,6 +83,9 @@ struct engine {
 /* reap submits what is queued before it waits (one syscall for both):
  * engine_do then has no commit of its own */
 #define ENGINE_REAP_SUBMITS 2u
+/* a lone read or write (run, with nothing in flight) is engine_plain_rw:
+ * a caller timing a loop of them itself may call that directly */
+#define ENGINE_LONE_PLAIN 4u
 
 /* Every hook but run is required (checked when an engine is registered or
  * found). */
@@ -126,6 +129,14 @@ struct engine_ops {
 	 */
 	int64_t (*run)(struct engine *e, struct engine_req *r);
 };
+
+/*
+ * A whole read or write of r (op, fd, buf, len, off; done 0) on plain
+ * system calls, as the sync engine makes it: short transfers continue,
+ * EINTR and EAGAIN retry, a read of 0 is EOF. Bytes moved, or -errno;
+ * r->done counts them. Sets no time and nothing else of r.
+ */
+int64_t engine_plain_rw(struct engine_req *r);
 
 extern const struct engine_ops engine_uring;
 extern const struct engine_ops engine_sync;

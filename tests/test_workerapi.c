@@ -312,6 +312,56 @@ Test(workerapi, a_stream_inside_an_op_is_the_ops, .fini = finish)
 	cr_expect_eq(metrics_find_op(&w.m, "plain")->bytes, 8192);
 }
 
+/* The contents of dir/name into buf (up to len); the bytes read. */
+static size_t slurp(const char *name, unsigned char *buf, size_t len)
+{
+	char path[400];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	cr_assert_geq(fd, 0, "%s", path);
+	n = read(fd, buf, len);
+	close(fd);
+	cr_assert_geq(n, 0);
+	return (size_t)n;
+}
+
+/* An untimed lone stream on the sync engine makes its calls in a loop of
+ * its own: the same bytes at the same offsets as the engine's way, a read
+ * stops at the end of the file, and an error names the file */
+Test(workerapi, an_untimed_stream_moves_what_a_timed_one_does,
+     .fini = finish)
+{
+	static unsigned char a[8192], b[8192];
+	char err[1024] = "";
+
+	start();
+	cr_assert_eq(run("local w = ...\n"
+			 "for _, t in ipairs{ { 'a', false }, { 'b', true } } do\n"
+			 "  local f = assert(w:open(t[1], 'w'))\n"
+			 "  assert(f:stream{ op = 'write', block = 1, offset = 7,\n"
+			 "                   bytes = 4096, timed = t[2] })\n"
+			 "  f:close()\n"
+			 "end\n"
+			 "local f = assert(w:open('a', 'r'))\n"
+			 "local bytes, n = assert(f:stream{ op = 'read', block = 1,\n"
+			 "                 count = 9000, timed = false })\n"
+			 "assert(bytes == 4103 and n == 4103, bytes .. ' ' .. n)\n"
+			 "f:close()", err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(slurp("a", a, sizeof(a)), 4103);
+	cr_expect_eq(slurp("b", b, sizeof(b)), 4103);
+	cr_expect_eq(memcmp(a, b, 4103), 0);
+	cr_expect_eq(w.m.written, 2 * 4096);
+	cr_expect_neq(run("local w = ...\n"
+			  "local f = assert(w:open('a', 'r'))\n"
+			  "assert(f:stream{ op = 'write', block = 1, bytes = 10,\n"
+			  "                 tag = 'putc', timed = false })",
+			  err, sizeof(err)), 0);
+	cr_expect(strstr(err, "a: Bad file descriptor"), "%s", err);
+}
+
 /* timed = false: the bytes move, one op a byte, and the stream records
  * no op of its own (its caller times the loop); it needs bytes or count */
 Test(workerapi, an_untimed_stream_moves_its_bytes_and_records_no_op,
