@@ -15,7 +15,9 @@
 #   sync   the bonnie phase with engine: sync (plain syscalls, one at a
 #          time, as bonnie++ makes them), for comparison
 # The native phase gets the same shape: size, ram, files, char_size (-fN),
-# default chunk 8k, seeks 8192 with 5 in flight. Then FILE_ROUNDS more
+# default chunk 8k, SEEKS seeks with 5 in flight (bonnie++ -s SIZE:8192:
+# SEEKS; its default 8192 took under 0.5 s here, so it printed +++++ in
+# most rounds and a figure only in its slow ones). Then FILE_ROUNDS more
 # rounds of the file tests alone (bonnie++ -s 0, the phase's size: 0) for
 # auto and real: they take seconds, and their per-round ratios spread
 # wider than the 0.9-1.1 band on a shared machine, so the medians need
@@ -42,7 +44,16 @@
 # within a round (the two ran minutes apart at most, under the same
 # outside load) and the median and range of those per-round ratios are
 # printed. A missed target is printed, not a failure. Needs root (skipped otherwise) and bonnie++.
-# Last figures (ROUNDS=5 FILE_ROUNDS=1, a quiet machine, 2026-12-03, the
+# 2026-12-04, per-char bytes in a syscall loop of their own (stream_plain)
+# and SEEKS 65536: ROUNDS=5 FILE_ROUNDS=2 gave putc 0.91, getc 0.83
+# [0.79-1.13] (sync, the same code path: 0.98 and 0.96; each tool's own
+# rounds spread 16-22%), seq_del 0.87, the rest 0.90-1.02, every %CPU
+# 0.98-1.03; then 2 rounds with SEEKS 65536: bonnie++ printed seeks in
+# both, seeks 0.93 [0.91-0.94], seeks %CPU 0.81 [0.76-0.86] (fsplan's five
+# in flight are one io_uring; bonnie++'s five seekers each block in
+# read(2), which costs more CPU a seek; forcing each read onto an io_uring
+# worker thread (IOSQE_ASYNC) gave 1.23 and a rate of 0.78).
+# Before (ROUNDS=5 FILE_ROUNDS=1, a quiet machine, 2026-12-03, the
 # per-char bytes untimed as bonnie++'s, their chunk timed): putc 0.93,
 # getc 0.93 [0.91-0.96] (0.88 when fsplan timed each byte), blocks and
 # file tests 0.94-1.04, every %CPU 1.00-1.03 but get_block's 1.15
@@ -60,6 +71,7 @@
 # process figure. SIZE_MIB=2048 (8x RAM): getc 0.86, get_block %CPU 1.10,
 # the rest 0.91-1.08; bonnie++ still printed +++++ for seeks in 4 of 5.
 # Environment: ROUNDS (9), FILE_ROUNDS (6), RAM_MIB (256), SIZE_MIB (1024),
+# SEEKS (65536),
 # FILES (128, x1024 files), CHAR_MIB (3: the per-char tests' size, bonnie++'s
 # default), BENCH_NICE (-10), FSPLAN, KEEP=1 keeps the run
 # directory.
@@ -73,6 +85,7 @@ ram=${RAM_MIB:-256}
 size=${SIZE_MIB:-1024}
 files=${FILES:-128}
 char=${CHAR_MIB:-3}
+seeks=${SEEKS:-65536}
 prio=${BENCH_NICE:--10}
 bonniepp=/usr/sbin/bonnie++
 if [ "$(id -u)" != 0 ]; then
@@ -94,8 +107,8 @@ bench_tmpdir bonnie
 
 # ---- the plan ---------------------------------------------------------------
 
-native="size: ${size}M, ram: ${ram}M, files: $files, char_size: ${char}M"
-real="$bonniepp -q -f$char -d . -s $size -r $ram -n $files"
+native="size: ${size}M, ram: ${ram}M, files: $files, char_size: ${char}M, seeks: $seeks"
+real="$bonniepp -q -f$char -d . -s $size:8192:$seeks -r $ram -n $files"
 {
 	bench_plan_head bench-bonnie "$((size * 2 / 1024 + 2))G"
 	tools=(auto real sync)

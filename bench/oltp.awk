@@ -4,39 +4,19 @@
 # both rankings, the pairs MariaDB's rounds separate (Welch's t-test,
 # alpha 0.05) and whether the native orders them alike, every round.
 
-# Student's t, two-sided 0.05, for df degrees of freedom (rounded down:
-# the stricter); past 30 an approximation within 0.5%.
-function tcrit(df,    q) {
-	split("12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306 2.262 2.228 " \
-	      "2.201 2.179 2.160 2.145 2.131 2.120 2.110 2.101 2.093 2.086 " \
-	      "2.080 2.074 2.069 2.064 2.060 2.056 2.052 2.048 2.045 2.042", q, " ")
-	df = int(df)
-	if (df < 1) df = 1
-	return df <= 30 ? q[df] : 1.96 + 2.4 / df
+# MariaDB's rounds on config c as x[1..n]; n returned.
+function rounds_of(c, x,    r, n) {
+	n = 0
+	for (r = 1; r <= R; r++)
+		if (("mariadb", c, r) in v) x[++n] = v["mariadb", c, r]
+	return n
 }
 
-# Mean and sample variance of tool t's rounds on config c: mu, var, n.
-function stats(t, c,    r, s, ss) {
-	n = 0; s = 0; ss = 0
-	for (r = 1; r <= R; r++)
-		if ((t, c, r) in v) { n++; s += v[t, c, r] }
-	mu = n ? s / n : 0
-	for (r = 1; r <= R; r++)
-		if ((t, c, r) in v) ss += (v[t, c, r] - mu) ^ 2
-	var = n > 1 ? ss / (n - 1) : 0
-}
-
-# 1 when MariaDB's rounds on a and b differ at alpha 0.05 (Welch), 0
-# when not, -1 when it cannot tell (fewer than 2 rounds, no spread).
-function differ(a, b,    m1, v1, n1, se, t, df) {
-	stats("mariadb", a); m1 = mu; v1 = var; n1 = n
-	stats("mariadb", b)
-	if (n1 < 2 || n < 2) return -1
-	se = v1 / n1 + var / n
-	if (se <= 0) return m1 != mu ? 1 : 0
-	t = (m1 - mu) / sqrt(se)
-	df = se ^ 2 / ((v1 / n1) ^ 2 / (n1 - 1) + (var / n) ^ 2 / (n - 1))
-	return (t < 0 ? -t : t) > tcrit(df)
+# 1 when MariaDB's rounds on a and b differ at alpha 0.05 (Welch,
+# bench/welch.awk), 0 when not, -1 when it cannot tell.
+function differ(a, b,    x, y, nx, ny) {
+	nx = rounds_of(a, x); ny = rounds_of(b, y)
+	return welch(x, nx, y, ny)
 }
 
 # The configs ordered best first by x (insertion sort), as a string.

@@ -114,6 +114,6 @@ echo "oltp: native (lua/oltp.lua) vs sysbench oltp_read_write on MariaDB, loop i
 echo "  $memory; peak use $((peak >> 20)) MiB; load average before: $load"
 echo "  $threads threads, $secs s, $tables tables x $rows rows (native: ${size_kib} KiB tablespace), buffer pool $pool, redo log $logsz, nice $prio, $rounds rounds"
 awk -F, -v configs="$labels" -f "$root/bench/note.awk" \
-	-f "$root/bench/table.awk" -f "$root/bench/oltp.awk" "$tmp/run/results.csv"
+	-f "$root/bench/table.awk" -f "$root/bench/welch.awk" -f "$root/bench/oltp.awk" "$tmp/run/results.csv"
 printf '  wall time %s s\n' "$wall"
 bench_leftovers "$tmp"

@@ -96,7 +96,10 @@
 --     processes; the write-backs (seeks // 10 of them) are writes of
 --     random chunks at the same depth after the reads, where bonnie++
 --     writes back the block a seek just read: a buffered whole-chunk write
---     costs the same either way. The sync engine keeps one op in flight;
+--     costs the same either way; the ring costs less CPU a seek than
+--     five seekers blocking in read(2): seeks' %CPU is about 0.8 of
+--     bonnie++'s at about the same rate (bench/bonnie.sh, SEEKS 65536).
+--     The sync engine keeps one op in flight;
 --   - seq_stat and seq_del read each directory once, inside the test's
 --     time but outside the per-file latency (bonnie++ times each readdir
 --     call with the file it returns);
