@@ -31,7 +31,7 @@
 # fsplan runs its child in a memory cgroup of that size (the page cache it
 # may use is limited for real: see bench/memcg.bash; the output says which
 # limit applied), and both tools are told that RAM (ram: / -r) with a file
-# of SIZE_MIB, at least twice it (4x by default: less of the file can stay
+# of SIZE_MIB, at least twice it (8x by default: less of the file can stay
 # cached between tests, which steadies the figures). dev_read_bytes of the
 # loop device per tool shows the reads reached it. fsplan's loop
 # devices read and write their images with O_DIRECT (loop_io: direct):
@@ -53,6 +53,11 @@
 # in flight are one io_uring; bonnie++'s five seekers each block in
 # read(2), which costs more CPU a seek; forcing each read onto an io_uring
 # worker thread (IOSQE_ASYNC) gave 1.23 and a rate of 0.78).
+# make bench at SIZE_MIB 1024 (9 rounds, 2026-12-04): putc 0.96, getc
+# 1.03, seeks 0.98 (a figure in all 9), file tests 0.98-1.00, %CPU 1.01-
+# 1.03 but seeks' 0.74 and get_block's 0.89; get_block 1.26 over the 4
+# rounds bonnie++ printed it: a 1 GiB read took it under 0.5 s (+++++) in
+# the other 5, so the rounds left were its slow ones. SIZE_MIB is 2048 since.
 # Before (ROUNDS=5 FILE_ROUNDS=1, a quiet machine, 2026-12-03, the
 # per-char bytes untimed as bonnie++'s, their chunk timed): putc 0.93,
 # getc 0.93 [0.91-0.96] (0.88 when fsplan timed each byte), blocks and
@@ -70,7 +75,7 @@
 # 3 it took under 0.5 s: +++++); seeks %CPU 1.08 against bonnie++'s
 # process figure. SIZE_MIB=2048 (8x RAM): getc 0.86, get_block %CPU 1.10,
 # the rest 0.91-1.08; bonnie++ still printed +++++ for seeks in 4 of 5.
-# Environment: ROUNDS (9), FILE_ROUNDS (6), RAM_MIB (256), SIZE_MIB (1024),
+# Environment: ROUNDS (9), FILE_ROUNDS (6), RAM_MIB (256), SIZE_MIB (2048),
 # SEEKS (65536),
 # FILES (128, x1024 files), CHAR_MIB (3: the per-char tests' size, bonnie++'s
 # default), BENCH_NICE (-10), FSPLAN, KEEP=1 keeps the run
@@ -82,7 +87,7 @@ bin=${FSPLAN:-$root/fsplan}
 rounds=${ROUNDS:-9}
 frounds=${FILE_ROUNDS:-6}
 ram=${RAM_MIB:-256}
-size=${SIZE_MIB:-1024}
+size=${SIZE_MIB:-2048}
 files=${FILES:-128}
 char=${CHAR_MIB:-3}
 seeks=${SEEKS:-65536}

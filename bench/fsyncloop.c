@@ -60,7 +60,8 @@ int main(int argc, char **argv)
 	double secs, t0, t;
 	int fd;
 
-	if (argc != 3 || (secs = atof(argv[2])) <= 0) {
+	/* !(> 0) refuses NaN too; a day at most */
+	if (argc != 3 || !((secs = atof(argv[2])) > 0) || secs > 86400) {
 		fprintf(stderr, "usage: fsyncloop FILE SECONDS\n");
 		return 2;
 	}
