@@ -228,6 +228,21 @@ static void stream_fill(struct flight *fl)
 	}
 }
 
+/* A transfer of res bytes (>= 0) done: a short one ends the stream; one
+ * that moved bytes, or a whole one, counts. 1 when it counted. */
+static int stream_count(struct flight *fl, enum engine_op op, int64_t res)
+{
+	if ((uint64_t)res < fl->s.block)
+		fl->eof = 1;
+	if (res == 0 && fl->eof)
+		return 0;
+	if (op == ENGINE_WRITE)
+		fl->w->m.written += (uint64_t)res;
+	fl->bytes += (uint64_t)res;
+	fl->ops++;
+	return 1;
+}
+
 /* A request came back: count it (a rewrite's read first writes its
  * block back) and free its slot. */
 static void stream_reaped(struct flight *fl, struct engine_req *r)
@@ -257,29 +272,18 @@ static void stream_reaped(struct flight *fl, struct engine_req *r)
 	}
 	if (r->t_done > fl->now)
 		fl->now = r->t_done;
-	if (!fl->err && r->res >= 0) {
-		if ((uint64_t)r->res < fl->s.block)
-			fl->eof = 1;
-		if (r->res > 0 || !fl->eof) {
-			if (fl->st)
-				worker_record_stat(w, fl->st, r->t_done, lat,
-						   (uint64_t)r->res,
-						   read_ring + r->ring,
-						   read_sys + !r->ring);
-			if (r->op == ENGINE_WRITE)
-				w->m.written += (uint64_t)r->res;
-			fl->bytes += (uint64_t)r->res;
-			fl->ops++;
-		}
-	}
+	if (!fl->err && r->res >= 0 && stream_count(fl, r->op, r->res) &&
+	    fl->st)
+		worker_record_stat(w, fl->st, r->t_done, lat, (uint64_t)r->res,
+				   read_ring + r->ring, read_sys + !r->ring);
 	fl->free_[fl->nfree++] = r;
 }
 
 /*
  * Untimed, on an engine whose lone op is a plain system call: the calls
  * in a loop of their own, as bonnie++'s per-char loop makes them (the
- * engine's layers around them were a tenth of a 1-byte read's time). The
- * tally is stream_reaped's for a request no op records.
+ * engine's layers around them were a tenth of a 1-byte read's time),
+ * counted as stream_reaped counts a request no op records.
  */
 static void stream_plain(struct flight *fl)
 {
@@ -303,14 +307,7 @@ static void stream_plain(struct flight *fl)
 			fl->err = (int)-res;
 			return;
 		}
-		if ((uint64_t)res < s->block)
-			fl->eof = 1;
-		if (res > 0 || !fl->eof) {
-			if (s->op == ENGINE_WRITE)
-				fl->w->m.written += (uint64_t)res;
-			fl->bytes += (uint64_t)res;
-			fl->ops++;
-		}
+		(void)stream_count(fl, s->op, res);
 	}
 }
 
