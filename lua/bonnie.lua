@@ -32,8 +32,10 @@
 -- Parameters (bonnie++'s option in brackets):
 --   engine      auto (the default: one op in flight is a plain syscall,
 --               so one synchronous call at a time as bonnie++ makes
---               them; the seekers' several in flight go to the ring),
---               sync or uring
+--               them; the seekers are seek_procs threads, each
+--               blocking in its call, as bonnie++'s), sync (the same) or
+--               uring (every op through the ring, the seekers' several in
+--               flight too)
 --   size        the IO test file [-s]; "auto": twice the RAM but at least
 --               300M, rounded up to whole GiB past half of one, as bonnie++
 --               sizes it; 0 skips the IO tests. Whole MiB.
@@ -92,14 +94,15 @@
 --     tmpfs putc and getc) then runs about ten times below bonnie++'s
 --     (Linux 6.18);
 --   - one worker (workers must be 1): no -c, -x, -p or -y;
---   - the seekers are one stream with seek_procs requests in flight, not
---     processes; the write-backs (seeks // 10 of them) are writes of
---     random chunks at the same depth after the reads, where bonnie++
---     writes back the block a seek just read: a buffered whole-chunk write
---     costs the same either way; the ring costs less CPU a seek than
---     five seekers blocking in read(2): seeks' %CPU is about 0.8 of
---     bonnie++'s at about the same rate (bench/bonnie.sh, SEEKS 65536).
---     The sync engine keeps one op in flight;
+--   - the seekers are seek_procs threads of one stream (f:stream's
+--     threads), each blocking in pread(2) where bonnie++'s block in
+--     lseek(2) and read(2) on a file each opened, its offsets read from a
+--     pipe; the write-backs (seeks // 10 of them) are writes of random
+--     chunks by the same threads after the reads, where bonnie++ writes
+--     back the block a seek just read: a buffered whole-chunk write costs
+--     the same either way. Under `engine: uring` the seekers are one ring
+--     with seek_procs in flight, which costs less CPU a seek (about 0.75
+--     of bonnie++'s %CPU);
 --   - seq_stat and seq_del read each directory once, inside the test's
 --     time but outside the per-file latency (bonnie++ times each readdir
 --     call with the file it returns);
@@ -316,7 +319,7 @@ local function io_tests(w, s, name)
     test(w, "seeks", s.seeks, function()
       stream(f, { op = "read", pattern = "random", block = s.chunk,
                   count = s.seeks, span = s.size, depth = s.seek_procs,
-                  tag = "seeks" }, s.seeks)
+                  threads = true, tag = "seeks" }, s.seeks)
       if s.fsync then
         -- bonnie++ -b: each write-back is made durable before the next
         for _ = 1, updates do
@@ -326,7 +329,7 @@ local function io_tests(w, s, name)
       elseif updates > 0 then
         stream(f, { op = "write", pattern = "random", block = s.chunk,
                     count = updates, span = s.size, depth = s.seek_procs,
-                    tag = "seeks" }, updates)
+                    threads = true, tag = "seeks" }, updates)
       end
       close(f)
     end)

@@ -3,6 +3,7 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -360,6 +361,116 @@ Test(workerapi, an_untimed_stream_moves_what_a_timed_one_does,
 			  "                 tag = 'putc', timed = false })",
 			  err, sizeof(err)), 0);
 	cr_expect(strstr(err, "a: Bad file descriptor"), "%s", err);
+}
+
+/* threads = true: every request made and timed once, its bytes written
+ * where a stream writes them; a rewrite or a threads that is not a
+ * boolean raises */
+Test(workerapi, a_threaded_stream_makes_and_times_each_request_once,
+     .fini = finish)
+{
+	static unsigned char a[65536], b[65536];
+	const struct op_stat *st;
+	char err[1024] = "";
+
+	start();
+	cr_assert_eq(run("local w = ...\n"
+			 "local f = assert(w:open('s', 'w'))\n"
+			 "assert(f:stream{ op = 'write', block = 4096, bytes = '1M' })\n"
+			 "f:close()\n"
+			 "f = assert(w:open('s', 'r'))\n"
+			 "local b, n = assert(f:stream{ op = 'read', pattern = 'random',\n"
+			 "    block = 4096, count = 1000, depth = 5, threads = true,\n"
+			 "    tag = 'seeks' })\n"
+			 "assert(b == 4096000 and n == 1000, b .. ' ' .. n)\n"
+			 "f:close()\n"
+			 "for _, t in ipairs{ { 'x', false }, { 'y', true } } do\n"
+			 "  f = assert(w:open(t[1], 'w'))\n"
+			 "  b, n = assert(f:stream{ op = 'write', block = 4096,\n"
+			 "      bytes = '64k', depth = 4, threads = t[2] })\n"
+			 "  assert(b == 65536 and n == 16, b .. ' ' .. n)\n"
+			 "  f:close()\n"
+			 "end", err, sizeof(err)), 0, "%s", err);
+	st = metrics_find_op(&w.m, "seeks");
+	cr_assert_not_null(st);
+	cr_expect_eq(st->lat.count, 1000);
+	cr_expect_eq(st->bytes, 4096000);
+	cr_expect_eq(st->sys, 1000);
+	cr_expect_eq(w.m.written, (1u << 20) + 2 * 65536);
+	cr_expect_eq(slurp("x", a, sizeof(a)), 65536);
+	cr_expect_eq(slurp("y", b, sizeof(b)), 65536);
+	cr_expect_eq(memcmp(a, b, sizeof(a)), 0);
+	cr_expect_neq(run("local w = ...\n"
+			  "w:open('s', 'rw'):stream{ op = 'rewrite', depth = 2,\n"
+			  "  threads = true }", err, sizeof(err)), 0);
+	cr_expect(strstr(err, "not a rewrite"), "%s", err);
+	cr_expect_neq(run("local w = ...\n"
+			  "w:open('s', 'r'):stream{ count = 2, threads = 1 }",
+			  err, sizeof(err)), 0);
+	cr_expect(strstr(err, "threads is true or false"), "%s", err);
+}
+
+/* How many threads this process has. */
+static int tasks(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	int n = 0;
+	struct dirent *e;
+
+	cr_assert_not_null(d);
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* The writer end of threaded_reads_block_together's FIFO: once the
+ * readers are all blocked (most: the threads seen at once), a byte each. */
+static void *fifo_writer(void *arg)
+{
+	int *most = arg, base = tasks(), fd;
+	char path[400];
+
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	for (int i = 0; i < 500 && *most < base + 3; i++) {
+		int n = tasks();
+
+		if (n > *most)
+			*most = n;
+		usleep(10000);
+	}
+	*most -= base;
+	if (write(fd, "abcd", 4) != 4)
+		*most = -1;
+	close(fd);
+	return NULL;
+}
+
+/* threads = true at depth 4: four calls blocked at once, in the worker's
+ * thread and three more, which are gone when the stream returns */
+Test(workerapi, threaded_reads_block_together, .fini = finish)
+{
+	char err[1024] = "", path[400];
+	pthread_t t;
+	int most = 0, before;
+
+	start();
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	cr_assert_eq(mkfifo(path, 0600), 0);
+	before = tasks();
+	cr_assert_eq(pthread_create(&t, NULL, fifo_writer, &most), 0);
+	cr_expect_eq(run("local w = ...\n"
+			 "local f = assert(w:open('fifo', 'r'))\n"
+			 "local b, n = assert(f:stream{ op = 'read', block = 1,\n"
+			 "    count = 4, depth = 4, threads = true })\n"
+			 "assert(b == 4 and n == 4, b .. ' ' .. n)\n"
+			 "f:close()", err, sizeof(err)), 0, "%s", err);
+	pthread_join(t, NULL);
+	cr_expect_eq(most, 3, "%d threads more while the reads blocked", most);
+	cr_expect_eq(tasks(), before);
 }
 
 /* timed = false: the bytes move, one op a byte, and the stream records

@@ -1,4 +1,6 @@
 /* stream: f:stream, a loop in C with up to depth requests in flight. */
+#include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +11,7 @@
 #include "phase/worker.h"
 #include "phase/workerlua.h"
 #include "util/clock.h"
+#include "util/mix.h"
 #include "util/units.h"
 
 #define MAX_DEPTH 128
@@ -20,6 +23,7 @@ struct stream {
 	double seconds;
 	int random, depth;
 	int timed;		/* 0: timed = false, no op of its own */
+	int threads;		/* depth threads of blocking calls */
 	char tag[32];
 };
 
@@ -119,6 +123,14 @@ static void stream_args(lua_State *L, struct stream *s, int fd,
 	if (!lua_isnil(L, -1) && !lua_isboolean(L, -1))
 		luaL_error(L, "stream: timed is true or false");
 	lua_pop(L, 1);
+	lua_getfield(L, 2, "threads");
+	s->threads = lua_toboolean(L, -1);
+	if (!lua_isnil(L, -1) && !lua_isboolean(L, -1))
+		luaL_error(L, "stream: threads is true or false");
+	if (s->threads && s->rewrite)
+		luaL_error(L, "stream: threads is for reads and writes, not "
+			   "a rewrite (one block at a time)");
+	lua_pop(L, 1);
 	if (!s->timed && (s->seconds > 0 || (!s->bytes && !s->count)))
 		luaL_error(L, "stream: timed = false needs bytes or count (it "
 			   "reads no clock to stop by)");
@@ -151,6 +163,7 @@ struct flight {
 	uint64_t blocks;	/* whole blocks in the span, at least 1 */
 	uint64_t t0, now;	/* ns: the start; the last clock read */
 	uint64_t until;		/* ns: seconds= or the deadline, or 0 */
+	pthread_mutex_t mu;	/* threads = true: all of the above */
 };
 
 /*
@@ -329,6 +342,116 @@ static void stream_lone(struct flight *fl)
 	}
 }
 
+/* One of stream_threads' threads: its own random sequence (the
+ * worker's is not to be shared) and its slot of the read buffer. */
+struct seeker {
+	struct flight *fl;
+	uint64_t rng[4];
+	unsigned char *rbuf;
+	pthread_t tid;
+};
+
+/* The next offset, or UINT64_MAX when the stream is done; under mu. */
+static uint64_t seeker_next(struct seeker *k)
+{
+	struct flight *fl = k->fl;
+	uint64_t off;
+
+	if (fl->err || fl->eof || !stream_more(fl))
+		return UINT64_MAX;
+	off = fl->s.random ? fl->s.offset + (mix_xoshiro(k->rng) %
+					     fl->blocks) * fl->s.block :
+			     next_offset(fl);
+	fl->issued++;
+	return off;
+}
+
+/* A thread's share: take an offset, make the call and block in it,
+ * count it; the tally and the op's record under mu. */
+static void *seeker_run(void *arg)
+{
+	struct seeker *k = arg;
+	struct flight *fl = k->fl;
+	const struct stream *s = &fl->s;
+	struct engine_req r = { .op = s->op, .fd = fl->fd, .len = s->block };
+
+	for (;;) {
+		uint64_t off, t0 = 0, t1 = 0;
+		int64_t res;
+
+		pthread_mutex_lock(&fl->mu);
+		off = seeker_next(k);
+		pthread_mutex_unlock(&fl->mu);
+		if (off == UINT64_MAX)
+			return NULL;
+		r.off = off;
+		r.done = 0;
+		r.buf = s->op == ENGINE_READ ? k->rbuf :
+			worker_src_at(fl->w, fl->src, fl->src_len, off,
+				      s->block);
+		if (s->timed)
+			t0 = clock_ns();
+		res = engine_plain_rw(&r);
+		if (s->timed)
+			t1 = clock_ns();
+		pthread_mutex_lock(&fl->mu);
+		if (res < 0 && !fl->err)
+			fl->err = (int)-res;
+		if (t1 > fl->now)
+			fl->now = t1;
+		if (res >= 0 && !fl->err && stream_count(fl, s->op, res) &&
+		    fl->st)
+			worker_record_stat(fl->w, fl->st, t1, t1 - t0,
+					   (uint64_t)res, 0, 1);
+		pthread_mutex_unlock(&fl->mu);
+	}
+}
+
+/*
+ * threads = true, on an engine whose lone op is a plain system call:
+ * depth threads (the worker's and depth - 1 more), each taking the next
+ * offset and blocking in its call, as bonnie++'s seeker threads do
+ * (their blocking costs the CPU a seek that one ring of depth in flight
+ * does not). 0, or an errno when a thread could not start (those that
+ * did have finished the stream).
+ */
+static int stream_threads(struct flight *fl)
+{
+	struct seeker k[MAX_DEPTH];
+	pthread_attr_t attr;
+	int started = 1, err = 0;
+
+	if (pthread_mutex_init(&fl->mu, NULL))
+		return ENOMEM;
+	for (int i = 0; i < fl->s.depth; i++) {
+		k[i].fl = fl;
+		for (int j = 0; j < 4; j++)	/* from the worker's */
+			k[i].rng[j] = worker_random(fl->w);
+		k[i].rbuf = fl->rbuf ? fl->rbuf + (size_t)i * fl->s.block :
+			    NULL;
+	}
+	err = pthread_attr_init(&attr);
+	if (!err)
+		err = pthread_attr_setstacksize(&attr, 256 << 10);
+	while (!err && started < fl->s.depth) {
+		err = pthread_create(&k[started].tid, &attr, seeker_run,
+				     &k[started]);
+		if (!err)
+			started++;
+	}
+	if (err) {	/* the ones running stop at the next offset */
+		pthread_mutex_lock(&fl->mu);
+		fl->eof = 1;
+		pthread_mutex_unlock(&fl->mu);
+	}
+	(void)seeker_run(&k[0]);
+	for (int i = 1; i < started; i++)
+		pthread_join(k[i].tid, NULL);
+	pthread_attr_destroy(&attr);
+	pthread_mutex_destroy(&fl->mu);
+	return err;
+}
+
 /*
  * After an engine error broke the loop with requests still in flight:
  * their slots point at this frame's fl->req, which a later reap would
@@ -401,8 +524,18 @@ int stream_run(lua_State *L, int fd, const char *name)
 		if (!fl->until || dl < fl->until)
 			fl->until = dl;
 	}
-	if (fl->s.depth == 1)
+	if (fl->s.depth == 1) {
 		stream_lone(fl);
+	} else if (fl->s.threads && (w->eng->flags & ENGINE_LONE_PLAIN)) {
+		int err = stream_threads(fl);
+
+		if (err)
+			return luaL_error(L, "stream: threads: cannot start "
+					  "%d threads: %s%s", fl->s.depth,
+					  strerror(err), err != EAGAIN ? "" :
+					  " (a limit on threads: ulimit -u, "
+					  "or the cgroup's pids.max)");
+	}
 	for (;;) {
 		int n;
 
