@@ -38,6 +38,26 @@ NF >= 12 && $7 ~ /^(native|mariadb)_r[0-9]+$/ && $10 == "transactions_per_s" {
 	if (r > R) R = r
 }
 
+# the phase run's CPU (its children's, MariaDB's server and sysbench
+# with their start and prepare) and transactions, for the CPU a
+# transaction
+NF >= 12 && $7 ~ /^(native|mariadb)_r[0-9]+$/ &&
+    ($10 == "cpu_user_s" || $10 == "cpu_sys_s" || $10 == "transactions") {
+	split($7, p, "_")
+	r = substr(p[2], 2) + 0
+	if ($10 == "transactions") ntx[p[1], $3, r] = $11
+	else cpu[p[1], $3, r] += $11
+}
+
+# The median over the rounds of tool's CPU ms a transaction on c.
+function cpu_ms(tool, c,    r, m, a) {
+	m = 0
+	for (r = 1; r <= R; r++)
+		if (ntx[tool, c, r] > 0)
+			a[++m] = 1000 * cpu[tool, c, r] / ntx[tool, c, r]
+	return m ? median(a, m) : 0
+}
+
 END {
 	k = split(configs, C, " ")
 	ref = C[1]
@@ -115,6 +135,14 @@ END {
 					    v["native", C[i], r], v["mariadb", C[i], r])
 		print line
 	}
+	line = "  CPU ms a transaction, native / mariadb:"
+	for (i = 1; i <= k; i++)
+		line = line sprintf("  %s %.2f / %.2f", C[i],
+				    cpu_ms("native", C[i]), cpu_ms("mariadb", C[i]))
+	print line
+	printf "  (medians; MariaDB's includes its start and sysbench " \
+	       "prepare: the native's cpu_work\n  is right when its " \
+	       "figure is a little under MariaDB's)\n"
 	printf "  txn/s: medians of the rounds; ratio = (native/%s) / " \
 	       "(mariadb/%s),\n  the medians' and each round's\n", ref, ref
 }
