@@ -13,9 +13,9 @@
 #          figure the target is for
 #   real   /usr/sbin/bonnie++ -q -fCHAR -s SIZE -r RAM -n FILES, parse: bonnie
 #   sync   the bonnie phase with engine: sync (plain syscalls, one at a
-#          time, as bonnie++ makes them), for comparison
+#          time but the seekers', as bonnie++ makes them), for comparison
 # The native phase gets the same shape: size, ram, files, char_size (-fN),
-# default chunk 8k, SEEKS seeks with 5 in flight (bonnie++ -s SIZE:8192:
+# default chunk 8k, SEEKS seeks by 5 threads (bonnie++ -s SIZE:8192:
 # SEEKS; its default 8192 took under 0.5 s here, so it printed +++++ in
 # most rounds and a figure only in its slow ones). Then FILE_ROUNDS more
 # rounds of the file tests alone (bonnie++ -s 0, the phase's size: 0) for
@@ -58,6 +58,12 @@
 # 1.03 but seeks' 0.74 and get_block's 0.89; get_block 1.26 over the 4
 # rounds bonnie++ printed it: a 1 GiB read took it under 0.5 s (+++++) in
 # the other 5, so the rounds left were its slow ones. SIZE_MIB is 2048 since.
+# make bench at SIZE_MIB 2048, the seekers as 5 threads blocking in
+# pread (f:stream's threads; 9 rounds, 6 file-only, 2026-12-04): every
+# figure within 0.9-1.1: seeks 0.93 [0.86-1.25], seeks %CPU 0.96
+# [0.86-1.07] (0.74 when they were one ring of 5), get_block 1.01 and its
+# %CPU 1.08, putc 0.98, getc 0.99, the file tests 0.96-0.99, every other
+# %CPU 1.00-1.03.
 # Before (ROUNDS=5 FILE_ROUNDS=1, a quiet machine, 2026-12-03, the
 # per-char bytes untimed as bonnie++'s, their chunk timed): putc 0.93,
 # getc 0.93 [0.91-0.96] (0.88 when fsplan timed each byte), blocks and

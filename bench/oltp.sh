@@ -21,7 +21,15 @@
 # Each figure is the median of the rounds; every round's figures are
 # printed. Both run at nice BENCH_NICE, in a memory cgroup of RAM_MIB made
 # by fsplan (ram:). Needs root, mariadb-server and sysbench.
-# Last figures (5 rounds, 20 s, a quiet machine, 2026-12-03): native /
+# Last figures (make bench, 5 rounds, 20 s, cpu_work 120000, 2026-12-04):
+# native / MariaDB txn/s ext4 1503 / 1747, ext4-journal 1418 / 1823, xfs
+# 1355 / 1749, btrfs 1269 / 1236; the ratios of the relative rates 0.90 /
+# 0.90 / 1.19, all ok; MariaDB separates btrfs from the other three, and
+# the native orders those pairs alike; CPU ms a transaction native /
+# MariaDB 0.94-1.07 / 0.85-1.16. At cpu_work 175000 (a 3-round run that
+# day) the native was CPU-bound at 1.3 ms a transaction against
+# MariaDB's 1.0 and ranked btrfs over ext4 where MariaDB did not.
+# Before (5 rounds, 20 s, a quiet machine, 2026-12-03): native /
 # MariaDB txn/s ext4 444 / 389, ext4-journal 572 / 766, xfs 586 / 805,
 # btrfs 584 / 699; relative to ext4, native 1.29 / 1.32 / 1.32, MariaDB
 # 1.97 / 2.07 / 1.80: ratios 0.65 / 0.64 / 0.73, all MISS (MariaDB's
