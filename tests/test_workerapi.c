@@ -408,6 +408,14 @@ Test(workerapi, a_threaded_stream_makes_and_times_each_request_once,
 			  "w:open('s', 'r'):stream{ count = 2, threads = 1 }",
 			  err, sizeof(err)), 0);
 	cr_expect(strstr(err, "threads is true or false"), "%s", err);
+	/* every thread's write fails: the stream fails, naming the file */
+	err[0] = '\0';
+	cr_expect_neq(run("local w = ...\n"
+			  "assert(w:open('s', 'r'):stream{ op = 'write',\n"
+			  "  pattern = 'random', block = 4096, count = 100,\n"
+			  "  span = '64k', depth = 5, threads = true })",
+			  err, sizeof(err)), 0);
+	cr_expect(strstr(err, "s: Bad file descriptor"), "%s", err);
 }
 
 /* How many threads this process has. */
