@@ -183,13 +183,14 @@ static int stream_more(const struct flight *fl)
 	return !(fl->w->stop && *fl->w->stop) && !worker_halted(fl->w);
 }
 
-static uint64_t next_offset(struct flight *fl)
+/* The next request's offset; a random one drawn from rng (the worker's,
+ * or a stream thread's own). */
+static uint64_t next_offset(struct flight *fl, uint64_t rng[4])
 {
 	const struct stream *s = &fl->s;
 
 	if (s->random)
-		return s->offset +
-		       (worker_random(fl->w) % fl->blocks) * s->block;
+		return s->offset + (mix_xoshiro(rng) % fl->blocks) * s->block;
 	if (s->span && s->seconds > 0 && !s->bytes && !s->count)
 		return s->offset + (fl->issued % fl->blocks) * s->block;
 	return s->offset + fl->issued * s->block;
@@ -216,7 +217,7 @@ static struct engine_req *stream_next(struct flight *fl)
 	r->op = fl->s.op;
 	r->fd = fl->fd;
 	r->len = fl->s.block;
-	r->off = next_offset(fl);
+	r->off = next_offset(fl, fl->w->rng);
 	r->res = 0;
 	r->t_submit = r->t_done = 0;
 	r->ring = 0;
@@ -309,7 +310,7 @@ static void stream_plain(struct flight *fl)
 		r->op = s->op;
 		r->fd = fl->fd;
 		r->len = s->block;
-		r->off = next_offset(fl);
+		r->off = next_offset(fl, fl->w->rng);
 		r->done = 0;
 		r->buf = s->op == ENGINE_READ ? fl->rbuf :
 			 worker_src_at(fl->w, fl->src, fl->src_len, r->off,
@@ -359,9 +360,7 @@ static uint64_t seeker_next(struct seeker *k)
 
 	if (fl->err || fl->eof || !stream_more(fl))
 		return UINT64_MAX;
-	off = fl->s.random ? fl->s.offset + (mix_xoshiro(k->rng) %
-					     fl->blocks) * fl->s.block :
-			     next_offset(fl);
+	off = next_offset(fl, k->rng);
 	fl->issued++;
 	return off;
 }
@@ -412,17 +411,18 @@ static void *seeker_run(void *arg)
  * depth threads (the worker's and depth - 1 more), each taking the next
  * offset and blocking in its call, as bonnie++'s seeker threads do
  * (their blocking costs the CPU a seek that one ring of depth in flight
- * does not). 0, or an errno when a thread could not start (those that
- * did have finished the stream).
+ * does not). A thread that could not start raises, after those that
+ * did have finished the stream.
  */
-static int stream_threads(struct flight *fl)
+static void stream_threads(lua_State *L, struct flight *fl)
 {
 	struct seeker k[MAX_DEPTH];
 	pthread_attr_t attr;
-	int started = 1, err = 0;
+	int started = 1, err = 0, attr_ok;
 
 	if (pthread_mutex_init(&fl->mu, NULL))
-		return ENOMEM;
+		luaL_error(L, "stream: threads: cannot start %d threads: %s",
+			   fl->s.depth, strerror(ENOMEM));
 	for (int i = 0; i < fl->s.depth; i++) {
 		k[i].fl = fl;
 		for (int j = 0; j < 4; j++)	/* from the worker's */
@@ -430,8 +430,8 @@ static int stream_threads(struct flight *fl)
 		k[i].rbuf = fl->rbuf ? fl->rbuf + (size_t)i * fl->s.block :
 			    NULL;
 	}
-	err = pthread_attr_init(&attr);
-	if (!err)
+	attr_ok = !(err = pthread_attr_init(&attr));
+	if (attr_ok)
 		err = pthread_attr_setstacksize(&attr, 256 << 10);
 	while (!err && started < fl->s.depth) {
 		err = pthread_create(&k[started].tid, &attr, seeker_run,
@@ -447,9 +447,14 @@ static int stream_threads(struct flight *fl)
 	(void)seeker_run(&k[0]);
 	for (int i = 1; i < started; i++)
 		pthread_join(k[i].tid, NULL);
-	pthread_attr_destroy(&attr);
+	if (attr_ok)
+		pthread_attr_destroy(&attr);
 	pthread_mutex_destroy(&fl->mu);
-	return err;
+	if (err)
+		luaL_error(L, "stream: threads: cannot start %d threads: %s%s",
+			   fl->s.depth, strerror(err), err != EAGAIN ? "" :
+			   " (a limit on threads: ulimit -u, or the cgroup's "
+			   "pids.max)");
 }
 
 /*
@@ -484,6 +489,7 @@ int stream_run(lua_State *L, int fd, const char *name)
 	struct engine_req *done[MAX_DEPTH];
 	struct worker *w = worker_get(L);
 	struct diag d = { 0 };	/* no detail: nothing to free on a raise */
+	int threaded;
 
 	fl->w = w;
 	fl->fd = fd;
@@ -506,7 +512,10 @@ int stream_run(lua_State *L, int fd, const char *name)
 				      "read");
 	else if (fl->s.block > w->src_len)
 		fl->src = worker_big_source(L, w, fl->s.block, &fl->src_len);
-	fl->e = worker_engine(w, (unsigned)fl->s.depth, &d);
+	/* threads make their own calls: no engine holds their depth */
+	threaded = fl->s.depth > 1 && fl->s.threads &&
+		   (w->eng->flags & ENGINE_LONE_PLAIN);
+	fl->e = worker_engine(w, threaded ? 1 : (unsigned)fl->s.depth, &d);
 	if (!fl->e)
 		return luaL_error(L, "stream: depth %d: %s", fl->s.depth,
 				  d.msg);
@@ -526,15 +535,8 @@ int stream_run(lua_State *L, int fd, const char *name)
 	}
 	if (fl->s.depth == 1) {
 		stream_lone(fl);
-	} else if (fl->s.threads && (w->eng->flags & ENGINE_LONE_PLAIN)) {
-		int err = stream_threads(fl);
-
-		if (err)
-			return luaL_error(L, "stream: threads: cannot start "
-					  "%d threads: %s%s", fl->s.depth,
-					  strerror(err), err != EAGAIN ? "" :
-					  " (a limit on threads: ulimit -u, "
-					  "or the cgroup's pids.max)");
+	} else if (threaded) {
+		stream_threads(L, fl);
 	}
 	for (;;) {
 		int n;
