@@ -49,6 +49,65 @@ NF >= 12 && $7 ~ /^(native|mariadb)_r[0-9]+$/ &&
 	else cpu[p[1], $3, r] += $11
 }
 
+# the I/O each tool's rounds did, for the I/O a transaction: InnoDB's
+# syncs, log writes and redo bytes (the native's own counts under
+# MariaDB's names), and the device's writes and bytes in the run alone
+# (MariaDB's run_dev_*: its phase's dev_* take in the server's start and
+# sysbench prepare)
+NF >= 12 && $7 ~ /^(native|mariadb)_r[0-9]+$/ &&
+    $10 ~ /^(data_fsyncs|redo_writes|redo_bytes|(run_)?dev_write_(ios|bytes))$/ {
+	split($7, p, "_")
+	r = substr(p[2], 2) + 0
+	m = $10
+	if (p[1] == "mariadb" && m ~ /^dev_/) next
+	sub(/^run_/, "", m)
+	io[p[1], $3, r, m] = $11
+}
+
+# x with the digits a figure of its size needs.
+function io_fmt(x) {
+	return sprintf(x >= 100 ? "%.0f" : x >= 10 ? "%.1f" : "%.3f", x)
+}
+
+# The median over the rounds of tool's metric m a transaction on c, and
+# each round's in rounds_io (as "a b c").
+function per_txn(tool, c, m,    r, n, a) {
+	n = 0; rounds_io = ""
+	for (r = 1; r <= R; r++)
+		if (ntx[tool, c, r] > 0 && (tool, c, r, m) in io) {
+			a[++n] = io[tool, c, r, m] / ntx[tool, c, r]
+			rounds_io = rounds_io (n > 1 ? " " : "") io_fmt(a[n])
+		}
+	return n ? median(a, n) : -1
+}
+
+# Per config, each figure a transaction natively and on MariaDB and
+# their ratio: issue 29's target is 0.75-1.25.
+function io_table(k, C,    i, j, c, M, L, x, y, q, nat_r, ok) {
+	split("data_fsyncs redo_writes redo_bytes dev_write_ios " \
+	      "dev_write_bytes", M, " ")
+	split("syncs|log writes|redo bytes|device writes|device bytes", L,
+	      "|")
+	printf "  I/O a transaction, native / mariadb (medians; target " \
+	       "0.75-1.25):\n"
+	for (i = 1; i <= k; i++) {
+		c = C[i]
+		for (j = 1; j <= 5; j++) {
+			x = per_txn("native", c, M[j]); nat_r = rounds_io
+			y = per_txn("mariadb", c, M[j])
+			if (x < 0 || y <= 0) continue
+			q = x / y
+			ok = q >= 0.75 && q <= 1.25 ? "ok" : "MISS"
+			printf "    %-13s %-14s %10s / %-10s %5.2f %s\n",
+			       j == 1 ? c : "", L[j], io_fmt(x), io_fmt(y), q, ok
+			printf "    %-13s %-14s rounds: %s / %s\n", "", "",
+			       nat_r, rounds_io
+			note(c " " L[j] " a txn native/mariadb", q, "", "",
+			     "0.75-1.25", ok, "")
+		}
+	}
+}
+
 # The median over the rounds of tool's CPU ms a transaction on c.
 function cpu_ms(tool, c,    r, m, a) {
 	m = 0
@@ -135,6 +194,7 @@ END {
 					    v["native", C[i], r], v["mariadb", C[i], r])
 		print line
 	}
+	io_table(k, C)
 	line = "  CPU ms a transaction, native / mariadb:"
 	for (i = 1; i <= k; i++)
 		line = line sprintf("  %s %.2f / %.2f", C[i],

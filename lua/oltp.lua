@@ -41,15 +41,15 @@
 -- natively, 0.67 on MariaDB).
 -- Each change adds a redo record (512 bytes) to the transaction, the
 -- commit one of 256 (2,304 bytes: MariaDB's Innodb_os_log_written was
--- 2,140-2,850 a transaction on ext4, xfs and btrfs); the commit writes
--- them at the worker's head of the redo log from the start of the
--- log_block the head is in, so the last, partly filled block is written
--- again by the next commit (as strace shows MariaDB doing), and waits
--- until the log is durable: group commit — while one worker's fdatasync
--- of the log is in flight the others queue, and the next sync serves
--- them all (f:group_sync), as InnoDB's does. Each worker keeps its share
--- of the log (log_size / workers), wrapping round it, as InnoDB wraps
--- its circular log.
+-- 2,140-2,850 a transaction on ext4, xfs and btrfs); the commit appends
+-- them to the one redo log the workers share and waits until they are
+-- durable: group commit, as InnoDB's (f:group_commit) — while one
+-- worker's write and fdatasync of the log are in flight the others
+-- queue, and the next of them to lead writes everything queued in one
+-- write, from the start of the log_block the last write ended in (its
+-- last, partly filled block is written again, as strace shows MariaDB
+-- doing), then syncs, for them all. The log is circular, as InnoDB's:
+-- its head wraps round to its start.
 --
 -- The buffer pool is buffer_pool bytes shared as InnoDB's is: each worker
 -- caches buffer_pool / workers of pages and works on its own share of the
@@ -60,9 +60,9 @@
 -- 64 at a time, as InnoDB's page cleaner writes batches, when a dirty
 -- page must leave the pool, when more than 90% of the pool is dirty
 -- (innodb_max_dirty_pages_pct), and all of them at a checkpoint, when
--- the redo written since the last one reaches 3/4 of the worker's share
--- of the log (the log must not wrap over changes not yet in the
--- tablespace). A batch goes first into the doublewrite area (one write,
+-- the redo the worker wrote since the last one reaches 3/4 of its share
+-- of the log (log_size / workers: the log must not wrap over changes not
+-- yet in the tablespace). A batch goes first into the doublewrite area (one write,
 -- then an fdatasync of ibdata1), then each page to its place in the
 -- tablespace (then an fdatasync of sbtest.ibd): every flushed page is
 -- written twice.
@@ -125,7 +125,11 @@
 --   second), reads, writes, other, other_per_s, events, total_time_s,
 --   lat_min_ms, lat_avg_ms, lat_max_ms, lat_p95_ms (a transaction's,
 --   BEGIN to durable COMMIT)
---   fsyncs_per_commit (redo_fsync_ops / transactions), the counters
+--   fsyncs_per_commit (redo_fsync_ops / transactions); redo_fsyncs,
+--   redo_writes (the log's syncs and writes: redo_fsync_ops,
+--   redo_write_ops) and data_fsyncs (every sync: those and
+--   dblwr_sync_ops and data_sync_ops, as 10.11's Innodb_data_fsyncs
+--   counts them), the names use: mariadb gives InnoDB's; the counters
 --   page_reads, page_writes (to the tablespace), dblwr_pages (to the
 --   doublewrite area) and redo_bytes (written to the log), and the
 --   automatic rows of the ops page_read, page_write, dblwr_write,
@@ -135,7 +139,7 @@ local fsplan = require("fsplan")
 
 local PAGE = 16 * 1024
 local DBLWR_PAGES, BATCH = 128, 64
-local REDO_RECORD, COMMIT_RECORD = 512, 256
+local REDO_RECORD, COMMIT_RECORD = 256, 150
 local LOG_DIRECT = { auto = true, yes = true, no = true }
 local POINT, RANGES, CHANGES = 10, 4, 4
 local ROUND_TRIP = 10e-6
@@ -153,7 +157,8 @@ local function shape(ctx)
     error(("log_block: %s is not a power of 2 from 512 to 64K")
           :format(tostring(b)), 0)
   end
-  local stretch = p.log_size // p.workers // b * b
+  local bytes = p.log_size // b * b
+  local stretch = bytes // p.workers
   local txn = CHANGES * REDO_RECORD + COMMIT_RECORD
   if stretch < 4 * (txn + b) then
     error(("log_size: %s leaves a worker less than 4 commits of redo log")
@@ -162,6 +167,11 @@ local function shape(ctx)
   if not (p.cpu_work >= 0 and p.cpu_work <= 2^31) then
     error(("cpu_work: %s is not a number of turns from 0 to 2^31")
           :format(tostring(p.cpu_work)), 0)
+  end
+  local rt = p.round_trips
+  if not (rt >= 0 and rt <= REQUESTS and rt % 1 == 0) then
+    error(("round_trips: %s is not a whole number of requests from 0 to 20")
+          :format(tostring(rt)), 0)
   end
   if not LOG_DIRECT[p.log_direct] then
     error(("log_direct: %s is not auto, yes or no")
@@ -180,6 +190,8 @@ local function shape(ctx)
     pool = math.max(1, p.buffer_pool // PAGE // p.workers),
     stretch = stretch,
     block = b,
+    redo = { size = bytes, block = b, write = "redo_write",
+             sync = "redo_fsync" },
     n = p.workers,
   }
 end
@@ -271,46 +283,41 @@ local function change(w, bp, files, s, page)
   end
 end
 
--- A request's server work: n turns of a loop (CPU time), then a short
--- sleep for the round trip to the client (sysbench waits for each reply
--- on a socket, so the server's thread blocks 20 times a transaction).
--- cpu_work 0 is the I/O alone: neither.
-local function spin(w, n)
+-- Request i's server work: turns of a loop (CPU time), then, for
+-- round_trips of the 20, a short sleep for the round trip to the client
+-- (s.trip). cpu_work 0 is the I/O alone: neither.
+local function spin(w, s, i)
+  local n = s.turns
   if n == 0 then return 0 end
   local x = 0
-  for i = 1, n do x = x + i % 7 end
-  w:sleep(ROUND_TRIP)
+  for j = 1, n do x = x + j % 7 end
+  if s.trip[i] then w:sleep(ROUND_TRIP) end
   return x
 end
 
 local function transaction(w, s, bp, files, log)
-  local k = s.turns
-  spin(w, k)                                        -- BEGIN
-  for _ = 1, POINT do get(w, bp, files, pick(w, s)); spin(w, k) end
-  for _ = 1, RANGES do
+  spin(w, s, 1)                                     -- BEGIN
+  for i = 1, POINT do get(w, bp, files, pick(w, s)); spin(w, s, 1 + i) end
+  for i = 1, RANGES do
     local page = pick(w, s)
     get(w, bp, files, page)
     get(w, bp, files, own(w, s, (page + s.n) % s.pages))
-    spin(w, k)
+    spin(w, s, 1 + POINT + i)
   end
-  for _ = 1, CHANGES do change(w, bp, files, s, pick(w, s)); spin(w, k) end
-  spin(w, k)                                        -- COMMIT
-  -- COMMIT: the redo records, in whole log blocks from the head's, durable
+  for i = 1, CHANGES do
+    change(w, bp, files, s, pick(w, s))
+    spin(w, s, 1 + POINT + RANGES + i)
+  end
+  spin(w, s, REQUESTS)                              -- COMMIT
+  -- COMMIT: the redo records appended to the shared log, durable
   local len = CHANGES * REDO_RECORD + COMMIT_RECORD
   if log.since + len > log.checkpoint then
     while bp.n_dirty > 0 do flush(w, bp, files) end
     log.since = 0
   end
   log.since = log.since + len
-  if log.head + len > log.stop then log.head = log.start end
-  local from = log.head // s.block * s.block
-  local to = (log.head + len + s.block - 1) // s.block * s.block
-  w:op("redo_write", function()
-    assert(files.log:write(from, to - from))
-  end)
-  w:count("redo_bytes", to - from)
-  log.head = log.head + len
-  assert(files.log:group_sync("redo_fsync"))
+  local _, wrote = assert(files.log:group_commit(len, s.redo))
+  if wrote > 0 then w:count("redo_bytes", wrote) end
   if bp.n_dirty > bp.cap * 0.9 then flush(w, bp, files) end
 end
 
@@ -348,7 +355,8 @@ return {
              .. "redo log with group commit, sysbench oltp_read_write's mix",
   params = { workers = 16, seconds = "60s", size = "256M",
              buffer_pool = "128M", log_size = "96M", log_block = 512,
-             log_direct = "auto", cpu_work = 120000, events = 0 },
+             log_direct = "auto", cpu_work = 120000, round_trips = 10,
+             events = 0 },
   key = { "transactions_per_s", "requests_per_s", "lat_avg_ms",
           "lat_p95_ms" },
   check = shape,
@@ -369,11 +377,15 @@ return {
   worker = function(w, ctx)
     local s = shape(ctx)
     s.turns = ctx.params.cpu_work // REQUESTS
+    -- round_trips of the 20 requests, spread evenly, end in a sleep
+    s.trip = {}
+    for i = 1, REQUESTS do
+      s.trip[i] = i * ctx.params.round_trips // REQUESTS
+                  > (i - 1) * ctx.params.round_trips // REQUESTS
+    end
     local files = open_all(w, ctx)
     local bp = new_pool(w, s)
-    local start = (w.id - 1) * s.stretch
-    local log = { start = start, stop = start + s.stretch, head = start,
-                  since = 0, checkpoint = s.stretch * 3 // 4 }
+    local log = { since = 0, checkpoint = s.stretch * 3 // 4 }
     local events = ctx.params.events
     if events > 0 then
       -- this worker's share of the transactions; only a stop or the
@@ -410,6 +422,11 @@ return {
       lat_max_ms = r.txn_lat_max_ms, lat_p95_ms = r.txn_lat_p95_ms,
     }
     if n > 0 then out.fsyncs_per_commit = (r.redo_fsync_ops or 0) / n end
+    -- the names lua/parse/sysbench.lua gives MariaDB's InnoDB counters
+    out.redo_fsyncs = r.redo_fsync_ops or 0
+    out.redo_writes = r.redo_write_ops or 0
+    out.data_fsyncs = out.redo_fsyncs + (r.dblwr_sync_ops or 0)
+                      + (r.data_sync_ops or 0)
     if r.seconds > 0 then
       out.transactions_per_s = n / r.seconds
       out.requests_per_s = REQUESTS * n / r.seconds

@@ -131,10 +131,28 @@ static pid_t spawn(const char *const *args, int out, int err)
 	return pid;
 }
 
+/* A run that exited 1 says little on stderr under -q: what failed, from
+ * its results, goes after it, so that an assertion on the exit status
+ * that prints e2e_err names the failure (a CI log is all there is). */
+static void add_failures(const char *const *args)
+{
+	size_t n = strlen(e2e_err);
+
+	if (strcmp(args[0], "run"))
+		return;
+	for (int i = 1; args[i] && args[i + 1]; i++)
+		if (!strcmp(args[i], "-o")) {
+			snprintf(e2e_err + n, sizeof(e2e_err) - n,
+				 "\n(the run's failed rows:%s)",
+				 e2e_failed(args[i + 1]));
+			return;
+		}
+}
+
 int e2e_fsplan(const char *const *args)
 {
 	FILE *fo = tmpfile(), *fe = tmpfile();
-	int status;
+	int status, rc;
 	pid_t pid = spawn(args, fileno(fo), fileno(fe));
 
 	waitpid(pid, &status, 0);
@@ -142,7 +160,10 @@ int e2e_fsplan(const char *const *args)
 	slurp_fd(fileno(fe), e2e_err, sizeof(e2e_err));
 	fclose(fo);
 	fclose(fe);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	if (rc == 1)
+		add_failures(args);
+	return rc;
 }
 
 int e2e_check_phase(const char *filesystems, const char *use,

@@ -745,3 +745,86 @@ Test(workerapi, a_long_paths_file_is_named_by_its_ends, .fini = finish)
 		  "%s", lua_tostring(L, -1));
 	lua_pop(L, 1);
 }
+
+/* f:group_commit alone: each record its own turn, written from the start
+ * of the block the last one ended in to the end of its own, in two
+ * writes where the circular log wraps; the log never grows past its
+ * size; what each call says it wrote is what the op counted. */
+Test(workerapi, group_commit_alone_writes_each_record_in_whole_blocks,
+     .fini = finish)
+{
+	const uint64_t len = 700, block = 512, size = 8192, n = 200;
+	uint64_t bytes = 0, writes = 0;
+	const struct op_stat *st;
+	unsigned char *src;
+	char err[1024] = "";
+
+	start();
+	/* the bytes a leader writes: a worker's source, as a phase run's */
+	src = worker_source(1, &w.src_len);
+	cr_assert_not_null(src);
+	w.src = src;
+	cr_assert_eq(run("local w = ...\n"
+			 "local f = assert(w:open('log', 'rw'))\n"
+			 "local o = { size = 8192, write = 'lw', sync = 'ls' }\n"
+			 "local mine = 0\n"
+			 "for _ = 1, 200 do\n"
+			 "  local ok, b = f:group_commit(700, o)\n"
+			 "  assert(ok == true and b > 0, tostring(b))\n"
+			 "  mine = mine + b\n"
+			 "  assert(f:size() <= 8192, f:size())\n"
+			 "end\n"
+			 "w:count('mine', mine)\n"
+			 "f:close()", err, sizeof(err)), 0, "%s", err);
+	for (uint64_t i = 1; i <= n; i++) {
+		uint64_t lo = (i - 1) * len / block * block;
+		uint64_t hi = (i * len + block - 1) / block * block;
+
+		bytes += hi - lo;
+		writes += 1 + (lo % size + (hi - lo) > size);
+	}
+	st = metrics_find_op(&w.m, "lw");
+	cr_assert_not_null(st);
+	cr_expect_eq(st->bytes, bytes);
+	cr_expect_eq(st->lat.count, writes);
+	cr_expect_gt(writes, n, "the log wrapped");
+	st = metrics_find_op(&w.m, "ls");
+	cr_assert_not_null(st);
+	cr_expect_eq(st->lat.count, n);
+	cr_expect_eq(w.m.written, bytes);
+	free(src);
+}
+
+/* What f:group_commit refuses, each with its message. */
+Test(workerapi, group_commit_misuse_raises, .fini = finish)
+{
+	static const char *const bad[][2] = {
+		{ "f:group_commit(10)", "bad argument #2" },
+		{ "f:group_commit(10, {})", "size (the log's bytes) is missing" },
+		{ "f:group_commit(10, { size = 1000 })",
+		  "size 1000 is not a whole number of blocks of 512" },
+		{ "f:group_commit(10, { size = 4096, block = 3000 })",
+		  "blocks of 3000, a power of 2" },
+		{ "f:group_commit(0, { size = 4096 })",
+		  "a record of 0 bytes: 1 to the log's size, 4096" },
+		{ "f:group_commit(5000, { size = 4096 })",
+		  "a record of 5000 bytes" },
+		{ "f:group_commit(10, { size = 4096, blok = 512 })",
+		  "unknown option 'blok' (size, block, write, sync)" },
+		{ "f:group_commit(10, { size = 4096, write = 3 })",
+		  "write is a number, not an op's name" },
+		{ "f:group_commit(10, { size = 4096, sync = 'a b' })",
+		  "sync 'a b' is not a name" },
+		{ "f:group_commit(-1, { size = 4096 })", "negative size" },
+	};
+	char code[512], err[1024];
+
+	start();
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(code, sizeof(code), "local w = ...\n"
+			 "local f = assert(w:open('log', 'rw'))\n%s", bad[i][0]);
+		err[0] = '\0';
+		cr_expect_neq(run(code, err, sizeof(err)), 0, "%s", bad[i][0]);
+		cr_expect(strstr(err, bad[i][1]), "%s: %s", bad[i][0], err);
+	}
+}

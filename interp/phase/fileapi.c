@@ -9,7 +9,7 @@
 #include <lauxlib.h>
 
 #include "phase/fileapi.h"
-#include "phase/groupsync.h"
+#include "phase/commit.h"
 #include "phase/loops.h"
 #include "phase/stream.h"
 #include "phase/worker.h"
@@ -293,42 +293,19 @@ static int f_fdatasync(lua_State *L)
 		      0);
 }
 
-/* The leader's sync of f:group_sync, measured as an op of its own. */
-struct leader {
-	struct worker *w;
-	int fd;
-	const char *name;
-};
-
-static int leader_sync(void *ctx)
-{
-	struct leader *l = ctx;
-	struct engine_req r = { .op = ENGINE_FDATASYNC, .fd = l->fd };
-	int64_t res = engine_do(l->w->eng, l->w->e, &r);
-
-	worker_record_span(l->w, l->name, r.t_submit, r.t_done, 0);
-	return res < 0 ? (int)res : 0;
-}
-
-/* f:group_sync([name]) -> true, led: group commit (phase/groupsync.h). Only
- * the leaders' fdatasyncs are ops (called name, default "group_sync"),
- * so <name>_ops counts the syncs the file really had, however many
- * workers waited on them. */
+/* f:group_sync([name]), f:group_commit(len, opts): phase/commit.h. */
 static int f_group_sync(lua_State *L)
 {
 	struct file *f = check_file(L);
-	struct worker *w = worker_get(L);
-	struct leader l = { w, f->fd, luaL_optstring(L, 2, "group_sync") };
-	int rc;
 
-	worker_op_named(L, w, l.name, lua_isnoneornil(L, 2) ? strlen(l.name)
-			: lua_rawlen(L, 2), 2, "f:group_sync");
-	rc = groupsync_wait(f->fd, leader_sync, &l);
-	if (rc < 0)
-		return workerlua_fail(L, f->name, -rc);
-	lua_pushboolean(L, 1);
-	lua_pushboolean(L, rc);
-	return 2;
+	return commit_sync(L, f->fd, f->name);
+}
+
+static int f_group_commit(lua_State *L)
+{
+	struct file *f = check_file(L);
+
+	return commit_log(L, f->fd, f->name);
 }
 
 static int f_truncate(lua_State *L)
@@ -537,6 +514,7 @@ static const luaL_Reg file_methods[] = {
 	{ "fsync", f_fsync },
 	{ "fdatasync", f_fdatasync },
 	{ "group_sync", f_group_sync },
+	{ "group_commit", f_group_commit },
 	{ "truncate", f_truncate },
 	{ "allocate", f_allocate },
 	{ "size", f_size },

@@ -150,8 +150,37 @@ sb() {
 		--table-size="${FSPLAN_P_table_size:?}" \
 		--rand-seed="${FSPLAN_SEED:-0}" "$@"
 }
+# InnoDB's I/O counters, "name value" a line, then the writes and bytes
+# the block device under ./mariadb had (its stat file: writes completed,
+# 512-byte sectors written) when there is one to read: fsplan's own
+# dev_write_ios and dev_write_bytes take in the server's start and
+# sysbench prepare, these only the run
+status() {
+	mariadb --no-defaults --socket="$sock" -N -B -e "SHOW GLOBAL STATUS
+	WHERE Variable_name IN ($counters)" || failed "SHOW GLOBAL STATUS failed"
+	[ -r "$devstat" ] && awk '{ print "Device_writes", $5
+		print "Device_write_bytes", $7 * 512 }' "$devstat"
+	return 0
+}
+counters="'Innodb_os_log_fsyncs', 'Innodb_os_log_written',
+'Innodb_log_writes', 'Innodb_data_fsyncs', 'Innodb_pages_written',
+'Innodb_dblwr_pages_written'"
+dev=$(findmnt -n -o SOURCE -T "$dir" 2>/dev/null | sed 's/\[.*//')
+devstat=/sys/class/block/${dev##*/}/stat
+
 sb prepare >&2 || failed "sysbench prepare failed"
+before=$(status) || exit 1
 # $limit and $innodb unquoted: words without blanks (checked values)
 sb --threads="$workers" $limit run ||
 	failed "sysbench run failed (exit status $?)"
+after=$(status) || exit 1
+# what the run alone did, after sysbench's report (parse/sysbench.lua)
+printf '%s\n' "$before" "--" "$after" | awk '
+	$0 == "--" { late = 1; next }
+	!late { was[$1] = $2; next }
+	{ now[++n] = $1; v[$1] = $2 - was[$1] }
+	END {
+		print "InnoDB status (the run'"'"'s):"
+		for (i = 1; i <= n; i++) printf "    %s: %.0f\n", now[i], v[now[i]]
+	}'
 sb cleanup >&2 || failed "sysbench cleanup failed"

@@ -18,6 +18,21 @@
 --                        -> read_mibs, written_mibs (MiB/s)
 --   General statistics:  total time, total number of events
 --                        -> total_time_s (s), events
+--   InnoDB status (the run's):  lua/exec/mariadb.sh's SHOW GLOBAL STATUS
+--                        counters, after the run less before it:
+--                        Innodb_os_log_fsyncs, Innodb_os_log_written,
+--                        Innodb_log_writes, Innodb_data_fsyncs,
+--                        Innodb_pages_written, Innodb_dblwr_pages_written
+--                        -> redo_fsyncs, redo_bytes, redo_writes,
+--                           data_fsyncs, page_writes, dblwr_pages
+--                        (lua/oltp.lua's names; 10.11 has no
+--                        Innodb_os_log_fsyncs: its Innodb_data_fsyncs
+--                        counts every sync, the log's with the rest), the
+--                        writes and bytes of the device under the server
+--                        in the run alone (Device_writes,
+--                        Device_write_bytes -> run_dev_write_ios,
+--                        run_dev_write_bytes), and fsyncs_per_commit:
+--                        redo_fsyncs, else data_fsyncs, / transactions
 --   Latency (ms):        min, avg, max, <N>th percentile (95 by default,
 --                        --percentile=N)
 --                        -> lat_min_ms, lat_avg_ms, lat_max_ms, lat_p<N>_ms
@@ -70,6 +85,18 @@ local SECTIONS = {
 	["General statistics"] = {
 		["total time"] = { "total_time_s", "s" },
 		["total number of events"] = { "events", "events" },
+	},
+	-- lua/exec/mariadb.sh's: SHOW GLOBAL STATUS after the run less
+	-- before it, under lua/oltp.lua's names for the same I/O
+	["InnoDB status (the run's)"] = {
+		Innodb_os_log_fsyncs = { "redo_fsyncs", "syncs" },
+		Innodb_os_log_written = { "redo_bytes", "bytes" },
+		Innodb_log_writes = { "redo_writes", "writes" },
+		Innodb_data_fsyncs = { "data_fsyncs", "syncs" },
+		Innodb_pages_written = { "page_writes", "pages" },
+		Innodb_dblwr_pages_written = { "dblwr_pages", "pages" },
+		Device_writes = { "run_dev_write_ios", "writes" },
+		Device_write_bytes = { "run_dev_write_bytes", "bytes" },
 	},
 	["Latency (ms)"] = {
 		min = { "lat_min_ms", "ms" },
@@ -157,6 +184,11 @@ local function parse(stdout)
 		error("sysbench: no report in the output (none of the sections "
 		      .. "SQL statistics, File operations, Throughput, General "
 		      .. "statistics, Latency (ms))", 0)
+	end
+	local syncs, txns = out.redo_fsyncs or out.data_fsyncs, out.transactions
+	if syncs and txns and txns.value > 0 then
+		out.fsyncs_per_commit = { value = syncs.value / txns.value,
+					  unit = "syncs/transaction" }
 	end
 	local other, secs = out.other, out.total_time_s
 	if other and secs and secs.value > 0 then
