@@ -55,7 +55,7 @@ NF >= 12 && $7 ~ /^(native|mariadb)_r[0-9]+$/ &&
 # (MariaDB's run_dev_*: its phase's dev_* take in the server's start and
 # sysbench prepare)
 NF >= 12 && $7 ~ /^(native|mariadb)_r[0-9]+$/ &&
-    $10 ~ /^(data_fsyncs|redo_writes|redo_bytes|(run_)?dev_write_(ios|bytes))$/ {
+    $10 ~ /^(data_fsyncs|redo_writes|redo_bytes|page_writes|(run_)?dev_write_(ios|bytes))$/ {
 	split($7, p, "_")
 	r = substr(p[2], 2) + 0
 	m = $10
@@ -84,15 +84,15 @@ function per_txn(tool, c, m,    r, n, a) {
 # Per config, each figure a transaction natively and on MariaDB and
 # their ratio: issue 29's target is 0.75-1.25.
 function io_table(k, C,    i, j, c, M, L, x, y, q, nat_r, ok) {
-	split("data_fsyncs redo_writes redo_bytes dev_write_ios " \
-	      "dev_write_bytes", M, " ")
-	split("syncs|log writes|redo bytes|device writes|device bytes", L,
-	      "|")
+	split("data_fsyncs redo_writes redo_bytes page_writes " \
+	      "dev_write_ios dev_write_bytes", M, " ")
+	split("syncs|log writes|redo bytes|pages written|device writes|" \
+	      "device bytes", L, "|")
 	printf "  I/O a transaction, native / mariadb (medians; target " \
 	       "0.75-1.25):\n"
 	for (i = 1; i <= k; i++) {
 		c = C[i]
-		for (j = 1; j <= 5; j++) {
+		for (j = 1; j <= 6; j++) {
 			x = per_txn("native", c, M[j]); nat_r = rounds_io
 			y = per_txn("mariadb", c, M[j])
 			if (x < 0 || y <= 0) continue

@@ -20,8 +20,10 @@
 --   DATABASE sbtest; sysbench oltp_read_write prepare, run
 --   (--threads=workers, --time=seconds or --events=events --time=0),
 --   cleanup; the server stopped (SIGTERM, waited for) and ./mariadb
---   removed. Only the run's report goes to stdout; the rest goes to
---   stderr (exec/*.err).
+--   removed. Only the run's report, and InnoDB's counters and the
+--   device's of the run (SHOW GLOBAL STATUS and the device's stat file,
+--   before and after it), go to stdout; the rest goes to stderr
+--   (exec/*.err).
 -- The server is stopped on every path: the script's own exit and its
 -- SIGTERM or SIGINT (fsplan's interrupt) stop it; past the phase's
 -- timeout fsplan kills the phase's whole process group, the server
@@ -59,7 +61,14 @@
 -- queries, requests_per_s, reads, writes, other, other_per_s,
 -- ignored_errors, reconnects, events, total_time_s, lat_min_ms,
 -- lat_avg_ms, lat_max_ms, lat_p95_ms — the names lua/oltp.lua gives its
--- own figures.
+-- own figures; and InnoDB's I/O in the run alone (the script's SHOW
+-- GLOBAL STATUS after sysbench's run less before it): redo_writes,
+-- redo_bytes, data_fsyncs (every sync: 10.11 counts the log's with the
+-- data files' and has no Innodb_os_log_fsyncs), fsyncs_per_commit,
+-- page_writes, dblwr_pages, and run_dev_write_ios and run_dev_write_bytes,
+-- the writes of the block device under the server in the run alone
+-- (fsplan's dev_write_ios and dev_write_bytes take in the server's start
+-- and sysbench prepare).
 
 local FLUSH_METHODS = { "fsync", "O_DSYNC", "littlesync", "nosync",
                         "O_DIRECT", "O_DIRECT_NO_FSYNC" }

@@ -199,15 +199,19 @@ Test(oltp, redo_syncs_per_commit_and_pages_written_twice, .fini = fini,
 	cr_expect_eq(e2e_num(rd, one, "data_fsyncs"), txn +
 		     e2e_num(rd, one, "dblwr_sync_ops") +
 		     e2e_num(rd, one, "data_sync_ops"));
-	/* every flushed page: once into the doublewrite area, once home */
+	/* every flushed page the run changed: once into the doublewrite
+	 * area, once home; those prepare made (the 16 the pool held at
+	 * the start) home only, their making being in the redo log */
 	pages = e2e_num(rd, one, "page_writes");
-	cr_expect(pages > 0);
-	cr_expect_eq(e2e_num(rd, one, "dblwr_pages"), pages);
+	cr_expect(pages > 16);
+	cr_expect(e2e_num(rd, one, "dblwr_pages") >= pages - 16 &&
+		  e2e_num(rd, one, "dblwr_pages") < pages, "%s of %g",
+		  e2e_metric(rd, one, "dblwr_pages"), pages);
 	cr_expect_eq(e2e_num(rd, one, "page_write_ops"), pages);
 	cr_expect_eq(e2e_num(rd, one, "dblwr_sync_ops"),
 		     e2e_num(rd, one, "dblwr_write_ops"));
-	cr_expect_eq(e2e_num(rd, one, "data_sync_ops"),
-		     e2e_num(rd, one, "dblwr_write_ops"));
+	cr_expect(e2e_num(rd, one, "data_sync_ops") >=
+		  e2e_num(rd, one, "dblwr_write_ops"));
 	cr_expect(e2e_num(rd, one, "page_reads") > 0);
 	/* 20 requests a transaction, as sysbench counts them (the rows
 	 * are printed to 17 digits) */
@@ -225,8 +229,8 @@ Test(oltp, redo_syncs_per_commit_and_pages_written_twice, .fini = fini,
 	cr_expect(txn > 0);
 	cr_expect(e2e_num(rd, four, "redo_fsync_ops") > 0);
 	cr_expect(e2e_num(rd, four, "redo_fsync_ops") <= txn);
-	cr_expect_eq(e2e_num(rd, four, "dblwr_pages"),
-		     e2e_num(rd, four, "page_writes"));
+	cr_expect(e2e_num(rd, four, "dblwr_pages") <=
+		  e2e_num(rd, four, "page_writes"));
 }
 
 /* events: N transactions in all, split among the workers, whatever
@@ -314,6 +318,7 @@ Test(oltp, oltp_parameters_are_checked, .fini = fini)
 		{ "log_size: 8K", "leaves a worker less than 4 commits" },
 		{ "round_trips: 21", "round_trips: 21 is not a whole number" },
 		{ "round_trips: 2.5", "round_trips: 2.5 is not a whole number" },
+		{ "clean_rate: -1", "clean_rate: -1 is not a number of pages" },
 	};
 	char text[200];
 	int rc;

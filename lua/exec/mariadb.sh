@@ -2,7 +2,8 @@
 # ./mariadb, sysbench oltp_read_write against it, the server stopped on
 # every way out. Run by fsplan as runas in the work directory, with the
 # module's parameters as FSPLAN_P_<name> (sizes in bytes, durations in
-# seconds). Only sysbench's run report goes to stdout.
+# seconds). Only sysbench's run report and InnoDB's counters of the run
+# go to stdout.
 set -u
 
 me=mariadb.sh
