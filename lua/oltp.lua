@@ -33,55 +33,69 @@
 -- distribution: 75% of the choices fall in the hottest 1% of the
 -- pages, the rest anywhere. Each request is the server's work too:
 -- cpu_work / 20 turns of a Lua loop (CPU time: parsing, rows, the
--- client), then a 10 us sleep for the round trip to sysbench (the
--- server's thread blocks on its socket 20 times a transaction). Without
--- them a commit is most of a transaction's time, the workers queue on the
--- log in groups twice MariaDB's, and a filesystem's sync latency weighs
+-- client), and round_trips of the 20 (10: every other one) end in a
+-- 10 us sleep for the round trip to sysbench. Without the CPU a commit
+-- is most of a transaction's time and a filesystem's sync latency weighs
 -- several times what it does under a server (btrfs was 0.31 of ext4
--- natively, 0.67 on MariaDB).
--- Each change adds a redo record (512 bytes) to the transaction, the
--- commit one of 256 (2,304 bytes: MariaDB's Innodb_os_log_written was
--- 2,140-2,850 a transaction on ext4, xfs and btrfs); the commit appends
--- them to the one redo log the workers share and waits until they are
--- durable: group commit, as InnoDB's (f:group_commit) — while one
--- worker's write and fdatasync of the log are in flight the others
--- queue, and the next of them to lead writes everything queued in one
--- write, from the start of the log_block the last write ended in (its
--- last, partly filled block is written again, as strace shows MariaDB
--- doing), then syncs, for them all. The log is circular, as InnoDB's:
--- its head wraps round to its start.
+-- natively, 0.67 on MariaDB). How often the workers leave the CPU sets
+-- how commits queue on the log: with a sleep after each of the 20
+-- requests the groups were smaller than MariaDB's (0.81 log syncs a
+-- transaction on ext4 against 0.60), with none four times larger (0.25),
+-- with 10 they are MariaDB's (0.65). The server's thread blocks on its
+-- socket 20 times a transaction, but the client's CPU is other threads',
+-- which the workers here have not.
+-- Each change adds a redo record (256 bytes) to the transaction, the
+-- commit one of 150 (1,174 bytes; with the turns' part blocks about
+-- 1,500 are written a transaction, MariaDB's Innodb_os_log_written); the
+-- commit appends them to the one redo log the workers share and waits
+-- until they are durable: group commit, as InnoDB's (f:group_commit) —
+-- while one worker's write and fdatasync of the log are in flight the
+-- others queue, and the next of them to lead writes everything queued in
+-- one write, from the start of the log_block the last write ended in
+-- (its last, partly filled block is written again, as strace shows
+-- MariaDB doing), then syncs, for them all. The log is circular, as
+-- InnoDB's: its head wraps round to its start.
 --
 -- The buffer pool is buffer_pool bytes shared as InnoDB's is: each worker
 -- caches buffer_pool / workers of pages and works on its own share of the
 -- table (the pages p with p % workers == id - 1), so that a page is cached
--- once, whoever needs it. It starts warm, as sysbench prepare leaves it
--- (the last pages of each share it can hold, clean): a table smaller than
--- the pool is never read, as MariaDB's was not. Changed pages are flushed
--- 64 at a time, as InnoDB's page cleaner writes batches, when a dirty
--- page must leave the pool, when more than 90% of the pool is dirty
--- (innodb_max_dirty_pages_pct), and all of them at a checkpoint, when
--- the redo the worker wrote since the last one reaches 3/4 of its share
--- of the log (log_size / workers: the log must not wrap over changes not
--- yet in the tablespace). A batch goes first into the doublewrite area (one write,
--- then an fdatasync of ibdata1), then each page to its place in the
--- tablespace (then an fdatasync of sbtest.ibd): every flushed page is
--- written twice.
+-- once, whoever needs it. It starts warm and dirty, as sysbench prepare
+-- leaves it (the last pages of each share it can hold, none flushed yet):
+-- a table smaller than the pool is never read, as MariaDB's was not.
+-- Dirty pages are flushed, the oldest changes first (prepare's pages,
+-- then the run's), by a page cleaner: once a second each worker flushes
+-- its share of clean_rate pages (MariaDB's adaptive flushing wrote 1,473
+-- pages in the 20 s after prepare, about 75 a second, each page about
+-- once); and 64 at a time when a dirty page must leave the pool, when
+-- more than 90% of the pool is dirty (innodb_max_dirty_pages_pct), and all
+-- of them at a checkpoint, when the redo the worker wrote since the last
+-- one reaches 3/4 of its share of the log (log_size / workers: the log
+-- must not wrap over changes not yet in the tablespace). A page the run
+-- changed goes first into the doublewrite area (one write for the batch,
+-- then an fdatasync of ibdata1), then to its place in the tablespace
+-- (then an fdatasync of sbtest.ibd): written twice; a page prepare made
+-- goes home only, as 10.5 and later write it: its making is in the redo
+-- log, which rebuilds it whole.
 --
--- Measured against MariaDB 10.11 (8 threads, 20 s, 4 x 20,000 rows,
--- buffer pool 128M, on ext4, ext4 data=journal, xfs and btrfs loop
--- images; SHOW GLOBAL STATUS, strace, /proc/PID/io, the loop device's
--- stat), per transaction, MariaDB then this load:
---   log syncs (fdatasync)   0.40-0.62, 0.39-0.62 (each within 20%)
---   redo bytes written      2,450-3,050, about 2,800
---   page reads and writes   none in 20 s (ext4 data=journal 0.15
---                           written), none (but a checkpoint's flush)
---   device writes           1.2-4.8 (3.5-62 KB), 2.1-5.9 (6.8-71 KB)
--- What cannot match: MariaDB's group leader writes the whole group's
--- redo in one write (0.4-0.6 log writes a transaction) where each worker
--- here writes its own (1.0): workers share no memory to append to one
--- buffer; and each worker's own stretch of the log leaves more extents to
--- convert on ext4 and xfs than InnoDB's one head does (more journal a
--- sync): hence the device's extra writes and bytes there.
+-- Measured against MariaDB 10.11 (bench/oltp.sh, 2026-12-05: 8 threads,
+-- 20 s, 4 x 20,000 rows, buffer pool 128M, 5 rounds on ext4, ext4
+-- data=journal, xfs and btrfs loop images; SHOW GLOBAL STATUS after the
+-- run less before it, the loop device's stat), medians a transaction,
+-- this load / MariaDB:
+--   log syncs               ext4 0.66 / 0.59, data=journal 0.57 / 0.55,
+--                           xfs 0.67 / 0.56, btrfs 0.45 / 0.39
+--   log writes              the same as the syncs, each within 1%
+--   redo bytes              1,400-1,510 / 1,500-1,590
+--   pages written           0.042-0.049 / 0.037-0.047
+--   device writes           ext4 1.64 / 1.49, data=journal 2.32 / 2.22,
+--                           xfs 1.37 / 1.15, btrfs 5.5 / 4.8
+--   device bytes            ext4 6.7 / 6.7 KB, data=journal 16.0 / 15.0,
+--                           xfs 3.5 / 3.4, btrfs 69 / 60
+-- every one within 0.88-1.24 of MariaDB's. Where they differ most (the
+-- syncs on xfs and btrfs, 1.16-1.19), the workers' groups are a little
+-- smaller than MariaDB's: how commits queue depends on how the threads
+-- share the CPU (round_trips, cpu_work), which a server and its clients
+-- do otherwise.
 --
 -- Parameters:
 --   workers      sysbench's --threads
@@ -122,7 +136,10 @@
 --   round_trips  how many of the 20 requests end in a 10 us sleep for
 --                the round trip to the client (0 to 20, spread evenly):
 --                how often the workers leave the CPU sets how commits
---                queue on the log (below)
+--                queue on the log (above)
+--   clean_rate   the pages a second the page cleaner flushes, the
+--                workers' shares together (0: only at evictions, a 90%
+--                dirty pool and checkpoints)
 --
 -- Metrics (the names lua/parse/sysbench.lua gives sysbench's report):
 --   transactions, transactions_per_s, queries, requests_per_s (queries a

@@ -92,9 +92,13 @@ static int lead_sync(void *ctx, uint64_t from, uint64_t upto)
 	return j->sync(j->ctx);
 }
 
-int groupsync_wait(int fd, int (*sync)(void *ctx), void *ctx)
+/* Take len positions of fd's group of kind and wait for a turn that
+ * covers them; past the table, a sync lead alone (still correct), a
+ * commit nothing (no shared head to write at). */
+static int enter(int fd, enum kind kind, uint64_t len,
+		 int (*lead)(void *ctx, uint64_t from, uint64_t upto),
+		 void *ctx)
 {
-	struct just_sync j = { sync, ctx };
 	struct stat st;
 	struct group *g;
 	int led = 0, rc;
@@ -102,31 +106,28 @@ int groupsync_wait(int fd, int (*sync)(void *ctx), void *ctx)
 	if (fstat(fd, &st))
 		return -errno;
 	pthread_mutex_lock(&lock);
-	g = group_of(&st, TICKETS);
+	g = group_of(&st, kind);
 	if (!g) {
-		/* past the table: a sync of its own, still correct */
 		pthread_mutex_unlock(&lock);
-		rc = sync(ctx);
+		if (kind == BYTES)
+			return -EMFILE;
+		rc = lead(ctx, 0, len);
 		return rc < 0 ? rc : 1;
 	}
-	rc = take(g, 1, lead_sync, &j, &led);
+	rc = take(g, len, lead, ctx, &led);
 	pthread_mutex_unlock(&lock);
 	return rc < 0 ? rc : led;
+}
+
+int groupsync_wait(int fd, int (*sync)(void *ctx), void *ctx)
+{
+	struct just_sync j = { sync, ctx };
+
+	return enter(fd, TICKETS, 1, lead_sync, &j);
 }
 
 int groupsync_commit(int fd, uint64_t len, int (*lead)(void *ctx,
 		     uint64_t from, uint64_t upto), void *ctx)
 {
-	struct stat st;
-	struct group *g;
-	int led = 0, rc;
-
-	if (fstat(fd, &st))
-		return -errno;
-	pthread_mutex_lock(&lock);
-	g = group_of(&st, BYTES);
-	/* past the table there is no shared head to write at */
-	rc = g ? take(g, len, lead, ctx, &led) : -EMFILE;
-	pthread_mutex_unlock(&lock);
-	return rc < 0 ? rc : led;
+	return enter(fd, BYTES, len, lead, ctx);
 }
