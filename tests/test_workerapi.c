@@ -816,6 +816,15 @@ Test(workerapi, group_commit_misuse_raises, .fini = finish)
 		{ "f:group_commit(10, { size = 4096, sync = 'a b' })",
 		  "sync 'a b' is not a name" },
 		{ "f:group_commit(-1, { size = 4096 })", "negative size" },
+		{ "f:group_commit(0/0, { size = 4096 })", "NaN, not a size" },
+		{ "f:group_commit(1e300, { size = 4096 })",
+		  "a size past 2^63" },
+		{ "f:group_commit(10, { size = 0/0 })",
+		  "f:group_commit: size is NaN, not a size" },
+		{ "f:group_commit(10, { size = 4096, block = 0 })",
+		  "blocks of 0, a power of 2" },
+		{ "f:group_commit(10, { size = 4096, write = 'x', sync = 'x' })",
+		  "write and sync are both 'x'" },
 	};
 	char code[512], err[1024];
 

@@ -168,6 +168,9 @@ int commit_log(lua_State *L, int fd, const char *what)
 			   (lua_Integer)l.size);
 	l.write = opt_name(L, w, "write", "group_write");
 	l.sync = opt_name(L, w, "sync", "group_sync");
+	if (!strcmp(l.write, l.sync))
+		luaL_error(L, "f:group_commit: write and sync are both '%s': "
+			   "the log's writes and syncs would be one op", l.sync);
 	rc = groupsync_commit(fd, len, lead_commit, &l);
 	if (rc < 0)
 		return workerlua_fail(L, what, -rc);

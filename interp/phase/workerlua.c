@@ -91,8 +91,12 @@ static const char *size_at(lua_State *L, int idx, uint64_t *v)
 	if (lua_type(L, idx) == LUA_TNUMBER) {
 		lua_Number n = lua_tonumber(L, idx);
 
-		if (!(n >= 0 && n < 9.2e18))
+		if (n < 0)
 			return "negative size";
+		if (n != n)
+			return "NaN, not a size";
+		if (!(n < 9.2e18))
+			return "a size past 2^63";
 		*v = (uint64_t)n;
 		return NULL;
 	}
@@ -120,6 +124,8 @@ uint64_t workerlua_size_field(lua_State *L, int idx, const char *call,
 
 	if (why && !strcmp(why, "negative size"))
 		luaL_error(L, "%s: %s must not be negative", call, key);
+	else if (why && lua_type(L, idx) == LUA_TNUMBER)
+		luaL_error(L, "%s: %s is %s", call, key, why);
 	else if (why)
 		luaL_error(L, "%s: %s is %s, not %s%s%s", call, key, why,
 			   lua_type(L, idx) == LUA_TSTRING ? "'" : "a ",
