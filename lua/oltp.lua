@@ -91,8 +91,9 @@
 --                           xfs 1.37 / 1.15, btrfs 5.5 / 4.8
 --   device bytes            ext4 6.7 / 6.7 KB, data=journal 16.0 / 15.0,
 --                           xfs 3.5 / 3.4, btrfs 69 / 60
--- every one within 0.88-1.24 of MariaDB's. Where they differ most (the
--- syncs on xfs and btrfs, 1.16-1.19), the workers' groups are a little
+-- every one within 0.88-1.24 of MariaDB's (make bench after it:
+-- 0.86-1.18). Where they differ most (the syncs on xfs and btrfs,
+-- 1.15-1.19), the workers' groups are a little
 -- smaller than MariaDB's: how commits queue depends on how the threads
 -- share the CPU (round_trips, cpu_work), which a server and its clients
 -- do otherwise.

@@ -33,7 +33,8 @@ int studies_oltp_tables(struct tables *out, const struct table_src *in);
 #define STUDIES_OLTP_NOTE \
 	"use: oltp is MariaDB's I/O and a loop for its CPU, not sysbench: " \
 	"compare configs' rates relative to one another.\n" \
-	"Relative to ext4, its rates were 0.83-0.98x MariaDB's and its I/O " \
-	"a transaction 0.88-1.24x (bench/oltp.sh, 5 rounds; the orders agree)."
+	"Relative to ext4, its rates were 0.83-1.02x MariaDB's and its I/O " \
+	"a transaction 0.86-1.24x (bench/oltp.sh, two runs of 5 rounds; the " \
+	"orders agree)."
 
 #endif
